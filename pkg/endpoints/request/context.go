@@ -1,0 +1,75 @@
+package request
+
+import (
+	"context"
+	"time"
+
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+)
+
+type key int
+
+const (
+	requestInfoKey key = iota
+	userKey
+	auditIDKey
+	receivedTimestampKey
+	muxIncompleteKey
+)
+
+// WithRequestInfo returns a context carrying info.
+func WithRequestInfo(ctx context.Context, info *RequestInfo) context.Context {
+	return context.WithValue(ctx, requestInfoKey, info)
+}
+
+// RequestInfoFrom returns the RequestInfo on ctx.
+func RequestInfoFrom(ctx context.Context) (*RequestInfo, bool) {
+	info, ok := ctx.Value(requestInfoKey).(*RequestInfo)
+	return info, ok
+}
+
+// WithUser returns a context carrying the authenticated user.
+func WithUser(ctx context.Context, u *user.Info) context.Context {
+	return context.WithValue(ctx, userKey, u)
+}
+
+// UserFrom returns the authenticated user on ctx.
+func UserFrom(ctx context.Context) (*user.Info, bool) {
+	u, ok := ctx.Value(userKey).(*user.Info)
+	return u, ok && u != nil
+}
+
+// WithAuditID returns a context carrying the request's audit ID.
+func WithAuditID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, auditIDKey, id)
+}
+
+// AuditIDFrom returns the audit ID on ctx, or "".
+func AuditIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(auditIDKey).(string)
+	return id
+}
+
+// WithReceivedTimestamp returns a context carrying when the request arrived.
+func WithReceivedTimestamp(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, receivedTimestampKey, t)
+}
+
+// ReceivedTimestampFrom returns when the request arrived.
+func ReceivedTimestampFrom(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(receivedTimestampKey).(time.Time)
+	return t, ok
+}
+
+// WithMuxIncomplete marks a request that entered the chain before
+// MuxAndDiscoveryComplete fired (serving.md 16, 34).
+func WithMuxIncomplete(ctx context.Context) context.Context {
+	return context.WithValue(ctx, muxIncompleteKey, true)
+}
+
+// MuxIncomplete reports whether the request entered before
+// MuxAndDiscoveryComplete.
+func MuxIncomplete(ctx context.Context) bool {
+	v, _ := ctx.Value(muxIncompleteKey).(bool)
+	return v
+}

@@ -1,0 +1,181 @@
+package request
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// RequestInfo is what kube-apiserver learns from a request's method and path.
+//
+// Resource paths:
+//
+//	/api/{version}/{resource}[/{name}[/{subresource}]]
+//	/api/{version}/namespaces/{namespace}/{resource}[/{name}[/{subresource}]]
+//	/apis/{group}/{version}/... (same shapes)
+//	/api|apis/.../watch/... (legacy watch paths)
+//
+// Anything else is a non-resource request whose verb is the lowercase method.
+type RequestInfo struct {
+	IsResourceRequest bool
+	Path              string
+	Verb              string // get list watch create update patch delete deletecollection, or http method
+	APIPrefix         string // "api" or "apis"
+	APIGroup          string
+	APIVersion        string
+	Namespace         string
+	Resource          string
+	Subresource       string
+	Name              string
+	Parts             []string
+}
+
+// Resolver turns requests into RequestInfo.
+type Resolver struct {
+	APIPrefixes          sets.Set[string] // "api", "apis"
+	GrouplessAPIPrefixes sets.Set[string] // "api"
+}
+
+// NewResolver returns the resolver kube-apiserver uses.
+func NewResolver() *Resolver {
+	return &Resolver{
+		APIPrefixes:          sets.New("api", "apis"),
+		GrouplessAPIPrefixes: sets.New("api"),
+	}
+}
+
+var specialVerbs = sets.New("proxy", "watch")
+var specialVerbsNoSubresources = sets.New("proxy")
+var namespaceSubresources = sets.New("status", "finalize")
+
+// Resolve parses req. The error is only for requests whose URL cannot be
+// understood (the filter answers 500 with it, as upstream does).
+func (r *Resolver) Resolve(req *http.Request) (*RequestInfo, error) {
+	if req.URL == nil {
+		return nil, fmt.Errorf("request has no URL")
+	}
+	info := &RequestInfo{
+		Path: req.URL.Path,
+		Verb: strings.ToLower(req.Method),
+	}
+	parts := splitPath(req.URL.Path)
+	if len(parts) < 3 || !r.APIPrefixes.Has(parts[0]) {
+		return info, nil // non-resource: /, /healthz, /api, /api/v1 (discovery)...
+	}
+	info.APIPrefix = parts[0]
+	cur := parts[1:]
+	if !r.GrouplessAPIPrefixes.Has(info.APIPrefix) {
+		if len(cur) < 3 { // /apis/group/version is discovery
+			return info, nil
+		}
+		info.APIGroup = cur[0]
+		cur = cur[1:]
+	}
+	info.IsResourceRequest = true
+	info.APIVersion = cur[0]
+	cur = cur[1:]
+
+	if specialVerbs.Has(cur[0]) {
+		if len(cur) < 2 {
+			return nil, fmt.Errorf("unable to determine kind and namespace from url %v", req.URL)
+		}
+		info.Verb = cur[0]
+		cur = cur[1:]
+	} else {
+		switch req.Method {
+		case http.MethodPost:
+			info.Verb = "create"
+		case http.MethodGet, http.MethodHead:
+			info.Verb = "get"
+		case http.MethodPut:
+			info.Verb = "update"
+		case http.MethodPatch:
+			info.Verb = "patch"
+		case http.MethodDelete:
+			info.Verb = "delete"
+		default:
+			info.Verb = ""
+		}
+	}
+
+	if cur[0] == "namespaces" {
+		if len(cur) > 1 {
+			info.Namespace = cur[1]
+			// /namespaces/{ns}/{resource}... unless it is a namespace subresource
+			if len(cur) > 2 && !namespaceSubresources.Has(cur[2]) {
+				cur = cur[2:]
+			}
+		}
+	}
+	info.Parts = cur
+
+	switch {
+	case len(cur) >= 3 && !specialVerbsNoSubresources.Has(info.Verb):
+		info.Subresource = cur[2]
+		fallthrough
+	case len(cur) >= 2:
+		info.Name = cur[1]
+		fallthrough
+	case len(cur) >= 1:
+		info.Resource = cur[0]
+	}
+
+	// A bare collection GET is a list (or a watch with ?watch=true).
+	if len(cur) == 1 && info.Verb == "get" {
+		info.Verb = "list"
+		if isWatch(req) {
+			info.Verb = "watch"
+		}
+	}
+	if info.Verb == "get" && isWatch(req) && info.Name != "" && info.Subresource == "" {
+		// GET /namespaces/ns/configmaps/foo?watch=true is a watch limited to one object.
+		info.Verb = "watch"
+	}
+	if info.Verb == "delete" && len(cur) == 1 {
+		info.Verb = "deletecollection"
+	}
+	return info, nil
+}
+
+func isWatch(req *http.Request) bool {
+	v := req.URL.Query().Get("watch")
+	return v == "1" || v == "true"
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+var longRunningVerbs = sets.New("watch", "proxy")
+var longRunningSubresources = sets.New("attach", "exec", "proxy", "log", "portforward")
+
+// IsLongRunning reports whether a request is long-running (lifecycle.md 29):
+// verb watch or proxy; subresource attach, exec, proxy, log or portforward;
+// or a non-resource path under /debug/pprof/.
+func IsLongRunning(info *RequestInfo) bool {
+	if info == nil {
+		return false
+	}
+	if info.IsResourceRequest {
+		return longRunningVerbs.Has(info.Verb) || longRunningSubresources.Has(info.Subresource)
+	}
+	return strings.HasPrefix(info.Path, "/debug/pprof/")
+}
+
+// IsReadOnly reports whether the verb does not mutate (max-in-flight puts
+// get, list and watch in the read-only pool).
+func IsReadOnly(info *RequestInfo) bool {
+	if info == nil {
+		return true
+	}
+	if !info.IsResourceRequest {
+		return info.Verb == "get" || info.Verb == "head" || info.Verb == "options"
+	}
+	return info.Verb == "get" || info.Verb == "list" || info.Verb == "watch"
+}

@@ -1,0 +1,70 @@
+package responsewriters
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ErrorToStatus turns any error into the Status kube-apiserver would answer.
+// An error that is not an API status error becomes a 500 InternalError.
+func ErrorToStatus(err error) *metav1.Status {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		s := se.Status()
+		if s.Code == 0 {
+			s.Code = http.StatusInternalServerError
+		}
+		return &s
+	}
+	return &apierrors.NewInternalError(err).ErrStatus
+}
+
+// WriteStatus writes s as a v1 Status object with HTTP status s.Code.
+// When details.retryAfterSeconds > 0 the Retry-After header is set too.
+//
+// Only JSON is written here; content negotiation of Status bodies (YAML,
+// protobuf) belongs to the REST layer's serializers.
+func WriteStatus(w http.ResponseWriter, s *metav1.Status) {
+	out := *s
+	out.Kind = "Status"
+	out.APIVersion = "v1"
+	if out.Status == "" {
+		out.Status = metav1.StatusFailure
+	}
+	code := int(out.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+		out.Code = int32(code)
+	}
+	if out.Details != nil && out.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(out.Details.RetryAfterSeconds)))
+	}
+	body, err := json.Marshal(&out)
+	if err != nil { // cannot happen for a Status; keep the contract anyway
+		slog.Error("encode status", "err", err)
+		http.Error(w, "internal server error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+	_, _ = w.Write([]byte("\n"))
+}
+
+// WriteError writes err as a Status (see ErrorToStatus).
+func WriteError(w http.ResponseWriter, err error) {
+	WriteStatus(w, ErrorToStatus(err))
+}
+
+// InternalError logs err and answers 500 with a generic Status.
+func InternalError(w http.ResponseWriter, r *http.Request, err error) {
+	slog.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	WriteError(w, apierrors.NewInternalError(err))
+}

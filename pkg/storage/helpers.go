@@ -1,0 +1,72 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// DefaultAttrs returns an object's labels and its metadata.name and
+// metadata.namespace fields.
+func DefaultAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	return labels.Set(m.GetLabels()), fields.Set{
+		"metadata.name":      m.GetName(),
+		"metadata.namespace": m.GetNamespace(),
+	}, nil
+}
+
+// ParseResourceVersion parses a resourceVersion; "" and "0" are 0.
+func ParseResourceVersion(rv string) (uint64, error) {
+	if rv == "" || rv == "0" {
+		return 0, nil
+	}
+	v, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil || v == 0 {
+		return 0, fmt.Errorf("invalid resource version %q", rv)
+	}
+	return v, nil
+}
+
+// ObjectResourceVersion returns the resourceVersion of an object as a number.
+func ObjectResourceVersion(obj runtime.Object) (uint64, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return 0, err
+	}
+	return ParseResourceVersion(m.GetResourceVersion())
+}
+
+// SetObjectResourceVersion sets an object's resourceVersion (0 clears it).
+func SetObjectResourceVersion(obj runtime.Object, rv uint64) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	if rv == 0 {
+		m.SetResourceVersion("")
+	} else {
+		m.SetResourceVersion(strconv.FormatUint(rv, 10))
+	}
+	return nil
+}
+
+// SetListResourceVersion sets a list's resourceVersion, continue token and
+// remaining item count.
+func SetListResourceVersion(list runtime.Object, rv uint64, cont string, remaining *int64) error {
+	l, err := meta.ListAccessor(list)
+	if err != nil {
+		return err
+	}
+	l.SetResourceVersion(strconv.FormatUint(rv, 10))
+	l.SetContinue(cont)
+	l.SetRemainingItemCount(remaining)
+	return nil
+}
