@@ -1,0 +1,156 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// PathMux is the non-REST mux of a server (serving.md 33): exact paths
+// first, then prefix registrations (patterns ending in "/"; the one with the
+// most slashes, then the longest, wins), else the not-found handler, which
+// for a delegating server is the next server's director. Patterns are taken
+// literally (no wildcards). Handlers may be added while serving.
+type PathMux struct {
+	name string
+
+	mu       sync.Mutex // serializes writers
+	exact    map[string]http.Handler
+	prefixes []prefixHandler
+	listed   map[string]bool
+	notFound http.Handler
+
+	// snapshot is what readers use, swapped atomically after each change.
+	snapshot atomic.Pointer[muxSnapshot]
+}
+
+type prefixHandler struct {
+	prefix  string
+	handler http.Handler
+}
+
+type muxSnapshot struct {
+	exact    map[string]http.Handler
+	prefixes []prefixHandler
+	notFound http.Handler
+}
+
+// NewPathMux returns an empty mux named name (for errors).
+func NewPathMux(name string) *PathMux {
+	m := &PathMux{name: name, exact: map[string]http.Handler{}, listed: map[string]bool{}, notFound: http.NotFoundHandler()}
+	m.refresh()
+	return m
+}
+
+func (m *PathMux) refresh() {
+	exact := make(map[string]http.Handler, len(m.exact))
+	for k, v := range m.exact {
+		exact[k] = v
+	}
+	prefixes := append([]prefixHandler(nil), m.prefixes...)
+	sort.SliceStable(prefixes, func(i, j int) bool {
+		si, sj := strings.Count(prefixes[i].prefix, "/"), strings.Count(prefixes[j].prefix, "/")
+		if si != sj {
+			return si > sj
+		}
+		return len(prefixes[i].prefix) > len(prefixes[j].prefix)
+	})
+	m.snapshot.Store(&muxSnapshot{exact: exact, prefixes: prefixes, notFound: m.notFound})
+}
+
+// Handle registers an exact path, listed in the index (serving.md 36).
+// A second registration of the same path is a programming error and panics,
+// as with http.ServeMux.
+func (m *PathMux) Handle(path string, h http.Handler) {
+	m.handle(path, h, true)
+}
+
+// UnlistedHandle registers an exact path not listed in the index.
+func (m *PathMux) UnlistedHandle(path string, h http.Handler) {
+	m.handle(path, h, false)
+}
+
+func (m *PathMux) handle(path string, h http.Handler, listed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, dup := m.exact[path]; dup {
+		panic(fmt.Sprintf("%s: duplicate handler for path %q", m.name, path))
+	}
+	m.exact[path] = h
+	if listed {
+		m.listed[path] = true
+	}
+	m.refresh()
+}
+
+// HandlePrefix registers a prefix; it must end in "/".
+func (m *PathMux) HandlePrefix(prefix string, h http.Handler) {
+	if !strings.HasSuffix(prefix, "/") {
+		panic(fmt.Sprintf("%s: prefix %q must end in /", m.name, prefix))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range m.prefixes {
+		if p.prefix == prefix {
+			panic(fmt.Sprintf("%s: duplicate handler for prefix %q", m.name, prefix))
+		}
+	}
+	m.prefixes = append(m.prefixes, prefixHandler{prefix, h})
+	m.listed[prefix] = true
+	m.refresh()
+}
+
+// Unregister removes an exact path or prefix (CRDs come and go).
+func (m *PathMux) Unregister(path string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.exact, path)
+	delete(m.listed, path)
+	out := m.prefixes[:0]
+	for _, p := range m.prefixes {
+		if p.prefix != path {
+			out = append(out, p)
+		}
+	}
+	m.prefixes = out
+	m.refresh()
+}
+
+// NotFoundHandler sets what unmatched requests get.
+func (m *PathMux) NotFoundHandler(h http.Handler) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.notFound = h
+	m.refresh()
+}
+
+// ListedPaths returns the sorted listed paths.
+func (m *PathMux) ListedPaths() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, 0, len(m.listed))
+	for p := range m.listed {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ServeHTTP dispatches by exact path, then prefix, then not-found.
+func (m *PathMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s := m.snapshot.Load()
+	if h, ok := s.exact[r.URL.Path]; ok {
+		h.ServeHTTP(w, r)
+		return
+	}
+	for _, p := range s.prefixes {
+		if strings.HasPrefix(r.URL.Path, p.prefix) {
+			p.handler.ServeHTTP(w, r)
+			return
+		}
+	}
+	s.notFound.ServeHTTP(w, r)
+}

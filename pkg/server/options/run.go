@@ -1,0 +1,70 @@
+package options
+
+import (
+	"errors"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// ServerRunOptions are the generic run flags: timeouts, limits and the
+// graceful-termination knobs (lifecycle.md §H).
+type ServerRunOptions struct {
+	ShutdownDelayDuration               time.Duration
+	ShutdownSendRetryAfter              bool
+	ShutdownWatchTerminationGracePeriod time.Duration
+	RequestTimeout                      time.Duration
+	MinRequestTimeout                   int
+	MaxRequestsInFlight                 int
+	MaxMutatingRequestsInFlight         int
+	LivezGracePeriod                    time.Duration
+}
+
+// NewServerRunOptions returns kube-apiserver's defaults.
+func NewServerRunOptions() *ServerRunOptions {
+	return &ServerRunOptions{
+		RequestTimeout:              time.Minute,
+		MinRequestTimeout:           1800,
+		MaxRequestsInFlight:         400,
+		MaxMutatingRequestsInFlight: 200,
+	}
+}
+
+// AddFlags adds the run flags to fs.
+func (o *ServerRunOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.")
+	fs.BoolVar(&o.ShutdownSendRetryAfter, "shutdown-send-retry-after", o.ShutdownSendRetryAfter, "If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a 'Retry-After' response header.")
+	fs.DurationVar(&o.ShutdownWatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", o.ShutdownWatchTerminationGracePeriod, "This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "An optional field indicating the duration a handler must keep a request open before timing it out.")
+	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler.")
+	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
+	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
+	fs.DurationVar(&o.LivezGracePeriod, "livez-grace-period", o.LivezGracePeriod, "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.")
+}
+
+// Validate checks the flags with kube-apiserver's messages.
+func (o *ServerRunOptions) Validate() []error {
+	var errs []error
+	if o.ShutdownDelayDuration < 0 {
+		errs = append(errs, errors.New("--shutdown-delay-duration can not be negative value"))
+	}
+	if o.ShutdownWatchTerminationGracePeriod < 0 {
+		errs = append(errs, errors.New("shutdown-watch-termination-grace-period, if provided, can not be a negative value"))
+	}
+	if o.RequestTimeout < 0 {
+		errs = append(errs, errors.New("--request-timeout can not be negative value"))
+	}
+	if o.MinRequestTimeout < 0 {
+		errs = append(errs, errors.New("--min-request-timeout can not be negative value"))
+	}
+	if o.MaxRequestsInFlight < 0 {
+		errs = append(errs, errors.New("--max-requests-inflight can not be negative value"))
+	}
+	if o.MaxMutatingRequestsInFlight < 0 {
+		errs = append(errs, errors.New("--max-mutating-requests-inflight can not be negative value"))
+	}
+	if o.LivezGracePeriod < 0 {
+		errs = append(errs, errors.New("--livez-grace-period can not be a negative value"))
+	}
+	return errs
+}

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+)
+
+// installBaseRoutes installs what every server has: /version, the index
+// at / and /index.html, and /metrics.
+func (s *GenericServer) installBaseRoutes() {
+	if s.cfg.Version != nil {
+		s.handler.HandleREST("/version", versionHandler(s.cfg.Version))
+	}
+	index := http.HandlerFunc(s.serveIndex)
+	s.handler.NonRESTMux.UnlistedHandle("/", index)
+	s.handler.NonRESTMux.UnlistedHandle("/index.html", index)
+	if s.cfg.MetricsRegistry != nil {
+		s.handler.NonRESTMux.Handle("/metrics", promhttp.HandlerFor(s.cfg.MetricsRegistry, promhttp.HandlerOpts{}))
+	}
+}
+
+// versionHandler serves /version (serving.md 37): 2-space-indented JSON, no
+// trailing newline; GET only.
+func versionHandler(info any) http.Handler {
+	body, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		panic(err) // a version.Info always encodes
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/version" && r.URL.Path != "/version/" {
+			NotFoundInRoot(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			methodNotAllowed(w)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	})
+}
+
+func methodNotAllowed(w http.ResponseWriter) {
+	s := apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "", 0, false).ErrStatus
+	responsewriters.WriteStatus(w, &s)
+}
+
+// serveIndex answers / and /index.html with the paths of the whole chain
+// (serving.md 36).
+func (s *GenericServer) serveIndex(w http.ResponseWriter, r *http.Request) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(metav1.RootPaths{Paths: s.ListedPaths()})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(bytes.TrimRight(buf.Bytes(), "\n"))
+}

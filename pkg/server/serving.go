@@ -1,0 +1,192 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/http2"
+)
+
+// HTTP server settings of kube-apiserver (serving.md §B).
+const (
+	maxHeaderBytes        = 1 << 20
+	readHeaderTimeout     = 32 * time.Second
+	idleTimeout           = 90 * time.Second
+	tcpKeepAlivePeriod    = 3 * time.Minute
+	http2PerStreamBuffer  = 256 << 10
+	defaultHTTP2MaxStream = 100 // lowered from 250 after the HTTP/2 rapid-reset attacks
+)
+
+// SecureServingInfo is how the head of the chain serves: TLS on one
+// listener (bound before Run, lifecycle.md 5).
+type SecureServingInfo struct {
+	Listener net.Listener
+	// Cert is the serving certificate; GetCertificate, if set, wins (SNI,
+	// reloading).
+	Cert           *tls.Certificate
+	GetCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	// ClientCA, if set, makes the server request (never require) a client
+	// certificate; the authenticator verifies it (serving.md 3).
+	ClientCA      *x509.CertPool
+	MinTLSVersion uint16
+	CipherSuites  []uint16
+	// HTTP2MaxStreamsPerConnection <= 0 means 100.
+	HTTP2MaxStreamsPerConnection int
+	DisableHTTP2                 bool
+	// HandshakeErrors counts TLS handshake errors (may be nil).
+	HandshakeErrors prometheus.Counter
+}
+
+// Listen binds a TCP listener with keep-alive, as the secure serving
+// options do before Run. Port 0 picks a free port.
+func Listen(ctx context.Context, network, addr string) (net.Listener, error) {
+	lc := net.ListenConfig{KeepAlive: tcpKeepAlivePeriod}
+	ln, err := lc.Listen(ctx, network, addr)
+	if err != nil {
+		return nil, fmt.Errorf("failed to listen on %v: %w", addr, err)
+	}
+	return ln, nil
+}
+
+func (s *SecureServingInfo) tlsConfig() (*tls.Config, error) {
+	if s.Cert == nil && s.GetCertificate == nil {
+		return nil, errors.New("no serving certificate")
+	}
+	min := s.MinTLSVersion
+	if min == 0 {
+		min = tls.VersionTLS12
+	}
+	cfg := &tls.Config{
+		MinVersion:   min,
+		CipherSuites: s.CipherSuites,
+		NextProtos:   []string{"h2", "http/1.1"},
+	}
+	if s.DisableHTTP2 {
+		cfg.NextProtos = []string{"http/1.1"}
+	}
+	if s.GetCertificate != nil {
+		cfg.GetCertificate = s.GetCertificate
+	} else {
+		cfg.Certificates = []tls.Certificate{*s.Cert}
+	}
+	if s.ClientCA != nil {
+		cfg.ClientAuth = tls.RequestClientCert
+		cfg.ClientCAs = s.ClientCA
+	}
+	return cfg, nil
+}
+
+// Serve starts serving handler on the listener. When stopCh closes,
+// http.Server.Shutdown is called, bounded by shutdownTimeout: the listener
+// closes at once (listenerStoppedCh), in-flight requests complete, and
+// stoppedCh closes when Shutdown returns.
+func (s *SecureServingInfo) Serve(handler http.Handler, shutdownTimeout time.Duration, stopCh <-chan struct{}, logger *slog.Logger) (stoppedCh, listenerStoppedCh <-chan struct{}, err error) {
+	if s.Listener == nil {
+		return nil, nil, errors.New("listener must not be nil")
+	}
+	tlsCfg, err := s.tlsConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := &http.Server{
+		Addr:              s.Listener.Addr().String(),
+		Handler:           handler,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		TLSConfig:         tlsCfg,
+		ErrorLog:          log.New(&serverErrorLog{logger: logger, handshakeErrors: s.HandshakeErrors}, "", 0),
+	}
+	if !s.DisableHTTP2 {
+		streams := s.HTTP2MaxStreamsPerConnection
+		if streams <= 0 {
+			streams = defaultHTTP2MaxStream
+		}
+		h2 := &http2.Server{
+			MaxConcurrentStreams:         uint32(streams),
+			MaxUploadBufferPerStream:     http2PerStreamBuffer,
+			MaxUploadBufferPerConnection: int32(http2PerStreamBuffer * streams),
+			MaxReadFrameSize:             http2PerStreamBuffer,
+			IdleTimeout:                  idleTimeout,
+		}
+		if err := http2.ConfigureServer(srv, h2); err != nil {
+			return nil, nil, fmt.Errorf("configure http2: %w", err)
+		}
+	}
+	return runServer(srv, s.Listener, shutdownTimeout, stopCh, logger)
+}
+
+func runServer(srv *http.Server, ln net.Listener, shutdownTimeout time.Duration, stopCh <-chan struct{}, logger *slog.Logger) (<-chan struct{}, <-chan struct{}, error) {
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-stopCh
+		ctx, cancel := context.WithTimeoutCause(context.Background(), shutdownTimeout, errors.New("shutdown timeout"))
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			logger.Error("Failed to shutdown server", "err", err)
+		}
+	}()
+
+	listenerStopped := make(chan struct{})
+	addr := ln.Addr().String()
+	tlsLn := tlsListener{ln, srv.TLSConfig}
+	go func() {
+		defer close(listenerStopped)
+		err := srv.Serve(tlsLn)
+		msg := fmt.Sprintf("Stopped listening on %s", addr)
+		select {
+		case <-stopCh:
+			logger.Info(msg)
+		default:
+			panic(fmt.Sprintf("%s due to error: %v", msg, err))
+		}
+	}()
+	logger.Info("Serving securely on " + addr)
+	return stopped, listenerStopped, nil
+}
+
+// tlsListener wraps accepted connections in TLS (http.Server.ServeTLS
+// would require files).
+type tlsListener struct {
+	net.Listener
+	cfg *tls.Config
+}
+
+func (l tlsListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return tls.Server(c, l.cfg), nil
+}
+
+// serverErrorLog routes http.Server's error log to slog: TLS handshake
+// errors are counted and logged at debug level only (serving.md 11).
+type serverErrorLog struct {
+	logger          *slog.Logger
+	handshakeErrors prometheus.Counter
+}
+
+func (l *serverErrorLog) Write(p []byte) (int, error) {
+	msg := strings.TrimSpace(string(p))
+	if strings.Contains(msg, "http: TLS handshake error") {
+		if l.handshakeErrors != nil {
+			l.handshakeErrors.Inc()
+		}
+		l.logger.Debug(msg)
+		return len(p), nil
+	}
+	l.logger.Error(msg)
+	return len(p), nil
+}
