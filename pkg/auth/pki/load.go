@@ -1,0 +1,62 @@
+package pki
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"os"
+)
+
+// LoadServing reads a serving key pair the operator supplied
+// (--tls-cert-file, --tls-private-key-file). The certificate file may hold
+// a chain, leaf first. The returned certificate has Leaf set.
+func LoadServing(certFile, keyFile string) (tls.Certificate, error) {
+	if certFile == "" || keyFile == "" {
+		return tls.Certificate{}, fmt.Errorf("certificate %q and key %q: %w", certFile, keyFile, ErrUnpaired)
+	}
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("read serving certificate: %w", err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("read serving key: %w", err)
+	}
+	tc, err := tlsPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("load serving certificate %s and key %s: %w", certFile, keyFile, err)
+	}
+	return tc, nil
+}
+
+// LoadCAPool reads a PEM bundle of CA certificates (--client-ca-file).
+// Every CERTIFICATE block must parse and there must be at least one.
+func LoadCAPool(file string) (*x509.CertPool, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read CA bundle: %w", err)
+	}
+	pool := x509.NewCertPool()
+	n := 0
+	for rest := data; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("parse certificate %d of CA bundle %s: %w", n+1, file, err)
+		}
+		pool.AddCert(cert)
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("CA bundle %s holds no PEM CERTIFICATE block", file)
+	}
+	return pool, nil
+}
