@@ -1,0 +1,402 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// Backend is a multi-version key-value store with one global revision, shared
+// by the [Store]s of several resources. It is safe for concurrent use. Close
+// it when done: it owns a background goroutine and every watch goroutine.
+type Backend struct {
+	cfg BackendConfig
+
+	mu        sync.RWMutex
+	rev       uint64              // current revision
+	compacted uint64              // states at revisions < compacted are gone
+	keys      keyIndex            // every key that has history
+	hist      map[string]*history // by key
+	events    []*event            // one per revision, ascending, from compacted on
+	watchers  map[*watcher]struct{}
+	revCh     chan struct{} // closed and replaced on every write
+	closed    bool
+
+	stop      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup // background loop and watch goroutines
+}
+
+// version is one state of a key; data nil is a deletion (tombstone).
+type version struct {
+	rev  uint64
+	data []byte
+}
+
+type history struct {
+	versions []version // ascending by rev
+}
+
+// eventKind is what an event on a watcher's queue is.
+type eventKind int
+
+const (
+	eventPut eventKind = iota
+	eventDelete
+	eventBookmark
+)
+
+// event is one change (one revision) or a bookmark. Events are immutable once
+// published.
+type event struct {
+	kind  eventKind
+	rev   uint64
+	key   string
+	value []byte // new value (put)
+	prev  []byte // previous value, nil if the key did not exist
+}
+
+// kv is one key's state at a revision, as returned by range reads.
+type kv struct {
+	key  string
+	rev  uint64 // modification revision
+	data []byte
+}
+
+// NewBackend returns an empty Backend (revision 0) and starts its background
+// loop (bookmarks, periodic compaction).
+func NewBackend(cfg BackendConfig) *Backend {
+	b := &Backend{
+		cfg:      cfg.withDefaults(),
+		hist:     make(map[string]*history),
+		watchers: make(map[*watcher]struct{}),
+		revCh:    make(chan struct{}),
+		stop:     make(chan struct{}),
+	}
+	b.wg.Add(1)
+	go b.loop()
+	return b
+}
+
+// Close terminates every watch (their result channels close), stops the
+// background loop and waits for all of the backend's goroutines. Later
+// operations fail with ErrCodeUnreachable. Close is idempotent.
+func (b *Backend) Close() error {
+	b.closeOnce.Do(func() {
+		b.mu.Lock()
+		b.closed = true
+		ws := make([]*watcher, 0, len(b.watchers))
+		for w := range b.watchers {
+			ws = append(ws, w)
+		}
+		b.mu.Unlock()
+		close(b.stop)
+		for _, w := range ws {
+			w.Stop()
+		}
+		b.wg.Wait()
+	})
+	return nil
+}
+
+// Revision returns the current revision.
+func (b *Backend) Revision() uint64 {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.rev
+}
+
+// CompactedRevision returns the revision history was last compacted at (0 if
+// never): states at older revisions are gone.
+func (b *Backend) CompactedRevision() uint64 {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.compacted
+}
+
+// Compact drops history before rev, as etcd's Compact: the state at rev and
+// later stays readable, events at rev and later stay watchable. It fails with
+// ErrCodeExpired if rev is not newer than the last compaction and with
+// ErrCodeTooLargeResourceVersion if rev is newer than the current revision.
+func (b *Backend) Compact(ctx context.Context, rev uint64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("compact at %d: %w", rev, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return errClosed("")
+	}
+	if rev <= b.compacted {
+		return storage.NewError(storage.ErrCodeExpired, "", int64(rev),
+			fmt.Sprintf("required revision has been compacted (compacted at %d)", b.compacted))
+	}
+	if rev > b.rev {
+		return storage.NewError(storage.ErrCodeTooLargeResourceVersion, "", int64(rev),
+			fmt.Sprintf("required revision is a future revision (current %d)", b.rev))
+	}
+	b.compactLocked(rev)
+	return nil
+}
+
+func (b *Backend) compactLocked(rev uint64) {
+	b.keys.retain(func(k string) bool {
+		h := b.hist[k]
+		// i: index of the newest version at or before rev.
+		i := sort.Search(len(h.versions), func(j int) bool { return h.versions[j].rev > rev }) - 1
+		if i >= 0 {
+			if h.versions[i].data == nil {
+				i++ // a deletion at or before rev: drop it and everything older
+			}
+			h.versions = slices.Clone(h.versions[i:])
+		}
+		if len(h.versions) == 0 {
+			delete(b.hist, k)
+			return false
+		}
+		return true
+	})
+	// Events are one per revision, so the first one to keep is at index
+	// rev - first.rev. A fresh slice: watchers may hold the old one.
+	if len(b.events) > 0 {
+		first := b.events[0].rev
+		if rev > first {
+			n := min(int(rev-first), len(b.events))
+			b.events = slices.Clone(b.events[n:])
+		}
+	}
+	b.compacted = rev
+	b.cfg.Logger.Debug("memory storage compacted", "revision", rev)
+}
+
+// loop sends periodic bookmarks and compacts periodically.
+func (b *Backend) loop() {
+	defer b.wg.Done()
+	bookmarks := time.NewTicker(b.cfg.BookmarkInterval)
+	defer bookmarks.Stop()
+	var compactC <-chan time.Time
+	if b.cfg.CompactionInterval > 0 {
+		t := time.NewTicker(b.cfg.CompactionInterval)
+		defer t.Stop()
+		compactC = t.C
+	}
+	var lastTickRev uint64
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-bookmarks.C:
+			b.sendBookmarks()
+		case <-compactC:
+			b.mu.Lock()
+			if lastTickRev > b.compacted {
+				b.compactLocked(lastTickRev)
+			}
+			lastTickRev = b.rev
+			b.mu.Unlock()
+		}
+	}
+}
+
+func (b *Backend) sendBookmarks() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.rev == 0 {
+		return
+	}
+	ev := &event{kind: eventBookmark, rev: b.rev}
+	for w := range b.watchers {
+		if !w.progress {
+			continue
+		}
+		select {
+		case w.in <- ev:
+		default: // a busy watcher skips a bookmark; the next one will do
+		}
+	}
+}
+
+func errClosed(key string) error {
+	return storage.NewError(storage.ErrCodeUnreachable, key, 0, "memory storage backend is closed")
+}
+
+// latestLocked returns the current state of key.
+func (b *Backend) latestLocked(key string) (kv, bool) {
+	h := b.hist[key]
+	if h == nil {
+		return kv{}, false
+	}
+	v := h.versions[len(h.versions)-1]
+	if v.data == nil {
+		return kv{}, false
+	}
+	return kv{key: key, rev: v.rev, data: v.data}, true
+}
+
+// atLocked returns the state of key at revision rev (rev >= compacted).
+func (b *Backend) atLocked(key string, rev uint64) (kv, bool) {
+	h := b.hist[key]
+	if h == nil {
+		return kv{}, false
+	}
+	i := sort.Search(len(h.versions), func(j int) bool { return h.versions[j].rev > rev }) - 1
+	if i < 0 || h.versions[i].data == nil {
+		return kv{}, false
+	}
+	v := h.versions[i]
+	return kv{key: key, rev: v.rev, data: v.data}, true
+}
+
+// rangeLocked returns the states at rev of keys in [from, end), in key order.
+func (b *Backend) rangeLocked(from, end string, rev uint64) []kv {
+	var out []kv
+	b.keys.ascend(from, func(k string) bool {
+		if k >= end {
+			return false
+		}
+		if s, ok := b.atLocked(k, rev); ok {
+			out = append(out, s)
+		}
+		return true
+	})
+	return out
+}
+
+// get returns the current state of key.
+func (b *Backend) get(key string) (kv, bool, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return kv{}, false, errClosed(key)
+	}
+	s, ok := b.latestLocked(key)
+	return s, ok, nil
+}
+
+// compareAndPut writes data at key if the key's modification revision is
+// expect (0: the key must not exist). It returns the new revision, or
+// ok=false and the key's current state (cur, exists) on a mismatch.
+func (b *Backend) compareAndPut(key string, expect uint64, data []byte) (rev uint64, cur kv, exists, ok bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, kv{}, false, false, errClosed(key)
+	}
+	cur, exists = b.latestLocked(key)
+	if (exists && cur.rev != expect) || (!exists && expect != 0) {
+		return 0, cur, exists, false, nil
+	}
+	var prev []byte
+	if exists {
+		prev = cur.data
+	}
+	rev = b.writeLocked(&event{kind: eventPut, key: key, value: data, prev: prev})
+	return rev, kv{}, false, true, nil
+}
+
+// compareAndDelete deletes key if its modification revision is expect. It
+// returns the revision of the deletion, or ok=false and the key's current
+// state on a mismatch (exists=false if the key is gone).
+func (b *Backend) compareAndDelete(key string, expect uint64) (rev uint64, cur kv, exists, ok bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, kv{}, false, false, errClosed(key)
+	}
+	cur, exists = b.latestLocked(key)
+	if !exists || cur.rev != expect {
+		return 0, cur, exists, false, nil
+	}
+	rev = b.writeLocked(&event{kind: eventDelete, key: key, prev: cur.data})
+	return rev, kv{}, false, true, nil
+}
+
+// writeLocked applies ev as the next revision, publishes it to watchers and
+// returns the revision.
+func (b *Backend) writeLocked(ev *event) uint64 {
+	b.rev++
+	ev.rev = b.rev
+	h := b.hist[ev.key]
+	if h == nil {
+		h = &history{}
+		b.hist[ev.key] = h
+		b.keys.insert(ev.key)
+	}
+	h.versions = append(h.versions, version{rev: ev.rev, data: ev.value})
+	b.events = append(b.events, ev)
+
+	for w := range b.watchers {
+		if !w.wants(ev.key) {
+			continue
+		}
+		select {
+		case w.in <- ev:
+		default:
+			// The watcher is too far behind: cut it off rather than block
+			// writers. Its client re-watches from its last revision.
+			delete(b.watchers, w)
+			w.overflow()
+			b.cfg.Logger.Warn("memory storage terminated a slow watcher",
+				"key", w.key, "recursive", w.recursive, "buffer", cap(w.in), "revision", ev.rev)
+		}
+	}
+	close(b.revCh)
+	b.revCh = make(chan struct{})
+
+	if win := b.cfg.HistoryWindow; win > 0 && b.rev-b.compacted > 2*win {
+		b.compactLocked(b.rev - win)
+	}
+	return ev.rev
+}
+
+// waitForRevision waits up to FreshWait for the backend to reach rev. It
+// returns ErrCodeTooLargeResourceVersion if it does not.
+func (b *Backend) waitForRevision(ctx context.Context, key string, rev uint64) error {
+	var timer *time.Timer
+	for {
+		b.mu.RLock()
+		cur, ch, closed := b.rev, b.revCh, b.closed
+		b.mu.RUnlock()
+		if closed {
+			return errClosed(key)
+		}
+		if cur >= rev {
+			return nil
+		}
+		if timer == nil {
+			timer = time.NewTimer(b.cfg.FreshWait)
+			defer timer.Stop()
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return tooLargeRV(key, rev, cur)
+		case <-ctx.Done():
+			return fmt.Errorf("wait for revision %d: %w", rev, ctx.Err())
+		}
+	}
+}
+
+func tooLargeRV(key string, rev, cur uint64) error {
+	return storage.NewError(storage.ErrCodeTooLargeResourceVersion, key, int64(rev),
+		fmt.Sprintf("Too large resource version: %d, current: %d", rev, cur))
+}
+
+// prefixEnd returns the smallest string greater than every string with
+// prefix p (p must be non-empty and not all 0xff).
+func prefixEnd(p string) string {
+	bs := []byte(p)
+	for i := len(bs) - 1; i >= 0; i-- {
+		if bs[i] < 0xff {
+			bs[i]++
+			return string(bs[:i+1])
+		}
+	}
+	return strings.Repeat("\xff", len(p)+1)
+}

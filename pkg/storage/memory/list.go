@@ -1,0 +1,220 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// Messages of kube-apiserver for lists at compacted revisions.
+const (
+	msgListExpired          = "The resourceVersion for the provided list is too old."
+	msgInconsistentContinue = "The provided continue parameter is too old " +
+		"to display a consistent list result. You can start a new list without " +
+		"the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided " +
+		"token results in an inconsistent list - objects that were created, " +
+		"modified, or deleted between the time the first chunk was returned " +
+		"and now may show up in the list."
+)
+
+// ContinueExpiredError is the cause (StorageError.Err) of an
+// ErrCodeContinueExpired error: Continue is a fresh token that resumes the
+// list where the expired one would have, at the latest revision
+// (kube-apiserver returns it in the 410 Status's metadata.continue).
+type ContinueExpiredError struct {
+	Continue string
+}
+
+func (e *ContinueExpiredError) Error() string {
+	return "continue token expired; resume inconsistently with continue=" + e.Continue
+}
+
+// ContinueHint returns the fresh continue token carried by an
+// ErrCodeContinueExpired error, if any.
+func ContinueHint(err error) (string, bool) {
+	var ce *ContinueExpiredError
+	if errors.As(err, &ce) {
+		return ce.Continue, true
+	}
+	return "", false
+}
+
+// GetList implements [storage.Interface].
+func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("list %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if _, err := meta.ListAccessor(listObj); err != nil {
+		return fmt.Errorf("list %q: %w", key, err)
+	}
+	prefix := key
+	if opts.Recursive && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	minRV, err := storage.ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return fmt.Errorf("list %q: %w", key, err)
+	}
+
+	pred := opts.Predicate
+	from := prefix // first key of the range
+	var readRev uint64
+	continuing := false
+	switch {
+	case opts.Recursive && pred.Continue != "":
+		if minRV != 0 {
+			return storage.NewError(storage.ErrCodeInvalidContinue, key, int64(minRV),
+				"specifying resource version is not allowed when using continue")
+		}
+		k, rv, err := decodeContinue(pred.Continue, prefix)
+		if err != nil {
+			return &storage.StorageError{Code: storage.ErrCodeInvalidContinue, Key: key, Message: err.Error(), Err: err}
+		}
+		from, continuing = k, true
+		if rv > 0 {
+			readRev = uint64(rv)
+		}
+	case minRV > 0:
+		switch opts.ResourceVersionMatch {
+		case metav1.ResourceVersionMatchNotOlderThan:
+		case metav1.ResourceVersionMatchExact:
+			readRev = minRV
+		case "":
+			// Legacy: a paginated list with a resourceVersion is exact.
+			if opts.Recursive && pred.Limit > 0 {
+				readRev = minRV
+			}
+		default:
+			return fmt.Errorf("list %q: unknown ResourceVersionMatch value %q", key, opts.ResourceVersionMatch)
+		}
+	}
+	if need := max(minRV, readRev); need > 0 {
+		if err := s.b.waitForRevision(ctx, key, need); err != nil {
+			return err
+		}
+	}
+
+	kvs, rev, err := s.b.list(key, prefix, from, opts.Recursive, readRev)
+	if err != nil {
+		var se *storage.StorageError
+		if continuing && errors.As(err, &se) && se.Code == storage.ErrCodeExpired {
+			return s.continueExpired(key, from, prefix)
+		}
+		return err
+	}
+
+	newItem := s.newItemFunc(listObj)
+	size := len(kvs)
+	if pred.Limit > 0 {
+		size = min(size, int(pred.Limit))
+	}
+	items := make([]runtime.Object, 0, size)
+	examined := 0
+	hasMore := false
+	var lastKey string
+	for _, e := range kvs {
+		if pred.Limit > 0 && int64(len(items)) >= pred.Limit {
+			hasMore = true
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("list %q: %w", key, err)
+		}
+		examined++
+		lastKey = e.key
+		obj := newItem()
+		if err := s.decode(e.key, e.data, obj, e.rev); err != nil {
+			return err
+		}
+		ok, err := pred.Matches(obj)
+		if err != nil {
+			return fmt.Errorf("list %q: match %q: %w", key, e.key, err)
+		}
+		if ok {
+			items = append(items, obj)
+		}
+	}
+	if err := meta.SetList(listObj, items); err != nil {
+		return fmt.Errorf("list %q: %w", key, err)
+	}
+	var cont string
+	var remaining *int64
+	if hasMore {
+		cont, err = encodeContinue(lastKey+"\x00", prefix, int64(rev))
+		if err != nil {
+			return err
+		}
+		if pred.Empty() {
+			n := int64(len(kvs) - examined)
+			remaining = &n
+		}
+	}
+	return storage.SetListResourceVersion(listObj, rev, cont, remaining)
+}
+
+// continueExpired is the 410 for a continue token whose revision was
+// compacted, with a fresh token to resume at the latest revision.
+func (s *Store) continueExpired(key, from, prefix string) error {
+	se := storage.NewError(storage.ErrCodeContinueExpired, key, 0, msgInconsistentContinue)
+	if tok, err := encodeContinue(from, prefix, -1); err == nil {
+		se.Err = &ContinueExpiredError{Continue: tok}
+	}
+	return se
+}
+
+// newItemFunc returns a constructor of listObj's items: the element type of
+// its Items if that is a struct, else the resource's NewFunc.
+func (s *Store) newItemFunc(listObj runtime.Object) func() runtime.Object {
+	if _, ok := listObj.(*unstructured.UnstructuredList); ok {
+		return func() runtime.Object { return &unstructured.Unstructured{} }
+	}
+	if ptr, err := meta.GetItemsPtr(listObj); err == nil {
+		if t := reflect.TypeOf(ptr).Elem(); t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
+			if _, ok := reflect.New(t.Elem()).Interface().(runtime.Object); ok {
+				elem := t.Elem()
+				return func() runtime.Object { return reflect.New(elem).Interface().(runtime.Object) }
+			}
+		}
+	}
+	return s.newFunc
+}
+
+// list reads, at revision rev (0: current), the key alone or (recursive) the
+// keys in [from, prefixEnd(prefix)). It returns the states and the revision
+// read at.
+func (b *Backend) list(key, prefix, from string, recursive bool, rev uint64) ([]kv, uint64, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return nil, 0, errClosed(key)
+	}
+	if rev == 0 {
+		rev = b.rev
+	}
+	if rev < b.compacted {
+		return nil, 0, storage.NewError(storage.ErrCodeExpired, key, int64(rev), msgListExpired)
+	}
+	if rev > b.rev {
+		return nil, 0, tooLargeRV(key, rev, b.rev)
+	}
+	if !recursive {
+		if s, ok := b.atLocked(key, rev); ok {
+			return []kv{s}, rev, nil
+		}
+		return nil, rev, nil
+	}
+	return b.rangeLocked(from, prefixEnd(prefix), rev), rev, nil
+}

@@ -1,0 +1,398 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// Store is the [storage.Interface] of one resource on a [Backend].
+type Store struct {
+	b           *Backend
+	owned       bool // b was created by New and is closed by Close
+	codec       runtime.Codec
+	newFunc     func() runtime.Object
+	newListFunc func() runtime.Object
+}
+
+var _ storage.Interface = (*Store)(nil)
+
+// New returns the store of one resource. With cfg.Backend nil it creates a
+// private Backend (from cfg.BackendConfig) that Close closes.
+func New(cfg Config) *Store {
+	b, owned := cfg.Backend, false
+	if b == nil {
+		b, owned = NewBackend(cfg.BackendConfig), true
+	}
+	s := b.Store(cfg)
+	s.owned = owned
+	return s
+}
+
+// Store returns the store of one resource on b (cfg.Backend and
+// cfg.BackendConfig are ignored). Its Close does nothing: close b instead.
+func (b *Backend) Store(cfg Config) *Store {
+	return &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc}
+}
+
+// Backend returns the backend the store lives on.
+func (s *Store) Backend() *Backend { return s.b }
+
+// Close closes the store's backend if New created it for this store.
+func (s *Store) Close() error {
+	if s.owned {
+		return s.b.Close()
+	}
+	return nil
+}
+
+// CurrentRevision implements [storage.Interface].
+func (s *Store) CurrentRevision(ctx context.Context) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("current revision: %w", err)
+	}
+	return s.b.Revision(), nil
+}
+
+// Create implements [storage.Interface].
+func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("create %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if rv, err := storage.ObjectResourceVersion(obj); err != nil || rv != 0 {
+		msg := "resourceVersion should not be set on objects to be created"
+		if err != nil {
+			msg = err.Error()
+		}
+		return storage.NewError(storage.ErrCodeInvalidObj, key, 0, msg)
+	}
+	data, err := s.encode(key, obj)
+	if err != nil {
+		return err
+	}
+	rev, _, _, ok, err := s.b.compareAndPut(key, 0, data)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return storage.NewError(storage.ErrCodeKeyExists, key, 0, "")
+	}
+	if out != nil {
+		return s.decode(key, data, out, rev)
+	}
+	return nil
+}
+
+// Get implements [storage.Interface].
+func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("get %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	minRV, err := storage.ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return fmt.Errorf("get %q: %w", key, err)
+	}
+	if minRV > 0 {
+		if err := s.b.waitForRevision(ctx, key, minRV); err != nil {
+			return err
+		}
+	}
+	cur, ok, err := s.b.get(key)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if opts.IgnoreNotFound {
+			return runtime.SetZeroValue(objPtr)
+		}
+		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+	}
+	return s.decode(key, cur.data, objPtr, cur.rev)
+}
+
+// objState is an object as read (or guessed from a cached object) during an
+// update or delete.
+type objState struct {
+	obj    runtime.Object
+	rev    uint64 // modification revision; 0 if the key does not exist
+	data   []byte
+	exists bool
+}
+
+func (s *Store) currentState(key string, like runtime.Object, ignoreNotFound bool) (*objState, error) {
+	cur, ok, err := s.b.get(key)
+	if err != nil {
+		return nil, err
+	}
+	return s.stateFrom(key, like, cur, ok, ignoreNotFound)
+}
+
+func (s *Store) stateFrom(key string, like runtime.Object, cur kv, exists, ignoreNotFound bool) (*objState, error) {
+	obj := newLike(like)
+	if !exists {
+		if !ignoreNotFound {
+			return nil, storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+		}
+		return &objState{obj: obj}, nil
+	}
+	if err := s.decode(key, cur.data, obj, cur.rev); err != nil {
+		return nil, err
+	}
+	return &objState{obj: obj, rev: cur.rev, data: cur.data, exists: true}, nil
+}
+
+// cachedState builds a state from a caller's guess of the current object.
+func (s *Store) cachedState(key string, cached runtime.Object) (*objState, error) {
+	obj := cached.DeepCopyObject()
+	rev, err := storage.ObjectResourceVersion(obj)
+	if err != nil {
+		return nil, storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
+	}
+	data, err := s.encode(key, obj)
+	if err != nil {
+		return nil, err
+	}
+	return &objState{obj: obj, rev: rev, data: data, exists: true}, nil
+}
+
+// GuaranteedUpdate implements [storage.Interface].
+func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
+	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("update %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	var (
+		st      *objState
+		err     error
+		current bool // st was read from storage, not guessed
+	)
+	refresh := func() error {
+		st, err = s.currentState(key, destination, ignoreNotFound)
+		current = true
+		return err
+	}
+	if cachedExistingObject != nil {
+		st, err = s.cachedState(key, cachedExistingObject)
+	} else {
+		err = refresh()
+	}
+	if err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("update %q: %w", key, err)
+		}
+		if err := checkPreconditions(key, preconditions, st.obj); err != nil {
+			if current {
+				return err
+			}
+			if err := refresh(); err != nil {
+				return err
+			}
+			continue
+		}
+		out, err := tryUpdate(st.obj)
+		if err != nil {
+			if current {
+				return err
+			}
+			guessed := st.rev
+			if err2 := refresh(); err2 != nil {
+				return err2
+			}
+			if st.rev == guessed {
+				return err
+			}
+			continue
+		}
+		data, err := s.encode(key, out)
+		if err != nil {
+			return err
+		}
+		if st.exists && bytes.Equal(data, st.data) {
+			// Unchanged: write nothing, answer the stored object.
+			if !current {
+				if err := refresh(); err != nil {
+					return err
+				}
+				if !st.exists || !bytes.Equal(data, st.data) {
+					continue
+				}
+			}
+			return s.decode(key, st.data, destination, st.rev)
+		}
+		rev, cur, exists, ok, err := s.b.compareAndPut(key, st.rev, data)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			st, err = s.stateFrom(key, destination, cur, exists, ignoreNotFound)
+			if err != nil {
+				return err
+			}
+			current = true
+			continue
+		}
+		return s.decode(key, data, destination, rev)
+	}
+}
+
+// Delete implements [storage.Interface].
+func (s *Store) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
+	validateDeletion storage.ValidateObjectFunc, cachedExistingObject runtime.Object) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("delete %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	var (
+		st      *objState
+		err     error
+		current bool
+	)
+	refresh := func() error {
+		st, err = s.currentState(key, out, false)
+		current = true
+		return err
+	}
+	if cachedExistingObject != nil {
+		st, err = s.cachedState(key, cachedExistingObject)
+	} else {
+		err = refresh()
+	}
+	if err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("delete %q: %w", key, err)
+		}
+		check := checkPreconditions(key, preconditions, st.obj)
+		if check == nil && validateDeletion != nil {
+			check = validateDeletion(ctx, st.obj)
+		}
+		if check != nil {
+			if current {
+				return check
+			}
+			guessed := st.rev
+			if err := refresh(); err != nil {
+				return err
+			}
+			if st.rev == guessed {
+				return check
+			}
+			continue
+		}
+		rev, cur, exists, ok, err := s.b.compareAndDelete(key, st.rev)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			st, err = s.stateFrom(key, out, cur, exists, false)
+			if err != nil {
+				return err
+			}
+			current = true
+			continue
+		}
+		// As kube's etcd3 store: the deleted object carries the revision of
+		// its deletion.
+		return s.decode(key, st.data, out, rev)
+	}
+}
+
+func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object) error {
+	if p == nil {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
+	}
+	if p.UID != nil && *p.UID != m.GetUID() {
+		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
+			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, m.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
+		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
+			fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
+				*p.ResourceVersion, m.GetResourceVersion()))
+	}
+	return nil
+}
+
+// encode encodes obj for storage, without its resourceVersion (which is
+// restored on obj afterwards), and enforces the size limit.
+func (s *Store) encode(key string, obj runtime.Object) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
+	}
+	if rv := m.GetResourceVersion(); rv != "" {
+		m.SetResourceVersion("")
+		defer m.SetResourceVersion(rv)
+	}
+	var buf bytes.Buffer
+	if err := s.codec.Encode(obj, &buf); err != nil {
+		return nil, &storage.StorageError{Code: storage.ErrCodeInvalidObj, Key: key, Message: "encode", Err: err}
+	}
+	if limit := s.b.cfg.MaxObjectSize; buf.Len() > limit {
+		return nil, storage.NewError(storage.ErrCodeRequestTooLarge, key, 0,
+			fmt.Sprintf("request is too large: object is %d bytes, the limit is %d bytes", buf.Len(), limit))
+	}
+	return buf.Bytes(), nil
+}
+
+// decode decodes data into into (reset first) and sets its resourceVersion.
+func (s *Store) decode(key string, data []byte, into runtime.Object, rev uint64) error {
+	if err := runtime.SetZeroValue(into); err != nil {
+		return fmt.Errorf("decode %q: %w", key, err)
+	}
+	if _, _, err := s.codec.Decode(data, nil, into); err != nil {
+		return &storage.StorageError{Code: storage.ErrCodeInvalidObj, Key: key, ResourceVersion: int64(rev), Message: "decode", Err: err}
+	}
+	if err := storage.SetObjectResourceVersion(into, rev); err != nil {
+		return &storage.StorageError{Code: storage.ErrCodeInvalidObj, Key: key, ResourceVersion: int64(rev), Message: "set resourceVersion", Err: err}
+	}
+	return nil
+}
+
+// newLike returns a new empty object of like's type.
+func newLike(like runtime.Object) runtime.Object {
+	if u, ok := like.(runtime.Unstructured); ok {
+		return u.NewEmptyInstance()
+	}
+	return reflect.New(reflect.TypeOf(like).Elem()).Interface().(runtime.Object)
+}
+
+// checkKey rejects keys that are empty or not clean paths (".", "..").
+func checkKey(key string) error {
+	if key == "" || key == "/" {
+		return fmt.Errorf("empty key %q", key)
+	}
+	for _, part := range strings.Split(key, "/") {
+		if part == "." || part == ".." {
+			return fmt.Errorf("invalid key %q", key)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+const msgWatchExpired = "The resourceVersion for the provided watch is too old."
+
+// watcher is one watch. Writers put events on in (never blocking: a full
+// buffer terminates the watcher); the watcher's goroutine decodes, filters
+// and delivers them on result.
+type watcher struct {
+	s         *Store
+	key       string
+	prefix    string // key + "/" when recursive
+	recursive bool
+	pred      storage.SelectionPredicate
+	progress  bool   // periodic bookmarks requested
+	after     uint64 // deliver only events after this revision
+
+	in       chan *event
+	result   chan watch.Event
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+var _ watch.Interface = (*watcher)(nil)
+
+// wants reports whether a change to key concerns the watcher.
+func (w *watcher) wants(key string) bool {
+	if w.recursive {
+		return strings.HasPrefix(key, w.prefix)
+	}
+	return key == w.key
+}
+
+// overflow ends the watch; called with the backend lock held.
+func (w *watcher) overflow() {
+	w.stopOnce.Do(func() { close(w.done) })
+}
+
+// Stop implements watch.Interface: the result channel closes soon after.
+func (w *watcher) Stop() {
+	b := w.s.b
+	b.mu.Lock()
+	delete(b.watchers, w)
+	b.mu.Unlock()
+	w.stopOnce.Do(func() { close(w.done) })
+}
+
+// ResultChan implements watch.Interface.
+func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
+
+// Watch implements [storage.Interface].
+func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("watch %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return nil, fmt.Errorf("watch %q: %w", key, err)
+	}
+	sendInitial := rv == 0
+	if opts.SendInitialEvents != nil {
+		sendInitial = *opts.SendInitialEvents
+	}
+	endBookmark := sendInitial && opts.SendInitialEvents != nil && opts.Predicate.AllowWatchBookmarks
+	if sendInitial && rv > 0 {
+		// The initial state must be at least as new as rv.
+		if err := s.b.waitForRevision(ctx, key, rv); err != nil {
+			return nil, err
+		}
+	}
+	w := &watcher{
+		s:         s,
+		key:       key,
+		prefix:    key,
+		recursive: opts.Recursive,
+		pred:      opts.Predicate,
+		progress:  opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
+		in:        make(chan *event, s.b.cfg.WatchBufferSize),
+		result:    make(chan watch.Event),
+		done:      make(chan struct{}),
+	}
+	if w.recursive && !strings.HasSuffix(w.prefix, "/") {
+		w.prefix += "/"
+	}
+
+	b := s.b
+	var initial []kv
+	var backlog []*event
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, errClosed(key)
+	}
+	switch {
+	case sendInitial:
+		w.after = b.rev
+		if w.recursive {
+			initial = b.rangeLocked(w.prefix, prefixEnd(w.prefix), b.rev)
+		} else if st, ok := b.atLocked(key, b.rev); ok {
+			initial = []kv{st}
+		}
+	case rv == 0:
+		w.after = b.rev
+	default:
+		// Events after rv start at rv+1, which must not be compacted.
+		if rv+1 < b.compacted {
+			cur := b.compacted
+			b.mu.Unlock()
+			return nil, storage.NewError(storage.ErrCodeExpired, key, int64(rv),
+				fmt.Sprintf("%s (compacted at %d)", msgWatchExpired, cur))
+		}
+		w.after = rv
+		if len(b.events) > 0 {
+			first := b.events[0].rev
+			i := 0
+			if rv+1 > first {
+				i = int(rv + 1 - first)
+			}
+			if i < len(b.events) {
+				// Published events are immutable and compaction replaces
+				// the slice, so this view stays valid without the lock.
+				backlog = b.events[i:len(b.events):len(b.events)]
+			}
+		}
+	}
+	b.watchers[w] = struct{}{}
+	b.wg.Add(1)
+	b.mu.Unlock()
+
+	go w.run(ctx, initial, endBookmark, backlog)
+	return w, nil
+}
+
+// run delivers the initial state, the backlog of past events and then live
+// events until the watch is stopped, cut off, or ctx ends.
+func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backlog []*event) {
+	defer w.s.b.wg.Done()
+	defer close(w.result)
+	defer w.Stop()
+
+	send := func(e watch.Event) bool {
+		select {
+		case w.result <- e:
+			return true
+		case <-w.done:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for _, st := range initial {
+		obj := w.s.newFunc()
+		if err := w.s.decode(st.key, st.data, obj, st.rev); err != nil {
+			send(errorEvent(err))
+			return
+		}
+		if ok, err := w.pred.Matches(obj); err != nil || !ok {
+			continue
+		}
+		if !send(watch.Event{Type: watch.Added, Object: obj}) {
+			return
+		}
+	}
+	if endBookmark {
+		obj, err := w.bookmark(w.after)
+		if err == nil {
+			err = setAnnotation(obj, metav1.InitialEventsAnnotationKey, "true")
+		}
+		if err != nil {
+			send(errorEvent(err))
+			return
+		}
+		if !send(watch.Event{Type: watch.Bookmark, Object: obj}) {
+			return
+		}
+	}
+	for _, ev := range backlog {
+		if !w.wants(ev.key) {
+			continue
+		}
+		if !w.deliver(ev, send) {
+			return
+		}
+	}
+	for {
+		select {
+		case ev := <-w.in:
+			if !w.deliver(ev, send) {
+				return
+			}
+		case <-w.done:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// deliver converts one stored event into what this watcher sees (nothing,
+// ADDED, MODIFIED, DELETED or BOOKMARK) and sends it. It returns false when
+// the watch must end.
+func (w *watcher) deliver(ev *event, send func(watch.Event) bool) bool {
+	if ev.kind == eventBookmark {
+		if !w.pred.AllowWatchBookmarks || ev.rev < w.after {
+			return true
+		}
+		obj, err := w.bookmark(ev.rev)
+		if err != nil {
+			send(errorEvent(err))
+			return false
+		}
+		return send(watch.Event{Type: watch.Bookmark, Object: obj})
+	}
+	if ev.rev <= w.after {
+		return true
+	}
+	w.after = ev.rev
+	var cur, prev runtime.Object
+	var curOK, prevOK bool
+	var err error
+	if ev.kind == eventPut {
+		if cur, curOK, err = w.decodeMatch(ev.key, ev.value, ev.rev); err != nil {
+			send(errorEvent(err))
+			return false
+		}
+	}
+	// The previous object matters for deletions and, with a selector, for
+	// transitions. It is sent with the event's revision, as etcd3's watcher.
+	if ev.prev != nil && (ev.kind == eventDelete || !w.pred.Empty()) {
+		if prev, prevOK, err = w.decodeMatch(ev.key, ev.prev, ev.rev); err != nil {
+			send(errorEvent(err))
+			return false
+		}
+	}
+	switch {
+	case ev.kind == eventDelete:
+		if prevOK {
+			return send(watch.Event{Type: watch.Deleted, Object: prev})
+		}
+	case ev.prev == nil:
+		if curOK {
+			return send(watch.Event{Type: watch.Added, Object: cur})
+		}
+	case w.pred.Empty():
+		return send(watch.Event{Type: watch.Modified, Object: cur})
+	case curOK && prevOK:
+		return send(watch.Event{Type: watch.Modified, Object: cur})
+	case curOK:
+		return send(watch.Event{Type: watch.Added, Object: cur})
+	case prevOK:
+		return send(watch.Event{Type: watch.Deleted, Object: prev})
+	}
+	return true
+}
+
+func (w *watcher) decodeMatch(key string, data []byte, rev uint64) (runtime.Object, bool, error) {
+	obj := w.s.newFunc()
+	if err := w.s.decode(key, data, obj, rev); err != nil {
+		return nil, false, err
+	}
+	ok, err := w.pred.Matches(obj)
+	if err != nil {
+		return nil, false, fmt.Errorf("watch %q: match %q: %w", w.key, key, err)
+	}
+	return obj, ok, nil
+}
+
+// bookmark returns an empty object carrying only resourceVersion rev.
+func (w *watcher) bookmark(rev uint64) (runtime.Object, error) {
+	obj := w.s.newFunc()
+	if err := storage.SetObjectResourceVersion(obj, rev); err != nil {
+		return nil, fmt.Errorf("bookmark: %w", err)
+	}
+	return obj, nil
+}
+
+func setAnnotation(obj runtime.Object, k, v string) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return fmt.Errorf("annotate bookmark: %w", err)
+	}
+	a := m.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[k] = v
+	m.SetAnnotations(a)
+	return nil
+}
+
+// errorEvent is the ERROR event that ends a watch after err.
+func errorEvent(err error) watch.Event {
+	st := apierrors.NewInternalError(err).Status()
+	return watch.Event{Type: watch.Error, Object: &st}
+}
