@@ -1,0 +1,244 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+)
+
+// Defaults of [Config].
+const (
+	// DefaultStartTimeout bounds the wait for the server to become ready.
+	DefaultStartTimeout = 60 * time.Second
+	// DefaultMaxRequestBytes is the largest request etcd accepts. It is above
+	// kube's 1.5 MiB object limit (which storage enforces on the encoded
+	// object) so that an object just under that limit, plus its key and the
+	// transaction around it, still fits.
+	DefaultMaxRequestBytes = 2 * 1024 * 1024
+	// socketName is the client socket's file name inside the data dir.
+	socketName = "etcd.sock"
+	// maxSocketPath is the longest unix socket path used; longer paths fall
+	// back to loopback TCP (the kernel limit is 107 bytes on Linux, 103 on
+	// the BSDs).
+	maxSocketPath = 100
+	// grpcOverhead is what the client allows on top of MaxRequestBytes for
+	// the gRPC envelope.
+	grpcOverhead = 512 * 1024
+)
+
+// Config configures an embedded etcd server. The zero value (plus DataDir)
+// is a durable server with etcd's defaults.
+type Config struct {
+	// DataDir holds etcd's data (kapi passes <data-dir>/etcd). It is created
+	// with mode 0700 if missing. Required.
+	DataDir string
+	// Logger receives etcd's warnings and errors (default slog.Default()).
+	Logger *slog.Logger
+	// UnsafeNoFsync disables fsync: fast, but writes can be lost on a crash.
+	// For tests only.
+	UnsafeNoFsync bool
+	// QuotaBackendBytes is the database size limit (0: etcd's 2 GiB).
+	QuotaBackendBytes int64
+	// MaxRequestBytes is the largest request accepted (0:
+	// DefaultMaxRequestBytes).
+	MaxRequestBytes uint
+	// WatchProgressNotifyInterval is how often idle watches that asked for
+	// progress notifications get one (0: etcd's default, 10 minutes).
+	WatchProgressNotifyInterval time.Duration
+	// StartTimeout bounds the wait for readiness (0: DefaultStartTimeout).
+	StartTimeout time.Duration
+}
+
+// Server is a running embedded etcd with a client connected to it.
+type Server struct {
+	etcd      *embed.Etcd
+	client    *clientv3.Client
+	endpoint  string
+	logger    *slog.Logger
+	readyIn   time.Duration
+	closing   *atomic.Bool // quiets etcd's logs during Close
+	closeOnce sync.Once
+}
+
+// Start starts etcd on cfg.DataDir and returns when it is ready to serve
+// (or fails: on a start error, when ctx ends, or after cfg.StartTimeout).
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	begin := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("embedded etcd: %w", context.Cause(ctx))
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("embedded etcd: data dir is required")
+	}
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd: data dir %q: %w", cfg.DataDir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded etcd: create data dir: %w", err)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger = logger.With("component", "etcd")
+	maxReq := cfg.MaxRequestBytes
+	if maxReq == 0 {
+		maxReq = DefaultMaxRequestBytes
+	}
+	timeout := cfg.StartTimeout
+	if timeout <= 0 {
+		timeout = DefaultStartTimeout
+	}
+
+	closing := new(atomic.Bool)
+	ec, err := etcdConfig(cfg, dir, maxReq, logger, closing)
+	if err != nil {
+		return nil, err
+	}
+	e, err := embed.StartEtcd(ec)
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd: start: %w", err)
+	}
+	stop := func() {
+		closing.Store(true)
+		e.Close()
+	}
+	if err := waitReady(ctx, e, timeout); err != nil {
+		stop()
+		return nil, err
+	}
+	endpoint, err := clientEndpoint(e)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	client, err := clientv3.New(clientv3.Config{
+		Endpoints:          []string{endpoint},
+		DialTimeout:        5 * time.Second,
+		Logger:             NewZapLogger(logger, zap.WarnLevel),
+		MaxCallSendMsgSize: int(maxReq) + grpcOverhead,
+	})
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("embedded etcd: client for %s: %w", endpoint, err)
+	}
+	s := &Server{etcd: e, client: client, endpoint: endpoint, logger: logger, readyIn: time.Since(begin), closing: closing}
+	logger.Info("embedded etcd ready", "endpoint", endpoint, "dataDir", dir, "duration", s.readyIn)
+	return s, nil
+}
+
+// etcdConfig builds etcd's configuration: one member, listeners on this
+// host only, etcd's logs bridged to logger.
+func etcdConfig(cfg Config, dir string, maxReq uint, logger *slog.Logger, closing *atomic.Bool) (*embed.Config, error) {
+	ec := embed.NewConfig()
+	ec.Dir = dir
+	ec.Logger = "zap"
+	ec.LogLevel = "warn"
+	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(newSlogCore(logger, zap.ErrorLevel, closing)))
+	ec.UnsafeNoFsync = cfg.UnsafeNoFsync
+	ec.QuotaBackendBytes = cfg.QuotaBackendBytes
+	ec.MaxRequestBytes = maxReq
+	ec.EnableGRPCGateway = false
+	ec.TickMs = 10
+	ec.ElectionMs = 100
+	ec.AutoCompactionRetention = "0" // kapi compacts (etcd3.StartCompactor)
+	if cfg.WatchProgressNotifyInterval > 0 {
+		ec.WatchProgressNotifyInterval = cfg.WatchProgressNotifyInterval
+	}
+
+	client, err := clientURL(dir)
+	if err != nil {
+		return nil, err
+	}
+	ec.ListenClientUrls = []url.URL{*client}
+	ec.AdvertiseClientUrls = []url.URL{*client}
+	// The peer listener is required but never dialled in a one-member
+	// cluster: loopback, kernel-chosen port.
+	peer := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	ec.ListenPeerUrls = []url.URL{peer}
+	ec.AdvertisePeerUrls = []url.URL{peer}
+	ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
+	return ec, nil
+}
+
+// clientURL is a unix socket in dir when its path is short enough, else a
+// kernel-chosen loopback TCP port.
+func clientURL(dir string) (*url.URL, error) {
+	sock := filepath.Join(dir, socketName)
+	if len(sock) <= maxSocketPath {
+		return &url.URL{Scheme: "unix", Path: sock}, nil
+	}
+	return &url.URL{Scheme: "http", Host: "127.0.0.1:0"}, nil
+}
+
+// clientEndpoint is the endpoint a client dials: the socket, or the TCP
+// address the kernel chose.
+func clientEndpoint(e *embed.Etcd) (string, error) {
+	if len(e.Clients) == 0 {
+		return "", errors.New("embedded etcd: no client listener")
+	}
+	addr := e.Clients[0].Addr()
+	if addr.Network() == "unix" {
+		return "unix://" + addr.String(), nil
+	}
+	return "http://" + addr.String(), nil
+}
+
+func waitReady(ctx context.Context, e *embed.Etcd, timeout time.Duration) error {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-e.Server.ReadyNotify():
+		return nil
+	case err := <-e.Err():
+		return fmt.Errorf("embedded etcd: serving failed before ready: %w", err)
+	case <-e.Server.StopNotify():
+		return errors.New("embedded etcd: server stopped before ready")
+	case <-timer.C:
+		return fmt.Errorf("embedded etcd: not ready after %s", timeout)
+	case <-ctx.Done():
+		return fmt.Errorf("embedded etcd: waiting for ready: %w", context.Cause(ctx))
+	}
+}
+
+// Client returns the server's client. It is closed by [Server.Close]; do
+// not close it yourself.
+func (s *Server) Client() *clientv3.Client { return s.client }
+
+// Endpoints returns the endpoints to build another client with (a
+// "unix://" socket path or a loopback "http://" address).
+func (s *Server) Endpoints() []string { return []string{s.endpoint} }
+
+// ReadyIn returns how long Start took from its call to readiness.
+func (s *Server) ReadyIn() time.Duration { return s.readyIn }
+
+// Err reports errors of etcd's serving goroutines after start; it is closed
+// when the server is closed.
+func (s *Server) Err() <-chan error { return s.etcd.Err() }
+
+// Close closes the client, then stops etcd cleanly (pending client requests
+// are cut off after etcd's request timeout) and waits for it. Call it last,
+// after everything using the client is done. It is safe to call more than
+// once and from several goroutines.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		if err := s.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
+			s.logger.Warn("closing embedded etcd client", "err", err)
+		}
+		s.closing.Store(true)
+		s.etcd.Close()
+		s.logger.Info("embedded etcd stopped")
+	})
+}

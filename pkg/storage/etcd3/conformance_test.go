@@ -1,0 +1,50 @@
+package etcd3
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/embedded"
+	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
+)
+
+// TestConformance runs the storage suite on etcd3 over embedded etcd. Each
+// case gets its own etcd (it starts in tens of milliseconds), so that one
+// case's compaction cannot leak into the next.
+func TestConformance(t *testing.T) {
+	storagetest.RunSuite(t, func(t *testing.T) storagetest.Backend {
+		return &backend{srv: startEtcd(t), stores: map[string]*Store{}}
+	})
+}
+
+type backend struct {
+	srv    *embedded.Server
+	mu     sync.Mutex
+	stores map[string]*Store
+}
+
+func (b *backend) Store(t *testing.T, r storagetest.Resource) storage.Interface {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.stores[r.Prefix]; ok {
+		return s
+	}
+	s := New(b.srv.Client(), Config{
+		Codec:       r.Codec,
+		NewFunc:     r.NewFunc,
+		NewListFunc: r.NewListFunc,
+		Logger:      quietLogger(),
+
+		ProgressNotifyInterval: testProgressInterval,
+	})
+	b.stores[r.Prefix] = s
+	return s
+}
+
+func (b *backend) Compact(ctx context.Context, t *testing.T, rev uint64) {
+	if err := compact(ctx, b.srv.Client(), int64(rev)); err != nil {
+		t.Fatalf("compact at %d: %v", rev, err)
+	}
+}

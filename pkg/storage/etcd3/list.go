@@ -1,0 +1,203 @@
+package etcd3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// maxPageSize caps the page size GetList grows to while a predicate filters
+// items out (as kube's etcd3 store).
+const maxPageSize = 10000
+
+// msgInconsistentContinue is kube-apiserver's message for an expired
+// continue token.
+const msgInconsistentContinue = "The provided continue parameter is too old " +
+	"to display a consistent list result. You can start a new list without " +
+	"the continue parameter, or use the continue token in this response to " +
+	"retrieve the remainder of the results. Continuing with the provided " +
+	"token results in an inconsistent list - objects that were created, " +
+	"modified, or deleted between the time the first chunk was returned " +
+	"and now may show up in the list."
+
+// ContinueExpiredError is the cause (StorageError.Err) of an
+// ErrCodeContinueExpired error: Continue resumes the list where the expired
+// token would have, at the latest revision (kube-apiserver returns it in the
+// 410 Status's metadata.continue).
+type ContinueExpiredError struct {
+	Continue string
+}
+
+func (e *ContinueExpiredError) Error() string {
+	return "continue token expired; resume inconsistently with continue=" + e.Continue
+}
+
+// GetList implements [storage.Interface].
+func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
+	k, err := s.prepareKey(key)
+	if err != nil {
+		return err
+	}
+	items, err := newListAppender(listObj, s.newFunc)
+	if err != nil {
+		return err
+	}
+	// A recursive list covers key + "/": "/pods/a" must not list "/pods/ab".
+	if opts.Recursive && !strings.HasSuffix(k, "/") {
+		k += "/"
+	}
+	keyPrefix := k
+	fromRV, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	pred := opts.Predicate
+	paging := pred.Limit > 0
+	pageSize := pred.Limit // grows while a predicate filters items out
+
+	var withRev int64 // the revision to read at; 0: the latest
+	var continueKey string
+	continuing := opts.Recursive && pred.Continue != ""
+	switch {
+	case continuing:
+		var continueRV int64
+		continueKey, continueRV, err = DecodeContinue(pred.Continue, keyPrefix)
+		if err != nil {
+			return &storage.StorageError{Code: storage.ErrCodeInvalidContinue, Key: key, Message: err.Error(), Err: err}
+		}
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			return storage.NewError(storage.ErrCodeInvalidContinue, key, 0,
+				"specifying resource version is not allowed when using continue")
+		}
+		k = continueKey
+		if continueRV > 0 {
+			withRev = continueRV
+		}
+	case opts.ResourceVersion != "":
+		switch opts.ResourceVersionMatch {
+		case metav1.ResourceVersionMatchNotOlderThan:
+			// Read the latest; checked against fromRV below.
+		case metav1.ResourceVersionMatchExact:
+			withRev = int64(fromRV)
+		case "":
+			// Legacy: a paged list from N reads exactly N.
+			if opts.Recursive && paging && fromRV > 0 {
+				withRev = int64(fromRV)
+			}
+		default:
+			return fmt.Errorf("etcd3: unknown resourceVersionMatch %q", opts.ResourceVersionMatch)
+		}
+	}
+
+	options := make([]clientv3.OpOption, 0, 4)
+	if opts.Recursive {
+		options = append(options, clientv3.WithRange(clientv3.GetPrefixRangeEnd(keyPrefix)))
+	}
+	if paging {
+		options = append(options, clientv3.WithLimit(pageSize))
+	}
+	if withRev != 0 {
+		options = append(options, clientv3.WithRev(withRev))
+	}
+
+	var (
+		lastKey []byte
+		hasMore bool
+		resp    *clientv3.GetResponse
+	)
+	for {
+		resp, err = s.client.Get(ctx, k, options...)
+		if err != nil {
+			err = interpretError(err, key)
+			if continuing && storage.HasCode(err, storage.ErrCodeExpired) {
+				return continueExpired(key, continueKey, keyPrefix, err)
+			}
+			return err
+		}
+		if err := checkMinRV(key, fromRV, resp.Header.Revision); err != nil {
+			return err
+		}
+		if len(resp.Kvs) == 0 && resp.More {
+			return errors.New("etcd3: no results were found, but etcd indicated there were more values remaining")
+		}
+		hasMore = resp.More
+		if withRev == 0 {
+			// Later pages read the revision the first one was read at.
+			withRev = resp.Header.Revision
+			options = append(options, clientv3.WithRev(withRev))
+		}
+		if pred.Empty() {
+			items.grow(len(resp.Kvs))
+		}
+
+		for i, kv := range resp.Kvs {
+			if paging && int64(items.len()) >= pred.Limit {
+				hasMore = true
+				break
+			}
+			lastKey = kv.Key
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			obj, err := s.decodeNew(key, kv.Value, items.newItem, kv.ModRevision)
+			if err != nil {
+				return err
+			}
+			if ok, err := pred.Matches(obj); err == nil && ok {
+				items.add(obj)
+			}
+			resp.Kvs[i] = nil // free early: long lists take a while to decode
+		}
+
+		if !hasMore || !paging || int64(items.len()) >= pred.Limit {
+			break
+		}
+		// The predicate dropped items: read on, with growing pages.
+		if pageSize < maxPageSize {
+			pageSize = min(pageSize*2, maxPageSize)
+			options = append(options, clientv3.WithLimit(pageSize))
+		}
+		k = string(lastKey) + "\x00"
+	}
+	items.finish()
+
+	if !hasMore {
+		return setList(listObj, withRev, "", nil)
+	}
+	next, err := EncodeContinue(string(lastKey)+"\x00", keyPrefix, withRev)
+	if err != nil {
+		return err
+	}
+	var remaining *int64
+	if pred.Empty() {
+		// resp.Count counts every key from this page's start; exact only
+		// when nothing was filtered.
+		c := resp.Count - int64(items.len())
+		remaining = &c
+	}
+	return setList(listObj, withRev, next, remaining)
+}
+
+func setList(listObj runtime.Object, rev int64, next string, remaining *int64) error {
+	if err := storage.SetListResourceVersion(listObj, uint64(rev), next, remaining); err != nil {
+		return fmt.Errorf("etcd3: set list metadata: %w", err)
+	}
+	return nil
+}
+
+// continueExpired is the 410 for a continue token whose revision was
+// compacted, with a fresh token resuming at the latest revision.
+func continueExpired(key, continueKey, keyPrefix string, cause error) error {
+	se := &storage.StorageError{Code: storage.ErrCodeContinueExpired, Key: key, Message: msgInconsistentContinue, Err: cause}
+	if tok, err := EncodeContinue(continueKey, keyPrefix, -1); err == nil {
+		se.Err = &ContinueExpiredError{Continue: tok}
+	}
+	return se
+}

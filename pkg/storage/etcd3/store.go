@@ -1,0 +1,226 @@
+package etcd3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// DefaultPrefix is the default key prefix (kube's --etcd-prefix).
+const DefaultPrefix = "/registry"
+
+// MaxObjectSize is the largest encoded object stored, in bytes: etcd's
+// default request limit (1.5 MiB), which kube-apiserver inherits.
+const MaxObjectSize = 3 * 1024 * 1024 / 2
+
+// Config configures a [Store].
+type Config struct {
+	// Prefix is prepended to every key (default DefaultPrefix).
+	Prefix string
+	// Codec encodes objects for etcd and decodes them back. Required.
+	Codec runtime.Codec
+	// NewFunc returns an empty object of the resource (used for watch
+	// events and bookmarks). Required for Watch.
+	NewFunc func() runtime.Object
+	// NewListFunc returns an empty list of the resource.
+	NewListFunc func() runtime.Object
+	// Logger (default slog.Default()).
+	Logger *slog.Logger
+	// ProgressNotifyInterval is etcd's --watch-progress-notify-interval
+	// (default DefaultProgressNotifyInterval, etcd's default). A watch with
+	// bookmarks that hears nothing from etcd for that long sends a BOOKMARK
+	// at the last revision it knows complete: etcd (>= 3.6) sends no
+	// progress notification to a watch until the store's revision reaches
+	// the watch's start revision, so an idle store would give none.
+	ProgressNotifyInterval time.Duration
+}
+
+// DefaultProgressNotifyInterval is etcd's default progress notification
+// interval.
+const DefaultProgressNotifyInterval = 10 * time.Minute
+
+// Store is the etcd3 implementation of [storage.Interface]. It is safe for
+// concurrent use.
+type Store struct {
+	client      *clientv3.Client
+	codec       runtime.Codec
+	newFunc     func() runtime.Object
+	newListFunc func() runtime.Object
+	pathPrefix  string // always ends in "/"
+	logger      *slog.Logger
+	progress    time.Duration
+}
+
+var _ storage.Interface = (*Store)(nil)
+
+// New returns a Store that keeps its objects in etcd through client. The
+// client is shared, not owned: closing it is the caller's job.
+func New(client *clientv3.Client, cfg Config) *Store {
+	prefix := cfg.Prefix
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	// As kube: a prefix always starts with "/" and is used as a directory.
+	p := path.Join("/", prefix)
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	progress := cfg.ProgressNotifyInterval
+	if progress <= 0 {
+		progress = DefaultProgressNotifyInterval
+	}
+	return &Store{
+		progress:    progress,
+		client:      client,
+		codec:       cfg.Codec,
+		newFunc:     cfg.NewFunc,
+		newListFunc: cfg.NewListFunc,
+		pathPrefix:  p,
+		logger:      logger,
+	}
+}
+
+// prepareKey returns the etcd key of key, refusing keys that would escape
+// the prefix.
+func (s *Store) prepareKey(key string) (string, error) {
+	switch {
+	case key == "" || key == "/":
+		return "", fmt.Errorf("etcd3: empty key %q", key)
+	case key == ".." || strings.HasPrefix(key, "../") || strings.HasSuffix(key, "/..") || strings.Contains(key, "/../"),
+		key == "." || strings.HasPrefix(key, "./") || strings.HasSuffix(key, "/.") || strings.Contains(key, "/./"):
+		return "", fmt.Errorf("etcd3: invalid key %q", key)
+	}
+	return s.pathPrefix + strings.TrimPrefix(key, "/"), nil
+}
+
+// Get implements [storage.Interface].
+func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
+	k, err := s.prepareKey(key)
+	if err != nil {
+		return err
+	}
+	minRV, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.Get(ctx, k)
+	if err != nil {
+		return interpretError(err, key)
+	}
+	if err := checkMinRV(key, minRV, resp.Header.Revision); err != nil {
+		return err
+	}
+	if len(resp.Kvs) == 0 {
+		if opts.IgnoreNotFound {
+			return runtime.SetZeroValue(objPtr)
+		}
+		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+	}
+	kv := resp.Kvs[0]
+	return s.decode(key, kv.Value, objPtr, kv.ModRevision)
+}
+
+// Create implements [storage.Interface].
+func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object) error {
+	k, err := s.prepareKey(key)
+	if err != nil {
+		return err
+	}
+	rv, err := storage.ObjectResourceVersion(obj)
+	if err != nil {
+		return storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
+	}
+	if rv != 0 {
+		return storage.NewError(storage.ErrCodeInvalidObj, key, 0, "resourceVersion should not be set on objects to be created")
+	}
+	data, err := s.encode(key, obj)
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(k), "=", 0)).
+		Then(clientv3.OpPut(k, string(data))).
+		Commit()
+	if err != nil {
+		return interpretError(err, key)
+	}
+	if !resp.Succeeded {
+		return storage.NewError(storage.ErrCodeKeyExists, key, 0, "")
+	}
+	if out == nil {
+		return nil
+	}
+	return s.decode(key, data, out, resp.Header.Revision)
+}
+
+// CurrentRevision implements [storage.Interface]: the revision of a
+// linearizable read made now.
+func (s *Store) CurrentRevision(ctx context.Context) (uint64, error) {
+	resp, err := s.client.Get(ctx, s.pathPrefix, clientv3.WithCountOnly())
+	if err != nil {
+		return 0, interpretError(err, "")
+	}
+	return uint64(resp.Header.Revision), nil
+}
+
+// Compact discards etcd's history before rev (rev itself stays readable).
+// Compacting at or below an earlier compaction is a no-op; a rev newer than
+// the current revision is ErrCodeTooLargeResourceVersion. Compaction is
+// global to the etcd cluster, not to this store's resource.
+func (s *Store) Compact(ctx context.Context, rev uint64) error {
+	return compact(ctx, s.client, int64(rev))
+}
+
+func compact(ctx context.Context, client *clientv3.Client, rev int64) error {
+	_, err := client.Compact(ctx, rev)
+	if err == nil {
+		return nil
+	}
+	err = interpretError(err, "")
+	if storage.HasCode(err, storage.ErrCodeExpired) {
+		return nil // already compacted at or past rev
+	}
+	return fmt.Errorf("compact at revision %d: %w", rev, err)
+}
+
+// checkMinRV enforces "at least as new as minRV" against the revision etcd
+// answered at.
+func checkMinRV(key string, minRV uint64, current int64) error {
+	if minRV > uint64(current) {
+		return tooLargeRV(key, minRV, uint64(current))
+	}
+	return nil
+}
+
+func tooLargeRV(key string, rv, current uint64) error {
+	return storage.NewError(storage.ErrCodeTooLargeResourceVersion, key, int64(rv),
+		fmt.Sprintf("Too large resource version: %d, current: %d", rv, current))
+}
+
+// parseRV parses a resourceVersion parameter.
+func parseRV(rv string) (uint64, error) {
+	v, err := storage.ParseResourceVersion(rv)
+	if err != nil {
+		return 0, fmt.Errorf("etcd3: %w", err)
+	}
+	return v, nil
+}
+
+// errContext reports whether err is a context error, which callers get
+// unchanged.
+func errContext(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

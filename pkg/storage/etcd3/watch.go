@@ -1,0 +1,338 @@
+package etcd3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+const (
+	// resultBuffer is the number of events a watcher holds for a slow
+	// consumer before it stops reading from etcd (etcd's client then
+	// buffers for this watch alone: other watchers are not slowed down).
+	resultBuffer = 100
+	// syncPageSize is the page size of the initial listing of a watch.
+	syncPageSize = 10000
+)
+
+// watcher is one Watch: a goroutine reading etcd's watch stream, turning
+// its events into watch.Events for the predicate, and sending them on
+// result, which it closes when it ends.
+type watcher struct {
+	s         *Store
+	key       string // caller's key, for errors
+	etcdKey   string // with a trailing "/" when recursive
+	recursive bool
+	pred      storage.SelectionPredicate
+	// progressNotify asks etcd for progress notifications; bookmarks are
+	// sent only when the predicate allows them.
+	progressNotify bool
+	bookmarks      bool
+
+	result chan watch.Event
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Watch implements [storage.Interface].
+//
+// As kube's etcd3 store: RV "" or "0" lists the current state as ADDED
+// events (at revision R) and then watches from R+1; RV N watches from N+1.
+// SendInitialEvents=true lists the current state (after checking N is not
+// in the future) and, with Predicate.AllowWatchBookmarks, ends it with an
+// annotated BOOKMARK;
+// SendInitialEvents=false with RV "" or "0" starts at the current revision
+// without initial events.
+func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	k, err := s.prepareKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Recursive && !strings.HasSuffix(k, "/") {
+		k += "/"
+	}
+	rev, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	if s.newFunc == nil {
+		return nil, errors.New("etcd3: watch needs Config.NewFunc")
+	}
+	var initialEvents, endBookmark bool
+	switch {
+	case opts.SendInitialEvents == nil:
+		initialEvents = rev == 0
+	case *opts.SendInitialEvents:
+		// As kube: the end of the initial events is marked only for
+		// watches that accept bookmarks.
+		initialEvents, endBookmark = true, opts.Predicate.AllowWatchBookmarks
+	}
+	if initialEvents && rev > 0 {
+		cur, err := s.CurrentRevision(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rev > cur {
+			return nil, tooLargeRV(key, rev, cur)
+		}
+	}
+	if !initialEvents && rev == 0 {
+		cur, err := s.CurrentRevision(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rev = cur
+	}
+
+	// Require a leader: a partitioned member must not keep a watch open
+	// that never delivers.
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	w := &watcher{
+		s:              s,
+		key:            key,
+		etcdKey:        k,
+		recursive:      opts.Recursive,
+		pred:           opts.Predicate,
+		progressNotify: opts.ProgressNotify,
+		bookmarks:      opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
+		result:         make(chan watch.Event, resultBuffer),
+		cancel:         cancel,
+		done:           make(chan struct{}),
+	}
+	go w.run(wctx, int64(rev), initialEvents, endBookmark)
+	return w, nil
+}
+
+// ResultChan implements watch.Interface.
+func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
+
+// Stop implements watch.Interface: it ends the watch and waits until its
+// goroutine has exited (ResultChan is then closed).
+func (w *watcher) Stop() {
+	w.cancel()
+	<-w.done
+}
+
+func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark bool) {
+	defer close(w.done)
+	defer close(w.result)
+	defer w.cancel()
+
+	if initialEvents {
+		r, err := w.sync(ctx)
+		if err != nil {
+			w.sendError(ctx, err)
+			return
+		}
+		rev = r
+	}
+	if endBookmark {
+		if !w.sendBookmark(ctx, rev, true) {
+			return
+		}
+	}
+
+	opts := []clientv3.OpOption{clientv3.WithRev(rev + 1), clientv3.WithPrevKV()}
+	if w.recursive {
+		opts = append(opts, clientv3.WithPrefix())
+	}
+	if w.progressNotify {
+		opts = append(opts, clientv3.WithProgressNotify())
+	}
+	wch := w.s.client.Watch(ctx, w.etcdKey, opts...)
+	// lastRev is the revision up to which every event was delivered; heard
+	// is whether etcd said anything since the last tick.
+	lastRev, heard := rev, false
+	var tick <-chan time.Time
+	if w.bookmarks {
+		t := time.NewTicker(w.s.progress)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-tick:
+			if !heard && !w.sendBookmark(ctx, lastRev, false) {
+				return
+			}
+			heard = false
+			continue
+		case resp, ok := <-wch:
+			if !ok {
+				// Without an error the stream ends only when ctx ends or
+				// the client is closed: either way the watch is over.
+				return
+			}
+			heard = true
+			if err := resp.Err(); err != nil {
+				w.sendError(ctx, err)
+				return
+			}
+			if resp.IsProgressNotify() {
+				lastRev = max(lastRev, resp.Header.Revision)
+				if w.bookmarks && !w.sendBookmark(ctx, resp.Header.Revision, false) {
+					return
+				}
+				continue
+			}
+			for _, e := range resp.Events {
+				lastRev = max(lastRev, e.Kv.ModRevision)
+				ev, ok, err := w.transform(e)
+				if err != nil {
+					w.sendError(ctx, err)
+					return
+				}
+				if ok && !w.send(ctx, ev) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// sync sends the current state as ADDED events and returns the revision it
+// was read at.
+func (w *watcher) sync(ctx context.Context) (int64, error) {
+	opts := []clientv3.OpOption{}
+	if w.recursive {
+		opts = append(opts, clientv3.WithRange(clientv3.GetPrefixRangeEnd(w.etcdKey)), clientv3.WithLimit(syncPageSize))
+	}
+	from := w.etcdKey
+	var rev int64
+	for {
+		resp, err := w.s.client.Get(ctx, from, opts...)
+		if err != nil {
+			return 0, err
+		}
+		if rev == 0 {
+			rev = resp.Header.Revision
+			opts = append(opts, clientv3.WithRev(rev))
+		}
+		for _, kv := range resp.Kvs {
+			obj, err := w.s.decodeNew(w.key, kv.Value, w.s.newFunc, kv.ModRevision)
+			if err != nil {
+				return 0, err
+			}
+			if !w.matches(obj) {
+				continue
+			}
+			if !w.send(ctx, watch.Event{Type: watch.Added, Object: obj}) {
+				return 0, ctx.Err()
+			}
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			return rev, nil
+		}
+		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+}
+
+// transform turns an etcd event into the watch event the predicate sees,
+// if any: objects entering the predicate are ADDED, leaving it DELETED (with
+// the old object). Old objects carry the event's revision, as in kube.
+func (w *watcher) transform(e *clientv3.Event) (watch.Event, bool, error) {
+	rev := e.Kv.ModRevision
+	if e.Type == clientv3.EventTypeDelete {
+		if e.PrevKv == nil {
+			return watch.Event{}, false, fmt.Errorf("etcd delete event for %q at revision %d without the previous value", e.Kv.Key, rev)
+		}
+		old, err := w.s.decodeNew(w.key, e.PrevKv.Value, w.s.newFunc, rev)
+		if err != nil {
+			return watch.Event{}, false, err
+		}
+		return watch.Event{Type: watch.Deleted, Object: old}, w.matches(old), nil
+	}
+
+	cur, err := w.s.decodeNew(w.key, e.Kv.Value, w.s.newFunc, rev)
+	if err != nil {
+		return watch.Event{}, false, err
+	}
+	if e.IsCreate() {
+		return watch.Event{Type: watch.Added, Object: cur}, w.matches(cur), nil
+	}
+	if w.pred.Empty() {
+		return watch.Event{Type: watch.Modified, Object: cur}, true, nil
+	}
+	curOK := w.matches(cur)
+	if e.PrevKv == nil {
+		// History of the previous value is gone: the best guess.
+		return watch.Event{Type: watch.Modified, Object: cur}, curOK, nil
+	}
+	old, err := w.s.decodeNew(w.key, e.PrevKv.Value, w.s.newFunc, rev)
+	if err != nil {
+		return watch.Event{}, false, err
+	}
+	oldOK := w.matches(old)
+	switch {
+	case curOK && oldOK:
+		return watch.Event{Type: watch.Modified, Object: cur}, true, nil
+	case curOK:
+		return watch.Event{Type: watch.Added, Object: cur}, true, nil
+	case oldOK:
+		return watch.Event{Type: watch.Deleted, Object: old}, true, nil
+	}
+	return watch.Event{}, false, nil
+}
+
+func (w *watcher) matches(obj runtime.Object) bool {
+	ok, err := w.pred.Matches(obj)
+	return err == nil && ok
+}
+
+// send delivers ev unless the watch ends first.
+func (w *watcher) send(ctx context.Context, ev watch.Event) bool {
+	select {
+	case w.result <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// sendBookmark sends a BOOKMARK at rev, annotated as the end of the initial
+// events when initialEnd.
+func (w *watcher) sendBookmark(ctx context.Context, rev int64, initialEnd bool) bool {
+	obj := w.s.newFunc()
+	if err := storage.SetObjectResourceVersion(obj, uint64(rev)); err != nil {
+		w.sendError(ctx, err)
+		return false
+	}
+	if initialEnd {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			w.sendError(ctx, err)
+			return false
+		}
+		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	return w.send(ctx, watch.Event{Type: watch.Bookmark, Object: obj})
+}
+
+// sendError ends the watch with an ERROR event carrying a Status, as kube:
+// 410 Expired when the revision was compacted, 500 otherwise. Nothing is
+// sent once the watch was stopped.
+func (w *watcher) sendError(ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	err = interpretError(err, w.key)
+	var st metav1.Status
+	if storage.HasCode(err, storage.ErrCodeExpired) {
+		st = apierrors.NewResourceExpired("The resourceVersion for the provided watch is too old.").Status()
+	} else {
+		w.s.logger.Warn("watch failed", "key", w.key, "err", err)
+		st = apierrors.NewInternalError(err).Status()
+	}
+	w.send(ctx, watch.Event{Type: watch.Error, Object: &st})
+}
