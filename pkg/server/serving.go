@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/http2"
 )
 
@@ -43,8 +42,9 @@ type SecureServingInfo struct {
 	// HTTP2MaxStreamsPerConnection <= 0 means 100.
 	HTTP2MaxStreamsPerConnection int
 	DisableHTTP2                 bool
-	// HandshakeErrors counts TLS handshake errors (may be nil).
-	HandshakeErrors prometheus.Counter
+	// OnTLSHandshakeError is called for each TLS handshake error (may be
+	// nil), e.g. to count apiserver_tls_handshake_errors_total.
+	OnTLSHandshakeError func()
 }
 
 // Listen binds a TCP listener with keep-alive, as the secure serving
@@ -105,7 +105,7 @@ func (s *SecureServingInfo) Serve(handler http.Handler, shutdownTimeout time.Dur
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleTimeout,
 		TLSConfig:         tlsCfg,
-		ErrorLog:          log.New(&serverErrorLog{logger: logger, handshakeErrors: s.HandshakeErrors}, "", 0),
+		ErrorLog:          log.New(&serverErrorLog{logger: logger, onHandshakeError: s.OnTLSHandshakeError}, "", 0),
 	}
 	if !s.DisableHTTP2 {
 		streams := s.HTTP2MaxStreamsPerConnection
@@ -174,15 +174,15 @@ func (l tlsListener) Accept() (net.Conn, error) {
 // serverErrorLog routes http.Server's error log to slog: TLS handshake
 // errors are counted and logged at debug level only (serving.md 11).
 type serverErrorLog struct {
-	logger          *slog.Logger
-	handshakeErrors prometheus.Counter
+	logger           *slog.Logger
+	onHandshakeError func()
 }
 
 func (l *serverErrorLog) Write(p []byte) (int, error) {
 	msg := strings.TrimSpace(string(p))
 	if strings.Contains(msg, "http: TLS handshake error") {
-		if l.handshakeErrors != nil {
-			l.handshakeErrors.Inc()
+		if l.onHandshakeError != nil {
+			l.onHandshakeError()
 		}
 		l.logger.Debug(msg)
 		return len(p), nil

@@ -1,0 +1,230 @@
+// Command kapi-load measures a kapi server on this machine.
+//
+//	kapi-load get     -kubeconfig K -path /version -c 32 -n 20000 [-http1]
+//	kapi-load startup -kapi ./kapi -runs 10 [-- extra kapi flags]
+//
+// "get" sends n authenticated GETs over c concurrent workers and prints the
+// throughput and latency percentiles. "startup" starts the kapi binary
+// runs times on a prepared data dir and prints the time from process start
+// to the first 200 from /readyz, and the RSS of the idle server.
+//
+// It only ever talks to the address in the kubeconfig or to the kapi it
+// started on loopback, and every loop is bounded by -n / -runs.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/http2"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: kapi-load get|startup [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "get":
+		err = runGet(os.Args[2:])
+	case "startup":
+		err = runStartup(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown mode %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(1)
+	}
+}
+
+func runGet(args []string) error {
+	fs := flag.NewFlagSet("get", flag.ExitOnError)
+	kubeconfig := fs.String("kubeconfig", "kapi-data/admin.kubeconfig", "admin kubeconfig of the server")
+	path := fs.String("path", "/version", "path to GET")
+	conc := fs.Int("c", 32, "concurrent workers")
+	n := fs.Int("n", 20000, "total requests")
+	http1 := fs.Bool("http1", false, "use HTTP/1.1 instead of HTTP/2")
+	_ = fs.Parse(args)
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		return err
+	}
+	tlsCfg, err := tlsConfigFor(cfg)
+	if err != nil {
+		return err
+	}
+	var rt http.RoundTripper
+	if *http1 {
+		tlsCfg.NextProtos = []string{"http/1.1"}
+		rt = &http.Transport{TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: *conc, MaxConnsPerHost: *conc}
+	} else {
+		rt = &http2.Transport{TLSClientConfig: tlsCfg}
+	}
+	client := &http.Client{Transport: rt, Timeout: 30 * time.Second}
+	url := cfg.Host + *path
+
+	lat := make([]time.Duration, *n)
+	var next, failures atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < *conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(*n) {
+					return
+				}
+				t0 := time.Now()
+				resp, err := client.Get(url)
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						err = fmt.Errorf("status %d", resp.StatusCode)
+					}
+				}
+				if err != nil {
+					failures.Add(1)
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	proto := "HTTP/2"
+	if *http1 {
+		proto = "HTTP/1.1"
+	}
+	fmt.Printf("GET %s %s c=%d n=%d: %.0f req/s, p50 %v, p99 %v, max %v, failures %d\n",
+		*path, proto, *conc, *n, float64(*n)/elapsed.Seconds(), lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1], failures.Load())
+	if failures.Load() > 0 {
+		return errors.New("some requests failed")
+	}
+	return nil
+}
+
+func tlsConfigFor(cfg *rest.Config) (*tls.Config, error) {
+	tc, err := rest.TLSConfigFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if tc == nil {
+		return nil, errors.New("kubeconfig has no TLS settings")
+	}
+	return tc, nil
+}
+
+func runStartup(args []string) error {
+	fs := flag.NewFlagSet("startup", flag.ExitOnError)
+	kapi := fs.String("kapi", "./kapi", "kapi binary")
+	runs := fs.Int("runs", 10, "number of starts")
+	dataDir := fs.String("data-dir", "", "data dir (default: a new temporary dir, prepared by a first, unmeasured start)")
+	_ = fs.Parse(args)
+	extra := fs.Args()
+
+	dir := *dataDir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "kapi-startup-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	// First start creates the PKI and the etcd data; not measured.
+	if _, _, err := startOnce(*kapi, dir, extra); err != nil {
+		return fmt.Errorf("warm-up start: %w", err)
+	}
+	var times []time.Duration
+	var rss []int64
+	for i := 0; i < *runs; i++ {
+		d, r, err := startOnce(*kapi, dir, extra)
+		if err != nil {
+			return err
+		}
+		times = append(times, d)
+		rss = append(rss, r)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
+	fmt.Printf("start to first 200 on /readyz over %d runs (%s): min %v, median %v, max %v; idle RSS median %d MiB\n",
+		*runs, strings.Join(extra, " "), times[0], times[len(times)/2], times[len(times)-1], rss[len(rss)/2]>>20)
+	return nil
+}
+
+// startOnce starts kapi on a free port, measures the time to the first 200
+// from /readyz and the RSS a moment later, then stops it with SIGTERM.
+func startOnce(kapi, dir string, extra []string) (time.Duration, int64, error) {
+	kubeconfig := filepath.Join(dir, "admin.kubeconfig")
+	_ = os.Remove(kubeconfig)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kapi, append([]string{"--data-dir", dir, "--secure-port", "0"}, extra...)...)
+	cmd.Stderr = io.Discard
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}()
+	for ctx.Err() == nil {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err == nil {
+			tc, err := tlsConfigFor(cfg)
+			if err != nil {
+				return 0, 0, err
+			}
+			client := &http.Client{Transport: &http.Transport{TLSClientConfig: tc}, Timeout: time.Second}
+			resp, err := client.Get(cfg.Host + "/readyz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					d := time.Since(start)
+					time.Sleep(500 * time.Millisecond)
+					return d, rssOf(cmd.Process.Pid), nil
+				}
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return 0, 0, errors.New("kapi did not become ready within 60s")
+}
+
+func rssOf(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:")), "%d", &kb)
+			return kb << 10
+		}
+	}
+	return 0
+}

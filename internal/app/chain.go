@@ -1,0 +1,65 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
+)
+
+// applyHandlerChain sets up the filters that run once, at the head of the
+// chain (serving.md §C), with the wait groups Run drains and the audit
+// backend Run starts and stops.
+func (c *Config) applyHandlerChain() error {
+	o := c.Options
+	g := c.Generic
+
+	nonLongRunning := &filters.SafeWaitGroup{}
+	g.NonLongRunningRequestWaitGroup = nonLongRunning
+
+	var drainer *filters.WatchDrainer
+	if o.Run.ShutdownWatchTerminationGracePeriod > 0 {
+		drainer = filters.NewWatchDrainer()
+		g.WatchRequestWaitGroup = watchWaiter{drainer}
+	}
+
+	var auditBackend audit.Backend
+	if o.Audit.LogPath != "" {
+		b, err := audit.OpenLogBackend(o.Audit.LogPath, c.Logger)
+		if err != nil {
+			return fmt.Errorf("--audit-log-path: %w", err)
+		}
+		auditBackend = b
+		g.AuditBackend = b
+	}
+
+	chain := filters.ChainConfig{
+		Logger:                         c.Logger,
+		MuxAndDiscoveryComplete:        g.LifecycleSignals.MuxAndDiscoveryComplete.Signaled(),
+		WatchDrainer:                   drainer,
+		NonLongRunningRequestWaitGroup: nonLongRunning,
+		RequestTimeout:                 o.Run.RequestTimeout,
+		Authenticator:                  c.Authenticator,
+		AuditBackend:                   auditBackend,
+		AuditPolicy:                    audit.MetadataPolicy(),
+		MaxRequestsInFlight:            o.Run.MaxRequestsInFlight,
+		MaxMutatingRequestsInFlight:    o.Run.MaxMutatingRequestsInFlight,
+		Authorizer:                     filters.InterimAuthorizer{},
+		Metrics:                        c.Metrics,
+	}
+	if o.Run.ShutdownSendRetryAfter {
+		chain.RetryAfter = g.LifecycleSignals.NotAcceptingNewRequest.Signaled()
+	}
+	g.BuildHandlerChainFunc = func(apiHandler http.Handler, _ *server.Config) http.Handler {
+		return filters.BuildChain(apiHandler, chain)
+	}
+	return nil
+}
+
+// watchWaiter adapts the drainer to what Run waits on.
+type watchWaiter struct{ d *filters.WatchDrainer }
+
+func (w watchWaiter) Wait(grace time.Duration) { w.d.Wait(grace) }

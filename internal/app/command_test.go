@@ -1,0 +1,64 @@
+package app_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kapi-dev/kapi/internal/app"
+)
+
+func TestBadFlagsFailBeforeStarting(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown backend", []string{"--storage-backend=mongo"}, "--storage-backend invalid"},
+		{"negative delay", []string{"--shutdown-delay-duration=-1s"}, "--shutdown-delay-duration can not be negative value"},
+		{"negative watch grace", []string{"--shutdown-watch-termination-grace-period=-1s"}, "shutdown-watch-termination-grace-period, if provided, can not be a negative value"},
+		{"negative request timeout", []string{"--request-timeout=-1s"}, "--request-timeout can not be negative value"},
+		{"negative min request timeout", []string{"--min-request-timeout=-1"}, "--min-request-timeout can not be negative value"},
+		{"negative inflight", []string{"--max-requests-inflight=-1"}, "--max-requests-inflight can not be negative value"},
+		{"negative mutating inflight", []string{"--max-mutating-requests-inflight=-1"}, "--max-mutating-requests-inflight can not be negative value"},
+		{"port out of range", []string{"--secure-port=70000"}, "--secure-port 70000 must be between 0 and 65535"},
+		{"bad bind address", []string{"--bind-address=nope"}, `--bind-address "nope" is not a valid IP address`},
+		{"missing cert file", []string{"--tls-cert-file=" + dir + "/missing.crt", "--tls-private-key-file=" + dir + "/missing.key"}, "--tls-cert-file"},
+		{"cert without key", []string{"--tls-cert-file=" + dir + "/x.crt"}, "--tls-cert-file and --tls-private-key-file must be supplied as a pair"},
+		{"missing client ca", []string{"--client-ca-file=" + dir + "/ca.crt"}, "--client-ca-file"},
+		{"tls version", []string{"--tls-min-version=VersionTLS99"}, `unknown tls version "VersionTLS99"`},
+		{"old tls version", []string{"--tls-min-version=VersionTLS10"}, "--tls-min-version VersionTLS10 is not allowed"},
+		{"memory with etcd servers", []string{"--storage-backend=memory", "--etcd-servers=http://127.0.0.1:2379"}, "--etcd-servers can not be set with --storage-backend=memory"},
+		{"bad etcd url", []string{"--etcd-servers=::nope"}, "--etcd-servers"},
+		{"audit policy", []string{"--audit-policy-file=" + dir + "/p.yaml"}, "--audit-policy-file is not supported yet"},
+		{"positional argument", []string{"extra"}, `"kapi" does not take any arguments, got ["extra"]`},
+		{"unknown flag", []string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := app.NewCommand()
+			cmd.SetArgs(append([]string{"--data-dir=" + dir + "/data"}, tt.args...))
+			var out bytes.Buffer
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			err := cmd.Execute()
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	cmd := app.NewCommand()
+	cmd.SetArgs([]string{"version"})
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "kapi ") || !strings.Contains(out.String(), "Kubernetes API v1.37.") {
+		t.Fatalf("got %q", out.String())
+	}
+}

@@ -1,0 +1,94 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kapi-dev/kapi/pkg/server/options"
+)
+
+// Options are everything the command line sets, grouped by concern.
+type Options struct {
+	DataDir         string
+	AdminKubeconfig string
+	Verbosity       int
+
+	SecureServing *options.SecureServingOptions
+	Run           *options.ServerRunOptions
+	Storage       *options.StorageOptions
+	Audit         *options.AuditOptions
+
+	// Test seams (not flags).
+
+	// Logger, if set, is used instead of one built from Verbosity.
+	Logger *slog.Logger
+	// OnLifecycleSignal is called with each lifecycle signal's name as it
+	// fires, in order.
+	OnLifecycleSignal func(name string)
+	// OnPostStartHookError replaces the default (log and exit 255).
+	OnPostStartHookError func(name string, err error)
+}
+
+// NewOptions returns the defaults of DESIGN.md §7.
+func NewOptions() *Options {
+	return &Options{
+		DataDir:       "./kapi-data",
+		SecureServing: options.NewSecureServingOptions(),
+		Run:           options.NewServerRunOptions(),
+		Storage:       options.NewStorageOptions(),
+		Audit:         options.NewAuditOptions(),
+	}
+}
+
+// AddFlags adds every flag to fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for the embedded etcd data, the generated PKI and the admin kubeconfig.")
+	fs.StringVar(&o.AdminKubeconfig, "admin-kubeconfig", o.AdminKubeconfig, "Where the cluster-admin kubeconfig is written at start (default <data-dir>/admin.kubeconfig).")
+	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity: 0 info, 1 and above debug.")
+	o.SecureServing.AddFlags(fs)
+	o.Run.AddFlags(fs)
+	o.Storage.AddFlags(fs)
+	o.Audit.AddFlags(fs)
+}
+
+// CompletedOptions are Options with every derived default filled in; only
+// they can be run.
+type CompletedOptions struct {
+	*Options
+}
+
+// Complete fills in derived defaults (cert dir, kubeconfig path) and
+// validates everything, reporting all problems together.
+func (o *Options) Complete() (CompletedOptions, error) {
+	if o.DataDir == "" {
+		return CompletedOptions{}, errors.New("--data-dir must not be empty")
+	}
+	if o.SecureServing.CertDir == "" {
+		o.SecureServing.CertDir = filepath.Join(o.DataDir, "pki")
+	}
+	if o.AdminKubeconfig == "" {
+		o.AdminKubeconfig = filepath.Join(o.DataDir, "admin.kubeconfig")
+	}
+	c := CompletedOptions{o}
+	if err := c.Validate(); err != nil {
+		return CompletedOptions{}, err
+	}
+	return c, nil
+}
+
+// Validate checks every option group.
+func (o CompletedOptions) Validate() error {
+	var errs []error
+	errs = append(errs, o.SecureServing.Validate()...)
+	errs = append(errs, o.Run.Validate()...)
+	errs = append(errs, o.Storage.Validate()...)
+	errs = append(errs, o.Audit.Validate()...)
+	if o.Verbosity < 0 {
+		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
+	}
+	return errors.Join(errs...)
+}

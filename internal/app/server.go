@@ -1,0 +1,312 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"k8s.io/klog/v2"
+
+	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
+	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
+	"github.com/kapi-dev/kapi/pkg/auth/pki"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/healthz"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
+	"github.com/kapi-dev/kapi/pkg/version"
+)
+
+// Config is everything the server chain is built from: the generic server
+// config shared by the three servers, plus what only the app knows.
+type Config struct {
+	Options CompletedOptions
+	Logger  *slog.Logger
+	Generic *server.Config
+
+	// Address is the host:port the listener got.
+	Address string
+	// CAPEM is the CA that signed the serving certificate (nil with
+	// bring-your-own certificates whose issuer kapi does not know).
+	CAPEM []byte
+	// LoopbackToken authenticates the server's own clients as
+	// system:apiserver in system:masters.
+	LoopbackToken string
+
+	Authenticator authenticator.Request
+	Metrics       *metrics.Metrics
+
+	storage *storageBundle
+	// cleanups run, in reverse, when the chain is destroyed or building
+	// fails.
+	cleanups []func()
+}
+
+func (c *Config) addCleanup(fn func()) { c.cleanups = append(c.cleanups, fn) }
+
+func (c *Config) cleanup() {
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		c.cleanups[i]()
+	}
+	c.cleanups = nil
+}
+
+// Run builds the chain, prepares it and runs it until stopCh closes
+// (lifecycle.md 4). It returns nil after a clean termination.
+func Run(o CompletedOptions, stopCh <-chan struct{}) error {
+	cfg, err := NewConfig(o)
+	if err != nil {
+		return err
+	}
+	head, err := CreateServerChain(cfg)
+	if err != nil {
+		cfg.cleanup()
+		return err
+	}
+	return head.PrepareRun().Run(stopCh)
+}
+
+// NewLogger builds the process logger: text lines on stderr, debug from -v 1.
+func NewLogger(verbosity int) *slog.Logger {
+	level := slog.LevelInfo
+	if verbosity > 0 {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// NewConfig turns options into a config: it binds the listener (so a port
+// in use fails here, lifecycle.md 5), loads or generates the PKI, writes the
+// admin kubeconfig, starts storage and builds the generic config.
+func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
+	logger := o.Logger
+	if logger == nil {
+		logger = NewLogger(o.Verbosity)
+	}
+	logRuntime(logger)
+
+	c := &Config{Options: o, Logger: logger}
+	defer func() {
+		if retErr != nil {
+			c.cleanup()
+		}
+	}()
+
+	g := server.NewConfig(logger)
+	g.LifecycleSignals = server.NewLifecycleSignals(logger, o.OnLifecycleSignal)
+	g.ShutdownDelayDuration = o.Run.ShutdownDelayDuration
+	g.ShutdownSendRetryAfter = o.Run.ShutdownSendRetryAfter
+	g.ShutdownWatchTerminationGracePeriod = o.Run.ShutdownWatchTerminationGracePeriod
+	g.RequestTimeout = o.Run.RequestTimeout
+	g.LivezGracePeriod = o.Run.LivezGracePeriod
+	v := version.Get()
+	g.Version = &v
+	g.MetricsRegistry = prometheus.NewRegistry()
+	g.MetricsRegistry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	hm, err := healthz.NewMetrics(g.MetricsRegistry)
+	if err != nil {
+		return nil, fmt.Errorf("health metrics: %w", err)
+	}
+	g.HealthMetrics = hm
+	g.OnPostStartHookError = o.OnPostStartHookError
+	if g.OnPostStartHookError == nil {
+		g.OnPostStartHookError = func(name string, err error) {
+			logger.Error("post-start hook failed", "hook", name, "err", err)
+			os.Exit(255)
+		}
+	}
+	c.Generic = g
+	if c.Metrics, err = metrics.New(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("request metrics: %w", err)
+	}
+
+	// The log check flushes klog, which the k8s libraries log through.
+	logCheck := healthz.NewLogHealthz(func() error { klog.Flush(); return nil }, nil)
+	c.addCleanup(logCheck.Stop)
+	g.HealthzChecks = append(g.HealthzChecks, logCheck)
+	g.LivezChecks = append(g.LivezChecks, logCheck)
+	g.ReadyzChecks = append(g.ReadyzChecks, logCheck)
+
+	if err := c.applySecureServing(); err != nil {
+		return nil, err
+	}
+	if err := c.applyStorage(); err != nil {
+		return nil, err
+	}
+	if err := c.applyHandlerChain(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func logRuntime(logger *slog.Logger) {
+	gogc := os.Getenv("GOGC")
+	if gogc == "" {
+		gogc = "100"
+	}
+	traceback := os.Getenv("GOTRACEBACK")
+	if traceback == "" {
+		traceback = "single"
+	}
+	logger.Info("starting kapi", "version", version.Get().GitVersion, "goVersion", runtime.Version())
+	logger.Info("golang settings", "GOGC", gogc, "GOMAXPROCS", runtime.GOMAXPROCS(0), "GOTRACEBACK", traceback)
+}
+
+// applySecureServing binds the listener and sets up TLS, client
+// authentication and the admin kubeconfig.
+func (c *Config) applySecureServing() error {
+	o := c.Options.SecureServing
+	addr := net.JoinHostPort(o.BindAddress, strconv.Itoa(o.BindPort))
+	ln, err := server.Listen(context.Background(), "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("failed to create listener: %w", err)
+	}
+	c.addCleanup(func() { _ = ln.Close() })
+	c.Address = ln.Addr().String()
+	minTLS, err := o.MinTLSVersion()
+	if err != nil {
+		return err
+	}
+
+	host, _ := os.Hostname()
+	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: []string{o.BindAddress, host}, Logger: c.Logger})
+	if err != nil {
+		return fmt.Errorf("certificates in --cert-dir %s: %w", o.CertDir, err)
+	}
+	serving := bundle.Serving
+	clientCA := bundle.CAPool
+	c.CAPEM = bundle.CAPEM
+	if o.TLSCertFile != "" {
+		serving, err = pki.LoadServing(o.TLSCertFile, o.TLSPrivateKeyFile)
+		if err != nil {
+			return err
+		}
+		c.CAPEM = nil
+	}
+	if o.ClientCAFile != "" {
+		pool, err := pki.LoadCAPool(o.ClientCAFile)
+		if err != nil {
+			return err
+		}
+		// The generated admin certificate keeps working beside the
+		// user's CA, so the admin kubeconfig is always usable.
+		clientCA = mergePools(pool, bundle.CA)
+	}
+
+	c.Generic.SecureServing = &server.SecureServingInfo{
+		Listener:                     ln,
+		Cert:                         &serving,
+		ClientCA:                     clientCA,
+		MinTLSVersion:                minTLS,
+		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
+		DisableHTTP2:                 o.DisableHTTP2Serving,
+		OnTLSHandshakeError:          c.Metrics.TLSHandshakeError,
+	}
+
+	token, err := randomToken()
+	if err != nil {
+		return err
+	}
+	c.LoopbackToken = token
+	c.Authenticator = authenticator.Union(
+		authenticator.NewX509(clientCA),
+		authenticator.NewTokenAuthenticator(map[string]*user.Info{
+			token: {Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}},
+		}),
+	)
+
+	if c.CAPEM != nil {
+		if err := kubeconfig.WriteAdmin(c.Options.AdminKubeconfig, "https://"+serverHost(c.Address), c.CAPEM, bundle.AdminCertPEM, bundle.AdminKeyPEM); err != nil {
+			return fmt.Errorf("write --admin-kubeconfig: %w", err)
+		}
+		c.Logger.Info("wrote admin kubeconfig", "path", c.Options.AdminKubeconfig)
+	} else {
+		c.Logger.Warn("not writing the admin kubeconfig: the serving certificate is not signed by kapi's CA")
+	}
+	return nil
+}
+
+// serverHost is the address clients should dial: an unspecified bind
+// address is reached through loopback.
+func serverHost(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		if ip.To4() != nil {
+			host = "127.0.0.1"
+		} else {
+			host = "::1"
+		}
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func mergePools(pool *x509.CertPool, extra *x509.Certificate) *x509.CertPool {
+	out := pool.Clone()
+	out.AddCert(extra)
+	return out
+}
+
+func randomToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate loopback token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// The three servers of the chain, named as upstream names them.
+const (
+	AggregatorName    = "kube-aggregator"
+	CoreName          = "kube-apiserver"
+	APIExtensionsName = "apiextensions-apiserver"
+)
+
+// CreateServerChain builds the chain innermost-first: apiextensions in
+// front of the not-found handler, the core server in front of it, the
+// aggregator at the head (lifecycle.md 4). It returns the head.
+func CreateServerChain(c *Config) (*server.GenericServer, error) {
+	completed, err := c.Generic.Complete()
+	if err != nil {
+		return nil, err
+	}
+	notFound := server.NewEmptyDelegate(server.NotFoundHandler())
+
+	apiextensions, err := completed.New(APIExtensionsName, notFound)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", APIExtensionsName, err)
+	}
+	if err := installAPIExtensions(apiextensions); err != nil {
+		return nil, err
+	}
+
+	core, err := completed.New(CoreName, apiextensions)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", CoreName, err)
+	}
+	if err := c.installCore(core); err != nil {
+		return nil, err
+	}
+
+	aggregator, err := completed.New(AggregatorName, core)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", AggregatorName, err)
+	}
+	if err := installAggregator(aggregator); err != nil {
+		return nil, err
+	}
+	aggregator.AddDestroyFunc(c.cleanup)
+	return aggregator, nil
+}

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/kapi-dev/kapi/pkg/server/healthz"
+	"github.com/kapi-dev/kapi/pkg/server/options"
+	"github.com/kapi-dev/kapi/pkg/storage/embedded"
+	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+	"github.com/kapi-dev/kapi/pkg/storage/memory"
+)
+
+// storageBundle is the storage the chain runs on: an etcd client (embedded
+// or external) or the memory backend.
+type storageBundle struct {
+	embedded *embedded.Server
+	client   *clientv3.Client
+	memory   *memory.Backend
+	stop     func()
+}
+
+// close stops compaction, then the client, then the embedded etcd: storage
+// is the last thing to close, after requests drained.
+func (b *storageBundle) close() {
+	if b.stop != nil {
+		b.stop()
+	}
+	if b.memory != nil {
+		_ = b.memory.Close()
+	}
+	if b.embedded != nil {
+		b.embedded.Close() // closes its own client too
+		return
+	}
+	if b.client != nil {
+		_ = b.client.Close()
+	}
+}
+
+// applyStorage starts storage and adds its health checks (health.md 18–19).
+func (c *Config) applyStorage() error {
+	o := c.Options.Storage
+	b := &storageBundle{}
+	switch {
+	case o.Backend == options.StorageBackendMemory:
+		b.memory = memory.NewBackend(memory.BackendConfig{Logger: c.Logger})
+		c.storage = b
+		c.addCleanup(b.close)
+		c.Logger.Info("storage: memory (ephemeral)")
+		return nil
+	case o.Embedded():
+		start := time.Now()
+		srv, err := embedded.Start(context.Background(), embedded.Config{
+			DataDir: filepath.Join(c.Options.DataDir, "etcd"),
+			Logger:  c.Logger,
+		})
+		if err != nil {
+			return fmt.Errorf("start embedded etcd: %w", err)
+		}
+		b.embedded = srv
+		b.client = srv.Client()
+		c.Logger.Info("storage: embedded etcd", "dataDir", filepath.Join(c.Options.DataDir, "etcd"), "readyIn", time.Since(start))
+	default:
+		client, err := clientv3.New(clientv3.Config{
+			Endpoints:   o.ServerList,
+			DialTimeout: 20 * time.Second,
+			Logger:      embedded.NewZapLogger(c.Logger, zapcore.WarnLevel),
+		})
+		if err != nil {
+			return fmt.Errorf("connect to --etcd-servers %v: %w", o.ServerList, err)
+		}
+		b.client = client
+		c.Logger.Info("storage: external etcd", "servers", o.ServerList)
+	}
+	c.storage = b
+	c.addCleanup(b.close)
+
+	if o.CompactionInterval > 0 {
+		b.stop = etcd3.StartCompactor(context.Background(), b.client, o.CompactionInterval, c.Logger)
+	}
+
+	client := func() *clientv3.Client { return b.client }
+	health := etcd3.NewHealthCheck(client, o.Prefix, o.HealthcheckTimeout)
+	ready := etcd3.NewHealthCheck(client, o.Prefix, o.ReadycheckTimeout)
+	drained := c.Generic.LifecycleSignals.InFlightRequestsDrained.Signaled()
+	etcdCheck := healthz.NamedGroupedCheck("etcd", "etcd", func(r *http.Request) error {
+		select {
+		case <-drained:
+			return errors.New("server is shutting down")
+		default:
+		}
+		return health(r.Context())
+	})
+	c.Generic.HealthzChecks = append(c.Generic.HealthzChecks, etcdCheck)
+	c.Generic.LivezChecks = append(c.Generic.LivezChecks, etcdCheck)
+	c.Generic.ReadyzChecks = append(c.Generic.ReadyzChecks,
+		etcdCheck,
+		healthz.NamedGroupedCheck("etcd-readiness", "etcd-readiness", func(r *http.Request) error {
+			return ready(r.Context())
+		}))
+	return nil
+}

@@ -1,0 +1,182 @@
+package kapitest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kapi-dev/kapi/internal/app"
+)
+
+// Server is a running kapi.
+type Server struct {
+	// Config has cluster-admin credentials for the server.
+	Config *rest.Config
+	// Kubeconfig is the path of the admin kubeconfig.
+	Kubeconfig string
+	// Address is the host:port the server listens on.
+	Address string
+	// Options are the options the server was started with.
+	Options *app.Options
+
+	stop chan struct{}
+	done chan error
+}
+
+// Option changes the options before the server starts.
+type Option func(*app.Options)
+
+// WithEmbeddedEtcd runs on the default storage: embedded etcd in the
+// test's temporary directory.
+func WithEmbeddedEtcd() Option {
+	return func(o *app.Options) { o.Storage.Backend = "etcd3" }
+}
+
+// WithOptions lets a test change any option.
+func WithOptions(fn func(*app.Options)) Option { return Option(fn) }
+
+// Start starts a server and waits until /readyz answers 200. The server is
+// stopped when the test ends; a failure to stop cleanly fails the test.
+func Start(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	w := &testWriter{t: t}
+	t.Cleanup(w.close) // registered first, so it runs after the server stopped
+	s, err := StartE(t.TempDir(), slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn})), opts...)
+	if err != nil {
+		t.Fatalf("start kapi: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("stop kapi: %v", err)
+		}
+	})
+	return s
+}
+
+// StartE is Start without a testing.TB: the caller stops the server.
+func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error) {
+	o := app.NewOptions()
+	o.DataDir = dataDir
+	o.SecureServing.BindPort = 0
+	o.Storage.Backend = "memory"
+	o.Logger = logger
+	o.OnPostStartHookError = func(name string, err error) {
+		logger.Error("post-start hook failed", "hook", name, "err", err)
+	}
+	for _, opt := range opts {
+		opt(o)
+	}
+	completed, err := o.Complete()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := app.NewConfig(completed)
+	if err != nil {
+		return nil, err
+	}
+	head, err := app.CreateServerChain(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig, stop: make(chan struct{}), done: make(chan error, 1)}
+	prepared := head.PrepareRun()
+	go func() { s.done <- prepared.Run(s.stop) }()
+
+	s.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	if err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("load admin kubeconfig: %w", err)
+	}
+	if err := s.waitReady(30 * time.Second); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) waitReady(timeout time.Duration) error {
+	client, err := rest.HTTPClientFor(s.Config)
+	if err != nil {
+		return err
+	}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last string
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Config.Host+"/readyz", nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = fmt.Sprintf("%d %s", resp.StatusCode, body)
+		} else {
+			last = err.Error()
+		}
+		select {
+		case err := <-s.done:
+			return fmt.Errorf("server exited before ready: %v", err)
+		case <-ctx.Done():
+			return fmt.Errorf("not ready within %v: last /readyz: %s", timeout, last)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Stop closes the stop channel (like SIGTERM) and waits for Run to return.
+// Idempotent.
+func (s *Server) Stop() error {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	select {
+	case err, ok := <-s.done:
+		if ok {
+			close(s.done)
+		}
+		return err
+	case <-time.After(2 * time.Minute):
+		return fmt.Errorf("kapi did not stop within 2 minutes")
+	}
+}
+
+// DataDir returns the server's data directory.
+func (s *Server) DataDir() string { return filepath.Clean(s.Options.DataDir) }
+
+// testWriter sends log lines to the test log until the test ends; lines
+// from goroutines that outlive it are dropped rather than panicking.
+type testWriter struct {
+	t      testing.TB
+	mu     sync.Mutex
+	closed bool
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.closed {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+func (w *testWriter) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+}

@@ -1,0 +1,111 @@
+package filters
+
+import (
+	"log/slog"
+	"net/http"
+	"net/textproto"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+)
+
+// Authenticator finds who made a request. It returns ok=false with a nil
+// error when the request carries no credentials it understands, and an
+// error when it carries bad ones.
+type Authenticator interface {
+	AuthenticateRequest(r *http.Request) (*user.Info, bool, error)
+}
+
+// Headers removed from an authenticated request so that nothing further in
+// (proxies to aggregated servers, kubelets) can reuse them (serving.md 30).
+var (
+	strippedHeaders        = []string{"Authorization", "X-Remote-User", "X-Remote-Uid", "X-Remote-Group"}
+	strippedHeaderPrefixes = []string{"X-Remote-Extra-"}
+)
+
+// WithAuthentication puts the request's user on its context (serving.md 30):
+//   - credentials the authenticator rejects (an error, or a nil user with
+//     ok): failed answers (Unauthorized() if nil);
+//   - no credentials: the anonymous user system:anonymous, groups
+//     [system:unauthenticated];
+//   - then the Authorization and X-Remote-* headers are removed.
+//
+// Over HTTP/2, a 401 or an anonymous request also gets Connection: close,
+// which makes Go end the connection with GOAWAY after this stream
+// (UnauthenticatedHTTP2DOSMitigation). A nil authenticator disables the
+// filter (no user on the context).
+func WithAuthentication(handler http.Handler, auth Authenticator, failed http.Handler, logger *slog.Logger) http.Handler {
+	if auth == nil {
+		return handler
+	}
+	if failed == nil {
+		failed = Unauthorized()
+	}
+	logger = orDefault(logger)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, ok, err := auth.AuthenticateRequest(r)
+		if err != nil || (ok && u == nil) {
+			if err != nil {
+				logger.Info("unable to authenticate the request", "method", r.Method, "URI", r.RequestURI, "err", err)
+			}
+			if r.ProtoMajor == 2 {
+				w.Header().Set("Connection", "close")
+			}
+			failed.ServeHTTP(w, r)
+			return
+		}
+		if !ok {
+			u = &user.Info{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}
+		}
+		stripAuthHeaders(r.Header)
+		if r.ProtoMajor == 2 && isAnonymous(u) {
+			w.Header().Set("Connection", "close")
+		}
+		handler.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), u)))
+	})
+}
+
+func stripAuthHeaders(h http.Header) {
+	for _, k := range strippedHeaders {
+		h.Del(k)
+	}
+	for k := range h {
+		for _, p := range strippedHeaderPrefixes {
+			if strings.HasPrefix(textproto.CanonicalMIMEHeaderKey(k), p) {
+				delete(h, k)
+			}
+		}
+	}
+}
+
+func isAnonymous(u *user.Info) bool {
+	return u == nil || u.Name == user.Anonymous || u.InGroup(user.AllUnauthenticated)
+}
+
+// Unauthorized answers 401 with Status message "Unauthorized", reason
+// Unauthorized.
+func Unauthorized() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := apierrors.NewUnauthorized("Unauthorized").ErrStatus
+		responsewriters.WriteStatus(w, &st)
+	})
+}
+
+// WithFailedAuthenticationAudit records requests that failed authentication
+// as upstream does: one event at stage ResponseStarted with the response
+// code and no user.
+func WithFailedAuthenticationAudit(failed http.Handler, backend audit.Backend, policy audit.Policy) http.Handler {
+	if backend == nil || !audit.LevelNone.Less(policy.Level) {
+		return failed
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, ac := auditContext(r)
+		ac.Begin(newAuditEvent(r), policy, backend)
+		failed.ServeHTTP(&auditResponseWriter{ResponseWriter: w, ac: ac, emitStarted: true}, r)
+	})
+}

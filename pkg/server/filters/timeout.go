@@ -1,0 +1,209 @@
+package filters
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+)
+
+// TimeoutMessage is the message of the 504 Status (after "Timeout: ").
+const TimeoutMessage = "request did not complete within the allotted timeout"
+
+// WithTimeout runs each non-long-running request that has a context deadline
+// in its own goroutine and answers for it if the deadline (or the client's
+// disconnect) comes first (serving.md 27):
+//   - nothing written yet: 504 with the JSON Status
+//     {"metadata":{},"status":"Failure","message":"Timeout: request did not
+//     complete within the allotted timeout","reason":"Timeout","details":{},"code":504}
+//     (no kind/apiVersion, no Content-Type set by the filter);
+//   - the handler already wrote: the response is aborted with
+//     panic(http.ErrAbortHandler) (HTTP/1.1 connection closed, HTTP/2
+//     RST_STREAM).
+//
+// The handler writes through a ResponseWriter that drops everything after
+// the timeout (Write returns http.ErrHandlerTimeout) and supports Flush. A
+// panic in the handler goroutine is re-raised in the serving goroutine (with
+// the handler's stack in the value) if it comes before the timeout, and only
+// logged after it.
+//
+// The handler goroutine may outlive ServeHTTP after a timeout; it is counted
+// in handlers (if not nil) until it returns, so the server can wait for it.
+// Requests without a deadline are served inline.
+func WithTimeout(handler http.Handler, isLongRunning LongRunningFunc, handlers *SafeWaitGroup, logger *slog.Logger) http.Handler {
+	logger = orDefault(logger)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		info, ok := request.RequestInfoFrom(ctx)
+		if !ok {
+			internalError(w, r, errNoRequestInfo, logger)
+			return
+		}
+		if isLongRunning(r, info) {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		if _, ok := ctx.Deadline(); !ok {
+			handler.ServeHTTP(w, r)
+			return
+		}
+
+		tw := newTimeoutWriter(w)
+		result := make(chan any, 1) // buffered: the goroutine never blocks on it
+		inner := r.Clone(ctx)       // the handler may change headers; keep r ours
+		tracked := handlers != nil && handlers.Add(1) == nil
+		go func() {
+			defer func() {
+				p := recover()
+				if p != nil && p != http.ErrAbortHandler {
+					p = fmt.Sprintf("%v\n%s", p, debug.Stack())
+				}
+				if timedOutAt, timedOut := tw.finish(); timedOut {
+					logger.Info("post-timeout activity", "timeElapsed", time.Since(timedOutAt),
+						"method", r.Method, "path", r.URL.Path, "panic", p)
+				}
+				result <- p
+				if tracked {
+					handlers.Done()
+				}
+			}()
+			handler.ServeHTTP(tw, inner)
+		}()
+
+		select {
+		case p := <-result:
+			if p != nil {
+				panic(p)
+			}
+		case <-ctx.Done():
+			if tw.timeout() {
+				return
+			}
+			// The handler finished just as the deadline hit: its response
+			// stands.
+			if p := <-result; p != nil {
+				panic(p)
+			}
+		}
+	})
+}
+
+// timeoutWriter is the ResponseWriter of a handler run by WithTimeout. All
+// access to the real writer happens under mu, and nothing reaches it after
+// the timeout.
+type timeoutWriter struct {
+	w      http.ResponseWriter
+	header http.Header // the handler's headers, copied to w at WriteHeader
+
+	mu          sync.Mutex
+	wroteHeader bool
+	timedOut    bool
+	timedOutAt  time.Time
+	finished    bool // the handler returned
+}
+
+var (
+	_ http.Flusher                    = (*timeoutWriter)(nil)
+	_ interface{ FlushError() error } = (*timeoutWriter)(nil)
+)
+
+func newTimeoutWriter(w http.ResponseWriter) *timeoutWriter {
+	return &timeoutWriter{w: w, header: w.Header().Clone()}
+}
+
+// Header returns the handler's header map. Only the handler goroutine may
+// use it.
+func (tw *timeoutWriter) Header() http.Header { return tw.header }
+
+func (tw *timeoutWriter) WriteHeader(code int) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut || tw.wroteHeader {
+		return
+	}
+	tw.writeHeaderLocked(code)
+}
+
+func (tw *timeoutWriter) writeHeaderLocked(code int) {
+	dst := tw.w.Header()
+	for k := range dst {
+		delete(dst, k)
+	}
+	for k, v := range tw.header {
+		dst[k] = append([]string(nil), v...)
+	}
+	if code >= 200 || code == http.StatusSwitchingProtocols {
+		tw.wroteHeader = true
+	}
+	tw.w.WriteHeader(code)
+}
+
+func (tw *timeoutWriter) Write(b []byte) (int, error) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut {
+		return 0, http.ErrHandlerTimeout
+	}
+	if !tw.wroteHeader {
+		tw.writeHeaderLocked(http.StatusOK)
+	}
+	return tw.w.Write(b)
+}
+
+// FlushError flushes what was written so far (http.ResponseController uses
+// it).
+func (tw *timeoutWriter) FlushError() error {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut {
+		return http.ErrHandlerTimeout
+	}
+	if !tw.wroteHeader {
+		tw.writeHeaderLocked(http.StatusOK)
+	}
+	return http.NewResponseController(tw.w).Flush()
+}
+
+// Flush implements http.Flusher.
+func (tw *timeoutWriter) Flush() { _ = tw.FlushError() }
+
+// finish records that the handler returned; it reports whether (and when)
+// the request had timed out before.
+func (tw *timeoutWriter) finish() (time.Time, bool) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.finished = true
+	return tw.timedOutAt, tw.timedOut
+}
+
+// timeout ends the request on the serving goroutine. It returns false if the
+// handler had already returned (its response stands), true after writing
+// the 504; if the handler had started its response, it aborts it with
+// panic(http.ErrAbortHandler).
+func (tw *timeoutWriter) timeout() bool {
+	tw.mu.Lock()
+	if tw.finished {
+		tw.mu.Unlock()
+		return false
+	}
+	tw.timedOut = true
+	tw.timedOutAt = time.Now()
+	wrote := tw.wroteHeader
+	if !wrote {
+		st := apierrors.NewTimeoutError(TimeoutMessage, 0).ErrStatus
+		tw.w.WriteHeader(http.StatusGatewayTimeout)
+		_ = json.NewEncoder(tw.w).Encode(&st)
+	}
+	tw.mu.Unlock()
+	if wrote {
+		panic(http.ErrAbortHandler)
+	}
+	return true
+}

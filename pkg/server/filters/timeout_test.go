@@ -1,0 +1,150 @@
+package filters
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+const timeoutBody = `{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}` + "\n"
+
+// timeoutChain is RequestInfo -> RequestDeadline(T) -> Timeout -> h.
+func timeoutChain(h http.Handler, T time.Duration, running *SafeWaitGroup) http.Handler {
+	return withInfo(WithRequestDeadline(WithTimeout(h, DefaultLongRunning, running, discard()), T, DefaultLongRunning, discard()))
+}
+
+func TestWithTimeout(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto.name, func(t *testing.T) {
+			var running SafeWaitGroup
+			lateWrite := make(chan error, 1)
+			got504 := make(chan struct{})
+			partialSeen := make(chan struct{})
+			mux := http.NewServeMux()
+			mux.HandleFunc("/api/v1/namespaces/ns/pods/slow", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Handler", "yes") // must not leak into the 504
+				<-r.Context().Done()
+				<-got504 // write only after the client has the 504
+				_, err := w.Write([]byte("late"))
+				lateWrite <- err
+			})
+			mux.HandleFunc("/api/v1/namespaces/ns/pods/partial", func(w http.ResponseWriter, r *http.Request) {
+				_, _ = w.Write([]byte("started"))
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+				<-partialSeen // return only after the client saw the abort
+			})
+			mux.HandleFunc("/api/v1/namespaces/ns/pods/fast", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Handler", "yes")
+				w.WriteHeader(201)
+				_, _ = w.Write([]byte("done"))
+			})
+			mux.HandleFunc("/api/v1/namespaces/ns/pods/watchme", func(w http.ResponseWriter, r *http.Request) {
+				if _, ok := r.Context().Deadline(); ok {
+					t.Errorf("long-running request has a deadline")
+				}
+				_, _ = w.Write([]byte("streamed"))
+			})
+			srv, c := startTLS(t, timeoutChain(mux, 100*time.Millisecond, &running), proto.http2)
+
+			resp, body := get(t, c, srv.URL+"/api/v1/namespaces/ns/pods/slow", nil)
+			if resp.StatusCode != 504 || body != timeoutBody {
+				t.Errorf("slow: got %d %q, want 504 %q", resp.StatusCode, body, timeoutBody)
+			}
+			if resp.Header.Get("X-Handler") != "" {
+				t.Errorf("slow: handler header leaked into the 504")
+			}
+			close(got504)
+			if err := <-lateWrite; !errors.Is(err, http.ErrHandlerTimeout) {
+				t.Errorf("late write: got %v, want http.ErrHandlerTimeout", err)
+			}
+
+			resp, err := c.Get(srv.URL + "/api/v1/namespaces/ns/pods/partial")
+			if err == nil {
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			if err == nil {
+				t.Errorf("partial: got a complete response, want an aborted one")
+			}
+			close(partialSeen)
+
+			resp, body = get(t, c, srv.URL+"/api/v1/namespaces/ns/pods/fast", nil)
+			if resp.StatusCode != 201 || body != "done" || resp.Header.Get("X-Handler") != "yes" {
+				t.Errorf("fast: got %d %q X-Handler=%q, want 201 done yes", resp.StatusCode, body, resp.Header.Get("X-Handler"))
+			}
+
+			resp, body = get(t, c, srv.URL+"/api/v1/namespaces/ns/pods/watchme?watch=true", nil)
+			if resp.StatusCode != 200 || body != "streamed" {
+				t.Errorf("watch: got %d %q, want 200 streamed", resp.StatusCode, body)
+			}
+			running.Wait() // every handler goroutine has returned
+		})
+	}
+}
+
+// Flush passes through the timeout writer: the client reads the first chunk
+// while the handler is still running.
+func TestWithTimeoutFlush(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto.name, func(t *testing.T) {
+			release := make(chan struct{})
+			h := timeoutChain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.WriteString(w, "first\n")
+				if err := http.NewResponseController(w).Flush(); err != nil {
+					t.Errorf("flush: %v", err)
+				}
+				<-release
+				_, _ = io.WriteString(w, "second\n")
+			}), time.Minute, nil)
+			srv, c := startTLS(t, h, proto.http2)
+			resp, err := c.Get(srv.URL + "/api/v1/pods")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			line, err := br.ReadString('\n')
+			if err != nil || line != "first\n" {
+				t.Fatalf("got %q %v, want first line before the handler finished", line, err)
+			}
+			close(release)
+			rest, _ := io.ReadAll(br)
+			if string(rest) != "second\n" {
+				t.Errorf("got %q, want second", rest)
+			}
+		})
+	}
+}
+
+func TestWithTimeoutPanicPropagates(t *testing.T) {
+	h := timeoutChain(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }), time.Minute, nil)
+	defer func() {
+		p := recover()
+		s, _ := p.(string)
+		if !strings.HasPrefix(s, "boom\n") || !strings.Contains(s, "goroutine") {
+			t.Errorf("got panic %v, want boom with the handler stack", p)
+		}
+	}()
+	h.ServeHTTP(nopWriter{make(http.Header)}, mustRequest(t, "/api/v1/pods"))
+}
+
+type nopWriter struct{ h http.Header }
+
+func (w nopWriter) Header() http.Header         { return w.h }
+func (w nopWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w nopWriter) WriteHeader(int)             {}
+
+func mustRequest(t *testing.T, target string) *http.Request {
+	t.Helper()
+	r, err := http.NewRequest("GET", "http://x"+target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.RequestURI = target
+	return r
+}

@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/kapi-dev/kapi/kapitest"
+)
+
+// kubectls returns the kubectl binaries to test with: the one on PATH and
+// the versioned ones of the Cloud SDK. Without any, the test is skipped,
+// except under CI=true, where it fails.
+func kubectls(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	if p, err := exec.LookPath("kubectl"); err == nil {
+		out = append(out, p)
+	}
+	matches, _ := filepath.Glob("/usr/lib/google-cloud-sdk/bin/kubectl.1.*")
+	for _, want := range []string{"kubectl.1.27", "kubectl.1.33"} {
+		for _, m := range matches {
+			if filepath.Base(m) == want {
+				out = append(out, m)
+			}
+		}
+	}
+	if len(out) == 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("kubectl is required under CI=true but none was found on PATH or in /usr/lib/google-cloud-sdk/bin")
+		}
+		t.Skip("kubectl not found on PATH or in /usr/lib/google-cloud-sdk/bin; install kubectl to run this test")
+	}
+	return out
+}
+
+func runKubectl(t *testing.T, kubectl, kubeconfig string, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no cache from other runs
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+func TestKubectlRawHealthAndVersion(t *testing.T) {
+	binaries := kubectls(t)
+	srv := kapitest.Start(t)
+	for _, kubectl := range binaries {
+		t.Run(filepath.Base(kubectl), func(t *testing.T) {
+			out, stderr, err := runKubectl(t, kubectl, srv.Kubeconfig, "get", "--raw", "/readyz?verbose")
+			if err != nil {
+				t.Fatalf("get --raw /readyz?verbose: %v\n%s", err, stderr)
+			}
+			for _, line := range []string{"[+]ping ok", "[+]log ok", "[+]shutdown ok", "readyz check passed"} {
+				if !strings.Contains(out, line+"\n") {
+					t.Fatalf("readyz output lacks %q:\n%s", line, out)
+				}
+			}
+			out, stderr, err = runKubectl(t, kubectl, srv.Kubeconfig, "get", "--raw", "/version")
+			if err != nil {
+				t.Fatalf("get --raw /version: %v\n%s", err, stderr)
+			}
+			var v version.Info
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatalf("decode /version %q: %v", out, err)
+			}
+			if v.Major != "1" || v.Minor != "37" || !strings.HasPrefix(v.GitVersion, "v1.37.") {
+				t.Fatalf("got version %+v, want Kubernetes 1.37", v)
+			}
+			out, stderr, err = runKubectl(t, kubectl, srv.Kubeconfig, "version", "-o", "json")
+			if err != nil {
+				t.Fatalf("kubectl version: %v\n%s", err, stderr)
+			}
+			if !strings.Contains(out, `"serverVersion"`) || !strings.Contains(out, v.GitVersion) {
+				t.Fatalf("kubectl version does not show the server version %s:\n%s", v.GitVersion, out)
+			}
+		})
+	}
+}
