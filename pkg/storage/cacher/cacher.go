@@ -1,0 +1,333 @@
+package cacher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// ProgressRequester may be implemented by the underlying store: it asks for
+// a progress notification (a BOOKMARK carrying the current revision) on the
+// store's watches that asked for ProgressNotify, now rather than at the next
+// periodic one (etcd's RequestProgress). The cacher calls it while reads
+// wait for the cache to catch up.
+type ProgressRequester interface {
+	RequestWatchProgress(ctx context.Context) error
+}
+
+// Cacher is the watch cache of one resource; see the package doc. It
+// implements [storage.Interface] and is safe for concurrent use. Stop it
+// when done.
+type Cacher struct {
+	cfg      Config
+	store    storage.Interface
+	progress ProgressRequester // nil if the store cannot be asked
+	prefix   string            // ResourcePrefix + "/"
+
+	cancel context.CancelFunc // ends the reflector and the bookmark loop
+	wg     sync.WaitGroup     // reflector, bookmark loop, watcher goroutines
+
+	stats stats
+
+	progressMu   sync.Mutex
+	lastProgress time.Time
+
+	mu          sync.RWMutex
+	stopped     bool
+	ready       bool
+	rv          uint64 // the revision the cache is at
+	windowStart uint64 // every event after this revision is in events
+	objects     objStore
+	events      ring
+	watchers    map[*cacheWatcher]struct{}
+	changed     chan struct{} // closed and replaced when rv or ready change
+}
+
+var _ storage.Interface = (*Cacher)(nil)
+
+// New validates cfg and starts the cache: its reflector lists and watches
+// the underlying store in the background (New does not wait for it; reads
+// wait up to Config.ReadyWait).
+func New(cfg Config) (*Cacher, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("cacher config: %w", err)
+	}
+	cfg = cfg.withDefaults()
+	c := &Cacher{
+		cfg:      cfg,
+		store:    cfg.Storage,
+		prefix:   cfg.ResourcePrefix + "/",
+		events:   newRing(cfg.EventWindow),
+		watchers: make(map[*cacheWatcher]struct{}),
+		changed:  make(chan struct{}),
+	}
+	c.progress, _ = cfg.Storage.(ProgressRequester)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	c.wg.Add(2)
+	go c.reflect(ctx)
+	go c.bookmarkLoop(ctx)
+	return c, nil
+}
+
+// Stop ends the reflector, terminates every watcher (their result channels
+// close) and waits for all of the cacher's goroutines. Afterwards every
+// request goes to the underlying store. Stop is idempotent; it does not stop
+// the underlying store.
+func (c *Cacher) Stop() {
+	c.mu.Lock()
+	c.stopped = true
+	c.terminateAllLocked()
+	c.mu.Unlock()
+	c.cancel()
+	c.wg.Wait()
+}
+
+// stats count how requests were served (for tests and debugging).
+type stats struct {
+	listsCached, listsDelegated     atomic.Int64
+	watchesCached, watchesDelegated atomic.Int64
+	getsCached, getsDelegated       atomic.Int64
+}
+
+// Revision returns the revision the cache is at (0 before its first list).
+func (c *Cacher) Revision() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.rv
+}
+
+// Ready reports whether the cache has its initial state.
+func (c *Cacher) Ready() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ready && !c.stopped
+}
+
+// WaitReady waits until the cache has its initial state (or ctx ends, or
+// the cacher is stopped). Requests do not need it (they go to the
+// underlying store until then); a server may use it to start serving warm.
+func (c *Cacher) WaitReady(ctx context.Context) error {
+	for {
+		c.mu.RLock()
+		ready, stopped, ch := c.ready, c.stopped, c.changed
+		c.mu.RUnlock()
+		switch {
+		case stopped:
+			return errors.New("watch cache stopped")
+		case ready:
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("wait for watch cache of %q: %w", c.cfg.ResourcePrefix, ctx.Err())
+		}
+	}
+}
+
+// Create implements [storage.Interface]; it writes to the underlying store.
+func (c *Cacher) Create(ctx context.Context, key string, obj, out runtime.Object) error {
+	return c.store.Create(ctx, key, obj, out)
+}
+
+// Delete implements [storage.Interface]; it writes to the underlying store.
+func (c *Cacher) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
+	validateDeletion storage.ValidateObjectFunc, cachedExistingObject runtime.Object) error {
+	return c.store.Delete(ctx, key, out, preconditions, validateDeletion, cachedExistingObject)
+}
+
+// GuaranteedUpdate implements [storage.Interface]; it writes to the
+// underlying store.
+func (c *Cacher) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
+	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
+	return c.store.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate, cachedExistingObject)
+}
+
+// CurrentRevision implements [storage.Interface]: the underlying store's.
+func (c *Cacher) CurrentRevision(ctx context.Context) (uint64, error) {
+	return c.store.CurrentRevision(ctx)
+}
+
+// Get implements [storage.Interface]. Resource version "0", or "N" once the
+// cache has reached N, is answered from memory (a deep copy); the rest from
+// the underlying store.
+func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("get %q: %w", key, err)
+	}
+	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
+	if opts.ResourceVersion == "" || err != nil || !c.covers(key, false) {
+		return c.getThrough(ctx, key, opts, objPtr)
+	}
+	c.mu.RLock()
+	servable := c.ready && !c.stopped && c.rv >= rv
+	var e *entry
+	if servable {
+		e = c.objects.get(key)
+	}
+	c.mu.RUnlock()
+	if !servable {
+		return c.getThrough(ctx, key, opts, objPtr)
+	}
+	c.stats.getsCached.Add(1)
+	if e == nil {
+		if opts.IgnoreNotFound {
+			return runtime.SetZeroValue(objPtr)
+		}
+		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+	}
+	return copyInto(key, e.obj, objPtr)
+}
+
+func (c *Cacher) getThrough(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
+	c.stats.getsDelegated.Add(1)
+	return c.store.Get(ctx, key, opts, objPtr)
+}
+
+// copyInto sets *dst to a deep copy of src (of the same type).
+func copyInto(key string, src, dst runtime.Object) error {
+	cp := src.DeepCopyObject()
+	dv, sv := reflect.ValueOf(dst), reflect.ValueOf(cp)
+	if dv.Kind() != reflect.Pointer || dv.IsNil() || dv.Type() != sv.Type() {
+		return fmt.Errorf("get %q: cannot store a %T into a %T", key, src, dst)
+	}
+	dv.Elem().Set(sv.Elem())
+	return nil
+}
+
+// covers reports whether the cache holds key (or, recursive, everything
+// under key).
+func (c *Cacher) covers(key string, recursive bool) bool {
+	if recursive {
+		k := strings.TrimSuffix(key, "/")
+		return k == c.cfg.ResourcePrefix || strings.HasPrefix(k+"/", c.prefix)
+	}
+	return strings.HasPrefix(key, c.prefix) && len(key) > len(c.prefix)
+}
+
+// scopePrefix is the key prefix of a recursive read or watch of key.
+func scopePrefix(key string) string {
+	if strings.HasSuffix(key, "/") {
+		return key
+	}
+	return key + "/"
+}
+
+// waitReady waits up to ReadyWait for the cache's initial state; false if it
+// is not there (or the cacher is stopped): the caller uses the underlying
+// store.
+func (c *Cacher) waitReady(ctx context.Context) bool {
+	var timer *time.Timer
+	for {
+		c.mu.RLock()
+		ready, stopped, ch := c.ready, c.stopped, c.changed
+		c.mu.RUnlock()
+		if stopped {
+			return false
+		}
+		if ready {
+			return true
+		}
+		if timer == nil {
+			timer = time.NewTimer(c.cfg.ReadyWait)
+			defer timer.Stop()
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// waitFresh waits until the cache is ready and at revision need or newer.
+// known says the underlying store is known to have reached need; otherwise
+// it is asked, and a revision it does not have yet returns false at once
+// (the caller lets the underlying store wait for it or fail). The wait for
+// the cache to catch up is bounded by ConsistentReadWait; false means the
+// cache is not there and the caller uses the underlying store.
+func (c *Cacher) waitFresh(ctx context.Context, need uint64, known bool) (bool, error) {
+	if !c.waitReady(ctx) {
+		return false, nil
+	}
+	if c.Revision() >= need {
+		return true, nil
+	}
+	if !known {
+		cur, err := c.store.CurrentRevision(ctx)
+		if err != nil {
+			return false, err
+		}
+		if cur < need {
+			return false, nil
+		}
+	}
+	deadline := time.NewTimer(c.cfg.ConsistentReadWait)
+	defer deadline.Stop()
+	var tick <-chan time.Time
+	if c.progress != nil {
+		t := time.NewTicker(progressRequestInterval)
+		defer t.Stop()
+		tick = t.C
+		c.requestProgress(ctx)
+	}
+	for {
+		c.mu.RLock()
+		rv, ok, ch := c.rv, c.ready && !c.stopped, c.changed
+		c.mu.RUnlock()
+		if !ok {
+			return false, nil
+		}
+		if rv >= need {
+			return true, nil
+		}
+		select {
+		case <-ch:
+		case <-tick:
+			c.requestProgress(ctx)
+		case <-deadline.C:
+			c.cfg.Logger.Debug("watch cache did not catch up in time, reading through",
+				"prefix", c.cfg.ResourcePrefix, "revision", rv, "want", need)
+			return false, nil
+		case <-ctx.Done():
+			return false, fmt.Errorf("wait for revision %d: %w", need, ctx.Err())
+		}
+	}
+}
+
+// progressRequestInterval spaces progress requests (across all waiters).
+const progressRequestInterval = 100 * time.Millisecond
+
+// requestProgress asks the underlying store for a progress notification,
+// at most once per progressRequestInterval/2 for the whole cacher.
+func (c *Cacher) requestProgress(ctx context.Context) {
+	c.progressMu.Lock()
+	now := time.Now()
+	if now.Sub(c.lastProgress) < progressRequestInterval/2 {
+		c.progressMu.Unlock()
+		return
+	}
+	c.lastProgress = now
+	c.progressMu.Unlock()
+	if err := c.progress.RequestWatchProgress(ctx); err != nil {
+		c.cfg.Logger.Debug("watch cache progress request failed", "prefix", c.cfg.ResourcePrefix, "err", err)
+	}
+}
+
+// notifyLocked wakes everything waiting for a change of rv or readiness.
+func (c *Cacher) notifyLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}

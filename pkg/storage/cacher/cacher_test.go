@@ -1,0 +1,402 @@
+package cacher
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+func TestNewValidates(t *testing.T) {
+	e := newPodEnv(t, envOptions{})
+	good := Config{Storage: e.under, ResourcePrefix: "/pods", NewFunc: e.c.cfg.NewFunc, NewListFunc: e.c.cfg.NewListFunc}
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+	}{
+		{"no storage", func(c *Config) { c.Storage = nil }},
+		{"no prefix", func(c *Config) { c.ResourcePrefix = "" }},
+		{"root prefix", func(c *Config) { c.ResourcePrefix = "/" }},
+		{"no NewFunc", func(c *Config) { c.NewFunc = nil }},
+		{"no NewListFunc", func(c *Config) { c.NewListFunc = nil }},
+		{"window above max", func(c *Config) { c.EventWindow, c.MaxEventWindow = 10, 5 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := good
+			tc.mutate(&cfg)
+			if c, err := New(cfg); err == nil {
+				c.Stop()
+				t.Fatalf("New: got no error, want one")
+			}
+		})
+	}
+}
+
+// TestFanOut: every one of many watchers gets every event, in order.
+func TestFanOut(t *testing.T) {
+	const watchers, writes = 1000, 60
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) { c.WatcherBuffer = 2 * writes }})
+	start := e.createCM("start")
+	ws := make([]watch.Interface, watchers)
+	for i := range ws {
+		ws[i] = e.watch(strconv.FormatUint(start, 10), storage.ListOptions{})
+	}
+	var want []ev
+	for i := range writes {
+		name := fmt.Sprintf("p%d", i%10)
+		var p *corev1.Pod
+		if i < 10 {
+			p = e.create(name, nil)
+			want = append(want, ev{watch.Added, name, rvOf(t, p)})
+		} else {
+			p = e.relabel(name, map[string]string{"i": strconv.Itoa(i)})
+			want = append(want, ev{watch.Modified, name, rvOf(t, p)})
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, watchers)
+	for i, w := range ws {
+		wg.Go(func() {
+			timer := time.NewTimer(waitTimeout)
+			defer timer.Stop()
+			for j := 0; j < len(want); {
+				select {
+				case e, ok := <-w.ResultChan():
+					if !ok {
+						errs <- fmt.Sprintf("watcher %d: closed after %d events", i, j)
+						return
+					}
+					if e.Type == watch.Bookmark {
+						continue
+					}
+					p := e.Object.(*corev1.Pod)
+					got := ev{e.Type, p.Name, rvOf(t, p)}
+					if got != want[j] {
+						errs <- fmt.Sprintf("watcher %d: event %d: got %v, want %v", i, j, got, want[j])
+						return
+					}
+					j++
+				case <-timer.C:
+					errs <- fmt.Sprintf("watcher %d: got %d events, want %d", i, j, len(want))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Error(msg)
+	}
+}
+
+// TestSharedEventObjects: watchers share the event objects (no copy per
+// watcher); Get and GetList hand out copies.
+func TestSharedEventObjects(t *testing.T) {
+	e := newPodEnv(t, envOptions{})
+	w1, w2 := e.watch("0", storage.ListOptions{}), e.watch("0", storage.ListOptions{})
+	p := e.create("a", map[string]string{"k": "v"})
+	e1, e2 := <-w1.ResultChan(), <-w2.ResultChan()
+	if e1.Object != e2.Object {
+		t.Fatalf("watchers got different objects %p and %p, want the shared one", e1.Object, e2.Object)
+	}
+	e.waitRevision(rvOf(t, p))
+	got := &corev1.Pod{}
+	if err := e.c.Get(e.ctx, podKey("a"), storage.GetOptions{ResourceVersion: "0"}, got); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	got.Labels["k"] = "changed"
+	list := &corev1.PodList{}
+	if err := e.c.GetList(e.ctx, "/pods", storage.ListOptions{ResourceVersion: "0", Recursive: true}, list); err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	list.Items[0].Labels["k"] = "changed too"
+	if v := e1.Object.(*corev1.Pod).Labels["k"]; v != "v" {
+		t.Fatalf("cached object's label: got %q, want %q (Get/GetList must copy)", v, "v")
+	}
+	if n := e.c.stats.getsCached.Load(); n != 1 {
+		t.Fatalf("gets served from cache: got %d, want 1", n)
+	}
+}
+
+// TestSlowWatcherIsCutOff: a watcher that does not read is terminated
+// while the others get every event; it can resume from its last revision.
+func TestSlowWatcherIsCutOff(t *testing.T) {
+	const writes = 40
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) { c.WatcherBuffer = 4 }})
+	start := strconv.FormatUint(e.createCM("start"), 10)
+	slow := e.watch(start, storage.ListOptions{})
+	fast := e.watch(start, storage.ListOptions{})
+	var want []ev
+	for i := range writes {
+		p := e.create(fmt.Sprintf("p%02d", i), nil)
+		want = append(want, ev{watch.Added, p.Name, rvOf(t, p)})
+		// The fast watcher keeps up: it reads each event before the next write.
+		if got := nextEvent(t, fast); got != want[i] {
+			t.Fatalf("fast watcher event %d: got %v, want %v", i, got, want[i])
+		}
+	}
+	// The slow watcher was cut off: its channel closes before all events.
+	var last uint64
+	n := 0
+	for e := range slow.ResultChan() {
+		n++
+		last = rvOf(t, e.Object)
+	}
+	if n >= writes {
+		t.Fatalf("slow watcher got all %d events, want it cut off with a buffer of 4", n)
+	}
+	// Its client resumes from the last revision it saw.
+	from := start
+	if last > 0 {
+		from = strconv.FormatUint(last, 10)
+	}
+	resumed := e.watch(from, storage.ListOptions{})
+	expectEvents(t, resumed, want[n:])
+}
+
+// TestWatchWindow: a watch resumes from any revision inside the event
+// window and gets 410 from one older than it.
+func TestWatchWindow(t *testing.T) {
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) { c.EventWindow, c.EventFreshness = 10, -1 }})
+	var hist []ev
+	for i := range 30 {
+		p := e.create(fmt.Sprintf("p%02d", i), nil)
+		hist = append(hist, ev{watch.Added, p.Name, rvOf(t, p)})
+	}
+	e.waitRevision(hist[29].RV)
+	tests := []struct {
+		name    string
+		from    uint64
+		want    []ev
+		expired bool
+	}{
+		{"window start", hist[19].RV, hist[20:], false},
+		{"inside", hist[25].RV, hist[26:], false},
+		{"latest", hist[29].RV, nil, false},
+		{"just before the window", hist[18].RV, nil, true},
+		{"long before", hist[0].RV, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := e.c.Watch(e.ctx, "/pods", storage.ListOptions{ResourceVersion: strconv.FormatUint(tc.from, 10), Recursive: true})
+			if tc.expired {
+				if !storage.IsExpired(err) {
+					t.Fatalf("watch from %d: got error %v, want ErrCodeExpired", tc.from, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("watch from %d: %v", tc.from, err)
+			}
+			defer w.Stop()
+			expectEvents(t, w, tc.want)
+		})
+	}
+	if n := e.c.stats.watchesDelegated.Load(); n != 0 {
+		t.Fatalf("watches sent to the underlying store: got %d, want 0", n)
+	}
+}
+
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) step(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// TestWindowFreshness: the window grows past EventWindow while its events
+// are fresh (up to MaxEventWindow) and shrinks back when they are stale.
+func TestWindowFreshness(t *testing.T) {
+	clk := &fakeClock{now: time.Unix(1_000_000, 0)}
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) {
+		c.EventWindow, c.MaxEventWindow, c.EventFreshness, c.Clock = 4, 16, time.Minute, clk
+	}})
+	var revs []uint64
+	for i := range 20 {
+		revs = append(revs, rvOf(t, e.create(fmt.Sprintf("p%02d", i), nil)))
+	}
+	e.waitRevision(revs[19])
+	window := func() (capacity, n int, start uint64) {
+		e.c.mu.RLock()
+		defer e.c.mu.RUnlock()
+		return len(e.c.events.buf), e.c.events.n, e.c.windowStart
+	}
+	if c, n, start := window(); c != 16 || n != 16 || start != revs[3] {
+		t.Fatalf("fresh window: got capacity %d, %d events, start %d; want 16, 16, %d", c, n, start, revs[3])
+	}
+	clk.step(2 * time.Minute)
+	revs = append(revs, rvOf(t, e.create("late", nil)))
+	e.waitRevision(revs[20])
+	if c, n, start := window(); c != 8 || n != 8 || start != revs[12] {
+		t.Fatalf("stale window: got capacity %d, %d events, start %d; want 8, 8, %d", c, n, start, revs[12])
+	}
+}
+
+// TestConsistentList: a consistent list right after a write sees it, and is
+// served from memory once the cache has caught up (through events of its
+// own resource, or bookmarks after writes to others).
+func TestConsistentList(t *testing.T) {
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) { c.ConsistentReadWait = waitTimeout }})
+	for i := range 20 {
+		var want uint64
+		if i%2 == 0 {
+			want = rvOf(t, e.create(fmt.Sprintf("p%02d", i), nil))
+		} else {
+			want = e.createCM(fmt.Sprintf("c%02d", i)) // only a bookmark tells the pods cache
+		}
+		list := &corev1.PodList{}
+		if err := e.c.GetList(e.ctx, "/pods", storage.ListOptions{Recursive: true}, list); err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		rv, _ := storage.ParseResourceVersion(list.ResourceVersion)
+		if rv < want {
+			t.Fatalf("list %d at revision %d, want at least %d", i, rv, want)
+		}
+		if got := len(list.Items); got != i/2+1 {
+			t.Fatalf("list %d: got %d pods, want %d", i, got, i/2+1)
+		}
+	}
+	if cached, through := e.c.stats.listsCached.Load(), e.c.stats.listsDelegated.Load(); cached != 20 || through != 0 {
+		t.Fatalf("lists: got %d cached and %d through, want 20 and 0", cached, through)
+	}
+}
+
+// TestListResourceVersions: which lists the cache serves, and their answers.
+func TestListResourceVersions(t *testing.T) {
+	e := newPodEnv(t, envOptions{})
+	a := e.create("a", map[string]string{"app": "x"})
+	b := e.create("b", nil)
+	e.waitRevision(rvOf(t, b))
+	sel := storage.SelectionPredicate{Label: labels.SelectorFromSet(labels.Set{"app": "x"})}
+	tests := []struct {
+		name   string
+		opts   storage.ListOptions
+		cached bool
+		want   []string
+	}{
+		{"rv 0", storage.ListOptions{ResourceVersion: "0"}, true, []string{"a", "b"}},
+		{"rv 0 ignores limit", storage.ListOptions{ResourceVersion: "0", Predicate: storage.SelectionPredicate{Limit: 1}}, true, []string{"a", "b"}},
+		{"rv 0 selector", storage.ListOptions{ResourceVersion: "0", Predicate: sel}, true, []string{"a"}},
+		{"not older than", storage.ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, true, []string{"a", "b"}},
+		{"consistent", storage.ListOptions{}, true, []string{"a", "b"}},
+		{"consistent paginated", storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1}}, false, []string{"a"}},
+		{"exact", storage.ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}, false, []string{"a"}},
+		{"legacy exact", storage.ListOptions{ResourceVersion: b.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 5}}, false, []string{"a", "b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.c.stats.listsCached.Load()
+			tc.opts.Recursive = true
+			list := &corev1.PodList{}
+			if err := e.c.GetList(e.ctx, "/pods", tc.opts, list); err != nil {
+				t.Fatalf("list: %v", err)
+			}
+			var names []string
+			for _, p := range list.Items {
+				names = append(names, p.Name)
+			}
+			if fmt.Sprint(names) != fmt.Sprint(tc.want) {
+				t.Fatalf("got %v, want %v", names, tc.want)
+			}
+			if cached := e.c.stats.listsCached.Load() > before; cached != tc.cached {
+				t.Fatalf("served from cache: got %v, want %v", cached, tc.cached)
+			}
+		})
+	}
+}
+
+// TestRelistAfterCompaction: when the cache's watch ends and its revision
+// has been compacted, the cache relists; its watchers are terminated, and
+// resuming from before the relist answers 410.
+func TestRelistAfterCompaction(t *testing.T) {
+	var gate *gatedStore
+	e := newPodEnv(t, envOptions{wrap: func(s storage.Interface) storage.Interface {
+		gate = newGatedStore(s)
+		t.Cleanup(func() { gate.cut(); gate.wg.Wait() })
+		return gate
+	}})
+	e.create("a", nil)
+	b := e.create("b", nil)
+	e.waitRevision(rvOf(t, b))
+	w := e.watch("0", storage.ListOptions{})
+	expectEvents(t, w, []ev{{watch.Added, "a", rvOf(t, b) - 1}, {watch.Added, "b", rvOf(t, b)}})
+
+	gate.pause() // the cache stops hearing from its store
+	e.create("c", nil)
+	e.relabel("a", map[string]string{"v": "2"})
+	e.delete("b")
+	cur, err := e.c.CurrentRevision(e.ctx)
+	if err != nil {
+		t.Fatalf("current revision: %v", err)
+	}
+	if err := e.b.Compact(e.ctx, cur); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	gate.cut() // its watch ends; re-watching from its revision gets 410
+
+	if n := expectClosed(t, w); n != 0 {
+		t.Fatalf("terminated watcher got %d more events, want 0", n)
+	}
+	e.waitRevision(cur)
+	list := &corev1.PodList{}
+	if err := e.c.GetList(e.ctx, "/pods", storage.ListOptions{ResourceVersion: "0", Recursive: true}, list); err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	var names []string
+	for _, p := range list.Items {
+		names = append(names, p.Name+"="+p.Labels["v"])
+	}
+	if got, want := fmt.Sprint(names), "[a=2 c=]"; got != want {
+		t.Fatalf("after relist: got %s, want %s", got, want)
+	}
+	_, err = e.c.Watch(e.ctx, "/pods", storage.ListOptions{ResourceVersion: b.ResourceVersion, Recursive: true})
+	if !storage.IsExpired(err) {
+		t.Fatalf("watch from before the relist: got %v, want ErrCodeExpired", err)
+	}
+	w2 := e.watch(strconv.FormatUint(cur, 10), storage.ListOptions{})
+	d := e.create("d", nil)
+	expectEvents(t, w2, []ev{{watch.Added, "d", rvOf(t, d)}})
+}
+
+// TestStop: Stop terminates the watchers; later requests go to the
+// underlying store.
+func TestStop(t *testing.T) {
+	e := newPodEnv(t, envOptions{})
+	w := e.watch("0", storage.ListOptions{})
+	e.c.Stop()
+	expectClosed(t, w)
+	e.c.Stop() // idempotent
+	p := e.create("a", nil)
+	got := &corev1.Pod{}
+	if err := e.c.Get(e.ctx, podKey("a"), storage.GetOptions{ResourceVersion: "0"}, got); err != nil {
+		t.Fatalf("get after stop: %v", err)
+	}
+	if got.ResourceVersion != p.ResourceVersion {
+		t.Fatalf("get after stop: got resourceVersion %s, want %s", got.ResourceVersion, p.ResourceVersion)
+	}
+	w2 := e.watch("0", storage.ListOptions{})
+	expectEvents(t, w2, []ev{{watch.Added, "a", rvOf(t, p)}})
+	if n := e.c.stats.watchesDelegated.Load(); n != 1 {
+		t.Fatalf("watches through after stop: got %d, want 1", n)
+	}
+}

@@ -1,0 +1,179 @@
+package cacher
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// Defaults of [Config].
+const (
+	DefaultEventWindow    = 100
+	DefaultMaxEventWindow = 16 * 1024
+	// DefaultEventFreshness is how long events are kept even past
+	// EventWindow (kube's watch cache keeps 75s of history).
+	DefaultEventFreshness = 75 * time.Second
+	DefaultWatcherBuffer  = 100
+	// DefaultBookmarkInterval is how often watchers that asked for progress
+	// get a BOOKMARK (kube-apiserver sends them about once a minute).
+	DefaultBookmarkInterval = time.Minute
+	// DefaultConsistentReadWait bounds the wait for the cache to catch up
+	// with the underlying store when it can be asked for progress; without
+	// a ProgressRequester the default is DefaultConsistentReadWaitNoProgress.
+	DefaultConsistentReadWait           = 3 * time.Second
+	DefaultConsistentReadWaitNoProgress = 25 * time.Millisecond
+	// DefaultReadyWait bounds the wait for the first list before a read is
+	// sent to the underlying store.
+	DefaultReadyWait = 3 * time.Second
+)
+
+// Clock tells the time (k8s.io/utils/clock.PassiveClock fits).
+type Clock interface {
+	Now() time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+// Config configures a [Cacher].
+type Config struct {
+	// Storage is the underlying store: the source of truth. Required.
+	Storage storage.Interface
+	// ResourcePrefix is the key prefix cached, recursively, e.g. "/pods".
+	// Required.
+	ResourcePrefix string
+	// NewFunc returns an empty object of the resource (for bookmarks);
+	// NewListFunc an empty list. Required.
+	NewFunc     func() runtime.Object
+	NewListFunc func() runtime.Object
+	// GetAttrs returns the labels and fields predicates are matched
+	// against; computed once per stored object and event (the predicates'
+	// own GetAttrs are not called). Default storage.DefaultAttrs.
+	GetAttrs storage.AttrFunc
+	// KeyFunc returns the storage key of an object. Default: ResourcePrefix
+	// + "/" + namespace + "/" + name, or ResourcePrefix + "/" + name for
+	// objects without a namespace.
+	KeyFunc func(obj runtime.Object) (string, error)
+
+	// EventWindow is the number of recent events always kept for resuming
+	// watches (default DefaultEventWindow). The ring grows past it, up to
+	// MaxEventWindow (default DefaultMaxEventWindow), while its oldest
+	// events are younger than EventFreshness (default
+	// DefaultEventFreshness; negative: never grow).
+	EventWindow    int
+	MaxEventWindow int
+	EventFreshness time.Duration
+	// WatcherBuffer is how many undelivered events a watcher may hold before
+	// it is terminated (default DefaultWatcherBuffer).
+	WatcherBuffer int
+	// BookmarkInterval is how often watchers with ProgressNotify and
+	// Predicate.AllowWatchBookmarks get a BOOKMARK (default
+	// DefaultBookmarkInterval).
+	BookmarkInterval time.Duration
+	// ConsistentReadWait bounds how long a read waits for the cache to
+	// reach a revision the underlying store already has, before it is
+	// served by the underlying store. Default DefaultConsistentReadWait if
+	// Storage is a ProgressRequester, else
+	// DefaultConsistentReadWaitNoProgress; negative: no wait.
+	ConsistentReadWait time.Duration
+	// ReadyWait bounds how long a request waits for the cache's first list
+	// (default DefaultReadyWait); after it the request goes to the
+	// underlying store.
+	ReadyWait time.Duration
+
+	// Clock (default the real clock) times the event window.
+	Clock Clock
+	// Logger (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Validate reports what is missing from cfg.
+func (cfg Config) Validate() error {
+	var errs []error
+	if cfg.Storage == nil {
+		errs = append(errs, errors.New("Storage is required"))
+	}
+	if cfg.ResourcePrefix == "" || cfg.ResourcePrefix == "/" {
+		errs = append(errs, fmt.Errorf("ResourcePrefix %q: a non-root prefix is required", cfg.ResourcePrefix))
+	}
+	if cfg.NewFunc == nil {
+		errs = append(errs, errors.New("NewFunc is required"))
+	}
+	if cfg.NewListFunc == nil {
+		errs = append(errs, errors.New("NewListFunc is required"))
+	}
+	if cfg.MaxEventWindow > 0 && cfg.EventWindow > cfg.MaxEventWindow {
+		errs = append(errs, fmt.Errorf("EventWindow %d is larger than MaxEventWindow %d", cfg.EventWindow, cfg.MaxEventWindow))
+	}
+	return errors.Join(errs...)
+}
+
+func (cfg Config) withDefaults() Config {
+	cfg.ResourcePrefix = strings.TrimSuffix(cfg.ResourcePrefix, "/")
+	if cfg.GetAttrs == nil {
+		cfg.GetAttrs = storage.DefaultAttrs
+	}
+	if cfg.KeyFunc == nil {
+		cfg.KeyFunc = namespacedKeyFunc(cfg.ResourcePrefix)
+	}
+	if cfg.EventWindow <= 0 {
+		cfg.EventWindow = DefaultEventWindow
+	}
+	if cfg.MaxEventWindow <= 0 {
+		cfg.MaxEventWindow = max(DefaultMaxEventWindow, cfg.EventWindow)
+	}
+	if cfg.EventFreshness == 0 {
+		cfg.EventFreshness = DefaultEventFreshness
+	}
+	if cfg.WatcherBuffer <= 0 {
+		cfg.WatcherBuffer = DefaultWatcherBuffer
+	}
+	if cfg.BookmarkInterval <= 0 {
+		cfg.BookmarkInterval = DefaultBookmarkInterval
+	}
+	if cfg.ConsistentReadWait == 0 {
+		cfg.ConsistentReadWait = DefaultConsistentReadWaitNoProgress
+		if _, ok := cfg.Storage.(ProgressRequester); ok {
+			cfg.ConsistentReadWait = DefaultConsistentReadWait
+		}
+	}
+	if cfg.ConsistentReadWait < 0 {
+		cfg.ConsistentReadWait = 0
+	}
+	if cfg.ReadyWait <= 0 {
+		cfg.ReadyWait = DefaultReadyWait
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = realClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return cfg
+}
+
+// namespacedKeyFunc is the default KeyFunc: prefix/namespace/name, or
+// prefix/name for cluster-scoped objects.
+func namespacedKeyFunc(prefix string) func(runtime.Object) (string, error) {
+	return func(obj runtime.Object) (string, error) {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return "", fmt.Errorf("key of %T: %w", obj, err)
+		}
+		if m.GetName() == "" {
+			return "", fmt.Errorf("key of %T: object has no name", obj)
+		}
+		if ns := m.GetNamespace(); ns != "" {
+			return prefix + "/" + ns + "/" + m.GetName(), nil
+		}
+		return prefix + "/" + m.GetName(), nil
+	}
+}

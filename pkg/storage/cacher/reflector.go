@@ -1,0 +1,338 @@
+package cacher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// Backoff of the reflector after a failed list or watch.
+const (
+	minBackoff = 50 * time.Millisecond
+	maxBackoff = 5 * time.Second
+)
+
+// errRelist means the underlying watch cannot continue from the cache's
+// revision: the cache must list again.
+var errRelist = errors.New("relist needed")
+
+// reflect keeps the cache in sync with the underlying store until ctx ends:
+// list, then watch from the list's revision; re-watch from the last
+// revision when the watch ends; relist when that revision is gone.
+//
+//	list ──► replace state (terminates watchers of an older state)
+//	  ▲         │
+//	  │ 410     ▼
+//	  └──── watch from rv ◄──┐
+//	            │  ends      │
+//	            └────────────┘ (re-watch from the last rv seen)
+func (c *Cacher) reflect(ctx context.Context) {
+	defer c.wg.Done()
+	backoff := minBackoff
+	pause := func() bool {
+		t := time.NewTimer(backoff)
+		defer t.Stop()
+		backoff = min(2*backoff, maxBackoff)
+		select {
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for ctx.Err() == nil {
+		w, err := c.listAndWatch(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			c.cfg.Logger.Warn("watch cache list failed", "prefix", c.cfg.ResourcePrefix, "err", err)
+			if !pause() {
+				return
+			}
+			continue
+		}
+		backoff = minBackoff
+		for {
+			err := c.consume(ctx, w)
+			w.Stop()
+			if ctx.Err() != nil {
+				return
+			}
+			if errors.Is(err, errRelist) {
+				c.cfg.Logger.Info("watch cache relisting", "prefix", c.cfg.ResourcePrefix, "revision", c.Revision(), "err", err)
+				c.setUnready()
+				break
+			}
+			if err != nil {
+				c.cfg.Logger.Warn("watch cache watch failed", "prefix", c.cfg.ResourcePrefix, "err", err)
+				if !pause() {
+					return
+				}
+			}
+			w, err = c.watchUnderlying(ctx, c.Revision())
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				if !storage.IsExpired(err) {
+					c.cfg.Logger.Warn("watch cache re-watch failed", "prefix", c.cfg.ResourcePrefix, "err", err)
+				}
+				c.setUnready()
+				if !storage.IsExpired(err) && !pause() {
+					return
+				}
+				break
+			}
+			backoff = minBackoff
+		}
+	}
+}
+
+// listAndWatch lists the prefix, starts the underlying watch from the
+// list's revision and replaces the cache's state with the list.
+func (c *Cacher) listAndWatch(ctx context.Context) (watch.Interface, error) {
+	for {
+		list := c.cfg.NewListFunc()
+		opts := storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{GetAttrs: c.cfg.GetAttrs}}
+		if err := c.store.GetList(ctx, c.cfg.ResourcePrefix, opts, list); err != nil {
+			return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+		}
+		la, err := meta.ListAccessor(list)
+		if err != nil {
+			return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+		}
+		rv, err := storage.ParseResourceVersion(la.GetResourceVersion())
+		if err != nil {
+			return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+		}
+		w, err := c.watchUnderlying(ctx, rv)
+		if err != nil {
+			return nil, err
+		}
+		if rv == 0 {
+			// "Events after revision 0" cannot be asked for (RV "0" means
+			// "any state"); the watch started at the store's revision then,
+			// so it is gapless only if nothing was written in between.
+			cur, err := c.store.CurrentRevision(ctx)
+			if err != nil || cur != 0 {
+				w.Stop()
+				if err != nil {
+					return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+				}
+				continue
+			}
+		}
+		if err := c.replace(items, rv); err != nil {
+			w.Stop()
+			return nil, err
+		}
+		return w, nil
+	}
+}
+
+func (c *Cacher) watchUnderlying(ctx context.Context, rv uint64) (watch.Interface, error) {
+	initial := false
+	opts := storage.ListOptions{
+		ResourceVersion:   strconv.FormatUint(rv, 10),
+		Recursive:         true,
+		ProgressNotify:    true,
+		SendInitialEvents: &initial,
+		Predicate:         storage.SelectionPredicate{AllowWatchBookmarks: true, GetAttrs: c.cfg.GetAttrs},
+	}
+	w, err := c.store.Watch(ctx, c.cfg.ResourcePrefix, opts)
+	if err != nil {
+		return nil, fmt.Errorf("watch %q from %d: %w", c.cfg.ResourcePrefix, rv, err)
+	}
+	return w, nil
+}
+
+// consume applies the events of the underlying watch until it ends. It
+// returns errRelist (wrapped) when the cache must list again, another error
+// when the watch failed, nil when it just ended.
+func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
+	for {
+		var ev watch.Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok = <-w.ResultChan():
+		}
+		if !ok {
+			return nil
+		}
+		switch ev.Type {
+		case watch.Added, watch.Modified, watch.Deleted:
+			if err := c.apply(ev.Type, ev.Object); err != nil {
+				return fmt.Errorf("%w: %w", errRelist, err)
+			}
+		case watch.Bookmark:
+			rv, err := storage.ObjectResourceVersion(ev.Object)
+			if err != nil {
+				c.cfg.Logger.Warn("watch cache got a bookmark without a revision", "prefix", c.cfg.ResourcePrefix, "err", err)
+				continue
+			}
+			c.advance(rv)
+		case watch.Error:
+			if st, ok := ev.Object.(*metav1.Status); ok {
+				if st.Code == http.StatusGone {
+					return fmt.Errorf("%w: %s", errRelist, st.Message)
+				}
+				return fmt.Errorf("underlying watch: %s (%d)", st.Message, st.Code)
+			}
+			return fmt.Errorf("underlying watch: error event %T", ev.Object)
+		}
+	}
+}
+
+func (c *Cacher) newEntry(obj runtime.Object) (*entry, error) {
+	key, err := c.cfg.KeyFunc(obj)
+	if err != nil {
+		return nil, err
+	}
+	rv, err := storage.ObjectResourceVersion(obj)
+	if err != nil {
+		return nil, fmt.Errorf("object %q: %w", key, err)
+	}
+	ls, fs, err := c.cfg.GetAttrs(obj)
+	if err != nil {
+		return nil, fmt.Errorf("attributes of %q: %w", key, err)
+	}
+	return &entry{key: key, obj: obj, rv: rv, labels: ls, fields: fs}, nil
+}
+
+// replace sets the cache's state to items at revision rv, with an empty
+// event window, and terminates every watcher (they may have missed events).
+func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
+	entries := make([]*entry, 0, len(items))
+	for _, obj := range items {
+		e, err := c.newEntry(obj)
+		if err != nil {
+			return fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+		}
+		entries = append(entries, e)
+	}
+	st := objStore{}
+	for _, e := range entries {
+		st.put(e) // lists come sorted: this appends
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.terminateAllLocked()
+	c.objects = st
+	c.events.reset(c.cfg.EventWindow)
+	c.rv, c.windowStart = rv, rv
+	c.ready = true
+	c.notifyLocked()
+	c.cfg.Logger.Debug("watch cache initialized", "prefix", c.cfg.ResourcePrefix, "revision", rv, "objects", len(entries))
+	return nil
+}
+
+func (c *Cacher) setUnready() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ready = false
+	c.notifyLocked()
+}
+
+// advance moves the cache's revision to rv (a bookmark of the underlying
+// store: nothing under the prefix changed up to rv).
+func (c *Cacher) advance(rv uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rv > c.rv {
+		c.rv = rv
+		c.notifyLocked()
+	}
+}
+
+// apply applies one change of the underlying store: the object store, the
+// event window and every interested watcher.
+func (c *Cacher) apply(typ watch.EventType, obj runtime.Object) error {
+	cur, err := c.newEntry(obj)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur.rv <= c.rv {
+		c.cfg.Logger.Debug("watch cache skipped an old event", "key", cur.key, "revision", cur.rv, "at", c.rv)
+		return nil
+	}
+	ev := &event{key: cur.key, rv: cur.rv, at: c.cfg.Clock.Now(), cur: cur}
+	if typ == watch.Deleted {
+		ev.typ = watch.Deleted
+		ev.prev = c.objects.remove(cur.key)
+	} else {
+		ev.prev = c.objects.put(cur)
+		ev.typ = watch.Added
+		if ev.prev != nil {
+			ev.typ = watch.Modified
+		}
+	}
+	c.rv = cur.rv
+	c.appendLocked(ev)
+	c.dispatchLocked(ev)
+	c.notifyLocked()
+	return nil
+}
+
+// appendLocked adds ev to the event window, growing the window while its
+// events are fresh, shrinking it when half of them are stale, and evicting
+// the oldest otherwise.
+func (c *Cacher) appendLocked(ev *event) {
+	r := &c.events
+	if r.full() {
+		size := len(r.buf)
+		fresh := c.cfg.EventFreshness
+		switch {
+		case size > c.cfg.EventWindow && ev.at.Sub(r.at(size/2).at) > fresh:
+			c.dropLocked(size / 2)
+			r.resize(max(size/2, c.cfg.EventWindow))
+		case size < c.cfg.MaxEventWindow && fresh > 0 && ev.at.Sub(r.at(0).at) < fresh:
+			r.resize(min(2*size, c.cfg.MaxEventWindow))
+		}
+	}
+	if r.full() {
+		c.dropLocked(1)
+	}
+	r.push(ev)
+}
+
+// dropLocked evicts the k oldest events, moving the window's start.
+func (c *Cacher) dropLocked(k int) {
+	if last := c.events.dropOldest(k); last != nil && last.rv > c.windowStart {
+		c.windowStart = last.rv
+	}
+}
+
+// forgetBefore makes the cache answer 410 for watches from revisions older
+// than rev-1, as the underlying store does after a compaction at rev (events
+// at rev and later stay). Tests use it to line the cache up with a
+// compaction of the underlying store.
+func (c *Cacher) forgetBefore(rev uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rev == 0 || rev-1 <= c.windowStart {
+		return
+	}
+	c.windowStart = rev - 1
+	for c.events.n > 0 && c.events.at(0).rv <= c.windowStart {
+		c.events.dropOldest(1)
+	}
+}

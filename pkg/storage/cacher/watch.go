@@ -1,0 +1,340 @@
+package cacher
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// cacheWatcher is one watch served from the cache. The dispatcher puts
+// events on input without blocking (a full buffer terminates the watcher);
+// the watcher's goroutine filters them and delivers them on result.
+type cacheWatcher struct {
+	c         *Cacher
+	key       string
+	prefix    string // scope prefix when recursive
+	recursive bool
+	pred      storage.SelectionPredicate
+	all       bool // pred matches everything
+	bookmarks bool // periodic bookmarks wanted
+	after     uint64
+
+	input    chan *event
+	result   chan watch.Event
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+var _ watch.Interface = (*cacheWatcher)(nil)
+
+// ResultChan implements watch.Interface.
+func (w *cacheWatcher) ResultChan() <-chan watch.Event { return w.result }
+
+// Stop implements watch.Interface: the result channel closes soon after.
+func (w *cacheWatcher) Stop() {
+	w.c.mu.Lock()
+	delete(w.c.watchers, w)
+	w.c.mu.Unlock()
+	w.terminate()
+}
+
+func (w *cacheWatcher) terminate() { w.stopOnce.Do(func() { close(w.done) }) }
+
+func (w *cacheWatcher) inScope(key string) bool {
+	if w.recursive {
+		return len(key) > len(w.prefix) && key[:len(w.prefix)] == w.prefix
+	}
+	return key == w.key
+}
+
+func (w *cacheWatcher) matches(e *entry) bool {
+	if w.all {
+		return true
+	}
+	return (w.pred.Label == nil || w.pred.Label.Matches(e.labels)) &&
+		(w.pred.Field == nil || w.pred.Field.Matches(e.fields))
+}
+
+// Watch implements [storage.Interface]. It is served from the cache when the
+// cache can (see the package doc), by the underlying store otherwise.
+//
+// Resource versions: "" starts from a state at least as new as the
+// underlying store's current revision; "0" from the cache's state; "N"
+// after revision N (ErrCodeExpired if N is older than the event window).
+// Without initial events, "" and "0" start after the current revision.
+func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("watch %q: %w", key, err)
+	}
+	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
+	if err != nil || !c.covers(key, opts.Recursive) {
+		return c.watchThrough(ctx, key, opts)
+	}
+	sendInitial := rv == 0
+	if opts.SendInitialEvents != nil {
+		sendInitial = *opts.SendInitialEvents
+	}
+	endBookmark := sendInitial && opts.SendInitialEvents != nil && opts.Predicate.AllowWatchBookmarks
+
+	// need is the revision the watch must start at or after.
+	need, known := rv, false
+	if opts.ResourceVersion == "" {
+		if need, err = c.store.CurrentRevision(ctx); err != nil {
+			return nil, fmt.Errorf("watch %q: %w", key, err)
+		}
+		known = true
+	}
+	if sendInitial {
+		// The initial state comes from the cache, which must be at need.
+		ok, err := c.waitFresh(ctx, need, known)
+		if err != nil {
+			return nil, fmt.Errorf("watch %q: %w", key, err)
+		}
+		if !ok {
+			return c.watchThrough(ctx, key, opts)
+		}
+	} else {
+		if !c.waitReady(ctx) {
+			return c.watchThrough(ctx, key, opts)
+		}
+		if need > c.Revision() && !known {
+			// A future revision is the underlying store's to judge.
+			cur, err := c.store.CurrentRevision(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("watch %q: %w", key, err)
+			}
+			if cur < need {
+				return c.watchThrough(ctx, key, opts)
+			}
+		}
+	}
+
+	w := &cacheWatcher{
+		c:         c,
+		key:       key,
+		prefix:    scopePrefix(key),
+		recursive: opts.Recursive,
+		pred:      opts.Predicate,
+		all:       opts.Predicate.Empty(),
+		bookmarks: opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
+		input:     make(chan *event, c.cfg.WatcherBuffer),
+		result:    make(chan watch.Event),
+		done:      make(chan struct{}),
+	}
+	var initial []*entry
+	var backlog []*event
+	c.mu.Lock()
+	if c.stopped || !c.ready {
+		c.mu.Unlock()
+		return c.watchThrough(ctx, key, opts)
+	}
+	switch {
+	case sendInitial:
+		w.after = c.rv
+		if w.recursive {
+			c.objects.scan(w.prefix, func(e *entry) { initial = append(initial, e) })
+		} else if e := c.objects.get(key); e != nil {
+			initial = []*entry{e}
+		}
+	case need == 0:
+		w.after = c.rv
+	case need < c.windowStart:
+		start := c.windowStart
+		c.mu.Unlock()
+		return nil, storage.NewError(storage.ErrCodeExpired, key, int64(need),
+			fmt.Sprintf("too old resource version: %d (%d)", need, start))
+	default:
+		w.after = need
+		if need < c.rv {
+			backlog = c.events.since(need)
+		}
+	}
+	c.watchers[w] = struct{}{}
+	c.wg.Add(1)
+	c.mu.Unlock()
+
+	c.stats.watchesCached.Add(1)
+	go w.run(ctx, initial, endBookmark, backlog)
+	return w, nil
+}
+
+func (c *Cacher) watchThrough(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	c.stats.watchesDelegated.Add(1)
+	return c.store.Watch(ctx, key, opts)
+}
+
+// run delivers the initial state, the backlog and then live events until
+// the watch is stopped, terminated, or ctx ends; then it closes result.
+func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bool, backlog []*event) {
+	defer w.c.wg.Done()
+	defer close(w.result)
+	defer w.Stop()
+
+	send := func(ev watch.Event) bool {
+		select {
+		case w.result <- ev:
+			return true
+		case <-w.done:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for _, e := range initial {
+		if w.matches(e) && !send(watch.Event{Type: watch.Added, Object: e.obj}) {
+			return
+		}
+	}
+	if endBookmark {
+		obj, err := w.c.bookmarkObject(w.after, true)
+		if err != nil {
+			send(errorEvent(err))
+			return
+		}
+		if !send(watch.Event{Type: watch.Bookmark, Object: obj}) {
+			return
+		}
+	}
+	for _, ev := range backlog {
+		if w.inScope(ev.key) && !w.deliver(ev, send) {
+			return
+		}
+	}
+	for {
+		select {
+		case ev := <-w.input:
+			if !w.deliver(ev, send) {
+				return
+			}
+		case <-w.done:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// deliver turns one cache event into what this watcher sees (nothing,
+// ADDED, MODIFIED, DELETED or BOOKMARK) and sends it; false ends the watch.
+func (w *cacheWatcher) deliver(ev *event, send func(watch.Event) bool) bool {
+	if ev.typ == watch.Bookmark {
+		if ev.rv < w.after {
+			return true
+		}
+		return send(watch.Event{Type: watch.Bookmark, Object: ev.cur.obj})
+	}
+	if ev.rv <= w.after {
+		return true
+	}
+	w.after = ev.rv
+	if ev.typ == watch.Deleted {
+		if w.matches(ev.cur) {
+			return send(watch.Event{Type: watch.Deleted, Object: ev.cur.obj})
+		}
+		return true
+	}
+	curOK := w.matches(ev.cur)
+	prevOK := ev.prev != nil && w.matches(ev.prev)
+	switch {
+	case curOK && prevOK:
+		return send(watch.Event{Type: watch.Modified, Object: ev.cur.obj})
+	case curOK:
+		return send(watch.Event{Type: watch.Added, Object: ev.cur.obj})
+	case prevOK:
+		return send(watch.Event{Type: watch.Deleted, Object: ev.leaveObject()})
+	}
+	return true
+}
+
+// dispatchLocked hands ev to every watcher it concerns. A watcher whose
+// buffer is full is terminated rather than waited for.
+func (c *Cacher) dispatchLocked(ev *event) {
+	for w := range c.watchers {
+		if !w.inScope(ev.key) {
+			continue
+		}
+		select {
+		case w.input <- ev:
+		default:
+			delete(c.watchers, w)
+			w.terminate()
+			c.cfg.Logger.Warn("watch cache terminated a slow watcher",
+				"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", ev.rv)
+		}
+	}
+}
+
+// terminateAllLocked ends every watcher (their result channels close).
+func (c *Cacher) terminateAllLocked() {
+	for w := range c.watchers {
+		delete(c.watchers, w)
+		w.terminate()
+	}
+}
+
+// bookmarkLoop sends a BOOKMARK at the cache's revision to every watcher
+// that asked for progress, every BookmarkInterval.
+func (c *Cacher) bookmarkLoop(ctx context.Context) {
+	defer c.wg.Done()
+	t := time.NewTicker(c.cfg.BookmarkInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			c.sendBookmarks()
+		}
+	}
+}
+
+func (c *Cacher) sendBookmarks() {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.ready || c.rv == 0 {
+		return
+	}
+	var ev *event
+	for w := range c.watchers {
+		if !w.bookmarks {
+			continue
+		}
+		if ev == nil {
+			obj, err := c.bookmarkObject(c.rv, false)
+			if err != nil {
+				c.cfg.Logger.Warn("watch cache cannot build a bookmark", "prefix", c.cfg.ResourcePrefix, "err", err)
+				return
+			}
+			ev = &event{typ: watch.Bookmark, rv: c.rv, cur: &entry{obj: obj, rv: c.rv}}
+		}
+		select {
+		case w.input <- ev:
+		default: // a busy watcher skips this bookmark
+		}
+	}
+}
+
+// bookmarkObject returns an empty object carrying only resourceVersion rv,
+// annotated as the end of the initial events if initialEnd.
+func (c *Cacher) bookmarkObject(rv uint64, initialEnd bool) (runtime.Object, error) {
+	obj := c.cfg.NewFunc()
+	if err := storage.SetObjectResourceVersion(obj, rv); err != nil {
+		return nil, fmt.Errorf("bookmark: %w", err)
+	}
+	if initialEnd {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, fmt.Errorf("bookmark: %w", err)
+		}
+		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	return obj, nil
+}
