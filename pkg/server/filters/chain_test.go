@@ -23,12 +23,13 @@ var bearerGood = http.Header{"Authorization": {"Bearer good"}}
 
 // chainAPI is the api handler at the end of the test chains.
 type chainAPI struct {
-	entered chan struct{} // receives when /hold is entered
-	release chan struct{} // closing releases /hold and /slow
+	entered     chan struct{} // receives when /hold is entered
+	holdRelease chan struct{} // closing releases /hold
+	release     chan struct{} // closing releases /slow
 }
 
 func newChainAPI() *chainAPI {
-	return &chainAPI{entered: make(chan struct{}, 10), release: make(chan struct{})}
+	return &chainAPI{entered: make(chan struct{}, 10), holdRelease: make(chan struct{}), release: make(chan struct{})}
 }
 
 func (a *chainAPI) handler() http.Handler {
@@ -47,7 +48,7 @@ func (a *chainAPI) handler() http.Handler {
 	})
 	mux.HandleFunc("/api/v1/namespaces/ns/pods/hold", func(w http.ResponseWriter, r *http.Request) {
 		a.entered <- struct{}{}
-		<-a.release
+		<-a.holdRelease
 		_, _ = io.WriteString(w, "held")
 	})
 	mux.HandleFunc("/api/v1/pods", func(w http.ResponseWriter, r *http.Request) { // a watch
@@ -132,18 +133,14 @@ func TestBuildChain(t *testing.T) {
 				t.Errorf("bad timeout: got %d %q", resp.StatusCode, st.Message)
 			}
 
-			// Timeout: 504 for a slow request; a watch is exempt.
-			resp, body = get(t, c, u+"/api/v1/namespaces/ns/pods/slow", bearerGood)
-			if resp.StatusCode != 504 || body != timeoutBody {
-				t.Errorf("slow: got %d %q, want 504", resp.StatusCode, body)
-			}
+			// A watch is long-running: it outlives the request timeout.
 			resp, body = get(t, c, u+"/api/v1/pods?watch=true", bearerGood)
 			if resp.StatusCode != 200 || body != "watched" {
 				t.Errorf("watch: got %d %q, want 200 watched (long-running bypasses the timeout)", resp.StatusCode, body)
 			}
 
 			// Panic recovery covers the whole chain, and the server goes on.
-			if resp, err := c.Get(u + "/api/v1/namespaces/ns/pods/panic"); err == nil {
+			if resp, err := c.Do(mustGet(t, u+"/api/v1/namespaces/ns/pods/panic", bearerGood)); err == nil {
 				_, err = io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if err == nil {
@@ -171,6 +168,29 @@ func TestBuildChain(t *testing.T) {
 			resp, body = get(t, c, u+"/api/v1/namespaces/ns/pods/ok", nil)
 			if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" || body != TooManyRequestsMessage+"\n" {
 				t.Errorf("pool full: got %d %q, want 429", resp.StatusCode, body)
+			}
+			close(api.holdRelease)
+			if code := <-held; code == 0 {
+				t.Errorf("held request failed")
+			}
+			// The slot frees when the held handler returns (not at its 504).
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				resp, _ := get(t, c, u+"/api/v1/namespaces/ns/pods/ok", bearerGood)
+				if resp.StatusCode == 200 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("read-only slot never freed: got %d", resp.StatusCode)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+
+			// Timeout: 504 for a slow request (its handler keeps the slot
+			// until the test ends).
+			resp, body = get(t, c, u+"/api/v1/namespaces/ns/pods/slow", bearerGood)
+			if resp.StatusCode != 504 || body != timeoutBody {
+				t.Errorf("slow: got %d %q, want 504", resp.StatusCode, body)
 			}
 
 			// Audit: the panic and an authorized request were recorded.
@@ -256,7 +276,7 @@ func TestBuildChainShutdown(t *testing.T) {
 				t.Fatal("drained while a request is in flight")
 			default:
 			}
-			close(api.release)
+			close(api.holdRelease)
 			if got := <-held; got != "200 held" {
 				t.Errorf("in-flight request: got %q, want 200 held", got)
 			}
@@ -312,4 +332,3 @@ func hasRequestCode(t *testing.T, reg *prometheus.Registry, code string) bool {
 	}
 	return false
 }
-

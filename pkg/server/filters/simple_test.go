@@ -206,7 +206,9 @@ func TestHeaderFilters(t *testing.T) {
 	}{
 		{"cache-control set", WithCacheControl, nil, "Cache-Control", "no-cache, private"},
 		{"cache-control kept", WithCacheControl, map[string]string{"Cache-Control": "public"}, "Cache-Control", "public"},
-		{"hsts set", func(h http.Handler) http.Handler { return WithHSTS(h, []string{"max-age=31536000", "includeSubDomains", "preload"}) },
+		{"hsts set", func(h http.Handler) http.Handler {
+			return WithHSTS(h, []string{"max-age=31536000", "includeSubDomains", "preload"})
+		},
 			nil, "Strict-Transport-Security", "max-age=31536000; includeSubDomains; preload"},
 		{"hsts kept", func(h http.Handler) http.Handler { return WithHSTS(h, []string{"max-age=1"}) },
 			map[string]string{"Strict-Transport-Security": "max-age=2"}, "Strict-Transport-Security", "max-age=2"},
