@@ -25,6 +25,10 @@ import (
 // kapi command (the same code as cmd/kapi), so signal handling is tested in
 // a real child process.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("KAPI_TEST_DURABILITY_DIR"); dir != "" {
+		durabilityChild(dir)
+		return
+	}
 	if args := os.Getenv("KAPI_TEST_RUN_COMMAND"); args != "" {
 		cmd := app.NewCommand()
 		cmd.SetArgs(strings.Fields(args))

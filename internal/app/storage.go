@@ -108,3 +108,12 @@ func (c *Config) applyStorage() error {
 		}))
 	return nil
 }
+
+// StorageClient is the etcd client the chain's storage uses (embedded or
+// external), or nil on the memory backend.
+func (c *Config) StorageClient() *clientv3.Client {
+	if c.storage == nil {
+		return nil
+	}
+	return c.storage.client
+}
