@@ -83,6 +83,7 @@ func runGet(args []string) error {
 
 	lat := make([]time.Duration, *n)
 	var next, failures atomic.Int64
+	var firstFailure atomic.Value
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := 0; w < *conc; w++ {
@@ -97,14 +98,15 @@ func runGet(args []string) error {
 				t0 := time.Now()
 				resp, err := client.Get(url)
 				if err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
+					body, _ := io.ReadAll(resp.Body)
 					resp.Body.Close()
 					if resp.StatusCode != http.StatusOK {
-						err = fmt.Errorf("status %d", resp.StatusCode)
+						err = fmt.Errorf("status %d: %.300s", resp.StatusCode, body)
 					}
 				}
 				if err != nil {
 					failures.Add(1)
+					firstFailure.CompareAndSwap(nil, err.Error())
 				}
 				lat[i] = time.Since(t0)
 			}
@@ -120,7 +122,7 @@ func runGet(args []string) error {
 	fmt.Printf("GET %s %s c=%d n=%d: %.0f req/s, p50 %v, p99 %v, max %v, failures %d\n",
 		*path, proto, *conc, *n, float64(*n)/elapsed.Seconds(), lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1], failures.Load())
 	if failures.Load() > 0 {
-		return errors.New("some requests failed")
+		return fmt.Errorf("some requests failed, first: %v", firstFailure.Load())
 	}
 	return nil
 }

@@ -36,37 +36,32 @@ func NewHealthCheck(client func() *clientv3.Client, prefix string, timeout time.
 	}
 	key := path.Join("/", prefix, "health")
 	window := timeout / 2
+	// probeMu serializes probes: a caller arriving while a probe is in
+	// flight waits for its result instead of getting a stale one (which,
+	// before the first probe finished, would be a spurious failure).
 	var (
-		mu        sync.Mutex
+		probeMu   sync.Mutex
 		lastStart time.Time
-		lastErr   error = errNotConnected
+		lastErr   error
 	)
 	return func(ctx context.Context) error {
 		c := client()
 		if c == nil {
 			return errNotConnected
 		}
-		mu.Lock()
+		probeMu.Lock()
+		defer probeMu.Unlock()
 		if !lastStart.IsZero() && time.Since(lastStart) < window {
-			err := lastErr
-			mu.Unlock()
-			return err
+			return lastErr
 		}
-		start := time.Now()
-		lastStart = start
-		mu.Unlock()
-
+		lastStart = time.Now()
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		_, err := c.Get(pctx, key)
 		if err != nil {
 			err = fmt.Errorf("error getting data from etcd: %w", err)
 		}
-		mu.Lock()
-		if lastStart.Equal(start) {
-			lastErr = err
-		}
-		mu.Unlock()
+		lastErr = err
 		return err
 	}
 }

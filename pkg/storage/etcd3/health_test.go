@@ -3,6 +3,7 @@ package etcd3
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,5 +92,27 @@ func TestCompactor(t *testing.T) {
 	resp, err := c.Get(ctx, compactRevKey)
 	if err != nil || len(resp.Kvs) != 1 || resp.Kvs[0].Version < 2 {
 		t.Errorf("got %v, %v; want %s with a version of at least 2", resp, err, compactRevKey)
+	}
+}
+
+// Callers arriving while the first probe is in flight must get its result,
+// not a stale "not yet established".
+func TestHealthCheckConcurrentFirstCalls(t *testing.T) {
+	srv := startEtcd(t)
+	check := NewHealthCheck(func() *clientv3.Client { return srv.Client() }, "/registry", 2*time.Second)
+	errs := make(chan error, 32)
+	var start sync.WaitGroup
+	start.Add(1)
+	for i := 0; i < cap(errs); i++ {
+		go func() {
+			start.Wait()
+			errs <- check(context.Background())
+		}()
+	}
+	start.Done()
+	for i := 0; i < cap(errs); i++ {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent first call %d: got %v, want nil", i, err)
+		}
 	}
 }
