@@ -324,3 +324,35 @@ func TestIndexMetricsAndOpenAPI(t *testing.T) {
 		t.Fatalf("openapi v3: %d %q", res.code, res.body)
 	}
 }
+
+func TestAdminKubeconfigAndPKIReusedAcrossRestarts(t *testing.T) {
+	dir := t.TempDir()
+	setDir := func(o *app.Options) { o.DataDir = dir }
+	r := startKapi(t, nil, setDir)
+	st, err := os.Stat(filepath.Join(dir, "admin.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("admin kubeconfig mode %v, want 0600", st.Mode().Perm())
+	}
+	ca1, err := os.ReadFile(filepath.Join(dir, "pki", "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serving1, _ := os.ReadFile(filepath.Join(dir, "pki", "apiserver.crt"))
+	r.shutdown()
+	if err := r.runErr(); err != nil {
+		t.Fatal(err)
+	}
+
+	r2 := startKapi(t, nil, setDir) // waits for /readyz with the rewritten kubeconfig
+	ca2, _ := os.ReadFile(filepath.Join(dir, "pki", "ca.crt"))
+	serving2, _ := os.ReadFile(filepath.Join(dir, "pki", "apiserver.crt"))
+	if string(ca1) != string(ca2) || string(serving1) != string(serving2) {
+		t.Fatal("certificates were regenerated on restart, want them reused")
+	}
+	if res := do(r2.client(false), http.MethodGet, r2.base+"/version"); res.code != 200 {
+		t.Fatalf("restarted server: %+v", res)
+	}
+}

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"crypto/tls"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/http2"
+)
+
+// The HTTP/2 settings the server advertises are kube-apiserver's
+// (serving.md 10): 100 streams, 256 KiB per-stream window and frame size.
+func TestHTTP2SettingsAndTLSMinimum(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		streams int
+		want    uint32
+	}{{"default", 0, 100}, {"flag", 250, 250}} {
+		t.Run(tc.name, func(t *testing.T) {
+			serving, client, base := tlsServing(t)
+			serving.HTTP2MaxStreamsPerConnection = tc.streams
+			stop := make(chan struct{})
+			stopped, listenerStopped, err := serving.Serve(text("ok"), 0, stop, testLogger())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				close(stop)
+				<-stopped
+				<-listenerStopped
+			}()
+			tr := client.Transport.(*http.Transport)
+			cfg := tr.TLSClientConfig.Clone()
+			cfg.NextProtos = []string{"h2"}
+			conn, err := tls.Dial("tcp", strings.TrimPrefix(base, "https://"), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if p := conn.ConnectionState().NegotiatedProtocol; p != "h2" {
+				t.Fatalf("ALPN %q, want h2", p)
+			}
+			if _, err := io.WriteString(conn, http2.ClientPreface); err != nil {
+				t.Fatal(err)
+			}
+			fr := http2.NewFramer(conn, conn)
+			if err := fr.WriteSettings(); err != nil {
+				t.Fatal(err)
+			}
+			f, err := fr.ReadFrame()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sf, ok := f.(*http2.SettingsFrame)
+			if !ok {
+				t.Fatalf("first frame %T, want SETTINGS", f)
+			}
+			want := map[http2.SettingID]uint32{
+				http2.SettingMaxConcurrentStreams: tc.want,
+				http2.SettingInitialWindowSize:    256 << 10,
+				http2.SettingMaxFrameSize:         256 << 10,
+				http2.SettingMaxHeaderListSize:    1<<20 + 32*10, // MaxHeaderBytes plus net/http's slack
+			}
+			for id, v := range want {
+				got, ok := sf.Value(id)
+				if id == http2.SettingMaxHeaderListSize {
+					// net/http adds its own allowance; just require >= 1 MiB.
+					if !ok || got < 1<<20 {
+						t.Errorf("%v = %d, want at least 1 MiB", id, got)
+					}
+					continue
+				}
+				if !ok || got != v {
+					t.Errorf("%v = %d (present %v), want %d", id, got, ok, v)
+				}
+			}
+
+			old := tr.TLSClientConfig.Clone()
+			old.MaxVersion = tls.VersionTLS11
+			old.MinVersion = tls.VersionTLS10
+			if c, err := tls.Dial("tcp", strings.TrimPrefix(base, "https://"), old); err == nil {
+				c.Close()
+				t.Fatal("a TLS 1.1 handshake succeeded, want TLS 1.2 minimum")
+			}
+		})
+	}
+}
+
+func testLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
