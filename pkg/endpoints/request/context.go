@@ -15,7 +15,20 @@ const (
 	auditIDKey
 	receivedTimestampKey
 	muxIncompleteKey
+	namespaceKey
 )
+
+// WithNamespace returns a context carrying the request's namespace (""
+// for cluster-scoped resources and all-namespace lists).
+func WithNamespace(ctx context.Context, ns string) context.Context {
+	return context.WithValue(ctx, namespaceKey, ns)
+}
+
+// NamespaceFrom returns the namespace on ctx, or "".
+func NamespaceFrom(ctx context.Context) string {
+	ns, _ := ctx.Value(namespaceKey).(string)
+	return ns
+}
 
 // WithRequestInfo returns a context carrying info.
 func WithRequestInfo(ctx context.Context, info *RequestInfo) context.Context {

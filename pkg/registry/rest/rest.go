@@ -1,0 +1,141 @@
+package rest
+
+import (
+	"context"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// Storage is what every resource (or subresource) storage implements.
+type Storage interface {
+	// New returns an empty object of the kind served.
+	New() runtime.Object
+	// Destroy releases the storage's resources (watch caches, goroutines).
+	// Idempotent.
+	Destroy()
+}
+
+// Scoper tells whether a resource lives in namespaces.
+type Scoper interface {
+	NamespaceScoped() bool
+}
+
+// SingularNameProvider gives the singular name shown in discovery.
+type SingularNameProvider interface {
+	GetSingularName() string
+}
+
+// ShortNamesProvider gives the short names shown in discovery.
+type ShortNamesProvider interface {
+	ShortNames() []string
+}
+
+// CategoriesProvider gives the categories (e.g. "all") shown in discovery.
+type CategoriesProvider interface {
+	Categories() []string
+}
+
+// GroupVersionKindProvider overrides the kind of a storage served in a
+// group-version other than its object's (e.g. the scale subresource).
+type GroupVersionKindProvider interface {
+	GroupVersionKind(containingGV schema.GroupVersion) schema.GroupVersionKind
+}
+
+// Getter reads one object by name (namespace from the context).
+type Getter interface {
+	Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error)
+}
+
+// TableConvertor turns objects or lists into a meta.k8s.io/v1 Table.
+type TableConvertor interface {
+	// ConvertToTable converts object (an item or a list) to rows.
+	// tableOptions is a *metav1.TableOptions or nil.
+	ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error)
+}
+
+// Lister lists objects.
+type Lister interface {
+	// NewList returns an empty list of the kind served.
+	NewList() runtime.Object
+	// List returns the objects selected by options.
+	List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error)
+	TableConvertor
+}
+
+// Watcher watches objects.
+type Watcher interface {
+	// Watch starts a watch; options carry selectors, resourceVersion,
+	// allowWatchBookmarks and sendInitialEvents.
+	Watch(ctx context.Context, options *metainternalversion.ListOptions) (watch.Interface, error)
+}
+
+// ValidateObjectFunc is an admission-style check run on an object before
+// it is written.
+type ValidateObjectFunc func(ctx context.Context, obj runtime.Object) error
+
+// ValidateObjectUpdateFunc is ValidateObjectFunc for updates.
+type ValidateObjectUpdateFunc func(ctx context.Context, obj, old runtime.Object) error
+
+// ValidateAllObjectFunc accepts everything.
+func ValidateAllObjectFunc(context.Context, runtime.Object) error { return nil }
+
+// ValidateAllObjectUpdateFunc accepts everything.
+func ValidateAllObjectUpdateFunc(context.Context, runtime.Object, runtime.Object) error { return nil }
+
+// Creater creates objects.
+type Creater interface {
+	New() runtime.Object
+	// Create stores obj (dry-run when options.DryRun is ["All"]) and
+	// returns what was stored.
+	Create(ctx context.Context, obj runtime.Object, createValidation ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error)
+}
+
+// UpdatedObjectInfo computes the new object of an update from the current
+// one (a PUT body, or a patch applied to the current object).
+type UpdatedObjectInfo interface {
+	// Preconditions the current object must meet (may be nil).
+	Preconditions() *metav1.Preconditions
+	// UpdatedObject returns the new object given the current one (nil if
+	// it does not exist). It may be called more than once (on conflicts).
+	UpdatedObject(ctx context.Context, oldObj runtime.Object) (newObj runtime.Object, err error)
+}
+
+// Updater replaces objects.
+type Updater interface {
+	New() runtime.Object
+	// Update writes the object computed by objInfo; it reports whether the
+	// object was created (PUT of a missing object where allowed).
+	Update(ctx context.Context, name string, objInfo UpdatedObjectInfo, createValidation ValidateObjectFunc,
+		updateValidation ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error)
+}
+
+// Patcher can be patched: the handler reads, patches and updates.
+type Patcher interface {
+	Getter
+	Updater
+}
+
+// GracefulDeleter deletes objects, possibly gracefully (finalizers,
+// grace periods): it reports whether the object is gone now (true) or
+// only marked for deletion (false).
+type GracefulDeleter interface {
+	Delete(ctx context.Context, name string, deleteValidation ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error)
+}
+
+// CollectionDeleter deletes every object selected by listOptions.
+type CollectionDeleter interface {
+	DeleteCollection(ctx context.Context, deleteValidation ValidateObjectFunc, options *metav1.DeleteOptions,
+		listOptions *metainternalversion.ListOptions) (runtime.Object, error)
+}
+
+// ResetFieldsStrategy tells server-side apply which fields a (sub)resource
+// must not change, per API version (e.g. status for the main resource,
+// everything but status for /status).
+type ResetFieldsStrategy interface {
+	GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set
+}
