@@ -1,0 +1,48 @@
+// Package scheme holds the runtime.Scheme kapi serves built-in types from:
+// every group-version of k8s.io/api plus meta.k8s.io, and the codecs
+// (JSON, YAML, protobuf) and parameter codec built on it.
+package scheme
+
+import (
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// Scheme knows every built-in kind kapi may serve.
+var Scheme = runtime.NewScheme()
+
+// Codecs encodes and decodes built-in objects in every wire format.
+var Codecs = serializer.NewCodecFactory(Scheme)
+
+// ParameterCodec decodes query parameters into option structs
+// (metav1.GetOptions, metav1.CreateOptions, ... and
+// metainternalversion.ListOptions).
+var ParameterCodec = runtime.NewParameterCodec(Scheme)
+
+// Unversioned is the group-version of kinds served in every group
+// (Status, APIVersions, APIGroupList, ...).
+var Unversioned = schema.GroupVersion{Group: "", Version: "v1"}
+
+func init() {
+	// All of k8s.io/api's group-versions (the client-go scheme registers
+	// exactly those) and meta/v1 options in each.
+	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
+	utilruntime.Must(metainternalversion.AddToScheme(Scheme))
+	utilruntime.Must(metav1beta1.AddMetaToScheme(Scheme))
+	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	Scheme.AddUnversionedTypes(Unversioned,
+		&metav1.Status{},
+		&metav1.APIVersions{},
+		&metav1.APIGroupList{},
+		&metav1.APIGroup{},
+		&metav1.APIResourceList{},
+	)
+	_ = metainternalversionscheme.ParameterCodec
+}
