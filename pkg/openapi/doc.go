@@ -1,0 +1,20 @@
+// Package openapi turns the generated OpenAPI definitions of kapi's API types
+// (package github.com/kapi-dev/kapi/pkg/generated/openapi) into what the REST
+// layer needs:
+//
+//   - definition names as served documents spell them, the REST-friendly
+//     model names such as "io.k8s.api.core.v1.ConfigMap", looked up by
+//     group-version-kind or by Go type, with the
+//     x-kubernetes-group-version-kind extension upstream attaches;
+//   - the transitive closure of the definitions some kinds reference, as
+//     OpenAPI v3 components.schemas or as Swagger 2.0 definitions, shaped as
+//     kube-apiserver serves them (v3: a $ref with siblings is wrapped in
+//     allOf; v2: defaults pruned, the x-kubernetes-v2-definition variant of
+//     types such as IntOrString used);
+//   - an OpenAPI v3 document for one group-version;
+//   - structured-merge-diff type information (a [typed.Parser] and a
+//     [managedfields.TypeConverter]) for server-side apply.
+//
+// A [Definitions] is immutable once built and safe for concurrent use. The
+// schemas it returns are shared: callers must not modify them.
+package openapi
