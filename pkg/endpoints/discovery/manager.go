@@ -1,0 +1,179 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/server"
+)
+
+// Config configures a Manager. The zero value works.
+type Config struct {
+	// ExternalAddress is the serverAddress /api reports for clientCIDR
+	// 0.0.0.0/0 ("host:port"; kube-apiserver uses its advertise address and
+	// secure port). Empty means the Host of each request.
+	ExternalAddress string
+
+	// DisableAggregated serves only the legacy documents, whatever the
+	// Accept header asks for.
+	DisableAggregated bool
+
+	// ServeV2Beta1 also serves aggregated discovery as
+	// apidiscovery.k8s.io/v2beta1 (kubectl 1.26–1.29 ask for it). Off by
+	// default, as in kube-apiserver 1.35 and later, which answer such
+	// requests with the legacy documents.
+	ServeV2Beta1 bool
+
+	Logger *slog.Logger
+}
+
+// Manager holds the group-versions of every server of a chain and serves
+// discovery for them. It is safe for concurrent use; reads never take a
+// lock: each change builds a new immutable snapshot.
+type Manager struct {
+	cfg    Config
+	logger *slog.Logger
+	codecs *codecs
+
+	mu      sync.Mutex // serializes changes
+	entries map[schema.GroupVersion]*entry
+	heads   []*server.APIServerHandler
+	routed  map[string]bool // groups whose /apis/<group> paths the heads route
+
+	snap atomic.Pointer[snapshot]
+}
+
+// entry is one group-version as added.
+type entry struct {
+	gv         schema.GroupVersion
+	priority   Priority
+	resources  []metav1.APIResource
+	aggregated []apidiscoveryv2.APIResourceDiscovery
+	freshness  apidiscoveryv2.DiscoveryFreshness
+}
+
+// New returns an empty Manager.
+func New(cfg Config) (*Manager, error) {
+	c, err := newCodecs()
+	if err != nil {
+		return nil, fmt.Errorf("discovery codecs: %w", err)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	m := &Manager{
+		cfg:     cfg,
+		logger:  logger,
+		codecs:  c,
+		entries: map[schema.GroupVersion]*entry{},
+		routed:  map[string]bool{},
+	}
+	m.snap.Store(m.build())
+	return m, nil
+}
+
+// Option adjusts one AddGroupVersion call.
+type Option func(*addOptions)
+
+type addOptions struct {
+	priority     *Priority
+	qualifyKinds bool
+	stale        bool
+}
+
+// WithPriority sets gv's priority instead of [DefaultPriority] (an
+// APIService's groupPriorityMinimum and versionPriority).
+func WithPriority(p Priority) Option {
+	return func(o *addOptions) { o.priority = &p }
+}
+
+// WithResponseKindGroupVersion fills an empty group and version in the
+// aggregated responseKind of each resource and subresource with gv, as
+// apiextensions-apiserver does for custom resources (built-in resources
+// leave them empty unless the kind lives in another group-version, like
+// deployments/scale's autoscaling/v1 Scale).
+func WithResponseKindGroupVersion() Option {
+	return func(o *addOptions) { o.qualifyKinds = true }
+}
+
+// Stale marks gv's aggregated discovery as freshness Stale (an aggregated
+// API server whose discovery could not be refreshed) instead of Current.
+func Stale() Option {
+	return func(o *addOptions) { o.stale = true }
+}
+
+// AddGroupVersion adds gv with its resources (the APIResourceList the
+// installer serves at /apis/<group>/<version>, subresources named
+// "<resource>/<sub>"), or replaces what gv had. The resources are copied.
+func (m *Manager) AddGroupVersion(gv schema.GroupVersion, resources []metav1.APIResource, opts ...Option) error {
+	if gv.Version == "" {
+		return errors.New("add group-version: version must not be empty")
+	}
+	var o addOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	e := &entry{
+		gv:        gv,
+		priority:  DefaultPriority(gv),
+		resources: make([]metav1.APIResource, len(resources)),
+		freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
+	}
+	if o.priority != nil {
+		e.priority = *o.priority
+	}
+	if o.stale {
+		e.freshness = apidiscoveryv2.DiscoveryFreshnessStale
+	}
+	for i := range resources {
+		resources[i].DeepCopyInto(&e.resources[i])
+	}
+	agg, err := toAggregated(gv, e.resources, o.qualifyKinds)
+	if err != nil {
+		return fmt.Errorf("add group-version %s: %w", gv, err)
+	}
+	e.aggregated = agg
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries[gv] = e
+	m.updateLocked()
+	return nil
+}
+
+// RemoveGroupVersion removes gv; removing an absent gv does nothing.
+func (m *Manager) RemoveGroupVersion(gv schema.GroupVersion) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.entries[gv]; !ok {
+		return
+	}
+	delete(m.entries, gv)
+	m.updateLocked()
+}
+
+// GroupVersions returns the group-versions held, in no particular order.
+func (m *Manager) GroupVersions() []schema.GroupVersion {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]schema.GroupVersion, 0, len(m.entries))
+	for gv := range m.entries {
+		out = append(out, gv)
+	}
+	return out
+}
+
+// updateLocked publishes a new snapshot and routes new groups on the heads.
+func (m *Manager) updateLocked() {
+	s := m.build()
+	m.snap.Store(s)
+	m.routeGroupsLocked(s)
+}
