@@ -17,6 +17,11 @@ const (
 	ErrCodeContinueExpired         // continue token's revision was compacted (410)
 	ErrCodeInvalidContinue         // malformed continue token (400)
 	ErrCodeRequestTooLarge         // object over the backend's size limit (413)
+	// ErrCodeInvalidArgument: the request's options are malformed or
+	// contradict each other (a resourceVersion that is not a revision, an
+	// unknown resourceVersionMatch, resourceVersion together with a continue
+	// token). The REST edge answers 400 BadRequest with Message.
+	ErrCodeInvalidArgument
 )
 
 var codeNames = map[int]string{
@@ -30,10 +35,19 @@ var codeNames = map[int]string{
 	ErrCodeContinueExpired:          "continue token expired",
 	ErrCodeInvalidContinue:          "invalid continue token",
 	ErrCodeRequestTooLarge:          "request too large",
+	ErrCodeInvalidArgument:          "invalid argument",
 }
 
 // StorageError is the error every backend returns for a storage condition.
-// The REST layer maps Code to the metav1.Status kube-apiserver would give.
+// The REST layer maps Code to the metav1.Status kube-apiserver would give;
+// among them:
+//
+//	ErrCodeExpired                   410 Expired
+//	ErrCodeContinueExpired           410 Expired, Status.metadata.continue = [ContinueHint]
+//	ErrCodeTooLargeResourceVersion   504 Timeout, cause ResourceVersionTooLarge
+//	ErrCodeInvalidContinue           400 BadRequest
+//	ErrCodeInvalidArgument           400 BadRequest
+//	ErrCodeRequestTooLarge           413 RequestEntityTooLarge
 type StorageError struct {
 	Code            int
 	Key             string
@@ -87,3 +101,62 @@ func IsTooLargeResourceVersion(err error) bool { return HasCode(err, ErrCodeTooL
 // IsInvalidObj reports whether err means an object could not be
 // encoded/decoded or failed validation inside storage.
 func IsInvalidObj(err error) bool { return HasCode(err, ErrCodeInvalidObj) }
+
+// IsInvalidArgument reports whether err means the request's options were
+// malformed (400 BadRequest at the REST edge).
+func IsInvalidArgument(err error) bool { return HasCode(err, ErrCodeInvalidArgument) }
+
+// ContinueExpiredError is the cause (StorageError.Err) of an
+// ErrCodeContinueExpired error. Continue is a fresh continue token that
+// resumes the list where the expired token would have, but at the latest
+// revision (its encoded revision is -1), so the rest of the list may be
+// inconsistent with the pages already read.
+//
+// kube-apiserver's etcd3 store answers a compacted continue token with a 410
+// Expired metav1.Status whose message says the list would be inconsistent
+// and whose metadata.continue (Status.ListMeta.Continue) carries this token
+// (k8s.io/apiserver storage/etcd3 handleCompactedErrorForPaging); the REST
+// edge copies [ContinueHint] there.
+type ContinueExpiredError struct {
+	Continue string
+}
+
+func (e *ContinueExpiredError) Error() string {
+	return "continue token expired; resume inconsistently with continue=" + e.Continue
+}
+
+// Messages of kube-apiserver for an expired continue token, with and without
+// a fresh token to resume with.
+const (
+	MsgContinueExpiredWithToken = "The provided continue parameter is too old " +
+		"to display a consistent list result. You can start a new list without " +
+		"the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided " +
+		"token results in an inconsistent list - objects that were created, " +
+		"modified, or deleted between the time the first chunk was returned " +
+		"and now may show up in the list."
+	MsgContinueExpired = "The provided continue parameter is too old " +
+		"to display a consistent list result. You can start a new list without " +
+		"the continue parameter."
+)
+
+// NewContinueExpiredError returns the ErrCodeContinueExpired error for key:
+// with a fresh token (non-empty next) it carries a *[ContinueExpiredError]
+// and kube's message inviting the client to use it.
+func NewContinueExpiredError(key, next string) *StorageError {
+	if next == "" {
+		return NewError(ErrCodeContinueExpired, key, 0, MsgContinueExpired)
+	}
+	return &StorageError{Code: ErrCodeContinueExpired, Key: key, Message: MsgContinueExpiredWithToken,
+		Err: &ContinueExpiredError{Continue: next}}
+}
+
+// ContinueHint returns the fresh continue token carried by an
+// ErrCodeContinueExpired error, if any.
+func ContinueHint(err error) (string, bool) {
+	var ce *ContinueExpiredError
+	if errors.As(err, &ce) && ce.Continue != "" {
+		return ce.Continue, true
+	}
+	return "", false
+}

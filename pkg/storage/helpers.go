@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,6 +34,43 @@ func ParseResourceVersion(rv string) (uint64, error) {
 		return 0, fmt.Errorf("invalid resource version %q", rv)
 	}
 	return v, nil
+}
+
+// ParseRequestResourceVersion parses the resourceVersion of a request's
+// options (GetOptions, ListOptions) for key: "" and "0" are 0; anything
+// else that is not a positive integer is an ErrCodeInvalidArgument error.
+func ParseRequestResourceVersion(key, rv string) (uint64, error) {
+	v, err := ParseResourceVersion(rv)
+	if err != nil {
+		return 0, &StorageError{Code: ErrCodeInvalidArgument, Key: key,
+			Message: fmt.Sprintf("invalid resource version: %q is not a revision", rv)}
+	}
+	return v, nil
+}
+
+// ValidateListOptions checks the options of a GetList on key as every
+// backend does before reading, and returns the parsed resourceVersion. It
+// fails with ErrCodeInvalidArgument for a malformed resourceVersion, an
+// unknown resourceVersionMatch, and a resourceVersion other than "" or "0"
+// together with a continue token (as kube-apiserver: "specifying resource
+// version is not allowed when using continue"). The continue token itself is
+// the backend's to decode (ErrCodeInvalidContinue).
+func ValidateListOptions(key string, opts ListOptions) (uint64, error) {
+	rv, err := ParseRequestResourceVersion(key, opts.ResourceVersion)
+	if err != nil {
+		return 0, err
+	}
+	switch opts.ResourceVersionMatch {
+	case "", metav1.ResourceVersionMatchNotOlderThan, metav1.ResourceVersionMatchExact:
+	default:
+		return 0, &StorageError{Code: ErrCodeInvalidArgument, Key: key,
+			Message: fmt.Sprintf("unknown ResourceVersionMatch value: %q", opts.ResourceVersionMatch)}
+	}
+	if opts.Recursive && opts.Predicate.Continue != "" && rv != 0 {
+		return 0, &StorageError{Code: ErrCodeInvalidArgument, Key: key, ResourceVersion: int64(rv),
+			Message: "specifying resource version is not allowed when using continue"}
+	}
+	return rv, nil
 }
 
 // ObjectResourceVersion returns the resourceVersion of an object as a number.

@@ -23,7 +23,15 @@ import (
 //   - a revision older than the compacted one is an [ErrCodeExpired] error.
 //
 // All methods are safe for concurrent use. Errors are *[StorageError] (test with
-// the Is* helpers) or context errors.
+// the Is* helpers) or context errors. Malformed options (a resourceVersion
+// that is not a revision, an unknown resourceVersionMatch, a resourceVersion
+// together with a continue token) are ErrCodeInvalidArgument; a malformed
+// continue token is ErrCodeInvalidContinue.
+//
+// A backend may also implement RequestWatchProgress(ctx) error (the
+// cacher's ProgressRequester): it makes the backend send, soon, a progress
+// BOOKMARK carrying its current revision to its watches that asked for
+// ProgressNotify with Predicate.AllowWatchBookmarks.
 type Interface interface {
 	// Create stores obj at key if nothing is there. On success out (if non-nil)
 	// is set to the stored object, with its resourceVersion. obj must not have
@@ -34,7 +42,9 @@ type Interface interface {
 	// and validateDeletion (called with the current object) are checked against
 	// the latest stored object; a conflict with a newer object retries them.
 	// cachedExistingObject, if non-nil, is a guess of the current object used
-	// to avoid a read. out is set to the deleted object, as it was last stored.
+	// to avoid a read. out is set to the deleted object as it was last
+	// stored, except its resourceVersion, which is the revision of the
+	// delete (as kube's etcd3 store, and as the DELETED watch event carries).
 	// Fails with ErrCodeKeyNotFound if nothing is at key.
 	Delete(ctx context.Context, key string, out runtime.Object, preconditions *Preconditions,
 		validateDeletion ValidateObjectFunc, cachedExistingObject runtime.Object) error
@@ -43,11 +53,24 @@ type Interface interface {
 	// the prefix key). See ListOptions for resourceVersion semantics:
 	//   - ""  : synthetic ADDED events for the current state, then changes;
 	//   - "0" : like "" (a cache may start from any state it holds);
-	//   - "N" : every change after revision N (ErrCodeExpired if compacted).
+	//   - "N" : every change after revision N.
+	// A start revision that is compacted (older than the backend's, or the
+	// cache's, history) is reported in one of two ways, and callers must
+	// handle both: Watch fails with ErrCodeExpired (memory, cacher), or Watch
+	// succeeds and the watch delivers one watch.Error event whose object is
+	// a *metav1.Status with Code 410 (reason Expired) and then closes its
+	// result channel (etcd3, which learns of the compaction from etcd). Other
+	// failures of a running watch also end it with one watch.Error event
+	// (a 500 *metav1.Status) and a close.
 	// With opts.SendInitialEvents=true the initial state is sent as ADDED
-	// events followed by a BOOKMARK annotated "k8s.io/initial-events-end".
+	// events; the BOOKMARK annotated "k8s.io/initial-events-end" that ends
+	// them is sent only when opts.Predicate.AllowWatchBookmarks is set too
+	// (as kube). Periodic progress BOOKMARKs need both opts.ProgressNotify
+	// and Predicate.AllowWatchBookmarks.
 	// Events whose objects move in or out of opts.Predicate are delivered as
-	// ADDED / DELETED. The watch ends when ctx is cancelled or Stop is called.
+	// ADDED / DELETED (the DELETED object is the old state carrying the
+	// event's revision). The watch ends when ctx is cancelled or Stop is
+	// called.
 	Watch(ctx context.Context, key string, opts ListOptions) (watch.Interface, error)
 
 	// Get reads the object at key into objPtr. With opts.IgnoreNotFound a

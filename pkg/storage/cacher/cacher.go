@@ -165,8 +165,11 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("get %q: %w", key, err)
 	}
-	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
-	if opts.ResourceVersion == "" || err != nil || !c.covers(key, false) {
+	rv, err := storage.ParseRequestResourceVersion(key, opts.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	if opts.ResourceVersion == "" || !c.covers(key, false) {
 		return c.getThrough(ctx, key, opts, objPtr)
 	}
 	c.mu.RLock()

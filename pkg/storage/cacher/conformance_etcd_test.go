@@ -23,7 +23,7 @@ type etcdBackend struct {
 	cachers map[string]*Cacher
 }
 
-func (b *etcdBackend) Store(t *testing.T, r storagetest.Resource) storage.Interface {
+func (b *etcdBackend) Store(t testing.TB, r storagetest.Resource) storage.Interface {
 	if c, ok := b.cachers[r.Prefix]; ok {
 		return c
 	}
@@ -55,7 +55,7 @@ func (b *etcdBackend) Store(t *testing.T, r storagetest.Resource) storage.Interf
 	return c
 }
 
-func (b *etcdBackend) Compact(ctx context.Context, t *testing.T, rev uint64) {
+func (b *etcdBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
 	if err := b.stores[0].Compact(ctx, rev); err != nil {
 		t.Fatalf("compact at %d: %v", rev, err)
 	}

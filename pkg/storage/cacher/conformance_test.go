@@ -36,7 +36,7 @@ func newMemoryBackend(t *testing.T, tune func(*Config)) *memoryBackend {
 	return &memoryBackend{b: b, cachers: map[string]*Cacher{}, tune: tune}
 }
 
-func (m *memoryBackend) Store(t *testing.T, r storagetest.Resource) storage.Interface {
+func (m *memoryBackend) Store(t testing.TB, r storagetest.Resource) storage.Interface {
 	if c, ok := m.cachers[r.Prefix]; ok {
 		return c
 	}
@@ -67,7 +67,7 @@ func (m *memoryBackend) Store(t *testing.T, r storagetest.Resource) storage.Inte
 	return c
 }
 
-func (m *memoryBackend) Compact(ctx context.Context, t *testing.T, rev uint64) {
+func (m *memoryBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
 	if err := m.b.Compact(ctx, rev); err != nil {
 		t.Fatalf("compact at %d: %v", rev, err)
 	}
@@ -83,7 +83,7 @@ func TestConformanceMemory(t *testing.T) {
 }
 
 // logStats logs how a cacher served requests.
-func logStats(t *testing.T, c *Cacher) {
+func logStats(t testing.TB, c *Cacher) {
 	t.Logf("cacher %s: lists %d cached, %d through; watches %d cached, %d through; gets %d cached, %d through",
 		c.cfg.ResourcePrefix, c.stats.listsCached.Load(), c.stats.listsDelegated.Load(),
 		c.stats.watchesCached.Load(), c.stats.watchesDelegated.Load(),

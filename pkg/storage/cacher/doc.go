@@ -37,10 +37,10 @@
 // the BOOKMARKs (progress notifications) of its underlying watch. Writes to
 // other resources raise the global revision without an event here, so a
 // consistent read waits for a bookmark. If the underlying store implements
-// [ProgressRequester] (etcd's RequestProgress) the cache asks for one while
-// reads wait; otherwise it relies on the store's periodic progress
-// notifications and falls back to the underlying store after
-// ConsistentReadWait.
+// [ProgressRequester] (etcd3.Store does, with etcd's RequestProgress, and so
+// does memory.Store) the cache asks for one while reads wait; otherwise it
+// relies on the store's periodic progress notifications and falls back to
+// the underlying store after ConsistentReadWait.
 //
 // # Fan-out and memory
 //

@@ -22,6 +22,9 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("list %q: %w", key, err)
 	}
+	if _, err := storage.ValidateListOptions(key, opts); err != nil {
+		return err
+	}
 	if !c.listFromCache(key, opts) {
 		return c.listThrough(ctx, key, opts, listObj)
 	}
@@ -85,7 +88,7 @@ func (c *Cacher) listFromCache(key string, opts storage.ListOptions) bool {
 	}
 	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
-		return false // the underlying store reports it
+		return false // cannot happen: GetList validated it
 	}
 	switch opts.ResourceVersionMatch {
 	case metav1.ResourceVersionMatchNotOlderThan:

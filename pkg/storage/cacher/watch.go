@@ -74,8 +74,11 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("watch %q: %w", key, err)
 	}
-	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
-	if err != nil || !c.covers(key, opts.Recursive) {
+	rv, err := storage.ParseRequestResourceVersion(key, opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	if !c.covers(key, opts.Recursive) {
 		return c.watchThrough(ctx, key, opts)
 	}
 	sendInitial := rv == 0

@@ -4,20 +4,19 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
+	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
 )
 
-// benchStore is a ConfigMap store on an embedded etcd, with fsync as in
-// production unless noFsync.
-func benchStore(b *testing.B, noFsync bool) *Store {
+// benchEtcd starts an embedded etcd with fsync as in production unless
+// noFsync, with etcd's default progress notification interval.
+func benchEtcd(b *testing.B, noFsync bool) *embedded.Server {
 	b.Helper()
 	srv, err := embedded.Start(context.Background(), embedded.Config{
 		DataDir: filepath.Join(b.TempDir(), "etcd"), Logger: quietLogger(), UnsafeNoFsync: noFsync,
@@ -26,20 +25,36 @@ func benchStore(b *testing.B, noFsync bool) *Store {
 		b.Fatal(err)
 	}
 	b.Cleanup(srv.Close)
-	return New(srv.Client(), Config{
-		Codec:   testCodec,
-		NewFunc: func() runtime.Object { return &corev1.ConfigMap{} },
-		Logger:  quietLogger(),
-	})
+	return srv
 }
 
-func BenchmarkCreate(b *testing.B) {
+// BenchmarkStorage runs the storage benchmarks (storagetest.RunBenchmarks)
+// on etcd3 stores over embedded etcd, with fsync on (the default, durable)
+// and off (tests only).
+func BenchmarkStorage(b *testing.B) {
 	for _, fsync := range []bool{true, false} {
 		b.Run(fmt.Sprintf("fsync=%v", fsync), func(b *testing.B) {
-			s := benchStore(b, !fsync)
+			storagetest.RunBenchmarks(b, func(b *testing.B) storagetest.Backend {
+				return &backend{srv: benchEtcd(b, !fsync), stores: map[string]*Store{}, benchmark: true}
+			})
+		})
+	}
+}
+
+// BenchmarkCreateParallel measures create throughput with many writers
+// (etcd commits concurrent writes with one fsync).
+func BenchmarkCreateParallel(b *testing.B) {
+	for _, fsync := range []bool{true, false} {
+		b.Run(fmt.Sprintf("fsync=%v", fsync), func(b *testing.B) {
+			s := New(benchEtcd(b, !fsync).Client(), Config{
+				Codec:   testCodec,
+				NewFunc: func() runtime.Object { return &corev1.ConfigMap{} },
+				Logger:  quietLogger(),
+			})
 			ctx := context.Background()
 			var n atomic.Int64
 			b.ReportAllocs()
+			b.SetParallelism(8)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					name := fmt.Sprintf("c%d", n.Add(1))
@@ -49,78 +64,6 @@ func BenchmarkCreate(b *testing.B) {
 					}
 				}
 			})
-		})
-	}
-}
-
-func BenchmarkGet(b *testing.B) {
-	s := benchStore(b, true)
-	ctx := context.Background()
-	if err := s.Create(ctx, cmKey("a"), newCM("a", nil, map[string]string{"k": "v"}), nil); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		out := &corev1.ConfigMap{}
-		for pb.Next() {
-			if err := s.Get(ctx, cmKey("a"), storage.GetOptions{}, out); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-}
-
-func BenchmarkUpdate(b *testing.B) {
-	s := benchStore(b, false)
-	ctx := context.Background()
-	if err := s.Create(ctx, cmKey("a"), newCM("a", nil, map[string]string{"k": "v"}), nil); err != nil {
-		b.Fatal(err)
-	}
-	i := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		i++
-		err := s.GuaranteedUpdate(ctx, cmKey("a"), &corev1.ConfigMap{}, false, nil, func(in runtime.Object) (runtime.Object, error) {
-			cm := in.(*corev1.ConfigMap)
-			cm.Data["k"] = fmt.Sprint(i)
-			return cm, nil
-		}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkList(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
-			s := benchStore(b, true)
-			ctx := context.Background()
-			var wg sync.WaitGroup
-			const workers = 16
-			for w := range workers {
-				wg.Go(func() {
-					for i := w; i < n; i += workers {
-						name := fmt.Sprintf("c%05d", i)
-						if err := s.Create(ctx, cmKey(name), newCM(name, nil, map[string]string{"k": "v"}), nil); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			}
-			wg.Wait()
-			b.ReportAllocs()
-			for b.Loop() {
-				l := &corev1.ConfigMapList{}
-				if err := s.GetList(ctx, "/configmaps/ns", storage.ListOptions{Recursive: true}, l); err != nil {
-					b.Fatal(err)
-				}
-				if len(l.Items) != n {
-					b.Fatalf("got %d items, want %d", len(l.Items), n)
-				}
-			}
 		})
 	}
 }

@@ -23,27 +23,33 @@ type backend struct {
 	srv    *embedded.Server
 	mu     sync.Mutex
 	stores map[string]*Store
+	// benchmark: production intervals instead of the tests' short ones.
+	benchmark bool
 }
 
-func (b *backend) Store(t *testing.T, r storagetest.Resource) storage.Interface {
+func (b *backend) Store(t testing.TB, r storagetest.Resource) storage.Interface {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.stores[r.Prefix]; ok {
 		return s
 	}
-	s := New(b.srv.Client(), Config{
+	cfg := Config{
 		Codec:       r.Codec,
 		NewFunc:     r.NewFunc,
 		NewListFunc: r.NewListFunc,
 		Logger:      quietLogger(),
 
 		ProgressNotifyInterval: testProgressInterval,
-	})
+	}
+	if b.benchmark {
+		cfg.ProgressNotifyInterval = 0
+	}
+	s := New(b.srv.Client(), cfg)
 	b.stores[r.Prefix] = s
 	return s
 }
 
-func (b *backend) Compact(ctx context.Context, t *testing.T, rev uint64) {
+func (b *backend) Compact(ctx context.Context, t testing.TB, rev uint64) {
 	if err := compact(ctx, b.srv.Client(), int64(rev)); err != nil {
 		t.Fatalf("compact at %d: %v", rev, err)
 	}

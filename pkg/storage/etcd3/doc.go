@@ -13,9 +13,10 @@
 //     ErrCodeRequestTooLarge before reaching etcd.
 //   - A deleted object (Delete's out, a DELETED watch event) carries the
 //     revision of the deletion, as kube-apiserver's etcd3 store.
-//   - An ErrCodeContinueExpired error wraps a [*ContinueExpiredError] whose
-//     Continue field is a fresh token resuming the list at the latest
-//     revision (kube returns it in the 410 Status's metadata.continue).
+//   - An ErrCodeContinueExpired error wraps a [*storage.ContinueExpiredError]
+//     whose Continue field is a fresh token resuming the list at the latest
+//     revision (kube returns it in the 410 Status's metadata.continue; see
+//     storage.ContinueHint).
 //   - A watch whose start revision gets compacted delivers one watch.Error
 //     event with a *metav1.Status (410 Expired) and closes; other watch
 //     failures deliver a 500 Status the same way.
@@ -32,6 +33,11 @@
 //   - A resourceVersion newer than etcd's revision fails at once with
 //     ErrCodeTooLargeResourceVersion (one etcd has nothing newer to wait
 //     for).
+//   - [Store.RequestWatchProgress] (the cacher's ProgressRequester) asks
+//     etcd for a progress notification on the gRPC watch stream that every
+//     watch of the stores of one client shares: all watches and progress
+//     requests use one fixed gRPC metadata (require-leader), because
+//     clientv3 picks a watch's stream by its context's outgoing metadata.
 //
 // [StartCompactor] compacts history periodically, coordinated through etcd
 // between several servers sharing one cluster; [NewHealthCheck] is the probe

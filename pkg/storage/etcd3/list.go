@@ -17,28 +17,6 @@ import (
 // items out (as kube's etcd3 store).
 const maxPageSize = 10000
 
-// msgInconsistentContinue is kube-apiserver's message for an expired
-// continue token.
-const msgInconsistentContinue = "The provided continue parameter is too old " +
-	"to display a consistent list result. You can start a new list without " +
-	"the continue parameter, or use the continue token in this response to " +
-	"retrieve the remainder of the results. Continuing with the provided " +
-	"token results in an inconsistent list - objects that were created, " +
-	"modified, or deleted between the time the first chunk was returned " +
-	"and now may show up in the list."
-
-// ContinueExpiredError is the cause (StorageError.Err) of an
-// ErrCodeContinueExpired error: Continue resumes the list where the expired
-// token would have, at the latest revision (kube-apiserver returns it in the
-// 410 Status's metadata.continue).
-type ContinueExpiredError struct {
-	Continue string
-}
-
-func (e *ContinueExpiredError) Error() string {
-	return "continue token expired; resume inconsistently with continue=" + e.Continue
-}
-
 // GetList implements [storage.Interface].
 func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	k, err := s.prepareKey(key)
@@ -54,7 +32,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		k += "/"
 	}
 	keyPrefix := k
-	fromRV, err := parseRV(opts.ResourceVersion)
+	fromRV, err := storage.ValidateListOptions(key, opts)
 	if err != nil {
 		return err
 	}
@@ -72,10 +50,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		if err != nil {
 			return &storage.StorageError{Code: storage.ErrCodeInvalidContinue, Key: key, Message: err.Error(), Err: err}
 		}
-		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-			return storage.NewError(storage.ErrCodeInvalidContinue, key, 0,
-				"specifying resource version is not allowed when using continue")
-		}
+		// ValidateListOptions refused a resourceVersion with a continue.
 		k = continueKey
 		if continueRV > 0 {
 			withRev = continueRV
@@ -91,8 +66,6 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			if opts.Recursive && paging && fromRV > 0 {
 				withRev = int64(fromRV)
 			}
-		default:
-			return fmt.Errorf("etcd3: unknown resourceVersionMatch %q", opts.ResourceVersionMatch)
 		}
 	}
 
@@ -117,7 +90,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		if err != nil {
 			err = interpretError(err, key)
 			if continuing && storage.HasCode(err, storage.ErrCodeExpired) {
-				return continueExpired(key, continueKey, keyPrefix, err)
+				return continueExpired(key, continueKey, keyPrefix)
 			}
 			return err
 		}
@@ -194,10 +167,10 @@ func setList(listObj runtime.Object, rev int64, next string, remaining *int64) e
 
 // continueExpired is the 410 for a continue token whose revision was
 // compacted, with a fresh token resuming at the latest revision.
-func continueExpired(key, continueKey, keyPrefix string, cause error) error {
-	se := &storage.StorageError{Code: storage.ErrCodeContinueExpired, Key: key, Message: msgInconsistentContinue, Err: cause}
-	if tok, err := EncodeContinue(continueKey, keyPrefix, -1); err == nil {
-		se.Err = &ContinueExpiredError{Continue: tok}
+func continueExpired(key, continueKey, keyPrefix string) error {
+	tok, err := EncodeContinue(continueKey, keyPrefix, -1)
+	if err != nil {
+		tok = "" // cannot happen: continueKey came from a token under keyPrefix
 	}
-	return se
+	return storage.NewContinueExpiredError(key, tok)
 }

@@ -195,7 +195,7 @@ func TestCompaction(t *testing.T) {
 	if !storage.IsExpired(err) {
 		t.Errorf("IsExpired(%v) = false", err)
 	}
-	var ce *ContinueExpiredError
+	var ce *storage.ContinueExpiredError
 	if !errors.As(err, &ce) {
 		t.Fatalf("got %v, want a fresh continue token", err)
 	}

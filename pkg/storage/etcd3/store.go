@@ -112,7 +112,7 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ob
 	if err != nil {
 		return err
 	}
-	minRV, err := parseRV(opts.ResourceVersion)
+	minRV, err := storage.ParseRequestResourceVersion(key, opts.ResourceVersion)
 	if err != nil {
 		return err
 	}
@@ -208,15 +208,6 @@ func checkMinRV(key string, minRV uint64, current int64) error {
 func tooLargeRV(key string, rv, current uint64) error {
 	return storage.NewError(storage.ErrCodeTooLargeResourceVersion, key, int64(rv),
 		fmt.Sprintf("Too large resource version: %d, current: %d", rv, current))
-}
-
-// parseRV parses a resourceVersion parameter.
-func parseRV(rv string) (uint64, error) {
-	v, err := storage.ParseResourceVersion(rv)
-	if err != nil {
-		return 0, fmt.Errorf("etcd3: %w", err)
-	}
-	return v, nil
 }
 
 // errContext reports whether err is a context error, which callers get

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/metadata"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,7 +64,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	if opts.Recursive && !strings.HasSuffix(k, "/") {
 		k += "/"
 	}
-	rev, err := parseRV(opts.ResourceVersion)
+	rev, err := storage.ParseRequestResourceVersion(key, opts.ResourceVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +97,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		rev = cur
 	}
 
-	// Require a leader: a partitioned member must not keep a watch open
-	// that never delivers.
-	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	wctx, cancel := context.WithCancel(watchContext(ctx))
 	w := &watcher{
 		s:              s,
 		key:            key,
@@ -112,6 +112,30 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	}
 	go w.run(wctx, int64(rev), initialEvents, endBookmark)
 	return w, nil
+}
+
+// watchContext is the context of every etcd watch of a Store, and of its
+// progress requests. It requires a leader (a partitioned member must not keep
+// a watch open that never delivers) and carries exactly that gRPC metadata,
+// whatever ctx carried: clientv3 groups watches into gRPC streams by their
+// outgoing metadata, and RequestProgress reaches only the watches of the
+// stream its own context selects.
+func watchContext(ctx context.Context) context.Context {
+	return metadata.NewOutgoingContext(ctx, metadata.Pairs(rpctypes.MetadataRequireLeaderKey, rpctypes.MetadataHasLeader))
+}
+
+// RequestWatchProgress implements the cacher's ProgressRequester with
+// etcd's RequestProgress: once every watch of the store's gRPC watch stream
+// is synced, etcd sends each of them a progress notification at its current
+// revision, which watches with ProgressNotify and
+// Predicate.AllowWatchBookmarks deliver as a BOOKMARK. The request goes to
+// the stream of every Store on the same client (see watchContext). It only
+// queues the request; it does not wait for the notification.
+func (s *Store) RequestWatchProgress(ctx context.Context) error {
+	if err := s.client.RequestProgress(watchContext(ctx)); err != nil {
+		return interpretError(err, "")
+	}
+	return nil
 }
 
 // ResultChan implements watch.Interface.

@@ -204,6 +204,26 @@ func (b *Backend) loop() {
 	}
 }
 
+// RequestWatchProgress implements the cacher's ProgressRequester: every
+// watch of the store's backend that asked for progress notifications
+// (ProgressNotify and Predicate.AllowWatchBookmarks) gets a BOOKMARK at the
+// current revision now, after every event up to it, instead of at the next
+// BookmarkInterval. A watcher whose buffer is full skips it.
+func (s *Store) RequestWatchProgress(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("request watch progress: %w", err)
+	}
+	b := s.b
+	b.mu.RLock()
+	closed := b.closed
+	b.mu.RUnlock()
+	if closed {
+		return errClosed("")
+	}
+	b.sendBookmarks()
+	return nil
+}
+
 func (b *Backend) sendBookmarks() {
 	b.mu.Lock()
 	defer b.mu.Unlock()

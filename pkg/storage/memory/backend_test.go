@@ -143,7 +143,7 @@ func TestContinueExpiredHint(t *testing.T) {
 		t.Fatalf("compact: %v", err)
 	}
 	err := s.GetList(t.Context(), "/pods", storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{Limit: 2, Continue: first.Continue}}, &corev1.PodList{})
-	tok, ok := ContinueHint(err)
+	tok, ok := storage.ContinueHint(err)
 	if !storage.HasCode(err, storage.ErrCodeContinueExpired) || !ok || !strings.Contains(err.Error(), "too old to display a consistent list") {
 		t.Fatalf("got %v (hint %v), want a continue-expired error with a fresh token", err, ok)
 	}

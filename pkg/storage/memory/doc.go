@@ -17,4 +17,9 @@
 // Watchers never block writers: each watcher has a bounded buffer of pending
 // events; a watcher that falls further behind than that is terminated (its
 // result channel closes) and its client re-watches or relists.
+//
+// [Store.RequestWatchProgress] (the cacher's ProgressRequester) sends the
+// progress BOOKMARK of every watch that asked for one now rather than at the
+// next BookmarkInterval, so a watch cache catches up with writes to other
+// resources at once.
 package memory

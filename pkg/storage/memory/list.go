@@ -15,39 +15,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
-// Messages of kube-apiserver for lists at compacted revisions.
-const (
-	msgListExpired          = "The resourceVersion for the provided list is too old."
-	msgInconsistentContinue = "The provided continue parameter is too old " +
-		"to display a consistent list result. You can start a new list without " +
-		"the continue parameter, or use the continue token in this response to " +
-		"retrieve the remainder of the results. Continuing with the provided " +
-		"token results in an inconsistent list - objects that were created, " +
-		"modified, or deleted between the time the first chunk was returned " +
-		"and now may show up in the list."
-)
-
-// ContinueExpiredError is the cause (StorageError.Err) of an
-// ErrCodeContinueExpired error: Continue is a fresh token that resumes the
-// list where the expired one would have, at the latest revision
-// (kube-apiserver returns it in the 410 Status's metadata.continue).
-type ContinueExpiredError struct {
-	Continue string
-}
-
-func (e *ContinueExpiredError) Error() string {
-	return "continue token expired; resume inconsistently with continue=" + e.Continue
-}
-
-// ContinueHint returns the fresh continue token carried by an
-// ErrCodeContinueExpired error, if any.
-func ContinueHint(err error) (string, bool) {
-	var ce *ContinueExpiredError
-	if errors.As(err, &ce) {
-		return ce.Continue, true
-	}
-	return "", false
-}
+// msgListExpired is kube-apiserver's message for a list at a compacted
+// revision.
+const msgListExpired = "The resourceVersion for the provided list is too old."
 
 // GetList implements [storage.Interface].
 func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
@@ -64,9 +34,9 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	if opts.Recursive && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
-	minRV, err := storage.ParseResourceVersion(opts.ResourceVersion)
+	minRV, err := storage.ValidateListOptions(key, opts)
 	if err != nil {
-		return fmt.Errorf("list %q: %w", key, err)
+		return err
 	}
 
 	pred := opts.Predicate
@@ -75,10 +45,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	continuing := false
 	switch {
 	case opts.Recursive && pred.Continue != "":
-		if minRV != 0 {
-			return storage.NewError(storage.ErrCodeInvalidContinue, key, int64(minRV),
-				"specifying resource version is not allowed when using continue")
-		}
+		// ValidateListOptions refused a resourceVersion with a continue.
 		k, rv, err := decodeContinue(pred.Continue, prefix)
 		if err != nil {
 			return &storage.StorageError{Code: storage.ErrCodeInvalidContinue, Key: key, Message: err.Error(), Err: err}
@@ -97,8 +64,6 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			if opts.Recursive && pred.Limit > 0 {
 				readRev = minRV
 			}
-		default:
-			return fmt.Errorf("list %q: unknown ResourceVersionMatch value %q", key, opts.ResourceVersionMatch)
 		}
 	}
 	if need := max(minRV, readRev); need > 0 {
@@ -168,11 +133,11 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 // continueExpired is the 410 for a continue token whose revision was
 // compacted, with a fresh token to resume at the latest revision.
 func (s *Store) continueExpired(key, from, prefix string) error {
-	se := storage.NewError(storage.ErrCodeContinueExpired, key, 0, msgInconsistentContinue)
-	if tok, err := encodeContinue(from, prefix, -1); err == nil {
-		se.Err = &ContinueExpiredError{Continue: tok}
+	tok, err := encodeContinue(from, prefix, -1)
+	if err != nil {
+		tok = "" // cannot happen: from came from a token under prefix
 	}
-	return se
+	return storage.NewContinueExpiredError(key, tok)
 }
 
 // newItemFunc returns a constructor of listObj's items: the element type of

@@ -14,11 +14,11 @@ type suiteBackend struct {
 	b *Backend
 }
 
-func (s suiteBackend) Store(_ *testing.T, r storagetest.Resource) storage.Interface {
+func (s suiteBackend) Store(_ testing.TB, r storagetest.Resource) storage.Interface {
 	return s.b.Store(Config{Codec: r.Codec, NewFunc: r.NewFunc, NewListFunc: r.NewListFunc})
 }
 
-func (s suiteBackend) Compact(ctx context.Context, t *testing.T, rev uint64) {
+func (s suiteBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
 	t.Helper()
 	if err := s.b.Compact(ctx, rev); err != nil {
 		t.Fatalf("compact at %d: %v", rev, err)

@@ -101,9 +101,9 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ob
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	minRV, err := storage.ParseResourceVersion(opts.ResourceVersion)
+	minRV, err := storage.ParseRequestResourceVersion(key, opts.ResourceVersion)
 	if err != nil {
-		return fmt.Errorf("get %q: %w", key, err)
+		return err
 	}
 	if minRV > 0 {
 		if err := s.b.waitForRevision(ctx, key, minRV); err != nil {

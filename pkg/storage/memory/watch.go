@@ -70,9 +70,9 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
-	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
+	rv, err := storage.ParseRequestResourceVersion(key, opts.ResourceVersion)
 	if err != nil {
-		return nil, fmt.Errorf("watch %q: %w", key, err)
+		return nil, err
 	}
 	sendInitial := rv == 0
 	if opts.SendInitialEvents != nil {

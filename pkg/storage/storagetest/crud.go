@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -110,9 +111,12 @@ func testGet(t *testing.T, e *env) {
 		opts     storage.GetOptions
 		wantCode int // 0: success
 		wantName string
+		// eventually: the answer may be stale for a while (a cache serves
+		// "0" with any state it has): retry until waitTimeout.
+		eventually bool
 	}{
 		{name: "latest", key: podKey("ns", "a"), wantName: "a"},
-		{name: "rv 0", key: podKey("ns", "a"), opts: storage.GetOptions{ResourceVersion: "0"}, wantName: "a"},
+		{name: "rv 0", key: podKey("ns", "a"), opts: storage.GetOptions{ResourceVersion: "0"}, wantName: "a", eventually: true},
 		{name: "rv current", key: podKey("ns", "a"), opts: storage.GetOptions{ResourceVersion: rvString(rv)}, wantName: "a"},
 		{name: "rv older", key: podKey("ns", "a"), opts: storage.GetOptions{ResourceVersion: rvString(rv - 1)}, wantName: "a"},
 		{name: "rv too large", key: podKey("ns", "a"), opts: storage.GetOptions{ResourceVersion: rvString(rv + 1000)}, wantCode: storage.ErrCodeTooLargeResourceVersion},
@@ -123,6 +127,11 @@ func testGet(t *testing.T, e *env) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "stale"}}
 			err := e.pods.Get(e.ctx, tt.key, tt.opts, out)
+			for deadline := time.Now().Add(waitTimeout); tt.eventually && storage.IsNotFound(err) && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond)
+				out = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "stale"}}
+				err = e.pods.Get(e.ctx, tt.key, tt.opts, out)
+			}
 			if tt.wantCode != 0 {
 				wantCode(t, "get", err, tt.wantCode)
 				return

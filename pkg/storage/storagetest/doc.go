@@ -25,7 +25,11 @@
 // them through [Backend.Store].
 //
 // What the suite expects of a backend beyond [storage.Interface]:
-//   - Errors are *storage.StorageError with the documented codes.
+//   - Errors are *storage.StorageError with the documented codes; malformed
+//     options (resourceVersion not a revision, unknown resourceVersionMatch,
+//     resourceVersion with a continue token) are ErrCodeInvalidArgument.
+//   - Get with resourceVersion "0" eventually (not necessarily at once, for
+//     a cache) sees an object just created.
 //   - A watch that cannot start because its revision was compacted either
 //     fails Watch with ErrCodeExpired or delivers one watch.Error event whose
 //     object is a *metav1.Status with Code 410 and then closes.
@@ -41,6 +45,16 @@
 //     nothing; cancelling a watch's context closes its result channel.
 //   - Objects whose encoding exceeds 1.5 MiB (1572864 bytes) are rejected
 //     with ErrCodeRequestTooLarge; objects just under it are stored.
+//
+// [RunBenchmarks] runs the storage benchmarks (create, get, update, a list
+// of 10,000 objects, watch fan-out to 1 and 1,000 watchers) on a Backend
+// from the same kind of factory, given a *testing.B:
+//
+//	func BenchmarkStorage(b *testing.B) {
+//		storagetest.RunBenchmarks(b, func(b *testing.B) storagetest.Backend {
+//			return newMyBackend(b)
+//		})
+//	}
 package storagetest
 
 import (
@@ -85,19 +99,20 @@ type Resource struct {
 	GetAttrs storage.AttrFunc
 }
 
-// Backend is one fresh backend under test. Every store it returns shares one
-// global revision.
+// Backend is one fresh backend under test (or benchmark, see
+// [RunBenchmarks]). Every store it returns shares one global revision.
 type Backend interface {
 	// Store returns the storage.Interface of resource r. It may be called
 	// several times with different resources; calling it twice with the same
 	// Prefix may return the same store.
-	Store(t *testing.T, r Resource) storage.Interface
+	// t is the test (or benchmark) that owns the backend.
+	Store(t testing.TB, r Resource) storage.Interface
 	// Compact compacts the backend's history at rev: afterwards the state at
 	// any revision < rev is gone (Exact lists, continue tokens and watches
 	// that need it answer 410), while rev and newer stay readable, as etcd's
 	// Compact(rev). It returns when every store of the backend answers 410
 	// for the compacted revisions.
-	Compact(ctx context.Context, t *testing.T, rev uint64)
+	Compact(ctx context.Context, t testing.TB, rev uint64)
 }
 
 // Skipper may be implemented by a Backend to skip suite cases that do not

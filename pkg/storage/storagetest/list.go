@@ -25,6 +25,7 @@ func listCases() []testCase {
 		{"PaginationWithSelector", testListPaginationSelector},
 		{"PaginationWhileWriting", testListPaginationWhileWriting},
 		{"InvalidContinue", testListInvalidContinue},
+		{"InvalidArguments", testInvalidArguments},
 	}
 }
 
@@ -443,9 +444,7 @@ func testListInvalidContinue(t *testing.T, e *env) {
 	}
 	t.Run("with resourceVersion", func(t *testing.T) {
 		_, err := e.list("/pods/p", storage.ListOptions{ResourceVersion: rvString(rv), Predicate: storage.SelectionPredicate{Limit: 2, Continue: first.Continue}})
-		if err == nil {
-			t.Fatalf("continue with resourceVersion %d: got nil error, want an error", rv)
-		}
+		wantCode(t, "continue with a resourceVersion", err, storage.ErrCodeInvalidArgument)
 	})
 	t.Run("valid", func(t *testing.T) {
 		l, err := e.list("/pods/p", storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 2, Continue: first.Continue}})
@@ -453,4 +452,60 @@ func testListInvalidContinue(t *testing.T, e *env) {
 			t.Fatalf("second page: %v %v, want [p/p2 p/p3]", err, names(l))
 		}
 	})
+}
+
+// testInvalidArguments: malformed or contradictory options of Get, GetList
+// and Watch are ErrCodeInvalidArgument (400 at the REST edge), whether or
+// not a cache could have answered.
+func testInvalidArguments(t *testing.T, e *env) {
+	for i := range 3 {
+		e.create("p", fmt.Sprintf("p%d", i), nil, "")
+	}
+	first, err := e.list("/pods/p", storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1}})
+	if err != nil || first.Continue == "" {
+		t.Fatalf("first page: %v, continue %q; want a continue token", err, first.Continue)
+	}
+	rv := rvString(listRV(t, first))
+	page := func(cont string) storage.SelectionPredicate {
+		return storage.SelectionPredicate{Limit: 1, Continue: cont}
+	}
+	lists := []struct {
+		name string
+		opts storage.ListOptions
+	}{
+		{"rv not a number", storage.ListOptions{ResourceVersion: "abc"}},
+		{"rv negative", storage.ListOptions{ResourceVersion: "-1"}},
+		{"rv with spaces", storage.ListOptions{ResourceVersion: " 1"}},
+		{"unknown match", storage.ListOptions{ResourceVersion: rv, ResourceVersionMatch: "Newest"}},
+		{"unknown match without rv", storage.ListOptions{ResourceVersionMatch: "Newest"}},
+		{"unknown match rv 0", storage.ListOptions{ResourceVersion: "0", ResourceVersionMatch: "Newest"}},
+		{"continue with rv", storage.ListOptions{ResourceVersion: rv, Predicate: page(first.Continue)}},
+		{"continue with rv exact", storage.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact, Predicate: page(first.Continue)}},
+		{"continue with rv not older than", storage.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, Predicate: page(first.Continue)}},
+	}
+	for _, tt := range lists {
+		t.Run("list/"+tt.name, func(t *testing.T) {
+			_, err := e.list("/pods/p", tt.opts)
+			wantCode(t, "list", err, storage.ErrCodeInvalidArgument)
+		})
+	}
+	t.Run("list/continue with rv 0 is allowed", func(t *testing.T) {
+		l, err := e.list("/pods/p", storage.ListOptions{ResourceVersion: "0", Predicate: page(first.Continue)})
+		if err != nil || !slices.Equal(names(l), []string{"p/p1"}) {
+			t.Fatalf("second page with rv 0: %v %v, want [p/p1]", err, names(l))
+		}
+	})
+	for _, bad := range []string{"abc", "-1", "1.5"} {
+		t.Run("get/rv "+bad, func(t *testing.T) {
+			err := e.pods.Get(e.ctx, podKey("p", "p0"), storage.GetOptions{ResourceVersion: bad}, &corev1.Pod{})
+			wantCode(t, "get", err, storage.ErrCodeInvalidArgument)
+		})
+		t.Run("watch/rv "+bad, func(t *testing.T) {
+			w, err := e.pods.Watch(e.ctx, "/pods/p", storage.ListOptions{ResourceVersion: bad, Recursive: true, Predicate: storage.SelectionPredicate{GetAttrs: PodAttrs}})
+			if err == nil {
+				w.Stop()
+			}
+			wantCode(t, "watch", err, storage.ErrCodeInvalidArgument)
+		})
+	}
 }

@@ -1,0 +1,60 @@
+package cacher
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/embedded"
+	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
+)
+
+// benchEtcdBackend is cachers with their default configuration over etcd3
+// stores on one embedded etcd with fsync on (kapi's default storage).
+type benchEtcdBackend struct {
+	srv     *embedded.Server
+	cachers map[string]*Cacher
+}
+
+func (e *benchEtcdBackend) Store(t testing.TB, r storagetest.Resource) storage.Interface {
+	if c, ok := e.cachers[r.Prefix]; ok {
+		return c
+	}
+	s := etcd3.New(e.srv.Client(), etcd3.Config{Codec: r.Codec, NewFunc: r.NewFunc, NewListFunc: r.NewListFunc, Logger: quietLogger()})
+	c, err := New(Config{
+		Storage: s, ResourcePrefix: r.Prefix, NewFunc: r.NewFunc, NewListFunc: r.NewListFunc,
+		GetAttrs: r.GetAttrs, Logger: quietLogger(),
+	})
+	if err != nil {
+		t.Fatalf("new cacher: %v", err)
+	}
+	t.Cleanup(func() { c.Stop(); logStats(t, c) })
+	if err := c.WaitReady(t.Context()); err != nil {
+		t.Fatalf("cacher not ready: %v", err)
+	}
+	e.cachers[r.Prefix] = c
+	return c
+}
+
+func (e *benchEtcdBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
+	t.Fatalf("benchmarks do not compact")
+}
+
+// BenchmarkStorageEtcd runs the storage benchmarks
+// (storagetest.RunBenchmarks) on the watch cache over etcd3 on embedded
+// etcd with fsync on. Writes and Get ("" = consistent) go through to etcd;
+// the consistent list and the watches are served from memory.
+func BenchmarkStorageEtcd(b *testing.B) {
+	storagetest.RunBenchmarks(b, func(b *testing.B) storagetest.Backend {
+		srv, err := embedded.Start(context.Background(), embedded.Config{
+			DataDir: filepath.Join(b.TempDir(), "etcd"), Logger: quietLogger(),
+		})
+		if err != nil {
+			b.Fatalf("start embedded etcd: %v", err)
+		}
+		b.Cleanup(srv.Close)
+		return &benchEtcdBackend{srv: srv, cachers: map[string]*Cacher{}}
+	})
+}
