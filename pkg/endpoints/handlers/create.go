@@ -1,0 +1,84 @@
+package handlers
+
+import (
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// CreateResource serves POST to a collection: 201 with the created object
+// (also under dryRun=All, as upstream).
+//
+// Order of checks, as upstream: 406 (Accept), 415 (Content-Type), 413
+// (body over the limit), 400 (undecodable query), 422 CreateOptions
+// invalid (dryRun other than All, fieldManager too long or unprintable,
+// fieldValidation unknown), 400 (undecodable body, strict errors under
+// fieldValidation=Strict, wrong apiVersion), 400 (namespace of the object
+// differs from the request's). System metadata (uid, creationTimestamp,
+// deletionTimestamp, deletionGracePeriodSeconds, selfLink) sent by the
+// client is wiped.
+func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ctx, _, ns, err := s.requestInfo(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		o, err := s.negotiate(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		in, err := negotiateInput(req, s.Serializer)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		body, err := s.readBody(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		opts := &metav1.CreateOptions{}
+		if err := s.decodeParameters(req, opts); err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if errs := validation.ValidateCreateOptions(opts); len(errs) > 0 {
+			s.err(invalidOptions("CreateOptions", "", errs), w, req)
+			return
+		}
+		opts.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("CreateOptions"))
+
+		obj, err := s.decodeBody(ctx, in, body, r.New(), opts.FieldValidation)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if m, err := meta.Accessor(obj); err == nil {
+			wipeObjectMetaSystemFields(m)
+			if err := ensureNamespace(s.expectedNamespace(ns), m); err != nil {
+				s.err(err, w, req)
+				return
+			}
+		}
+		if s.FieldManager != nil {
+			live := r.New()
+			obj = s.FieldManager.Update(ctx, live, obj, managerOrUserAgent(opts.FieldManager, req))
+		}
+		result, err := r.Create(ctx, obj, rest.ValidateAllObjectFunc, opts)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		code := http.StatusCreated
+		if st, ok := result.(*metav1.Status); ok && st.Code == 0 {
+			st.Code = int32(code)
+		}
+		s.writeResponse(ctx, w, req, code, o, result)
+	})
+}

@@ -1,0 +1,129 @@
+package handlers
+
+import (
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// deleteOptions reads DeleteOptions from the body (JSON, YAML or protobuf,
+// any group-version's DeleteOptions or meta.k8s.io/v1's) or, without a
+// body, from the query; then validates them (422 DeleteOptions invalid:
+// propagationPolicy, dryRun, ...).
+func (s *RequestScope) deleteOptions(req *http.Request) (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	body, err := s.readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > 0 {
+		in, err := negotiateInput(req, s.Serializer)
+		if err != nil {
+			return nil, err
+		}
+		defaultGVK := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
+		obj, _, err := in.Serializer.Decode(body, &defaultGVK, opts)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if obj != opts {
+			return nil, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
+		}
+	} else if err := s.decodeParameters(req, opts); err != nil {
+		return nil, err
+	}
+	if errs := validation.ValidateDeleteOptions(opts); len(errs) > 0 {
+		return nil, invalidOptions("DeleteOptions", "", errs)
+	}
+	opts.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("DeleteOptions"))
+	return opts, nil
+}
+
+// DeleteResource serves DELETE of one object. The answer is what the
+// storage returns (the deleted object, or the object marked for deletion)
+// with 200, or, when it returns nothing, a Status Success with details
+// {name, kind}. As upstream, 202 only when the object was not deleted at
+// once and the client set orphanDependents=false.
+func DeleteResource(r rest.GracefulDeleter, s *RequestScope) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ctx, info, _, err := s.requestInfo(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if info.Name == "" {
+			s.err(errEmptyName, w, req)
+			return
+		}
+		o, err := s.negotiate(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		opts, err := s.deleteOptions(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		result, deleted, err := r.Delete(ctx, info.Name, rest.ValidateAllObjectFunc, opts)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		code := http.StatusOK
+		//nolint:staticcheck // OrphanDependents is deprecated; upstream still honours it here.
+		if !deleted && opts.OrphanDependents != nil && !*opts.OrphanDependents {
+			code = http.StatusAccepted
+		}
+		if result == nil {
+			result = &metav1.Status{
+				Status:  metav1.StatusSuccess,
+				Code:    int32(code),
+				Details: &metav1.StatusDetails{Name: info.Name, Kind: s.Kind.Kind},
+			}
+		}
+		s.writeResponse(ctx, w, req, code, o, result)
+	})
+}
+
+// DeleteCollectionResource serves DELETE of a collection: the objects
+// selected by the list options (labelSelector, fieldSelector, ...) are
+// deleted with the DeleteOptions; 200 with what the storage returns (the
+// list of deleted objects) or a Status Success.
+func DeleteCollectionResource(r rest.CollectionDeleter, s *RequestScope) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ctx, info, _, err := s.requestInfo(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		o, err := s.negotiate(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		listOpts, err := s.listOptions(req, info)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		opts, err := s.deleteOptions(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		result, err := r.DeleteCollection(ctx, rest.ValidateAllObjectFunc, opts, listOpts)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if result == nil {
+			result = &metav1.Status{Status: metav1.StatusSuccess}
+		}
+		s.writeResponse(ctx, w, req, http.StatusOK, o, result)
+	})
+}

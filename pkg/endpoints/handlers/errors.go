@@ -1,0 +1,120 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+)
+
+// statusError is an error that carries the Status to answer with.
+type statusError struct{ s metav1.Status }
+
+func (e *statusError) Error() string         { return e.s.Message }
+func (e *statusError) Status() metav1.Status { return e.s }
+
+// newNotAcceptable is upstream's 406 for a failed Accept negotiation.
+func newNotAcceptable(accepted []string) error {
+	return newNotAcceptableMessage(fmt.Sprintf("only the following media types are accepted: %s", strings.Join(accepted, ", ")))
+}
+
+// newNotAcceptableMessage is a 406 NotAcceptable with a specific message
+// (e.g. a PartialObjectMetadata request for a list).
+func newNotAcceptableMessage(msg string) error {
+	return &statusError{metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusNotAcceptable,
+		Reason:  metav1.StatusReasonNotAcceptable,
+		Message: msg,
+	}}
+}
+
+// newUnsupportedMediaType is upstream's 415 for a request body whose
+// Content-Type cannot be decoded.
+func newUnsupportedMediaType(accepted []string) error {
+	return &statusError{metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusUnsupportedMediaType,
+		Reason:  metav1.StatusReasonUnsupportedMediaType,
+		Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", strings.Join(accepted, ", ")),
+	}}
+}
+
+// NewMethodNotAllowed is the 405 kube answers for a method a resource path
+// does not serve: `the server does not allow this method on the requested
+// resource`.
+func NewMethodNotAllowed() error {
+	return apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "", 0, false)
+}
+
+// NewNotFound is the 404 kube answers for an unknown path under an API
+// root: `the server could not find the requested resource`.
+func NewNotFound() error {
+	return apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false)
+}
+
+// errorToStatus turns err into the Status to answer with; errors that are
+// not API errors are logged and become 500 InternalError.
+func errorToStatus(err error, logger *slog.Logger) *metav1.Status {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		logger.Error("apiserver received an error that is not a metav1.Status", "err", err)
+	}
+	s := responsewriters.ErrorToStatus(err)
+	s.Kind = "Status"
+	s.APIVersion = "v1"
+	if s.Status == "" {
+		s.Status = metav1.StatusFailure
+	}
+	return s
+}
+
+// WriteErrorNegotiated writes err as a metav1.Status in the media type the
+// request's Accept header asks for (JSON, YAML or protobuf; JSON when the
+// header asks for nothing a Status can be written in). A Retry-After header
+// is set when details.retryAfterSeconds > 0. Errors that are not API
+// errors become a logged 500 InternalError.
+func WriteErrorNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.NegotiatedSerializer, logger *slog.Logger, err error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	status := errorToStatus(err, logger)
+	if status.Details != nil && status.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(status.Details.RetryAfterSeconds)))
+	}
+	code := int(status.Code)
+	if code == http.StatusNoContent {
+		w.WriteHeader(code)
+		return
+	}
+	WriteObjectNegotiated(w, req, ns, logger, schema.GroupVersion{}, code, status)
+}
+
+// WriteObjectNegotiated writes obj (a Status, or a document such as an
+// APIResourceList) in the negotiated media type, encoded for gv. If the
+// Accept header allows nothing, a failure status code keeps its object
+// (as indented JSON) and a success becomes 406.
+func WriteObjectNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.NegotiatedSerializer, logger *slog.Logger, gv schema.GroupVersion, code int, obj runtime.Object) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	_, info, err := negotiateOutput(req, ns, defaultRestrictions{})
+	if err != nil {
+		if code < http.StatusOK || code >= http.StatusBadRequest {
+			writeRawJSON(w, code, obj)
+			return
+		}
+		writeRawJSON(w, http.StatusNotAcceptable, errorToStatus(err, logger))
+		return
+	}
+	serializeObject(w, req, logger, info.MediaType, ns.EncoderForVersion(info.Serializer, gv), code, obj)
+}

@@ -1,0 +1,284 @@
+package handlers
+
+import (
+	"mime"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// The media types kapi serves (CBOR is not served: upstream gates it off).
+const (
+	mediaTypeJSON     = runtime.ContentTypeJSON
+	mediaTypeYAML     = runtime.ContentTypeYAML
+	mediaTypeProtobuf = runtime.ContentTypeProtobuf
+)
+
+// servedMediaTypes returns ns's serializers kapi serves, in ns's order
+// (JSON first, so it is the default).
+func servedMediaTypes(ns runtime.NegotiatedSerializer) []runtime.SerializerInfo {
+	all := ns.SupportedMediaTypes()
+	out := make([]runtime.SerializerInfo, 0, len(all))
+	for _, info := range all {
+		switch info.MediaType {
+		case mediaTypeJSON, mediaTypeYAML, mediaTypeProtobuf:
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// mediaTypesFor lists ns's media types and stream media types, as the
+// NotAcceptable and UnsupportedMediaType messages name them.
+func mediaTypesFor(ns runtime.NegotiatedSerializer) (mediaTypes, streamMediaTypes []string) {
+	for _, info := range servedMediaTypes(ns) {
+		mediaTypes = append(mediaTypes, info.MediaType)
+		if info.StreamSerializer != nil {
+			streamMediaTypes = append(streamMediaTypes, info.MediaType+";stream=watch")
+		}
+	}
+	return mediaTypes, streamMediaTypes
+}
+
+// acceptClause is one media range of an Accept header.
+type acceptClause struct {
+	typ, subType string
+	q            float64
+	params       map[string]string
+}
+
+// parseAccept splits an Accept header into clauses, best first: higher q,
+// then concrete types before wildcards (a stable sort, so header order
+// breaks ties). Malformed ranges are skipped.
+func parseAccept(header string) []acceptClause {
+	var out []acceptClause
+	for _, part := range strings.Split(header, ",") {
+		fields := strings.Split(part, ";")
+		mr := strings.TrimSpace(fields[0])
+		if mr == "" {
+			continue
+		}
+		c := acceptClause{q: 1, params: map[string]string{}}
+		typ, sub, ok := strings.Cut(mr, "/")
+		switch {
+		case ok:
+			c.typ, c.subType = strings.TrimSpace(typ), strings.TrimSpace(sub)
+		case mr == "*":
+			c.typ, c.subType = "*", "*"
+		default:
+			continue
+		}
+		if c.typ == "" || c.subType == "" {
+			continue
+		}
+		for _, p := range fields[1:] {
+			k, v, _ := strings.Cut(p, "=")
+			k = strings.TrimSpace(k)
+			v = strings.TrimSpace(v)
+			if k == "" {
+				continue
+			}
+			if k == "q" {
+				if q, err := strconv.ParseFloat(v, 64); err == nil {
+					c.q = q
+				}
+				continue
+			}
+			c.params[k] = v
+		}
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.q != b.q {
+			return a.q > b.q
+		}
+		if a.typ != "*" && b.typ == "*" {
+			return true
+		}
+		if a.subType != "*" && b.subType == "*" {
+			return true
+		}
+		return false
+	})
+	return out
+}
+
+// restrictions says which transformations and schemas an endpoint allows.
+type restrictions interface {
+	// allowsTransform reports whether the media type may carry the
+	// requested conversion (target nil: none requested).
+	allowsTransform(mimeType, mimeSubType string, target *schema.GroupVersionKind) bool
+	allowsServerVersion(version string) bool
+	allowsStreamSchema(s string) bool
+}
+
+// defaultRestrictions allow no conversion: Status, discovery documents.
+type defaultRestrictions struct{}
+
+func (defaultRestrictions) allowsTransform(_, _ string, target *schema.GroupVersionKind) bool {
+	return target == nil
+}
+func (defaultRestrictions) allowsServerVersion(string) bool  { return false }
+func (defaultRestrictions) allowsStreamSchema(s string) bool { return s == "watch" }
+
+func (s *RequestScope) allowsTransform(mimeType, mimeSubType string, target *schema.GroupVersionKind) bool {
+	if target == nil {
+		return true
+	}
+	if gv := target.GroupVersion(); gv != metav1.SchemeGroupVersion && gv != metav1beta1.SchemeGroupVersion {
+		return false
+	}
+	switch target.Kind {
+	case "Table":
+		// As upstream: no Table in protobuf.
+		return s.TableConvertor != nil && mimeType == "application" && (mimeSubType == "json" || mimeSubType == "yaml")
+	case "PartialObjectMetadata", "PartialObjectMetadataList":
+		return true
+	}
+	return false
+}
+
+func (s *RequestScope) allowsServerVersion(version string) bool {
+	return version == metav1.SchemeGroupVersion.Version
+}
+func (s *RequestScope) allowsStreamSchema(schema string) bool { return schema == "watch" }
+
+// mediaTypeOptions is the outcome of Accept negotiation.
+type mediaTypeOptions struct {
+	// convert is the as/g/v transformation asked for (Table,
+	// PartialObjectMetadata[List]), nil for none.
+	convert *schema.GroupVersionKind
+	pretty  bool
+	stream  string
+	// accepted is the serializer chosen.
+	accepted runtime.SerializerInfo
+}
+
+func acceptOptions(params map[string]string, info *runtime.SerializerInfo, r restrictions) (mediaTypeOptions, bool) {
+	var o mediaTypeOptions
+	for k, v := range params {
+		switch k {
+		case "as":
+			if o.convert == nil {
+				o.convert = &schema.GroupVersionKind{}
+			}
+			o.convert.Kind = v
+		case "g":
+			if o.convert == nil {
+				o.convert = &schema.GroupVersionKind{}
+			}
+			o.convert.Group = v
+		case "v":
+			if o.convert == nil {
+				o.convert = &schema.GroupVersionKind{}
+			}
+			o.convert.Version = v
+		case "stream":
+			if v != "" && (info.StreamSerializer == nil || !r.allowsStreamSchema(v)) {
+				return o, false
+			}
+			o.stream = v
+		case "sv":
+			if v != "" && !r.allowsServerVersion(v) {
+				return o, false
+			}
+		case "pretty":
+			o.pretty = v == "1"
+		}
+	}
+	if !r.allowsTransform(info.MediaTypeType, info.MediaTypeSubType, o.convert) {
+		return o, false
+	}
+	o.accepted = *info
+	return o, true
+}
+
+// negotiateMediaType picks the first Accept clause ns can serve under r.
+// An empty header means the first (JSON) serializer.
+func negotiateMediaType(header string, ns runtime.NegotiatedSerializer, r restrictions) (mediaTypeOptions, bool) {
+	served := servedMediaTypes(ns)
+	if len(served) == 0 {
+		return mediaTypeOptions{}, false
+	}
+	if strings.TrimSpace(header) == "" {
+		return mediaTypeOptions{accepted: served[0]}, true
+	}
+	for _, c := range parseAccept(header) {
+		for i := range served {
+			info := &served[i]
+			if (c.typ == info.MediaTypeType && (c.subType == info.MediaTypeSubType || c.subType == "*")) ||
+				(c.typ == "*" && c.subType == "*") {
+				if o, ok := acceptOptions(c.params, info, r); ok {
+					return o, true
+				}
+			}
+		}
+	}
+	return mediaTypeOptions{}, false
+}
+
+// negotiateOutput negotiates the response's media type (406 NotAcceptable
+// if nothing fits) and returns the serializer to write with: the pretty one
+// when asked for by `pretty=1` in Accept, `?pretty=true`, or a browser/curl
+// User-Agent (as upstream).
+func negotiateOutput(req *http.Request, ns runtime.NegotiatedSerializer, r restrictions) (mediaTypeOptions, runtime.SerializerInfo, error) {
+	o, ok := negotiateMediaType(req.Header.Get("Accept"), ns, r)
+	if !ok {
+		supported, _ := mediaTypesFor(ns)
+		return o, runtime.SerializerInfo{}, newNotAcceptable(supported)
+	}
+	info := o.accepted
+	if (o.pretty || isPrettyPrint(req)) && info.PrettySerializer != nil {
+		info.Serializer = info.PrettySerializer
+	}
+	return o, info, nil
+}
+
+// negotiateOutputStream picks the watch stream serializer.
+func negotiateOutputStream(req *http.Request, ns runtime.NegotiatedSerializer, r restrictions) (mediaTypeOptions, error) {
+	o, ok := negotiateMediaType(req.Header.Get("Accept"), ns, r)
+	if !ok || o.accepted.StreamSerializer == nil {
+		_, supported := mediaTypesFor(ns)
+		return o, newNotAcceptable(supported)
+	}
+	return o, nil
+}
+
+// negotiateInput picks the serializer for the request body from its
+// Content-Type (JSON when absent); 415 UnsupportedMediaType otherwise.
+func negotiateInput(req *http.Request, ns runtime.NegotiatedSerializer) (runtime.SerializerInfo, error) {
+	ct := req.Header.Get("Content-Type")
+	served := servedMediaTypes(ns)
+	if ct == "" && len(served) > 0 {
+		return served[0], nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		for _, info := range served {
+			if info.MediaType == mt {
+				return info, nil
+			}
+		}
+	}
+	supported, _ := mediaTypesFor(ns)
+	return runtime.SerializerInfo{}, newUnsupportedMediaType(supported)
+}
+
+// isPrettyPrint: `?pretty=<bool>` when given, else true for curl, Wget and
+// browsers (upstream's rule).
+func isPrettyPrint(req *http.Request) bool {
+	if req.URL != nil && strings.Contains(req.URL.RawQuery, "pretty") {
+		if pp := req.URL.Query().Get("pretty"); pp != "" {
+			b, _ := strconv.ParseBool(pp)
+			return b
+		}
+	}
+	ua := req.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+}

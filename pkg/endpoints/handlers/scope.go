@@ -1,0 +1,151 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// DefaultMaxRequestBodyBytes is the largest request body accepted (3 MiB,
+// kube-apiserver's --max-resource-write-bytes default).
+const DefaultMaxRequestBodyBytes = 3 * 1024 * 1024
+
+// FieldManager records managed fields on a write (server-side apply's
+// bookkeeping). It is optional: a nil FieldManager leaves managedFields as
+// the storage makes them.
+type FieldManager interface {
+	// Update returns newObj with its managedFields updated for an update
+	// (or create, with liveObj empty) made by manager. It must not fail the
+	// request: on internal errors it returns newObj unchanged.
+	Update(ctx context.Context, liveObj, newObj runtime.Object, manager string) runtime.Object
+}
+
+// RequestScope is what every handler of one (sub)resource needs. It is built
+// once, at install time, and shared by all requests (read-only).
+type RequestScope struct {
+	// Serializer encodes and decodes the resource's objects
+	// (pkg/api/scheme.Codecs for built-in types).
+	Serializer runtime.NegotiatedSerializer
+	// ParameterCodec decodes query parameters into option structs
+	// (metav1.GetOptions, ..., metainternalversion.ListOptions).
+	ParameterCodec runtime.ParameterCodec
+
+	Creater   runtime.ObjectCreater
+	Convertor runtime.ObjectConvertor
+	Typer     runtime.ObjectTyper
+
+	// TableConvertor converts objects to Tables; nil disables as=Table.
+	TableConvertor rest.TableConvertor
+	// FieldManager is optional (see FieldManager).
+	FieldManager FieldManager
+
+	// Resource is the group-version-resource served; Subresource is "" for
+	// the main resource.
+	Resource    schema.GroupVersionResource
+	Subresource string
+	// Kind is the kind objects are served as.
+	Kind schema.GroupVersionKind
+	// Namespaced tells whether objects live in namespaces.
+	Namespaced bool
+
+	// MaxRequestBodyBytes bounds request bodies; 0 means
+	// DefaultMaxRequestBodyBytes.
+	MaxRequestBodyBytes int64
+	// MinRequestTimeout is --min-request-timeout: a watch without
+	// timeoutSeconds lasts MinRequestTimeout × (1 + rand[0,1)).
+	MinRequestTimeout time.Duration
+
+	Logger *slog.Logger
+}
+
+func (s *RequestScope) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+// err writes err as a Status negotiated to the request's Accept header.
+func (s *RequestScope) err(err error, w http.ResponseWriter, req *http.Request) {
+	WriteErrorNegotiated(w, req, s.Serializer, s.logger(), err)
+}
+
+var errEmptyName = apierrors.NewBadRequest("name parameter required.")
+
+// requestNamespace is the namespace a request works in: the one in its path
+// for namespaced resources, "" for cluster-scoped ones.
+func (s *RequestScope) requestNamespace(info *request.RequestInfo) string {
+	if !s.Namespaced {
+		return ""
+	}
+	return info.Namespace
+}
+
+// requestInfo returns the request's RequestInfo and the context carrying
+// its namespace.
+func (s *RequestScope) requestInfo(req *http.Request) (context.Context, *request.RequestInfo, string, error) {
+	ctx := req.Context()
+	info, ok := request.RequestInfoFrom(ctx)
+	if !ok {
+		return ctx, nil, "", apierrors.NewInternalError(errors.New("no RequestInfo found in the context"))
+	}
+	ns := s.requestNamespace(info)
+	return request.WithNamespace(ctx, ns), info, ns, nil
+}
+
+// readBody reads the request body, at most the scope's limit: a longer body
+// is a 413 RequestEntityTooLarge `limit is <n>`.
+func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
+	limit := s.MaxRequestBodyBytes
+	if limit <= 0 {
+		limit = DefaultMaxRequestBodyBytes
+	}
+	if req.Body == nil {
+		return nil, nil
+	}
+	defer func() { _ = req.Body.Close() }()
+	if req.ContentLength > limit {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	lr := &io.LimitedReader{R: req.Body, N: limit + 1}
+	data, err := io.ReadAll(lr)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to read the request body: %v", err))
+	}
+	if lr.N <= 0 {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	return data, nil
+}
+
+// decodeParameters decodes the query into opts (a meta.k8s.io/v1 options
+// struct or metainternalversion.ListOptions); errors are 400 BadRequest.
+func (s *RequestScope) decodeParameters(req *http.Request, opts runtime.Object) error {
+	q := req.URL.Query()
+	if len(q) == 0 {
+		return nil
+	}
+	if err := s.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, opts); err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return nil
+}
+
+// invalidOptions is the 422 kube answers for options that fail validation,
+// e.g. `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ...`.
+func invalidOptions(kind, name string, errs field.ErrorList) error {
+	return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, name, errs)
+}

@@ -1,0 +1,113 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// UpdateResource serves PUT of one object: 200 with the stored object, or
+// 201 when the storage created it. The name (and namespace, when set) in
+// the body must match the URL's: 400 `the name of the object (a) does not
+// match the name on the URL (b)`. Checks otherwise as CreateResource, with
+// UpdateOptions.
+func UpdateResource(r rest.Updater, s *RequestScope) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ctx, info, ns, err := s.requestInfo(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if info.Name == "" {
+			s.err(errEmptyName, w, req)
+			return
+		}
+		o, err := s.negotiate(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		body, err := s.readBody(req)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		opts := &metav1.UpdateOptions{}
+		if err := s.decodeParameters(req, opts); err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if errs := validation.ValidateUpdateOptions(opts); len(errs) > 0 {
+			s.err(invalidOptions("UpdateOptions", "", errs), w, req)
+			return
+		}
+		opts.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("UpdateOptions"))
+		in, err := negotiateInput(req, s.Serializer)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		obj, err := s.decodeBody(ctx, in, body, r.New(), opts.FieldValidation)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if err := checkName(obj, info.Name, ns); err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if m, err := meta.Accessor(obj); err == nil {
+			if err := ensureNamespace(s.expectedNamespace(ns), m); err != nil {
+				s.err(err, w, req)
+				return
+			}
+		}
+		objInfo := &updatedObject{obj: obj, scope: s, manager: managerOrUserAgent(opts.FieldManager, req), newEmpty: r.New}
+		result, created, err := r.Update(ctx, info.Name, objInfo, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, opts)
+		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		code := http.StatusOK
+		if created {
+			code = http.StatusCreated
+		}
+		s.writeResponse(ctx, w, req, code, o, result)
+	})
+}
+
+// updatedObject is the UpdatedObjectInfo of a PUT: the body, copied for
+// each attempt, with the UID it carries as precondition.
+type updatedObject struct {
+	obj      runtime.Object
+	scope    *RequestScope
+	manager  string
+	newEmpty func() runtime.Object
+}
+
+func (u *updatedObject) Preconditions() *metav1.Preconditions {
+	m, err := meta.Accessor(u.obj)
+	if err != nil || m.GetUID() == "" {
+		return nil
+	}
+	uid := m.GetUID()
+	return &metav1.Preconditions{UID: &uid}
+}
+
+func (u *updatedObject) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
+	newObj := u.obj.DeepCopyObject()
+	if u.scope.FieldManager != nil {
+		live := oldObj
+		if live == nil {
+			live = u.newEmpty()
+		}
+		newObj = u.scope.FieldManager.Update(ctx, live, newObj, u.manager)
+	}
+	return newObj, nil
+}

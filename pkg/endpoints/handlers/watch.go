@@ -1,0 +1,172 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// watchTimeout is how long a watch lasts: timeoutSeconds when given, else
+// MinRequestTimeout × (1 + rand[0,1)) (lifecycle.md 32); 0 means no limit.
+func (s *RequestScope) watchTimeout(opts *metainternalversion.ListOptions) time.Duration {
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		return time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	if s.MinRequestTimeout > 0 {
+		return time.Duration(float64(s.MinRequestTimeout) * (rand.Float64() + 1))
+	}
+	return 0
+}
+
+// serveWatch starts a watch and streams its events until the watch ends,
+// the timeout passes or the request context is done (client gone, or the
+// server ending watches at shutdown: filters.WatchTerminated). Errors
+// returned happen before anything is written.
+//
+// Frames: JSON WatchEvent objects one after another (Content-Type
+// application/json, as upstream), or length-delimited protobuf
+// (application/vnd.kubernetes.protobuf;stream=watch). Each event's object
+// is transformed as negotiated (Table rows without headers after the first
+// event, PartialObjectMetadata); ERROR events carry a Status.
+func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, req *http.Request, watcher rest.Watcher, opts *metainternalversion.ListOptions, o mediaTypeOptions) error {
+	tableOpts, err := s.tableOptionsFor(o, req)
+	if err != nil {
+		return err
+	}
+	so, err := negotiateOutputStream(req, s.Serializer, s)
+	if err != nil {
+		return err
+	}
+	stream := so.accepted
+	framer := stream.StreamSerializer.Framer
+	if framer == nil {
+		return fmt.Errorf("no framer defined for %q available for embedded encoding", stream.MediaType)
+	}
+	mediaType := stream.MediaType
+	if mediaType != mediaTypeJSON {
+		mediaType += ";stream=watch"
+	}
+	eventEncoder := s.Serializer.EncoderForVersion(stream.StreamSerializer.Serializer, s.Kind.GroupVersion())
+
+	var objEncoder runtime.Encoder
+	target := o.convert
+	if target != nil && isMetaGV(target.GroupVersion()) && (target.Kind == "Table" || target.Kind == "PartialObjectMetadata" || target.Kind == "PartialObjectMetadataList") {
+		info, ok := runtime.SerializerInfoForMediaType(metaCodecs.SupportedMediaTypes(), stream.MediaType)
+		if !ok {
+			return fmt.Errorf("no encoder for %q exists in the requested target", stream.MediaType)
+		}
+		objEncoder = metaCodecs.EncoderForVersion(info.Serializer, target.GroupVersion())
+	} else {
+		target = nil
+		objEncoder = s.Serializer.EncoderForVersion(stream.Serializer, s.Kind.GroupVersion())
+	}
+
+	timeout := s.watchTimeout(opts)
+	wctx, cancel := context.WithCancel(ctx)
+	if timeout > 0 {
+		wctx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+
+	wi, err := watcher.Watch(wctx, opts)
+	if err != nil {
+		return err
+	}
+	defer wi.Stop()
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", mediaType)
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		s.logger().Debug("flush watch headers", "err", err)
+		return nil
+	}
+
+	e := &watchEncoder{
+		scope:        s,
+		ctx:          wctx,
+		target:       target,
+		tableOpts:    tableOpts,
+		objEncoder:   objEncoder,
+		eventEncoder: eventEncoder,
+		out:          framer.NewFrameWriter(w),
+	}
+	ch := wi.ResultChan()
+	for {
+		select {
+		case <-wctx.Done():
+			// Timeout, client gone, or the server terminating watches
+			// (filters.WatchTerminated): end the response cleanly.
+			return nil
+		case ev, ok := <-ch:
+			if !ok {
+				return nil
+			}
+			if err := e.encode(ev); err != nil {
+				s.logger().Debug("watch stream ended", "err", err)
+				return nil
+			}
+			if len(ch) == 0 {
+				if err := rc.Flush(); err != nil {
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// watchEncoder writes watch events.
+type watchEncoder struct {
+	scope        *RequestScope
+	ctx          context.Context
+	target       *schema.GroupVersionKind
+	tableOpts    *metav1.TableOptions
+	objEncoder   runtime.Encoder
+	eventEncoder runtime.Encoder
+	out          io.Writer
+	obj, event   bytes.Buffer
+}
+
+func (e *watchEncoder) encode(ev watch.Event) error {
+	e.obj.Reset()
+	e.event.Reset()
+	obj := ev.Object
+	if e.target != nil && obj != nil {
+		t, err := e.scope.transformObject(e.ctx, obj, e.tableOpts, e.target)
+		if err != nil {
+			e.scope.logger().Error("failed to transform watch object", "type", fmt.Sprintf("%T", obj), "err", err)
+		} else {
+			obj = t
+		}
+		// Table headers only on the first event.
+		if e.tableOpts != nil && !e.tableOpts.NoHeaders {
+			opts := *e.tableOpts
+			opts.NoHeaders = true
+			e.tableOpts = &opts
+		}
+	}
+	if obj != nil {
+		if err := e.objEncoder.Encode(obj, &e.obj); err != nil {
+			return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
+		}
+	}
+	out := &metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: e.obj.Bytes()}}
+	if err := e.eventEncoder.Encode(out, &e.event); err != nil {
+		return fmt.Errorf("unable to encode watch event: %w", err)
+	}
+	_, err := e.out.Write(e.event.Bytes())
+	return err
+}

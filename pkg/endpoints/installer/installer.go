@@ -1,0 +1,277 @@
+package installer
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/server"
+)
+
+// APIGroupVersion is one group-version's resources, served under one REST
+// root: /api/v1 for the core group, /apis/<group>/<version> otherwise.
+type APIGroupVersion struct {
+	GroupVersion schema.GroupVersion
+
+	// Storage maps a path to its storage: "configmaps" for a resource,
+	// "configmaps/status" or "namespaces/finalize" for a subresource. Each
+	// main resource must implement rest.Scoper; what else it implements
+	// (rest.Getter, rest.Lister, ...) decides the verbs served.
+	Storage map[string]rest.Storage
+
+	// Scheme knows the kinds served (creater, convertor, typer); nil means
+	// pkg/api/scheme.Scheme.
+	Scheme *runtime.Scheme
+	// Serializer encodes and decodes them; nil means pkg/api/scheme.Codecs.
+	Serializer runtime.NegotiatedSerializer
+	// ParameterCodec decodes query parameters; nil means
+	// pkg/api/scheme.ParameterCodec.
+	ParameterCodec runtime.ParameterCodec
+
+	// MinRequestTimeout is --min-request-timeout (watch duration base).
+	MinRequestTimeout time.Duration
+	// MaxRequestBodyBytes bounds request bodies; 0 means 3 MiB.
+	MaxRequestBodyBytes int64
+	// FieldManager, optional, records managed fields on writes.
+	FieldManager handlers.FieldManager
+
+	Logger *slog.Logger
+}
+
+// Root is the REST root path of the group-version.
+func (g *APIGroupVersion) Root() string {
+	if g.GroupVersion.Group == "" {
+		return "/api/" + g.GroupVersion.Version
+	}
+	return "/apis/" + g.GroupVersion.Group + "/" + g.GroupVersion.Version
+}
+
+// Install builds the group-version's handler and registers it as the REST
+// root Root() of h. It returns the APIResources served, sorted by name, as
+// legacy discovery lists them (GET on the root serves the same list as an
+// APIResourceList).
+func (g *APIGroupVersion) Install(h *server.APIServerHandler) ([]metav1.APIResource, error) {
+	handler, resources, err := g.Build()
+	if err != nil {
+		return nil, err
+	}
+	h.HandleREST(g.Root(), handler)
+	return resources, nil
+}
+
+// Build returns the group-version's handler, without registering it, and
+// its APIResources. The handler expects the request.RequestInfo of the
+// filter chain on the request context.
+func (g *APIGroupVersion) Build() (http.Handler, []metav1.APIResource, error) {
+	if g.GroupVersion.Version == "" {
+		return nil, nil, errors.New("group version has no version")
+	}
+	g.complete()
+	paths := make([]string, 0, len(g.Storage))
+	for p := range g.Storage {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+
+	h := &groupHandler{
+		root:       g.Root(),
+		gv:         g.GroupVersion,
+		serializer: g.Serializer,
+		logger:     g.Logger,
+		routes:     make(map[string]*routes, len(paths)),
+	}
+	resources := make([]metav1.APIResource, 0, len(paths))
+	for _, p := range paths {
+		r, res, err := g.register(p, g.Storage[p])
+		if err != nil {
+			return nil, nil, fmt.Errorf("install %s in %s: %w", p, g.GroupVersion, err)
+		}
+		h.routes[p] = r
+		resources = append(resources, res)
+	}
+	h.discovery = &metav1.APIResourceList{GroupVersion: g.GroupVersion.String(), APIResources: resources}
+	return h, resources, nil
+}
+
+func (g *APIGroupVersion) complete() {
+	if g.Scheme == nil {
+		g.Scheme = scheme.Scheme
+	}
+	if g.Serializer == nil {
+		g.Serializer = scheme.Codecs
+	}
+	if g.ParameterCodec == nil {
+		g.ParameterCodec = scheme.ParameterCodec
+	}
+	if g.Logger == nil {
+		g.Logger = slog.Default()
+	}
+}
+
+// register builds the routes of one (sub)resource path and its discovery
+// entry, from the interfaces its storage implements (as upstream's
+// installer: verbs list, create, deletecollection, watch (list and watch
+// both needed for collection watches), get, update, patch, delete, watch).
+func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, metav1.APIResource, error) {
+	resource, sub, isSub := strings.Cut(path, "/")
+	if resource == "" || (isSub && (sub == "" || strings.Contains(sub, "/"))) {
+		return nil, metav1.APIResource{}, fmt.Errorf("invalid storage path %q", path)
+	}
+
+	scoper, ok := storage.(rest.Scoper)
+	if isSub {
+		if parent, ok2 := g.Storage[resource].(rest.Scoper); ok2 {
+			scoper, ok = parent, true
+		}
+	}
+	if !ok {
+		return nil, metav1.APIResource{}, fmt.Errorf("%q must implement rest.Scoper", path)
+	}
+	namespaced := scoper.NamespaceScoped()
+
+	kind, err := g.kindOf(storage)
+	if err != nil {
+		return nil, metav1.APIResource{}, err
+	}
+
+	getter, isGetter := storage.(rest.Getter)
+	lister, isLister := storage.(rest.Lister)
+	watcher, isWatcher := storage.(rest.Watcher)
+	creater, isCreater := storage.(rest.Creater)
+	updater, isUpdater := storage.(rest.Updater)
+	patcher, isPatcher := storage.(rest.Patcher)
+	deleter, isDeleter := storage.(rest.GracefulDeleter)
+	collectionDeleter, isCollectionDeleter := storage.(rest.CollectionDeleter)
+	tableConvertor, _ := storage.(rest.TableConvertor)
+
+	scope := &handlers.RequestScope{
+		Serializer:          g.Serializer,
+		ParameterCodec:      g.ParameterCodec,
+		Creater:             g.Scheme,
+		Convertor:           g.Scheme,
+		Typer:               g.Scheme,
+		TableConvertor:      tableConvertor,
+		FieldManager:        g.FieldManager,
+		Resource:            g.GroupVersion.WithResource(resource),
+		Subresource:         sub,
+		Kind:                kind,
+		Namespaced:          namespaced,
+		MaxRequestBodyBytes: g.MaxRequestBodyBytes,
+		MinRequestTimeout:   g.MinRequestTimeout,
+		Logger:              g.Logger,
+	}
+
+	r := &routes{namespaced: namespaced, subresource: isSub}
+	verbs := map[string]bool{}
+	if isSub {
+		// Subresources are served on the item path only (get, update,
+		// patch, create, delete).
+		isLister, isWatcher = false, false
+	}
+	if isLister || isWatcher {
+		var l rest.Lister
+		var wt rest.Watcher
+		if isLister {
+			l = lister
+			verbs["list"] = true
+		}
+		if isWatcher {
+			wt = watcher
+		}
+		lh := handlers.ListResource(l, wt, scope)
+		if isLister {
+			r.list = lh
+		}
+		if isWatcher && isLister {
+			r.watchList = lh
+			verbs["watch"] = true
+		}
+		if isWatcher {
+			r.watch = lh
+			verbs["watch"] = true
+		}
+	}
+	if isCreater {
+		r.create = handlers.CreateResource(creater, scope)
+		verbs["create"] = true
+	}
+	if isCollectionDeleter {
+		r.deleteCollection = handlers.DeleteCollectionResource(collectionDeleter, scope)
+		verbs["deletecollection"] = true
+	}
+	if isGetter {
+		r.get = handlers.GetResource(getter, scope)
+		verbs["get"] = true
+	}
+	if isUpdater {
+		r.update = handlers.UpdateResource(updater, scope)
+		verbs["update"] = true
+	}
+	if isPatcher {
+		r.patch = handlers.PatchResource(patcher, scope, nil)
+		verbs["patch"] = true
+	}
+	if isDeleter {
+		r.delete = handlers.DeleteResource(deleter, scope)
+		verbs["delete"] = true
+	}
+
+	res := metav1.APIResource{
+		Name:       path,
+		Namespaced: namespaced,
+		Kind:       kind.Kind,
+		Verbs:      make([]string, 0, len(verbs)),
+	}
+	for v := range verbs {
+		res.Verbs = append(res.Verbs, v)
+	}
+	sort.Strings(res.Verbs)
+	if p, ok := storage.(rest.GroupVersionKindProvider); ok {
+		gvk := p.GroupVersionKind(g.GroupVersion)
+		res.Group, res.Version, res.Kind = gvk.Group, gvk.Version, gvk.Kind
+	}
+	if !isSub {
+		if p, ok := storage.(rest.SingularNameProvider); ok {
+			res.SingularName = p.GetSingularName()
+		} else {
+			res.SingularName = strings.ToLower(kind.Kind)
+		}
+		if p, ok := storage.(rest.ShortNamesProvider); ok {
+			res.ShortNames = p.ShortNames()
+		}
+		if p, ok := storage.(rest.CategoriesProvider); ok {
+			res.Categories = p.Categories()
+		}
+	}
+	return r, res, nil
+}
+
+// kindOf is the kind a storage serves in this group-version: the
+// storage's own answer, else the kind of New() registered in this group.
+func (g *APIGroupVersion) kindOf(storage rest.Storage) (schema.GroupVersionKind, error) {
+	if p, ok := storage.(rest.GroupVersionKindProvider); ok {
+		return p.GroupVersionKind(g.GroupVersion), nil
+	}
+	obj := storage.New()
+	kinds, _, err := g.Scheme.ObjectKinds(obj)
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("kind of %T: %w", obj, err)
+	}
+	for _, k := range kinds {
+		if k.Group == g.GroupVersion.Group {
+			return g.GroupVersion.WithKind(k.Kind), nil
+		}
+	}
+	return schema.GroupVersionKind{}, fmt.Errorf("unable to locate fully qualified kind for %T: found %v when registering for %v", obj, kinds, g.GroupVersion)
+}

@@ -1,0 +1,153 @@
+package installer
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+)
+
+// routes are the handlers of one (sub)resource path; nil means the verb is
+// not served (405).
+type routes struct {
+	namespaced  bool
+	subresource bool
+
+	// collection: /[namespaces/{ns}/]{resource}
+	list, watchList, create, deleteCollection http.Handler
+	// item: /[namespaces/{ns}/]{resource}/{name}[/{subresource}]
+	get, watch, update, patch, delete http.Handler
+}
+
+// groupHandler serves every path under one group-version root.
+type groupHandler struct {
+	root       string
+	gv         schema.GroupVersion
+	serializer runtime.NegotiatedSerializer
+	logger     *slog.Logger
+	routes     map[string]*routes // "configmaps", "configmaps/status"
+	discovery  *metav1.APIResourceList
+}
+
+func (h *groupHandler) fail(w http.ResponseWriter, req *http.Request, err error) {
+	handlers.WriteErrorNegotiated(w, req, h.serializer, h.logger, err)
+}
+
+func (h *groupHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	info, ok := request.RequestInfoFrom(req.Context())
+	if !ok {
+		h.fail(w, req, apierrors.NewInternalError(errors.New("no RequestInfo found in the context")))
+		return
+	}
+	if !info.IsResourceRequest {
+		h.serveRoot(w, req)
+		return
+	}
+	handler, err := h.route(info)
+	if err != nil {
+		h.fail(w, req, err)
+		return
+	}
+	handler.ServeHTTP(w, req)
+}
+
+// serveRoot answers the root itself with the APIResourceList (GET only);
+// anything else below the root that is not a resource path is a 404.
+func (h *groupHandler) serveRoot(w http.ResponseWriter, req *http.Request) {
+	if p := req.URL.Path; p != h.root && p != h.root+"/" {
+		h.fail(w, req, handlers.NewNotFound())
+		return
+	}
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		h.fail(w, req, handlers.NewMethodNotAllowed())
+		return
+	}
+	handlers.WriteObjectNegotiated(w, req, h.serializer, h.logger, schema.GroupVersion{}, http.StatusOK, h.discovery)
+}
+
+// route picks the handler for a resource request: 404 for a path no
+// resource serves (unknown resource or subresource, a namespaced
+// resource's item outside a namespace, a cluster-scoped resource under
+// /namespaces/{ns}/, extra path segments), 405 for a verb the path does
+// not serve.
+func (h *groupHandler) route(info *request.RequestInfo) (http.Handler, error) {
+	key := info.Resource
+	if info.Subresource != "" {
+		key += "/" + info.Subresource
+	}
+	r := h.routes[key]
+	if r == nil || len(info.Parts) > 3 {
+		return nil, handlers.NewNotFound()
+	}
+	if r.namespaced {
+		if info.Namespace == "" && info.Name != "" {
+			return nil, handlers.NewNotFound()
+		}
+	} else if info.Namespace != "" && !(h.gv.Group == "" && info.Resource == "namespaces" && info.Namespace == info.Name) {
+		// /namespaces/{ns}/{cluster-scoped resource}; /namespaces/{name} itself is fine.
+		return nil, handlers.NewNotFound()
+	}
+	if r.subresource {
+		if info.Verb == "watch" {
+			return nil, handlers.NewNotFound()
+		}
+		return orNotAllowed(r.itemHandler(info.Verb, true))
+	}
+	if info.Name == "" {
+		// A namespaced collection outside a namespace only lists and
+		// watches (across all namespaces).
+		allNamespaces := r.namespaced && info.Namespace == ""
+		switch info.Verb {
+		case "list":
+			return orNotAllowed(r.list)
+		case "watch":
+			return orNotAllowed(r.watchList)
+		case "create":
+			if allNamespaces {
+				return nil, handlers.NewMethodNotAllowed()
+			}
+			return orNotAllowed(r.create)
+		case "deletecollection":
+			if allNamespaces {
+				return nil, handlers.NewMethodNotAllowed()
+			}
+			return orNotAllowed(r.deleteCollection)
+		}
+		return nil, handlers.NewMethodNotAllowed()
+	}
+	return orNotAllowed(r.itemHandler(info.Verb, false))
+}
+
+func (r *routes) itemHandler(verb string, subresource bool) http.Handler {
+	switch verb {
+	case "get":
+		return r.get
+	case "watch":
+		return r.watch
+	case "update":
+		return r.update
+	case "patch":
+		return r.patch
+	case "delete":
+		return r.delete
+	case "create":
+		if subresource {
+			return r.create
+		}
+	}
+	return nil
+}
+
+func orNotAllowed(h http.Handler) (http.Handler, error) {
+	if h == nil {
+		return nil, handlers.NewMethodNotAllowed()
+	}
+	return h, nil
+}
