@@ -325,7 +325,7 @@ func TestAuditLogLosesNothing(t *testing.T) {
 	for sc.Scan() {
 		var ev struct {
 			Kind, APIVersion, Level, Stage, RequestURI, AuditID string
-			ResponseStatus                                     struct{ Code int }
+			ResponseStatus                                      struct{ Code int }
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("bad audit line %q: %v", sc.Text(), err)
@@ -341,4 +341,3 @@ func TestAuditLogLosesNothing(t *testing.T) {
 		t.Fatalf("got ResponseComplete events %v, want %d for /version and 1 for /test/slow", counts, n)
 	}
 }
-

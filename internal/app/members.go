@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 // The MuxAndDiscoveryComplete signals of the chain, named as upstream.
@@ -29,23 +29,13 @@ func installAPIExtensions(s *server.GenericServer) error {
 	})
 }
 
-// installCore sets up the core server: storage health checks and its
-// storage's lifetime.
-func (c *Config) installCore(s *server.GenericServer) error {
-	if c.storage != nil {
-		s.AddDestroyFunc(c.storage.close)
-	}
-	return nil
-}
-
 // installAggregator sets up the aggregator. It proxies no APIServices yet
 // (issue 6); its mux signal fires from the apiservice-registration-controller
 // hook, as upstream fires it once that controller has installed the routes
 // of every known APIService.
-func installAggregator(s *server.GenericServer) error {
-	// The head serves the OpenAPI documents of the whole chain; resources
-	// add their definitions to it (issue 4).
-	s.SetOpenAPI(server.NewOpenAPI("Kubernetes", version.Get().GitVersion))
+func installAggregator(s *server.GenericServer, api *server.OpenAPI, disc *discovery.Manager) error {
+	s.SetOpenAPI(api)
+	disc.Install(s.Handler())
 	initiated := make(chan struct{})
 	if err := s.RegisterMuxAndDiscoveryCompleteSignal(apiServiceRegistrationSig, initiated); err != nil {
 		return fmt.Errorf("%s: %w", AggregatorName, err)

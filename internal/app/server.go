@@ -21,6 +21,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
@@ -45,6 +46,8 @@ type Config struct {
 
 	Authenticator authenticator.Request
 	Metrics       *metrics.Metrics
+	// Discovery holds the group-versions of the whole chain.
+	Discovery *discovery.Manager
 
 	storage *storageBundle
 	// cleanups run, in reverse, when the chain is destroyed or building
@@ -145,6 +148,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	}
 	if err := c.applyHandlerChain(); err != nil {
 		return nil, err
+	}
+	if c.Discovery, err = discovery.New(discovery.Config{Logger: logger}); err != nil {
+		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	return c, nil
 }
@@ -292,11 +298,19 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		return nil, err
 	}
 
+	// Storage, the listener and the rest of the config are released last:
+	// the innermost server's destroy functions run after the others'.
+	apiextensions.AddDestroyFunc(c.cleanup)
+
+	// The head serves the OpenAPI documents and discovery of the whole
+	// chain; the servers add their parts.
+	api := server.NewOpenAPI("Kubernetes", version.Get().GitVersion)
+
 	core, err := completed.New(CoreName, apiextensions)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", CoreName, err)
 	}
-	if err := c.installCore(core); err != nil {
+	if err := c.installCoreResources(core, api); err != nil {
 		return nil, err
 	}
 
@@ -304,9 +318,8 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", AggregatorName, err)
 	}
-	if err := installAggregator(aggregator); err != nil {
+	if err := installAggregator(aggregator, api, c.Discovery); err != nil {
 		return nil, err
 	}
-	aggregator.AddDestroyFunc(c.cleanup)
 	return aggregator, nil
 }

@@ -315,7 +315,7 @@ func TestIndexMetricsAndOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" {
+	if ct := resp.Header.Get("Content-Type"); ct != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" {
 		t.Fatalf("openapi v2 protobuf content type %q", ct)
 	}
 	res = do(c, http.MethodGet, r.base+"/openapi/v3")

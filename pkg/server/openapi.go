@@ -81,7 +81,9 @@ func (o *OpenAPI) rebuildV2() {
 	}
 }
 
-const protoV2ContentType = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+// The protobuf form is asked for with either name; the response names it
+// with the parseable one (a media type may not contain "@"), as upstream.
+const protoV2ContentType = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 func (o *OpenAPI) serveV2(w http.ResponseWriter, r *http.Request) {
 	o.mu.RLock()
@@ -89,7 +91,7 @@ func (o *OpenAPI) serveV2(w http.ResponseWriter, r *http.Request) {
 	o.mu.RUnlock()
 	etag := fmt.Sprintf("%X", sha512.Sum512(js))
 	w.Header().Set("Etag", strconvQuote(etag))
-	if strings.Contains(r.Header.Get("Accept"), "protobuf") && pb != nil {
+	if strings.Contains(r.Header.Get("Accept"), "com.github.proto-openapi.spec.v2") && pb != nil {
 		w.Header().Set("Content-Type", protoV2ContentType)
 		_, _ = w.Write(pb)
 		return

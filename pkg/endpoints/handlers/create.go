@@ -70,7 +70,7 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 			live := r.New()
 			obj = s.FieldManager.Update(ctx, live, obj, managerOrUserAgent(opts.FieldManager, req))
 		}
-		result, err := r.Create(ctx, obj, rest.ValidateAllObjectFunc, opts)
+		result, err := r.Create(ctx, obj, s.createValidation(req, "", opts.DryRun), opts)
 		if err != nil {
 			s.err(err, w, req)
 			return

@@ -69,7 +69,7 @@ func DeleteResource(r rest.GracefulDeleter, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		result, deleted, err := r.Delete(ctx, info.Name, rest.ValidateAllObjectFunc, opts)
+		result, deleted, err := r.Delete(ctx, info.Name, s.deleteValidation(req, info.Name, opts.DryRun), opts)
 		if err != nil {
 			s.err(err, w, req)
 			return
@@ -116,7 +116,7 @@ func DeleteCollectionResource(r rest.CollectionDeleter, s *RequestScope) http.Ha
 			s.err(err, w, req)
 			return
 		}
-		result, err := r.DeleteCollection(ctx, rest.ValidateAllObjectFunc, opts, listOpts)
+		result, err := r.DeleteCollection(ctx, s.deleteValidation(req, "", opts.DryRun), opts, listOpts)
 		if err != nil {
 			s.err(err, w, req)
 			return

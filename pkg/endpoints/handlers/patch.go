@@ -99,7 +99,8 @@ func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Ha
 			FieldValidation: opts.FieldValidation,
 		}
 		updateOpts.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("UpdateOptions"))
-		result, created, err := r.Update(ctx, info.Name, p, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, updateOpts)
+		createValidation, updateValidation := s.updateValidation(req, info.Name, opts.DryRun)
+		result, created, err := r.Update(ctx, info.Name, p, createValidation, updateValidation, false, updateOpts)
 		if err != nil {
 			s.err(err, w, req)
 			return

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -51,6 +52,8 @@ type RequestScope struct {
 	TableConvertor rest.TableConvertor
 	// FieldManager is optional (see FieldManager).
 	FieldManager FieldManager
+	// Admission validates writes before they are stored (nil: none).
+	Admission admission.Chain
 
 	// Resource is the group-version-resource served; Subresource is "" for
 	// the main resource.

@@ -69,7 +69,8 @@ func UpdateResource(r rest.Updater, s *RequestScope) http.Handler {
 			}
 		}
 		objInfo := &updatedObject{obj: obj, scope: s, manager: managerOrUserAgent(opts.FieldManager, req), newEmpty: r.New}
-		result, created, err := r.Update(ctx, info.Name, objInfo, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, opts)
+		createValidation, updateValidation := s.updateValidation(req, info.Name, opts.DryRun)
+		result, created, err := r.Update(ctx, info.Name, objInfo, createValidation, updateValidation, false, opts)
 		if err != nil {
 			s.err(err, w, req)
 			return

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -45,6 +46,8 @@ type APIGroupVersion struct {
 	MaxRequestBodyBytes int64
 	// FieldManager, optional, records managed fields on writes.
 	FieldManager handlers.FieldManager
+	// Admission validates every write (optional).
+	Admission admission.Chain
 
 	Logger *slog.Logger
 }
@@ -163,6 +166,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Typer:               g.Scheme,
 		TableConvertor:      tableConvertor,
 		FieldManager:        g.FieldManager,
+		Admission:           g.Admission,
 		Resource:            g.GroupVersion.WithResource(resource),
 		Subresource:         sub,
 		Kind:                kind,

@@ -1,0 +1,62 @@
+package app
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacher"
+	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+)
+
+// StorageFactory returns how each built-in resource gets its storage: on
+// etcd (embedded or external), objects are protobuf in their storage
+// version behind a watch cache; on the memory backend, JSON with no cache
+// (the memory store serves watches itself).
+func (c *Config) StorageFactory() registry.StorageFactory {
+	if c.storage.memory != nil {
+		return registry.MemoryStorage(c.storage.memory)
+	}
+	client := c.storage.client
+	prefix := c.Options.Storage.Prefix
+	logger := c.Logger
+	return func(cfg registry.StorageConfig) (storage.Interface, func(), error) {
+		codec, err := protobufCodec(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		store := etcd3.New(client, etcd3.Config{
+			Prefix:      prefix,
+			Codec:       codec,
+			NewFunc:     cfg.NewFunc,
+			NewListFunc: cfg.NewListFunc,
+			Logger:      logger,
+		})
+		cache, err := cacher.New(cacher.Config{
+			Storage:        store,
+			ResourcePrefix: cfg.Prefix,
+			NewFunc:        cfg.NewFunc,
+			NewListFunc:    cfg.NewListFunc,
+			GetAttrs:       cfg.GetAttrs,
+			Logger:         logger.With("resource", cfg.Resource.String()),
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("watch cache for %s: %w", cfg.Resource, err)
+		}
+		return cache, cache.Stop, nil
+	}
+}
+
+// protobufCodec encodes objects as protobuf in the resource's storage
+// version, as kube-apiserver stores built-in types.
+func protobufCodec(cfg registry.StorageConfig) (runtime.Codec, error) {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	if !ok {
+		return nil, fmt.Errorf("no protobuf serializer for %s", cfg.Resource)
+	}
+	gv := cfg.StorageVersion
+	return scheme.Codecs.CodecForVersions(info.Serializer, scheme.Codecs.UniversalDecoder(gv), gv, gv), nil
+}

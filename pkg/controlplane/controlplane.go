@@ -1,0 +1,225 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/lease"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/server"
+)
+
+// Config is what the core server's content is built from.
+type Config struct {
+	// Storage makes each resource's storage. Required.
+	Storage registry.StorageFactory
+	// Discovery receives the group-versions served. Required.
+	Discovery *discovery.Manager
+	// MinRequestTimeout is --min-request-timeout (watch durations).
+	MinRequestTimeout time.Duration
+	// NamespaceResync is how often the namespace controller re-examines
+	// terminating namespaces (default 5s); it also reacts to watch events.
+	NamespaceResync time.Duration
+	Logger          *slog.Logger
+}
+
+// Installed is one group-version the core server serves.
+type Installed struct {
+	GroupVersion schema.GroupVersion
+	Resources    []metav1.APIResource
+}
+
+// Install adds the built-in resources to the core server s, registers
+// them with discovery, and adds the post-start hooks that bootstrap the
+// system namespaces and run the namespace controller. It returns what it
+// installed (for OpenAPI).
+func Install(s *server.GenericServer, c Config) ([]Installed, error) {
+	if c.Storage == nil || c.Discovery == nil {
+		return nil, errors.New("controlplane: Storage and Discovery are required")
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if err := registerFieldLabels(); err != nil {
+		return nil, err
+	}
+	opts := registry.Options{Storage: c.Storage, Logger: c.Logger}
+
+	var stores []rest.Storage
+	destroyAll := func() {
+		for _, st := range stores {
+			st.Destroy()
+		}
+	}
+	ns, nsStatus, nsFinalize, err := namespace.NewREST(opts)
+	if err != nil {
+		return nil, fmt.Errorf("namespaces: %w", err)
+	}
+	stores = append(stores, ns)
+	cms, err := configmap.NewREST(opts)
+	if err != nil {
+		destroyAll()
+		return nil, fmt.Errorf("configmaps: %w", err)
+	}
+	stores = append(stores, cms)
+	secrets, err := secret.NewREST(opts)
+	if err != nil {
+		destroyAll()
+		return nil, fmt.Errorf("secrets: %w", err)
+	}
+	stores = append(stores, secrets)
+	sas, err := serviceaccount.NewREST(opts)
+	if err != nil {
+		destroyAll()
+		return nil, fmt.Errorf("serviceaccounts: %w", err)
+	}
+	stores = append(stores, sas)
+	events, err := event.NewREST(opts)
+	if err != nil {
+		destroyAll()
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	stores = append(stores, events)
+	leases, err := lease.NewREST(opts)
+	if err != nil {
+		destroyAll()
+		return nil, fmt.Errorf("leases: %w", err)
+	}
+	stores = append(stores, leases)
+	s.AddDestroyFunc(destroyAll)
+
+	// Creating into a missing or terminating namespace is refused, and the
+	// system namespaces cannot be deleted (NamespaceLifecycle).
+	chain := admission.Chain{namespacelifecycle.New(clusterScoped{ns})}
+	groups := []installer.APIGroupVersion{
+		{
+			GroupVersion: corev1.SchemeGroupVersion,
+			Storage: map[string]rest.Storage{
+				"namespaces":          ns,
+				"namespaces/status":   nsStatus,
+				"namespaces/finalize": nsFinalize,
+				"configmaps":          cms,
+				"secrets":             secrets,
+				"serviceaccounts":     sas,
+				"events":              events,
+			},
+		},
+		{
+			GroupVersion: eventsv1.SchemeGroupVersion,
+			Storage:      map[string]rest.Storage{"events": event.NewEventsV1REST(events)},
+		},
+		{
+			GroupVersion: coordinationv1.SchemeGroupVersion,
+			Storage:      map[string]rest.Storage{"leases": leases},
+		},
+	}
+	var installed []Installed
+	for i := range groups {
+		g := &groups[i]
+		g.MinRequestTimeout = c.MinRequestTimeout
+		g.Admission = chain
+		g.Logger = c.Logger
+		resources, err := g.Install(s.Handler())
+		if err != nil {
+			return nil, fmt.Errorf("install %s: %w", g.GroupVersion, err)
+		}
+		installed = append(installed, Installed{GroupVersion: g.GroupVersion, Resources: resources})
+		if err := c.Discovery.AddGroupVersion(g.GroupVersion, resources); err != nil {
+			return nil, fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
+		}
+	}
+	for _, group := range []string{"", eventsv1.GroupName, coordinationv1.GroupName} {
+		c.Discovery.InstallGroupRoot(s.Handler(), group)
+	}
+
+	if err := s.AddPostStartHook("bootstrap-namespaces", func(ctx context.Context) error {
+		return bootstrapNamespaces(ctx, ns, c.Logger)
+	}); err != nil {
+		return nil, err
+	}
+	ctrl := &namespaceController{
+		namespaces: ns,
+		finalize:   nsFinalize,
+		content:    namespacedContent(cms, secrets, sas, events, leases),
+		resync:     c.NamespaceResync,
+		logger:     c.Logger.With("controller", "namespace"),
+	}
+	ctrlDone := make(chan struct{})
+	var started atomic.Bool
+	if err := s.AddPostStartHook("start-namespace-controller", func(ctx context.Context) error {
+		started.Store(true)
+		go func() {
+			defer close(ctrlDone)
+			ctrl.run(ctx) // ends when the HTTP server is told to stop
+		}()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	// Destroy functions run in reverse order: the controller has stopped
+	// before the stores are destroyed.
+	s.AddDestroyFunc(func() {
+		if started.Load() {
+			<-ctrlDone
+		}
+	})
+	return installed, nil
+}
+
+// namespacedContent lists what the namespace controller empties.
+func namespacedContent(stores ...*generic.Store) map[schema.GroupResource]*generic.Store {
+	out := make(map[schema.GroupResource]*generic.Store, len(stores))
+	for _, st := range stores {
+		out[st.DefaultQualifiedResource] = st
+	}
+	return out
+}
+
+// clusterScoped reads namespaces with no request namespace on the context
+// (admission runs in the context of a namespaced request).
+type clusterScoped struct{ ns *namespace.REST }
+
+func (c clusterScoped) Get(ctx context.Context, name string, o *metav1.GetOptions) (runtime.Object, error) {
+	return c.ns.Get(request.WithNamespace(ctx, ""), name, o)
+}
+
+var fieldLabelsOnce = sync.OnceValue(func() error {
+	for _, add := range []func(*runtime.Scheme) error{
+		secret.AddFieldLabelConversions, namespace.AddFieldLabelConversions, event.AddFieldLabelConversions,
+	} {
+		if err := add(scheme.Scheme); err != nil {
+			return fmt.Errorf("field label conversions: %w", err)
+		}
+	}
+	return nil
+})
+
+// registerFieldLabels teaches the shared scheme the per-resource field
+// selectors (secret type, namespace status.phase, event fields), once per
+// process.
+func registerFieldLabels() error { return fieldLabelsOnce() }

@@ -1,0 +1,68 @@
+package configmap
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// Resource is the resource served.
+var Resource = corev1.Resource("configmaps")
+
+// NewREST returns the completed store of core/v1 configmaps (short name
+// "cm"), on the storage opts makes for it.
+func NewREST(opts registry.Options) (*generic.Store, error) {
+	newFunc := func() runtime.Object { return &corev1.ConfigMap{} }
+	newList := func() runtime.Object { return &corev1.ConfigMapList{} }
+	s, destroy, err := opts.NewStorage(registry.StorageConfig{
+		Resource:       Resource,
+		StorageVersion: corev1.SchemeGroupVersion,
+		Prefix:         generic.DefaultResourcePrefix(Resource),
+		NewFunc:        newFunc,
+		NewListFunc:    newList,
+	})
+	if err != nil {
+		return nil, err
+	}
+	store := &generic.Store{
+		NewFunc:                   newFunc,
+		NewListFunc:               newList,
+		DefaultQualifiedResource:  Resource,
+		SingularQualifiedResource: corev1.Resource("configmap"),
+		ResourceShortNames:        []string{"cm"},
+		NameValidator:             validation.ValidateConfigMapName,
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		TableConvertor:            TableConvertor,
+		Storage:                   s,
+		DestroyFunc:               destroy,
+		Logger:                    opts.Log(),
+	}
+	if err := store.Complete(); err != nil {
+		return nil, fmt.Errorf("configmaps: %w", err)
+	}
+	return store, nil
+}
+
+// TableConvertor renders configmaps as kubectl shows them: NAME DATA AGE.
+var TableConvertor = table.Convertor{
+	Columns: []metav1.TableColumnDefinition{
+		table.NameColumn,
+		{Name: "Data", Type: "string", Description: corev1.ConfigMap{}.SwaggerDoc()["data"]},
+		table.AgeColumn,
+	},
+	Row: func(obj runtime.Object) ([]any, bool) {
+		cm, ok := obj.(*corev1.ConfigMap)
+		if !ok {
+			return nil, false
+		}
+		return []any{cm.Name, int64(len(cm.Data) + len(cm.BinaryData)), table.Since(cm.CreationTimestamp)}, true
+	},
+}

@@ -1,0 +1,71 @@
+package lease
+
+import (
+	"fmt"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// Resource is the resource served.
+var Resource = coordinationv1.Resource("leases")
+
+// NewREST returns the completed store of coordination.k8s.io/v1 leases
+// (no short name), on the storage opts makes for it.
+func NewREST(opts registry.Options) (*generic.Store, error) {
+	newFunc := func() runtime.Object { return &coordinationv1.Lease{} }
+	newList := func() runtime.Object { return &coordinationv1.LeaseList{} }
+	s, destroy, err := opts.NewStorage(registry.StorageConfig{
+		Resource:       Resource,
+		StorageVersion: coordinationv1.SchemeGroupVersion,
+		Prefix:         generic.DefaultResourcePrefix(Resource),
+		NewFunc:        newFunc,
+		NewListFunc:    newList,
+	})
+	if err != nil {
+		return nil, err
+	}
+	store := &generic.Store{
+		NewFunc:                   newFunc,
+		NewListFunc:               newList,
+		DefaultQualifiedResource:  Resource,
+		SingularQualifiedResource: coordinationv1.Resource("lease"),
+		NameValidator:             validation.ValidateLeaseName,
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		TableConvertor:            TableConvertor,
+		Storage:                   s,
+		DestroyFunc:               destroy,
+		Logger:                    opts.Log(),
+	}
+	if err := store.Complete(); err != nil {
+		return nil, fmt.Errorf("leases: %w", err)
+	}
+	return store, nil
+}
+
+// TableConvertor renders leases as kubectl shows them: NAME HOLDER AGE.
+var TableConvertor = table.Convertor{
+	Columns: []metav1.TableColumnDefinition{
+		table.NameColumn,
+		{Name: "Holder", Type: "string", Description: coordinationv1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},
+		table.AgeColumn,
+	},
+	Row: func(obj runtime.Object) ([]any, bool) {
+		l, ok := obj.(*coordinationv1.Lease)
+		if !ok {
+			return nil, false
+		}
+		holder := ""
+		if l.Spec.HolderIdentity != nil {
+			holder = *l.Spec.HolderIdentity
+		}
+		return []any{l.Name, holder, table.Since(l.CreationTimestamp)}, true
+	},
+}

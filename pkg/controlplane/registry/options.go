@@ -1,0 +1,79 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/memory"
+)
+
+// StorageConfig describes the storage of one resource, for a
+// [StorageFactory].
+type StorageConfig struct {
+	// Resource is the resource stored, e.g. {"", "configmaps"}.
+	Resource schema.GroupResource
+	// StorageVersion is the group-version objects are stored as (e.g.
+	// core/v1 for events served in both core/v1 and events.k8s.io/v1).
+	StorageVersion schema.GroupVersion
+	// Prefix is the key prefix of the resource, e.g. "/configmaps"
+	// (without the backend's own prefix).
+	Prefix string
+	// NewFunc returns an empty object; NewListFunc an empty list.
+	NewFunc     func() runtime.Object
+	NewListFunc func() runtime.Object
+	// GetAttrs returns the labels and fields selectors match (a watch
+	// cache in front of the backend must use it).
+	GetAttrs storage.AttrFunc
+}
+
+// StorageFactory makes the storage of one resource (a backend store,
+// possibly behind a watch cache) and the function that releases it (nil
+// if nothing is to be released). It is called once per resource.
+type StorageFactory func(cfg StorageConfig) (storage.Interface, func(), error)
+
+// Options are what every resource's NewREST needs.
+type Options struct {
+	// Storage makes each resource's storage. Required.
+	Storage StorageFactory
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// NewStorage validates o and calls its factory for cfg.
+func (o Options) NewStorage(cfg StorageConfig) (storage.Interface, func(), error) {
+	if o.Storage == nil {
+		return nil, nil, errors.New("registry options: Storage is required")
+	}
+	s, destroy, err := o.Storage(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage for %s: %w", cfg.Resource, err)
+	}
+	return s, destroy, nil
+}
+
+// Log returns the logger, defaulted.
+func (o Options) Log() *slog.Logger {
+	if o.Logger == nil {
+		return slog.Default()
+	}
+	return o.Logger
+}
+
+// MemoryStorage is a StorageFactory on a shared memory backend: each
+// resource gets a store on b that encodes objects as JSON in their storage
+// version (no watch cache). b is the caller's to close.
+func MemoryStorage(b *memory.Backend) StorageFactory {
+	return func(cfg StorageConfig) (storage.Interface, func(), error) {
+		if b == nil {
+			return nil, nil, errors.New("memory backend is nil")
+		}
+		codec := scheme.Codecs.LegacyCodec(cfg.StorageVersion)
+		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc}), nil, nil
+	}
+}

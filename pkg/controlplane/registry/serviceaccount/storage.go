@@ -1,0 +1,70 @@
+package serviceaccount
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// Resource is the resource served.
+var Resource = corev1.Resource("serviceaccounts")
+
+// NewREST returns the completed store of core/v1 serviceaccounts (short
+// name "sa"), on the storage opts makes for it. The token subresource
+// (TokenRequest) is not served.
+func NewREST(opts registry.Options) (*generic.Store, error) {
+	newFunc := func() runtime.Object { return &corev1.ServiceAccount{} }
+	newList := func() runtime.Object { return &corev1.ServiceAccountList{} }
+	s, destroy, err := opts.NewStorage(registry.StorageConfig{
+		Resource:       Resource,
+		StorageVersion: corev1.SchemeGroupVersion,
+		Prefix:         generic.DefaultResourcePrefix(Resource),
+		NewFunc:        newFunc,
+		NewListFunc:    newList,
+	})
+	if err != nil {
+		return nil, err
+	}
+	store := &generic.Store{
+		NewFunc:                   newFunc,
+		NewListFunc:               newList,
+		DefaultQualifiedResource:  Resource,
+		SingularQualifiedResource: corev1.Resource("serviceaccount"),
+		ResourceShortNames:        []string{"sa"},
+		NameValidator:             validation.ValidateServiceAccountName,
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		TableConvertor:            TableConvertor,
+		Storage:                   s,
+		DestroyFunc:               destroy,
+		Logger:                    opts.Log(),
+	}
+	if err := store.Complete(); err != nil {
+		return nil, fmt.Errorf("serviceaccounts: %w", err)
+	}
+	return store, nil
+}
+
+// TableConvertor renders serviceaccounts as kubectl shows them: NAME
+// SECRETS AGE.
+var TableConvertor = table.Convertor{
+	Columns: []metav1.TableColumnDefinition{
+		table.NameColumn,
+		{Name: "Secrets", Type: "string", Description: corev1.ServiceAccount{}.SwaggerDoc()["secrets"]},
+		table.AgeColumn,
+	},
+	Row: func(obj runtime.Object) ([]any, bool) {
+		sa, ok := obj.(*corev1.ServiceAccount)
+		if !ok {
+			return nil, false
+		}
+		return []any{sa.Name, int64(len(sa.Secrets)), table.Since(sa.CreationTimestamp)}, true
+	},
+}
