@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 )
@@ -76,4 +77,38 @@ func MemoryStorage(b *memory.Backend) StorageFactory {
 		codec := scheme.Codecs.LegacyCodec(cfg.StorageVersion)
 		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc}), nil, nil
 	}
+}
+
+// NewStore completes store on the storage opts makes for it: the storage is
+// configured from the store's own types, key prefix (KeyPrefix, else the
+// resource's default) and attribute function, objects are stored as
+// storageVersion, and the store's Logger defaults to opts'.
+func NewStore(opts Options, storageVersion schema.GroupVersion, store *generic.Store) (*generic.Store, error) {
+	prefix := store.KeyPrefix
+	if prefix == "" {
+		prefix = generic.DefaultResourcePrefix(store.DefaultQualifiedResource)
+	}
+	s, destroy, err := opts.NewStorage(StorageConfig{
+		Resource:       store.DefaultQualifiedResource,
+		StorageVersion: storageVersion,
+		Prefix:         prefix,
+		NewFunc:        store.NewFunc,
+		NewListFunc:    store.NewListFunc,
+		GetAttrs:       store.GetAttrs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	store.Storage = s
+	store.DestroyFunc = destroy
+	if store.Logger == nil {
+		store.Logger = opts.Log()
+	}
+	if err := store.Complete(); err != nil {
+		if destroy != nil {
+			destroy()
+		}
+		return nil, fmt.Errorf("%s: %w", store.DefaultQualifiedResource, err)
+	}
+	return store, nil
 }

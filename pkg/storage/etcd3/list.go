@@ -46,7 +46,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	switch {
 	case continuing:
 		var continueRV int64
-		continueKey, continueRV, err = DecodeContinue(pred.Continue, keyPrefix)
+		continueKey, continueRV, err = storage.DecodeContinue(pred.Continue, keyPrefix)
 		if err != nil {
 			return &storage.StorageError{Code: storage.ErrCodeInvalidContinue, Key: key, Message: err.Error(), Err: err}
 		}
@@ -144,7 +144,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	if !hasMore {
 		return setList(listObj, withRev, "", nil)
 	}
-	next, err := EncodeContinue(string(lastKey)+"\x00", keyPrefix, withRev)
+	next, err := storage.EncodeContinue(string(lastKey)+"\x00", keyPrefix, withRev)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func setList(listObj runtime.Object, rev int64, next string, remaining *int64) e
 // continueExpired is the 410 for a continue token whose revision was
 // compacted, with a fresh token resuming at the latest revision.
 func continueExpired(key, continueKey, keyPrefix string) error {
-	tok, err := EncodeContinue(continueKey, keyPrefix, -1)
+	tok, err := storage.EncodeContinue(continueKey, keyPrefix, -1)
 	if err != nil {
 		tok = "" // cannot happen: continueKey came from a token under keyPrefix
 	}

@@ -46,7 +46,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	switch {
 	case opts.Recursive && pred.Continue != "":
 		// ValidateListOptions refused a resourceVersion with a continue.
-		k, rv, err := decodeContinue(pred.Continue, prefix)
+		k, rv, err := storage.DecodeContinue(pred.Continue, prefix)
 		if err != nil {
 			return &storage.StorageError{Code: storage.ErrCodeInvalidContinue, Key: key, Message: err.Error(), Err: err}
 		}
@@ -118,7 +118,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	var cont string
 	var remaining *int64
 	if hasMore {
-		cont, err = encodeContinue(lastKey+"\x00", prefix, int64(rev))
+		cont, err = storage.EncodeContinue(lastKey+"\x00", prefix, int64(rev))
 		if err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 // continueExpired is the 410 for a continue token whose revision was
 // compacted, with a fresh token to resume at the latest revision.
 func (s *Store) continueExpired(key, from, prefix string) error {
-	tok, err := encodeContinue(from, prefix, -1)
+	tok, err := storage.EncodeContinue(from, prefix, -1)
 	if err != nil {
 		tok = "" // cannot happen: from came from a token under prefix
 	}

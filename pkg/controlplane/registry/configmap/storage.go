@@ -1,8 +1,6 @@
 package configmap
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,21 +17,9 @@ var Resource = corev1.Resource("configmaps")
 // NewREST returns the completed store of core/v1 configmaps (short name
 // "cm"), on the storage opts makes for it.
 func NewREST(opts registry.Options) (*generic.Store, error) {
-	newFunc := func() runtime.Object { return &corev1.ConfigMap{} }
-	newList := func() runtime.Object { return &corev1.ConfigMapList{} }
-	s, destroy, err := opts.NewStorage(registry.StorageConfig{
-		Resource:       Resource,
-		StorageVersion: corev1.SchemeGroupVersion,
-		Prefix:         generic.DefaultResourcePrefix(Resource),
-		NewFunc:        newFunc,
-		NewListFunc:    newList,
-	})
-	if err != nil {
-		return nil, err
-	}
-	store := &generic.Store{
-		NewFunc:                   newFunc,
-		NewListFunc:               newList,
+	return registry.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.ConfigMap{} },
+		NewListFunc:               func() runtime.Object { return &corev1.ConfigMapList{} },
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: corev1.Resource("configmap"),
 		ResourceShortNames:        []string{"cm"},
@@ -41,14 +27,7 @@ func NewREST(opts registry.Options) (*generic.Store, error) {
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		TableConvertor:            TableConvertor,
-		Storage:                   s,
-		DestroyFunc:               destroy,
-		Logger:                    opts.Log(),
-	}
-	if err := store.Complete(); err != nil {
-		return nil, fmt.Errorf("configmaps: %w", err)
-	}
-	return store, nil
+	})
 }
 
 // TableConvertor renders configmaps as kubectl shows them: NAME DATA AGE.

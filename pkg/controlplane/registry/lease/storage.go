@@ -1,8 +1,6 @@
 package lease
 
 import (
-	"fmt"
-
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,35 +17,16 @@ var Resource = coordinationv1.Resource("leases")
 // NewREST returns the completed store of coordination.k8s.io/v1 leases
 // (no short name), on the storage opts makes for it.
 func NewREST(opts registry.Options) (*generic.Store, error) {
-	newFunc := func() runtime.Object { return &coordinationv1.Lease{} }
-	newList := func() runtime.Object { return &coordinationv1.LeaseList{} }
-	s, destroy, err := opts.NewStorage(registry.StorageConfig{
-		Resource:       Resource,
-		StorageVersion: coordinationv1.SchemeGroupVersion,
-		Prefix:         generic.DefaultResourcePrefix(Resource),
-		NewFunc:        newFunc,
-		NewListFunc:    newList,
-	})
-	if err != nil {
-		return nil, err
-	}
-	store := &generic.Store{
-		NewFunc:                   newFunc,
-		NewListFunc:               newList,
+	return registry.NewStore(opts, coordinationv1.SchemeGroupVersion, &generic.Store{
+		NewFunc:                   func() runtime.Object { return &coordinationv1.Lease{} },
+		NewListFunc:               func() runtime.Object { return &coordinationv1.LeaseList{} },
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: coordinationv1.Resource("lease"),
 		NameValidator:             validation.ValidateLeaseName,
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		TableConvertor:            TableConvertor,
-		Storage:                   s,
-		DestroyFunc:               destroy,
-		Logger:                    opts.Log(),
-	}
-	if err := store.Complete(); err != nil {
-		return nil, fmt.Errorf("leases: %w", err)
-	}
-	return store, nil
+	})
 }
 
 // TableConvertor renders leases as kubectl shows them: NAME HOLDER AGE.

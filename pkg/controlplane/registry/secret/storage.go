@@ -1,8 +1,6 @@
 package secret
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,22 +17,9 @@ var Resource = corev1.Resource("secrets")
 // NewREST returns the completed store of core/v1 secrets (no short name),
 // on the storage opts makes for it.
 func NewREST(opts registry.Options) (*generic.Store, error) {
-	newFunc := func() runtime.Object { return &corev1.Secret{} }
-	newList := func() runtime.Object { return &corev1.SecretList{} }
-	s, destroy, err := opts.NewStorage(registry.StorageConfig{
-		Resource:       Resource,
-		StorageVersion: corev1.SchemeGroupVersion,
-		Prefix:         generic.DefaultResourcePrefix(Resource),
-		NewFunc:        newFunc,
-		NewListFunc:    newList,
-		GetAttrs:       GetAttrs,
-	})
-	if err != nil {
-		return nil, err
-	}
-	store := &generic.Store{
-		NewFunc:                   newFunc,
-		NewListFunc:               newList,
+	return registry.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.Secret{} },
+		NewListFunc:               func() runtime.Object { return &corev1.SecretList{} },
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: corev1.Resource("secret"),
 		GetAttrs:                  GetAttrs,
@@ -43,14 +28,7 @@ func NewREST(opts registry.Options) (*generic.Store, error) {
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		TableConvertor:            TableConvertor,
-		Storage:                   s,
-		DestroyFunc:               destroy,
-		Logger:                    opts.Log(),
-	}
-	if err := store.Complete(); err != nil {
-		return nil, fmt.Errorf("secrets: %w", err)
-	}
-	return store, nil
+	})
 }
 
 // TableConvertor renders secrets as kubectl shows them: NAME TYPE DATA AGE.

@@ -1,8 +1,6 @@
 package serviceaccount
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,21 +18,9 @@ var Resource = corev1.Resource("serviceaccounts")
 // name "sa"), on the storage opts makes for it. The token subresource
 // (TokenRequest) is not served.
 func NewREST(opts registry.Options) (*generic.Store, error) {
-	newFunc := func() runtime.Object { return &corev1.ServiceAccount{} }
-	newList := func() runtime.Object { return &corev1.ServiceAccountList{} }
-	s, destroy, err := opts.NewStorage(registry.StorageConfig{
-		Resource:       Resource,
-		StorageVersion: corev1.SchemeGroupVersion,
-		Prefix:         generic.DefaultResourcePrefix(Resource),
-		NewFunc:        newFunc,
-		NewListFunc:    newList,
-	})
-	if err != nil {
-		return nil, err
-	}
-	store := &generic.Store{
-		NewFunc:                   newFunc,
-		NewListFunc:               newList,
+	return registry.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.ServiceAccount{} },
+		NewListFunc:               func() runtime.Object { return &corev1.ServiceAccountList{} },
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: corev1.Resource("serviceaccount"),
 		ResourceShortNames:        []string{"sa"},
@@ -42,14 +28,7 @@ func NewREST(opts registry.Options) (*generic.Store, error) {
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		TableConvertor:            TableConvertor,
-		Storage:                   s,
-		DestroyFunc:               destroy,
-		Logger:                    opts.Log(),
-	}
-	if err := store.Complete(); err != nil {
-		return nil, fmt.Errorf("serviceaccounts: %w", err)
-	}
-	return store, nil
+	})
 }
 
 // TableConvertor renders serviceaccounts as kubectl shows them: NAME

@@ -1,4 +1,4 @@
-package etcd3
+package storage
 
 import (
 	"encoding/base64"
