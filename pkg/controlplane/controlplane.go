@@ -27,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -143,6 +144,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 		g := &groups[i]
 		g.MinRequestTimeout = c.MinRequestTimeout
 		g.Admission = chain
+		g.FieldManagers = fieldmanager.NewFactory(scheme.Scheme)
 		g.Logger = c.Logger
 		resources, err := g.Install(s.Handler())
 		if err != nil {
@@ -201,11 +203,22 @@ func namespacedContent(stores ...*generic.Store) map[schema.GroupResource]*gener
 }
 
 // clusterScoped reads namespaces with no request namespace on the context
-// (admission runs in the context of a namespaced request).
+// (admission runs in the context of a namespaced request), and as a get of
+// namespaces: the request's own RequestInfo would name its resource in a
+// NotFound (`configmaps "nope" not found` instead of kube's
+// `namespaces "nope" not found`).
 type clusterScoped struct{ ns *namespace.REST }
 
 func (c clusterScoped) Get(ctx context.Context, name string, o *metav1.GetOptions) (runtime.Object, error) {
-	return c.ns.Get(request.WithNamespace(ctx, ""), name, o)
+	ctx = request.WithRequestInfo(request.WithNamespace(ctx, ""), &request.RequestInfo{
+		IsResourceRequest: true,
+		Verb:              "get",
+		APIPrefix:         "api",
+		APIVersion:        "v1",
+		Resource:          "namespaces",
+		Name:              name,
+	})
+	return c.ns.Get(ctx, name, o)
 }
 
 var fieldLabelsOnce = sync.OnceValue(func() error {

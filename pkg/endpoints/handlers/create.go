@@ -67,8 +67,9 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 			}
 		}
 		if s.FieldManager != nil {
-			live := r.New()
-			obj = s.FieldManager.Update(ctx, live, obj, managerOrUserAgent(opts.FieldManager, req))
+			// As upstream, a create is recorded as an Update by the
+			// manager, against an empty live object.
+			obj = s.FieldManager.UpdateNoErrors(r.New(), obj, managerOrUserAgent(opts.FieldManager, req))
 		}
 		result, err := r.Create(ctx, obj, s.createValidation(req, "", opts.DryRun), opts)
 		if err != nil {

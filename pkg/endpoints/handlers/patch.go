@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -26,25 +30,54 @@ import (
 const maxJSONPatchOperations = 10000
 
 // PatchTypes lists the patch content types served for built-in types, in
-// upstream's order. Server-side apply (application/apply-patch+yaml) is
-// not served yet: it answers 415 like any other unknown type.
+// upstream's order, but for server-side apply, which [PatchResource] adds
+// when the scope has a FieldManager.
 var PatchTypes = []string{
 	string(types.JSONPatchType),
 	string(types.MergePatchType),
 	string(types.StrategicMergePatchType),
 }
 
-// PatchResource serves PATCH of one object with a JSON patch (RFC 6902),
-// a JSON merge patch (RFC 7386) or a strategic merge patch, chosen by
-// Content-Type (415 listing patchTypes otherwise). The patch is applied to
-// the current object inside the storage's update, so conflicts retry with
-// the fresh object; a missing object is 404. Answers 200 with the result.
-// patchTypes nil means PatchTypes; custom resources pass the types without
-// strategic merge patch.
-func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Handler {
+// ApplyPatchType is the content type of server-side apply. Its CBOR
+// variant (application/apply-patch+cbor) is not served: 415.
+const ApplyPatchType = string(types.ApplyYAMLPatchType)
+
+// servedPatchTypes is patchTypes (nil: PatchTypes and, with a field
+// manager, ApplyPatchType) without apply when there is no field manager.
+func (s *RequestScope) servedPatchTypes(patchTypes []string) []string {
 	if patchTypes == nil {
 		patchTypes = PatchTypes
+		if s.FieldManager != nil {
+			patchTypes = append(slices.Clip(patchTypes), ApplyPatchType)
+		}
 	}
+	if s.FieldManager == nil && slices.Contains(patchTypes, ApplyPatchType) {
+		patchTypes = slices.DeleteFunc(slices.Clone(patchTypes), func(t string) bool { return t == ApplyPatchType })
+	}
+	return patchTypes
+}
+
+// PatchResource serves PATCH of one object with a JSON patch (RFC 6902),
+// a JSON merge patch (RFC 7386), a strategic merge patch or a server-side
+// apply configuration, chosen by Content-Type (415 listing patchTypes
+// otherwise). The patch is applied to the current object inside the
+// storage's update, so conflicts retry with the fresh object. A missing
+// object is 404, except for apply, which creates it (201). Answers 200
+// with the result.
+//
+// patchTypes nil means PatchTypes, plus ApplyPatchType when the scope has
+// a FieldManager; custom resources pass the types without strategic merge
+// patch. Apply is never served without a FieldManager.
+//
+// Apply follows upstream: fieldManager is required and force is allowed
+// for apply only (422 PatchOptions invalid otherwise); the body is YAML
+// (or JSON) decoded as unstructured (400 `error decoding YAML: ...`);
+// its apiVersion and kind must be the served ones and its name the URL's
+// (400); conflicts with other managers are 409 unless force=true;
+// duplicate keys are a 400 under fieldValidation=Strict and warnings under
+// Warn; fields its type does not declare are a 400.
+func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Handler {
+	patchTypes = s.servedPatchTypes(patchTypes)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		ctx, info, ns, err := s.requestInfo(req)
 		if err != nil {
@@ -92,6 +125,7 @@ func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Ha
 			namespace: ns,
 			directive: fieldValidation(opts.FieldValidation),
 			manager:   managerOrUserAgent(opts.FieldManager, req),
+			force:     opts.Force != nil && *opts.Force,
 		}
 		updateOpts := &metav1.UpdateOptions{
 			DryRun:          opts.DryRun,
@@ -100,7 +134,10 @@ func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Ha
 		}
 		updateOpts.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("UpdateOptions"))
 		createValidation, updateValidation := s.updateValidation(req, info.Name, opts.DryRun)
-		result, created, err := r.Update(ctx, info.Name, p, createValidation, updateValidation, false, updateOpts)
+		// Apply creates a missing object, whatever the strategy says about
+		// create-on-update.
+		forceAllowCreate := patchType == types.ApplyYAMLPatchType
+		result, created, err := r.Update(ctx, info.Name, p, createValidation, updateValidation, forceAllowCreate, updateOpts)
 		if err != nil {
 			s.err(err, w, req)
 			return
@@ -113,14 +150,7 @@ func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Ha
 	})
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
+func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 // patcher is the UpdatedObjectInfo of a PATCH: it applies the patch to
 // whatever object is current when the storage asks.
@@ -133,13 +163,20 @@ type patcher struct {
 	namespace string
 	directive string
 	manager   string
+	force     bool
 }
 
 func (p *patcher) Preconditions() *metav1.Preconditions { return nil }
 
+// UpdatedObject patches current, the stored object, or an empty one (no
+// uid) when none exists: only apply may create, as upstream.
 func (p *patcher) UpdatedObject(ctx context.Context, current runtime.Object) (runtime.Object, error) {
-	if current == nil {
+	exists := current != nil && hasUID(current)
+	if !exists && p.patchType != types.ApplyYAMLPatchType {
 		return nil, apierrors.NewNotFound(p.scope.Resource.GroupResource(), p.name)
+	}
+	if !exists {
+		current = p.newObj()
 	}
 	var (
 		obj runtime.Object
@@ -150,17 +187,61 @@ func (p *patcher) UpdatedObject(ctx context.Context, current runtime.Object) (ru
 		obj, err = p.applyJSON(ctx, current)
 	case types.StrategicMergePatchType:
 		obj, err = p.applyStrategic(ctx, current)
+	case types.ApplyYAMLPatchType:
+		obj, err = p.applyServerSide(ctx, current)
 	default:
 		return nil, fmt.Errorf("unknown Content-Type header for patch: %v", p.patchType)
 	}
 	if err != nil {
 		return nil, err
 	}
+	if !exists && hasUID(obj) {
+		m, _ := meta.Accessor(obj)
+		return nil, apierrors.NewConflict(p.scope.Resource.GroupResource(), p.name,
+			fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", m.GetUID()))
+	}
+	if m, err := meta.Accessor(obj); err == nil {
+		if !exists {
+			wipeObjectMetaSystemFields(m)
+		}
+		if err := ensureNamespace(p.scope.expectedNamespace(p.namespace), m); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkName(obj, p.name, p.namespace); err != nil {
 		return nil, err
 	}
-	if p.scope.FieldManager != nil {
-		obj = p.scope.FieldManager.Update(ctx, current, obj, p.manager)
+	if p.scope.FieldManager != nil && p.patchType != types.ApplyYAMLPatchType {
+		obj = p.scope.FieldManager.UpdateNoErrors(current, obj, p.manager)
+	}
+	return obj, nil
+}
+
+// hasUID tells whether obj is a stored object (not the empty one the
+// storage hands over when there is none).
+func hasUID(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	return err == nil && m.GetUID() != ""
+}
+
+// applyServerSide merges the applied configuration into current with the
+// field manager. Duplicate keys are checked after the merge, as upstream.
+func (p *patcher) applyServerSide(ctx context.Context, current runtime.Object) (runtime.Object, error) {
+	applied := &unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(p.patch, &applied.Object); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	obj, err := p.scope.FieldManager.Apply(current, applied, p.manager, p.force)
+	if err != nil {
+		return nil, err
+	}
+	if p.strict() {
+		if err := yaml.UnmarshalStrict(p.patch, &map[string]any{}); err != nil {
+			if p.directive == metav1.FieldValidationStrict {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
+			}
+			addWarnings(ctx, []error{err})
+		}
 	}
 	return obj, nil
 }

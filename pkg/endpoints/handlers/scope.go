@@ -24,14 +24,23 @@ import (
 // kube-apiserver's --max-resource-write-bytes default).
 const DefaultMaxRequestBodyBytes = 3 * 1024 * 1024
 
-// FieldManager records managed fields on a write (server-side apply's
-// bookkeeping). It is optional: a nil FieldManager leaves managedFields as
-// the storage makes them.
+// FieldManager keeps metadata.managedFields (server-side apply's
+// bookkeeping) and merges applied configurations. It is optional: with a
+// nil FieldManager, writes leave managedFields as the storage makes them
+// and server-side apply is not served (415). Implementations are safe for
+// concurrent use; pkg/endpoints/fieldmanager builds them.
 type FieldManager interface {
-	// Update returns newObj with its managedFields updated for an update
-	// (or create, with liveObj empty) made by manager. It must not fail the
-	// request: on internal errors it returns newObj unchanged.
-	Update(ctx context.Context, liveObj, newObj runtime.Object, manager string) runtime.Object
+	// UpdateNoErrors returns newObj with its managedFields updated for a
+	// non-apply write (create, update, JSON/merge/strategic patch) made
+	// by manager; liveObj is the stored object (an empty one on create).
+	// It never fails the request: on internal errors it keeps liveObj's
+	// managedFields.
+	UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object
+	// Apply merges the applied configuration appliedObj (unstructured)
+	// into liveObj for manager and returns the result. Errors are API
+	// statuses: 409 Conflict listing the conflicting managers and fields
+	// unless force, 400 for an applied object that does not fit.
+	Apply(liveObj, appliedObj runtime.Object, manager string, force bool) (runtime.Object, error)
 }
 
 // RequestScope is what every handler of one (sub)resource needs. It is built

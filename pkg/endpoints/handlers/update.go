@@ -101,14 +101,14 @@ func (u *updatedObject) Preconditions() *metav1.Preconditions {
 	return &metav1.Preconditions{UID: &uid}
 }
 
-func (u *updatedObject) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
+func (u *updatedObject) UpdatedObject(_ context.Context, oldObj runtime.Object) (runtime.Object, error) {
 	newObj := u.obj.DeepCopyObject()
 	if u.scope.FieldManager != nil {
 		live := oldObj
 		if live == nil {
 			live = u.newEmpty()
 		}
-		newObj = u.scope.FieldManager.Update(ctx, live, newObj, u.manager)
+		newObj = u.scope.FieldManager.UpdateNoErrors(live, newObj, u.manager)
 	}
 	return newObj, nil
 }

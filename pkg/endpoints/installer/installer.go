@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
@@ -44,8 +45,14 @@ type APIGroupVersion struct {
 	MinRequestTimeout time.Duration
 	// MaxRequestBodyBytes bounds request bodies; 0 means 3 MiB.
 	MaxRequestBodyBytes int64
-	// FieldManager, optional, records managed fields on writes.
-	FieldManager handlers.FieldManager
+	// FieldManagers, optional, builds the field manager of each
+	// (sub)resource path: its kind, subresource ("" for the main
+	// resource) and the fields its storage resets (rest.ResetFieldsStrategy,
+	// nil if none). The field manager records managedFields on every
+	// write and serves server-side apply; without one, writes leave
+	// managedFields alone and apply answers 415.
+	// pkg/endpoints/fieldmanager.NewFactory makes one for built-in types.
+	FieldManagers func(kind schema.GroupVersionKind, subresource string, resetFields map[fieldpath.APIVersion]*fieldpath.Set) (handlers.FieldManager, error)
 	// Admission validates every write (optional).
 	Admission admission.Chain
 
@@ -158,6 +165,17 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 	collectionDeleter, isCollectionDeleter := storage.(rest.CollectionDeleter)
 	tableConvertor, _ := storage.(rest.TableConvertor)
 
+	var fieldManager handlers.FieldManager
+	if g.FieldManagers != nil && (isCreater || isUpdater || isPatcher) {
+		var resetFields map[fieldpath.APIVersion]*fieldpath.Set
+		if r, ok := storage.(rest.ResetFieldsStrategy); ok {
+			resetFields = r.GetResetFields()
+		}
+		if fieldManager, err = g.FieldManagers(kind, sub, resetFields); err != nil {
+			return nil, metav1.APIResource{}, fmt.Errorf("field manager of %s: %w", path, err)
+		}
+	}
+
 	scope := &handlers.RequestScope{
 		Serializer:          g.Serializer,
 		ParameterCodec:      g.ParameterCodec,
@@ -165,7 +183,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Convertor:           g.Scheme,
 		Typer:               g.Scheme,
 		TableConvertor:      tableConvertor,
-		FieldManager:        g.FieldManager,
+		FieldManager:        fieldManager,
 		Admission:           g.Admission,
 		Resource:            g.GroupVersion.WithResource(resource),
 		Subresource:         sub,

@@ -1,0 +1,150 @@
+package fieldmanager
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/openapi"
+)
+
+// sharedTypeConverter is built on first use and read-only afterwards.
+var sharedTypeConverter = sync.OnceValues(func() (managedfields.TypeConverter, error) {
+	tc, err := openapi.NewDefinitions().TypeConverter()
+	if err != nil {
+		return nil, fmt.Errorf("type converter of the built-in kinds: %w", err)
+	}
+	return tc, nil
+})
+
+// TypeConverter returns the process-wide TypeConverter of every built-in
+// kind (list-map keys and merge strategies from the OpenAPI extensions).
+// The first call builds it; later calls return the same value, or the same
+// error. It is safe for concurrent use.
+func TypeConverter() (managedfields.TypeConverter, error) {
+	return sharedTypeConverter()
+}
+
+// Config describes the field manager of one (sub)resource.
+type Config struct {
+	// Kind is the kind the (sub)resource is served as; its group-version
+	// is also the hub version. Required.
+	Kind schema.GroupVersionKind
+	// Subresource is "" for the main resource, "status" etc. otherwise.
+	Subresource string
+	// ResetFields are the fields, per API version, that the storage's
+	// strategy resets on writes through this (sub)resource (status on
+	// the main resource, spec on /status): they are never owned by a
+	// manager of this (sub)resource. Nil means none.
+	ResetFields map[fieldpath.APIVersion]*fieldpath.Set
+
+	// TypeConverter defaults to [TypeConverter].
+	TypeConverter managedfields.TypeConverter
+	// Scheme converts, defaults and creates objects of Kind; it defaults
+	// to pkg/api/scheme.Scheme.
+	Scheme *runtime.Scheme
+}
+
+// Manager is the field manager of one (sub)resource. It implements
+// handlers.FieldManager and is safe for concurrent use.
+type Manager struct {
+	fm     *managedfields.FieldManager
+	tc     managedfields.TypeConverter
+	scheme *runtime.Scheme
+	gv     schema.GroupVersion
+}
+
+var _ handlers.FieldManager = (*Manager)(nil)
+
+// New builds the field manager c describes.
+func New(c Config) (*Manager, error) {
+	if c.Kind.Version == "" || c.Kind.Kind == "" {
+		return nil, fmt.Errorf("field manager: incomplete kind %q", c.Kind)
+	}
+	tc := c.TypeConverter
+	if tc == nil {
+		var err error
+		if tc, err = TypeConverter(); err != nil {
+			return nil, err
+		}
+	}
+	s := c.Scheme
+	if s == nil {
+		s = scheme.Scheme
+	}
+	var reset map[fieldpath.APIVersion]fieldpath.Filter
+	if len(c.ResetFields) > 0 {
+		reset = make(map[fieldpath.APIVersion]fieldpath.Filter, len(c.ResetFields))
+		for v, set := range c.ResetFields {
+			reset[v] = fieldpath.NewExcludeSetFilter(set)
+		}
+	}
+	fm, err := managedfields.NewDefaultFieldManager(tc, s, s, s, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset)
+	if err != nil {
+		return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
+	}
+	return &Manager{fm: fm, tc: tc, scheme: s, gv: c.Kind.GroupVersion()}, nil
+}
+
+// UpdateNoErrors implements handlers.FieldManager: newObj with its
+// managedFields updated for a non-apply write by manager (an Update entry
+// with the fields that changed). managedFields the request sets itself
+// are kept when they decode ([] or [{}] resets them); on internal errors
+// the live object's managedFields are kept.
+func (m *Manager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
+	return m.fm.UpdateNoErrors(liveObj, newObj, manager)
+}
+
+// Apply implements handlers.FieldManager: the live object with the applied
+// configuration merged in for manager. Errors are API statuses: 409
+// Conflict with FieldManagerConflict causes unless force, 400 for an
+// applied object of another kind or version, one that sets managedFields,
+// or one that does not fit its type (undeclared fields, duplicate list
+// keys, values its Go type cannot hold).
+func (m *Manager) Apply(liveObj, appliedObj runtime.Object, manager string, force bool) (runtime.Object, error) {
+	out, err := m.fm.Apply(liveObj, appliedObj, manager, force)
+	if err == nil {
+		return out, nil
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return nil, err
+	}
+	// managedfields reports an applied object that does not fit its type
+	// as a plain error, which would be a 500 (upstream answers so): it is
+	// the client's mistake, a 400 with the same message.
+	if m.unfit(appliedObj) {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return nil, fmt.Errorf("apply: %w", err)
+}
+
+// unfit tells whether an applied object fails the structured-merge-diff
+// schema of its kind or cannot be decoded into its Go type.
+func (m *Manager) unfit(appliedObj runtime.Object) bool {
+	if _, err := m.tc.ObjectToTyped(appliedObj); err != nil {
+		return true
+	}
+	_, err := m.scheme.ConvertToVersion(appliedObj.DeepCopyObject(), m.gv)
+	return err != nil
+}
+
+// Factory builds the field manager of each (sub)resource an
+// installer.APIGroupVersion serves.
+type Factory func(kind schema.GroupVersionKind, subresource string, resetFields map[fieldpath.APIVersion]*fieldpath.Set) (handlers.FieldManager, error)
+
+// NewFactory returns a Factory making managers with s (nil:
+// pkg/api/scheme.Scheme) and the shared [TypeConverter].
+func NewFactory(s *runtime.Scheme) Factory {
+	return func(kind schema.GroupVersionKind, subresource string, resetFields map[fieldpath.APIVersion]*fieldpath.Set) (handlers.FieldManager, error) {
+		return New(Config{Kind: kind, Subresource: subresource, ResetFields: resetFields, Scheme: s})
+	}
+}
