@@ -11,12 +11,14 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"k8s.io/klog/v2"
 
+	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
@@ -290,21 +292,28 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	}
 	notFound := server.NewEmptyDelegate(server.NotFoundHandler())
 
+	// The head serves the OpenAPI documents and discovery of the whole
+	// chain; the servers add their parts.
+	api := server.NewOpenAPI("Kubernetes", version.Get().GitVersion)
+
 	apiextensions, err := completed.New(APIExtensionsName, notFound)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", APIExtensionsName, err)
 	}
-	if err := installAPIExtensions(apiextensions); err != nil {
-		return nil, err
-	}
-
 	// Storage, the listener and the rest of the config are released last:
-	// the innermost server's destroy functions run after the others'.
+	// the innermost server's destroy functions run after the others', and
+	// this one is registered before the CRD controller's.
 	apiextensions.AddDestroyFunc(c.cleanup)
-
-	// The head serves the OpenAPI documents and discovery of the whole
-	// chain; the servers add their parts.
-	api := server.NewOpenAPI("Kubernetes", version.Get().GitVersion)
+	if err := apiextensionsserver.Install(apiextensions, apiextensionsserver.Config{
+		Storage:               c.StorageFactory(),
+		CustomResourceStorage: c.customResourceStorage(),
+		Discovery:             c.Discovery,
+		OpenAPI:               api,
+		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
+		Logger:                c.Logger,
+	}); err != nil {
+		return nil, fmt.Errorf("%s: %w", APIExtensionsName, err)
+	}
 
 	core, err := completed.New(CoreName, apiextensions)
 	if err != nil {

@@ -289,7 +289,7 @@ func TestIndexMetricsAndOpenAPI(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.body), &idx); err != nil || res.code != 200 {
 		t.Fatalf("index: %d %q %v", res.code, res.body, err)
 	}
-	for _, p := range []string{"/healthz", "/livez", "/readyz", "/readyz/shutdown", "/metrics", "/version", "/openapi/v2", "/openapi/v3", "/livez/poststarthook/crd-informer-synced"} {
+	for _, p := range []string{"/healthz", "/livez", "/readyz", "/readyz/shutdown", "/metrics", "/version", "/openapi/v2", "/openapi/v3", "/livez/poststarthook/start-apiextensions-controllers"} {
 		found := false
 		for _, q := range idx.Paths {
 			found = found || q == p

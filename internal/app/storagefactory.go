@@ -2,10 +2,14 @@ package app
 
 import (
 	"fmt"
+	"log/slog"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacher"
@@ -28,26 +32,31 @@ func (c *Config) StorageFactory() registry.StorageFactory {
 		if err != nil {
 			return nil, nil, err
 		}
-		store := etcd3.New(client, etcd3.Config{
-			Prefix:      prefix,
-			Codec:       codec,
-			NewFunc:     cfg.NewFunc,
-			NewListFunc: cfg.NewListFunc,
-			Logger:      logger,
-		})
-		cache, err := cacher.New(cacher.Config{
-			Storage:        store,
-			ResourcePrefix: cfg.Prefix,
-			NewFunc:        cfg.NewFunc,
-			NewListFunc:    cfg.NewListFunc,
-			GetAttrs:       cfg.GetAttrs,
-			Logger:         logger.With("resource", cfg.Resource.String()),
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("watch cache for %s: %w", cfg.Resource, err)
-		}
-		return cache, cache.Stop, nil
+		return etcdWithCache(client, prefix, logger, cfg, codec)
 	}
+}
+
+// etcdWithCache is one resource's etcd3 store behind its watch cache.
+func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, cfg registry.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
+	store := etcd3.New(client, etcd3.Config{
+		Prefix:      prefix,
+		Codec:       codec,
+		NewFunc:     cfg.NewFunc,
+		NewListFunc: cfg.NewListFunc,
+		Logger:      logger,
+	})
+	cache, err := cacher.New(cacher.Config{
+		Storage:        store,
+		ResourcePrefix: cfg.Prefix,
+		NewFunc:        cfg.NewFunc,
+		NewListFunc:    cfg.NewListFunc,
+		GetAttrs:       cfg.GetAttrs,
+		Logger:         logger.With("resource", cfg.Resource.String()),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("watch cache for %s: %w", cfg.Resource, err)
+	}
+	return cache, cache.Stop, nil
 }
 
 // protobufCodec encodes objects as protobuf in the resource's storage
@@ -59,4 +68,18 @@ func protobufCodec(cfg registry.StorageConfig) (runtime.Codec, error) {
 	}
 	gv := cfg.StorageVersion
 	return scheme.Codecs.CodecForVersions(info.Serializer, scheme.Codecs.UniversalDecoder(gv), gv, gv), nil
+}
+
+// customResourceStorage is StorageFactory for custom resources: the codec is
+// the CRD server's (JSON for unstructured objects), never protobuf.
+func (c *Config) customResourceStorage() apiextensionsserver.CustomResourceStorageFactory {
+	if c.storage.memory != nil {
+		return apiextensionsserver.MemoryCustomResourceStorage(c.storage.memory)
+	}
+	client := c.storage.client
+	prefix := c.Options.Storage.Prefix
+	logger := c.Logger
+	return func(cfg registry.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
+		return etcdWithCache(client, prefix, logger, cfg, codec)
+	}
 }

@@ -1,0 +1,120 @@
+package apiextensions
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// crStrategy is the strategy of one served version of a CRD: status is
+// reset on create and kept on update when the status subresource is
+// enabled; any change outside metadata bumps the generation (with the
+// status subresource that leaves spec and the other top-level fields);
+// writes are checked for apiVersion and kind and against the schema.
+type crStrategy struct {
+	namespaced    bool
+	kind          schema.GroupVersionKind
+	statusEnabled bool
+	validator     *schemaValidator
+}
+
+var (
+	_ generic.CreateStrategy     = crStrategy{}
+	_ generic.UpdateStrategy     = crStrategy{}
+	_ generic.GenerationStrategy = crStrategy{}
+)
+
+func (s crStrategy) NamespaceScoped() bool { return s.namespaced }
+
+func (s crStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	if s.statusEnabled {
+		delete(obj.(*unstructured.Unstructured).Object, "status")
+	}
+}
+
+func (s crStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return s.validate(obj.(*unstructured.Unstructured))
+}
+
+// validate checks the type meta, then the schema.
+func (s crStrategy) validate(u *unstructured.Unstructured) field.ErrorList {
+	var errs field.ErrorList
+	if k := u.GetKind(); k != s.kind.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), k, fmt.Sprintf("must be %v", s.kind.Kind)))
+	}
+	if v, want := u.GetAPIVersion(), s.kind.GroupVersion().String(); v != want {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), v, fmt.Sprintf("must be %v", want)))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return s.validator.validate(u.Object)
+}
+
+func (crStrategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+
+func (crStrategy) Canonicalize(runtime.Object) {}
+
+func (crStrategy) AllowCreateOnUpdate() bool { return false }
+
+func (s crStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	if s.statusEnabled {
+		// Both are unstructured objects of this store: cannot fail.
+		_ = generic.CopyStatus(obj, old)
+	}
+}
+
+func (s crStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return s.validate(obj.(*unstructured.Unstructured))
+}
+
+func (crStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+
+func (crStrategy) AllowUnconditionalUpdate() bool { return false }
+
+// GenerationChanged implements generic.GenerationStrategy: anything but
+// metadata changed.
+func (crStrategy) GenerationChanged(_ context.Context, obj, old runtime.Object) bool {
+	a, b := obj.(*unstructured.Unstructured).Object, old.(*unstructured.Unstructured).Object
+	for k, v := range a {
+		if k != "metadata" && !equality.Semantic.DeepEqual(v, b[k]) {
+			return true
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; k != "metadata" && !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// GetResetFields implements rest.ResetFieldsStrategy: status, when it is
+// a subresource.
+func (s crStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	if !s.statusEnabled {
+		return nil
+	}
+	return generic.ResetFields([]schema.GroupVersion{s.kind.GroupVersion()}, []string{"status"})
+}
+
+// statusStrategy is the /status strategy of the version.
+func (s crStrategy) statusStrategy() generic.StatusStrategy {
+	return generic.StatusStrategy{
+		UpdateStrategy: s,
+		ValidateStatus: func(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+			return s.validate(obj.(*unstructured.Unstructured))
+		},
+		GroupVersions: []schema.GroupVersion{s.kind.GroupVersion()},
+	}
+}

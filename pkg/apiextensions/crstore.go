@@ -1,0 +1,85 @@
+package apiextensions
+
+import (
+	"context"
+	"sync"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// crStore is the generic store of one served version whose watches end
+// when the CRD stops being served (deleted, or the version removed).
+type crStore struct {
+	*generic.Store
+	watches *watchSet
+}
+
+// Watch implements rest.Watcher.
+func (s *crStore) Watch(ctx context.Context, options *metainternalversion.ListOptions) (watch.Interface, error) {
+	ctx, done := s.watches.add(ctx)
+	w, err := s.Store.Watch(ctx, options)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	return &trackedWatch{Interface: w, done: done}, nil
+}
+
+// Destroy implements rest.Storage: the storage is the serving's, which
+// destroys it when the version goes.
+func (s *crStore) Destroy() {}
+
+type trackedWatch struct {
+	watch.Interface
+	done func()
+}
+
+func (w *trackedWatch) Stop() {
+	w.Interface.Stop()
+	w.done()
+}
+
+// watchSet cancels the contexts of the watches it tracks when closed;
+// watches started after that end at once.
+type watchSet struct {
+	mu      sync.Mutex
+	closed  bool
+	next    int
+	cancels map[int]context.CancelFunc
+}
+
+func newWatchSet() *watchSet { return &watchSet{cancels: map[int]context.CancelFunc{}} }
+
+// add derives a context that close cancels; done releases it.
+func (s *watchSet) add(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		cancel()
+		return ctx, func() {}
+	}
+	id := s.next
+	s.next++
+	s.cancels[id] = cancel
+	return ctx, func() {
+		cancel()
+		s.mu.Lock()
+		delete(s.cancels, id)
+		s.mu.Unlock()
+	}
+}
+
+// close ends every tracked watch.
+func (s *watchSet) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for id, cancel := range s.cancels {
+		cancel()
+		delete(s.cancels, id)
+	}
+}

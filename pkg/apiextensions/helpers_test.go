@@ -1,0 +1,218 @@
+package apiextensions
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	kapidiscovery "github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/storage/memory"
+)
+
+// testServer is an apiextensions server alone (it is its own head: it
+// serves discovery and OpenAPI), on a memory backend, with the RequestInfo
+// and warning filters, served over TLS.
+type testServer struct {
+	s       *server.GenericServer
+	srv     *httptest.Server
+	backend *memory.Backend
+	api     *server.OpenAPI
+	stop    chan struct{}
+}
+
+type serverOptions struct {
+	backend *memory.Backend // shared across restarts; nil: a new one
+}
+
+func startServer(t *testing.T, o serverOptions) *testServer {
+	t.Helper()
+	logger := slog.New(slog.DiscardHandler)
+	b := o.backend
+	if b == nil {
+		b = memory.NewBackend(memory.BackendConfig{})
+		t.Cleanup(func() { _ = b.Close() })
+	}
+	cfg := server.NewConfig(logger)
+	cfg.BuildHandlerChainFunc = func(h http.Handler, c *server.Config) http.Handler {
+		h = filters.WithWarningRecorder(h, c.Logger)
+		return filters.WithRequestInfo(h, request.NewResolver(), c.Logger)
+	}
+	completed, err := cfg.Complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := completed.New("apiextensions-apiserver", server.NewEmptyDelegate(server.NotFoundHandler()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	disc, err := kapidiscovery.New(kapidiscovery.Config{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := server.NewOpenAPI("Kubernetes", "test")
+	s.SetOpenAPI(api)
+	if err := Install(s, Config{
+		Storage:               registry.MemoryStorage(b),
+		CustomResourceStorage: MemoryCustomResourceStorage(b),
+		Discovery:             disc,
+		OpenAPI:               api,
+		MinRequestTimeout:     time.Minute,
+		Resync:                time.Second,
+		Logger:                logger,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	disc.Install(s.Handler())
+	ts := &testServer{s: s, backend: b, api: api, stop: make(chan struct{})}
+	ts.srv = httptest.NewUnstartedServer(s.Handler())
+	ts.srv.EnableHTTP2 = true
+	ts.srv.StartTLS()
+	if _, _, err := s.PrepareRun().NonBlockingRun(ts.stop, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ts.close)
+	select {
+	case <-s.MuxAndDiscoveryCompleteSignals()[CRDInformerSyncedSignal]:
+	case <-time.After(10 * time.Second):
+		t.Fatal("CRDInformerHasNotSynced not closed within 10s")
+	}
+	return ts
+}
+
+// close stops the server (its controller) and releases it; idempotent.
+func (ts *testServer) close() {
+	select {
+	case <-ts.stop:
+		return
+	default:
+	}
+	ts.srv.Close()
+	close(ts.stop)
+	ts.s.Destroy()
+}
+
+func (ts *testServer) config() *rest.Config {
+	return &rest.Config{Host: ts.srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}, QPS: -1}
+}
+
+func (ts *testServer) crdClient(t *testing.T) apiextensionsclient.Interface {
+	t.Helper()
+	c, err := apiextensionsclient.NewForConfig(ts.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (ts *testServer) dynamic(t *testing.T) dynamic.Interface {
+	t.Helper()
+	c, err := dynamic.NewForConfig(ts.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (ts *testServer) discovery(t *testing.T) discovery.DiscoveryInterface {
+	t.Helper()
+	c, err := discovery.NewDiscoveryClientForConfig(ts.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// widgetSchema is a small structural schema: spec.size an integer 1..10,
+// spec.color one of red/blue, spec.name required.
+func widgetSchema() *apiextensionsv1.JSONSchemaProps {
+	return &apiextensionsv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"spec": {
+				Type:     "object",
+				Required: []string{"name"},
+				Properties: map[string]apiextensionsv1.JSONSchemaProps{
+					"name":  {Type: "string"},
+					"size":  {Type: "integer", Minimum: ptr.To(1.0), Maximum: ptr.To(10.0)},
+					"color": {Type: "string", Enum: []apiextensionsv1.JSON{{Raw: []byte(`"red"`)}, {Raw: []byte(`"blue"`)}}},
+				},
+			},
+			"status": {
+				Type:       "object",
+				Properties: map[string]apiextensionsv1.JSONSchemaProps{"ready": {Type: "boolean"}},
+			},
+		},
+	}
+}
+
+// newCRD returns a CRD of kind in group, served (and stored) as v1, with
+// the status subresource and a printer column.
+func newCRD(group, plural, kind string, scope apiextensionsv1.ResourceScope) *apiextensionsv1.CustomResourceDefinition {
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group,
+			Scope: scope,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{
+				Plural: plural, Kind: kind, ShortNames: []string{plural[:2]}, Categories: []string{"all"},
+			},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: widgetSchema()},
+				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{
+					{Name: "Size", Type: "integer", JSONPath: ".spec.size"},
+				},
+			}},
+		},
+	}
+}
+
+// waitEstablished waits, at most within, for crd to be Established and
+// returns it.
+func waitEstablished(t *testing.T, c apiextensionsclient.Interface, name string, within time.Duration) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		crd, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), name, metav1.GetOptions{})
+		if err == nil && isConditionTrue(crd, apiextensionsv1.Established) {
+			return crd
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not established within %v: %v %+v", name, within, err, crd)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// eventually polls cond every 10ms until it holds or the deadline passes.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func gvr(group, version, resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
+}

@@ -1,0 +1,177 @@
+package apiextensions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
+	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
+	"github.com/kapi-dev/kapi/pkg/openapi"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/memory"
+)
+
+// Names the chain knows the apiextensions server's parts by (upstream's).
+const (
+	// CRDInformerSyncedSignal is the MuxAndDiscoveryComplete signal Install
+	// registers: closed once every CRD stored at start has its routes.
+	CRDInformerSyncedSignal = "CRDInformerHasNotSynced"
+	// ControllersHook is the post-start hook that runs the controller.
+	ControllersHook = "start-apiextensions-controllers"
+)
+
+// CustomResourceStorageFactory makes the storage of one served version of
+// a CRD: objects are *unstructured.Unstructured, encoded with codec (JSON
+// in the storage version, decoded as the served version), at cfg.Prefix
+// ("/<group>/<plural>"). cfg.StorageVersion is the CRD's storage version.
+// The returned function (nil if none) releases the storage; it is called
+// when the version stops being served.
+type CustomResourceStorageFactory func(cfg registry.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error)
+
+// MemoryCustomResourceStorage is a CustomResourceStorageFactory on a
+// memory backend (no watch cache). b is the caller's to close.
+func MemoryCustomResourceStorage(b *memory.Backend) CustomResourceStorageFactory {
+	return func(cfg registry.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
+		if b == nil {
+			return nil, nil, errors.New("memory backend is nil")
+		}
+		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc}), nil, nil
+	}
+}
+
+// Config is what the apiextensions server's content is built from.
+type Config struct {
+	// Storage makes the storage of customresourcedefinitions (the type is
+	// in pkg/api/scheme.Scheme, protobuf included). Required.
+	Storage registry.StorageFactory
+	// CustomResourceStorage makes the storage of custom resources.
+	// Required.
+	CustomResourceStorage CustomResourceStorageFactory
+	// Discovery receives apiextensions.k8s.io/v1 and every served version
+	// of every established CRD. Required.
+	Discovery *discovery.Manager
+	// OpenAPI, optional, receives the OpenAPI v3 documents of
+	// apiextensions.k8s.io/v1 (and its v2 definitions) and of every
+	// group-version of custom resources.
+	OpenAPI *server.OpenAPI
+	// MinRequestTimeout is --min-request-timeout (watch durations).
+	MinRequestTimeout time.Duration
+	// Resync is how often the controller re-examines every CRD (default
+	// 30s); it also reacts to watch events at once, and retries a CRD
+	// whose custom resources are not all gone after a second.
+	Resync time.Duration
+	Logger *slog.Logger
+}
+
+// Install serves customresourcedefinitions on s (the apiextensions server
+// of the chain, before the server in front of it is created, which copies
+// its hooks and signals), registers the MuxAndDiscoveryComplete signal
+// [CRDInformerSyncedSignal] and the post-start hook [ControllersHook] that
+// runs the controller, which serves established CRDs. The controller ends
+// with the hook's context; s's destroy functions wait for it and release
+// every storage.
+func Install(s *server.GenericServer, cfg Config) error {
+	if cfg.Storage == nil || cfg.CustomResourceStorage == nil || cfg.Discovery == nil {
+		return errors.New("apiextensions: Storage, CustomResourceStorage and Discovery are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	logger := cfg.Logger.With("server", "apiextensions-apiserver")
+	crdREST, crdStatus, err := newCRDREST(registry.Options{Storage: cfg.Storage, Logger: logger})
+	if err != nil {
+		return fmt.Errorf("customresourcedefinitions: %w", err)
+	}
+	s.AddDestroyFunc(crdREST.Destroy)
+
+	g := &installer.APIGroupVersion{
+		GroupVersion: apiextensionsv1.SchemeGroupVersion,
+		Storage: map[string]rest.Storage{
+			"customresourcedefinitions":        crdREST,
+			"customresourcedefinitions/status": crdStatus,
+		},
+		FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
+		MinRequestTimeout: cfg.MinRequestTimeout,
+		Logger:            logger,
+	}
+	resources, err := g.Install(s.Handler())
+	if err != nil {
+		return fmt.Errorf("install %s: %w", g.GroupVersion, err)
+	}
+	if err := cfg.Discovery.AddGroupVersion(g.GroupVersion, resources); err != nil {
+		return fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
+	}
+	cfg.Discovery.InstallGroupRoot(s.Handler(), apiextensionsv1.GroupName)
+
+	var crAPI *crOpenAPI
+	if cfg.OpenAPI != nil {
+		defs := openapi.NewDefinitions()
+		if err := publishCRDGroup(cfg.OpenAPI, defs); err != nil {
+			return err
+		}
+		if crAPI, err = newCROpenAPI(cfg.OpenAPI, defs); err != nil {
+			return err
+		}
+	}
+	crs := &crServer{
+		handler:           s.Handler(),
+		storage:           cfg.CustomResourceStorage,
+		discovery:         cfg.Discovery,
+		openAPI:           crAPI,
+		minRequestTimeout: cfg.MinRequestTimeout,
+		logger:            logger,
+		serializer:        newCRSerializer(),
+		crds:              map[string]*crdServing{},
+	}
+	synced := make(chan struct{})
+	if err := s.RegisterMuxAndDiscoveryCompleteSignal(CRDInformerSyncedSignal, synced); err != nil {
+		return fmt.Errorf("apiextensions: %w", err)
+	}
+	ctrl := &controller{
+		crds:    crdREST,
+		status:  crdStatus,
+		serving: crs,
+		resync:  cfg.Resync,
+		synced:  sync.OnceFunc(func() { close(synced) }),
+		logger:  logger.With("controller", "customresourcedefinitions"),
+	}
+	done := make(chan struct{})
+	var started bool
+	var mu sync.Mutex
+	if err := s.AddPostStartHook(ControllersHook, func(ctx context.Context) error {
+		mu.Lock()
+		started = true
+		mu.Unlock()
+		go func() {
+			defer close(done)
+			ctrl.run(ctx) // ends when the HTTP server is told to stop
+		}()
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Destroy functions run in reverse order: the controller stops, then
+	// the custom resources' storages go, then the CRDs' (added first).
+	s.AddDestroyFunc(func() {
+		mu.Lock()
+		wait := started
+		mu.Unlock()
+		if wait {
+			<-done
+		}
+		crs.closeAll()
+	})
+	return nil
+}

@@ -1,0 +1,167 @@
+package apiextensions
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+)
+
+// toOpenAPISchema converts a CRD schema into a kube-openapi schema: the
+// JSON forms agree (vendor extensions become Extensions), and
+// x-kubernetes-int-or-string becomes type [integer, string] as upstream
+// does for validation.
+func toOpenAPISchema(in *apiextensionsv1.JSONSchemaProps) (*spec.Schema, error) {
+	if in == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode schema: %w", err)
+	}
+	out := &spec.Schema{}
+	if err := json.Unmarshal(b, out); err != nil {
+		return nil, fmt.Errorf("decode schema: %w", err)
+	}
+	walkSchema(out, func(s *spec.Schema) {
+		if v, ok := s.Extensions.GetBool("x-kubernetes-int-or-string"); ok && v {
+			s.Type = spec.StringOrArray{"integer", "string"}
+		}
+	})
+	return out, nil
+}
+
+// walkSchema calls fn on s and every schema below it.
+func walkSchema(s *spec.Schema, fn func(*spec.Schema)) {
+	if s == nil {
+		return
+	}
+	fn(s)
+	walkMap := func(m map[string]spec.Schema) {
+		for k, v := range m {
+			walkSchema(&v, fn)
+			m[k] = v
+		}
+	}
+	walkMap(s.Properties)
+	walkMap(s.PatternProperties)
+	walkMap(s.Definitions)
+	for _, l := range [][]spec.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range l {
+			walkSchema(&l[i], fn)
+		}
+	}
+	walkSchema(s.Not, fn)
+	if s.Items != nil {
+		walkSchema(s.Items.Schema, fn)
+		for i := range s.Items.Schemas {
+			walkSchema(&s.Items.Schemas[i], fn)
+		}
+	}
+	if s.AdditionalProperties != nil {
+		walkSchema(s.AdditionalProperties.Schema, fn)
+	}
+	if s.AdditionalItems != nil {
+		walkSchema(s.AdditionalItems.Schema, fn)
+	}
+}
+
+// schemaValidator validates custom resources against one version's schema.
+type schemaValidator struct {
+	schema *spec.Schema
+}
+
+func newSchemaValidator(in *apiextensionsv1.JSONSchemaProps) (*schemaValidator, error) {
+	s, err := toOpenAPISchema(in)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return &schemaValidator{schema: s}, nil
+}
+
+// validate returns obj's schema errors as field errors, shaped as
+// upstream's (Required, NotSupported, TooLong, TooMany, TypeInvalid,
+// Invalid).
+func (v *schemaValidator) validate(obj map[string]any) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	// A validator is cheap; one per call keeps it free of shared state.
+	sv := validate.NewSchemaValidator(v.schema, nil, "", strfmt.Default)
+	res := sv.Validate(obj)
+	if res == nil {
+		return nil
+	}
+	return toFieldErrors(res.Errors)
+}
+
+func toFieldErrors(errs []error) field.ErrorList {
+	var out field.ErrorList
+	for _, err := range errs {
+		ve, ok := err.(*openapierrors.Validation)
+		if !ok {
+			if ce, ok := err.(*openapierrors.CompositeError); ok {
+				out = append(out, toFieldErrors(ce.Errors)...)
+				continue
+			}
+			out = append(out, field.Invalid(nil, "", err.Error()))
+			continue
+		}
+		p := fieldPath(ve.Name)
+		value := ve.Value
+		if value == nil {
+			value = ""
+		}
+		switch ve.Code() {
+		case openapierrors.RequiredFailCode:
+			out = append(out, field.Required(p, ""))
+		case openapierrors.EnumFailCode:
+			var allowed []string
+			for _, a := range ve.Values {
+				if s, ok := a.(string); ok {
+					allowed = append(allowed, s)
+					continue
+				}
+				b, _ := json.Marshal(a)
+				allowed = append(allowed, string(b))
+			}
+			out = append(out, field.NotSupported(p, ve.Value, allowed))
+		case openapierrors.TooLongFailCode:
+			limit := -1
+			if n, ok := ve.Valid.(int64); ok {
+				limit = int(n)
+			}
+			out = append(out, field.TooLong(p, "", limit))
+		case openapierrors.MaxItemsFailCode:
+			actual, limit := -1, -1
+			if n, ok := ve.Value.(int64); ok {
+				actual = int(n)
+			}
+			if n, ok := ve.Valid.(int64); ok {
+				limit = int(n)
+			}
+			out = append(out, field.TooMany(p, actual, limit))
+		case openapierrors.InvalidTypeCode:
+			out = append(out, field.TypeInvalid(p, value, ve.Error()))
+		default:
+			out = append(out, field.Invalid(p, value, ve.Error()))
+		}
+	}
+	return out
+}
+
+// fieldPath turns a validator path (".spec.replicas") into the field path
+// upstream reports (one element holding the whole dotted path); the root
+// is nil.
+func fieldPath(name string) *field.Path {
+	if name == "" || name == "." {
+		return nil
+	}
+	return field.NewPath(strings.TrimPrefix(name, "."))
+}

@@ -1,0 +1,195 @@
+package apiextensions
+
+import (
+	"io"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+)
+
+// crSerializer is the runtime.NegotiatedSerializer of custom resources:
+// JSON and YAML only (a protobuf Accept is 406, a protobuf body 415, as
+// upstream). Decoding leaves objects as sent (the handler checks their
+// group-version); encoding rewrites the apiVersion of unstructured objects
+// and list items to the target version (conversion strategy None), and
+// encodes the few typed objects that pass through (Status, WatchEvent,
+// APIResourceList, DeleteOptions) with their registered kinds.
+type crSerializer struct {
+	infos []runtime.SerializerInfo
+}
+
+var _ runtime.NegotiatedSerializer = crSerializer{}
+
+// newCRSerializer returns the serializer; one is shared by every custom
+// resource.
+func newCRSerializer() crSerializer {
+	var c runtime.ObjectCreater = crCreater{}
+	t := scheme.Scheme
+	newJSON := func(o json.SerializerOptions) *json.Serializer {
+		return json.NewSerializerWithOptions(json.DefaultMetaFactory, c, t, o)
+	}
+	return crSerializer{infos: []runtime.SerializerInfo{
+		{
+			MediaType:        runtime.ContentTypeJSON,
+			MediaTypeType:    "application",
+			MediaTypeSubType: "json",
+			EncodesAsText:    true,
+			Serializer:       newJSON(json.SerializerOptions{}),
+			PrettySerializer: newJSON(json.SerializerOptions{Pretty: true}),
+			StrictSerializer: newJSON(json.SerializerOptions{Strict: true}),
+			StreamSerializer: &runtime.StreamSerializerInfo{
+				EncodesAsText: true,
+				Serializer:    newJSON(json.SerializerOptions{}),
+				Framer:        json.Framer,
+			},
+		},
+		{
+			MediaType:        runtime.ContentTypeYAML,
+			MediaTypeType:    "application",
+			MediaTypeSubType: "yaml",
+			EncodesAsText:    true,
+			Serializer:       newJSON(json.SerializerOptions{Yaml: true}),
+			StrictSerializer: newJSON(json.SerializerOptions{Yaml: true, Strict: true}),
+		},
+	}}
+}
+
+func (s crSerializer) SupportedMediaTypes() []runtime.SerializerInfo { return s.infos }
+
+func (crSerializer) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
+	return crEncoder{enc: enc, target: gv}
+}
+
+func (crSerializer) DecoderToVersion(dec runtime.Decoder, _ runtime.GroupVersioner) runtime.Decoder {
+	return dec
+}
+
+// crCreater creates the registered kinds from the shared scheme, and an
+// Unstructured object of any other kind.
+type crCreater struct{}
+
+func (crCreater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if obj, err := scheme.Scheme.New(gvk); err == nil {
+		return obj, nil
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
+
+// crEncoder encodes for a target version.
+type crEncoder struct {
+	enc    runtime.Encoder
+	target runtime.GroupVersioner
+}
+
+func (e crEncoder) Identifier() runtime.Identifier {
+	return runtime.Identifier("apiextensions-cr:" + string(e.enc.Identifier()))
+}
+
+func (e crEncoder) Encode(obj runtime.Object, w io.Writer) error {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		return e.enc.Encode(withAPIVersion(o, e.target), w)
+	case *unstructured.UnstructuredList:
+		out := &unstructured.UnstructuredList{Object: shallowCopy(o.Object), Items: make([]unstructured.Unstructured, len(o.Items))}
+		if gv, ok := targetGV(o.GroupVersionKind(), e.target); ok {
+			out.SetAPIVersion(gv.String())
+		}
+		for i := range o.Items {
+			out.Items[i] = *withAPIVersion(&o.Items[i], e.target)
+		}
+		return e.enc.Encode(out, w)
+	case runtime.Unstructured:
+		return e.enc.Encode(obj, w)
+	}
+	kinds, unversioned, err := scheme.Scheme.ObjectKinds(obj)
+	if err != nil {
+		return e.enc.Encode(obj, w)
+	}
+	var gvk schema.GroupVersionKind
+	switch {
+	case unversioned:
+		gvk = kinds[0]
+	default:
+		k, ok := e.target.KindForGroupVersionKinds(kinds)
+		if !ok {
+			// e.g. a WatchEvent, which carries no type meta.
+			return e.enc.Encode(obj, w)
+		}
+		gvk = k
+	}
+	// Shared objects (the discovery list) must not be mutated.
+	cp := obj.DeepCopyObject()
+	cp.GetObjectKind().SetGroupVersionKind(gvk)
+	return e.enc.Encode(cp, w)
+}
+
+// withAPIVersion returns u, or a shallow copy with the target's apiVersion.
+func withAPIVersion(u *unstructured.Unstructured, target runtime.GroupVersioner) *unstructured.Unstructured {
+	gv, ok := targetGV(u.GroupVersionKind(), target)
+	if !ok || u.GetAPIVersion() == gv.String() {
+		return u
+	}
+	out := &unstructured.Unstructured{Object: shallowCopy(u.Object)}
+	out.SetAPIVersion(gv.String())
+	return out
+}
+
+func targetGV(gvk schema.GroupVersionKind, target runtime.GroupVersioner) (schema.GroupVersion, bool) {
+	if target == nil || gvk.Kind == "" {
+		return schema.GroupVersion{}, false
+	}
+	k, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{gvk})
+	if !ok || k.Version == "" {
+		return schema.GroupVersion{}, false
+	}
+	return k.GroupVersion(), true
+}
+
+func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// storageCodec stores custom resources as JSON in the storage version and
+// reads them as the served version (conversion strategy None).
+type storageCodec struct {
+	storage, served schema.GroupVersion
+}
+
+var _ runtime.Codec = storageCodec{}
+
+func (c storageCodec) Identifier() runtime.Identifier {
+	return runtime.Identifier("apiextensions-storage:" + c.storage.String() + ">" + c.served.String())
+}
+
+func (c storageCodec) Encode(obj runtime.Object, w io.Writer) error {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		obj = withAPIVersion(u, c.storage)
+	}
+	return unstructured.UnstructuredJSONScheme.Encode(obj, w)
+}
+
+func (c storageCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	obj, gvk, err := unstructured.UnstructuredJSONScheme.Decode(data, defaults, into)
+	if err != nil {
+		return nil, gvk, err
+	}
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		o.SetAPIVersion(c.served.String())
+	case *unstructured.UnstructuredList:
+		for i := range o.Items {
+			o.Items[i].SetAPIVersion(c.served.String())
+		}
+	}
+	return obj, gvk, nil
+}
