@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -224,15 +225,33 @@ func (c clusterScoped) Get(ctx context.Context, name string, o *metav1.GetOption
 var fieldLabelsOnce = sync.OnceValue(func() error {
 	for _, add := range []func(*runtime.Scheme) error{
 		secret.AddFieldLabelConversions, namespace.AddFieldLabelConversions, event.AddFieldLabelConversions,
+		addEventConversions,
 	} {
 		if err := add(scheme.Scheme); err != nil {
-			return fmt.Errorf("field label conversions: %w", err)
+			return fmt.Errorf("scheme: %w", err)
 		}
 	}
 	return nil
 })
 
-// registerFieldLabels teaches the shared scheme the per-resource field
-// selectors (secret type, namespace status.phase, event fields), once per
-// process.
+// registerFieldLabels teaches the shared scheme, once per process, the
+// per-resource field selectors (secret type, namespace status.phase, event
+// fields) and the conversion between the two Event types.
 func registerFieldLabels() error { return fieldLabelsOnce() }
+
+// addEventConversions lets the scheme convert core/v1 and events.k8s.io/v1
+// Events into each other, so managed fields recorded through one group are
+// kept when the object is written through the other (kube converts them
+// through its internal version).
+func addEventConversions(s *runtime.Scheme) error {
+	if err := s.AddConversionFunc((*corev1.Event)(nil), (*eventsv1.Event)(nil), func(a, b any, _ conversion.Scope) error {
+		*b.(*eventsv1.Event) = *event.ToEventsV1(a.(*corev1.Event))
+		return nil
+	}); err != nil {
+		return err
+	}
+	return s.AddConversionFunc((*eventsv1.Event)(nil), (*corev1.Event)(nil), func(a, b any, _ conversion.Scope) error {
+		*b.(*corev1.Event) = *event.FromEventsV1(a.(*eventsv1.Event))
+		return nil
+	})
+}

@@ -87,7 +87,7 @@ func New(c Config) (*Manager, error) {
 			reset[v] = fieldpath.NewExcludeSetFilter(set)
 		}
 	}
-	fm, err := managedfields.NewDefaultFieldManager(tc, s, s, s, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset)
+	fm, err := managedfields.NewDefaultFieldManager(tc, crossGroupConvertor{s}, s, s, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset)
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
 	}
@@ -147,4 +147,23 @@ func NewFactory(s *runtime.Scheme) Factory {
 	return func(kind schema.GroupVersionKind, subresource string, resetFields map[fieldpath.APIVersion]*fieldpath.Set) (handlers.FieldManager, error) {
 		return New(Config{Kind: kind, Subresource: subresource, ResetFields: resetFields, Scheme: s})
 	}
+}
+
+// crossGroupConvertor converts like the scheme, and also between groups
+// for a kind served in two groups over one storage (core/v1 and
+// events.k8s.io/v1 Event): managed fields recorded in one group's version
+// are converted to the other's, which kube does through its internal
+// version. The scheme must know a conversion between the two types.
+type crossGroupConvertor struct{ *runtime.Scheme }
+
+func (c crossGroupConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	gv, ok := target.(schema.GroupVersion)
+	if !ok {
+		return c.Scheme.ConvertToVersion(in, target)
+	}
+	kinds, _, err := c.ObjectKinds(in)
+	if err != nil || len(kinds) == 0 || kinds[0].Group == gv.Group {
+		return c.Scheme.ConvertToVersion(in, target)
+	}
+	return c.Scheme.ConvertToVersion(in, runtime.NewMultiGroupVersioner(gv, kinds[0].GroupKind()))
 }
