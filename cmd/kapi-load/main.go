@@ -2,11 +2,16 @@
 //
 //	kapi-load get     -kubeconfig K -path /version -c 32 -n 20000 [-http1]
 //	kapi-load startup -kapi ./kapi -runs 10 [-- extra kapi flags]
+//	kapi-load crud    -kubeconfig K -c 8 -n 2000
+//	kapi-load watch   -kubeconfig K -w 1000 -e 200
 //
 // "get" sends n authenticated GETs over c concurrent workers and prints the
 // throughput and latency percentiles. "startup" starts the kapi binary
 // runs times on a prepared data dir and prints the time from process start
-// to the first 200 from /readyz, and the RSS of the idle server.
+// to the first 200 from /readyz, and the RSS of the idle server. "crud"
+// measures create/get/update/list/delete of configmaps through the whole
+// server (client-go, protobuf, HTTP/2) and "watch" event delivery latency
+// to w watchers.
 //
 // It only ever talks to the address in the kubeconfig or to the kapi it
 // started on loopback, and every loop is bounded by -n / -runs.
@@ -36,7 +41,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kapi-load get|startup [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kapi-load get|startup|crud|watch [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -45,6 +50,10 @@ func main() {
 		err = runGet(os.Args[2:])
 	case "startup":
 		err = runStartup(os.Args[2:])
+	case "crud":
+		err = runCRUD(os.Args[2:])
+	case "watch":
+		err = runWatch(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}
