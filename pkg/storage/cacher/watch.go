@@ -211,12 +211,25 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 			return
 		}
 	}
+	// A watch with a deadline that wants bookmarks gets one 2 s before the
+	// deadline, as kube's watch cache sends it, so the client resumes from
+	// a fresh resourceVersion rather than the last event's.
+	var beforeDeadline <-chan time.Time
+	if deadline, ok := ctx.Deadline(); ok && w.bookmarks {
+		if d := time.Until(deadline) - deadlineBookmarkLead; d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			beforeDeadline = t.C
+		}
+	}
 	for {
 		select {
 		case ev := <-w.input:
 			if !w.deliver(ev, send) {
 				return
 			}
+		case <-beforeDeadline:
+			w.c.sendBookmarkTo(w)
 		case <-w.done:
 			return
 		case <-ctx.Done():
@@ -224,6 +237,10 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 		}
 	}
 }
+
+// deadlineBookmarkLead is how long before a watch's deadline its last
+// bookmark is sent.
+const deadlineBookmarkLead = 2 * time.Second
 
 // deliver turns one cache event into what this watcher sees (nothing,
 // ADDED, MODIFIED, DELETED or BOOKMARK) and sends it; false ends the watch.
@@ -311,18 +328,45 @@ func (c *Cacher) sendBookmarks() {
 			continue
 		}
 		if ev == nil {
-			obj, err := c.bookmarkObject(c.rv, false)
-			if err != nil {
-				c.cfg.Logger.Warn("watch cache cannot build a bookmark", "prefix", c.cfg.ResourcePrefix, "err", err)
+			if ev = c.bookmarkEventLocked(); ev == nil {
 				return
 			}
-			ev = &event{typ: watch.Bookmark, rv: c.rv, cur: &entry{obj: obj, rv: c.rv}}
 		}
 		select {
 		case w.input <- ev:
 		default: // a busy watcher skips this bookmark
 		}
 	}
+}
+
+// sendBookmarkTo queues one bookmark at the cache's revision for w, after
+// the events already queued for it (so it never runs ahead of them).
+func (c *Cacher) sendBookmarkTo(w *cacheWatcher) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.ready || c.rv == 0 {
+		return
+	}
+	if _, ok := c.watchers[w]; !ok {
+		return
+	}
+	if ev := c.bookmarkEventLocked(); ev != nil {
+		select {
+		case w.input <- ev:
+		default: // a busy watcher skips this bookmark
+		}
+	}
+}
+
+// bookmarkEventLocked builds a bookmark event at the cache's revision, or
+// nil (logged) if the object cannot be built.
+func (c *Cacher) bookmarkEventLocked() *event {
+	obj, err := c.bookmarkObject(c.rv, false)
+	if err != nil {
+		c.cfg.Logger.Warn("watch cache cannot build a bookmark", "prefix", c.cfg.ResourcePrefix, "err", err)
+		return nil
+	}
+	return &event{typ: watch.Bookmark, rv: c.rv, cur: &entry{obj: obj, rv: c.rv}}
 }
 
 // bookmarkObject returns an empty object carrying only resourceVersion rv,

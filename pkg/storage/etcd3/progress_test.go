@@ -62,20 +62,29 @@ func TestRequestWatchProgress(t *testing.T) {
 		}
 		want, _ := storage.ObjectResourceVersion(out)
 		rctx := metadata.AppendToOutgoingContext(ctx, "caller", "progress")
-		if err := pods.RequestWatchProgress(rctx); err != nil {
-			t.Fatalf("request progress: %v", err)
-		}
-		waitBookmark(t, w, want)
+		waitBookmark(t, w, want, func() {
+			if err := pods.RequestWatchProgress(rctx); err != nil {
+				t.Fatalf("request progress: %v", err)
+			}
+		})
 	}
 }
 
 // waitBookmark waits for a BOOKMARK at revision want or later, failing on
-// any other event.
-func waitBookmark(t *testing.T, w watch.Interface, want uint64) {
+// any other event. request asks for progress at once and again every 200ms:
+// etcd answers a progress request only while every watcher of the stream is
+// synced, so a request made while one catches up is dropped (the cacher
+// repeats its requests the same way).
+func waitBookmark(t *testing.T, w watch.Interface, want uint64, request func()) {
 	t.Helper()
 	deadline := time.After(eventWait)
+	request()
+	again := time.NewTicker(200 * time.Millisecond)
+	defer again.Stop()
 	for {
 		select {
+		case <-again.C:
+			request()
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				t.Fatalf("watch closed, want a bookmark at %d", want)

@@ -242,6 +242,23 @@ func (b *Backend) sendBookmarks() {
 	}
 }
 
+// sendBookmarkTo queues one bookmark at the current revision for w, after
+// the events already queued for it.
+func (b *Backend) sendBookmarkTo(w *watcher) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.rev == 0 {
+		return
+	}
+	if _, ok := b.watchers[w]; !ok {
+		return
+	}
+	select {
+	case w.in <- &event{kind: eventBookmark, rev: b.rev}:
+	default: // a busy watcher skips it
+	}
+}
+
 func errClosed(key string) error {
 	return storage.NewError(storage.ErrCodeUnreachable, key, 0, "memory storage backend is closed")
 }
