@@ -1,8 +1,10 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -107,4 +109,26 @@ func SetListResourceVersion(list runtime.Object, rv uint64, cont string, remaini
 	l.SetContinue(cont)
 	l.SetRemainingItemCount(remaining)
 	return nil
+}
+
+// DeadlineBookmarkLead is how long before a watch's deadline its last
+// bookmark is sent, as kube's watch cache does, so the client resumes from
+// a fresh resourceVersion.
+const DeadlineBookmarkLead = 2 * time.Second
+
+// BookmarkBeforeDeadline returns a channel that fires DeadlineBookmarkLead
+// before ctx's deadline, and a function releasing its timer. The channel is
+// nil (never fires) when bookmarks are not wanted, ctx has no deadline, or
+// the deadline is too close.
+func BookmarkBeforeDeadline(ctx context.Context, wanted bool) (<-chan time.Time, func()) {
+	deadline, ok := ctx.Deadline()
+	if !wanted || !ok {
+		return nil, func() {}
+	}
+	d := time.Until(deadline) - DeadlineBookmarkLead
+	if d <= 0 {
+		return nil, func() {}
+	}
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
 }

@@ -214,14 +214,8 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 	// A watch with a deadline that wants bookmarks gets one 2 s before the
 	// deadline, as kube's watch cache sends it, so the client resumes from
 	// a fresh resourceVersion rather than the last event's.
-	var beforeDeadline <-chan time.Time
-	if deadline, ok := ctx.Deadline(); ok && w.bookmarks {
-		if d := time.Until(deadline) - deadlineBookmarkLead; d > 0 {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			beforeDeadline = t.C
-		}
-	}
+	beforeDeadline, stopTimer := storage.BookmarkBeforeDeadline(ctx, w.bookmarks)
+	defer stopTimer()
 	for {
 		select {
 		case ev := <-w.input:
@@ -237,10 +231,6 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 		}
 	}
 }
-
-// deadlineBookmarkLead is how long before a watch's deadline its last
-// bookmark is sent.
-const deadlineBookmarkLead = 2 * time.Second
 
 // deliver turns one cache event into what this watcher sees (nothing,
 // ADDED, MODIFIED, DELETED or BOOKMARK) and sends it; false ends the watch.

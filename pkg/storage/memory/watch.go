@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -202,14 +201,8 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 	}
 	// A watch with a deadline that wants bookmarks gets one 2 s before the
 	// deadline, as kube's watch cache sends it.
-	var beforeDeadline <-chan time.Time
-	if deadline, ok := ctx.Deadline(); ok && w.progress {
-		if d := time.Until(deadline) - deadlineBookmarkLead; d > 0 {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			beforeDeadline = t.C
-		}
-	}
+	beforeDeadline, stopTimer := storage.BookmarkBeforeDeadline(ctx, w.progress)
+	defer stopTimer()
 	for {
 		select {
 		case ev := <-w.in:
@@ -225,10 +218,6 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 		}
 	}
 }
-
-// deadlineBookmarkLead is how long before a watch's deadline its last
-// bookmark is sent.
-const deadlineBookmarkLead = 2 * time.Second
 
 // deliver converts one stored event into what this watcher sees (nothing,
 // ADDED, MODIFIED, DELETED or BOOKMARK) and sends it. It returns false when
