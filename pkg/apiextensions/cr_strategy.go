@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,6 +25,10 @@ type crStrategy struct {
 	kind          schema.GroupVersionKind
 	statusEnabled bool
 	validator     *schemaValidator
+	cel           *celValidator // x-kubernetes-validations, or nil
+	// schema is the version's structural schema (pruning, defaulting),
+	// or nil.
+	schema *apiextensionsv1.JSONSchemaProps
 }
 
 var (
@@ -34,14 +39,28 @@ var (
 
 func (s crStrategy) NamespaceScoped() bool { return s.namespaced }
 
-func (s crStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+func (s crStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	if s.statusEnabled {
 		delete(obj.(*unstructured.Unstructured).Object, "status")
 	}
+	s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
 }
 
 func (s crStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return s.validate(obj.(*unstructured.Unstructured))
+	return s.validateWithRules(obj.(*unstructured.Unstructured), nil)
+}
+
+// validateWithRules runs validate, then, when the object is valid, the
+// CEL rules (old is nil on create).
+func (s crStrategy) validateWithRules(u, old *unstructured.Unstructured) field.ErrorList {
+	if errs := s.validate(u); len(errs) > 0 {
+		return errs
+	}
+	var oldObj map[string]any
+	if old != nil {
+		oldObj = old.Object
+	}
+	return s.cel.validate(u.Object, oldObj)
 }
 
 // validate checks the type meta, then the schema.
@@ -65,15 +84,16 @@ func (crStrategy) Canonicalize(runtime.Object) {}
 
 func (crStrategy) AllowCreateOnUpdate() bool { return false }
 
-func (s crStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (s crStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	if s.statusEnabled {
 		// Both are unstructured objects of this store: cannot fail.
 		_ = generic.CopyStatus(obj, old)
 	}
+	s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
 }
 
-func (s crStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
-	return s.validate(obj.(*unstructured.Unstructured))
+func (s crStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return s.validateWithRules(obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))
 }
 
 func (crStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
@@ -112,8 +132,11 @@ func (s crStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 func (s crStrategy) statusStrategy() generic.StatusStrategy {
 	return generic.StatusStrategy{
 		UpdateStrategy: s,
-		ValidateStatus: func(_ context.Context, obj, _ runtime.Object) field.ErrorList {
-			return s.validate(obj.(*unstructured.Unstructured))
+		ValidateStatus: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+			// StatusStrategy's PrepareForUpdate is fixed: prune and
+			// default here, before validating.
+			s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
+			return s.validateWithRules(obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))
 		},
 		GroupVersions: []schema.GroupVersion{s.kind.GroupVersion()},
 	}

@@ -145,6 +145,8 @@ func validateVersion(v *apiextensionsv1.CustomResourceDefinitionVersion, p *fiel
 		errs = append(errs, field.Required(sp, ""))
 	} else {
 		errs = append(errs, validateRootSchema(v.Schema.OpenAPIV3Schema, v.Subresources != nil && v.Subresources.Status != nil, sp)...)
+		_, celErrs := newCELValidator(v.Schema.OpenAPIV3Schema, sp)
+		errs = append(errs, celErrs...)
 	}
 	if v.Subresources != nil && v.Subresources.Scale != nil {
 		errs = append(errs, validateScale(v.Subresources.Scale, p.Child("subresources", "scale"))...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -15,6 +16,7 @@ import (
 type crStore struct {
 	*generic.Store
 	watches *watchSet
+	schema  *apiextensionsv1.JSONSchemaProps // structural schema, or nil
 }
 
 // Watch implements rest.Watcher.

@@ -30,5 +30,18 @@
 // the storage version (conversion strategy None: only apiVersion changes
 // between versions). Writes are validated against the version's OpenAPI v3
 // schema (k8s.io/kube-openapi's validator), apiVersion and kind must be the
-// served ones, and metadata is validated by the generic store.
+// served ones, and metadata is validated by the generic store. Valid
+// writes then run the schema's x-kubernetes-validations CEL rules
+// (cel.dev/cel-go, compiled once per served version, self and oldSelf
+// typed dyn; oldSelf transition rules only on update where an old value
+// correlates; per-call and per-object cost limits as upstream); rules
+// that do not compile make the CRD invalid.
+//
+// Before validation, writes (create, update, status) are pruned of the
+// fields their version's structural schema does not specify (kept under
+// x-kubernetes-preserve-unknown-fields; apiVersion, kind and metadata kept
+// at the root and in x-kubernetes-embedded-resource objects) and get the
+// schema's defaults. Pruned fields are Warning headers under
+// fieldValidation=Warn (the default), a 400 under Strict, silent under
+// Ignore. Reads from storage (get, list, watch) get the defaults too.
 package apiextensions

@@ -2,6 +2,9 @@ package apiextensions
 
 import (
 	"io"
+	"sync/atomic"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -163,6 +166,9 @@ func shallowCopy(m map[string]any) map[string]any {
 // reads them as the served version (conversion strategy None).
 type storageCodec struct {
 	storage, served schema.GroupVersion
+	// defaults, when set, holds the schema whose defaults decoded
+	// objects get (reads from storage).
+	defaults *atomic.Pointer[apiextensionsv1.JSONSchemaProps]
 }
 
 var _ runtime.Codec = storageCodec{}
@@ -186,10 +192,22 @@ func (c storageCodec) Decode(data []byte, defaults *schema.GroupVersionKind, int
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
 		o.SetAPIVersion(c.served.String())
+		c.applyDefaults(o.Object)
 	case *unstructured.UnstructuredList:
 		for i := range o.Items {
 			o.Items[i].SetAPIVersion(c.served.String())
+			c.applyDefaults(o.Items[i].Object)
 		}
 	}
 	return obj, gvk, nil
+}
+
+// applyDefaults applies the read schema's defaults to obj, if any.
+func (c storageCodec) applyDefaults(obj map[string]any) {
+	if c.defaults == nil {
+		return
+	}
+	if s := c.defaults.Load(); s != nil {
+		applyDefaults(obj, s)
+	}
 }

@@ -62,8 +62,11 @@ type versionServing struct {
 	storage        storage.Interface
 	destroy        func()
 	watches        *watchSet
-	store          *crStore
-	status         *generic.StatusREST
+	// readSchema is the schema whose defaults reads from storage get; it
+	// goes with the storage on reuse.
+	readSchema *atomic.Pointer[apiextensionsv1.JSONSchemaProps]
+	store      *crStore
+	status     *generic.StatusREST
 }
 
 func (v *versionServing) close() {
@@ -212,9 +215,14 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		return u
 	}
 	resource := schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
-	vs := &versionServing{storageVersion: storageVer, watches: newWatchSet()}
+	vs := &versionServing{storageVersion: storageVer, watches: newWatchSet(), readSchema: &atomic.Pointer[apiextensionsv1.JSONSchemaProps]{}}
+	if v.Schema != nil {
+		vs.readSchema.Store(v.Schema.OpenAPIV3Schema)
+	}
 	if reuse != nil {
 		vs.storage, vs.destroy, vs.watches = reuse.storage, reuse.destroy, reuse.watches
+		reuse.readSchema.Store(vs.readSchema.Load())
+		vs.readSchema = reuse.readSchema
 	} else {
 		st, destroy, err := s.storage(registry.StorageConfig{
 			Resource:       resource,
@@ -223,25 +231,36 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 			NewFunc:        newFunc,
 			NewListFunc:    newList,
 			GetAttrs:       storage.DefaultAttrs,
-		}, storageCodec{storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, served: gv})
+		}, storageCodec{storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, served: gv, defaults: vs.readSchema})
 		if err != nil {
 			return nil, fmt.Errorf("storage: %w", err)
 		}
 		vs.storage, vs.destroy = st, destroy
 	}
 	var validator *schemaValidator
+	var rules *celValidator
 	if v.Schema != nil {
 		var err error
 		if validator, err = newSchemaValidator(v.Schema.OpenAPIV3Schema); err != nil {
 			vs.closeIfNew(reuse)
 			return nil, fmt.Errorf("schema: %w", err)
 		}
+		r, errs := newCELValidator(v.Schema.OpenAPIV3Schema, nil)
+		if len(errs) > 0 {
+			vs.closeIfNew(reuse)
+			return nil, fmt.Errorf("x-kubernetes-validations: %w", errs.ToAggregate())
+		}
+		rules = r
 	}
 	strategy := crStrategy{
 		namespaced:    crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
 		kind:          gvk,
 		statusEnabled: v.Subresources != nil && v.Subresources.Status != nil,
 		validator:     validator,
+		cel:           rules,
+	}
+	if v.Schema != nil {
+		strategy.schema = v.Schema.OpenAPIV3Schema
 	}
 	store := &generic.Store{
 		NewFunc:                   newFunc,
@@ -260,7 +279,7 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		vs.closeIfNew(reuse)
 		return nil, err
 	}
-	vs.store = &crStore{Store: store, watches: vs.watches}
+	vs.store = &crStore{Store: store, watches: vs.watches, schema: strategy.schema}
 	if strategy.statusEnabled {
 		vs.status = generic.NewStatusREST(store, strategy.statusStrategy())
 	}

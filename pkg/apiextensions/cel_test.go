@@ -1,0 +1,360 @@
+package apiextensions
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// specWithRules is a schema whose spec carries rules, with an integer
+// list and a string map below it.
+func specWithRules(rules ...apiextensionsv1.ValidationRule) *apiextensionsv1.JSONSchemaProps {
+	return &apiextensionsv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"spec": {
+				Type:         "object",
+				XValidations: rules,
+				Properties: map[string]apiextensionsv1.JSONSchemaProps{
+					"replicas":    {Type: "integer"},
+					"maxReplicas": {Type: "integer"},
+					"name":        {Type: "string"},
+					"list":        {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "integer"}}},
+					"labels": {Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{
+						Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"},
+					}},
+				},
+			},
+		},
+	}
+}
+
+func reasonPtr(r apiextensionsv1.FieldValueErrorReason) *apiextensionsv1.FieldValueErrorReason {
+	return &r
+}
+
+func TestCELRules(t *testing.T) {
+	bigList := make([]any, 2000)
+	for i := range bigList {
+		bigList[i] = int64(i + 1)
+	}
+	cases := []struct {
+		name string
+		rule apiextensionsv1.ValidationRule
+		spec map[string]any
+		old  map[string]any // old spec, on update
+		want []string       // exact error strings; none: valid
+	}{
+		{name: "true", rule: apiextensionsv1.ValidationRule{Rule: "self.replicas <= self.maxReplicas", Message: "must have replicas <= maxReplicas"},
+			spec: map[string]any{"replicas": int64(1), "maxReplicas": int64(2)}},
+		{name: "false with message", rule: apiextensionsv1.ValidationRule{Rule: "self.replicas <= self.maxReplicas", Message: "must have replicas <= maxReplicas"},
+			spec: map[string]any{"replicas": int64(3), "maxReplicas": int64(2)},
+			want: []string{`spec: Invalid value: "object": must have replicas <= maxReplicas`}},
+		{name: "false without message", rule: apiextensionsv1.ValidationRule{Rule: "self.replicas <= self.maxReplicas"},
+			spec: map[string]any{"replicas": int64(3), "maxReplicas": int64(2)},
+			want: []string{`spec: Invalid value: "object": failed rule: self.replicas <= self.maxReplicas`}},
+		{name: "messageExpression replaces message", rule: apiextensionsv1.ValidationRule{
+			Rule: "self.replicas <= self.maxReplicas", Message: "static",
+			MessageExpression: `"replicas " + string(self.replicas) + " above " + string(self.maxReplicas)`},
+			spec: map[string]any{"replicas": int64(3), "maxReplicas": int64(2)},
+			want: []string{`spec: Invalid value: "object": replicas 3 above 2`}},
+		{name: "reason Forbidden", rule: apiextensionsv1.ValidationRule{Rule: "!has(self.name)", Message: "name is not allowed", Reason: reasonPtr(apiextensionsv1.FieldValueForbidden)},
+			spec: map[string]any{"name": "x"},
+			want: []string{`spec: Forbidden: name is not allowed`}},
+		{name: "reason Required with fieldPath", rule: apiextensionsv1.ValidationRule{Rule: "has(self.name)", Message: "name is needed",
+			Reason: reasonPtr(apiextensionsv1.FieldValueRequired), FieldPath: ".name"},
+			spec: map[string]any{},
+			want: []string{`spec.name: Required value: name is needed`}},
+		{name: "reason Duplicate", rule: apiextensionsv1.ValidationRule{Rule: "false", Reason: reasonPtr(apiextensionsv1.FieldValueDuplicate)},
+			spec: map[string]any{},
+			want: []string{`spec: Duplicate value: "object"`}},
+		{name: "fieldPath with brackets", rule: apiextensionsv1.ValidationRule{Rule: "false", Message: "m", FieldPath: ".labels['a.b']"},
+			spec: map[string]any{},
+			want: []string{`spec.labels[a.b]: Invalid value: "object": m`}},
+		{name: "transition rule skipped on create", rule: apiextensionsv1.ValidationRule{Rule: "self == oldSelf", Message: "is immutable"},
+			spec: map[string]any{"name": "a"}},
+		{name: "transition rule unchanged", rule: apiextensionsv1.ValidationRule{Rule: "self == oldSelf", Message: "is immutable"},
+			spec: map[string]any{"name": "a"}, old: map[string]any{"name": "a"}},
+		{name: "transition rule changed", rule: apiextensionsv1.ValidationRule{Rule: "self == oldSelf", Message: "is immutable"},
+			spec: map[string]any{"name": "b"}, old: map[string]any{"name": "a"},
+			want: []string{`spec: Invalid value: "object": is immutable`}},
+		{name: "list rule true", rule: apiextensionsv1.ValidationRule{Rule: "self.list.all(x, x > 0)", Message: "positive"},
+			spec: map[string]any{"list": []any{int64(1), int64(2)}}},
+		{name: "list rule false", rule: apiextensionsv1.ValidationRule{Rule: "self.list.all(x, x > 0)", Message: "positive"},
+			spec: map[string]any{"list": []any{int64(1), int64(0)}},
+			want: []string{`spec: Invalid value: "object": positive`}},
+		{name: "map rule false", rule: apiextensionsv1.ValidationRule{Rule: "self.labels.all(k, self.labels[k] != '')", Message: "no empty labels"},
+			spec: map[string]any{"labels": map[string]any{"a": "x", "b": ""}},
+			want: []string{`spec: Invalid value: "object": no empty labels`}},
+		{name: "map rule true", rule: apiextensionsv1.ValidationRule{Rule: "'a' in self.labels", Message: "needs a"},
+			spec: map[string]any{"labels": map[string]any{"a": "x"}}},
+		{name: "cost limit exceeded", rule: apiextensionsv1.ValidationRule{Rule: "self.list.all(x, self.list.all(y, x + y > 0))"},
+			spec: map[string]any{"list": bigList},
+			want: []string{`spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.list.all(x, self.list.all(y, x + y > 0))`}},
+		{name: "evaluation error", rule: apiextensionsv1.ValidationRule{Rule: "self.replicas > 0"},
+			spec: map[string]any{},
+			want: []string{`spec: Invalid value: "object": no such key: replicas evaluating rule: self.replicas > 0`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v, errs := newCELValidator(specWithRules(tc.rule), nil)
+			if len(errs) > 0 {
+				t.Fatalf("compile: %v", errs)
+			}
+			var old map[string]any
+			if tc.old != nil {
+				old = map[string]any{"spec": tc.old}
+			}
+			got := v.validate(map[string]any{"spec": tc.spec}, old)
+			var gotS []string
+			for _, e := range got {
+				gotS = append(gotS, e.Error())
+			}
+			if strings.Join(gotS, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got %q, want %q", gotS, tc.want)
+			}
+		})
+	}
+}
+
+// TestCELRuleOnNestedNodes checks that rules of list items and map values
+// get the item's path, and that a value absent from the object is not
+// checked.
+func TestCELRuleOnNestedNodes(t *testing.T) {
+	s := specWithRules()
+	spec := s.Properties["spec"]
+	list := spec.Properties["list"]
+	list.Items.Schema.XValidations = apiextensionsv1.ValidationRules{{Rule: "self < 10", Message: "too big"}}
+	labels := spec.Properties["labels"]
+	labels.AdditionalProperties.Schema.XValidations = apiextensionsv1.ValidationRules{{Rule: "self.size() < 3", Message: "too long"}}
+	v, errs := newCELValidator(s, nil)
+	if len(errs) > 0 {
+		t.Fatalf("compile: %v", errs)
+	}
+	got := v.validate(map[string]any{"spec": map[string]any{
+		"list":   []any{int64(1), int64(20)},
+		"labels": map[string]any{"a": "abcd"},
+	}}, nil)
+	want := []string{
+		field.Invalid(field.NewPath("spec", "labels", "a"), "string", "too long").Error(),
+		field.Invalid(field.NewPath("spec", "list").Index(1), "integer", "too big").Error(),
+	}
+	var gotS []string
+	for _, e := range got {
+		gotS = append(gotS, e.Error())
+	}
+	sort.Strings(gotS)
+	if !slices.Equal(gotS, want) {
+		t.Errorf("got %q, want %q", gotS, want)
+	}
+	if got := v.validate(map[string]any{"spec": map[string]any{}}, nil); len(got) != 0 {
+		t.Errorf("got %v for absent values, want none", got)
+	}
+}
+
+// TestCELCompileErrorsInCRD checks that rules that do not compile make
+// the CRD invalid.
+func TestCELCompileErrorsInCRD(t *testing.T) {
+	cases := []struct {
+		name string
+		rule apiextensionsv1.ValidationRule
+		want string
+	}{
+		{name: "syntax", rule: apiextensionsv1.ValidationRule{Rule: "self.replicas <="},
+			want: `spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: "self.replicas <=": compilation failed: `},
+		{name: "messageExpression", rule: apiextensionsv1.ValidationRule{Rule: "true", MessageExpression: "1 +"},
+			want: `spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: "1 +": messageExpression compilation failed: `},
+		{name: "messageExpression not a string", rule: apiextensionsv1.ValidationRule{Rule: "true", MessageExpression: "1 + 2"},
+			want: `x-kubernetes-validations[0].messageExpression: Invalid value: "1 + 2": must evaluate to a string`},
+		{name: "fieldPath not in schema", rule: apiextensionsv1.ValidationRule{Rule: "true", FieldPath: ".nope"},
+			want: `x-kubernetes-validations[0].fieldPath: Invalid value: ".nope": does not refer to a valid field`},
+		{name: "bad fieldPath", rule: apiextensionsv1.ValidationRule{Rule: "true", FieldPath: "name"},
+			want: `x-kubernetes-validations[0].fieldPath: Invalid value: "name": must start with '.' or '['`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := validCRD()
+			c.Spec.Versions[0].Schema.OpenAPIV3Schema = specWithRules(tc.rule)
+			got := validateCRD(c).ToAggregate()
+			if got == nil || !strings.Contains(got.Error(), tc.want) {
+				t.Errorf("got %v, want it to contain %q", got, tc.want)
+			}
+		})
+	}
+	c := validCRD()
+	c.Spec.Versions[0].Schema.OpenAPIV3Schema = specWithRules(apiextensionsv1.ValidationRule{Rule: "self.replicas <= self.maxReplicas"})
+	if got := validateCRD(c); len(got) != 0 {
+		t.Errorf("got %v for a valid rule, want none", got)
+	}
+}
+
+// TestCELRulesEndToEnd serves a CRD with a rule and checks the dynamic
+// client gets the rule's message in a 422, and a transition rule on
+// update.
+func TestCELRulesEndToEnd(t *testing.T) {
+	ts := startServer(t, serverOptions{})
+	ctx := context.Background()
+	crd := newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	spec.XValidations = apiextensionsv1.ValidationRules{{Rule: "!has(self.size) || self.size <= 5", Message: "size must be at most 5"}}
+	name := spec.Properties["name"]
+	name.XValidations = apiextensionsv1.ValidationRules{{Rule: "self == oldSelf", Message: "name is immutable"}}
+	spec.Properties["name"] = name
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create CRD: %v", err)
+	}
+	waitEstablished(t, ts.crdClient(t), crd.Name, 5*time.Second)
+	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns1")
+
+	_, err := ri.Create(ctx, widget("example.com/v1", "Widget", "big", map[string]any{"name": "a", "size": int64(7)}), metav1.CreateOptions{})
+	if want := `spec: Invalid value: "object": size must be at most 5`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("create: got %v, want 422 containing %q", err, want)
+	}
+	w, err := ri.Create(ctx, widget("example.com/v1", "Widget", "ok", map[string]any{"name": "a", "size": int64(3)}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	w.Object["spec"].(map[string]any)["name"] = "b"
+	_, err = ri.Update(ctx, w, metav1.UpdateOptions{})
+	if want := `spec.name: Invalid value: "string": name is immutable`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("update: got %v, want 422 containing %q", err, want)
+	}
+	w.Object["spec"].(map[string]any)["name"] = "a"
+	w.Object["spec"].(map[string]any)["size"] = int64(4)
+	if _, err := ri.Update(ctx, w, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("update keeping name: %v", err)
+	}
+}
+
+// TestCELTransitionRuleInLists checks that items of list-type=map lists
+// correlate with old items by key (so their transition rules run), and
+// items of other lists do not.
+func TestCELTransitionRuleInLists(t *testing.T) {
+	item := apiextensionsv1.JSONSchemaProps{
+		Type:         "object",
+		XValidations: apiextensionsv1.ValidationRules{{Rule: "self.value == oldSelf.value", Message: "value is immutable"}},
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"name":  {Type: "string"},
+			"value": {Type: "string"},
+		},
+	}
+	cases := []struct {
+		name     string
+		listType string
+		want     []string
+	}{
+		{name: "map list", listType: "map", want: []string{`spec.items[0]: Invalid value: "object": value is immutable`}},
+		{name: "atomic list", listType: "atomic"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lt := tc.listType
+			list := apiextensionsv1.JSONSchemaProps{Type: "array", XListType: &lt, Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &item}}
+			if lt == "map" {
+				list.XListMapKeys = []string{"name"}
+			}
+			s := &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+				"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"items": list}},
+			}}
+			v, errs := newCELValidator(s, nil)
+			if len(errs) > 0 {
+				t.Fatalf("compile: %v", errs)
+			}
+			obj := func(items ...any) map[string]any {
+				return map[string]any{"spec": map[string]any{"items": items}}
+			}
+			// b is unchanged but moved; a changed its value; c is new.
+			got := v.validate(
+				obj(map[string]any{"name": "a", "value": "2"}, map[string]any{"name": "c", "value": "3"}, map[string]any{"name": "b", "value": "1"}),
+				obj(map[string]any{"name": "b", "value": "1"}, map[string]any{"name": "a", "value": "1"}))
+			var gotS []string
+			for _, e := range got {
+				gotS = append(gotS, e.Error())
+			}
+			if !slices.Equal(gotS, tc.want) {
+				t.Errorf("got %q, want %q", gotS, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzCELFieldPath checks the fieldPath parser on arbitrary input: it
+// must not panic, and a parsed path has no empty property.
+func FuzzCELFieldPath(f *testing.F) {
+	for _, s := range []string{"", ".a", ".a.b", ".a['b.c']", "['x']", "a", ".", "['", "[']", ".a[", ".a['b']['c'].d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		names, err := parseCELFieldPath(s)
+		if err != nil {
+			return
+		}
+		for _, n := range names {
+			if n == "" && !strings.Contains(s, "['']") {
+				t.Errorf("%q: got empty name in %q", s, names)
+			}
+		}
+	})
+}
+
+// TestCELRootRule checks that a rule at the root sees apiVersion, kind
+// and metadata with only name and generateName, as upstream.
+func TestCELRootRule(t *testing.T) {
+	s := specWithRules()
+	s.XValidations = apiextensionsv1.ValidationRules{{
+		Rule:    "self.kind == 'Widget' && self.metadata.name.startsWith('w') && !has(self.metadata.labels)",
+		Message: "root view",
+	}}
+	v, errs := newCELValidator(s, nil)
+	if len(errs) > 0 {
+		t.Fatalf("compile: %v", errs)
+	}
+	for _, tc := range []struct {
+		name string
+		want int
+	}{{"w1", 0}, {"x1", 1}} {
+		obj := map[string]any{"kind": "Widget", "metadata": map[string]any{"name": tc.name, "labels": map[string]any{"a": "b"}}}
+		if got := v.validate(obj, nil); len(got) != tc.want {
+			t.Errorf("name %s: got %v, want %d errors", tc.name, got, tc.want)
+		}
+		if _, ok := obj["metadata"].(map[string]any)["labels"]; !ok {
+			t.Errorf("validate changed the object's metadata")
+		}
+	}
+}
+
+// TestCELTotalBudget checks that once one object's rules have used the
+// budget, evaluation stops with upstream's message.
+func TestCELTotalBudget(t *testing.T) {
+	rules := make([]apiextensionsv1.ValidationRule, 5)
+	for i := range rules {
+		rules[i] = apiextensionsv1.ValidationRule{Rule: "self.list.all(x, x > 0)"}
+	}
+	v, errs := newCELValidator(specWithRules(rules...), nil)
+	if len(errs) > 0 {
+		t.Fatalf("compile: %v", errs)
+	}
+	list := make([]any, 100)
+	for i := range list {
+		list[i] = int64(i + 1)
+	}
+	obj := map[string]any{"spec": map[string]any{"list": list}}
+	if got := v.validate(obj, nil); len(got) != 0 {
+		t.Fatalf("with the full budget: got %v, want no errors", got)
+	}
+	v.budget = 500 // about two evaluations of the rule
+	got := v.validate(obj, nil)
+	want := `spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run`
+	if len(got) != 1 || got[0].Error() != want {
+		t.Errorf("got %v, want [%s]", got, want)
+	}
+}
