@@ -177,21 +177,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	var (
-		st      *objState
-		err     error
-		current bool // st was read from storage, not guessed
-	)
-	refresh := func() error {
-		st, err = s.currentState(key, destination, ignoreNotFound)
-		current = true
-		return err
-	}
-	if cachedExistingObject != nil {
-		st, err = s.cachedState(key, cachedExistingObject)
-	} else {
-		err = refresh()
-	}
+	r, err := s.startState(key, destination, ignoreNotFound, cachedExistingObject)
 	if err != nil {
 		return err
 	}
@@ -199,25 +185,15 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("update %q: %w", key, err)
 		}
-		if err := checkPreconditions(key, preconditions, st.obj); err != nil {
-			if current {
-				return err
-			}
-			if err := refresh(); err != nil {
+		if err := checkPreconditions(key, preconditions, r.st.obj); err != nil {
+			if retry, err := r.retryAfter(err); !retry {
 				return err
 			}
 			continue
 		}
-		out, err := tryUpdate(st.obj)
+		out, err := tryUpdate(r.st.obj)
 		if err != nil {
-			if current {
-				return err
-			}
-			guessed := st.rev
-			if err2 := refresh(); err2 != nil {
-				return err2
-			}
-			if st.rev == guessed {
+			if retry, err := r.retryAfter(err); !retry {
 				return err
 			}
 			continue
@@ -226,28 +202,26 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		if err != nil {
 			return err
 		}
-		if st.exists && bytes.Equal(data, st.data) {
+		if r.st.exists && bytes.Equal(data, r.st.data) {
 			// Unchanged: write nothing, answer the stored object.
-			if !current {
-				if err := refresh(); err != nil {
+			if !r.current {
+				if err := r.refresh(); err != nil {
 					return err
 				}
-				if !st.exists || !bytes.Equal(data, st.data) {
+				if !r.st.exists || !bytes.Equal(data, r.st.data) {
 					continue
 				}
 			}
-			return s.decode(key, st.data, destination, st.rev)
+			return s.decode(key, r.st.data, destination, r.st.rev)
 		}
-		rev, cur, exists, ok, err := s.b.compareAndPut(key, st.rev, data)
+		rev, cur, exists, ok, err := s.b.compareAndPut(key, r.st.rev, data)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			st, err = s.stateFrom(key, destination, cur, exists, ignoreNotFound)
-			if err != nil {
+			if err := r.lost(cur, exists); err != nil {
 				return err
 			}
-			current = true
 			continue
 		}
 		return s.decode(key, data, destination, rev)
@@ -263,21 +237,7 @@ func (s *Store) Delete(ctx context.Context, key string, out runtime.Object, prec
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	var (
-		st      *objState
-		err     error
-		current bool
-	)
-	refresh := func() error {
-		st, err = s.currentState(key, out, false)
-		current = true
-		return err
-	}
-	if cachedExistingObject != nil {
-		st, err = s.cachedState(key, cachedExistingObject)
-	} else {
-		err = refresh()
-	}
+	r, err := s.startState(key, out, false, cachedExistingObject)
 	if err != nil {
 		return err
 	}
@@ -285,39 +245,91 @@ func (s *Store) Delete(ctx context.Context, key string, out runtime.Object, prec
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("delete %q: %w", key, err)
 		}
-		check := checkPreconditions(key, preconditions, st.obj)
+		check := checkPreconditions(key, preconditions, r.st.obj)
 		if check == nil && validateDeletion != nil {
-			check = validateDeletion(ctx, st.obj)
+			check = validateDeletion(ctx, r.st.obj)
 		}
 		if check != nil {
-			if current {
-				return check
-			}
-			guessed := st.rev
-			if err := refresh(); err != nil {
+			if retry, err := r.retryAfter(check); !retry {
 				return err
-			}
-			if st.rev == guessed {
-				return check
 			}
 			continue
 		}
-		rev, cur, exists, ok, err := s.b.compareAndDelete(key, st.rev)
+		rev, cur, exists, ok, err := s.b.compareAndDelete(key, r.st.rev)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			st, err = s.stateFrom(key, out, cur, exists, false)
-			if err != nil {
+			if err := r.lost(cur, exists); err != nil {
 				return err
 			}
-			current = true
 			continue
 		}
 		// As kube's etcd3 store: the deleted object carries the revision of
 		// its deletion.
-		return s.decode(key, st.data, out, rev)
+		return s.decode(key, r.st.data, out, rev)
 	}
+}
+
+// retryState is the object state an update or delete works from: the
+// caller's cached object (a guess) until storage is read.
+type retryState struct {
+	s              *Store
+	key            string
+	into           runtime.Object
+	ignoreNotFound bool
+	st             *objState
+	current        bool // st was read from storage, not guessed
+}
+
+func (s *Store) startState(key string, into runtime.Object, ignoreNotFound bool, cached runtime.Object) (*retryState, error) {
+	r := &retryState{s: s, key: key, into: into, ignoreNotFound: ignoreNotFound}
+	if cached == nil {
+		return r, r.refresh()
+	}
+	st, err := s.cachedState(key, cached)
+	if err != nil {
+		return nil, err
+	}
+	r.st = st
+	return r, nil
+}
+
+// refresh reads the current state from storage.
+func (r *retryState) refresh() error {
+	st, err := r.s.currentState(r.key, r.into, r.ignoreNotFound)
+	if err != nil {
+		return err
+	}
+	r.st, r.current = st, true
+	return nil
+}
+
+// retryAfter handles err, a check that failed against the state: against
+// the stored state err stands; against a guess, storage is read and the
+// caller retries unless the guess was right (then err stands too).
+func (r *retryState) retryAfter(err error) (bool, error) {
+	if r.current {
+		return false, err
+	}
+	guessed := r.st.rev
+	if err := r.refresh(); err != nil {
+		return false, err
+	}
+	if r.st.rev == guessed {
+		return false, err
+	}
+	return true, nil
+}
+
+// lost takes the state a failed compare-and-swap found.
+func (r *retryState) lost(cur kv, exists bool) error {
+	st, err := r.s.stateFrom(r.key, r.into, cur, exists, r.ignoreNotFound)
+	if err != nil {
+		return err
+	}
+	r.st, r.current = st, true
+	return nil
 }
 
 func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object) error {
