@@ -159,6 +159,12 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 		}
 	}
 	if obj != nil {
+		if obj == ev.Object {
+			// Watch caches share one event object between all watchers,
+			// and encoding writes the object's kind and apiVersion: encode
+			// a copy (encode-once would avoid it; DESIGN.md §8).
+			obj = obj.DeepCopyObject()
+		}
 		if err := e.objEncoder.Encode(obj, &e.obj); err != nil {
 			return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
 		}

@@ -69,7 +69,9 @@ func (h *groupHandler) serveRoot(w http.ResponseWriter, req *http.Request) {
 		h.fail(w, req, handlers.NewMethodNotAllowed())
 		return
 	}
-	handlers.WriteObjectNegotiated(w, req, h.serializer, h.logger, schema.GroupVersion{}, http.StatusOK, h.discovery)
+	// The encoder sets the object's kind and apiVersion while it encodes,
+	// so concurrent requests must not share the object: encode a copy.
+	handlers.WriteObjectNegotiated(w, req, h.serializer, h.logger, schema.GroupVersion{}, http.StatusOK, h.discovery.DeepCopy())
 }
 
 // route picks the handler for a resource request: 404 for a path no
