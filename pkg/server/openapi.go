@@ -63,6 +63,33 @@ func (o *OpenAPI) MergeV2(paths, definitions map[string]any) {
 	o.rebuildV2()
 }
 
+// RemoveV2 removes paths and definitions from the v2 document (names not
+// present are ignored).
+func (o *OpenAPI) RemoveV2(paths, definitions []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, k := range paths {
+		delete(o.v2, k)
+	}
+	for _, k := range definitions {
+		delete(o.v2Defs, k)
+	}
+	o.rebuildV2()
+}
+
+// V3Paths returns the group-version paths of the v3 documents held
+// ("api/v1", "apis/apps/v1", ...), sorted.
+func (o *OpenAPI) V3Paths() []string {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	out := make([]string, 0, len(o.v3))
+	for k := range o.v3 {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (o *OpenAPI) rebuildV2() {
 	doc := map[string]any{
 		"swagger":     "2.0",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -48,6 +49,9 @@ type Manager struct {
 	routed  map[string]bool // groups whose /apis/<group> paths the heads route
 
 	snap atomic.Pointer[snapshot]
+
+	subscribers map[int]chan struct{} // guarded by mu
+	nextSub     int
 }
 
 // entry is one group-version as added.
@@ -57,6 +61,7 @@ type entry struct {
 	resources  []metav1.APIResource
 	aggregated []apidiscoveryv2.APIResourceDiscovery
 	freshness  apidiscoveryv2.DiscoveryFreshness
+	remote     bool
 }
 
 // New returns an empty Manager.
@@ -87,6 +92,7 @@ type addOptions struct {
 	priority     *Priority
 	qualifyKinds bool
 	stale        bool
+	remote       bool
 }
 
 // WithPriority sets gv's priority instead of [DefaultPriority] (an
@@ -110,6 +116,12 @@ func Stale() Option {
 	return func(o *addOptions) { o.stale = true }
 }
 
+// Remote marks gv as served by an aggregated API server elsewhere, not by
+// a server of this chain: [Manager.LocalGroupVersions] leaves it out.
+func Remote() Option {
+	return func(o *addOptions) { o.remote = true }
+}
+
 // AddGroupVersion adds gv with its resources (the APIResourceList the
 // installer serves at /apis/<group>/<version>, subresources named
 // "<resource>/<sub>"), or replaces what gv had. The resources are copied.
@@ -126,6 +138,7 @@ func (m *Manager) AddGroupVersion(gv schema.GroupVersion, resources []metav1.API
 		priority:  DefaultPriority(gv),
 		resources: make([]metav1.APIResource, len(resources)),
 		freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
+		remote:    o.remote,
 	}
 	if o.priority != nil {
 		e.priority = *o.priority
@@ -171,9 +184,55 @@ func (m *Manager) GroupVersions() []schema.GroupVersion {
 	return out
 }
 
+// LocalGroupVersions returns the group-versions added without [Remote]
+// (those the servers of this chain serve), sorted by group then version.
+func (m *Manager) LocalGroupVersions() []schema.GroupVersion {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]schema.GroupVersion, 0, len(m.entries))
+	for gv, e := range m.entries {
+		if !e.remote {
+			out = append(out, gv)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return out[i].Version < out[j].Version
+	})
+	return out
+}
+
+// Subscribe returns a channel that receives after every change of the
+// group-versions held (notifications coalesce: one pending value at most)
+// and a function that ends the subscription.
+func (m *Manager) Subscribe() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.subscribers == nil {
+		m.subscribers = map[int]chan struct{}{}
+	}
+	id := m.nextSub
+	m.nextSub++
+	m.subscribers[id] = ch
+	return ch, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.subscribers, id)
+	}
+}
+
 // updateLocked publishes a new snapshot and routes new groups on the heads.
 func (m *Manager) updateLocked() {
 	s := m.build()
 	m.snap.Store(s)
 	m.routeGroupsLocked(s)
+	for _, ch := range m.subscribers {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }
