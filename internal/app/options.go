@@ -21,6 +21,9 @@ type Options struct {
 	Run           *options.ServerRunOptions
 	Storage       *options.StorageOptions
 	Audit         *options.AuditOptions
+	RequestHeader *options.RequestHeaderOptions
+	Aggregator    *options.AggregatorOptions
+	Services      *options.ServiceOptions
 
 	// Test seams (not flags).
 
@@ -41,6 +44,9 @@ func NewOptions() *Options {
 		Run:           options.NewServerRunOptions(),
 		Storage:       options.NewStorageOptions(),
 		Audit:         options.NewAuditOptions(),
+		RequestHeader: options.NewRequestHeaderOptions(),
+		Aggregator:    options.NewAggregatorOptions(),
+		Services:      options.NewServiceOptions(),
 	}
 }
 
@@ -53,6 +59,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Run.AddFlags(fs)
 	o.Storage.AddFlags(fs)
 	o.Audit.AddFlags(fs)
+	o.RequestHeader.AddFlags(fs)
+	o.Aggregator.AddFlags(fs)
+	o.Services.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -87,6 +96,9 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Run.Validate()...)
 	errs = append(errs, o.Storage.Validate()...)
 	errs = append(errs, o.Audit.Validate()...)
+	errs = append(errs, o.RequestHeader.Validate()...)
+	errs = append(errs, o.Aggregator.Validate()...)
+	errs = append(errs, o.Services.Validate()...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}
