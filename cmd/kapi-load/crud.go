@@ -57,10 +57,7 @@ func runCRUD(args []string) error {
 	objs := make([]*corev1.ConfigMap, *n)
 	name := func(i int) string { return "cm-" + strconv.Itoa(i) }
 
-	ops := []struct {
-		verb string
-		do   func(i int) error
-	}{
+	ops := []op{
 		{"create", func(i int) error {
 			cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name(i)}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 			objs[i] = cm
@@ -79,19 +76,31 @@ func runCRUD(args []string) error {
 		}},
 		{"delete", func(i int) error { return cms.Delete(ctx, name(i), metav1.DeleteOptions{}) }},
 	}
+	return runOps(ops, *conc, *n)
+}
+
+// op is one kind of operation measured: do(i) is its i-th call.
+type op struct {
+	verb string
+	do   func(i int) error
+}
+
+// runOps runs n calls of each op, in order, over conc workers, and prints
+// throughput and latency percentiles per op. Any failure ends the run.
+func runOps(ops []op, conc, n int) error {
 	for _, op := range ops {
-		lat := make([]time.Duration, *n)
+		lat := make([]time.Duration, n)
 		var next, failures atomic.Int64
 		var first atomic.Value
 		var wg sync.WaitGroup
 		start := time.Now()
-		for w := 0; w < *conc; w++ {
+		for w := 0; w < conc; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for {
 					i := int(next.Add(1) - 1)
-					if i >= *n {
+					if i >= n {
 						return
 					}
 					t0 := time.Now()
@@ -107,7 +116,7 @@ func runCRUD(args []string) error {
 		elapsed := time.Since(start)
 		sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 		fmt.Printf("%-17s c=%-3d n=%d: %7.0f ops/s, p50 %v, p99 %v, failures %d\n",
-			op.verb, *conc, *n, float64(*n)/elapsed.Seconds(), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond), failures.Load())
+			op.verb, conc, n, float64(n)/elapsed.Seconds(), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond), failures.Load())
 		if failures.Load() > 0 {
 			return fmt.Errorf("%s failures, first: %v", op.verb, first.Load())
 		}

@@ -4,6 +4,7 @@
 //	kapi-load startup -kapi ./kapi -runs 10 [-- extra kapi flags]
 //	kapi-load crud    -kubeconfig K -c 8 -n 2000
 //	kapi-load watch   -kubeconfig K -w 1000 -e 200
+//	kapi-load crd     -kubeconfig K -c 8 -n 2000 [-cel]
 //
 // "get" sends n authenticated GETs over c concurrent workers and prints the
 // throughput and latency percentiles. "startup" starts the kapi binary
@@ -11,7 +12,9 @@
 // to the first 200 from /readyz, and the RSS of the idle server. "crud"
 // measures create/get/update/list/delete of configmaps through the whole
 // server (client-go, protobuf, HTTP/2) and "watch" event delivery latency
-// to w watchers.
+// to w watchers. "crd" measures the time from creating a CRD to it being
+// Established and served, then the same operations as "crud" on custom
+// resources (dynamic client, JSON), with -cel under a CEL rule.
 //
 // It only ever talks to the address in the kubeconfig or to the kapi it
 // started on loopback, and every loop is bounded by -n / -runs.
@@ -41,7 +44,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kapi-load get|startup|crud|watch [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kapi-load get|startup|crud|crd|watch [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -54,6 +57,8 @@ func main() {
 		err = runCRUD(os.Args[2:])
 	case "watch":
 		err = runWatch(os.Args[2:])
+	case "crd":
+		err = runCRD(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}
