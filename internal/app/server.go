@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
+	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -47,6 +49,16 @@ type Config struct {
 	LoopbackToken string
 
 	Authenticator authenticator.Request
+	// ProxyClientCert is the client certificate the aggregator presents
+	// to aggregated API servers (--proxy-client-cert-file or the
+	// generated front-proxy-client certificate).
+	ProxyClientCert *tls.Certificate
+	// RequestHeader is the front-proxy authentication this server
+	// accepts (--requestheader-* flags).
+	RequestHeader requestheader.Config
+	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
+	// generated one unless --requestheader-client-ca-file is set).
+	RequestHeaderCAPEM []byte
 	Metrics       *metrics.Metrics
 	// Discovery holds the group-versions of the whole chain.
 	Discovery *discovery.Manager
@@ -221,12 +233,24 @@ func (c *Config) applySecureServing() error {
 		OnTLSHandshakeError:          c.Metrics.TLSHandshakeError,
 	}
 
+	if err := c.applyFrontProxy(bundle); err != nil {
+		return err
+	}
+	frontProxy, err := requestheader.New(c.RequestHeader)
+	if err != nil {
+		return fmt.Errorf("--requestheader-*: %w", err)
+	}
+
 	token, err := randomToken()
 	if err != nil {
 		return err
 	}
 	c.LoopbackToken = token
+	// Front-proxy authentication comes first, as upstream orders it: a
+	// proxy's certificate never authenticates as itself when it carries
+	// a user in headers.
 	c.Authenticator = authenticator.Union(
+		frontProxy,
 		authenticator.NewX509(clientCA),
 		authenticator.NewTokenAuthenticator(map[string]*user.Info{
 			token: {Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}},
@@ -241,6 +265,48 @@ func (c *Config) applySecureServing() error {
 	} else {
 		c.Logger.Warn("not writing the admin kubeconfig: the serving certificate is not signed by kapi's CA")
 	}
+	return nil
+}
+
+// applyFrontProxy sets up both sides of front-proxy authentication: the
+// identity headers this server trusts (--requestheader-*, by default from
+// the generated front-proxy CA) and the client certificate its aggregator
+// presents to backends (--proxy-client-*, by default the generated one).
+func (c *Config) applyFrontProxy(bundle *pki.Bundle) error {
+	rh := c.Options.RequestHeader
+	cfg := requestheader.DefaultConfig(bundle.FrontProxyCAPool)
+	c.RequestHeaderCAPEM = bundle.FrontProxyCAPEM
+	if rh.ClientCAFile != "" {
+		pool, err := pki.LoadCAPool(rh.ClientCAFile)
+		if err != nil {
+			return err
+		}
+		pemBytes, err := os.ReadFile(rh.ClientCAFile)
+		if err != nil {
+			return fmt.Errorf("--requestheader-client-ca-file: %w", err)
+		}
+		cfg.ClientCA, c.RequestHeaderCAPEM = pool, pemBytes
+		// With a CA of the user's, any name it signed is allowed unless
+		// --requestheader-allowed-names says otherwise (as upstream).
+		cfg.AllowedNames = nil
+	}
+	if len(rh.AllowedNames) > 0 {
+		cfg.AllowedNames = rh.AllowedNames
+	}
+	cfg.UsernameHeaders = rh.UsernameHeaders
+	cfg.UIDHeaders = rh.UIDHeaders
+	cfg.GroupHeaders = rh.GroupHeaders
+	cfg.ExtraHeaderPrefixes = rh.ExtraHeaderPrefixes
+	c.RequestHeader = cfg
+
+	proxy := bundle.ProxyClient
+	if a := c.Options.Aggregator; a.ProxyClientCertFile != "" {
+		var err error
+		if proxy, err = pki.LoadProxyClient(a.ProxyClientCertFile, a.ProxyClientKeyFile); err != nil {
+			return err
+		}
+	}
+	c.ProxyClientCert = &proxy
 	return nil
 }
 

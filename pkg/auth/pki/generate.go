@@ -18,9 +18,11 @@ import (
 // leafSpec describes a certificate signed by the CA.
 type leafSpec struct {
 	certFile, keyFile string
-	usage             x509.ExtKeyUsage
-	cn                string
-	orgs              []string
+	// caFile names the signing CA's certificate file, in messages.
+	caFile string
+	usage  x509.ExtKeyUsage
+	cn     string
+	orgs   []string
 	// hosts are the SANs (IPs or DNS names), serving certificates only.
 	hosts []string
 }
@@ -49,7 +51,7 @@ func newSerial() (*big.Int, error) {
 	return n.Add(n, big.NewInt(1)), nil
 }
 
-func newCA(now time.Time) (*keyPair, error) {
+func newCA(cnPrefix string, now time.Time) (*keyPair, error) {
 	key, err := newKey()
 	if err != nil {
 		return nil, err
@@ -60,7 +62,7 @@ func newCA(now time.Time) (*keyPair, error) {
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: fmt.Sprintf("kapi-ca@%d", now.Unix())},
+		Subject:               pkix.Name{CommonName: fmt.Sprintf("%s@%d", cnPrefix, now.Unix())},
 		NotBefore:             now.Add(-backdate),
 		NotAfter:              now.Add(caValidity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,

@@ -12,25 +12,40 @@ import (
 // (--tls-cert-file, --tls-private-key-file). The certificate file may hold
 // a chain, leaf first. The returned certificate has Leaf set.
 func LoadServing(certFile, keyFile string) (tls.Certificate, error) {
+	return loadPair("serving", certFile, keyFile)
+}
+
+// LoadProxyClient reads the client key pair the aggregator presents to
+// extension API servers (--proxy-client-cert-file,
+// --proxy-client-key-file). The certificate file may hold a chain, leaf
+// first. The returned certificate has Leaf set. As upstream, its key usage
+// and name are not checked here: the backend decides whom it trusts.
+func LoadProxyClient(certFile, keyFile string) (tls.Certificate, error) {
+	return loadPair("proxy client", certFile, keyFile)
+}
+
+// loadPair reads a key pair; kind names it in errors.
+func loadPair(kind, certFile, keyFile string) (tls.Certificate, error) {
 	if certFile == "" || keyFile == "" {
-		return tls.Certificate{}, fmt.Errorf("certificate %q and key %q: %w", certFile, keyFile, ErrUnpaired)
+		return tls.Certificate{}, fmt.Errorf("%s certificate %q and key %q: %w", kind, certFile, keyFile, ErrUnpaired)
 	}
 	certPEM, err := os.ReadFile(certFile)
 	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("read serving certificate: %w", err)
+		return tls.Certificate{}, fmt.Errorf("read %s certificate: %w", kind, err)
 	}
 	keyPEM, err := os.ReadFile(keyFile)
 	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("read serving key: %w", err)
+		return tls.Certificate{}, fmt.Errorf("read %s key: %w", kind, err)
 	}
 	tc, err := tlsPair(certPEM, keyPEM)
 	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("load serving certificate %s and key %s: %w", certFile, keyFile, err)
+		return tls.Certificate{}, fmt.Errorf("load %s certificate %s and key %s: %w", kind, certFile, keyFile, err)
 	}
 	return tc, nil
 }
 
-// LoadCAPool reads a PEM bundle of CA certificates (--client-ca-file).
+// LoadCAPool reads a PEM bundle of CA certificates (--client-ca-file,
+// --requestheader-client-ca-file).
 // Every CERTIFICATE block must parse and there must be at least one.
 func LoadCAPool(file string) (*x509.CertPool, error) {
 	data, err := os.ReadFile(file)

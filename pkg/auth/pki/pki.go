@@ -19,6 +19,13 @@ const (
 	ServingKeyFile  = "apiserver.key"
 	AdminCertFile   = "admin.crt"
 	AdminKeyFile    = "admin.key"
+
+	// The front-proxy CA and the client certificate it signs, which the
+	// aggregator presents to extension API servers (kubeadm's names).
+	FrontProxyCACertFile     = "front-proxy-ca.crt"
+	FrontProxyCAKeyFile      = "front-proxy-ca.key"
+	FrontProxyClientCertFile = "front-proxy-client.crt"
+	FrontProxyClientKeyFile  = "front-proxy-client.key"
 )
 
 // Identity of the generated admin client certificate, as kubeadm names it.
@@ -26,6 +33,11 @@ const (
 	AdminUser  = "kubernetes-admin"
 	AdminGroup = "system:masters"
 )
+
+// FrontProxyClientName is the common name of the generated proxy client
+// certificate, as kubeadm names it; backends list it in
+// --requestheader-allowed-names.
+const FrontProxyClientName = "front-proxy-client"
 
 // servingCommonName is the subject of the generated serving certificate;
 // clients check its SANs, never this name.
@@ -61,12 +73,16 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Files are the paths of the six PKI files. They are empty when the
+// Files are the paths of the ten PKI files. They are empty when the
 // bundle lives in memory only.
 type Files struct {
 	CACert, CAKey           string
 	ServingCert, ServingKey string
 	AdminCert, AdminKey     string
+	// FrontProxyCACert and FrontProxyCAKey are the front-proxy CA;
+	// ProxyClientCert and ProxyClientKey the client pair it signed.
+	FrontProxyCACert, FrontProxyCAKey string
+	ProxyClientCert, ProxyClientKey   string
 }
 
 // Bundle is the PKI a server runs with.
@@ -83,6 +99,19 @@ type Bundle struct {
 	// written into the admin kubeconfig.
 	AdminCertPEM []byte
 	AdminKeyPEM  []byte
+	// FrontProxyCA is a second, separate certificate authority: it signs
+	// only ProxyClient, and only request-header authentication trusts it
+	// (never the client-certificate authenticator, which trusts CA).
+	// FrontProxyCAPool holds just FrontProxyCA, FrontProxyCAPEM is its PEM
+	// encoding (--requestheader-client-ca-file).
+	FrontProxyCA     *x509.Certificate
+	FrontProxyCAPool *x509.CertPool
+	FrontProxyCAPEM  []byte
+	// ProxyClient is the client key pair (CN [FrontProxyClientName],
+	// client auth only) the aggregator presents to extension API servers
+	// (--proxy-client-cert-file, --proxy-client-key-file). Its chain is
+	// the leaf alone, and Leaf is set.
+	ProxyClient tls.Certificate
 	// Files are where the bundle was read from or written to.
 	Files Files
 	// Generated lists the base names of the files this call wrote, in
@@ -113,16 +142,19 @@ func filesIn(dir string) Files {
 		CACert: j(CACertFile), CAKey: j(CAKeyFile),
 		ServingCert: j(ServingCertFile), ServingKey: j(ServingKeyFile),
 		AdminCert: j(AdminCertFile), AdminKey: j(AdminKeyFile),
+		FrontProxyCACert: j(FrontProxyCACertFile), FrontProxyCAKey: j(FrontProxyCAKeyFile),
+		ProxyClientCert: j(FrontProxyClientCertFile), ProxyClientKey: j(FrontProxyClientKeyFile),
 	}
 }
 
 // Ensure returns the PKI in cfg.Dir, generating what is missing.
 //
-// For each pair (CA, serving, admin): both files present means reuse; only
-// one present is an error wrapping [ErrUnpaired]; neither present means
-// generate. A reused CA that expires within [RenewBefore] is replaced. A
-// reused leaf is replaced when it no longer verifies against the CA (for
-// its purpose), expires within [RenewBefore], or (serving only) does not
+// For each pair (CA, serving, admin, front-proxy CA, front-proxy client):
+// both files present means reuse; only one present is an error wrapping
+// [ErrUnpaired]; neither present means generate. A reused CA that expires
+// within [RenewBefore] is replaced. A reused leaf is replaced when it no
+// longer verifies against the CA that signs it (for its purpose), expires
+// within [RenewBefore], has another common name, or (serving only) does not
 // cover every required host. Files are written atomically: directories
 // 0755, certificates 0644, keys 0600.
 func Ensure(cfg Config) (*Bundle, error) {
@@ -137,12 +169,12 @@ func Ensure(cfg Config) (*Bundle, error) {
 	}
 	s := &store{dir: cfg.Dir, log: log, bundle: b}
 
-	ca, err := s.ensureCA(now)
+	ca, err := s.ensureCA(clusterCA, now)
 	if err != nil {
 		return nil, err
 	}
 	serving, err := s.ensureLeaf(ca, leafSpec{
-		certFile: ServingCertFile, keyFile: ServingKeyFile,
+		certFile: ServingCertFile, keyFile: ServingKeyFile, caFile: CACertFile,
 		usage: x509.ExtKeyUsageServerAuth,
 		cn:    servingCommonName, hosts: hosts,
 	}, now)
@@ -150,9 +182,21 @@ func Ensure(cfg Config) (*Bundle, error) {
 		return nil, err
 	}
 	admin, err := s.ensureLeaf(ca, leafSpec{
-		certFile: AdminCertFile, keyFile: AdminKeyFile,
+		certFile: AdminCertFile, keyFile: AdminKeyFile, caFile: CACertFile,
 		usage: x509.ExtKeyUsageClientAuth,
 		cn:    AdminUser, orgs: []string{AdminGroup},
+	}, now)
+	if err != nil {
+		return nil, err
+	}
+	fpCA, err := s.ensureCA(frontProxyCA, now)
+	if err != nil {
+		return nil, err
+	}
+	proxyClient, err := s.ensureLeaf(fpCA, leafSpec{
+		certFile: FrontProxyClientCertFile, keyFile: FrontProxyClientKeyFile, caFile: FrontProxyCACertFile,
+		usage: x509.ExtKeyUsageClientAuth,
+		cn:    FrontProxyClientName,
 	}, now)
 	if err != nil {
 		return nil, err
@@ -169,5 +213,14 @@ func Ensure(cfg Config) (*Bundle, error) {
 	}
 	b.AdminCertPEM = admin.certPEM
 	b.AdminKeyPEM = admin.keyPEM
+	b.FrontProxyCA = fpCA.cert
+	b.FrontProxyCAPool = x509.NewCertPool()
+	b.FrontProxyCAPool.AddCert(fpCA.cert)
+	b.FrontProxyCAPEM = fpCA.certPEM
+	b.ProxyClient = tls.Certificate{
+		Certificate: [][]byte{proxyClient.cert.Raw},
+		PrivateKey:  proxyClient.key,
+		Leaf:        proxyClient.cert,
+	}
 	return b, nil
 }

@@ -29,7 +29,11 @@ func ensure(t *testing.T, cfg Config) *Bundle {
 	return b
 }
 
-var allFiles = []string{CACertFile, CAKeyFile, ServingCertFile, ServingKeyFile, AdminCertFile, AdminKeyFile}
+var (
+	clusterFiles    = []string{CACertFile, CAKeyFile, ServingCertFile, ServingKeyFile, AdminCertFile, AdminKeyFile}
+	frontProxyFiles = []string{FrontProxyCACertFile, FrontProxyCAKeyFile, FrontProxyClientCertFile, FrontProxyClientKeyFile}
+	allFiles        = append(slices.Clone(clusterFiles), frontProxyFiles...)
+)
 
 // snapshot records the content and modification time of every PKI file.
 type fileState struct {
@@ -91,12 +95,15 @@ func TestEnsureGenerates(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "pki")
 	b := ensure(t, Config{Dir: dir, Hosts: []string{"0.0.0.0", "10.1.2.3", "Kapi.Example.COM", "[fd00::7]", ""}})
 
-	if got, want := b.Generated, []string{CAKeyFile, CACertFile, ServingKeyFile, ServingCertFile, AdminKeyFile, AdminCertFile}; !slices.Equal(got, want) {
+	if got, want := b.Generated, []string{CAKeyFile, CACertFile, ServingKeyFile, ServingCertFile, AdminKeyFile, AdminCertFile,
+		FrontProxyCAKeyFile, FrontProxyCACertFile, FrontProxyClientKeyFile, FrontProxyClientCertFile}; !slices.Equal(got, want) {
 		t.Errorf("Generated = %v, want %v", got, want)
 	}
 	modes := map[string]os.FileMode{
 		CACertFile: 0o644, ServingCertFile: 0o644, AdminCertFile: 0o644,
 		CAKeyFile: 0o600, ServingKeyFile: 0o600, AdminKeyFile: 0o600,
+		FrontProxyCACertFile: 0o644, FrontProxyClientCertFile: 0o644,
+		FrontProxyCAKeyFile: 0o600, FrontProxyClientKeyFile: 0o600,
 	}
 	for name, want := range modes {
 		fi, err := os.Stat(filepath.Join(dir, name))
@@ -223,6 +230,10 @@ func TestEnsureReuses(t *testing.T) {
 	if !second.CA.Equal(first.CA) || !second.Serving.Leaf.Equal(first.Serving.Leaf) {
 		t.Errorf("reused bundle holds different certificates")
 	}
+	if !second.FrontProxyCA.Equal(first.FrontProxyCA) || !second.ProxyClient.Leaf.Equal(first.ProxyClient.Leaf) ||
+		!bytes.Equal(second.FrontProxyCAPEM, first.FrontProxyCAPEM) {
+		t.Errorf("reused bundle holds different front-proxy certificates")
+	}
 	if !bytes.Equal(second.AdminCertPEM, first.AdminCertPEM) || !bytes.Equal(second.AdminKeyPEM, first.AdminKeyPEM) {
 		t.Errorf("reused bundle holds a different admin pair")
 	}
@@ -336,12 +347,12 @@ func TestEnsureRegenerates(t *testing.T) {
 		{
 			name: "leaves expire within 30 days",
 			cfg:  func(base time.Time) Config { return Config{Now: fixed(base.Add(340 * day))} },
-			want: []string{ServingCertFile, ServingKeyFile, AdminCertFile, AdminKeyFile},
+			want: leafFiles,
 		},
 		{
 			name: "leaves expired",
 			cfg:  func(base time.Time) Config { return Config{Now: fixed(base.Add(400 * day))} },
-			want: []string{ServingCertFile, ServingKeyFile, AdminCertFile, AdminKeyFile},
+			want: leafFiles,
 		},
 		{
 			name: "CA expires within 30 days",
@@ -359,7 +370,31 @@ func TestEnsureRegenerates(t *testing.T) {
 				os.Remove(filepath.Join(dir, CACertFile))
 				os.Remove(filepath.Join(dir, CAKeyFile))
 			},
-			want: allFiles,
+			want: clusterFiles,
+		},
+		{
+			name: "front-proxy client pair missing",
+			modify: func(t *testing.T, dir string) {
+				os.Remove(filepath.Join(dir, FrontProxyClientCertFile))
+				os.Remove(filepath.Join(dir, FrontProxyClientKeyFile))
+			},
+			want: []string{FrontProxyClientCertFile, FrontProxyClientKeyFile},
+		},
+		{
+			name: "front-proxy CA replaced",
+			modify: func(t *testing.T, dir string) {
+				os.Remove(filepath.Join(dir, FrontProxyCACertFile))
+				os.Remove(filepath.Join(dir, FrontProxyCAKeyFile))
+			},
+			want: frontProxyFiles,
+		},
+		{
+			name: "front-proxy client signed by the cluster CA",
+			modify: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, FrontProxyClientCertFile), mustRead(t, filepath.Join(dir, AdminCertFile)))
+				writeFile(t, filepath.Join(dir, FrontProxyClientKeyFile), mustRead(t, filepath.Join(dir, AdminKeyFile)))
+			},
+			want: []string{FrontProxyClientCertFile, FrontProxyClientKeyFile},
 		},
 	}
 	for _, tc := range tests {
@@ -389,9 +424,10 @@ func TestEnsureRegenerates(t *testing.T) {
 			if cfg.Now != nil {
 				now = cfg.Now()
 			}
-			for _, name := range []string{ServingCertFile, AdminCertFile} {
+			roots := map[string]*x509.CertPool{ServingCertFile: b.CAPool, AdminCertFile: b.CAPool, FrontProxyClientCertFile: b.FrontProxyCAPool}
+			for name, pool := range roots {
 				c := readCert(t, filepath.Join(dir, name))[0]
-				if _, err := c.Verify(x509.VerifyOptions{Roots: b.CAPool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+				if _, err := c.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
 					t.Errorf("%s does not verify at %v: %v", name, now, err)
 				}
 				if left := c.NotAfter.Sub(now); left < RenewBefore {
@@ -406,6 +442,9 @@ func TestEnsureRegenerates(t *testing.T) {
 		})
 	}
 }
+
+// leafFiles are the pairs signed by a CA.
+var leafFiles = []string{ServingCertFile, ServingKeyFile, AdminCertFile, AdminKeyFile, FrontProxyClientCertFile, FrontProxyClientKeyFile}
 
 func fixed(t time.Time) func() time.Time { return func() time.Time { return t } }
 

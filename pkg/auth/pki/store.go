@@ -31,26 +31,38 @@ type store struct {
 
 func (s *store) path(name string) string { return filepath.Join(s.dir, name) }
 
-func (s *store) ensureCA(now time.Time) (*keyPair, error) {
-	ca, err := s.load(CACertFile, CAKeyFile)
+// caSpec describes a self-signed certificate authority.
+type caSpec struct {
+	certFile, keyFile string
+	// cnPrefix is followed by "@<unix seconds>" in the subject.
+	cnPrefix string
+}
+
+var (
+	clusterCA    = caSpec{certFile: CACertFile, keyFile: CAKeyFile, cnPrefix: "kapi-ca"}
+	frontProxyCA = caSpec{certFile: FrontProxyCACertFile, keyFile: FrontProxyCAKeyFile, cnPrefix: "kapi-front-proxy-ca"}
+)
+
+func (s *store) ensureCA(spec caSpec, now time.Time) (*keyPair, error) {
+	ca, err := s.load(spec.certFile, spec.keyFile)
 	if err != nil {
 		return nil, err
 	}
 	if ca != nil {
 		if !ca.cert.IsCA {
-			return nil, fmt.Errorf("%s is not a CA certificate (basic constraints CA:FALSE)", s.path(CACertFile))
+			return nil, fmt.Errorf("%s is not a CA certificate (basic constraints CA:FALSE)", s.path(spec.certFile))
 		}
 		if ca.cert.NotAfter.Sub(now) >= RenewBefore && !now.Before(ca.cert.NotBefore) {
 			return ca, nil
 		}
 		s.log.Warn("replacing certificate authority; clients trusting the old one must be updated",
-			"file", s.path(CACertFile), "notBefore", ca.cert.NotBefore, "notAfter", ca.cert.NotAfter)
+			"file", s.path(spec.certFile), "notBefore", ca.cert.NotBefore, "notAfter", ca.cert.NotAfter)
 	}
-	ca, err = newCA(now)
+	ca, err = newCA(spec.cnPrefix, now)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.write(CACertFile, CAKeyFile, ca.certPEM, ca.keyPEM, "no usable CA"); err != nil {
+	if err := s.write(spec.certFile, spec.keyFile, ca.certPEM, ca.keyPEM, "no usable CA"); err != nil {
 		return nil, err
 	}
 	return ca, nil
@@ -92,7 +104,7 @@ func leafProblem(cert, ca *x509.Certificate, spec leafSpec, now time.Time) strin
 		KeyUsages:   []x509.ExtKeyUsage{spec.usage},
 	})
 	if err != nil {
-		return fmt.Sprintf("does not verify against %s: %v", CACertFile, err)
+		return fmt.Sprintf("does not verify against %s: %v", spec.caFile, err)
 	}
 	if cert.NotAfter.Sub(now) < RenewBefore {
 		return fmt.Sprintf("expires at %s, in less than %s", cert.NotAfter.UTC().Format(time.RFC3339), RenewBefore)

@@ -1,0 +1,214 @@
+package requestheader
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"io"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
+	"github.com/kapi-dev/kapi/pkg/auth/pki"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// issued is a certificate with its key.
+type issued struct {
+	cert *x509.Certificate
+	key  crypto.Signer
+}
+
+// tls returns the pair as a TLS client certificate sending chain after
+// the leaf.
+func (i issued) tls(chain ...issued) *tls.Certificate {
+	c := &tls.Certificate{Certificate: [][]byte{i.cert.Raw}, PrivateKey: i.key, Leaf: i.cert}
+	for _, ch := range chain {
+		c.Certificate = append(c.Certificate, ch.cert.Raw)
+	}
+	return c
+}
+
+// issue creates a certificate from tmpl signed by parent (nil:
+// self-signed).
+func issue(t testing.TB, tmpl *x509.Certificate, parent *issued) issued {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl.SerialNumber = sn.Add(sn, big.NewInt(1))
+	if tmpl.NotBefore.IsZero() {
+		tmpl.NotBefore = time.Now().Add(-time.Hour)
+	}
+	if tmpl.NotAfter.IsZero() {
+		tmpl.NotAfter = time.Now().Add(time.Hour)
+	}
+	tmpl.BasicConstraintsValid = true
+	parentCert, parentKey := tmpl, crypto.Signer(key)
+	if parent != nil {
+		parentCert, parentKey = parent.cert, parent.key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parentCert, key.Public(), parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return issued{cert: cert, key: key}
+}
+
+func caTemplate(cn string) *x509.Certificate {
+	return &x509.Certificate{
+		Subject:  pkix.Name{CommonName: cn},
+		IsCA:     true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+}
+
+func clientTemplate(cn string) *x509.Certificate {
+	return &x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+}
+
+// fixture is kapi's generated PKI plus certificates made to go wrong.
+type fixture struct {
+	bundle *pki.Bundle
+	// proxy is the generated front-proxy client pair; admin the generated
+	// admin pair (cluster CA).
+	proxy, admin *tls.Certificate
+	// fpCA is the generated front-proxy CA with its key, to sign more.
+	fpCA issued
+	// otherRoot and otherInter form an unrelated chain.
+	otherRoot, otherInter issued
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	b, err := pki.Ensure(pki.Config{Dir: t.TempDir(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fpCA, err := tls.LoadX509KeyPair(b.Files.FrontProxyCACert, b.Files.FrontProxyCAKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := tls.X509KeyPair(b.AdminCertPEM, b.AdminKeyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{
+		bundle: b,
+		proxy:  &b.ProxyClient,
+		admin:  &admin,
+		fpCA:   issued{cert: fpCA.Leaf, key: fpCA.PrivateKey.(crypto.Signer)},
+	}
+	f.otherRoot = issue(t, caTemplate("other-root"), nil)
+	f.otherInter = issue(t, caTemplate("other-intermediate"), &f.otherRoot)
+	return f
+}
+
+// result is what the authenticator said inside a real TLS server.
+type result struct {
+	user *user.Info
+	ok   bool
+	err  error
+	// left are the request's headers after authentication.
+	left http.Header
+}
+
+// do sends one GET with hdr, presenting cert (nil: none), to a TLS server
+// that asks for (but does not itself verify) client certificates, as
+// kube-apiserver does, and runs auth on the request there.
+func (f *fixture) do(t testing.TB, auth authenticator.Request, cert *tls.Certificate, hdr http.Header) result {
+	t.Helper()
+	got := make(chan result, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, ok, err := auth.AuthenticateRequest(r)
+		got <- result{user: u, ok: ok, err: err, left: r.Header.Clone()}
+	}))
+	srv.TLS = &tls.Config{
+		Certificates: []tls.Certificate{f.bundle.Serving},
+		ClientAuth:   tls.RequestClientCert,
+	}
+	srv.StartTLS()
+	defer srv.Close()
+
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: f.bundle.CAPool}}
+	if cert != nil {
+		tr.TLSClientConfig.Certificates = []tls.Certificate{*cert}
+	}
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/api", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, vs := range hdr {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case r := <-got:
+		return r
+	default:
+		t.Fatal("handler did not run")
+		return result{}
+	}
+}
+
+// remote lists the X-Remote-* headers of h (and X-Keep, which must
+// survive), for comparisons.
+func remote(h http.Header) http.Header {
+	out := http.Header{}
+	for k, v := range h {
+		lk := strings.ToLower(k)
+		if strings.HasPrefix(lk, "x-remote-") || strings.HasPrefix(lk, "x-other-") || lk == "x-keep" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// hdr builds a header from name, value pairs, each pair one line.
+func hdr(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
+	}
+	return h
+}
+
+func mustNew(t testing.TB, cfg Config) authenticator.Request {
+	t.Helper()
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return a
+}
