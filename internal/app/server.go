@@ -59,7 +59,7 @@ type Config struct {
 	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
 	// generated one unless --requestheader-client-ca-file is set).
 	RequestHeaderCAPEM []byte
-	Metrics       *metrics.Metrics
+	Metrics            *metrics.Metrics
 	// Discovery holds the group-versions of the whole chain.
 	Discovery *discovery.Manager
 
