@@ -1,0 +1,160 @@
+package aggregator
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kapi-dev/kapi/pkg/aggregator/apiservice"
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+)
+
+// The label of auto-registered APIServices and its values (upstream's):
+// "onstart" ones (built-in group-versions) are synced once, at start;
+// "true" ones (CRD group-versions) for as long as they are served.
+const (
+	AutoManagedLabel    = "kube-aggregator.kubernetes.io/automanaged"
+	ManageOnStart       = "onstart"
+	ManageContinuously  = "true"
+	autoRegisterRetry   = time.Second
+	autoRegisterManager = "kube-apiserver-autoregistration"
+)
+
+// autoRegistration is the state of the autoregistration controller.
+type autoRegistration struct {
+	// atStart are the APIServices that existed when it started.
+	atStart map[string]bool
+	// synced are the desired APIServices synced successfully once.
+	synced map[string]bool
+}
+
+// runAutoRegistration keeps one local APIService per group-version the
+// chain serves (kube-apiserver-autoregistration, with upstream's
+// crdregistration controller folded in): created if missing, updated if
+// its spec drifted, deleted once no longer served; never touching
+// APIServices without the automanaged label.
+func (a *Aggregator) runAutoRegistration(ctx context.Context, changed <-chan struct{}) {
+	discChanged, cancel := a.cfg.Discovery.Subscribe()
+	defer cancel()
+	if !a.informer.waitSynced(ctx) {
+		return
+	}
+	st := &autoRegistration{atStart: map[string]bool{}, synced: map[string]bool{}}
+	for _, svc := range a.informer.list() {
+		st.atStart[svc.Name] = true
+	}
+	retry := time.NewTimer(time.Hour)
+	defer retry.Stop()
+	for {
+		if !a.syncAutoRegistration(ctx, st) && ctx.Err() == nil {
+			retry.Reset(autoRegisterRetry)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-discChanged:
+		case <-retry.C:
+		}
+	}
+}
+
+// desiredAPIServices returns the APIService wanted for every local
+// group-version, by name.
+func (a *Aggregator) desiredAPIServices() map[string]*apiregistrationv1.APIService {
+	out := map[string]*apiregistrationv1.APIService{}
+	for _, gv := range a.cfg.Discovery.LocalGroupVersions() {
+		if gv.Group == apiregistrationv1.GroupName {
+			continue // the aggregator's own group has none, as upstream
+		}
+		p := discovery.DefaultPriority(gv)
+		manage := ManageContinuously
+		if a.builtin[gv] {
+			manage = ManageOnStart
+		}
+		name := apiservice.Name(gv)
+		out[name] = &apiregistrationv1.APIService{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{AutoManagedLabel: manage}},
+			Spec: apiregistrationv1.APIServiceSpec{
+				Group:                gv.Group,
+				Version:              gv.Version,
+				GroupPriorityMinimum: p.Group,
+				VersionPriority:      p.Version,
+			},
+		}
+	}
+	return out
+}
+
+// syncAutoRegistration does one pass; false if some write failed.
+func (a *Aggregator) syncAutoRegistration(ctx context.Context, st *autoRegistration) bool {
+	ok := true
+	desired := a.desiredAPIServices()
+	names := map[string]bool{}
+	for n := range desired {
+		names[n] = true
+	}
+	for _, svc := range a.informer.list() {
+		names[svc.Name] = true
+	}
+	for name := range names {
+		if err := a.syncAutoRegistered(ctx, st, name, desired[name], a.informer.get(name)); err != nil {
+			if ctx.Err() == nil {
+				a.logger.Warn("autoregister apiservice", "apiservice", name, "err", err)
+			}
+			ok = false
+			continue
+		}
+		if desired[name] != nil {
+			st.synced[name] = true
+		}
+	}
+	return ok
+}
+
+// syncAutoRegistered reconciles one name, as upstream's autoregister
+// controller does.
+func (a *Aggregator) syncAutoRegistered(ctx context.Context, st *autoRegistration, name string, desired, cur *apiregistrationv1.APIService) error {
+	sctx := systemContext(ctx)
+	switch {
+	case cur == nil && desired == nil:
+		return nil
+	case desired != nil && desired.Labels[AutoManagedLabel] == ManageOnStart && st.synced[name]:
+		return nil // "onstart" ones are synced once
+	case cur == nil:
+		_, err := a.store.Create(sctx, desired, nil, &metav1.CreateOptions{FieldManager: autoRegisterManager})
+		if apierrors.IsAlreadyExists(err) {
+			return nil // seen again through the informer
+		}
+		return err
+	}
+	manage, managed := cur.Labels[AutoManagedLabel]
+	switch {
+	case !managed:
+		return nil // a user's APIService
+	case manage == ManageOnStart && !st.atStart[name]:
+		return nil
+	case manage == ManageOnStart && st.synced[name]:
+		return nil
+	case desired == nil:
+		uid := cur.UID
+		_, _, err := a.store.Delete(sctx, name, nil, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && (apierrors.IsNotFound(err) || apierrors.IsConflict(err)) {
+			return nil
+		}
+		return err
+	case equality.Semantic.DeepEqual(cur.Spec, desired.Spec):
+		return nil
+	}
+	_, _, err := a.store.Update(sctx, name, mutation(func(svc *apiregistrationv1.APIService) {
+		svc.Spec = desired.Spec
+	}), nil, nil, false, &metav1.UpdateOptions{FieldManager: autoRegisterManager})
+	if err != nil && (apierrors.IsNotFound(err) || apierrors.IsConflict(err)) {
+		return nil
+	}
+	return err
+}

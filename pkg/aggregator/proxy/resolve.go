@@ -1,0 +1,142 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// ServiceLister is what the proxy reads services and their endpoints
+// from. Implementations must be safe for concurrent use; a missing object
+// is an error for which apierrors.IsNotFound is true.
+type ServiceLister interface {
+	// GetService returns the service namespace/name.
+	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
+	// ListEndpointSlices returns the EndpointSlices of the service
+	// namespace/service (label kubernetes.io/service-name); none is not
+	// an error.
+	ListEndpointSlices(ctx context.Context, namespace, service string) ([]discoveryv1.EndpointSlice, error)
+	// GetEndpoints returns the Endpoints object namespace/name.
+	GetEndpoints(ctx context.Context, namespace, name string) (*corev1.Endpoints, error)
+}
+
+// ResolveEndpoint returns the https URL (no path) of one ready endpoint
+// of the service namespace/name for its service port port, chosen at
+// random among the ready ones, as kube-apiserver's endpoint routing does:
+// the service port's name selects the endpoint port (the target port).
+// EndpointSlices are read first; only if the service has none, its
+// Endpoints. An ExternalName service resolves to its external name and
+// port. The errors are upstream's.
+func ResolveEndpoint(ctx context.Context, services ServiceLister, namespace, name string, port int32) (*url.URL, error) {
+	svc, err := services.GetService(ctx, namespace, name)
+	if err != nil {
+		return nil, fmt.Errorf("get service %s/%s: %w", namespace, name, err)
+	}
+	switch svc.Spec.Type {
+	case corev1.ServiceTypeExternalName:
+		return &url.URL{Scheme: "https", Host: net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(port)))}, nil
+	case "", corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
+	default:
+		return nil, fmt.Errorf("unsupported service type %q", svc.Spec.Type)
+	}
+	svcPort, err := FindServicePort(svc, port)
+	if err != nil {
+		return nil, err
+	}
+	addrs, err := ReadyAddresses(ctx, services, namespace, name, svcPort.Name)
+	if err != nil {
+		return nil, err
+	}
+	if len(addrs) == 0 {
+		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", name))
+	}
+	return &url.URL{Scheme: "https", Host: addrs[rand.IntN(len(addrs))]}, nil
+}
+
+// FindServicePort returns the port of svc whose port number is port.
+func FindServicePort(svc *corev1.Service, port int32) (*corev1.ServicePort, error) {
+	for i := range svc.Spec.Ports {
+		if svc.Spec.Ports[i].Port == port {
+			return &svc.Spec.Ports[i], nil
+		}
+	}
+	return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no service port %d found for service %q", port, svc.Name))
+}
+
+// ReadyAddresses returns "host:port" of every ready endpoint of the
+// service namespace/name on its port named portName: from its
+// EndpointSlices (IPv4 and IPv6 ones) if it has any, else from its
+// Endpoints (a missing Endpoints object means none).
+func ReadyAddresses(ctx context.Context, services ServiceLister, namespace, name, portName string) ([]string, error) {
+	slices, err := services.ListEndpointSlices(ctx, namespace, name)
+	if err != nil {
+		return nil, fmt.Errorf("list endpointslices of %s/%s: %w", namespace, name, err)
+	}
+	if len(slices) > 0 {
+		return sliceAddresses(slices, portName), nil
+	}
+	eps, err := services.GetEndpoints(ctx, namespace, name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get endpoints %s/%s: %w", namespace, name, err)
+	}
+	return endpointsAddresses(eps, portName), nil
+}
+
+func sliceAddresses(slices []discoveryv1.EndpointSlice, portName string) []string {
+	var out []string
+	for i := range slices {
+		s := &slices[i]
+		if s.AddressType != discoveryv1.AddressTypeIPv4 && s.AddressType != discoveryv1.AddressTypeIPv6 {
+			continue
+		}
+		port := int32(0)
+		for _, p := range s.Ports {
+			if p.Port != nil && nameOf(p.Name) == portName {
+				port = *p.Port
+				break
+			}
+		}
+		if port == 0 {
+			continue
+		}
+		for _, ep := range s.Endpoints {
+			if ep.Conditions.Ready != nil && !*ep.Conditions.Ready || len(ep.Addresses) == 0 {
+				continue
+			}
+			out = append(out, net.JoinHostPort(ep.Addresses[0], strconv.Itoa(int(port))))
+		}
+	}
+	return out
+}
+
+func endpointsAddresses(eps *corev1.Endpoints, portName string) []string {
+	var out []string
+	for _, ss := range eps.Subsets {
+		for _, p := range ss.Ports {
+			if p.Name != portName {
+				continue
+			}
+			for _, a := range ss.Addresses {
+				out = append(out, net.JoinHostPort(a.IP, strconv.Itoa(int(p.Port))))
+			}
+		}
+	}
+	return out
+}
+
+func nameOf(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
