@@ -32,6 +32,11 @@ var allowedAtStatusRoot = map[string]bool{
 // validateCRD validates a CRD on create (metadata is the store's, but for
 // the name rule, which needs the spec).
 func validateCRD(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	return append(validateCRDCommon(crd), validateSchemas(crd, nil)...)
+}
+
+// validateCRDCommon is what create and update both check in full.
+func validateCRDCommon(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
 	var errs field.ErrorList
 	if want := crd.Spec.Names.Plural + "." + crd.Spec.Group; crd.Name != want {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), crd.Name, `must be spec.names.plural+"."+spec.group`))
@@ -42,11 +47,12 @@ func validateCRD(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList 
 	return errs
 }
 
-// validateCRDUpdate validates an update: everything validateCRD checks,
-// group and names.plural immutable, scope and names.kind immutable once
+// validateCRDUpdate validates an update: everything validateCRD checks
+// (the schema checks of validateSchemas only on versions whose schema
+// changed), group and names.plural immutable, scope and names.kind immutable once
 // the CRD is established.
 func validateCRDUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-	errs := validateCRD(crd)
+	errs := append(validateCRDCommon(crd), validateSchemas(crd, old)...)
 	spec := field.NewPath("spec")
 	if isConditionTrue(old, apiextensionsv1.Established) {
 		errs = append(errs, apimachineryvalidation.ValidateImmutableField(crd.Spec.Scope, old.Spec.Scope, spec.Child("scope"))...)
@@ -154,6 +160,7 @@ func validateVersion(v *apiextensionsv1.CustomResourceDefinitionVersion, p *fiel
 	for i := range v.AdditionalPrinterColumns {
 		errs = append(errs, validateColumn(&v.AdditionalPrinterColumns[i], p.Child("additionalPrinterColumns").Index(i))...)
 	}
+	errs = append(errs, validateSelectableFields(v, p.Child("selectableFields"))...)
 	return errs
 }
 

@@ -43,5 +43,25 @@
 // at the root and in x-kubernetes-embedded-resource objects) and get the
 // schema's defaults. Pruned fields are Warning headers under
 // fieldValidation=Warn (the default), a 400 under Strict, silent under
-// Ignore. Reads from storage (get, list, watch) get the defaults too.
+// Ignore, on the main resource and on /status alike. Reads from storage
+// (get, list, watch) get the defaults too.
+//
+// Every write records metadata.managedFields and server-side apply
+// (application/apply-patch+yaml) is served, as upstream: the field
+// manager's structured-merge-diff types come from each version's schema
+// (apiVersion, kind and ObjectMeta at the root and in embedded resources;
+// x-kubernetes-list-type, -list-map-keys, -map-type,
+// -preserve-unknown-fields and -int-or-string honoured); status is reset
+// on the main resource, spec on /status; conflicts are 409s.
+//
+// Versions with spec.subresources.scale serve <plural>/scale as
+// autoscaling/v1 Scale over the CRD's replica paths (a missing spec
+// replicas field is a 500 on get, a 400 on an update that leaves it
+// unset; managed fields of the replicas path move between the object and
+// its Scale). Versions' selectableFields are field selector labels of
+// list and watch (other labels: "field label not supported: ..."). Table
+// output honours includeObject (None, Metadata, Object) on get, list and
+// watch. OpenAPI v2 carries every served kind (definitions named as
+// upstream, "com.example.v1.Widget", schemas made v2-compatible) beside
+// the v3 documents, and loses them when the CRD goes.
 package apiextensions

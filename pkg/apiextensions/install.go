@@ -10,6 +10,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
@@ -134,6 +135,13 @@ func Install(s *server.GenericServer, cfg Config) error {
 		logger:            logger,
 		serializer:        newCRSerializer(),
 		crds:              map[string]*crdServing{},
+	}
+	// ObjectMeta's schemas for server-side apply: those the OpenAPI
+	// documents already hold, else built on first use.
+	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return metaSchemas(openapi.NewDefinitions()) })
+	if crAPI != nil {
+		meta := crAPI.meta
+		crs.metaSchemas = func() (map[string]*spec.Schema, error) { return meta, nil }
 	}
 	synced := make(chan struct{})
 	if err := s.RegisterMuxAndDiscoveryCompleteSignal(CRDInformerSyncedSignal, synced); err != nil {

@@ -24,11 +24,16 @@ const (
 // crOpenAPI publishes OpenAPI v3 documents: one per group-version of
 // custom resources (each kind's schema with apiVersion, kind and metadata,
 // its list, and read paths naming x-kubernetes-group-version-kind, which
-// kubectl explain looks for). A nil crOpenAPI publishes nothing.
+// kubectl explain looks for), and the same definitions and paths in the
+// v2 document (schemas made v2-compatible as upstream), removed when the
+// CRD goes. A nil crOpenAPI publishes nothing.
 type crOpenAPI struct {
 	api *server.OpenAPI
 	// meta are the ObjectMeta and ListMeta schemas and what they reference.
 	meta map[string]*spec.Schema
+	// v2 is what each group-version put into the v2 document (used
+	// under the crServer's lock).
+	v2 map[schema.GroupVersion]v2Entries
 }
 
 func newCROpenAPI(api *server.OpenAPI, defs *openapi.Definitions) (*crOpenAPI, error) {
@@ -39,7 +44,7 @@ func newCROpenAPI(api *server.OpenAPI, defs *openapi.Definitions) (*crOpenAPI, e
 	if err != nil {
 		return nil, fmt.Errorf("openapi: metadata schemas: %w", err)
 	}
-	return &crOpenAPI{api: api, meta: meta}, nil
+	return &crOpenAPI{api: api, meta: meta, v2: map[schema.GroupVersion]v2Entries{}}, nil
 }
 
 func gvPath(gv schema.GroupVersion) string { return "apis/" + gv.Group + "/" + gv.Version }
@@ -49,6 +54,7 @@ func (o *crOpenAPI) remove(gv schema.GroupVersion) {
 		return
 	}
 	o.api.SetV3(gvPath(gv), nil)
+	o.removeV2(gv)
 }
 
 // set publishes the document of gv for crds (each serving gv).
@@ -72,7 +78,7 @@ func (o *crOpenAPI) set(gv schema.GroupVersion, crds []*apiextensionsv1.CustomRe
 		return fmt.Errorf("encode openapi v3 for %s: %w", gv, err)
 	}
 	o.api.SetV3(gvPath(gv), doc)
-	return nil
+	return o.setV2(gv, crds)
 }
 
 // definitionName is upstream's name of a custom kind: the reversed group,

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -91,4 +92,26 @@ func (i strictObjInfo) UpdatedObject(ctx context.Context, old runtime.Object) (r
 		return nil, err
 	}
 	return obj, nil
+}
+
+// statusStore is the /status subresource of a version: like the main
+// resource, it passes fieldValidation on to the strategy (pruned fields
+// are warnings under Warn, silent under Ignore) and refuses unknown
+// fields under Strict.
+type statusStore struct {
+	*generic.StatusREST
+	schema *apiextensionsv1.JSONSchemaProps // structural schema, or nil
+}
+
+// Update implements rest.Updater.
+func (s *statusStore) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	var directive string
+	if options != nil {
+		directive = options.FieldValidation
+	}
+	if directive == metav1.FieldValidationStrict {
+		objInfo = strictObjInfo{UpdatedObjectInfo: objInfo, schema: s.schema}
+	}
+	return s.StatusREST.Update(withFieldValidation(ctx, directive), name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
 }

@@ -89,6 +89,11 @@ func newSchemaValidator(in *apiextensionsv1.JSONSchemaProps) (*schemaValidator, 
 // upstream's (Required, NotSupported, TooLong, TooMany, TypeInvalid,
 // Invalid).
 func (v *schemaValidator) validate(obj map[string]any) field.ErrorList {
+	return v.validateValue(obj)
+}
+
+// validateValue is validate for any JSON value (a default, say).
+func (v *schemaValidator) validateValue(obj any) field.ErrorList {
 	if v == nil {
 		return nil
 	}

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -42,6 +44,9 @@ type crServer struct {
 	minRequestTimeout time.Duration
 	logger            *slog.Logger
 	serializer        crSerializer
+	// metaSchemas returns ObjectMeta's schemas (server-side apply);
+	// computed once, on first use.
+	metaSchemas func() (map[string]*spec.Schema, error)
 
 	mu   sync.Mutex
 	crds map[string]*crdServing // by CRD name
@@ -53,6 +58,10 @@ type crdServing struct {
 	crd         *apiextensionsv1.CustomResourceDefinition
 	versions    map[string]*versionServing
 	terminating atomic.Bool
+	// typeConverter and defaulter serve server-side apply on every
+	// version.
+	typeConverter managedfields.TypeConverter
+	defaulter     crDefaulter
 }
 
 // versionServing is one served version: its storage (kept across CRD
@@ -65,8 +74,13 @@ type versionServing struct {
 	// readSchema is the schema whose defaults reads from storage get; it
 	// goes with the storage on reuse.
 	readSchema *atomic.Pointer[apiextensionsv1.JSONSchemaProps]
+	// selectable are the version's selectable fields, which the
+	// storage's attributes function reads; it goes with the storage on
+	// reuse.
+	selectable *atomic.Pointer[[]selectableField]
 	store      *crStore
-	status     *generic.StatusREST
+	status     *statusStore
+	scale      *scaleREST // nil without the scale subresource
 }
 
 func (v *versionServing) close() {
@@ -85,7 +99,12 @@ func (s *crServer) serve(crd *apiextensionsv1.CustomResourceDefinition) error {
 		s.removeLocked(crd.Name)
 		old = nil
 	}
-	next := &crdServing{uid: crd.UID, crd: crd.DeepCopy(), versions: map[string]*versionServing{}}
+	next := &crdServing{uid: crd.UID, crd: crd.DeepCopy(), versions: map[string]*versionServing{}, defaulter: newCRDefaulter(crd)}
+	meta, err := s.metaSchemas()
+	if err != nil {
+		return fmt.Errorf("serve %s: %w", crd.Name, err)
+	}
+	next.typeConverter = newCRTypeConverter(crd, meta, s.logger)
 	next.terminating.Store(crd.DeletionTimestamp != nil)
 	sv := storageVersion(crd)
 	var built []*versionServing
@@ -215,14 +234,19 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		return u
 	}
 	resource := schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
-	vs := &versionServing{storageVersion: storageVer, watches: newWatchSet(), readSchema: &atomic.Pointer[apiextensionsv1.JSONSchemaProps]{}}
+	vs := &versionServing{storageVersion: storageVer, watches: newWatchSet(),
+		readSchema: &atomic.Pointer[apiextensionsv1.JSONSchemaProps]{}, selectable: &atomic.Pointer[[]selectableField]{}}
 	if v.Schema != nil {
 		vs.readSchema.Store(v.Schema.OpenAPIV3Schema)
 	}
+	selectable := selectableFieldsOf(v)
+	vs.selectable.Store(&selectable)
 	if reuse != nil {
 		vs.storage, vs.destroy, vs.watches = reuse.storage, reuse.destroy, reuse.watches
 		reuse.readSchema.Store(vs.readSchema.Load())
 		vs.readSchema = reuse.readSchema
+		reuse.selectable.Store(vs.selectable.Load())
+		vs.selectable = reuse.selectable
 	} else {
 		st, destroy, err := s.storage(registry.StorageConfig{
 			Resource:       resource,
@@ -230,7 +254,7 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 			Prefix:         generic.DefaultResourcePrefix(resource),
 			NewFunc:        newFunc,
 			NewListFunc:    newList,
-			GetAttrs:       storage.DefaultAttrs,
+			GetAttrs:       crAttrs(vs.selectable),
 		}, storageCodec{storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, served: gv, defaults: vs.readSchema})
 		if err != nil {
 			return nil, fmt.Errorf("storage: %w", err)
@@ -272,6 +296,8 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		CreateStrategy:            strategy,
 		UpdateStrategy:            strategy,
 		TableConvertor:            newTableConvertor(resource, v.AdditionalPrinterColumns),
+		GetAttrs:                  crAttrs(vs.selectable),
+		FieldLabels:               fieldLabels(selectable),
 		Storage:                   vs.storage,
 		Logger:                    s.logger,
 	}
@@ -281,7 +307,10 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 	}
 	vs.store = &crStore{Store: store, watches: vs.watches, schema: strategy.schema}
 	if strategy.statusEnabled {
-		vs.status = generic.NewStatusREST(store, strategy.statusStrategy())
+		vs.status = &statusStore{StatusREST: generic.NewStatusREST(store, strategy.statusStrategy()), schema: strategy.schema}
+	}
+	if v.Subresources != nil && v.Subresources.Scale != nil {
+		vs.scale = newScaleREST(store, gv, crd, v.Subresources.Scale)
 	}
 	return vs, nil
 }
@@ -315,7 +344,10 @@ func (s *crServer) rebuildLocked(gvs []schema.GroupVersion) error {
 func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 	root := "/apis/" + gv.Group + "/" + gv.Version
 	stores := map[string]rest.Storage{}
+	scales := map[string]rest.Storage{}
 	byResource := map[string]*crdServing{}
+	byKind := map[schema.GroupVersionKind]*crdServing{}
+	convertor := crConvertor{labels: map[schema.GroupVersionKind]crFieldLabels{}}
 	var served []*crdServing
 	for _, c := range s.crds {
 		if c.crd.Spec.Group != gv.Group {
@@ -330,7 +362,19 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 		if v.status != nil {
 			stores[plural+"/status"] = v.status
 		}
+		if v.scale != nil {
+			stores[plural+"/scale"] = v.scale
+			scales[plural+"/scale"] = v.scale
+		}
 		byResource[plural] = c
+		byKind[gv.WithKind(c.crd.Status.AcceptedNames.Kind)] = c
+		var labels []string
+		if fs := v.selectable.Load(); fs != nil {
+			labels = fieldLabels(*fs)
+		}
+		convertor.labels[gv.WithKind(c.crd.Status.AcceptedNames.Kind)] = crFieldLabels{
+			namespaced: c.crd.Spec.Scope == apiextensionsv1.NamespaceScoped, fields: labels,
+		}
 		served = append(served, c)
 	}
 	if len(stores) == 0 {
@@ -343,6 +387,8 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 		GroupVersion:      gv,
 		Storage:           stores,
 		Serializer:        s.serializer,
+		Convertor:         convertor,
+		FieldManagers:     fieldManagers(byKind),
 		MinRequestTimeout: s.minRequestTimeout,
 		Logger:            s.logger,
 	}
@@ -350,7 +396,16 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 	if err != nil {
 		return fmt.Errorf("build %s: %w", gv, err)
 	}
-	s.handler.HandleREST(root, &crHandler{next: h, crds: byResource, serializer: s.serializer, logger: s.logger})
+	var scaleHandler http.Handler
+	if len(scales) > 0 {
+		// Scale is a built-in type: served in protobuf too, as upstream.
+		sg := *g
+		sg.Storage, sg.Serializer, sg.Convertor = scales, nil, nil
+		if scaleHandler, _, err = sg.Build(); err != nil {
+			return fmt.Errorf("build the scale subresources of %s: %w", gv, err)
+		}
+	}
+	s.handler.HandleREST(root, &crHandler{next: h, scale: scaleHandler, crds: byResource, serializer: s.serializer, logger: s.logger})
 	if err := s.discovery.AddGroupVersion(gv, resources, discovery.WithPriority(discovery.CRDPriority), discovery.WithResponseKindGroupVersion()); err != nil {
 		return fmt.Errorf("discovery for %s: %w", gv, err)
 	}
@@ -366,14 +421,17 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 }
 
 // crPatchTypes are the patch types custom resources accept (strategic
-// merge patch needs Go types: 415, as upstream).
-var crPatchTypes = []string{"application/json-patch+json", "application/merge-patch+json"}
+// merge patch needs Go types: 415, as upstream; server-side apply works
+// on their schemas).
+var crPatchTypes = []string{"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}
 
 // crHandler serves one group-version's custom resources: creates of a
 // terminating CRD's resources are refused (405), strategic merge patches
-// answer 415; the rest goes to the installer's handler.
+// answer 415; scale subresources go to their own handler (JSON, YAML and
+// protobuf), the rest to the installer's handler.
 type crHandler struct {
 	next       http.Handler
+	scale      http.Handler           // the scale subresources, or nil
 	crds       map[string]*crdServing // by plural
 	serializer crSerializer
 	logger     *slog.Logger
@@ -395,6 +453,10 @@ func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				handlers.WriteErrorNegotiated(w, req, h.serializer, h.logger, &apierrors.StatusError{ErrStatus: unsupportedPatch()})
 				return
 			}
+		}
+		if c != nil && info.Subresource == "scale" && h.scale != nil {
+			h.scale.ServeHTTP(w, req)
+			return
 		}
 	}
 	h.next.ServeHTTP(w, req)

@@ -59,7 +59,7 @@ func TestKubectlCustomResources(t *testing.T) {
 					return out
 				}
 				run("apply", "-f", crd)
-				run("wait", "--for", "condition=established", "crd/gizmos.e2e.kapi.dev", "--timeout=20s")
+				waitCRDEstablished(t, kubectl, kc, "crd/gizmos.e2e.kapi.dev")
 				ns := e.newNamespace(t)
 				cr := filepath.Join(dir, "cr.yaml")
 				_ = os.WriteFile(cr, []byte("apiVersion: e2e.kapi.dev/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 3}\n"), 0o600)

@@ -11,4 +11,9 @@
 // kapi serves its built-in types in their external versions only (there
 // are no internal versions): the hub version of a Manager is the version
 // it serves, and the scheme is the converter, defaulter and creater.
+//
+// Custom resources bring their own TypeConverter (built from the CRD's
+// schemas), convertor, defaulter and creater for unstructured objects
+// ([Config].Convertor, Defaulter, Creater) and set [Config].CustomResource
+// for upstream's CRD field manager.
 package fieldmanager

@@ -49,17 +49,30 @@ type Config struct {
 	// TypeConverter defaults to [TypeConverter].
 	TypeConverter managedfields.TypeConverter
 	// Scheme converts, defaults and creates objects of Kind; it defaults
-	// to pkg/api/scheme.Scheme.
+	// to pkg/api/scheme.Scheme. Convertor, Defaulter and Creater, when
+	// set, take its place in their role.
 	Scheme *runtime.Scheme
+	// Convertor converts objects of Kind between versions (custom
+	// resources: *unstructured.Unstructured).
+	Convertor runtime.ObjectConvertor
+	// Defaulter defaults objects of Kind.
+	Defaulter runtime.ObjectDefaulter
+	// Creater creates empty objects of Kind.
+	Creater runtime.ObjectCreater
+	// CustomResource selects upstream's field manager for custom
+	// resources: managed fields of every version are converted through
+	// Kind's group-version (there is no internal version), and objects
+	// are unstructured.
+	CustomResource bool
 }
 
 // Manager is the field manager of one (sub)resource. It implements
 // handlers.FieldManager and is safe for concurrent use.
 type Manager struct {
-	fm     *managedfields.FieldManager
-	tc     managedfields.TypeConverter
-	scheme *runtime.Scheme
-	gv     schema.GroupVersion
+	fm        *managedfields.FieldManager
+	tc        managedfields.TypeConverter
+	convertor runtime.ObjectConvertor
+	gv        schema.GroupVersion
 }
 
 var _ handlers.FieldManager = (*Manager)(nil)
@@ -80,6 +93,18 @@ func New(c Config) (*Manager, error) {
 	if s == nil {
 		s = scheme.Scheme
 	}
+	var convertor runtime.ObjectConvertor = crossGroupConvertor{s}
+	if c.Convertor != nil {
+		convertor = c.Convertor
+	}
+	var defaulter runtime.ObjectDefaulter = s
+	if c.Defaulter != nil {
+		defaulter = c.Defaulter
+	}
+	var creater runtime.ObjectCreater = s
+	if c.Creater != nil {
+		creater = c.Creater
+	}
 	var reset map[fieldpath.APIVersion]fieldpath.Filter
 	if len(c.ResetFields) > 0 {
 		reset = make(map[fieldpath.APIVersion]fieldpath.Filter, len(c.ResetFields))
@@ -87,11 +112,15 @@ func New(c Config) (*Manager, error) {
 			reset[v] = fieldpath.NewExcludeSetFilter(set)
 		}
 	}
-	fm, err := managedfields.NewDefaultFieldManager(tc, crossGroupConvertor{s}, s, s, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset)
+	newManager := managedfields.NewDefaultFieldManager
+	if c.CustomResource {
+		newManager = managedfields.NewDefaultCRDFieldManager
+	}
+	fm, err := newManager(tc, convertor, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset)
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
 	}
-	return &Manager{fm: fm, tc: tc, scheme: s, gv: c.Kind.GroupVersion()}, nil
+	return &Manager{fm: fm, tc: tc, convertor: convertor, gv: c.Kind.GroupVersion()}, nil
 }
 
 // UpdateNoErrors implements handlers.FieldManager: newObj with its
@@ -128,12 +157,12 @@ func (m *Manager) Apply(liveObj, appliedObj runtime.Object, manager string, forc
 }
 
 // unfit tells whether an applied object fails the structured-merge-diff
-// schema of its kind or cannot be decoded into its Go type.
+// schema of its kind or cannot be converted to its served type.
 func (m *Manager) unfit(appliedObj runtime.Object) bool {
 	if _, err := m.tc.ObjectToTyped(appliedObj); err != nil {
 		return true
 	}
-	_, err := m.scheme.ConvertToVersion(appliedObj.DeepCopyObject(), m.gv)
+	_, err := m.convertor.ConvertToVersion(appliedObj.DeepCopyObject(), m.gv)
 	return err != nil
 }
 

@@ -35,6 +35,10 @@ type APIGroupVersion struct {
 	// Scheme knows the kinds served (creater, convertor, typer); nil means
 	// pkg/api/scheme.Scheme.
 	Scheme *runtime.Scheme
+	// Convertor, optional, replaces Scheme as the convertor (field
+	// selector labels, Table rows with includeObject=Object): custom
+	// resources have their own.
+	Convertor runtime.ObjectConvertor
 	// Serializer encodes and decodes them; nil means pkg/api/scheme.Codecs.
 	Serializer runtime.NegotiatedSerializer
 	// ParameterCodec decodes query parameters; nil means
@@ -129,6 +133,13 @@ func (g *APIGroupVersion) complete() {
 	}
 }
 
+func (g *APIGroupVersion) convertor() runtime.ObjectConvertor {
+	if g.Convertor != nil {
+		return g.Convertor
+	}
+	return g.Scheme
+}
+
 // register builds the routes of one (sub)resource path and its discovery
 // entry, from the interfaces its storage implements (as upstream's
 // installer: verbs list, create, deletecollection, watch (list and watch
@@ -180,7 +191,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Serializer:          g.Serializer,
 		ParameterCodec:      g.ParameterCodec,
 		Creater:             g.Scheme,
-		Convertor:           g.Scheme,
+		Convertor:           g.convertor(),
 		Typer:               g.Scheme,
 		TableConvertor:      tableConvertor,
 		FieldManager:        fieldManager,

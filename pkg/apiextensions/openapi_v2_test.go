@@ -1,0 +1,143 @@
+package apiextensions
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+func TestV2Schema(t *testing.T) {
+	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
+	in := &apiextensionsv1.JSONSchemaProps{
+		Type:     "object",
+		Required: []string{"a", "n"},
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"a":    str,
+			"n":    {Type: "object", Nullable: true, Properties: map[string]apiextensionsv1.JSONSchemaProps{"x": str}},
+			"ios":  {XIntOrString: true, AnyOf: []apiextensionsv1.JSONSchemaProps{{Type: "integer"}, {Type: "string"}}},
+			"free": {Type: "object", XPreserveUnknownFields: ptr.To(true), Properties: map[string]apiextensionsv1.JSONSchemaProps{"x": str}},
+			"list": {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &str}},
+		},
+	}
+	got, err := v2Schema(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		got, want any
+	}{
+		{"nullable not required", got.Required, []string{"a"}},
+		{"nullable untyped", len(got.Properties["n"].Type), 0},
+		{"nullable without properties", len(got.Properties["n"].Properties), 0},
+		{"int-or-string untyped", len(got.Properties["ios"].Type), 0},
+		{"no anyOf", len(got.Properties["ios"].AnyOf), 0},
+		{"preserve-unknown without properties", len(got.Properties["free"].Properties), 0},
+		{"list kept", got.Properties["list"].Items.Schema.Type[0], "string"},
+	} {
+		if !reflect.DeepEqual(tc.got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// The v2 document carries each served kind (named as upstream) and its
+// paths while the CRD exists; JSON and protobuf both serve.
+func TestOpenAPIV2(t *testing.T) {
+	ts := startServer(t, serverOptions{})
+	ctx := context.Background()
+	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
+	crd := newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	type doc struct {
+		Paths       map[string]json.RawMessage `json:"paths"`
+		Definitions map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			GVK        []map[string]string        `json:"x-kubernetes-group-version-kind"`
+		} `json:"definitions"`
+	}
+	get := func() doc {
+		t.Helper()
+		code, body := ts.do(t, http.MethodGet, "/openapi/v2", "")
+		if code != 200 {
+			t.Fatalf("GET /openapi/v2: %d %s", code, body)
+		}
+		var d doc
+		if err := json.Unmarshal(body, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	var d doc
+	eventually(t, 10*time.Second, "widgets in the v2 document", func() bool {
+		d = get()
+		_, ok := d.Definitions["com.example.v1.Widget"]
+		return ok
+	})
+	w := d.Definitions["com.example.v1.Widget"]
+	for _, p := range []string{"apiVersion", "kind", "metadata", "spec", "status"} {
+		if _, ok := w.Properties[p]; !ok {
+			t.Errorf("com.example.v1.Widget lacks property %s", p)
+		}
+	}
+	if want := []map[string]string{{"group": "example.com", "version": "v1", "kind": "Widget"}}; !reflect.DeepEqual(w.GVK, want) {
+		t.Errorf("x-kubernetes-group-version-kind: got %v, want %v", w.GVK, want)
+	}
+	for _, name := range []string{"com.example.v1.WidgetList", objectMetaName, listMetaName} {
+		if _, ok := d.Definitions[name]; !ok {
+			t.Errorf("definition %s missing", name)
+		}
+	}
+	for _, p := range []string{"/apis/example.com/v1/namespaces/{namespace}/widgets", "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"} {
+		if _, ok := d.Paths[p]; !ok {
+			t.Errorf("path %s missing", p)
+		}
+	}
+	req, err := http.NewRequest(http.MethodGet, ts.srv.URL+"/openapi/v2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	resp, err := ts.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" {
+		t.Fatalf("GET /openapi/v2 as protobuf: got %d %s, want 200 protobuf", resp.StatusCode, ct)
+	}
+
+	if err := crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "widgets gone from the v2 document", func() bool {
+		d = get()
+		_, ok := d.Definitions["com.example.v1.Widget"]
+		return !ok
+	})
+	for _, name := range []string{"com.example.v1.WidgetList"} {
+		if _, ok := d.Definitions[name]; ok {
+			t.Errorf("definition %s still there", name)
+		}
+	}
+	if _, ok := d.Definitions[objectMetaName]; !ok {
+		t.Errorf("ObjectMeta removed with the CRD")
+	}
+	if len(d.Paths) != 0 {
+		for p := range d.Paths {
+			if len(p) > len("/apis/example.com/") && p[:len("/apis/example.com/")] == "/apis/example.com/" {
+				t.Errorf("path %s still there", p)
+			}
+		}
+	}
+}

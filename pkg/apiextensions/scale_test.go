@@ -1,0 +1,175 @@
+package apiextensions
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+)
+
+func scaleCRD() *apiextensionsv1.CustomResourceDefinition {
+	crd := newCRD("scale.example.com", "scalers", "Scaler", apiextensionsv1.NamespaceScoped)
+	v := &crd.Spec.Versions[0]
+	v.Schema.OpenAPIV3Schema = &apiextensionsv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+				// int-or-string, so that a string can be stored.
+				"replicas": {XIntOrString: true},
+				"other":    {Type: "string"},
+			}},
+			"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+				"replicas": {Type: "integer"},
+				"selector": {Type: "string"},
+			}},
+		},
+	}
+	v.AdditionalPrinterColumns = nil
+	v.Subresources.Scale = &apiextensionsv1.CustomResourceSubresourceScale{
+		SpecReplicasPath:   ".spec.replicas",
+		StatusReplicasPath: ".status.replicas",
+		LabelSelectorPath:  ptr.To(".status.selector"),
+	}
+	return crd
+}
+
+func TestScaleSubresource(t *testing.T) {
+	ts := startServer(t, serverOptions{})
+	ctx := context.Background()
+	crd := scaleCRD()
+	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	r := ts.dynamic(t).Resource(gvr("scale.example.com", "v1", "scalers")).Namespace("ns1")
+	eventually(t, 10*time.Second, "scalers served", func() bool {
+		_, err := r.List(ctx, metav1.ListOptions{})
+		return err == nil
+	})
+
+	// Discovery lists scalers/scale as autoscaling/v1 Scale.
+	rl, err := ts.discovery(t).ServerResourcesForGroupVersion("scale.example.com/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, res := range rl.APIResources {
+		if res.Name == "scalers/scale" {
+			found = true
+			if res.Group != "autoscaling" || res.Version != "v1" || res.Kind != "Scale" || strings.Join(res.Verbs, ",") != "get,patch,update" {
+				t.Fatalf("scalers/scale discovery: got %+v, want autoscaling/v1 Scale with get,patch,update", res)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("scalers/scale not in discovery: %+v", rl.APIResources)
+	}
+
+	for _, y := range []string{
+		`{"apiVersion":"scale.example.com/v1","kind":"Scaler","metadata":{"name":"s1"},"spec":{"replicas":1}}`,
+		`{"apiVersion":"scale.example.com/v1","kind":"Scaler","metadata":{"name":"empty"},"spec":{"other":"x"}}`,
+		`{"apiVersion":"scale.example.com/v1","kind":"Scaler","metadata":{"name":"str"},"spec":{"replicas":"3"}}`,
+	} {
+		u := &unstructured.Unstructured{}
+		if err := json.Unmarshal([]byte(y), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.UpdateStatus(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scale.example.com/v1", "kind": "Scaler",
+		"metadata": map[string]any{"name": "s1", "resourceVersion": mustGet(t, r, "s1").GetResourceVersion()},
+		"spec":     map[string]any{"replicas": int64(1)},
+		"status":   map[string]any{"replicas": int64(1), "selector": "app=s1"},
+	}}, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	base := "/apis/scale.example.com/v1/namespaces/ns1/scalers/"
+	for _, tc := range []struct {
+		name, method, path, ct, body string
+		code                         int
+		want                         string
+	}{
+		{"get", http.MethodGet, "s1/scale", "", "", 200, `"kind":"Scale","apiVersion":"autoscaling/v1"`},
+		{"get selector", http.MethodGet, "s1/scale", "", "", 200, `"status":{"replicas":1,"selector":"app=s1"}`},
+		{"put", http.MethodPut, "s1/scale?fieldManager=scaler", "application/json",
+			`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"s1","namespace":"ns1"},"spec":{"replicas":3}}`, 200, `"spec":{"replicas":3}`},
+		{"merge patch", http.MethodPatch, "s1/scale", "application/merge-patch+json", `{"spec":{"replicas":5}}`, 200, `"spec":{"replicas":5}`},
+		{"negative", http.MethodPatch, "s1/scale", "application/merge-patch+json", `{"spec":{"replicas":-1}}`, 422, "must be greater than or equal to 0"},
+		{"stale resourceVersion", http.MethodPut, "s1/scale", "application/json",
+			`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"s1","namespace":"ns1","resourceVersion":"1"},"spec":{"replicas":3}}`, 409, "the object has been modified"},
+		{"wrong kind", http.MethodPut, "s1/scale", "application/json",
+			`{"apiVersion":"scale.example.com/v1","kind":"Scaler","metadata":{"name":"s1"},"spec":{"replicas":3}}`, 400, ""},
+		{"missing spec replicas: get", http.MethodGet, "empty/scale", "", "", 500, `the spec replicas field \".spec.replicas\" does not exist`},
+		{"missing spec replicas: patch without replicas", http.MethodPatch, "empty/scale", "application/merge-patch+json", `{"metadata":{"labels":{"a":"b"}}}`, 400,
+			`the spec replicas field \".spec.replicas\" cannot be empty`},
+		{"missing spec replicas: patch setting them", http.MethodPatch, "empty/scale", "application/merge-patch+json", `{"spec":{"replicas":2}}`, 200, `"spec":{"replicas":2}`},
+		{"not an integer", http.MethodGet, "str/scale", "", "", 500, "expected int64"},
+		{"not found", http.MethodGet, "nope/scale", "", "", 404, ""},
+		{"strategic merge patch", http.MethodPatch, "s1/scale", "application/strategic-merge-patch+json", `{"spec":{"replicas":5}}`, 415, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var headers []string
+			if tc.ct != "" {
+				headers = []string{"Content-Type", tc.ct}
+			}
+			code, body := ts.do(t, tc.method, base+tc.path, tc.body, headers...)
+			if code != tc.code || !strings.Contains(string(body), tc.want) {
+				t.Fatalf("got %d %s, want %d containing %s", code, body, tc.code, tc.want)
+			}
+			if code == 200 {
+				var s autoscalingv1.Scale
+				if err := json.Unmarshal(body, &s); err != nil || s.Name != strings.Split(tc.path, "/")[0] {
+					t.Fatalf("not a Scale of %s: %v %s", tc.path, err, body)
+				}
+			}
+		})
+	}
+
+	// Scale is a built-in type: protobuf is served too.
+	code, body := ts.do(t, http.MethodGet, base+"s1/scale", "", "Accept", "application/vnd.kubernetes.protobuf")
+	if code != 200 || !strings.HasPrefix(string(body), "k8s\x00") {
+		t.Fatalf("scale as protobuf: got %d %q, want 200 protobuf", code, body)
+	}
+
+	// The custom resource changed through /scale: replicas, generation,
+	// and the scale manager owns spec.replicas.
+	u := mustGet(t, r, "s1")
+	if got, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas"); got != 5 {
+		t.Fatalf("spec.replicas: got %d, want 5", got)
+	}
+	if got := u.GetGeneration(); got != 3 {
+		t.Fatalf("generation after two scale changes: got %d, want 3", got)
+	}
+	var owner bool
+	for _, e := range u.GetManagedFields() {
+		if e.Subresource == "scale" && e.APIVersion == "scale.example.com/v1" && strings.Contains(string(e.FieldsV1.Raw), `"f:replicas"`) {
+			owner = true
+		}
+	}
+	if !owner {
+		t.Fatalf("no scale manager owns spec.replicas: %+v", u.GetManagedFields())
+	}
+}
+
+func mustGet(t *testing.T, r interface {
+	Get(context.Context, string, metav1.GetOptions, ...string) (*unstructured.Unstructured, error)
+}, name string) *unstructured.Unstructured {
+	t.Helper()
+	u, err := r.Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
