@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
@@ -20,12 +24,15 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/lease"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/selfsubjectreview"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
@@ -48,6 +55,79 @@ type Config struct {
 	// terminating namespaces (default 5s); it also reacts to watch events.
 	NamespaceResync time.Duration
 	Logger          *slog.Logger
+
+	// ServiceClusterIPRange is --service-cluster-ip-range: the range
+	// Service ClusterIPs are allocated from (default
+	// DefaultServiceClusterIPRange, 10.0.0.0/24). Its first address is
+	// the "kubernetes" Service's.
+	ServiceClusterIPRange netip.Prefix
+	// ServiceNodePortRange is --service-node-port-range (default
+	// allocator.DefaultNodePortRange, 30000-32767).
+	ServiceNodePortRange allocator.PortRange
+	// PublicAddress is the address the "kubernetes" Service's Endpoints
+	// and EndpointSlice point at (--advertise-address; default
+	// DefaultPublicAddress, 127.0.0.1).
+	PublicAddress net.IP
+	// SecurePort is the port the API server serves on, the "kubernetes"
+	// Service's targetPort and endpoint port (default DefaultSecurePort,
+	// 6443; pass the port actually bound when --secure-port is 0).
+	SecurePort int
+	// KubernetesServiceInterval is how often the bootstrap controller
+	// reconciles the "kubernetes" Service and its endpoints and repairs the
+	// ClusterIP and NodePort allocations (default
+	// DefaultKubernetesServiceInterval, 10s).
+	KubernetesServiceInterval time.Duration
+	// AllocationRepairMinAge is how old an allocation no Service holds must
+	// be before the repair releases it (default
+	// DefaultAllocationRepairMinAge, 3m).
+	AllocationRepairMinAge time.Duration
+	// OnServices, if set, is called by Install with the installed
+	// Services, Endpoints and EndpointSlices resources (the aggregator and
+	// webhook clients resolve Service references through them, e.g. with
+	// ServiceStores.Reader).
+	OnServices func(ServiceStores)
+}
+
+// ServiceStores are the installed Services, Endpoints and EndpointSlices
+// resources. Reads through them skip authentication, authorization and
+// admission; Services must be written through Services (not its generic
+// store), which allocates ClusterIPs and NodePorts.
+type ServiceStores struct {
+	Services       *service.REST
+	Endpoints      *generic.Store
+	EndpointSlices *generic.Store
+}
+
+// Reader returns a reader of Services and their endpoints (its method set
+// is the aggregator's proxy.ServiceLister).
+func (s ServiceStores) Reader() *service.Reader {
+	return service.NewReader(s.Services, s.Endpoints, s.EndpointSlices)
+}
+
+// complete fills in the defaults of the service fields.
+func (c *Config) complete() error {
+	if !c.ServiceClusterIPRange.IsValid() {
+		c.ServiceClusterIPRange = DefaultServiceClusterIPRange
+	}
+	if c.ServiceNodePortRange == (allocator.PortRange{}) {
+		c.ServiceNodePortRange = allocator.DefaultNodePortRange
+	}
+	if c.PublicAddress == nil {
+		c.PublicAddress = DefaultPublicAddress
+	}
+	if c.SecurePort == 0 {
+		c.SecurePort = DefaultSecurePort
+	}
+	if c.SecurePort < 1 || c.SecurePort > 65535 {
+		return fmt.Errorf("controlplane: invalid secure port %d", c.SecurePort)
+	}
+	if c.KubernetesServiceInterval <= 0 {
+		c.KubernetesServiceInterval = DefaultKubernetesServiceInterval
+	}
+	if c.AllocationRepairMinAge <= 0 {
+		c.AllocationRepairMinAge = DefaultAllocationRepairMinAge
+	}
+	return nil
 }
 
 // Installed is one group-version the core server serves.
@@ -58,8 +138,9 @@ type Installed struct {
 
 // Install adds the built-in resources to the core server s, registers
 // them with discovery, and adds the post-start hooks that bootstrap the
-// system namespaces and run the namespace controller. It returns what it
-// installed (for OpenAPI).
+// system namespaces, run the namespace controller, and run the bootstrap
+// controller (the "kubernetes" Service and its endpoints, allocation
+// repair). It returns what it installed (for OpenAPI).
 func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if c.Storage == nil || c.Discovery == nil {
 		return nil, errors.New("controlplane: Storage and Discovery are required")
@@ -67,15 +148,22 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	if err := c.complete(); err != nil {
+		return nil, err
+	}
 	if err := registerFieldLabels(); err != nil {
 		return nil, err
 	}
 	opts := registry.Options{Storage: c.Storage, Logger: c.Logger}
 
 	var stores []rest.Storage
+	var destroyers []func() // the allocators' storage
 	destroyAll := func() {
 		for _, st := range stores {
 			st.Destroy()
+		}
+		for _, d := range destroyers {
+			d()
 		}
 	}
 	ns, nsStatus, nsFinalize, err := namespace.NewREST(opts)
@@ -113,7 +201,16 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 		return nil, fmt.Errorf("leases: %w", err)
 	}
 	stores = append(stores, leases)
+	svcs, err := installServices(opts, c, &destroyers)
+	if err != nil {
+		destroyAll()
+		return nil, err
+	}
+	stores = append(stores, svcs.services, svcs.endpoints, svcs.slices)
 	s.AddDestroyFunc(destroyAll)
+	if c.OnServices != nil {
+		c.OnServices(ServiceStores{Services: svcs.services, Endpoints: svcs.endpoints, EndpointSlices: svcs.slices})
+	}
 
 	// Creating into a missing or terminating namespace is refused, and the
 	// system namespaces cannot be deleted (NamespaceLifecycle).
@@ -129,7 +226,14 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 				"secrets":             secrets,
 				"serviceaccounts":     sas,
 				"events":              events,
+				"services":            svcs.services,
+				"services/status":     svcs.servicesStatus,
+				"endpoints":           svcs.endpoints,
 			},
+		},
+		{
+			GroupVersion: discoveryv1.SchemeGroupVersion,
+			Storage:      map[string]rest.Storage{"endpointslices": svcs.slices},
 		},
 		{
 			GroupVersion: eventsv1.SchemeGroupVersion,
@@ -138,6 +242,11 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 		{
 			GroupVersion: coordinationv1.SchemeGroupVersion,
 			Storage:      map[string]rest.Storage{"leases": leases},
+		},
+		{
+			// kubectl auth whoami.
+			GroupVersion: authenticationv1.SchemeGroupVersion,
+			Storage:      map[string]rest.Storage{"selfsubjectreviews": selfsubjectreview.NewREST()},
 		},
 	}
 	var installed []Installed
@@ -156,7 +265,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 			return nil, fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
 		}
 	}
-	for _, group := range []string{"", eventsv1.GroupName, coordinationv1.GroupName} {
+	for _, group := range []string{"", eventsv1.GroupName, coordinationv1.GroupName, discoveryv1.GroupName} {
 		c.Discovery.InstallGroupRoot(s.Handler(), group)
 	}
 
@@ -168,7 +277,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	ctrl := &namespaceController{
 		namespaces: ns,
 		finalize:   nsFinalize,
-		content:    namespacedContent(cms, secrets, sas, events, leases),
+		content:    namespacedContent(cms, secrets, sas, events, leases, svcs.services.Store(), svcs.endpoints, svcs.slices),
 		resync:     c.NamespaceResync,
 		logger:     c.Logger.With("controller", "namespace"),
 	}
@@ -191,6 +300,9 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 			<-ctrlDone
 		}
 	})
+	if err := addBootstrapController(s, c, svcs); err != nil {
+		return nil, err
+	}
 	return installed, nil
 }
 
@@ -225,7 +337,7 @@ func (c clusterScoped) Get(ctx context.Context, name string, o *metav1.GetOption
 var fieldLabelsOnce = sync.OnceValue(func() error {
 	for _, add := range []func(*runtime.Scheme) error{
 		secret.AddFieldLabelConversions, namespace.AddFieldLabelConversions, event.AddFieldLabelConversions,
-		addEventConversions,
+		service.AddFieldLabelConversions, addEventConversions,
 	} {
 		if err := add(scheme.Scheme); err != nil {
 			return fmt.Errorf("scheme: %w", err)
@@ -236,7 +348,8 @@ var fieldLabelsOnce = sync.OnceValue(func() error {
 
 // registerFieldLabels teaches the shared scheme, once per process, the
 // per-resource field selectors (secret type, namespace status.phase, event
-// fields) and the conversion between the two Event types.
+// fields, service spec.clusterIP and spec.type) and the conversion between
+// the two Event types.
 func registerFieldLabels() error { return fieldLabelsOnce() }
 
 // addEventConversions lets the scheme convert core/v1 and events.k8s.io/v1

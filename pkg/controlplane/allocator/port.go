@@ -1,0 +1,124 @@
+package allocator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// PortKeyPrefix is the storage key prefix of NodePort allocations.
+const PortKeyPrefix = "/ranges/servicenodeports"
+
+// PortRange is a range of ports: Base to Base+Size-1.
+type PortRange struct {
+	Base int
+	Size int
+}
+
+// DefaultNodePortRange is kube's --service-node-port-range: 30000-32767.
+var DefaultNodePortRange = PortRange{Base: 30000, Size: 2768}
+
+// String renders the range as kube does: "30000-32767".
+func (r PortRange) String() string {
+	return fmt.Sprintf("%d-%d", r.Base, r.Base+r.Size-1)
+}
+
+// Contains reports whether port is in the range.
+func (r PortRange) Contains(port int) bool { return port >= r.Base && port < r.Base+r.Size }
+
+// Ports allocates Service NodePorts from a PortRange.
+type Ports struct {
+	pr PortRange
+	r  keyedRange
+}
+
+// NewPorts returns the NodePort allocator of pr on s (storage of
+// coordination.k8s.io/v1 Leases, see the package doc).
+func NewPorts(s storage.Interface, pr PortRange) (*Ports, error) {
+	if s == nil {
+		return nil, errors.New("port allocator: storage is required")
+	}
+	if pr.Base < 1 || pr.Size < 1 || pr.Base+pr.Size-1 > 65535 {
+		return nil, fmt.Errorf("port allocator: invalid range %s", pr)
+	}
+	a := &Ports{pr: pr}
+	a.r = keyedRange{
+		storage: s,
+		prefix:  PortKeyPrefix,
+		size:    pr.Size,
+		name:    func(offset int) string { return strconv.Itoa(pr.Base + offset) },
+		parse: func(name string) (int, bool) {
+			p, err := strconv.Atoi(name)
+			if err != nil || !pr.Contains(p) {
+				return 0, false
+			}
+			return p - pr.Base, true
+		},
+		allocated: &allocatedError{"provided port is already allocated"},
+	}
+	return a, nil
+}
+
+// Range returns the range.
+func (a *Ports) Range() PortRange { return a.pr }
+
+// Allocate takes port for owner: an *ErrNotInRange outside the range,
+// ErrAllocated if taken. A dry run only checks.
+func (a *Ports) Allocate(ctx context.Context, port int, owner string, dryRun bool) error {
+	if !a.pr.Contains(port) {
+		return &ErrNotInRange{Value: strconv.Itoa(port), Kind: "port", ValidRange: a.pr.String()}
+	}
+	return a.r.allocate(ctx, port-a.pr.Base, owner, dryRun)
+}
+
+// AllocateNext takes a free port for owner; ErrFull if there is none. A
+// dry run returns a free port without taking it.
+func (a *Ports) AllocateNext(ctx context.Context, owner string, dryRun bool) (int, error) {
+	offset, err := a.r.next(ctx, owner, dryRun)
+	if err != nil {
+		return 0, err
+	}
+	return a.pr.Base + offset, nil
+}
+
+// Release frees port (nothing happens if it is not allocated or not in
+// the range).
+func (a *Ports) Release(ctx context.Context, port int) error {
+	if !a.pr.Contains(port) {
+		return nil
+	}
+	return a.r.release(ctx, port-a.pr.Base)
+}
+
+// Has reports whether port is allocated.
+func (a *Ports) Has(ctx context.Context, port int) (bool, error) {
+	if !a.pr.Contains(port) {
+		return false, nil
+	}
+	return a.r.has(ctx, port-a.pr.Base)
+}
+
+// Allocated returns the allocated ports.
+func (a *Ports) Allocated(ctx context.Context) (map[int]Allocation, error) {
+	m, err := a.r.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]Allocation, len(m))
+	for offset, al := range m {
+		out[a.pr.Base+offset] = al
+	}
+	return out, nil
+}
+
+// ReleaseIfUnchanged frees port if it is still the allocation al (as read
+// by Allocated): a port released and taken again since is kept.
+func (a *Ports) ReleaseIfUnchanged(ctx context.Context, port int, al Allocation) error {
+	if !a.pr.Contains(port) {
+		return nil
+	}
+	return a.r.releaseIfUnchanged(ctx, port-a.pr.Base, al)
+}
