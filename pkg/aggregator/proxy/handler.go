@@ -128,8 +128,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				pr.Out.Header.Set(audit.HeaderAuditID, auditID)
 			}
 		},
-		Transport:      rt,
-		FlushInterval:  -1, // watches stream: flush every write
+		Transport: rt,
+		// Streams (watch: no Content-Length) are flushed on every write by
+		// ReverseProxy itself; other responses are copied in large writes.
+		FlushInterval:  0,
 		ModifyResponse: rejectRedirects,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			h.logger.Debug("proxy to aggregated service failed", "apiservice", tg.name, "backend", loc.Host, "err", err)
