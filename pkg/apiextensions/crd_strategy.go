@@ -40,20 +40,7 @@ func (crdStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorLi
 	return validateCRD(obj.(*apiextensionsv1.CustomResourceDefinition))
 }
 
-func (crdStrategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
-	return conversionWarnings(obj)
-}
-
-// conversionWarnings tells the client that a Webhook conversion strategy
-// is not honoured yet (kapi serves such a CRD as strategy None: only
-// apiVersion is rewritten between versions).
-func conversionWarnings(obj runtime.Object) []string {
-	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
-	if !ok || crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
-		return nil
-	}
-	return []string{"spec.conversion.strategy: Webhook conversion is not supported by kapi yet; versions are converted as with strategy None"}
-}
+func (crdStrategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
 
 func (crdStrategy) Canonicalize(runtime.Object) {}
 
@@ -70,8 +57,8 @@ func (crdStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) fi
 	return validateCRDUpdate(obj.(*apiextensionsv1.CustomResourceDefinition), old.(*apiextensionsv1.CustomResourceDefinition))
 }
 
-func (crdStrategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
-	return conversionWarnings(obj)
+func (crdStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
 }
 
 func (crdStrategy) AllowUnconditionalUpdate() bool { return false }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
@@ -73,7 +74,11 @@ type Config struct {
 	// 30s); it also reacts to watch events at once, and retries a CRD
 	// whose custom resources are not all gone after a second.
 	Resync time.Duration
-	Logger *slog.Logger
+	// ConversionServiceResolver resolves the services of conversion
+	// webhooks (spec.conversion.webhook.clientConfig.service); nil: CRDs
+	// whose webhook is a service are not served (URL webhooks work).
+	ConversionServiceResolver conversion.ServiceResolver
+	Logger                    *slog.Logger
 }
 
 // Install serves customresourcedefinitions on s (the apiextensions server
@@ -127,14 +132,15 @@ func Install(s *server.GenericServer, cfg Config) error {
 		}
 	}
 	crs := &crServer{
-		handler:           s.Handler(),
-		storage:           cfg.CustomResourceStorage,
-		discovery:         cfg.Discovery,
-		openAPI:           crAPI,
-		minRequestTimeout: cfg.MinRequestTimeout,
-		logger:            logger,
-		serializer:        newCRSerializer(),
-		crds:              map[string]*crdServing{},
+		handler:            s.Handler(),
+		storage:            cfg.CustomResourceStorage,
+		discovery:          cfg.Discovery,
+		openAPI:            crAPI,
+		minRequestTimeout:  cfg.MinRequestTimeout,
+		logger:             logger,
+		serializer:         newCRSerializer(),
+		crds:               map[string]*crdServing{},
+		conversionResolver: cfg.ConversionServiceResolver,
 	}
 	// ObjectMeta's schemas for server-side apply: those the OpenAPI
 	// documents already hold, else built on first use.

@@ -1,17 +1,18 @@
 package apiextensions
 
 import (
+	"context"
 	"io"
 	"sync/atomic"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 )
 
 // crSerializer is the runtime.NegotiatedSerializer of custom resources:
@@ -163,12 +164,31 @@ func shallowCopy(m map[string]any) map[string]any {
 }
 
 // storageCodec stores custom resources as JSON in the storage version and
-// reads them as the served version (conversion strategy None).
+// reads them as the served version, converting with the CRD's converter
+// (strategy None: only apiVersion changes; Webhook: a ConversionReview per
+// object read or written in another version).
 type storageCodec struct {
 	storage, served schema.GroupVersion
 	// defaults, when set, holds the schema whose defaults decoded
 	// objects get (reads from storage).
 	defaults *atomic.Pointer[apiextensionsv1.JSONSchemaProps]
+	// converter, when set, holds the CRD's current converter (it follows
+	// CRD updates while the storage is kept); nil means strategy None.
+	converter *atomic.Pointer[converterHolder]
+}
+
+// converterHolder lets an atomic.Pointer hold an interface.
+type converterHolder struct{ conversion.Converter }
+
+func (c storageCodec) convert(u *unstructured.Unstructured, to schema.GroupVersion) (*unstructured.Unstructured, error) {
+	if c.converter != nil {
+		if h := c.converter.Load(); h != nil && h.Converter != nil {
+			// Codecs take no context: the converter's own timeout (30s,
+			// as upstream) bounds a webhook call.
+			return h.ConvertObject(context.Background(), u, to)
+		}
+	}
+	return withAPIVersion(u, to), nil
 }
 
 var _ runtime.Codec = storageCodec{}
@@ -179,7 +199,11 @@ func (c storageCodec) Identifier() runtime.Identifier {
 
 func (c storageCodec) Encode(obj runtime.Object, w io.Writer) error {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		obj = withAPIVersion(u, c.storage)
+		converted, err := c.convert(u, c.storage)
+		if err != nil {
+			return err
+		}
+		obj = converted
 	}
 	return unstructured.UnstructuredJSONScheme.Encode(obj, w)
 }
@@ -191,11 +215,19 @@ func (c storageCodec) Decode(data []byte, defaults *schema.GroupVersionKind, int
 	}
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
-		o.SetAPIVersion(c.served.String())
+		converted, err := c.convert(o, c.served)
+		if err != nil {
+			return nil, gvk, err
+		}
+		o.Object = converted.Object
 		c.applyDefaults(o.Object)
 	case *unstructured.UnstructuredList:
 		for i := range o.Items {
-			o.Items[i].SetAPIVersion(c.served.String())
+			converted, err := c.convert(&o.Items[i], c.served)
+			if err != nil {
+				return nil, gvk, err
+			}
+			o.Items[i].Object = converted.Object
 			c.applyDefaults(o.Items[i].Object)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
@@ -47,6 +48,8 @@ type crServer struct {
 	// metaSchemas returns ObjectMeta's schemas (server-side apply);
 	// computed once, on first use.
 	metaSchemas func() (map[string]*spec.Schema, error)
+	// conversionResolver resolves the services of conversion webhooks.
+	conversionResolver conversion.ServiceResolver
 
 	mu   sync.Mutex
 	crds map[string]*crdServing // by CRD name
@@ -62,6 +65,9 @@ type crdServing struct {
 	// version.
 	typeConverter managedfields.TypeConverter
 	defaulter     crDefaulter
+	// converter converts between the CRD's versions (strategy None or
+	// Webhook).
+	converter conversion.Converter
 }
 
 // versionServing is one served version: its storage (kept across CRD
@@ -78,9 +84,19 @@ type versionServing struct {
 	// storage's attributes function reads; it goes with the storage on
 	// reuse.
 	selectable *atomic.Pointer[[]selectableField]
-	store      *crStore
-	status     *statusStore
-	scale      *scaleREST // nil without the scale subresource
+	// converter is the CRD's current converter, which the storage's
+	// codec reads; it goes with the storage on reuse.
+	converter *atomic.Pointer[converterHolder]
+	store     *crStore
+	status    *statusStore
+	scale     *scaleREST // nil without the scale subresource
+}
+
+// closeConverter releases the idle connections of a replaced converter.
+func (c *crdServing) closeConverter() {
+	if c.converter != nil {
+		c.converter.CloseIdleConnections()
+	}
 }
 
 func (v *versionServing) close() {
@@ -105,6 +121,11 @@ func (s *crServer) serve(crd *apiextensionsv1.CustomResourceDefinition) error {
 		return fmt.Errorf("serve %s: %w", crd.Name, err)
 	}
 	next.typeConverter = newCRTypeConverter(crd, meta, s.logger)
+	if next.converter, err = conversion.New(crd, conversion.Options{ServiceResolver: s.conversionResolver, Logger: s.logger}); err != nil {
+		// As upstream: a CRD whose converter cannot be built is not
+		// served (the controller retries and logs why).
+		return fmt.Errorf("serve %s: conversion: %w", crd.Name, err)
+	}
 	next.terminating.Store(crd.DeletionTimestamp != nil)
 	sv := storageVersion(crd)
 	var built []*versionServing
@@ -125,7 +146,7 @@ func (s *crServer) serve(crd *apiextensionsv1.CustomResourceDefinition) error {
 				reuse = o
 			}
 		}
-		vs, err := s.buildVersion(crd, v, sv, reuse)
+		vs, err := s.buildVersion(crd, v, sv, reuse, next.converter)
 		if err != nil {
 			return fail(fmt.Errorf("serve %s %s: %w", crd.Name, v.Name, err))
 		}
@@ -144,6 +165,7 @@ func (s *crServer) serve(crd *apiextensionsv1.CustomResourceDefinition) error {
 			}
 		}
 		gvs = append(gvs, servedGroupVersions(old)...)
+		old.closeConverter()
 	}
 	return s.rebuildLocked(gvs)
 }
@@ -165,6 +187,7 @@ func (s *crServer) removeLocked(name string) error {
 	for _, v := range old.versions {
 		v.close()
 	}
+	old.closeConverter()
 	return err
 }
 
@@ -218,7 +241,7 @@ func servedGroupVersions(c *crdServing) []schema.GroupVersion {
 // buildVersion makes the stores of one served version, on reuse's storage
 // if given.
 func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion,
-	storageVer string, reuse *versionServing) (*versionServing, error) {
+	storageVer string, reuse *versionServing, conv conversion.Converter) (*versionServing, error) {
 	names := crd.Status.AcceptedNames
 	gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
 	gvk := gv.WithKind(names.Kind)
@@ -235,7 +258,9 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 	}
 	resource := schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
 	vs := &versionServing{storageVersion: storageVer, watches: newWatchSet(),
-		readSchema: &atomic.Pointer[apiextensionsv1.JSONSchemaProps]{}, selectable: &atomic.Pointer[[]selectableField]{}}
+		readSchema: &atomic.Pointer[apiextensionsv1.JSONSchemaProps]{}, selectable: &atomic.Pointer[[]selectableField]{},
+		converter: &atomic.Pointer[converterHolder]{}}
+	vs.converter.Store(&converterHolder{conv})
 	if v.Schema != nil {
 		vs.readSchema.Store(v.Schema.OpenAPIV3Schema)
 	}
@@ -247,6 +272,8 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		vs.readSchema = reuse.readSchema
 		reuse.selectable.Store(vs.selectable.Load())
 		vs.selectable = reuse.selectable
+		reuse.converter.Store(vs.converter.Load())
+		vs.converter = reuse.converter
 	} else {
 		st, destroy, err := s.storage(registry.StorageConfig{
 			Resource:       resource,
@@ -255,7 +282,7 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 			NewFunc:        newFunc,
 			NewListFunc:    newList,
 			GetAttrs:       crAttrs(vs.selectable),
-		}, storageCodec{storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, served: gv, defaults: vs.readSchema})
+		}, storageCodec{storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, served: gv, defaults: vs.readSchema, converter: vs.converter})
 		if err != nil {
 			return nil, fmt.Errorf("storage: %w", err)
 		}

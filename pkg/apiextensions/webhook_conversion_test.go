@@ -1,0 +1,177 @@
+package apiextensions
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+)
+
+// convertingWebhook converts gizmos between v1 (spec.size) and v2
+// (spec.replicas). When failing is set it answers every review with a
+// Failure result.
+type convertingWebhook struct {
+	calls   atomic.Int64
+	failing atomic.Bool
+}
+
+func (h *convertingWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.calls.Add(1)
+	var review apiextensionsv1.ConversionReview
+	if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+		http.Error(w, "bad review", http.StatusBadRequest)
+		return
+	}
+	resp := &apiextensionsv1.ConversionResponse{UID: review.Request.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
+	if h.failing.Load() {
+		resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: "gizmo converter is down"}
+	} else {
+		for _, raw := range review.Request.Objects {
+			var obj map[string]any
+			if err := json.Unmarshal(raw.Raw, &obj); err != nil {
+				http.Error(w, "bad object", http.StatusBadRequest)
+				return
+			}
+			spec, _ := obj["spec"].(map[string]any)
+			switch review.Request.DesiredAPIVersion {
+			case "webhook.example.com/v2":
+				if v, ok := spec["size"]; ok {
+					spec["replicas"] = v
+					delete(spec, "size")
+				}
+			case "webhook.example.com/v1":
+				if v, ok := spec["replicas"]; ok {
+					spec["size"] = v
+					delete(spec, "replicas")
+				}
+			}
+			obj["apiVersion"] = review.Request.DesiredAPIVersion
+			b, _ := json.Marshal(obj)
+			resp.ConvertedObjects = append(resp.ConvertedObjects, runtime.RawExtension{Raw: b})
+		}
+	}
+	review.Response, review.Request = resp, nil
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(&review)
+}
+
+func gizmoCRD(url string, caBundle []byte) *apiextensionsv1.CustomResourceDefinition {
+	schema := func(field string) *apiextensionsv1.CustomResourceValidation {
+		return &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+			Type: "object",
+			Properties: map[string]apiextensionsv1.JSONSchemaProps{
+				"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{field: {Type: "integer"}}},
+			},
+		}}
+	}
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gizmos.webhook.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "webhook.example.com",
+			Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gizmos", Kind: "Gizmo"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
+				{Name: "v1", Served: true, Storage: true, Schema: schema("size")},
+				{Name: "v2", Served: true, Schema: schema("replicas")},
+			},
+			Conversion: &apiextensionsv1.CustomResourceConversion{
+				Strategy: apiextensionsv1.WebhookConverter,
+				Webhook: &apiextensionsv1.WebhookConversion{
+					ConversionReviewVersions: []string{"v1"},
+					ClientConfig:             &apiextensionsv1.WebhookClientConfig{URL: ptr.To(url), CABundle: caBundle},
+				},
+			},
+		},
+	}
+}
+
+// A CRD with a Webhook conversion strategy: objects written in v2 are
+// stored in v1 (converted by the webhook) and read back in either
+// version; a failing webhook is a clear 500 naming the webhook.
+func TestWebhookConversion(t *testing.T) {
+	hook := &convertingWebhook{}
+	webhook := httptest.NewTLSServer(hook)
+	defer webhook.Close()
+	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: webhook.Certificate().Raw})
+
+	ts := startServer(t, serverOptions{})
+	ctx := context.Background()
+	crds := ts.crdClient(t)
+	if _, err := crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, gizmoCRD(webhook.URL+"/convert", caBundle), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create CRD: %v", err)
+	}
+	waitEstablished(t, crds, "gizmos.webhook.example.com", 10*time.Second)
+	dyn := ts.dynamic(t)
+	v1 := dyn.Resource(gvr("webhook.example.com", "v1", "gizmos")).Namespace("default")
+	v2 := dyn.Resource(gvr("webhook.example.com", "v2", "gizmos")).Namespace("default")
+
+	var created *unstructured.Unstructured
+	eventually(t, 10*time.Second, "v2 served", func() bool {
+		var err error
+		created, err = v2.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "webhook.example.com/v2", "kind": "Gizmo",
+			"metadata": map[string]any{"name": "g1"},
+			"spec":     map[string]any{"replicas": int64(3)},
+		}}, metav1.CreateOptions{})
+		return err == nil
+	})
+	if got, _, _ := unstructured.NestedInt64(created.Object, "spec", "replicas"); got != 3 || created.GetAPIVersion() != "webhook.example.com/v2" {
+		t.Errorf("create answered %v, want v2 with spec.replicas 3", created.Object)
+	}
+	got1, err := v1.Get(ctx, "g1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get v1: %v", err)
+	}
+	if size, _, _ := unstructured.NestedInt64(got1.Object, "spec", "size"); size != 3 {
+		t.Errorf("v1 read %v, want spec.size 3 (converted by the webhook)", got1.Object["spec"])
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(got1.Object, "spec", "replicas"); found {
+		t.Errorf("v1 read has spec.replicas: %v", got1.Object["spec"])
+	}
+	list, err := v2.List(ctx, metav1.ListOptions{})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("list v2: %v, %v", list, err)
+	}
+	if r, _, _ := unstructured.NestedInt64(list.Items[0].Object, "spec", "replicas"); r != 3 {
+		t.Errorf("v2 list item %v, want spec.replicas 3", list.Items[0].Object["spec"])
+	}
+	if hook.calls.Load() == 0 {
+		t.Error("the webhook was never called")
+	}
+
+	// Reads in the storage version need no webhook; reads in v2 fail
+	// clearly while it fails.
+	hook.failing.Store(true)
+	if _, err := v1.Get(ctx, "g1", metav1.GetOptions{}); err != nil {
+		t.Errorf("v1 get with the webhook failing: %v (no conversion is needed)", err)
+	}
+	_, err = v2.Get(ctx, "g1", metav1.GetOptions{})
+	var status apierrors.APIStatus
+	if !errorsAs(err, &status) || status.Status().Code != http.StatusInternalServerError ||
+		!strings.Contains(status.Status().Message, "conversion webhook for webhook.example.com/v1, Kind=Gizmo failed: gizmo converter is down") {
+		t.Errorf("v2 get with the webhook failing: got %v, want 500 naming the webhook failure", err)
+	}
+}
+
+func errorsAs(err error, target *apierrors.APIStatus) bool {
+	if err == nil {
+		return false
+	}
+	s, ok := err.(apierrors.APIStatus)
+	if ok {
+		*target = s
+	}
+	return ok
+}
