@@ -3,6 +3,8 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -20,16 +23,49 @@ import (
 // installCoreResources serves the built-in resources on the core server
 // and publishes their discovery and OpenAPI documents at the head.
 func (c *Config) installCoreResources(core *server.GenericServer, api *server.OpenAPI) error {
+	svc := c.Options.Services
+	cidr, err := svc.ClusterIPPrefix()
+	if err != nil {
+		return err
+	}
+	public, port, err := c.advertised()
+	if err != nil {
+		return err
+	}
 	installed, err := controlplane.Install(core, controlplane.Config{
-		Storage:           c.StorageFactory(),
-		Discovery:         c.Discovery,
-		MinRequestTimeout: time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
-		Logger:            c.Logger,
+		Storage:               c.StorageFactory(),
+		Discovery:             c.Discovery,
+		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
+		Logger:                c.Logger,
+		ServiceClusterIPRange: cidr,
+		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
+		PublicAddress:         public,
+		SecurePort:            port,
+		OnServices:            func(s controlplane.ServiceStores) { c.services.set(s.Reader()) },
 	})
 	if err != nil {
 		return fmt.Errorf("%s resources: %w", CoreName, err)
 	}
 	return publishOpenAPI(api, installed)
+}
+
+// advertised is the address and port the "kubernetes" Service's endpoints
+// carry: --advertise-address, else --bind-address (loopback when that is
+// unspecified), and the port actually bound.
+func (c *Config) advertised() (net.IP, int, error) {
+	host, portStr, err := net.SplitHostPort(serverHost(c.Address))
+	if err != nil {
+		return nil, 0, fmt.Errorf("listener address %q: %w", c.Address, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, 0, fmt.Errorf("listener port %q: %w", portStr, err)
+	}
+	ip := net.ParseIP(host)
+	if a := c.Options.Services.AdvertiseAddress; a != "" {
+		ip = net.ParseIP(a)
+	}
+	return ip, port, nil
 }
 
 // publishOpenAPI adds each group-version's schemas: one v3 document per

@@ -3,29 +3,126 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"sync"
+	"time"
 
-	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kapi-dev/kapi/pkg/aggregator"
+	"github.com/kapi-dev/kapi/pkg/aggregator/proxy"
+	"github.com/kapi-dev/kapi/pkg/aggregator/remote"
+	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
-// The MuxAndDiscoveryComplete signals of the chain, named as upstream.
-const (
-	apiServiceRegistrationSig = "APIServiceRegistrationControllerInitiated"
-)
+// serviceResolver resolves Service references (the aggregator's
+// APIServices, CRD conversion webhooks) through the core server's
+// Services and EndpointSlices. The apiextensions server is built before
+// the core server, so the lister arrives late: until then (never while
+// serving) resolution fails.
+type serviceResolver struct {
+	mu     sync.RWMutex
+	lister proxy.ServiceLister
+}
 
-// installAggregator sets up the aggregator. It proxies no APIServices yet
-// (issue 6); its mux signal fires from the apiservice-registration-controller
-// hook, as upstream fires it once that controller has installed the routes
-// of every known APIService.
-func installAggregator(s *server.GenericServer, api *server.OpenAPI, disc *discovery.Manager) error {
+func (r *serviceResolver) set(l proxy.ServiceLister) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lister = l
+}
+
+func (r *serviceResolver) get() (proxy.ServiceLister, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.lister == nil {
+		return nil, fmt.Errorf("services are not served yet")
+	}
+	return r.lister, nil
+}
+
+var _ proxy.ServiceLister = (*serviceResolver)(nil)
+
+func (r *serviceResolver) GetService(ctx context.Context, namespace, name string) (*corev1.Service, error) {
+	l, err := r.get()
+	if err != nil {
+		return nil, err
+	}
+	return l.GetService(ctx, namespace, name)
+}
+
+func (r *serviceResolver) GetEndpoints(ctx context.Context, namespace, name string) (*corev1.Endpoints, error) {
+	l, err := r.get()
+	if err != nil {
+		return nil, err
+	}
+	return l.GetEndpoints(ctx, namespace, name)
+}
+
+func (r *serviceResolver) ListEndpointSlices(ctx context.Context, namespace, service string) ([]discoveryv1.EndpointSlice, error) {
+	l, err := r.get()
+	if err != nil {
+		return nil, err
+	}
+	return l.ListEndpointSlices(ctx, namespace, service)
+}
+
+// ResolveEndpoint returns the URL of one ready endpoint of the service
+// namespace/name behind its port port (what kube-apiserver does with
+// --enable-aggregator-routing).
+func (r *serviceResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
+	l, err := r.get()
+	if err != nil {
+		return nil, err
+	}
+	return proxy.ResolveEndpoint(context.Background(), l, namespace, name, port)
+}
+
+// installAggregator makes s the aggregator: it serves the OpenAPI
+// documents and discovery of the whole chain, apiservices, a local
+// APIService per group-version of the servers behind it, proxies to
+// aggregated API servers and merges their discovery and OpenAPI. It must
+// run after the servers behind it installed their group-versions.
+func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI, services proxy.ServiceLister) error {
 	s.SetOpenAPI(api)
-	disc.Install(s.Handler())
-	initiated := make(chan struct{})
-	if err := s.RegisterMuxAndDiscoveryCompleteSignal(apiServiceRegistrationSig, initiated); err != nil {
+	c.Discovery.Install(s.Handler())
+
+	// The remote controller is built after the aggregator (it fetches
+	// through the aggregator's transports); the aggregator tells it of
+	// changes only once its hooks run, after both exist.
+	var backends *remote.Controller
+	agg, err := aggregator.Install(s, aggregator.Config{
+		Storage:            c.StorageFactory(),
+		Discovery:          c.Discovery,
+		Services:           services,
+		ProxyClientCert:    c.ProxyClientCert,
+		MinRequestTimeout:  time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
+		AvailabilityPeriod: c.Options.APIServiceAvailabilityPeriod,
+		OnChange:           func(all []*apiregistrationv1.APIService) { backends.Sync(all) },
+		Logger:             c.Logger,
+	})
+	if err != nil {
 		return fmt.Errorf("%s: %w", AggregatorName, err)
 	}
-	return s.AddPostStartHook("apiservice-registration-controller", func(context.Context) error {
-		close(initiated)
+	if backends, err = remote.New(remote.Config{Discovery: c.Discovery, OpenAPI: api, Targets: agg, Logger: c.Logger}); err != nil {
+		return fmt.Errorf("%s: %w", AggregatorName, err)
+	}
+	var wg sync.WaitGroup
+	if err := s.AddPostStartHook("apiservice-discovery-controller", func(ctx context.Context) error {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			backends.Run(ctx)
+		}()
 		return nil
-	})
+	}); err != nil {
+		return fmt.Errorf("%s: %w", AggregatorName, err)
+	}
+	s.AddDestroyFunc(wg.Wait)
+	if err := s.AddBootSequenceHealthChecks(agg.AutoregisterCompletion()); err != nil {
+		return fmt.Errorf("%s: %w", AggregatorName, err)
+	}
+	return publishOpenAPI(api, []controlplane.Installed{{GroupVersion: apiregistrationv1.SchemeGroupVersion, Resources: agg.Resources()}})
 }

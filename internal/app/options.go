@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -32,6 +33,9 @@ type Options struct {
 	// OnLifecycleSignal is called with each lifecycle signal's name as it
 	// fires, in order.
 	OnLifecycleSignal func(name string)
+	// APIServiceAvailabilityPeriod, if set, replaces how often the
+	// aggregator re-probes an available non-local APIService (30s).
+	APIServiceAvailabilityPeriod time.Duration
 	// OnPostStartHookError replaces the default (log and exit 255).
 	OnPostStartHookError func(name string, err error)
 }

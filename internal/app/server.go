@@ -64,6 +64,9 @@ type Config struct {
 	Discovery *discovery.Manager
 
 	storage *storageBundle
+	// services resolves Service references once the core server is
+	// installed.
+	services *serviceResolver
 	// cleanups run, in reverse, when the chain is destroyed or building
 	// fails.
 	cleanups []func()
@@ -223,19 +226,23 @@ func (c *Config) applySecureServing() error {
 		clientCA = mergePools(pool, bundle.CA)
 	}
 
+	if err := c.applyFrontProxy(bundle); err != nil {
+		return err
+	}
 	c.Generic.SecureServing = &server.SecureServingInfo{
-		Listener:                     ln,
-		Cert:                         &serving,
-		ClientCA:                     clientCA,
+		Listener: ln,
+		Cert:     &serving,
+		// The handshake asks for certificates of either CA (as upstream
+		// unions --client-ca-file and --requestheader-client-ca-file):
+		// Go clients, among others, only send a certificate whose issuer
+		// the server names. Each authenticator checks its own CA.
+		ClientCA:                     withPEM(clientCA, c.RequestHeaderCAPEM),
 		MinTLSVersion:                minTLS,
 		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
 		DisableHTTP2:                 o.DisableHTTP2Serving,
 		OnTLSHandshakeError:          c.Metrics.TLSHandshakeError,
 	}
 
-	if err := c.applyFrontProxy(bundle); err != nil {
-		return err
-	}
 	frontProxy, err := requestheader.New(c.RequestHeader)
 	if err != nil {
 		return fmt.Errorf("--requestheader-*: %w", err)
@@ -327,6 +334,16 @@ func serverHost(addr string) string {
 	return net.JoinHostPort(host, port)
 }
 
+// withPEM returns a copy of pool with the certificates in pemBytes added.
+func withPEM(pool *x509.CertPool, pemBytes []byte) *x509.CertPool {
+	if len(pemBytes) == 0 {
+		return pool
+	}
+	out := pool.Clone()
+	out.AppendCertsFromPEM(pemBytes)
+	return out
+}
+
 func mergePools(pool *x509.CertPool, extra *x509.Certificate) *x509.CertPool {
 	out := pool.Clone()
 	out.AddCert(extra)
@@ -357,6 +374,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		return nil, err
 	}
 	notFound := server.NewEmptyDelegate(server.NotFoundHandler())
+	c.services = &serviceResolver{}
 
 	// The head serves the OpenAPI documents and discovery of the whole
 	// chain; the servers add their parts.
@@ -376,7 +394,10 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		Discovery:             c.Discovery,
 		OpenAPI:               api,
 		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
-		Logger:                c.Logger,
+		// Conversion webhooks behind a Service resolve through the core
+		// server's Services and EndpointSlices, once it is installed.
+		ConversionServiceResolver: c.services,
+		Logger:                    c.Logger,
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", APIExtensionsName, err)
 	}
@@ -393,7 +414,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", AggregatorName, err)
 	}
-	if err := installAggregator(aggregator, api, c.Discovery); err != nil {
+	if err := c.installAggregator(aggregator, api, c.services); err != nil {
 		return nil, err
 	}
 	return aggregator, nil

@@ -13,9 +13,9 @@ func (s *GenericServer) AddHealthChecks(checks ...healthz.HealthChecker) error {
 	return s.addHealthChecks(0, checks...)
 }
 
-// addBootSequenceHealthChecks adds checks that may fail while the server
+// AddBootSequenceHealthChecks adds checks that may fail while the server
 // boots: on /livez they are hidden for LivezGracePeriod (health.md 28).
-func (s *GenericServer) addBootSequenceHealthChecks(checks ...healthz.HealthChecker) error {
+func (s *GenericServer) AddBootSequenceHealthChecks(checks ...healthz.HealthChecker) error {
 	return s.addHealthChecks(s.cfg.LivezGracePeriod, checks...)
 }
 

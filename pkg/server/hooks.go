@@ -49,7 +49,7 @@ func (s *GenericServer) AddPostStartHook(name string, hook PostStartHookFunc) er
 		return fmt.Errorf("unable to add %q because it was already registered", name)
 	}
 	done := make(chan struct{})
-	if err := s.addBootSequenceHealthChecks(postStartHookCheck(name, done)); err != nil {
+	if err := s.AddBootSequenceHealthChecks(postStartHookCheck(name, done)); err != nil {
 		return err
 	}
 	s.postStartHooks[name] = postStartHookEntry{hook: hook, done: done}

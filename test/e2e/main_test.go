@@ -169,7 +169,7 @@ func (e *env) raw(t *testing.T, method, path string, body []byte, headers ...str
 
 // eventually polls cond every 20ms until it returns nil or the deadline
 // passes, then fails with its last error.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {

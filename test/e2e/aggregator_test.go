@@ -1,0 +1,588 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/internal/app"
+	"github.com/kapi-dev/kapi/kapitest"
+	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/pki"
+)
+
+var (
+	apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+	gadgetGVR     = schema.GroupVersionResource{Group: "backend.example.com", Version: "v1", Resource: "gadgets"}
+)
+
+// aggregation is a front kapi with a second kapi registered behind it as
+// the aggregated API server of backend.example.com/v1.
+type aggregation struct {
+	front, back *kapitest.Server
+	backDir     string
+	ip          string // the backend's address
+	backCAPEM   []byte
+	auditPath   string
+	frontDyn    dynamic.Interface
+	frontCS     kubernetes.Interface
+}
+
+// startAggregation starts both servers: the backend trusts the front's
+// generated front-proxy CA and serves a certificate for
+// backend.default.svc (prepared in its --cert-dir before it starts, signed
+// by its own CA, which becomes the APIService's caBundle). It serves a CRD
+// group of its own, gadgets.backend.example.com.
+func startAggregation(t testing.TB) *aggregation {
+	t.Helper()
+	a := &aggregation{ip: hostIP(t)}
+	a.front = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) { o.APIServiceAvailabilityPeriod = time.Second }))
+	a.backDir = t.TempDir()
+	bundle, err := pki.Ensure(pki.Config{Dir: filepath.Join(a.backDir, "pki"), Hosts: []string{"backend.default.svc", a.ip}})
+	if err != nil {
+		t.Fatalf("backend PKI: %v", err)
+	}
+	a.backCAPEM = bundle.CAPEM
+	a.auditPath = filepath.Join(a.backDir, "audit.log")
+	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
+		o.DataDir = a.backDir
+		o.SecureServing.BindAddress = a.ip
+		o.Storage.Backend = "etcd3" // the CRD survives the restart below
+		o.SecureServing.CertDir = filepath.Join(a.backDir, "pki")
+		o.RequestHeader.ClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
+		o.Audit.LogPath = a.auditPath
+	}))
+	createGadgetCRD(t, a.back.Config)
+
+	cfg := rest.CopyConfig(a.front.Config)
+	cfg.QPS = -1
+	a.frontDyn = dynamic.NewForConfigOrDie(cfg)
+	a.frontCS = kubernetes.NewForConfigOrDie(cfg)
+	return a
+}
+
+func createGadgetCRD(t testing.TB, cfg *rest.Config) {
+	t.Helper()
+	ctx := context.Background()
+	cs := apiextensionsclient.NewForConfigOrDie(cfg)
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gadgets.backend.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "backend.example.com",
+			Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gadgets", Singular: "gadget", Kind: "Gadget", ListKind: "GadgetList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object",
+					Properties: map[string]apiextensionsv1.JSONSchemaProps{
+						"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"color": {Type: "string"}}},
+					},
+				}},
+				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Color", Type: "string", JSONPath: ".spec.color"}},
+			}},
+		},
+	}
+	if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create gadget CRD on the backend: %v", err)
+	}
+	eventually(t, time.Minute, "gadget CRD established on the backend", func() error {
+		got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return nil
+			}
+		}
+		return fmt.Errorf("conditions %v", got.Status.Conditions)
+	})
+}
+
+// register creates, on the front, the Service, the EndpointSlice (the
+// backend's loopback address and port) and the APIService.
+func (a *aggregation) register(t testing.TB, caBundle []byte) {
+	t.Helper()
+	ctx := context.Background()
+	_, portStr, _ := net.SplitHostPort(a.back.Address)
+	port, _ := strconv.Atoi(portStr)
+	_, err := a.frontCS.CoreV1().Services("default").Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "backend"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{
+			Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(int32(port)),
+		}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create service: %v", err)
+	}
+	ready := true
+	_, err = a.frontCS.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "backend-1", Labels: map[string]string{discoveryv1.LabelServiceName: "backend"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{a.ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(port)), Protocol: ptrTo(corev1.ProtocolTCP)}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create endpointslice: %v", err)
+	}
+	svc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+		"metadata": map[string]any{"name": "v1.backend.example.com"},
+		"spec": map[string]any{
+			"group": "backend.example.com", "version": "v1",
+			"service":              map[string]any{"namespace": "default", "name": "backend", "port": int64(443)},
+			"caBundle":             caBundle,
+			"groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
+		},
+	}}
+	if _, err := a.frontDyn.Resource(apiServiceGVR).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create APIService: %v", err)
+	}
+}
+
+// available returns the APIService's Available condition (status, reason,
+// message).
+func (a *aggregation) available(t testing.TB, name string) (string, string, string) {
+	t.Helper()
+	u, err := a.frontDyn.Resource(apiServiceGVR).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get APIService %s: %v", name, err)
+	}
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Available" {
+			s, _ := m["status"].(string)
+			r, _ := m["reason"].(string)
+			msg, _ := m["message"].(string)
+			return s, r, msg
+		}
+	}
+	return "", "", ""
+}
+
+func (a *aggregation) waitAvailable(t testing.TB, want, reason string) string {
+	t.Helper()
+	var msg string
+	eventually(t, time.Minute, "APIService Available="+want+" "+reason, func() error {
+		s, r, m := a.available(t, "v1.backend.example.com")
+		msg = m
+		if s != want || (reason != "" && r != reason) {
+			return fmt.Errorf("Available=%s reason %s: %s", s, r, m)
+		}
+		return nil
+	})
+	return msg
+}
+
+// hostIP returns a non-loopback IPv4 address of this machine. Endpoints
+// may not be loopback addresses (as upstream validates them), so aggregated
+// backends in these tests listen on such an address.
+func hostIP(t testing.TB) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatalf("interface addresses: %v", err)
+	}
+	for _, a := range addrs {
+		ipn, ok := a.(*net.IPNet)
+		if !ok || ipn.IP.To4() == nil || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		return ipn.IP.String()
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no non-loopback IPv4 address on this machine: aggregated backends need one (endpoints may not be loopback)")
+	}
+	t.Skip("no non-loopback IPv4 address on this machine: aggregated backends need one (endpoints may not be loopback)")
+	return ""
+}
+
+func TestAggregatedAPIServer(t *testing.T) {
+	a := startAggregation(t)
+	ctx := context.Background()
+
+	// The built-in group-versions are local APIServices, Available.
+	eventually(t, time.Minute, "local APIService v1.coordination.k8s.io", func() error {
+		u, err := a.frontDyn.Resource(apiServiceGVR).Get(ctx, "v1.coordination.k8s.io", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if svc, found, _ := unstructured.NestedMap(u.Object, "spec", "service"); found && svc != nil {
+			return fmt.Errorf("v1.coordination.k8s.io has a service %v, want local", svc)
+		}
+		return nil
+	})
+
+	a.register(t, a.backCAPEM)
+	a.waitAvailable(t, "True", "Passed")
+
+	// Discovery on the front lists the backend's group and resources.
+	eventually(t, time.Minute, "gadgets in the front's discovery", func() error {
+		list, err := a.frontCS.Discovery().ServerResourcesForGroupVersion("backend.example.com/v1")
+		if err != nil {
+			return err
+		}
+		for _, r := range list.APIResources {
+			if r.Name == "gadgets" && r.Kind == "Gadget" && r.Namespaced {
+				return nil
+			}
+		}
+		return fmt.Errorf("resources %v", list.APIResources)
+	})
+
+	gadgets := a.frontDyn.Resource(gadgetGVR).Namespace("default")
+	w, err := gadgets.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("watch through the proxy: %v", err)
+	}
+	defer w.Stop()
+
+	g := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "backend.example.com/v1", "kind": "Gadget",
+		"metadata": map[string]any{"name": "g1"},
+		"spec":     map[string]any{"color": "blue"},
+	}}
+	created, err := gadgets.Create(ctx, g, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create through the proxy: %v", err)
+	}
+	if got, _, _ := unstructured.NestedString(created.Object, "spec", "color"); got != "blue" {
+		t.Errorf("got color %q, want blue", got)
+	}
+	// The object lives in the backend, not in the front.
+	backDyn := dynamic.NewForConfigOrDie(a.back.Config)
+	if _, err := backDyn.Resource(gadgetGVR).Namespace("default").Get(ctx, "g1", metav1.GetOptions{}); err != nil {
+		t.Errorf("get g1 directly from the backend: %v", err)
+	}
+	list, err := gadgets.List(ctx, metav1.ListOptions{})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("list through the proxy: %v items, err %v", list, err)
+	}
+	if _, err := gadgets.Patch(ctx, "g1", "application/merge-patch+json", []byte(`{"spec":{"color":"red"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("patch through the proxy: %v", err)
+	}
+	if err := gadgets.Delete(ctx, "g1", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete through the proxy: %v", err)
+	}
+	var events []watch.EventType
+	timeout := time.After(30 * time.Second)
+	for len(events) < 3 {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("watch through the proxy ended after %v", events)
+			}
+			events = append(events, ev.Type)
+		case <-timeout:
+			t.Fatalf("got watch events %v through the proxy, want ADDED MODIFIED DELETED", events)
+		}
+	}
+	if want := []watch.EventType{watch.Added, watch.Modified, watch.Deleted}; !slices.Equal(events, want) {
+		t.Errorf("got watch events %v, want %v", events, want)
+	}
+
+	// kubectl through the front: discovery, the backend's printer
+	// columns, create and delete, and the APIService table.
+	for _, kubectl := range kubectls(t) {
+		t.Run(filepath.Base(kubectl), func(t *testing.T) {
+			kube := func(args ...string) string {
+				t.Helper()
+				out, stderr, err := runKubectl(t, kubectl, a.front.Kubeconfig, args...)
+				if err != nil {
+					t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, stderr)
+				}
+				return out
+			}
+			out := kube("api-resources", "--api-group=backend.example.com", "--no-headers")
+			if f := strings.Fields(out); len(f) < 4 || f[0] != "gadgets" || f[1] != "backend.example.com/v1" || f[3] != "Gadget" {
+				t.Errorf("api-resources: got %q, want gadgets backend.example.com/v1 true Gadget", out)
+			}
+			manifest := filepath.Join(t.TempDir(), "gadget.yaml")
+			if err := os.WriteFile(manifest, []byte("apiVersion: backend.example.com/v1\nkind: Gadget\nmetadata:\n  name: k1\n  namespace: default\nspec:\n  color: green\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			kube("apply", "-f", manifest)
+			out = kube("get", "gadgets", "-n", "default")
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "NAME COLOR" || strings.Join(strings.Fields(lines[1]), " ") != "k1 green" {
+				t.Errorf("get gadgets: got\n%s\nwant NAME COLOR (no Age: the CRD declares columns) and a k1 green row", out)
+			}
+			out = kube("get", "apiservices", "v1.backend.example.com", "--no-headers")
+			if f := strings.Fields(out); len(f) < 3 || f[1] != "default/backend" || f[2] != "True" {
+				t.Errorf("get apiservices: got %q, want v1.backend.example.com default/backend True", out)
+			}
+			kube("delete", "-f", manifest)
+			// The backend's OpenAPI is merged at the front.
+			if out := kube("explain", "gadgets.spec"); !strings.Contains(out, "color") {
+				t.Errorf("explain gadgets.spec: got\n%s\nwant the color field", out)
+			}
+			out = kube("get", "--raw", "/readyz?verbose")
+			for _, line := range []string{"[+]autoregister-completion ok", "[+]poststarthook/apiservice-registration-controller ok", "[+]poststarthook/kube-apiserver-autoregistration ok"} {
+				if !strings.Contains(out, line+"\n") {
+					t.Errorf("readyz lacks %q:\n%s", line, out)
+				}
+			}
+		})
+	}
+
+	// End the proxied watch: a server shutting down waits for its
+	// long-running requests (up to its shutdown timeout), as upstream.
+	w.Stop()
+
+	// The backend saw the front's admin, forwarded by the front proxy.
+	checkForwardedIdentity(t, a.auditPath)
+
+	// The backend stops: the APIService becomes unavailable and requests
+	// answer 503; everything else keeps working.
+	if err := a.back.Stop(); err != nil {
+		t.Fatalf("stop backend: %v", err)
+	}
+	msg := a.waitAvailable(t, "False", "FailedDiscoveryCheck")
+	t.Logf("with the backend stopped: %s", msg)
+	_, err = gadgets.List(ctx, metav1.ListOptions{})
+	if status := statusCode(err); status != 503 {
+		t.Errorf("list with the backend stopped: got %v (code %d), want 503", err, status)
+	}
+	if _, err := a.frontCS.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{}); err != nil {
+		t.Errorf("core API with the backend stopped: %v", err)
+	}
+
+	// It starts again on the same port and data: Available again, and the
+	// proxy serves it.
+	_, portStr, _ := net.SplitHostPort(a.back.Address)
+	port, _ := strconv.Atoi(portStr)
+	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
+		o.DataDir = a.backDir
+		o.SecureServing.BindAddress = a.ip
+		o.Storage.Backend = "etcd3" // the CRD survives the restart below
+		o.SecureServing.CertDir = filepath.Join(a.backDir, "pki")
+		o.SecureServing.BindPort = port
+		o.RequestHeader.ClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
+	}))
+	a.waitAvailable(t, "True", "Passed")
+	eventually(t, time.Minute, "list through the proxy after the backend restarted", func() error {
+		_, err := gadgets.List(ctx, metav1.ListOptions{})
+		return err
+	})
+}
+
+// TestAggregatorBadBackends registers APIServices that cannot work: a
+// missing service, a port with nothing listening, a wrong caBundle. Each
+// gets its upstream reason; the front keeps serving.
+func TestAggregatorBadBackends(t *testing.T) {
+	ip := hostIP(t)
+	front := kapitest.Start(t)
+	cfg := rest.CopyConfig(front.Config)
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+
+	create := func(name, group, service string, caBundle []byte) {
+		t.Helper()
+		spec := map[string]any{
+			"group": group, "version": "v1",
+			"service":              map[string]any{"namespace": "default", "name": service, "port": int64(443)},
+			"groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
+		}
+		if caBundle != nil {
+			spec["caBundle"] = caBundle
+		} else {
+			spec["insecureSkipTLSVerify"] = true
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+			"metadata": map[string]any{"name": name}, "spec": spec,
+		}}
+		if _, err := dyn.Resource(apiServiceGVR).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create APIService %s: %v", name, err)
+		}
+	}
+	wantReason := func(name, reason string) string {
+		t.Helper()
+		var msg string
+		eventually(t, time.Minute, name+" Available=False "+reason, func() error {
+			u, err := dyn.Resource(apiServiceGVR).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			for _, c := range conds {
+				m, _ := c.(map[string]any)
+				if m["type"] == "Available" {
+					msg, _ = m["message"].(string)
+					if m["status"] == "False" && m["reason"] == reason {
+						return nil
+					}
+					return fmt.Errorf("got %v %v: %v", m["status"], m["reason"], m["message"])
+				}
+			}
+			return fmt.Errorf("no Available condition yet")
+		})
+		return msg
+	}
+
+	// A missing service.
+	create("v1.missing.example.com", "missing.example.com", "nowhere", nil)
+	wantReason("v1.missing.example.com", "ServiceNotFound")
+
+	// A port with nothing listening: bind a port, close it, point there.
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadPort := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	makeServiceAt(t, cs, "dead", ip, deadPort)
+	create("v1.dead.example.com", "dead.example.com", "dead", nil)
+	wantReason("v1.dead.example.com", "FailedDiscoveryCheck")
+
+	// A backend that accepts connections and never answers.
+	hang, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hang.Close()
+	go func() {
+		for {
+			c, err := hang.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	makeServiceAt(t, cs, "hang", ip, hang.Addr().(*net.TCPAddr).Port)
+	create("v1.hang.example.com", "hang.example.com", "hang", nil)
+
+	// A real kapi backend with the wrong caBundle: the message names the
+	// certificate problem.
+	other := kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) { o.SecureServing.BindAddress = ip }))
+	_, portStr, _ := net.SplitHostPort(other.Address)
+	otherPort, _ := strconv.Atoi(portStr)
+	makeServiceAt(t, cs, "wrongca", ip, otherPort)
+	wrongCA, err := os.ReadFile(filepath.Join(front.DataDir(), "pki", pki.CACertFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	create("v1.wrongca.example.com", "wrongca.example.com", "wrongca", wrongCA)
+	msg := wantReason("v1.wrongca.example.com", "FailedDiscoveryCheck")
+	if !strings.Contains(msg, "x509") && !strings.Contains(msg, "certificate") {
+		t.Errorf("got FailedDiscoveryCheck message %q, want it to name the certificate problem", msg)
+	}
+	wantReason("v1.hang.example.com", "FailedDiscoveryCheck")
+
+	// Requests to those groups answer 503 at once; the rest is served.
+	for _, gv := range []string{"missing.example.com/v1", "dead.example.com/v1"} {
+		res := rawGet(t, front, "/apis/"+gv+"/things")
+		if res != 503 {
+			t.Errorf("GET /apis/%s/things: got %d, want 503", gv, res)
+		}
+	}
+	if _, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("core API with bad backends registered: %v", err)
+	}
+	if code := rawGet(t, front, "/readyz"); code != 200 {
+		t.Errorf("/readyz with bad backends registered: got %d, want 200", code)
+	}
+}
+
+func makeServiceAt(t *testing.T, cs kubernetes.Interface, name, ip string, port int) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{
+			Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(int32(port)),
+		}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create service %s: %v", name, err)
+	}
+	ready := true
+	if _, err := cs.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: name + "-1", Labels: map[string]string{discoveryv1.LabelServiceName: name}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(port)), Protocol: ptrTo(corev1.ProtocolTCP)}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create endpointslice %s: %v", name, err)
+	}
+}
+
+func rawGet(t *testing.T, s *kapitest.Server, path string) int {
+	t.Helper()
+	client, err := rest.HTTPClientFor(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := client.Get(s.Config.Host + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// checkForwardedIdentity finds the backend's audit events for gadgets and
+// checks each was made as the front's admin (forwarded in X-Remote-*
+// headers over the front-proxy client certificate).
+func checkForwardedIdentity(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("backend audit log: %v", err)
+	}
+	defer f.Close()
+	seen := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev audit.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("audit line %q: %v", sc.Text(), err)
+		}
+		if ev.ObjectRef == nil || ev.ObjectRef.Resource != "gadgets" {
+			continue
+		}
+		seen++
+		if ev.User.Username != pki.AdminUser || !slices.Contains(ev.User.Groups, pki.AdminGroup) {
+			t.Errorf("backend saw %s as %s %v, want %s in %s", ev.RequestURI, ev.User.Username, ev.User.Groups, pki.AdminUser, pki.AdminGroup)
+		}
+	}
+	if seen == 0 {
+		t.Error("the backend's audit log has no gadgets requests")
+	}
+}
+
+func statusCode(err error) int32 {
+	type statusError interface{ Status() metav1.Status }
+	if se, ok := err.(statusError); ok {
+		return se.Status().Code
+	}
+	return 0
+}
+
+func ptrTo[T any](v T) *T { return &v }
