@@ -1,6 +1,7 @@
 package apiextensions
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/openapi"
@@ -129,13 +131,16 @@ func addTypeMeta(s *spec.Schema, root bool) {
 	}
 }
 
-// crConvertor converts custom resources between versions with conversion
-// strategy None (only apiVersion changes), other objects with the shared
-// scheme, and accepts the field selector labels of each kind: metadata.name,
-// metadata.namespace when namespaced, and the selectable fields (anything
-// else is upstream's "field label not supported").
+// crConvertor converts custom resources between versions with the CRD's
+// converter (nil: strategy None, only apiVersion changes), other objects
+// with the shared scheme, and accepts the field selector labels of each
+// kind: metadata.name, metadata.namespace when namespaced, and the
+// selectable fields (anything else is upstream's "field label not
+// supported"). The field manager converts through it to compare managed
+// fields recorded in other versions.
 type crConvertor struct {
-	labels map[schema.GroupVersionKind]crFieldLabels
+	labels    map[schema.GroupVersionKind]crFieldLabels
+	converter conversion.Converter
 }
 
 // crFieldLabels are the field selector labels of one kind.
@@ -156,7 +161,7 @@ func (crConvertor) Convert(in, out, context any) error {
 	return nil
 }
 
-func (crConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+func (c crConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
 	u, ok := in.(*unstructured.Unstructured)
 	if !ok {
 		return scheme.Scheme.ConvertToVersion(in, target)
@@ -164,6 +169,16 @@ func (crConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersi
 	k, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{u.GroupVersionKind()})
 	if !ok {
 		return nil, runtime.NewNotRegisteredGVKErrForTarget("apiextensions", u.GroupVersionKind(), target)
+	}
+	if c.converter != nil && k.GroupVersion() != u.GroupVersionKind().GroupVersion() {
+		converted, err := c.converter.ConvertObject(context.Background(), u, k.GroupVersion())
+		if err != nil {
+			return nil, err
+		}
+		if converted == u {
+			converted = u.DeepCopy()
+		}
+		return converted, nil
 	}
 	out := u.DeepCopy()
 	out.SetAPIVersion(k.GroupVersion().String())
@@ -230,7 +245,7 @@ func fieldManagers(crds map[schema.GroupVersionKind]*crdServing) func(schema.Gro
 			Subresource:    sub,
 			ResetFields:    reset,
 			TypeConverter:  c.typeConverter,
-			Convertor:      crConvertor{},
+			Convertor:      crConvertor{converter: c.converter},
 			Defaulter:      c.defaulter,
 			Creater:        crCreater{},
 			CustomResource: true,

@@ -151,6 +151,24 @@ func TestWebhookConversion(t *testing.T) {
 		t.Error("the webhook was never called")
 	}
 
+	// An update in v1 by another manager: managedFields keeps both
+	// managers, each in its own version (the field manager converts the
+	// object through the webhook to compare them).
+	if err := unstructured.SetNestedField(got1.Object, int64(4), "spec", "size"); err != nil {
+		t.Fatal(err)
+	}
+	updated, err := v1.Update(ctx, got1, metav1.UpdateOptions{FieldManager: "v1-editor"})
+	if err != nil {
+		t.Fatalf("update v1: %v", err)
+	}
+	versions := map[string]string{}
+	for _, e := range updated.GetManagedFields() {
+		versions[e.Manager] = e.APIVersion
+	}
+	if versions["v1-editor"] != "webhook.example.com/v1" || len(versions) != 2 {
+		t.Errorf("got managedFields managers %v, want the creator and v1-editor (webhook.example.com/v1)", versions)
+	}
+
 	// Reads in the storage version need no webhook; reads in v2 fail
 	// clearly while it fails.
 	hook.failing.Store(true)
@@ -174,4 +192,102 @@ func errorsAs(err error, target *apierrors.APIStatus) bool {
 		*target = s
 	}
 	return ok
+}
+
+// Storage version migration as a cluster operator does it: the storage
+// version moves from v1 to v2 (storedVersions becomes [v1 v2]), every
+// object is rewritten (a no-op update stores it in v2), then v1 is removed
+// from status.storedVersions. Where an object is stored is observed
+// through the webhook: a v2 read of a v1-stored object calls it, a v2
+// read of a v2-stored one does not.
+func TestStorageVersionMigration(t *testing.T) {
+	hook := &convertingWebhook{}
+	webhook := httptest.NewTLSServer(hook)
+	defer webhook.Close()
+	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: webhook.Certificate().Raw})
+
+	ts := startServer(t, serverOptions{})
+	ctx := context.Background()
+	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
+	if _, err := crds.Create(ctx, gizmoCRD(webhook.URL+"/convert", caBundle), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create CRD: %v", err)
+	}
+	waitEstablished(t, ts.crdClient(t), "gizmos.webhook.example.com", 10*time.Second)
+	dyn := ts.dynamic(t)
+	v1 := dyn.Resource(gvr("webhook.example.com", "v1", "gizmos")).Namespace("default")
+	v2 := dyn.Resource(gvr("webhook.example.com", "v2", "gizmos")).Namespace("default")
+	eventually(t, 10*time.Second, "v1 served", func() bool {
+		_, err := v1.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "webhook.example.com/v1", "kind": "Gizmo",
+			"metadata": map[string]any{"name": "old"},
+			"spec":     map[string]any{"size": int64(2)},
+		}}, metav1.CreateOptions{})
+		return err == nil
+	})
+
+	// v2 becomes the storage version.
+	crd, err := crds.Get(ctx, "gizmos.webhook.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd.Spec.Versions[0].Storage, crd.Spec.Versions[1].Storage = false, true
+	if _, err := crds.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("switch the storage version: %v", err)
+	}
+	eventually(t, 10*time.Second, "storedVersions [v1 v2]", func() bool {
+		c, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
+		return err == nil && strings.Join(c.Status.StoredVersions, ",") == "v1,v2"
+	})
+
+	v2Read := func() int64 {
+		t.Helper()
+		before := hook.calls.Load()
+		var u *unstructured.Unstructured
+		eventually(t, 10*time.Second, "v2 read", func() bool {
+			var err error
+			u, err = v2.Get(ctx, "old", metav1.GetOptions{})
+			return err == nil
+		})
+		if r, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas"); r != 2 {
+			t.Fatalf("v2 read: got spec %v, want replicas 2", u.Object["spec"])
+		}
+		return hook.calls.Load() - before
+	}
+	if calls := v2Read(); calls == 0 {
+		t.Fatal("a v2 read of an object stored in v1 made no webhook call")
+	}
+
+	// The migration: read and write back every object (as
+	// kube-storage-version-migrator does); it is then stored in v2. The
+	// new storage version takes effect when the controller has served the
+	// updated CRD, which may be just after storedVersions changed: repeat
+	// until a rewrite lands in v2.
+	eventually(t, 10*time.Second, "objects rewritten in v2", func() bool {
+		list, err := v2.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		for i := range list.Items {
+			if _, err := v2.Update(ctx, &list.Items[i], metav1.UpdateOptions{}); err != nil {
+				t.Logf("rewrite %s: %v", list.Items[i].GetName(), err)
+				return false
+			}
+		}
+		return v2Read() == 0
+	})
+
+	// v1 may now leave storedVersions (through /status, whose validation
+	// is the accepted names only, as upstream).
+	crd, err = crds.Get(ctx, crd.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd.Status.StoredVersions = []string{"v2"}
+	updated, err := crds.UpdateStatus(ctx, crd, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("remove v1 from storedVersions: %v", err)
+	}
+	if got := strings.Join(updated.Status.StoredVersions, ","); got != "v2" {
+		t.Errorf("got storedVersions %s, want v2", got)
+	}
 }
