@@ -277,7 +277,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	ctrl := &namespaceController{
 		namespaces: ns,
 		finalize:   nsFinalize,
-		content:    namespacedContent(cms, secrets, sas, events, leases, svcs.services.Store(), svcs.endpoints, svcs.slices),
+		content:    namespacedContent(svcs.services, cms, secrets, sas, events, leases, svcs.endpoints, svcs.slices),
 		resync:     c.NamespaceResync,
 		logger:     c.Logger.With("controller", "namespace"),
 	}
@@ -307,11 +307,12 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 }
 
 // namespacedContent lists what the namespace controller empties.
-func namespacedContent(stores ...*generic.Store) map[schema.GroupResource]*generic.Store {
-	out := make(map[schema.GroupResource]*generic.Store, len(stores))
+func namespacedContent(services *service.REST, stores ...*generic.Store) map[schema.GroupResource]namespaceContent {
+	out := make(map[schema.GroupResource]namespaceContent, len(stores)+1)
 	for _, st := range stores {
 		out[st.DefaultQualifiedResource] = st
 	}
+	out[services.Store().DefaultQualifiedResource] = oneByOne{lister: services, deleter: services}
 	return out
 }
 

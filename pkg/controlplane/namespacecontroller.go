@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -28,12 +27,52 @@ import (
 type namespaceController struct {
 	namespaces *namespace.REST
 	finalize   *namespace.FinalizeREST
-	content    map[schema.GroupResource]*generic.Store
+	content    map[schema.GroupResource]namespaceContent
 	resync     time.Duration
 	logger     *slog.Logger
 }
 
 var errContentRemaining = errors.New("content remaining")
+
+// namespaceContent is what the controller empties a namespace of.
+// *generic.Store is one; services are another ([oneByOne]): deleting them
+// through their own storage releases their ClusterIPs and NodePorts.
+type namespaceContent interface {
+	DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error)
+	List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error)
+}
+
+// oneByOne empties a namespace of a resource that has no collection
+// delete (services, as upstream) by deleting each object in turn.
+type oneByOne struct {
+	lister  rest.Lister
+	deleter rest.GracefulDeleter
+}
+
+func (o oneByOne) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
+	return o.lister.List(ctx, options)
+}
+
+func (o oneByOne) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
+	list, err := o.lister.List(ctx, listOptions)
+	if err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, item := range items {
+		acc, err := meta.Accessor(item)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := o.deleter.Delete(ctx, acc.GetName(), deleteValidation, options.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	return list, nil
+}
 
 // run reacts to namespace events and re-examines terminating namespaces
 // every resync period, until ctx ends.
