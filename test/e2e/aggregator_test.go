@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -528,62 +526,6 @@ func TestAggregatorBadBackends(t *testing.T) {
 	if code := rawGet(t, front, "/readyz"); code != 200 {
 		t.Errorf("/readyz with bad backends registered: got %d, want 200", code)
 	}
-}
-
-// watchLines runs kubectl with args (a watch), and calls steps with a
-// wait function that blocks until kubectl prints a line starting with the
-// given prefix (fields joined by one space), failing after 30 s.
-func watchLines(t *testing.T, kubectl, kubeconfig string, args []string, steps func(wait func(prefix string))) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string)
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			select {
-			case lines <- strings.Join(strings.Fields(sc.Text()), " "):
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	defer func() {
-		cancel() // kills kubectl: the reader sees EOF
-		<-readerDone
-		_ = cmd.Wait()
-	}()
-	var seen []string
-	steps(func(prefix string) {
-		t.Helper()
-		for {
-			select {
-			case line, ok := <-lines:
-				if !ok {
-					t.Fatalf("kubectl %s ended; printed %q, want a line starting %q", strings.Join(args, " "), seen, prefix)
-				}
-				seen = append(seen, line)
-				if strings.HasPrefix(line, prefix) {
-					return
-				}
-			case <-ctx.Done():
-				t.Fatalf("kubectl %s printed %q, want a line starting %q", strings.Join(args, " "), seen, prefix)
-			}
-		}
-	})
 }
 
 func gadgetColored(name, color string) *unstructured.Unstructured {

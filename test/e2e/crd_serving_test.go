@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"bufio"
-	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -156,59 +152,12 @@ func TestKubectlCustomResourceServing(t *testing.T) {
 // replicas.
 func watchDials(t *testing.T, kubectl, kubeconfig, ns string, change func()) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "-n", ns, "get", "dials", "-w")
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string)
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			select {
-			case lines <- strings.Join(strings.Fields(sc.Text()), " "):
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	defer func() {
-		cancel() // kills kubectl: the reader sees EOF
-		<-readerDone
-		_ = cmd.Wait()
-	}()
-	var seen []string
-	wait := func(prefix string) {
-		t.Helper()
-		for {
-			select {
-			case line, ok := <-lines:
-				if !ok {
-					t.Fatalf("kubectl get -w ended; printed %q, want a line starting %q", seen, prefix)
-				}
-				seen = append(seen, line)
-				if strings.HasPrefix(line, prefix) {
-					return
-				}
-			case <-ctx.Done():
-				t.Fatalf("kubectl get -w printed %q, want a line starting %q", seen, prefix)
-			}
-		}
-	}
-	wait("NAME REPLICAS COLOR")
-	wait("d1 3 blue")
-	change()
-	wait("d1 4 blue")
+	watchLines(t, kubectl, kubeconfig, []string{"-n", ns, "get", "dials", "-w"}, func(wait func(string)) {
+		wait("NAME REPLICAS COLOR")
+		wait("d1 3 blue")
+		change()
+		wait("d1 4 blue")
+	})
 }
 
 // waitCRDEstablished runs kubectl wait for crd's Established condition,

@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,37 +161,7 @@ func runKubectlEveryday(t *testing.T, e *env, kubectl string) {
 // configmap is created and deleted, and reads both events.
 func testKubectlWatch(t *testing.T, kubectl, kubeconfig, home, ns string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "get", "cm", "-n", ns, "--watch-only", "--output-watch-events", "-o", "custom-columns=EVENT:.type,NAME:.object.metadata.name,DATA:.object.data.k", "--no-headers")
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string)
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			select {
-			case lines <- strings.Join(strings.Fields(sc.Text()), " "):
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	defer func() {
-		cancel() // kills kubectl: the reader sees EOF
-		<-readerDone
-		_ = cmd.Wait()
-	}()
+	lines, ctx := kubectlLines(t, kubectl, kubeconfig, home, "get", "cm", "-n", ns, "--watch-only", "--output-watch-events", "-o", "custom-columns=EVENT:.type,NAME:.object.metadata.name,DATA:.object.data.k", "--no-headers")
 	// The watch starts asynchronously: keep changing w until kubectl
 	// shows a change.
 	run := func(args ...string) {

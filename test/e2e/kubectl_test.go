@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +54,76 @@ func runKubectl(t *testing.T, kubectl, kubeconfig string, args ...string) (strin
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no cache from other runs
 	err := cmd.Run()
 	return stdout.String(), stderr.String(), err
+}
+
+// kubectlLines starts a long-running kubectl (a watch) with HOME set to
+// home ("" for a fresh one) and returns the lines it prints, fields joined
+// by one space, and the context bounding it (30 s). kubectl is killed and
+// reaped when the test ends; the channel closes when its output ends.
+func kubectlLines(t *testing.T, kubectl, kubeconfig, home string, args ...string) (<-chan string, context.Context) {
+	t.Helper()
+	if home == "" {
+		home = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			select {
+			case lines <- strings.Join(strings.Fields(sc.Text()), " "):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel() // kills kubectl: the reader sees EOF
+		<-readerDone
+		_ = cmd.Wait()
+	})
+	return lines, ctx
+}
+
+// watchLines runs a kubectl watch and calls steps with a wait function
+// that blocks until kubectl prints a line starting with prefix (fields
+// joined by one space), failing after 30 s.
+func watchLines(t *testing.T, kubectl, kubeconfig string, args []string, steps func(wait func(prefix string))) {
+	t.Helper()
+	lines, ctx := kubectlLines(t, kubectl, kubeconfig, "", args...)
+	var seen []string
+	steps(func(prefix string) {
+		t.Helper()
+		for {
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					t.Fatalf("kubectl %s ended; printed %q, want a line starting %q", strings.Join(args, " "), seen, prefix)
+				}
+				seen = append(seen, line)
+				if strings.HasPrefix(line, prefix) {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("kubectl %s printed %q, want a line starting %q", strings.Join(args, " "), seen, prefix)
+			}
+		}
+	})
 }
 
 func TestKubectlRawHealthAndVersion(t *testing.T) {
