@@ -12,6 +12,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -26,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/lease"
@@ -34,6 +36,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/selfsubjectreview"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/tokenreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
@@ -41,6 +44,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 // Config is what the core server's content is built from.
@@ -86,7 +90,28 @@ type Config struct {
 	// webhook clients resolve Service references through them, e.g. with
 	// ServiceStores.Reader).
 	OnServices func(ServiceStores)
+
+	// Authorizer is the authorizer of the filter chain: subject access
+	// reviews answer with its decisions, and selfsubjectrulesreviews with
+	// its rules if it implements accessreview.RuleResolver (nil means
+	// filters.InterimAuthorizer, whose rules accessreview.InterimRules
+	// lists).
+	Authorizer filters.Authorizer
+	// TokenAuthenticator authenticates the tokens of TokenReviews (e.g.
+	// tokenreview.FromRequest(the chain's authenticator)); nil answers
+	// every TokenReview unauthenticated.
+	TokenAuthenticator TokenAuthenticator
+	// ExtensionAPIServerAuthentication is the data published in
+	// kube-system/extension-apiserver-authentication (see
+	// requestheader.AuthenticationConfigMapData); nil publishes nothing.
+	ExtensionAPIServerAuthentication map[string]string
+	// ClusterAuthenticationInterval is how often that configmap is
+	// reconciled (default DefaultClusterAuthenticationInterval, 1m).
+	ClusterAuthenticationInterval time.Duration
 }
+
+// TokenAuthenticator authenticates the bearer tokens of TokenReviews.
+type TokenAuthenticator = tokenreview.TokenAuthenticator
 
 // ServiceStores are the installed Services, Endpoints and EndpointSlices
 // resources. Reads through them skip authentication, authorization and
@@ -127,6 +152,9 @@ func (c *Config) complete() error {
 	if c.AllocationRepairMinAge <= 0 {
 		c.AllocationRepairMinAge = DefaultAllocationRepairMinAge
 	}
+	if c.ClusterAuthenticationInterval <= 0 {
+		c.ClusterAuthenticationInterval = DefaultClusterAuthenticationInterval
+	}
 	return nil
 }
 
@@ -140,7 +168,9 @@ type Installed struct {
 // them with discovery, and adds the post-start hooks that bootstrap the
 // system namespaces, run the namespace controller, and run the bootstrap
 // controller (the "kubernetes" Service and its endpoints, allocation
-// repair). It returns what it installed (for OpenAPI).
+// repair), and, when Config.ExtensionAPIServerAuthentication is set, the
+// start-cluster-authentication-info-controller hook that publishes it. It
+// returns what it installed (for OpenAPI).
 func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if c.Storage == nil || c.Discovery == nil {
 		return nil, errors.New("controlplane: Storage and Discovery are required")
@@ -153,6 +183,13 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	}
 	if err := registerFieldLabels(); err != nil {
 		return nil, err
+	}
+	var clusterAuth authInfo
+	if c.ExtensionAPIServerAuthentication != nil {
+		var err error
+		if clusterAuth, err = parseAuthInfo(c.ExtensionAPIServerAuthentication, true); err != nil {
+			return nil, fmt.Errorf("controlplane: ExtensionAPIServerAuthentication: %w", err)
+		}
 	}
 	opts := registry.Options{Storage: c.Storage, Logger: c.Logger}
 
@@ -244,9 +281,24 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 			Storage:      map[string]rest.Storage{"leases": leases},
 		},
 		{
-			// kubectl auth whoami.
+			// kubectl auth whoami; aggregated servers' delegated
+			// authentication.
 			GroupVersion: authenticationv1.SchemeGroupVersion,
-			Storage:      map[string]rest.Storage{"selfsubjectreviews": selfsubjectreview.NewREST()},
+			Storage: map[string]rest.Storage{
+				"selfsubjectreviews": selfsubjectreview.NewREST(),
+				"tokenreviews":       tokenreview.NewREST(c.TokenAuthenticator),
+			},
+		},
+		{
+			// kubectl auth can-i (--list); aggregated servers' delegated
+			// authorization.
+			GroupVersion: authorizationv1.SchemeGroupVersion,
+			Storage: map[string]rest.Storage{
+				"subjectaccessreviews":      accessreview.NewSubjectAccessReviewREST(c.Authorizer),
+				"selfsubjectaccessreviews":  accessreview.NewSelfSubjectAccessReviewREST(c.Authorizer),
+				"localsubjectaccessreviews": accessreview.NewLocalSubjectAccessReviewREST(c.Authorizer),
+				"selfsubjectrulesreviews":   accessreview.NewSelfSubjectRulesReviewREST(accessreview.RulesOf(c.Authorizer)),
+			},
 		},
 	}
 	var installed []Installed
@@ -265,7 +317,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 			return nil, fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
 		}
 	}
-	for _, group := range []string{"", eventsv1.GroupName, coordinationv1.GroupName, discoveryv1.GroupName} {
+	for _, group := range []string{"", eventsv1.GroupName, coordinationv1.GroupName, discoveryv1.GroupName, authenticationv1.GroupName, authorizationv1.GroupName} {
 		c.Discovery.InstallGroupRoot(s.Handler(), group)
 	}
 
@@ -302,6 +354,18 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	})
 	if err := addBootstrapController(s, c, svcs); err != nil {
 		return nil, err
+	}
+	if c.ExtensionAPIServerAuthentication != nil {
+		if err := addClusterAuthenticationInfo(s, &clusterAuthInfo{
+			configmaps: cms,
+			namespaces: clusterScoped{ns},
+			required:   clusterAuth,
+			interval:   c.ClusterAuthenticationInterval,
+			logger:     c.Logger.With("controller", "cluster-authentication-info"),
+			now:        time.Now,
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return installed, nil
 }

@@ -1,0 +1,166 @@
+package accessreview
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
+)
+
+// review is one access check: what the authorizer is asked, and the
+// selector parse errors that end up in status.evaluationError.
+type review struct {
+	attrs filters.Attributes
+	// selectorErrs are upstream's "... ignored due to parse error" notes.
+	selectorErrs []string
+}
+
+// subjectFrom is the user a SubjectAccessReviewSpec asks about.
+func subjectFrom(spec authorizationv1.SubjectAccessReviewSpec) *user.Info {
+	u := &user.Info{Name: spec.User, UID: spec.UID, Groups: slices.Clone(spec.Groups)}
+	if spec.Extra != nil {
+		u.Extra = make(map[string][]string, len(spec.Extra))
+		for k, v := range spec.Extra {
+			u.Extra[k] = slices.Clone([]string(v))
+		}
+	}
+	return u
+}
+
+// reviewFrom builds the check of u against exactly one of ra and nra
+// (validation made sure of that).
+func reviewFrom(u *user.Info, ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) review {
+	if ra == nil {
+		return review{attrs: filters.Attributes{User: u, Verb: nra.Verb, Path: nra.Path}}
+	}
+	r := review{attrs: filters.Attributes{
+		User:            u,
+		Verb:            ra.Verb,
+		ResourceRequest: true,
+		Namespace:       ra.Namespace,
+		APIGroup:        ra.Group,
+		APIVersion:      ra.Version,
+		Resource:        ra.Resource,
+		Subresource:     ra.Subresource,
+		Name:            ra.Name,
+	}}
+	if s := ra.FieldSelector; s != nil {
+		if n, err := fieldRequirements(s); err != nil {
+			r.selectorErrs = append(r.selectorErrs, ignoredNote("fieldSelector", n))
+		}
+	}
+	if s := ra.LabelSelector; s != nil {
+		if n, err := labelRequirements(s); err != nil {
+			r.selectorErrs = append(r.selectorErrs, ignoredNote("labelSelector", n))
+		}
+	}
+	return r
+}
+
+func ignoredNote(selector string, usable int) string {
+	if usable > 0 {
+		return "spec.resourceAttributes." + selector + " partially ignored due to parse error"
+	}
+	return "spec.resourceAttributes." + selector + " ignored due to parse error"
+}
+
+// status turns the authorizer's answer into a review status.
+func (r review) status(d filters.Decision, reason string, err error) authorizationv1.SubjectAccessReviewStatus {
+	st := authorizationv1.SubjectAccessReviewStatus{
+		Allowed: d == filters.DecisionAllow,
+		Denied:  d == filters.DecisionDeny,
+		Reason:  reason,
+	}
+	var notes []string
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	st.EvaluationError = strings.Join(append(notes, r.selectorErrs...), "; ")
+	return st
+}
+
+// fieldRequirements counts the usable requirements of a field selector, as
+// upstream interprets it: requirements win over rawSelector; In and NotIn
+// take exactly one value; other operators are not supported. err is
+// non-nil when some part was not usable.
+func fieldRequirements(s *authorizationv1.FieldSelectorAttributes) (int, error) {
+	if len(s.Requirements) == 0 {
+		if s.RawSelector == "" {
+			return 0, nil
+		}
+		sel, err := fields.ParseSelector(s.RawSelector)
+		if err != nil {
+			return 0, err
+		}
+		return len(sel.Requirements()), nil
+	}
+	usable := 0
+	var errs []error
+	for _, r := range s.Requirements {
+		switch {
+		case len(r.Values) > 1:
+			errs = append(errs, errors.New("fieldSelectors do not yet support multiple values"))
+		case r.Operator == metav1.FieldSelectorOpIn || r.Operator == metav1.FieldSelectorOpNotIn:
+			if len(r.Values) != 1 {
+				errs = append(errs, fmt.Errorf("fieldSelectors %s must have one value", r.Operator))
+				continue
+			}
+			usable++
+		case r.Operator == metav1.FieldSelectorOpExists || r.Operator == metav1.FieldSelectorOpDoesNotExist:
+			errs = append(errs, fmt.Errorf("fieldSelectors do not yet support %v", r.Operator))
+		default:
+			errs = append(errs, fmt.Errorf("%q is not a valid field selector operator", r.Operator))
+		}
+	}
+	return usable, errors.Join(errs...)
+}
+
+var labelOps = map[metav1.LabelSelectorOperator]selection.Operator{
+	metav1.LabelSelectorOpIn:           selection.In,
+	metav1.LabelSelectorOpNotIn:        selection.NotIn,
+	metav1.LabelSelectorOpExists:       selection.Exists,
+	metav1.LabelSelectorOpDoesNotExist: selection.DoesNotExist,
+}
+
+// labelRequirements is fieldRequirements for label selectors.
+func labelRequirements(s *authorizationv1.LabelSelectorAttributes) (int, error) {
+	if len(s.Requirements) == 0 {
+		if s.RawSelector == "" {
+			return 0, nil
+		}
+		sel, err := labels.Parse(s.RawSelector)
+		if err != nil {
+			return 0, err
+		}
+		reqs, _ := sel.Requirements()
+		return len(reqs), nil
+	}
+	usable := 0
+	var errs []error
+	for _, r := range s.Requirements {
+		op, ok := labelOps[r.Operator]
+		if !ok {
+			errs = append(errs, fmt.Errorf("%q is not a valid label selector operator", r.Operator))
+			continue
+		}
+		values := r.Values
+		if len(values) == 0 {
+			values = nil
+		}
+		if _, err := labels.NewRequirement(r.Key, op, values); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		usable++
+	}
+	return usable, errors.Join(errs...)
+}
