@@ -36,6 +36,7 @@ func (c *Config) applyHandlerChain() error {
 		g.AuditBackend = b
 	}
 
+	c.Authorizer = filters.InterimAuthorizer{}
 	chain := filters.ChainConfig{
 		Logger:                         c.Logger,
 		MuxAndDiscoveryComplete:        g.LifecycleSignals.MuxAndDiscoveryComplete.Signaled(),
@@ -47,7 +48,7 @@ func (c *Config) applyHandlerChain() error {
 		AuditPolicy:                    audit.MetadataPolicy(),
 		MaxRequestsInFlight:            o.Run.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight:    o.Run.MaxMutatingRequestsInFlight,
-		Authorizer:                     filters.InterimAuthorizer{},
+		Authorizer:                     c.Authorizer,
 		Metrics:                        c.Metrics,
 	}
 	if o.Run.ShutdownSendRetryAfter {

@@ -13,8 +13,10 @@ import (
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/tokenreview"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -42,6 +44,11 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		PublicAddress:         public,
 		SecurePort:            port,
 		OnServices:            func(s controlplane.ServiceStores) { c.services.set(s.Reader()) },
+		Authorizer:            c.Authorizer,
+		TokenAuthenticator:    tokenreview.FromRequest(c.Authenticator),
+		// What aggregated API servers built on k8s.io/apiserver read to
+		// trust this server's front proxy and client certificates.
+		ExtensionAPIServerAuthentication: requestheader.AuthenticationConfigMapData(c.ClientCAPEM, c.RequestHeader, c.RequestHeaderCAPEM),
 	})
 	if err != nil {
 		return fmt.Errorf("%s resources: %w", CoreName, err)

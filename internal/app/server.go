@@ -27,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -56,6 +57,12 @@ type Config struct {
 	// RequestHeader is the front-proxy authentication this server
 	// accepts (--requestheader-* flags).
 	RequestHeader requestheader.Config
+	// ClientCAPEM is the PEM of the CAs client certificates are verified
+	// against (--client-ca-file and the generated CA).
+	ClientCAPEM []byte
+	// Authorizer decides every request (the filter chain's, and the access
+	// reviews').
+	Authorizer filters.Authorizer
 	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
 	// generated one unless --requestheader-client-ca-file is set).
 	RequestHeaderCAPEM []byte
@@ -209,6 +216,7 @@ func (c *Config) applySecureServing() error {
 	serving := bundle.Serving
 	clientCA := bundle.CAPool
 	c.CAPEM = bundle.CAPEM
+	c.ClientCAPEM = bundle.CAPEM
 	if o.TLSCertFile != "" {
 		serving, err = pki.LoadServing(o.TLSCertFile, o.TLSPrivateKeyFile)
 		if err != nil {
@@ -224,6 +232,11 @@ func (c *Config) applySecureServing() error {
 		// The generated admin certificate keeps working beside the
 		// user's CA, so the admin kubeconfig is always usable.
 		clientCA = mergePools(pool, bundle.CA)
+		userPEM, err := os.ReadFile(o.ClientCAFile)
+		if err != nil {
+			return fmt.Errorf("--client-ca-file: %w", err)
+		}
+		c.ClientCAPEM = append(append(userPEM, '\n'), bundle.CAPEM...)
 	}
 
 	if err := c.applyFrontProxy(bundle); err != nil {

@@ -5,12 +5,17 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -88,6 +93,35 @@ func TestFrontProxyAuthentication(t *testing.T) {
 	// The proxy certificate without a user header fails x509 authentication: 401.
 	if code, _ := review([]tls.Certificate{proxyCert}, nil); code != http.StatusUnauthorized {
 		t.Errorf("front-proxy certificate without headers: got %d, want 401 (the x509 authenticator rejects it, as upstream)", code)
+	}
+
+	// The front-proxy settings are published for aggregated API servers
+	// (what k8s.io/apiserver-based servers read at start).
+	var cm *corev1.ConfigMap
+	eventually(t, time.Minute, "kube-system/extension-apiserver-authentication", func() error {
+		var err error
+		cm, err = kubernetes.NewForConfigOrDie(srv.Config).CoreV1().ConfigMaps("kube-system").Get(t.Context(), "extension-apiserver-authentication", metav1.GetOptions{})
+		return err
+	})
+	for key, want := range map[string]string{
+		"requestheader-username-headers":     `["X-Remote-User"]`,
+		"requestheader-group-headers":        `["X-Remote-Group"]`,
+		"requestheader-extra-headers-prefix": `["X-Remote-Extra-"]`,
+		"requestheader-allowed-names":        `["front-proxy-client"]`,
+	} {
+		if got := cm.Data[key]; got != want {
+			t.Errorf("configmap %s: got %q, want %q", key, got, want)
+		}
+	}
+	frontProxyCA, err := os.ReadFile(filepath.Join(certDir, pki.FrontProxyCACertFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cm.Data["requestheader-client-ca-file"], strings.TrimSpace(string(frontProxyCA))) {
+		t.Error("configmap requestheader-client-ca-file does not hold the front-proxy CA")
+	}
+	if !strings.Contains(cm.Data["client-ca-file"], "BEGIN CERTIFICATE") {
+		t.Errorf("configmap client-ca-file: got %q, want the client CA", cm.Data["client-ca-file"])
 	}
 
 	// kubectl auth whoami (kubectl >= 1.28 asks authentication.k8s.io/v1).
