@@ -209,7 +209,7 @@ func (c *Controller) Sync(services []*apiregistrationv1.APIService) {
 		// Out of discovery at once; what the worker fetching it (if any)
 		// merged into OpenAPI goes when it is done.
 		s.removed = true
-		c.cfg.Discovery.RemoveGroupVersion(gv)
+		c.cfg.Discovery.RemoveGroupVersion(gv, discovery.Remote())
 		s.published = publishedState{}
 		if !s.busy {
 			c.cleanupLocked(s)

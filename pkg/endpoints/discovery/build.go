@@ -65,11 +65,13 @@ func (d *aggregatedDoc) V2Beta1() *document {
 	return d.beta
 }
 
-// build makes a snapshot of m.entries; m.mu is held (or m is new).
+// build makes a snapshot of the entries served; m.mu is held (or m is
+// new).
 func (m *Manager) build() *snapshot {
-	entries := make([]*entry, 0, len(m.entries))
+	eff := m.effectiveLocked()
+	entries := make([]*entry, 0, len(eff))
 	var core []*entry
-	for _, e := range m.entries {
+	for _, e := range eff {
 		if e.gv.Group == "" {
 			core = append(core, e)
 			continue

@@ -43,8 +43,13 @@ type Manager struct {
 	logger *slog.Logger
 	codecs *codecs
 
-	mu      sync.Mutex // serializes changes
-	entries map[schema.GroupVersion]*entry
+	mu      sync.Mutex                     // serializes changes
+	entries map[schema.GroupVersion]*entry // served by the chain
+	// remotes are served by aggregated API servers ([Remote]). A remote
+	// entry hides a local one of the same group-version (requests for it
+	// are proxied) without removing it: it shows again when the remote
+	// one goes.
+	remotes map[schema.GroupVersion]*entry
 	heads   []*server.APIServerHandler
 	routed  map[string]bool // groups whose /apis/<group> paths the heads route
 
@@ -61,7 +66,6 @@ type entry struct {
 	resources  []metav1.APIResource
 	aggregated []apidiscoveryv2.APIResourceDiscovery
 	freshness  apidiscoveryv2.DiscoveryFreshness
-	remote     bool
 }
 
 // New returns an empty Manager.
@@ -79,6 +83,7 @@ func New(cfg Config) (*Manager, error) {
 		logger:  logger,
 		codecs:  c,
 		entries: map[schema.GroupVersion]*entry{},
+		remotes: map[schema.GroupVersion]*entry{},
 		routed:  map[string]bool{},
 	}
 	m.snap.Store(m.build())
@@ -138,7 +143,6 @@ func (m *Manager) AddGroupVersion(gv schema.GroupVersion, resources []metav1.API
 		priority:  DefaultPriority(gv),
 		resources: make([]metav1.APIResource, len(resources)),
 		freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
-		remote:    o.remote,
 	}
 	if o.priority != nil {
 		e.priority = *o.priority
@@ -157,28 +161,57 @@ func (m *Manager) AddGroupVersion(gv schema.GroupVersion, resources []metav1.API
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.entries[gv] = e
+	if o.remote {
+		m.remotes[gv] = e
+	} else {
+		m.entries[gv] = e
+	}
 	m.updateLocked()
 	return nil
 }
 
-// RemoveGroupVersion removes gv; removing an absent gv does nothing.
-func (m *Manager) RemoveGroupVersion(gv schema.GroupVersion) {
+// RemoveGroupVersion removes gv as served by the chain, or with [Remote]
+// as served by an aggregated API server; removing an absent gv does
+// nothing.
+func (m *Manager) RemoveGroupVersion(gv schema.GroupVersion, opts ...Option) {
+	var o addOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.entries[gv]; !ok {
+	from := m.entries
+	if o.remote {
+		from = m.remotes
+	}
+	if _, ok := from[gv]; !ok {
 		return
 	}
-	delete(m.entries, gv)
+	delete(from, gv)
 	m.updateLocked()
 }
 
-// GroupVersions returns the group-versions held, in no particular order.
+// effectiveLocked returns the entries served: the remote one where a
+// group-version has both.
+func (m *Manager) effectiveLocked() map[schema.GroupVersion]*entry {
+	out := make(map[schema.GroupVersion]*entry, len(m.entries)+len(m.remotes))
+	for gv, e := range m.entries {
+		out[gv] = e
+	}
+	for gv, e := range m.remotes {
+		out[gv] = e
+	}
+	return out
+}
+
+// GroupVersions returns the group-versions held, local and remote, in no
+// particular order.
 func (m *Manager) GroupVersions() []schema.GroupVersion {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]schema.GroupVersion, 0, len(m.entries))
-	for gv := range m.entries {
+	eff := m.effectiveLocked()
+	out := make([]schema.GroupVersion, 0, len(eff))
+	for gv := range eff {
 		out = append(out, gv)
 	}
 	return out
@@ -190,10 +223,8 @@ func (m *Manager) LocalGroupVersions() []schema.GroupVersion {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]schema.GroupVersion, 0, len(m.entries))
-	for gv, e := range m.entries {
-		if !e.remote {
-			out = append(out, gv)
-		}
+	for gv := range m.entries {
+		out = append(out, gv)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Group != out[j].Group {

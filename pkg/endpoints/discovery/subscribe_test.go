@@ -74,3 +74,46 @@ func TestLocalGroupVersionsAndSubscribe(t *testing.T) {
 	default:
 	}
 }
+
+// A remote group-version hides a local one of the same name (its
+// requests are proxied) and the local one shows again when it goes.
+func TestRemoteHidesLocal(t *testing.T) {
+	m, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv := schema.GroupVersion{Group: "example.com", Version: "v1"}
+	local := []metav1.APIResource{{Name: "widgets", Kind: "Widget", Verbs: metav1.Verbs{"get"}}}
+	remote := []metav1.APIResource{{Name: "gadgets", Kind: "Gadget", Verbs: metav1.Verbs{"get"}}}
+	if err := m.AddGroupVersion(gv, local); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddGroupVersion(gv, remote, Remote()); err != nil {
+		t.Fatal(err)
+	}
+	resources := func() []string {
+		var out []string
+		for _, g := range m.snap.Load().aggAPIs.list.Items {
+			for _, v := range g.Versions {
+				for _, r := range v.Resources {
+					out = append(out, r.Resource)
+				}
+			}
+		}
+		return out
+	}
+	if got := resources(); !slices.Equal(got, []string{"gadgets"}) {
+		t.Errorf("with both: got %v, want the remote gadgets", got)
+	}
+	if got := m.LocalGroupVersions(); !slices.Equal(got, []schema.GroupVersion{gv}) {
+		t.Errorf("got local group-versions %v, want %v", got, gv)
+	}
+	m.RemoveGroupVersion(gv, Remote())
+	if got := resources(); !slices.Equal(got, []string{"widgets"}) {
+		t.Errorf("after the remote went: got %v, want the local widgets", got)
+	}
+	m.RemoveGroupVersion(gv)
+	if got := resources(); len(got) != 0 {
+		t.Errorf("after both went: got %v, want none", got)
+	}
+}
