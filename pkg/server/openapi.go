@@ -77,6 +77,14 @@ func (o *OpenAPI) RemoveV2(paths, definitions []string) {
 	o.rebuildV2()
 }
 
+// HasV2Definition reports whether the v2 document defines name.
+func (o *OpenAPI) HasV2Definition(name string) bool {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	_, ok := o.v2Defs[name]
+	return ok
+}
+
 // V3Paths returns the group-version paths of the v3 documents held
 // ("api/v1", "apis/apps/v1", ...), sorted.
 func (o *OpenAPI) V3Paths() []string {

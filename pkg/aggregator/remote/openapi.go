@@ -20,8 +20,9 @@ import (
 // localDefinitionPrefixes name the OpenAPI v2 definitions the servers of
 // this chain define themselves (Kubernetes' own API types). A backend's
 // definition of the same name is not merged and never removed: the
-// chain's own copy is kept. server.OpenAPI cannot be asked which
-// definitions it holds, so the names are told apart by prefix.
+// chain's own copy is kept. Other names the chain defines (a CRD's
+// definitions, say) are recognised by being in the document without a
+// remote APIService having merged them.
 var localDefinitionPrefixes = []string{
 	"io.k8s.api.",
 	"io.k8s.apimachinery.",
@@ -76,7 +77,7 @@ func (m *openAPIMerger) set(s *service, paths, defs map[string]any) {
 	merge := map[string]any{}
 	kept := make([]string, 0, len(defs))
 	for name, v := range defs {
-		if isLocalDefinition(name) {
+		if isLocalDefinition(name) || (m.refs[name] == 0 && !released[name] && m.api.HasV2Definition(name)) {
 			continue
 		}
 		if m.refs[name] == 0 {

@@ -211,3 +211,43 @@ func TestRefresh(t *testing.T) {
 		})
 	}
 }
+
+// TestChainDefinitionOutsideK8sPrefixKept: a definition the chain itself
+// defines under a name outside Kubernetes' prefixes (a CRD's, say) is
+// neither replaced by a backend's definition of the same name nor
+// removed with the APIService.
+func TestChainDefinitionOutsideK8sPrefixKept(t *testing.T) {
+	h := newOpenAPIHead(t)
+	const chainSpec = `{"description":"the chain's own FlunderSpec"}`
+	h.oa.MergeV2(nil, map[string]any{flunderPrefix + "FlunderSpec": map[string]any{"description": "the chain's own FlunderSpec"}})
+	b := newBackend(t)
+	b.set(func(b *backend) {
+		b.aggregated = aggregatedList(group("wardle.example.com", "v1alpha1", wardleResources()))
+		b.v2 = wardleV2("first")
+	})
+	c, err := New(Config{Discovery: h.disco, OpenAPI: h.oa, Targets: newTargets(map[string]*backend{"v1alpha1.wardle.example.com": b}), Resync: time.Hour, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, c)
+	c.Sync([]*apiregistrationv1.APIService{apiService("wardle.example.com", "v1alpha1", 100, 15, true)})
+	eventually(t, wait, func() string {
+		_, defs, _ := h.v2(t)
+		if !strings.Contains(fmt.Sprint(defs), flunderPrefix+"Flunder ") {
+			return fmt.Sprintf("v2 definitions %v: the backend's Flunder is not merged yet", defs)
+		}
+		return ""
+	})
+	_, _, definitions := h.v2(t)
+	if got := string(definitions[flunderPrefix+"FlunderSpec"]); got != chainSpec {
+		t.Errorf("FlunderSpec with the backend merged: got %s, want the chain's %s", got, chainSpec)
+	}
+	c.Sync(nil)
+	_, _, definitions = h.v2(t)
+	if got := string(definitions[flunderPrefix+"FlunderSpec"]); got != chainSpec {
+		t.Errorf("FlunderSpec after the APIService went: got %s, want the chain's %s", got, chainSpec)
+	}
+	if _, ok := definitions[flunderPrefix+"Flunder"]; ok {
+		t.Error("the backend's Flunder is still defined after the APIService went")
+	}
+}
