@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -18,9 +20,9 @@ const (
 )
 
 // celValidator evaluates the x-kubernetes-validations rules of one
-// version's schema. Rules are compiled once, when the version is served.
-// self and oldSelf are declared dyn: values are the unstructured JSON
-// values (the schema validator has checked their types before).
+// version's schema. Rules are compiled once, when the version is served,
+// with self and oldSelf typed by the schema (see celDecl); values are
+// converted to those types when a rule reads them.
 type celValidator struct {
 	root   *celNode
 	budget uint64 // cost budget of one object's rules
@@ -28,7 +30,8 @@ type celValidator struct {
 
 // celNode holds the compiled rules of one schema node and its children.
 type celNode struct {
-	typ        string // schema type, the value of the Invalid errors
+	typ        string   // schema type, the value of the Invalid errors
+	decl       *celDecl // type of self, nil when no rule is declared here
 	rules      []celRule
 	props      map[string]*celNode
 	additional *celNode
@@ -44,116 +47,13 @@ type celRule struct {
 	reason     apiextensionsv1.FieldValueErrorReason
 	fieldPath  []celPathElem // resolved fieldPath, relative to the node
 	transition bool          // references oldSelf
-}
-
-// newCELValidator compiles the rules of s; p is the path of s, used for
-// compile errors (as the CRD validation reports them). A schema without
-// rules gives a nil validator.
-func newCELValidator(s *apiextensionsv1.JSONSchemaProps, p *field.Path) (*celValidator, field.ErrorList) {
-	if s == nil {
-		return nil, nil
-	}
-	env, err := cel.NewEnv(
-		cel.Variable("self", cel.DynType),
-		cel.Variable("oldSelf", cel.DynType),
-	)
-	if err != nil {
-		return nil, field.ErrorList{field.InternalError(p, fmt.Errorf("cel environment: %w", err))}
-	}
-	root, errs := compileNode(env, s, p)
-	if len(errs) > 0 || root == nil {
-		return nil, errs
-	}
-	return &celValidator{root: root, budget: celTotalBudget}, nil
-}
-
-// compileNode compiles s and its children; the result is nil when no
-// rule is found below s.
-func compileNode(env *cel.Env, s *apiextensionsv1.JSONSchemaProps, p *field.Path) (*celNode, field.ErrorList) {
-	if s == nil {
-		return nil, nil
-	}
-	var errs field.ErrorList
-	n := &celNode{typ: s.Type}
-	if s.XIntOrString {
-		n.typ = "integer-or-string"
-	}
-	vp := p.Child("x-kubernetes-validations")
-	for i, r := range s.XValidations {
-		rp := vp.Index(i)
-		ast, iss := env.Compile(r.Rule)
-		if iss.Err() != nil {
-			errs = append(errs, field.Invalid(rp.Child("rule"), r.Rule, "compilation failed: "+iss.Err().Error()))
-			continue
-		}
-		prog, err := env.Program(ast, cel.CostLimit(celPerCallLimit), cel.CostTracking(nil))
-		if err != nil {
-			errs = append(errs, field.Invalid(rp.Child("rule"), r.Rule, "program construction failed: "+err.Error()))
-			continue
-		}
-		cr := celRule{rule: r.Rule, prog: prog, message: strings.TrimSpace(r.Message), transition: referencesOldSelf(ast)}
-		if r.Reason != nil {
-			cr.reason = *r.Reason
-		}
-		if cr.fieldPath, err = resolveCELFieldPath(s, r.FieldPath); err != nil {
-			errs = append(errs, field.Invalid(rp.Child("fieldPath"), r.FieldPath, err.Error()))
-			continue
-		}
-		if r.MessageExpression != "" {
-			mast, iss := env.Compile(r.MessageExpression)
-			switch {
-			case iss.Err() != nil:
-				errs = append(errs, field.Invalid(rp.Child("messageExpression"), r.MessageExpression, "messageExpression compilation failed: "+iss.Err().Error()))
-				continue
-			case mast.OutputType() != cel.StringType && mast.OutputType() != cel.DynType:
-				errs = append(errs, field.Invalid(rp.Child("messageExpression"), r.MessageExpression, "must evaluate to a string"))
-				continue
-			}
-			if cr.msgProg, err = env.Program(mast, cel.CostLimit(celPerCallLimit), cel.CostTracking(nil)); err != nil {
-				errs = append(errs, field.Invalid(rp.Child("messageExpression"), r.MessageExpression, "program construction failed: "+err.Error()))
-				continue
-			}
-		}
-		n.rules = append(n.rules, cr)
-	}
-	found := len(n.rules) > 0
-	for name, prop := range s.Properties {
-		c, cerrs := compileNode(env, &prop, p.Child("properties").Key(name))
-		errs = append(errs, cerrs...)
-		if c != nil {
-			if n.props == nil {
-				n.props = map[string]*celNode{}
-			}
-			n.props[name], found = c, true
-		}
-	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-		c, cerrs := compileNode(env, s.AdditionalProperties.Schema, p.Child("additionalProperties"))
-		errs = append(errs, cerrs...)
-		n.additional, found = c, found || c != nil
-	}
-	if s.XListType != nil && *s.XListType == "map" {
-		n.mapKeys = s.XListMapKeys
-	}
-	if s.Items != nil && s.Items.Schema != nil {
-		c, cerrs := compileNode(env, s.Items.Schema, p.Child("items"))
-		errs = append(errs, cerrs...)
-		n.items, found = c, found || c != nil
-	}
-	if !found {
-		return nil, errs
-	}
-	return n, errs
-}
-
-// referencesOldSelf reports whether the checked expression uses oldSelf.
-func referencesOldSelf(ast *cel.Ast) bool {
-	for _, r := range ast.NativeRep().ReferenceMap() {
-		if r.Name == "oldSelf" {
-			return true
-		}
-	}
-	return false
+	// optionalOldSelf: oldSelf is an optional, and the rule runs on
+	// create and on uncorrelated values with oldSelf = optional.none().
+	optionalOldSelf bool
+	// compileErr is set when the rule does not compile (only a CRD stored
+	// before its rules were checked has such rules); every value of the
+	// node then fails with it, as upstream.
+	compileErr string
 }
 
 // celBudget is the remaining cost of one object's evaluation; stopped
@@ -199,25 +99,15 @@ func rootView(obj map[string]any) map[string]any {
 }
 
 // validate evaluates n at path p; hasOld says whether an old value
-// correlates with val (only then transition rules run).
+// correlates with val (only then transition rules run, and only then an
+// unchanged value ratchets).
 func (n *celNode) validate(p *field.Path, val, old any, hasOld bool, b *celBudget) field.ErrorList {
 	if n == nil || val == nil || b.stopped {
 		return nil
 	}
 	var errs field.ErrorList
-	for i := range n.rules {
-		r := &n.rules[i]
-		if r.transition && (!hasOld || old == nil) {
-			continue
-		}
-		if b.stopped {
-			return errs
-		}
-		if b.left == 0 {
-			b.stopped = true
-			return append(errs, field.Invalid(p, n.typ, "validation failed due to running out of cost budget, no further validation rules will be run"))
-		}
-		errs = append(errs, r.eval(p, n.typ, val, old, b)...)
+	if len(n.rules) > 0 {
+		errs = n.evalRules(p, val, old, hasOld, b)
 	}
 	switch v := val.(type) {
 	case map[string]any:
@@ -251,27 +141,80 @@ func (n *celNode) validate(p *field.Path, val, old any, hasOld bool, b *celBudge
 	return errs
 }
 
-// eval runs one rule and turns a false result into a field error.
-func (r *celRule) eval(p *field.Path, typ string, val, old any, b *celBudget) field.ErrorList {
-	vars := map[string]any{"self": val}
-	if old != nil {
-		vars["oldSelf"] = old
+// evalRules runs the node's rules on val. A rule that does not use
+// oldSelf and fails on a value equal to its correlated old value is
+// ratcheted (KEP-4008): the failure is dropped.
+func (n *celNode) evalRules(p *field.Path, val, old any, hasOld bool, b *celBudget) field.ErrorList {
+	var errs field.ErrorList
+	self := celValue(n.decl, val)
+	var oldSelf any
+	if hasOld && old != nil {
+		oldSelf = celValue(n.decl, old)
 	}
+	unchanged := -1 // not computed yet
+	for i := range n.rules {
+		r := &n.rules[i]
+		if r.compileErr != "" {
+			errs = append(errs, field.Invalid(p, n.typ, "rule compile error: "+r.compileErr))
+			continue
+		}
+		if r.prog == nil || (r.transition && oldSelf == nil && !r.optionalOldSelf) {
+			continue
+		}
+		if b.stopped {
+			return errs
+		}
+		if b.left == 0 {
+			b.stopped = true
+			return append(errs, field.Invalid(p, n.typ, "validation failed due to running out of cost budget, no further validation rules will be run"))
+		}
+		vars := map[string]any{"self": self}
+		switch {
+		case r.optionalOldSelf && oldSelf != nil:
+			vars["oldSelf"] = types.OptionalOf(types.DefaultTypeAdapter.NativeToValue(oldSelf))
+		case r.optionalOldSelf:
+			vars["oldSelf"] = types.OptionalNone
+		case oldSelf != nil:
+			vars["oldSelf"] = oldSelf
+		}
+		failed, evalErrs := r.eval(p, n.typ, vars, b)
+		if failed && !r.transition {
+			if unchanged < 0 {
+				unchanged = 0
+				if hasOld && equality.Semantic.DeepEqual(val, old) {
+					unchanged = 1
+				}
+			}
+			if unchanged == 1 {
+				continue
+			}
+		}
+		errs = append(errs, evalErrs...)
+	}
+	return errs
+}
+
+// eval runs one rule; failed says the rule evaluated to false (an error
+// that ratchets), as opposed to an evaluation error.
+func (r *celRule) eval(p *field.Path, typ string, vars map[string]any, b *celBudget) (failed bool, errs field.ErrorList) {
 	out, det, err := r.prog.Eval(vars)
 	if det != nil && det.ActualCost() != nil {
 		b.charge(*det.ActualCost())
 	}
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded") {
+		switch {
+		case strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded"):
 			b.stopped = true
-			return field.ErrorList{field.Invalid(p, typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, r.errorString()))}
+			return false, field.ErrorList{field.Invalid(p, typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, r.errorString()))}
+		case strings.HasPrefix(err.Error(), "no such overload"):
+			return false, field.ErrorList{field.Invalid(p, typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, r.errorString()))}
 		}
-		return field.ErrorList{field.Invalid(p, typ, fmt.Sprintf("%v evaluating rule: %v", err, r.errorString()))}
+		return false, field.ErrorList{field.Invalid(p, typ, fmt.Sprintf("%v evaluating rule: %v", err, r.errorString()))}
 	}
 	if ok, isBool := out.Value().(bool); !isBool {
-		return field.ErrorList{field.Invalid(p, typ, fmt.Sprintf("must evaluate to a bool, got %v, evaluating rule: %v", out.Type(), r.errorString()))}
+		return false, field.ErrorList{field.Invalid(p, typ, fmt.Sprintf("must evaluate to a bool, got %v, evaluating rule: %v", out.Type(), r.errorString()))}
 	} else if ok {
-		return nil
+		return false, nil
 	}
 	msg := r.message
 	if msg == "" {
@@ -290,7 +233,7 @@ func (r *celRule) eval(p *field.Path, typ string, val, old any, b *celBudget) fi
 			ep = ep.Child(e.name)
 		}
 	}
-	return field.ErrorList{reasonError(r.reason, ep, typ, msg)}
+	return true, field.ErrorList{reasonError(r.reason, ep, typ, msg)}
 }
 
 // evalMessage runs the messageExpression; an error or an empty or

@@ -53,18 +53,19 @@ func (s crStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorL
 // validateWithRules runs validate, then, when the object is valid, the
 // CEL rules (old is nil on create).
 func (s crStrategy) validateWithRules(u, old *unstructured.Unstructured) field.ErrorList {
-	if errs := s.validate(u); len(errs) > 0 {
-		return errs
-	}
 	var oldObj map[string]any
 	if old != nil {
 		oldObj = old.Object
 	}
+	if errs := s.validate(u, oldObj); len(errs) > 0 {
+		return errs
+	}
 	return s.cel.validate(u.Object, oldObj)
 }
 
-// validate checks the type meta, then the schema.
-func (s crStrategy) validate(u *unstructured.Unstructured) field.ErrorList {
+// validate checks the type meta, then the schema; on update (old not
+// nil) errors of unchanged values ratchet (see validateUpdate).
+func (s crStrategy) validate(u *unstructured.Unstructured, old map[string]any) field.ErrorList {
 	var errs field.ErrorList
 	if k := u.GetKind(); k != s.kind.Kind {
 		errs = append(errs, field.Invalid(field.NewPath("kind"), k, fmt.Sprintf("must be %v", s.kind.Kind)))
@@ -74,6 +75,9 @@ func (s crStrategy) validate(u *unstructured.Unstructured) field.ErrorList {
 	}
 	if len(errs) > 0 {
 		return errs
+	}
+	if old != nil {
+		return s.validator.validateUpdate(u.Object, old, s.schema)
 	}
 	return s.validator.validate(u.Object)
 }

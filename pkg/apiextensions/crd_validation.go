@@ -32,7 +32,8 @@ var allowedAtStatusRoot = map[string]bool{
 // validateCRD validates a CRD on create (metadata is the store's, but for
 // the name rule, which needs the spec).
 func validateCRD(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-	return append(validateCRDCommon(crd), validateSchemas(crd, nil)...)
+	errs := append(validateCRDCommon(crd), validateSchemas(crd, nil)...)
+	return append(errs, validateCELRules(crd, nil)...)
 }
 
 // validateCRDCommon is what create and update both check in full.
@@ -53,6 +54,7 @@ func validateCRDCommon(crd *apiextensionsv1.CustomResourceDefinition) field.Erro
 // the CRD is established.
 func validateCRDUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
 	errs := append(validateCRDCommon(crd), validateSchemas(crd, old)...)
+	errs = append(errs, validateCELRules(crd, old)...)
 	spec := field.NewPath("spec")
 	if isConditionTrue(old, apiextensionsv1.Established) {
 		errs = append(errs, apimachineryvalidation.ValidateImmutableField(crd.Spec.Scope, old.Spec.Scope, spec.Child("scope"))...)
@@ -151,8 +153,6 @@ func validateVersion(v *apiextensionsv1.CustomResourceDefinitionVersion, p *fiel
 		errs = append(errs, field.Required(sp, ""))
 	} else {
 		errs = append(errs, validateRootSchema(v.Schema.OpenAPIV3Schema, v.Subresources != nil && v.Subresources.Status != nil, sp)...)
-		_, celErrs := newCELValidator(v.Schema.OpenAPIV3Schema, sp)
-		errs = append(errs, celErrs...)
 	}
 	if v.Subresources != nil && v.Subresources.Scale != nil {
 		errs = append(errs, validateScale(v.Subresources.Scale, p.Child("subresources", "scale"))...)

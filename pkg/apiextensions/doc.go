@@ -33,9 +33,16 @@
 // served ones, and metadata is validated by the generic store. Valid
 // writes then run the schema's x-kubernetes-validations CEL rules
 // (cel.dev/cel-go, compiled once per served version, self and oldSelf
-// typed dyn; oldSelf transition rules only on update where an old value
-// correlates; per-call and per-object cost limits as upstream); rules
-// that do not compile make the CRD invalid.
+// typed from the schema as upstream: objects are struct types with their
+// escaped property names, formats date, date-time, duration and byte are
+// timestamps, durations and bytes, int-or-string is dyn; upstream's list
+// and regex libraries; oldSelf transition rules only on update where an
+// old value correlates, or with optionalOldSelf; per-call and per-object
+// cost limits as upstream). Rules that do not type-check, whose
+// estimated cost is above upstream's static limits, or that use oldSelf
+// below a list whose items cannot be correlated make the CRD invalid. On
+// update, schema errors and rule failures of values unchanged from the
+// old object are dropped (validation ratcheting, KEP-4008).
 //
 // Before validation, writes (create, update, status) are pruned of the
 // fields their version's structural schema does not specify (kept under

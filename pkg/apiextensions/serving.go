@@ -296,12 +296,10 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 			vs.closeIfNew(reuse)
 			return nil, fmt.Errorf("schema: %w", err)
 		}
-		r, errs := newCELValidator(v.Schema.OpenAPIV3Schema, nil)
-		if len(errs) > 0 {
-			vs.closeIfNew(reuse)
-			return nil, fmt.Errorf("x-kubernetes-validations: %w", errs.ToAggregate())
-		}
-		rules = r
+		// The CRD validation reported the rules' errors when the CRD was
+		// written; a rule that does not compile (a CRD stored before a
+		// check) fails the values it checks, as upstream.
+		rules, _ = newCELValidator(v.Schema.OpenAPIV3Schema, nil)
 	}
 	strategy := crStrategy{
 		namespaced:    crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
