@@ -366,13 +366,18 @@ func TestServiceUpdate(t *testing.T) {
 		t.Errorf("got clusterIP %q labels %v, want %s kept and the label set", got.Spec.ClusterIP, got.Labels, ip)
 	}
 
-	// clusterIP is immutable.
-	_, err = e.update(t, "a", func(s *corev1.Service) { s.Spec.ClusterIP = "10.0.0.77"; s.Spec.ClusterIPs = []string{"10.0.0.77"} })
+	// clusterIP is immutable (other is an address apart from the random
+	// one a got).
+	other := "10.0.0.77"
+	if ip == other {
+		other = "10.0.0.78"
+	}
+	_, err = e.update(t, "a", func(s *corev1.Service) { s.Spec.ClusterIP = other; s.Spec.ClusterIPs = []string{other} })
 	if got := registrytest.Causes(t, err); !slices.Contains(got, "FieldValueInvalid spec.clusterIPs[0]") {
 		t.Errorf("got causes %v, want spec.clusterIPs[0] may not change", got)
 	}
-	if e.ipTaken(t, "10.0.0.77") {
-		t.Error("got 10.0.0.77 allocated by a rejected update, want free")
+	if e.ipTaken(t, other) {
+		t.Errorf("got %s allocated by a rejected update, want free", other)
 	}
 
 	// ClusterIP -> NodePort allocates node ports; -> ClusterIP releases them.
@@ -393,20 +398,24 @@ func TestServiceUpdate(t *testing.T) {
 		t.Errorf("got nodePort %d after an update without it, want %d kept", kept.Spec.Ports[0].NodePort, port)
 	}
 	// Changing the node port takes the new one and releases the old.
-	moved, err := e.update(t, "a", func(s *corev1.Service) { s.Spec.Ports[0].NodePort = 30099 })
+	target := int32(30099)
+	if port == target {
+		target = 30098
+	}
+	moved, err := e.update(t, "a", func(s *corev1.Service) { s.Spec.Ports[0].NodePort = target })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if moved.Spec.Ports[0].NodePort != 30099 || !e.portTaken(t, 30099) || e.portTaken(t, port) {
-		t.Errorf("got nodePort %d (30099 taken %v, %d taken %v), want 30099 taken and %d released",
-			moved.Spec.Ports[0].NodePort, e.portTaken(t, 30099), port, e.portTaken(t, port), port)
+	if moved.Spec.Ports[0].NodePort != target || !e.portTaken(t, target) || e.portTaken(t, port) {
+		t.Errorf("got nodePort %d (%d taken %v, %d taken %v), want %d taken and %d released",
+			moved.Spec.Ports[0].NodePort, target, e.portTaken(t, target), port, e.portTaken(t, port), target, port)
 	}
 	back, err := e.update(t, "a", func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeClusterIP })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Spec.Ports[0].NodePort != 0 || e.portTaken(t, 30099) || back.Spec.ExternalTrafficPolicy != "" {
-		t.Errorf("got nodePort %d etp %q (30099 taken %v), want the node port dropped and released", back.Spec.Ports[0].NodePort, back.Spec.ExternalTrafficPolicy, e.portTaken(t, 30099))
+	if back.Spec.Ports[0].NodePort != 0 || e.portTaken(t, target) || back.Spec.ExternalTrafficPolicy != "" {
+		t.Errorf("got nodePort %d etp %q (%d taken %v), want the node port dropped and released", back.Spec.Ports[0].NodePort, back.Spec.ExternalTrafficPolicy, target, e.portTaken(t, target))
 	}
 
 	// ClusterIP -> ExternalName releases the IP; back allocates one.
@@ -663,11 +672,19 @@ func TestServiceRestart(t *testing.T) {
 func TestServiceRepair(t *testing.T) {
 	e := newEnv(t, "10.0.0.0/24", 100)
 	held := e.create(t, svc("held", func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }))
-	// A leak: allocations no service holds.
-	if err := e.alloc.IPs.Allocate(t.Context(), netip.MustParseAddr("10.0.0.200"), "services/ns/gone", false); err != nil {
+	// A leak: allocations no service holds (chosen apart from the held
+	// service's random ones).
+	leakIP, leakPort := "10.0.0.200", int32(30077)
+	if held.Spec.ClusterIP == leakIP {
+		leakIP = "10.0.0.201"
+	}
+	if held.Spec.Ports[0].NodePort == leakPort {
+		leakPort = 30078
+	}
+	if err := e.alloc.IPs.Allocate(t.Context(), netip.MustParseAddr(leakIP), "services/ns/gone", false); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.alloc.Ports.Allocate(t.Context(), 30077, "services/ns/gone", false); err != nil {
+	if err := e.alloc.Ports.Allocate(t.Context(), int(leakPort), "services/ns/gone", false); err != nil {
 		t.Fatal(err)
 	}
 	// A lost allocation: a service whose IP is not allocated.
@@ -686,7 +703,7 @@ func TestServiceRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Released != 2 || e.ipTaken(t, "10.0.0.200") || e.portTaken(t, 30077) || !e.portTaken(t, held.Spec.Ports[0].NodePort) {
+	if res.Released != 2 || e.ipTaken(t, leakIP) || e.portTaken(t, leakPort) || !e.portTaken(t, held.Spec.Ports[0].NodePort) {
 		t.Errorf("got %+v, want the two leaks released and the held port kept", res)
 	}
 }
