@@ -90,12 +90,7 @@ func definitionName(gv schema.GroupVersion, kind string) string {
 }
 
 func (o *crOpenAPI) addCRD(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, schemas map[string]*spec.Schema, paths map[string]*spec3.Path) error {
-	var version *apiextensionsv1.CustomResourceDefinitionVersion
-	for i := range crd.Spec.Versions {
-		if crd.Spec.Versions[i].Name == gv.Version {
-			version = &crd.Spec.Versions[i]
-		}
-	}
+	version := crdVersion(crd, gv.Version)
 	if version == nil {
 		return nil
 	}
@@ -108,42 +103,8 @@ func (o *crOpenAPI) addCRD(gv schema.GroupVersion, crd *apiextensionsv1.CustomRe
 		}
 		item = s
 	}
-	item.Type = spec.StringOrArray{"object"}
-	if item.Properties == nil {
-		item.Properties = map[string]spec.Schema{}
-	}
-	str := func(desc string) spec.Schema {
-		return spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}, Description: desc}}
-	}
-	apiVersionDesc := "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
-	kindDesc := "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
-	item.Properties["apiVersion"] = str(apiVersionDesc)
-	item.Properties["kind"] = str(kindDesc)
-	item.Properties["metadata"] = *refSchema(objectMetaName, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
-	gvk := func(kind string) []any {
-		return []any{map[string]any{"group": gv.Group, "version": gv.Version, "kind": kind}}
-	}
-	item.AddExtension("x-kubernetes-group-version-kind", gvk(names.Kind))
-	itemName := definitionName(gv, names.Kind)
+	itemName, listName, list := kindDefinitions(gv, names, item, func(name, desc string) spec.Schema { return *refSchema(name, desc) })
 	schemas[itemName] = item
-
-	list := &spec.Schema{SchemaProps: spec.SchemaProps{
-		Description: names.ListKind + " is a list of " + names.Kind,
-		Type:        spec.StringOrArray{"object"},
-		Required:    []string{"items"},
-		Properties: map[string]spec.Schema{
-			"apiVersion": str(apiVersionDesc),
-			"kind":       str(kindDesc),
-			"items": {SchemaProps: spec.SchemaProps{
-				Description: "List of " + names.Plural + ". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md",
-				Type:        spec.StringOrArray{"array"},
-				Items:       &spec.SchemaOrArray{Schema: refSchema(itemName, "")},
-			}},
-			"metadata": *refSchema(listMetaName, "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"),
-		},
-	}}
-	list.AddExtension("x-kubernetes-group-version-kind", gvk(names.ListKind))
-	listName := definitionName(gv, names.ListKind)
 	schemas[listName] = list
 
 	root := "/" + gvPath(gv)

@@ -69,12 +69,7 @@ func (o *crOpenAPI) replaceV2(gv schema.GroupVersion, paths, defs map[string]any
 // addCRDV2 adds the v2 definitions (kind and list, named as upstream:
 // "com.example.v1.Widget") and read paths of crd's version gv.Version.
 func addCRDV2(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, paths, defs map[string]any) error {
-	var version *apiextensionsv1.CustomResourceDefinitionVersion
-	for i := range crd.Spec.Versions {
-		if crd.Spec.Versions[i].Name == gv.Version {
-			version = &crd.Spec.Versions[i]
-		}
-	}
+	version := crdVersion(crd, gv.Version)
 	if version == nil {
 		return nil
 	}
@@ -87,49 +82,13 @@ func addCRDV2(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinit
 	if err != nil {
 		return err
 	}
-	str := func(desc string) spec.Schema {
-		return spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}, Description: desc}}
-	}
-	const (
-		apiVersionDesc = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
-		kindDesc       = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
-	)
-	ref := func(name, desc string) spec.Schema {
+	// In v2 a $ref may carry a description beside it.
+	itemName, listName, list := kindDefinitions(gv, names, item, func(name, desc string) spec.Schema {
 		s := spec.RefSchema("#/definitions/" + name)
 		s.Description = desc
 		return *s
-	}
-	item.Type = spec.StringOrArray{"object"}
-	if item.Properties == nil {
-		item.Properties = map[string]spec.Schema{}
-	}
-	item.Properties["apiVersion"] = str(apiVersionDesc)
-	item.Properties["kind"] = str(kindDesc)
-	item.Properties["metadata"] = ref(objectMetaName, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
-	gvk := func(kind string) []any {
-		return []any{map[string]any{"group": gv.Group, "version": gv.Version, "kind": kind}}
-	}
-	item.AddExtension("x-kubernetes-group-version-kind", gvk(names.Kind))
-	itemName := definitionName(gv, names.Kind)
+	})
 	defs[itemName] = item
-
-	list := &spec.Schema{SchemaProps: spec.SchemaProps{
-		Description: names.ListKind + " is a list of " + names.Kind,
-		Type:        spec.StringOrArray{"object"},
-		Required:    []string{"items"},
-		Properties: map[string]spec.Schema{
-			"apiVersion": str(apiVersionDesc),
-			"kind":       str(kindDesc),
-			"items": {SchemaProps: spec.SchemaProps{
-				Description: "List of " + names.Plural + ". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md",
-				Type:        spec.StringOrArray{"array"},
-				Items:       &spec.SchemaOrArray{Schema: spec.RefSchema("#/definitions/" + itemName)},
-			}},
-			"metadata": ref(listMetaName, "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"),
-		},
-	}}
-	list.AddExtension("x-kubernetes-group-version-kind", gvk(names.ListKind))
-	listName := definitionName(gv, names.ListKind)
 	defs[listName] = list
 
 	root := "/" + gvPath(gv)
