@@ -1,17 +1,11 @@
 package authenticator
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"io"
 	"log/slog"
-	"math/big"
 	"testing"
-	"time"
 
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 )
@@ -26,46 +20,6 @@ func testBundle(t testing.TB) *pki.Bundle {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// issued is a certificate with its key, for building test chains.
-type issued struct {
-	cert *x509.Certificate
-	key  crypto.Signer
-}
-
-// issue creates a certificate from tmpl signed by parent (nil: self-signed).
-func issue(t testing.TB, tmpl *x509.Certificate, parent *issued) *issued {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sn, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl.SerialNumber = sn.Add(sn, big.NewInt(1))
-	if tmpl.NotBefore.IsZero() {
-		tmpl.NotBefore = time.Now().Add(-time.Hour)
-	}
-	if tmpl.NotAfter.IsZero() {
-		tmpl.NotAfter = time.Now().Add(time.Hour)
-	}
-	tmpl.BasicConstraintsValid = true
-	parentCert, parentKey := tmpl, crypto.Signer(key)
-	if parent != nil {
-		parentCert, parentKey = parent.cert, parent.key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parentCert, key.Public(), parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &issued{cert: cert, key: key}
 }
 
 func caTemplate(cn string) *x509.Certificate {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+
+	"github.com/kapi-dev/kapi/pkg/auth/internal/certtest"
 )
 
 func parsePEM(t testing.TB, data []byte) *x509.Certificate {
@@ -40,18 +42,18 @@ func TestX509(t *testing.T) {
 	other := testBundle(t)
 	admin := parsePEM(t, b.AdminCertPEM)
 
-	root := issue(t, caTemplate("test-root"), nil)
-	inter := issue(t, caTemplate("test-intermediate"), root)
-	viaInter := issue(t, clientTemplate("alice", "dev", "ops"), inter)
-	expired := issue(t, &x509.Certificate{
+	root := certtest.Issue(t, caTemplate("test-root"), nil)
+	inter := certtest.Issue(t, caTemplate("test-intermediate"), root)
+	viaInter := certtest.Issue(t, clientTemplate("alice", "dev", "ops"), inter)
+	expired := certtest.Issue(t, &x509.Certificate{
 		Subject:     clientTemplate("old").Subject,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		NotBefore:   time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour),
 	}, root)
-	noCN := issue(t, clientTemplate("", "dev"), root)
-	withAuthGroup := issue(t, clientTemplate("bob", user.AllAuthenticated), root)
+	noCN := certtest.Issue(t, clientTemplate("", "dev"), root)
+	withAuthGroup := certtest.Issue(t, clientTemplate("bob", user.AllAuthenticated), root)
 	rootPool := x509.NewCertPool()
-	rootPool.AddCert(root.cert)
+	rootPool.AddCert(root.Cert)
 
 	noTLS := httptest.NewRequest(http.MethodGet, "/", nil)
 
@@ -79,24 +81,24 @@ func TestX509(t *testing.T) {
 			wantErr: `^verifying certificate SN=\d+, .* failed: x509: certificate specifies an incompatible key usage`,
 		},
 		{
-			name: "expired", pool: rootPool, req: requestWith(expired.cert),
+			name: "expired", pool: rootPool, req: requestWith(expired.Cert),
 			wantErr: `failed: x509: certificate has expired or is not yet valid`,
 		},
 		{
-			name: "intermediate sent", pool: rootPool, req: requestWith(viaInter.cert, inter.cert),
+			name: "intermediate sent", pool: rootPool, req: requestWith(viaInter.Cert, inter.Cert),
 			wantUser: "alice", wantGroups: []string{"dev", "ops", user.AllAuthenticated},
 		},
 		{
-			name: "intermediate missing", pool: rootPool, req: requestWith(viaInter.cert),
+			name: "intermediate missing", pool: rootPool, req: requestWith(viaInter.Cert),
 			wantErr: `failed: x509: certificate signed by unknown authority`,
 		},
 		{
-			name: "intermediate under kapi's CA", pool: b.CAPool, req: requestWith(viaInter.cert, inter.cert, root.cert),
+			name: "intermediate under kapi's CA", pool: b.CAPool, req: requestWith(viaInter.Cert, inter.Cert, root.Cert),
 			wantErr: `failed: x509: certificate signed by unknown authority`,
 		},
-		{name: "no common name", pool: rootPool, req: requestWith(noCN.cert)},
+		{name: "no common name", pool: rootPool, req: requestWith(noCN.Cert)},
 		{
-			name: "group already present", pool: rootPool, req: requestWith(withAuthGroup.cert),
+			name: "group already present", pool: rootPool, req: requestWith(withAuthGroup.Cert),
 			wantUser: "bob", wantGroups: []string{user.AllAuthenticated},
 		},
 	}

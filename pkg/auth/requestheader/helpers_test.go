@@ -2,78 +2,23 @@ package requestheader
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"io"
 	"log/slog"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
+	"github.com/kapi-dev/kapi/pkg/auth/internal/certtest"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
-
-// issued is a certificate with its key.
-type issued struct {
-	cert *x509.Certificate
-	key  crypto.Signer
-}
-
-// tls returns the pair as a TLS client certificate sending chain after
-// the leaf.
-func (i issued) tls(chain ...issued) *tls.Certificate {
-	c := &tls.Certificate{Certificate: [][]byte{i.cert.Raw}, PrivateKey: i.key, Leaf: i.cert}
-	for _, ch := range chain {
-		c.Certificate = append(c.Certificate, ch.cert.Raw)
-	}
-	return c
-}
-
-// issue creates a certificate from tmpl signed by parent (nil:
-// self-signed).
-func issue(t testing.TB, tmpl *x509.Certificate, parent *issued) issued {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sn, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl.SerialNumber = sn.Add(sn, big.NewInt(1))
-	if tmpl.NotBefore.IsZero() {
-		tmpl.NotBefore = time.Now().Add(-time.Hour)
-	}
-	if tmpl.NotAfter.IsZero() {
-		tmpl.NotAfter = time.Now().Add(time.Hour)
-	}
-	tmpl.BasicConstraintsValid = true
-	parentCert, parentKey := tmpl, crypto.Signer(key)
-	if parent != nil {
-		parentCert, parentKey = parent.cert, parent.key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parentCert, key.Public(), parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return issued{cert: cert, key: key}
-}
 
 func caTemplate(cn string) *x509.Certificate {
 	return &x509.Certificate{
@@ -98,9 +43,9 @@ type fixture struct {
 	// admin pair (cluster CA).
 	proxy, admin *tls.Certificate
 	// fpCA is the generated front-proxy CA with its key, to sign more.
-	fpCA issued
+	fpCA *certtest.Issued
 	// otherRoot and otherInter form an unrelated chain.
-	otherRoot, otherInter issued
+	otherRoot, otherInter *certtest.Issued
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -121,10 +66,10 @@ func newFixture(t testing.TB) *fixture {
 		bundle: b,
 		proxy:  &b.ProxyClient,
 		admin:  &admin,
-		fpCA:   issued{cert: fpCA.Leaf, key: fpCA.PrivateKey.(crypto.Signer)},
+		fpCA:   &certtest.Issued{Cert: fpCA.Leaf, Key: fpCA.PrivateKey.(crypto.Signer)},
 	}
-	f.otherRoot = issue(t, caTemplate("other-root"), nil)
-	f.otherInter = issue(t, caTemplate("other-intermediate"), &f.otherRoot)
+	f.otherRoot = certtest.Issue(t, caTemplate("other-root"), nil)
+	f.otherInter = certtest.Issue(t, caTemplate("other-intermediate"), f.otherRoot)
 	return f
 }
 

@@ -14,23 +14,25 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+
+	"github.com/kapi-dev/kapi/pkg/auth/internal/certtest"
 )
 
 func TestAuthenticateRequest(t *testing.T) {
 	f := newFixture(t)
 	fpPool := f.bundle.FrontProxyCAPool
 	otherPool := x509.NewCertPool()
-	otherPool.AddCert(f.otherRoot.cert)
+	otherPool.AddCert(f.otherRoot.Cert)
 
-	otherCAProxy := issue(t, clientTemplate(pki.FrontProxyClientName), &f.otherRoot).tls()
-	wrongCN := issue(t, clientTemplate("not-the-proxy"), &f.fpCA).tls()
+	otherCAProxy := certtest.Issue(t, clientTemplate(pki.FrontProxyClientName), f.otherRoot).TLS()
+	wrongCN := certtest.Issue(t, clientTemplate("not-the-proxy"), f.fpCA).TLS()
 	serverOnlyTmpl := clientTemplate(pki.FrontProxyClientName)
 	serverOnlyTmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-	serverOnly := issue(t, serverOnlyTmpl, &f.fpCA).tls()
+	serverOnly := certtest.Issue(t, serverOnlyTmpl, f.fpCA).TLS()
 	expiredTmpl := clientTemplate(pki.FrontProxyClientName)
 	expiredTmpl.NotBefore, expiredTmpl.NotAfter = time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour)
-	expired := issue(t, expiredTmpl, &f.fpCA).tls()
-	chained := issue(t, clientTemplate("chained-proxy"), &f.otherInter)
+	expired := certtest.Issue(t, expiredTmpl, f.fpCA).TLS()
+	chained := certtest.Issue(t, clientTemplate("chained-proxy"), f.otherInter)
 
 	def := DefaultConfig(fpPool)
 	anyName := def
@@ -122,7 +124,7 @@ func TestAuthenticateRequest(t *testing.T) {
 		{
 			name:     "intermediate sent by the proxy",
 			cfg:      otherRoots,
-			cert:     chained.tls(f.otherInter),
+			cert:     chained.TLS(f.otherInter),
 			header:   basic,
 			want:     &user.Info{Name: "alice", Groups: []string{user.AllAuthenticated}},
 			wantLeft: hdr("X-Remote-Group", "devs", "X-Keep", "yes"), // not a configured group header
@@ -130,7 +132,7 @@ func TestAuthenticateRequest(t *testing.T) {
 		{
 			name:     "intermediate not sent",
 			cfg:      otherRoots,
-			cert:     chained.tls(),
+			cert:     chained.TLS(),
 			header:   basic,
 			wantErr:  "unknown authority",
 			wantLeft: basic,
