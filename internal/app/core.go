@@ -43,7 +43,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,
 		SecurePort:            port,
-		OnServices:            func(s controlplane.ServiceStores) { c.services.set(s.Reader()) },
+		OnServices:            c.services.set,
 		Authorizer:            c.Authorizer,
 		TokenAuthenticator:    tokenreview.FromRequest(c.Authenticator),
 		// What aggregated API servers built on k8s.io/apiserver read to

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/types"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/aggregator"
@@ -26,12 +27,19 @@ import (
 type serviceResolver struct {
 	mu     sync.RWMutex
 	lister proxy.ServiceLister
+	stores controlplane.ServiceStores
 }
 
-func (r *serviceResolver) set(l proxy.ServiceLister) {
+func (r *serviceResolver) set(s controlplane.ServiceStores) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lister = l
+	r.lister, r.stores = s.Reader(), s
+}
+
+func (r *serviceResolver) serviceStores() controlplane.ServiceStores {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.stores
 }
 
 func (r *serviceResolver) get() (proxy.ServiceLister, error) {
@@ -85,7 +93,7 @@ func (r *serviceResolver) ResolveEndpoint(namespace, name string, port int32) (*
 // APIService per group-version of the servers behind it, proxies to
 // aggregated API servers and merges their discovery and OpenAPI. It must
 // run after the servers behind it installed their group-versions.
-func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI, services proxy.ServiceLister) error {
+func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI, services *serviceResolver) error {
 	s.SetOpenAPI(api)
 	c.Discovery.Install(s.Handler())
 
@@ -93,6 +101,7 @@ func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI,
 	// through the aggregator's transports); the aggregator tells it of
 	// changes only once its hooks run, after both exist.
 	var backends *remote.Controller
+	serviceChanges := make(chan types.NamespacedName, 16)
 	agg, err := aggregator.Install(s, aggregator.Config{
 		Storage:            c.StorageFactory(),
 		Discovery:          c.Discovery,
@@ -100,6 +109,7 @@ func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI,
 		ProxyClientCert:    c.ProxyClientCert,
 		MinRequestTimeout:  time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
 		AvailabilityPeriod: c.Options.APIServiceAvailabilityPeriod,
+		ServiceChanges:     serviceChanges,
 		OnChange:           func(all []*apiregistrationv1.APIService) { backends.Sync(all) },
 		Logger:             c.Logger,
 	})
@@ -111,10 +121,20 @@ func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI,
 	}
 	var wg sync.WaitGroup
 	if err := s.AddPostStartHook("apiservice-discovery-controller", func(ctx context.Context) error {
-		wg.Add(1)
+		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			backends.Run(ctx)
+		}()
+		// Service and EndpointSlice changes reach the availability
+		// controller at once (it also probes periodically).
+		go func() {
+			defer wg.Done()
+			st := services.serviceStores()
+			if st.Services == nil || st.EndpointSlices == nil {
+				return
+			}
+			watchServiceChanges(ctx, st.Services, st.EndpointSlices, serviceChanges, c.Logger)
 		}()
 		return nil
 	}); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/aggregator/apiservice"
@@ -79,7 +80,13 @@ type Config struct {
 	// name; read-only) after each change the registration controller
 	// sees, from one goroutine.
 	OnChange func([]*apiregistrationv1.APIService)
-	Logger   *slog.Logger
+	// ServiceChanges, optional, receives the namespace/name of every
+	// Service whose object or endpoints changed: the non-local
+	// APIServices using it are probed again at once (as upstream reacts
+	// to Service and EndpointSlice events) instead of at their next
+	// period.
+	ServiceChanges <-chan types.NamespacedName
+	Logger         *slog.Logger
 }
 
 // Aggregator is the installed aggregator.

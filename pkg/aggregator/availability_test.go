@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
@@ -199,4 +200,34 @@ func TestAvailabilityEndpointsFallback(t *testing.T) {
 	if got := svc.Status.Conditions[0].Message; got != `endpointslices for service/api in "wardle" have no addresses with port name "https"` {
 		t.Errorf("got %q", got)
 	}
+}
+
+// TestAvailabilityFollowsServiceChanges: with a period of an hour, an
+// available APIService is probed again only because its service's
+// endpoints changed, and the change is seen at once.
+func TestAvailabilityFollowsServiceChanges(t *testing.T) {
+	p := newPKI(t)
+	changes := make(chan types.NamespacedName, 1)
+	ts := startServer(t, options{pki: p, period: time.Hour, discoveryTimeout: 2 * time.Second, serviceChanges: changes})
+	c := ts.client(t)
+	ctx := context.Background()
+	name := version + "." + group
+	ts.svcs.setService("wardle", "api")
+	b := startBackend(t, p, "wardle", "api", newWardle(), "")
+	ts.svcs.setEndpoint("wardle", "api", b.addr)
+	if _, err := c.ApiregistrationV1().APIServices().Create(ctx, remoteAPIService(group, version, "wardle", "api", p.servingCA.pem), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, c, name, 10*time.Second, reason("Passed"))
+
+	// The service goes; nothing but the change notification would make
+	// the aggregator look again within the hour.
+	ts.svcs.deleteService("wardle", "api")
+	changes <- types.NamespacedName{Namespace: "wardle", Name: "api"}
+	waitCondition(t, c, name, 10*time.Second, reason("ServiceNotFound"))
+
+	// It comes back.
+	ts.svcs.setService("wardle", "api")
+	changes <- types.NamespacedName{Namespace: "wardle", Name: "api"}
+	waitCondition(t, c, name, 10*time.Second, reason("Passed"))
 }

@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
@@ -263,6 +264,7 @@ type options struct {
 	discoveryTimeout time.Duration
 	builtin          []schema.GroupVersion
 	noStart          bool
+	serviceChanges   <-chan types.NamespacedName
 }
 
 func startServer(t *testing.T, o options) *testServer {
@@ -318,6 +320,7 @@ func startServer(t *testing.T, o options) *testServer {
 		MinRequestTimeout:  time.Minute,
 		AvailabilityPeriod: period,
 		DiscoveryTimeout:   o.discoveryTimeout,
+		ServiceChanges:     o.serviceChanges,
 		OnChange: func(list []*apiregistrationv1.APIService) {
 			names := make([]string, len(list))
 			for i, s := range list {

@@ -31,6 +31,7 @@ type probe struct {
 	spec    apiregistrationv1.APIServiceSpec // what the last probe checked
 	running bool
 	next    time.Time
+	again   bool // its service changed while it ran: probe again at once
 }
 
 type probeResult struct {
@@ -100,12 +101,26 @@ func (a *Aggregator) runRemoteAvailability(ctx context.Context, changed <-chan s
 			return
 		case <-changed:
 		case <-timer.C:
+		case key := <-a.cfg.ServiceChanges: // nil channel: never
+			for _, svc := range a.informer.list() {
+				ref := svc.Spec.Service
+				if ref == nil || ref.Namespace != key.Namespace || ref.Name != key.Name {
+					continue
+				}
+				if p, ok := probes[svc.Name]; ok {
+					p.next = time.Time{}
+					p.again = p.running
+				}
+			}
 		case r := <-results:
 			if p, ok := probes[r.name]; ok {
 				p.running = false
 				p.next = time.Now().Add(failPeriod)
 				if r.available {
 					p.next = time.Now().Add(period)
+				}
+				if p.again {
+					p.next, p.again = time.Time{}, false
 				}
 			}
 		}

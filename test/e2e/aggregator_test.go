@@ -55,10 +55,13 @@ type aggregation struct {
 // backend.default.svc (prepared in its --cert-dir before it starts, signed
 // by its own CA, which becomes the APIService's caBundle). It serves a CRD
 // group of its own, gadgets.backend.example.com.
-func startAggregation(t testing.TB) *aggregation {
+func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 	t.Helper()
 	a := &aggregation{ip: hostIP(t)}
-	a.front = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) { o.APIServiceAvailabilityPeriod = time.Second }))
+	if frontOpts == nil {
+		frontOpts = []kapitest.Option{kapitest.WithOptions(func(o *app.Options) { o.APIServiceAvailabilityPeriod = time.Second })}
+	}
+	a.front = kapitest.Start(t, frontOpts...)
 	a.backDir = t.TempDir()
 	bundle, err := pki.Ensure(pki.Config{Dir: filepath.Join(a.backDir, "pki"), Hosts: []string{"backend.default.svc", a.ip}})
 	if err != nil {
@@ -406,6 +409,45 @@ func TestAggregatedAPIServer(t *testing.T) {
 		_, err := gadgets.List(ctx, metav1.ListOptions{})
 		return err
 	})
+}
+
+// TestAggregatorFollowsEndpointChanges: with the default probe period
+// (30 s), an available APIService becomes unavailable as soon as its
+// backend's EndpointSlice goes, and available again when it comes back:
+// the aggregator follows Service and EndpointSlice changes.
+func TestAggregatorFollowsEndpointChanges(t *testing.T) {
+	a := startAggregation(t, kapitest.WithOptions(func(*app.Options) {}))
+	a.register(t, a.backCAPEM)
+	a.waitAvailable(t, "True", "Passed")
+	ctx := context.Background()
+	slices := a.frontCS.DiscoveryV1().EndpointSlices("default")
+	slice, err := slices.Get(ctx, "backend-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := slices.Delete(ctx, "backend-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	within := func(want, reason string) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second) // half the probe period
+		for {
+			s, r, m := a.available(t, "v1.backend.example.com")
+			if s == want && r == reason {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("got Available=%s %s (%s), want %s %s before the next periodic probe", s, r, m, want, reason)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	within("False", "EndpointsNotFound")
+	slice.ResourceVersion = ""
+	if _, err := slices.Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	within("True", "Passed")
 }
 
 // TestAggregatorBadBackends registers APIServices that cannot work: a
