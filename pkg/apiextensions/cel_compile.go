@@ -77,8 +77,9 @@ type celCompiler struct {
 }
 
 // celEnvOptions are the language options and libraries of CRD rules, as
-// upstream's base environment (of the libraries, those kapi ships; see
-// celK8sLibrary).
+// upstream's base environment at compatibility version 1.37: the lists
+// and regex libraries (celK8sLibrary), url, quantity, ip and cidr,
+// format and semver (version 1). The image library is not provided.
 func celEnvOptions() []cel.EnvOption {
 	return []cel.EnvOption{
 		cel.HomogeneousAggregateLiterals(),
@@ -96,6 +97,11 @@ func celEnvOptions() []cel.EnvOption {
 		ext.Sets(),
 		ext.TwoVarComprehensions(),
 		celK8sLibrary(),
+		celURLLibrary(),
+		celQuantityLibrary(),
+		celNetLibrary(),
+		celFormatLibrary(),
+		celSemverLibrary(),
 		cel.CostEstimatorOptions(cost.PresenceTestHasCost(false)),
 	}
 }
@@ -117,7 +123,7 @@ func newCELCompiler() (*celCompiler, error) {
 // oldSelf of the node's type, oldSelf optional in optEnv.
 type celNodeEnv struct {
 	env, optEnv *cel.Env
-	costs       *celLibCost
+	costs       *celCosts
 }
 
 // nodeEnv builds the environments of a node of type d; optEnv only when
@@ -127,7 +133,7 @@ func (c *celCompiler) nodeEnv(d *celDecl, optional bool) (*celNodeEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &celNodeEnv{env: env, costs: &celLibCost{sizes: &celSizes{root: d}}}
+	out := &celNodeEnv{env: env, costs: &celCosts{&celLibCost{sizes: &celSizes{root: d}}}}
 	if optional {
 		if out.optEnv, err = c.env.Extend(cel.Variable("self", d.typ), cel.Variable("oldSelf", types.NewOptionalType(d.typ))); err != nil {
 			return nil, err
@@ -285,7 +291,7 @@ func (c *celCompiler) compileRule(cr *celRule, r apiextensionsv1.ValidationRule,
 	}
 }
 
-func (c *celCompiler) compileMessage(cr *celRule, r apiextensionsv1.ValidationRule, rp *field.Path, env *cel.Env, costs *celLibCost) {
+func (c *celCompiler) compileMessage(cr *celRule, r apiextensionsv1.ValidationRule, rp *field.Path, env *cel.Env, costs *celCosts) {
 	mp := rp.Child("messageExpression")
 	ast, iss := env.Compile(r.MessageExpression)
 	if iss.Err() != nil {
@@ -315,7 +321,7 @@ func (c *celCompiler) compileMessage(cr *celRule, r apiextensionsv1.ValidationRu
 
 // celProgramOptions are the run-time options of a rule: the per-call
 // cost limit, with the library's costs tracked.
-func celProgramOptions(costs *celLibCost) []cel.ProgramOption {
+func celProgramOptions(costs *celCosts) []cel.ProgramOption {
 	return []cel.ProgramOption{
 		cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),
 		cel.CostLimit(celPerCallLimit),

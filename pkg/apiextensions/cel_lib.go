@@ -13,8 +13,8 @@ import (
 // celK8sLibrary is the part of the Kubernetes CEL libraries kapi ships:
 // the list functions (isSorted, sum, min, max, indexOf, lastIndexOf) and
 // the regex functions (find, findAll), with upstream's names, overloads
-// and cost estimates. The url, quantity, ip, cidr, format, semver and
-// image libraries are not provided.
+// and cost estimates. The url, quantity, ip/cidr, format and semver
+// libraries are in cel_lib_*.go; the image library is not provided.
 func celK8sLibrary() cel.EnvOption {
 	return cel.Lib(celK8sLib{})
 }
