@@ -37,7 +37,13 @@ func (c *Config) applyHandlerChain() error {
 	}
 
 	c.Authorizer = filters.InterimAuthorizer{}
+	cors, err := filters.CompileCORSOrigins(o.Run.CORSAllowedOrigins)
+	if err != nil {
+		return fmt.Errorf("--cors-allowed-origins: %w", err)
+	}
 	chain := filters.ChainConfig{
+		CORSAllowedOrigins:             cors,
+		HSTSDirectives:                 o.Run.HSTSDirectives,
 		Logger:                         c.Logger,
 		MuxAndDiscoveryComplete:        g.LifecycleSignals.MuxAndDiscoveryComplete.Signaled(),
 		WatchDrainer:                   drainer,

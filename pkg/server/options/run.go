@@ -2,9 +2,12 @@ package options
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 // ServerRunOptions are the generic run flags: timeouts, limits and the
@@ -18,6 +21,12 @@ type ServerRunOptions struct {
 	MaxRequestsInFlight                 int
 	MaxMutatingRequestsInFlight         int
 	LivezGracePeriod                    time.Duration
+	// CORSAllowedOrigins are --cors-allowed-origins: regular expressions
+	// of the origins CORS requests are answered for; empty: CORS off.
+	CORSAllowedOrigins []string
+	// HSTSDirectives are --strict-transport-security-directives; empty:
+	// no Strict-Transport-Security header.
+	HSTSDirectives []string
 }
 
 // NewServerRunOptions returns kube-apiserver's defaults.
@@ -40,6 +49,8 @@ func (o *ServerRunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 	fs.DurationVar(&o.LivezGracePeriod, "livez-grace-period", o.LivezGracePeriod, "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.")
+	fs.StringSliceVar(&o.CORSAllowedOrigins, "cors-allowed-origins", o.CORSAllowedOrigins, "List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled. Please ensure each expression matches the entire hostname by anchoring to the start with '^' or including the '//' prefix, and by anchoring to the end with '$' or including the ':' port separator suffix. Examples of valid expressions are '//example\\.com(:|$)' and '^https://example\\.com(:|$)'")
+	fs.StringSliceVar(&o.HSTSDirectives, "strict-transport-security-directives", o.HSTSDirectives, "List of directives for HSTS, comma separated. If this list is empty, then HSTS directives will not be added. Example: 'max-age=31536000,includeSubDomains,preload'")
 }
 
 // Validate checks the flags with kube-apiserver's messages.
@@ -65,6 +76,12 @@ func (o *ServerRunOptions) Validate() []error {
 	}
 	if o.LivezGracePeriod < 0 {
 		errs = append(errs, errors.New("--livez-grace-period can not be a negative value"))
+	}
+	if _, err := filters.CompileCORSOrigins(o.CORSAllowedOrigins); err != nil {
+		errs = append(errs, fmt.Errorf("--cors-allowed-origins: %w", err))
+	}
+	if err := filters.ValidateHSTSDirectives(o.HSTSDirectives); err != nil {
+		errs = append(errs, fmt.Errorf("--strict-transport-security-directives: %w", err))
 	}
 	return errs
 }
