@@ -44,6 +44,7 @@ func (c *Config) applyHandlerChain() error {
 	chain := filters.ChainConfig{
 		CORSAllowedOrigins:             cors,
 		HSTSDirectives:                 o.Run.HSTSDirectives,
+		GoawayChance:                   goawayChance(o),
 		Logger:                         c.Logger,
 		MuxAndDiscoveryComplete:        g.LifecycleSignals.MuxAndDiscoveryComplete.Signaled(),
 		WatchDrainer:                   drainer,
@@ -64,6 +65,15 @@ func (c *Config) applyHandlerChain() error {
 		return filters.BuildChain(apiHandler, chain)
 	}
 	return nil
+}
+
+// goawayChance is --goaway-chance when HTTP/2 is served (GOAWAY is an
+// HTTP/2 frame).
+func goawayChance(o CompletedOptions) float64 {
+	if o.SecureServing.DisableHTTP2Serving {
+		return 0
+	}
+	return o.Run.GoawayChance
 }
 
 // watchWaiter adapts the drainer to what Run waits on.

@@ -49,6 +49,9 @@ type ChainConfig struct {
 	// request).
 	TimedOutHandlers *SafeWaitGroup
 
+	// GoawayChance is --goaway-chance: the probability an HTTP/2 response
+	// closes its connection (0: no filter).
+	GoawayChance float64
 	// CORSAllowedOrigins from CompileCORSOrigins; empty: no CORS filter.
 	CORSAllowedOrigins []*regexp.Regexp
 
@@ -120,6 +123,7 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	h = metrics.WithRequestMetrics(h, c.Metrics)
 	h = WithWaitGroup(h, c.LongRunning, c.NonLongRunningRequestWaitGroup, log)
 	h = WithWatchTermination(h, c.WatchDrainer, log)
+	h = WithProbabilisticGoaway(h, c.GoawayChance, nil)
 	h = WithCacheControl(h)
 	h = WithHSTS(h, c.HSTSDirectives)
 	h = WithRetryAfter(h, c.RetryAfter)
