@@ -44,6 +44,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		PublicAddress:         public,
 		SecurePort:            port,
 		OnServices:            c.services.set,
+		EventTTL:              c.Options.Run.EventTTL,
 		Authorizer:            c.Authorizer,
 		TokenAuthenticator:    tokenreview.FromRequest(c.Authenticator),
 		// What aggregated API servers built on k8s.io/apiserver read to

@@ -85,6 +85,9 @@ type Config struct {
 	// be before the repair releases it (default
 	// DefaultAllocationRepairMinAge, 3m).
 	AllocationRepairMinAge time.Duration
+	// EventTTL is --event-ttl: events not written for that long are
+	// deleted (default DefaultEventTTL, one hour).
+	EventTTL time.Duration
 	// OnServices, if set, is called by Install with the installed
 	// Services, Endpoints and EndpointSlices resources (the aggregator and
 	// webhook clients resolve Service references through them, e.g. with
@@ -335,11 +338,25 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	}
 	ctrlDone := make(chan struct{})
 	var started atomic.Bool
+	ttl := c.EventTTL
+	if ttl <= 0 {
+		ttl = DefaultEventTTL
+	}
+	collector := &eventCollector{events: events, ttl: ttl, now: time.Now, logger: c.Logger.With("controller", "event-ttl")}
 	if err := s.AddPostStartHook("start-namespace-controller", func(ctx context.Context) error {
 		started.Store(true)
 		go func() {
 			defer close(ctrlDone)
-			ctrl.run(ctx) // ends when the HTTP server is told to stop
+			// The namespace controller and the event TTL collector: both
+			// clean up after content, both end when the HTTP server is
+			// told to stop.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				collector.run(ctx)
+			}()
+			ctrl.run(ctx)
+			<-done
 		}()
 		return nil
 	}); err != nil {

@@ -11,6 +11,7 @@
 // events.k8s.io/v1 writes the strict ones (see
 // pkg/controlplane/validation.ValidateEventCreate).
 //
-// Not done: kube-apiserver stores events with a TTL (--event-ttl, 1h);
-// kapi's storage has no TTL, so events stay until deleted.
+// kube-apiserver stores events with a TTL (--event-ttl, 1h); kapi's
+// storage has no TTL, so pkg/controlplane runs a collector that deletes
+// events not written for that long.
 package event
