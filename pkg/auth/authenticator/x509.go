@@ -34,14 +34,34 @@ func (a *x509Authenticator) AuthenticateRequest(r *http.Request) (*user.Info, bo
 	if a.roots == nil || r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil, false, nil
 	}
-	peers := r.TLS.PeerCertificates
-	leaf := peers[0]
-	if leaf == nil {
-		return nil, false, errors.New("verifying certificate failed: nil certificate")
+	leaf, err := VerifyClientCertificate(r.TLS.PeerCertificates, a.roots, a.now())
+	if err != nil {
+		return nil, false, err
 	}
+	// A verified certificate without a common name names nobody; leave it to
+	// the next authenticator, as upstream does.
+	if leaf.Subject.CommonName == "" {
+		return nil, false, nil
+	}
+	return authenticated(&user.Info{
+		Name:   leaf.Subject.CommonName,
+		Groups: slices.Clone(leaf.Subject.Organization),
+	}), true, nil
+}
+
+// VerifyClientCertificate verifies a TLS peer's chain (leaf first, then
+// the intermediates it sent) against roots at now, for client
+// authentication, and returns the leaf. The error names the certificate
+// as upstream does: "verifying certificate SN=..., SKID=..., AKID=...
+// failed: <reason>".
+func VerifyClientCertificate(peers []*x509.Certificate, roots *x509.CertPool, now time.Time) (*x509.Certificate, error) {
+	if len(peers) == 0 || peers[0] == nil {
+		return nil, errors.New("verifying certificate failed: nil certificate")
+	}
+	leaf := peers[0]
 	opts := x509.VerifyOptions{
-		Roots:       a.roots,
-		CurrentTime: a.now(),
+		Roots:       roots,
+		CurrentTime: now,
 		KeyUsages:   []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
 	if len(peers) > 1 {
@@ -53,17 +73,9 @@ func (a *x509Authenticator) AuthenticateRequest(r *http.Request) (*user.Info, bo
 		}
 	}
 	if _, err := leaf.Verify(opts); err != nil {
-		return nil, false, fmt.Errorf("verifying certificate %s failed: %w", certificateID(leaf), err)
+		return nil, fmt.Errorf("verifying certificate %s failed: %w", certificateID(leaf), err)
 	}
-	// A verified certificate without a common name names nobody; leave it to
-	// the next authenticator, as upstream does.
-	if leaf.Subject.CommonName == "" {
-		return nil, false, nil
-	}
-	return authenticated(&user.Info{
-		Name:   leaf.Subject.CommonName,
-		Groups: slices.Clone(leaf.Subject.Organization),
-	}), true, nil
+	return leaf, nil
 }
 
 // certificateID names a certificate in errors the way upstream does:

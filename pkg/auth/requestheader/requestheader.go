@@ -2,7 +2,6 @@ package requestheader
 
 import (
 	"crypto/x509"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"slices"
@@ -82,25 +81,9 @@ func (a *requestHeader) AuthenticateRequest(r *http.Request) (*user.Info, bool, 
 
 // verify checks the proxy's certificate chain and common name.
 func (a *requestHeader) verify(peers []*x509.Certificate) error {
-	leaf := peers[0]
-	if leaf == nil {
-		return fmt.Errorf("requestheader: verifying proxy certificate failed: nil certificate")
-	}
-	opts := x509.VerifyOptions{
-		Roots:       a.roots,
-		CurrentTime: a.now(),
-		KeyUsages:   []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if len(peers) > 1 {
-		opts.Intermediates = x509.NewCertPool()
-		for _, c := range peers[1:] {
-			if c != nil {
-				opts.Intermediates.AddCert(c)
-			}
-		}
-	}
-	if _, err := leaf.Verify(opts); err != nil {
-		return fmt.Errorf("requestheader: verifying proxy certificate %s failed: %w", certificateID(leaf), err)
+	leaf, err := authenticator.VerifyClientCertificate(peers, a.roots, a.now())
+	if err != nil {
+		return fmt.Errorf("requestheader: proxy certificate: %w", err)
 	}
 	if len(a.allowed) > 0 && !slices.Contains(a.allowed, leaf.Subject.CommonName) {
 		return fmt.Errorf("requestheader: x509: subject with cn=%s is not in the allowed list", leaf.Subject.CommonName)
@@ -189,18 +172,4 @@ func authenticated(u *user.Info) *user.Info {
 	}
 	u.Groups = append(u.Groups, user.AllAuthenticated)
 	return u
-}
-
-// certificateID names a certificate in errors as upstream does:
-// "SN=<decimal>, SKID=AB:CD:..., AKID=...".
-func certificateID(c *x509.Certificate) string {
-	return fmt.Sprintf("SN=%d, SKID=%s, AKID=%s", c.SerialNumber, colonHex(c.SubjectKeyId), colonHex(c.AuthorityKeyId))
-}
-
-func colonHex(b []byte) string {
-	parts := make([]string, len(b))
-	for i := range b {
-		parts[i] = strings.ToUpper(hex.EncodeToString(b[i : i+1]))
-	}
-	return strings.Join(parts, ":")
 }

@@ -80,7 +80,7 @@ func TestAuthenticateRequest(t *testing.T) {
 			cfg:      def,
 			cert:     f.admin,
 			header:   basic,
-			wantErr:  "requestheader: verifying proxy certificate SN=",
+			wantErr:  "requestheader: proxy certificate: verifying certificate SN=",
 			wantLeft: basic,
 		},
 		{
