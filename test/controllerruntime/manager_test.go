@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -33,7 +33,6 @@ var widgetGVK = schema.GroupVersionKind{Group: "cr.example.com", Version: "v1", 
 const finalizer = "cr.example.com/cleanup"
 
 func TestManagerReconcilesCustomResources(t *testing.T) {
-	log.SetLogger(logrDiscard())
 	for _, backend := range []struct {
 		name string
 		opts []kapitest.Option
@@ -179,6 +178,9 @@ func runManagerScenario(t *testing.T, cfg *rest.Config, name string) {
 	}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named(name).
+		// Controller names are process-wide: a second run of the test
+		// (-count) would collide with the first.
+		WithOptions(controller.Options{SkipNameValidation: ptr(true)}).
 		For(newWidget()).
 		Owns(&corev1.ConfigMap{}).
 		Complete(&widgetReconciler{Client: mgr.GetClient()})
