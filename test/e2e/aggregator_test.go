@@ -144,7 +144,7 @@ func (a *aggregation) register(t testing.TB, caBundle []byte) {
 	ready := true
 	_, err = a.frontCS.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "backend-1", Labels: map[string]string{discoveryv1.LabelServiceName: "backend"}},
-		AddressType: discoveryv1.AddressTypeIPv4,
+		AddressType: addressTypeOf(a.ip),
 		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{a.ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(port)), Protocol: ptrTo(corev1.ProtocolTCP)}},
 	}, metav1.CreateOptions{})
@@ -201,27 +201,45 @@ func (a *aggregation) waitAvailable(t testing.TB, want, reason string) string {
 	return msg
 }
 
-// hostIP returns a non-loopback IPv4 address of this machine. Endpoints
-// may not be loopback addresses (as upstream validates them), so aggregated
-// backends in these tests listen on such an address.
+// hostIP returns a non-loopback address of this machine, IPv4 if there
+// is one, else a global or unique-local IPv6 one. Endpoints may not be
+// loopback addresses (as upstream validates them), so aggregated backends
+// and webhooks in these tests listen on such an address.
 func hostIP(t testing.TB) string {
 	t.Helper()
 	addrs, err := net.InterfaceAddrs()
 	if err != nil {
 		t.Fatalf("interface addresses: %v", err)
 	}
+	var v6 string
 	for _, a := range addrs {
 		ipn, ok := a.(*net.IPNet)
-		if !ok || ipn.IP.To4() == nil || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() {
+		if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() || ipn.IP.IsUnspecified() {
 			continue
 		}
-		return ipn.IP.String()
+		if ipn.IP.To4() != nil {
+			return ipn.IP.String()
+		}
+		if v6 == "" {
+			v6 = ipn.IP.String()
+		}
+	}
+	if v6 != "" {
+		return v6
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatal("no non-loopback IPv4 address on this machine: aggregated backends need one (endpoints may not be loopback)")
+		t.Fatal("no non-loopback address on this machine: aggregated backends need one (endpoints may not be loopback)")
 	}
-	t.Skip("no non-loopback IPv4 address on this machine: aggregated backends need one (endpoints may not be loopback)")
+	t.Skip("no non-loopback address on this machine: aggregated backends need one (endpoints may not be loopback)")
 	return ""
+}
+
+// addressTypeOf is the EndpointSlice address type of ip.
+func addressTypeOf(ip string) discoveryv1.AddressType {
+	if net.ParseIP(ip).To4() != nil {
+		return discoveryv1.AddressTypeIPv4
+	}
+	return discoveryv1.AddressTypeIPv6
 }
 
 func TestAggregatedAPIServer(t *testing.T) {
@@ -590,7 +608,7 @@ func makeServiceAt(t *testing.T, cs kubernetes.Interface, name, ip string, port 
 	ready := true
 	if _, err := cs.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: name + "-1", Labels: map[string]string{discoveryv1.LabelServiceName: name}},
-		AddressType: discoveryv1.AddressTypeIPv4,
+		AddressType: addressTypeOf(ip),
 		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(port)), Protocol: ptrTo(corev1.ProtocolTCP)}},
 	}, metav1.CreateOptions{}); err != nil {

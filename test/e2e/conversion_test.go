@@ -72,7 +72,7 @@ func TestConversionWebhookBehindService(t *testing.T) {
 	ready := true
 	if _, err := cs.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "convert-1", Labels: map[string]string{discoveryv1.LabelServiceName: "convert"}},
-		AddressType: discoveryv1.AddressTypeIPv4,
+		AddressType: addressTypeOf(ip),
 		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(port))}},
 	}, metav1.CreateOptions{}); err != nil {
