@@ -101,6 +101,20 @@ func setupWardle(t *testing.T) (*testServer, *pki, *wardle, *backend) {
 		t.Fatal(err)
 	}
 	waitCondition(t, c, version+"."+group, 10*time.Second, reason("Passed"))
+	// The proxy route learns of the Available condition from the same
+	// watch, possibly a moment after the client saw it.
+	client := ts.httpClient(false)
+	eventually(t, 10*time.Second, func() error {
+		resp, err := client.Get(ts.srv.URL + "/apis/" + group + "/" + version)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			return errorf("proxy route not ready: got 503")
+		}
+		return nil
+	})
 	return ts, p, w, b
 }
 
@@ -321,9 +335,14 @@ func TestProxyNoUser(t *testing.T) {
 	if route == nil {
 		t.Fatal("no route")
 	}
-	rec := httptest.NewRecorder()
-	route.handler.ServeHTTP(rec, mustRequest(t, "GET", "https://x/apis/"+group+"/"+version))
-	if rec.Code != http.StatusInternalServerError || rec.Body.String() != "missing user\n" {
-		t.Errorf("got %d %q, want 500 missing user", rec.Code, rec.Body.String())
-	}
+	// The route learns that the APIService is Available from the same
+	// watch the test's client saw it through, possibly a moment later.
+	eventually(t, 10*time.Second, func() error {
+		rec := httptest.NewRecorder()
+		route.handler.ServeHTTP(rec, mustRequest(t, "GET", "https://x/apis/"+group+"/"+version))
+		if rec.Code != http.StatusInternalServerError || rec.Body.String() != "missing user\n" {
+			return errorf("got %d %q, want 500 missing user", rec.Code, rec.Body.String())
+		}
+		return nil
+	})
 }

@@ -130,14 +130,22 @@ func TestSharedDefinitions(t *testing.T) {
 		}
 		return ""
 	})
+	// A removed APIService's OpenAPI goes when the worker fetching it
+	// (if any: the v3 document may still be in flight) is done.
 	c.Sync([]*apiregistrationv1.APIService{beta})
-	if paths, defs, _ := h.v2(t); fmt.Sprint(paths) != "["+localPath+" /apis/wardle.example.com/v1beta1/b]" || len(defs) != 2 {
-		t.Errorf("after removing one: got paths %v definitions %v, want v1beta1's path and the shared definition", paths, defs)
-	}
+	eventually(t, wait, func() string {
+		if paths, defs, _ := h.v2(t); fmt.Sprint(paths) != "["+localPath+" /apis/wardle.example.com/v1beta1/b]" || len(defs) != 2 {
+			return fmt.Sprintf("after removing one: got paths %v definitions %v, want v1beta1's path and the shared definition", paths, defs)
+		}
+		return ""
+	})
 	c.Sync(nil)
-	if _, defs, _ := h.v2(t); fmt.Sprint(defs) != "["+listMetaName+"]" {
-		t.Errorf("after removing both: got definitions %v, want only the chain's own", defs)
-	}
+	eventually(t, wait, func() string {
+		if _, defs, _ := h.v2(t); fmt.Sprint(defs) != "["+listMetaName+"]" {
+			return fmt.Sprintf("after removing both: got definitions %v, want only the chain's own", defs)
+		}
+		return ""
+	})
 }
 
 // TestRefresh checks that periodic refreshes pick up the backend's
