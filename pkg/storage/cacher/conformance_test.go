@@ -68,6 +68,13 @@ func (m *memoryBackend) Store(t testing.TB, r storagetest.Resource) storage.Inte
 }
 
 func (m *memoryBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
+	// A cache whose own watch has not reached rev yet would lose it to
+	// the compaction and re-initialize, ending its watchers: what a
+	// server would do, but not what the suite's case is about. Let every
+	// cache catch up first.
+	for _, c := range m.cachers {
+		waitCaughtUp(ctx, t, c, rev)
+	}
 	if err := m.b.Compact(ctx, rev); err != nil {
 		t.Fatalf("compact at %d: %v", rev, err)
 	}
@@ -88,4 +95,20 @@ func logStats(t testing.TB, c *Cacher) {
 		c.cfg.ResourcePrefix, c.stats.listsCached.Load(), c.stats.listsDelegated.Load(),
 		c.stats.watchesCached.Load(), c.stats.watchesDelegated.Load(),
 		c.stats.getsCached.Load(), c.stats.getsDelegated.Load())
+}
+
+// waitCaughtUp waits, at most 10 s, until c has seen revision rev.
+func waitCaughtUp(ctx context.Context, t testing.TB, c *Cacher, rev uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		ok, err := c.waitFresh(ctx, rev, true)
+		if ok {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("cache at revision %d, not caught up to %d within 10s: %v", c.Revision(), rev, err)
+		}
+	}
 }
