@@ -130,10 +130,14 @@ func TestWebhookConversion(t *testing.T) {
 	if got, _, _ := unstructured.NestedInt64(created.Object, "spec", "replicas"); got != 3 || created.GetAPIVersion() != "webhook.example.com/v2" {
 		t.Errorf("create answered %v, want v2 with spec.replicas 3", created.Object)
 	}
-	got1, err := v1.Get(ctx, "g1", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get v1: %v", err)
-	}
+	// Each served version's routes are installed in turn: v1 may be
+	// served a moment after v2.
+	var got1 *unstructured.Unstructured
+	eventually(t, 10*time.Second, "v1 served", func() bool {
+		var err error
+		got1, err = v1.Get(ctx, "g1", metav1.GetOptions{})
+		return err == nil
+	})
 	if size, _, _ := unstructured.NestedInt64(got1.Object, "spec", "size"); size != 3 {
 		t.Errorf("v1 read %v, want spec.size 3 (converted by the webhook)", got1.Object["spec"])
 	}

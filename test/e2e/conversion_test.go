@@ -122,10 +122,14 @@ func TestConversionWebhookBehindService(t *testing.T) {
 		}}, metav1.CreateOptions{})
 		return err
 	})
-	got, err := v1.Get(ctx, "c1", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Each served version's routes are installed in turn: v1 may be
+	// served a moment after v2.
+	var got *unstructured.Unstructured
+	eventually(t, time.Minute, "read through v1", func() error {
+		var err error
+		got, err = v1.Get(ctx, "c1", metav1.GetOptions{})
+		return err
+	})
 	if size, _, _ := unstructured.NestedInt64(got.Object, "spec", "size"); size != 7 {
 		t.Errorf("v1 read: got spec %v, want size 7 (converted by the webhook)", got.Object["spec"])
 	}
