@@ -1,7 +1,7 @@
 // Package customresource holds what serves one version of a
 // CustomResourceDefinition: its strategy, subresources, encoding and
-// server-side apply types. The apiextensions server builds a store of
-// them per served version (package apiextensions).
+// server-side apply types. The apiextensions server (package
+// apiextensions) builds one store per served version from them.
 //
 // Custom resources are unstructured objects served in JSON and YAML
 // ([Serializer]; protobuf is not acceptable for them, as upstream),
