@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
@@ -138,13 +139,13 @@ func Install(s *server.GenericServer, cfg Config) error {
 		openAPI:            crAPI,
 		minRequestTimeout:  cfg.MinRequestTimeout,
 		logger:             logger,
-		serializer:         newCRSerializer(),
+		serializer:         customresource.NewSerializer(),
 		crds:               map[string]*crdServing{},
 		conversionResolver: cfg.ConversionServiceResolver,
 	}
 	// ObjectMeta's schemas for server-side apply: those the OpenAPI
 	// documents already hold, else built on first use.
-	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return metaSchemas(openapi.NewDefinitions()) })
+	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return customresource.MetaSchemas(openapi.NewDefinitions()) })
 	if crAPI != nil {
 		meta := crAPI.meta
 		crs.metaSchemas = func() (map[string]*spec.Schema, error) { return meta, nil }
