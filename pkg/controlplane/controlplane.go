@@ -26,7 +26,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
@@ -50,7 +49,7 @@ import (
 // Config is what the core server's content is built from.
 type Config struct {
 	// Storage makes each resource's storage. Required.
-	Storage registry.StorageFactory
+	Storage generic.StorageFactory
 	// Discovery receives the group-versions served. Required.
 	Discovery *discovery.Manager
 	// MinRequestTimeout is --min-request-timeout (watch durations).
@@ -194,7 +193,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 			return nil, fmt.Errorf("controlplane: ExtensionAPIServerAuthentication: %w", err)
 		}
 	}
-	opts := registry.Options{Storage: c.Storage, Logger: c.Logger}
+	opts := generic.RESTOptions{Storage: c.Storage, Logger: c.Logger}
 
 	var stores []rest.Storage
 	var destroyers []func() // the allocators' storage

@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/endpoints"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/endpointslice"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
@@ -79,7 +78,7 @@ type serviceStores struct {
 // installServices makes the allocators (their storage's destroy functions
 // are appended to destroyers) and the services, endpoints and
 // endpointslices resources.
-func installServices(opts registry.Options, c Config, destroyers *[]func()) (out serviceStores, err error) {
+func installServices(opts generic.RESTOptions, c Config, destroyers *[]func()) (out serviceStores, err error) {
 	var made []rest.Storage
 	defer func() {
 		if err != nil {
@@ -89,7 +88,7 @@ func installServices(opts registry.Options, c Config, destroyers *[]func()) (out
 		}
 	}()
 	leaseStorage := func(resource, prefix string) (storage.Interface, error) {
-		st, destroy, err := opts.NewStorage(registry.StorageConfig{
+		st, destroy, err := opts.NewStorage(generic.StorageConfig{
 			Resource:       corev1.Resource(resource),
 			StorageVersion: coordinationv1.SchemeGroupVersion,
 			Prefix:         prefix,

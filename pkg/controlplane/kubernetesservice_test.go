@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
