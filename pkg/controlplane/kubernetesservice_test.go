@@ -27,19 +27,15 @@ func newKubernetesService(t *testing.T) (*kubernetesService, serviceStores) {
 	if err := c.complete(); err != nil {
 		t.Fatal(err)
 	}
-	var destroyers []func()
-	svcs, err := installServices(registrytest.Options(t), c, &destroyers)
+	b, err := newStorageBuilder(registrytest.Options(t), c, builtinGroups)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		svcs.services.Destroy()
-		svcs.endpoints.Destroy()
-		svcs.slices.Destroy()
-		for _, d := range destroyers {
-			d()
-		}
-	})
+	t.Cleanup(b.destroy)
+	svcs, err := servicesOf(b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &kubernetesService{
 		services:  svcs.services,
 		endpoints: svcs.endpoints,
