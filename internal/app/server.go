@@ -419,11 +419,10 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	// this one is registered before the CRD controller's.
 	apiextensions.AddDestroyFunc(c.cleanup)
 	if err := apiextensionsserver.Install(apiextensions, apiextensionsserver.Config{
-		Storage:               c.StorageFactory(),
-		CustomResourceStorage: c.customResourceStorage(),
-		Discovery:             c.Discovery,
-		OpenAPI:               api,
-		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
+		Storage:           c.StorageFactory(),
+		Discovery:         c.Discovery,
+		OpenAPI:           api,
+		MinRequestTimeout: time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
 		// Conversion webhooks behind a Service resolve through the core
 		// server's Services and EndpointSlices, once it is installed.
 		ConversionServiceResolver: c.services,

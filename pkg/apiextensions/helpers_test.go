@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	kapidiscovery "github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
@@ -67,13 +67,12 @@ func startServer(t *testing.T, o serverOptions) *testServer {
 	api := server.NewOpenAPI("Kubernetes", "test")
 	s.SetOpenAPI(api)
 	if err := Install(s, Config{
-		Storage:               registry.MemoryStorage(b),
-		CustomResourceStorage: MemoryCustomResourceStorage(b),
-		Discovery:             disc,
-		OpenAPI:               api,
-		MinRequestTimeout:     time.Minute,
-		Resync:                time.Second,
-		Logger:                logger,
+		Storage:           generic.MemoryStorage(b),
+		Discovery:         disc,
+		OpenAPI:           api,
+		MinRequestTimeout: time.Minute,
+		Resync:            time.Second,
+		Logger:            logger,
 	}); err != nil {
 		t.Fatal(err)
 	}

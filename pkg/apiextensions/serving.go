@@ -22,7 +22,6 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
@@ -40,7 +39,7 @@ import (
 // by tests); mu also guards reads by request handlers.
 type crServer struct {
 	handler           *server.APIServerHandler
-	storage           CustomResourceStorageFactory
+	storage           generic.StorageFactory
 	discovery         *discovery.Manager
 	openAPI           *crOpenAPI
 	minRequestTimeout time.Duration
@@ -276,14 +275,15 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		reuse.converter.Store(vs.converter.Load())
 		vs.converter = reuse.converter
 	} else {
-		st, destroy, err := s.storage(registry.StorageConfig{
+		st, destroy, err := s.storage(generic.StorageConfig{
 			Resource:       resource,
 			StorageVersion: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer},
 			Prefix:         generic.DefaultResourcePrefix(resource),
 			NewFunc:        newFunc,
 			NewListFunc:    newList,
+			Codec:          customresource.StorageCodec{Storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, Served: gv, Defaults: vs.readSchema, Converter: vs.converter},
 			GetAttrs:       customresource.AttrsFunc(vs.selectable),
-		}, customresource.StorageCodec{Storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, Served: gv, Defaults: vs.readSchema, Converter: vs.converter})
+		})
 		if err != nil {
 			return nil, fmt.Errorf("storage: %w", err)
 		}

@@ -11,19 +11,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 )
 
 // Options returns registry options on a fresh memory backend, closed when
 // the test ends.
-func Options(t testing.TB) registry.Options {
+func Options(t testing.TB) generic.RESTOptions {
 	t.Helper()
 	b := memory.NewBackend(memory.BackendConfig{})
 	t.Cleanup(func() { _ = b.Close() })
-	return registry.Options{Storage: registry.MemoryStorage(b)}
+	return generic.RESTOptions{Storage: generic.MemoryStorage(b)}
 }
 
 // Context returns a request context for resource in group/version (""

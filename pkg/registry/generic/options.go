@@ -1,4 +1,4 @@
-package registry
+package generic
 
 import (
 	"errors"
@@ -9,13 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 )
 
 // StorageConfig describes the storage of one resource, for a
-// [StorageFactory].
+// [StorageFactory]. Built-in resources and custom resources use the same
+// config; they differ in Codec.
 type StorageConfig struct {
 	// Resource is the resource stored, e.g. {"", "configmaps"}.
 	Resource schema.GroupResource
@@ -25,6 +25,11 @@ type StorageConfig struct {
 	// Prefix is the key prefix of the resource, e.g. "/configmaps"
 	// (without the backend's own prefix).
 	Prefix string
+	// Codec encodes objects for storage and decodes them on every read.
+	// Nil means the factory's codec for built-in types (those of
+	// pkg/api/scheme) in StorageVersion; custom resources set their own
+	// (JSON in the CRD's storage version, decoded as the served version).
+	Codec runtime.Codec
 	// NewFunc returns an empty object; NewListFunc an empty list.
 	NewFunc     func() runtime.Object
 	NewListFunc func() runtime.Object
@@ -35,11 +40,13 @@ type StorageConfig struct {
 
 // StorageFactory makes the storage of one resource (a backend store,
 // possibly behind a watch cache) and the function that releases it (nil
-// if nothing is to be released). It is called once per resource.
+// if nothing is to be released). It is called once per resource (once per
+// served version for custom resources), and may be called concurrently.
 type StorageFactory func(cfg StorageConfig) (storage.Interface, func(), error)
 
-// Options are what every resource's NewREST needs.
-type Options struct {
+// RESTOptions are what every resource's NewREST needs (upstream's
+// generic.RESTOptions, reduced to what kapi uses).
+type RESTOptions struct {
 	// Storage makes each resource's storage. Required.
 	Storage StorageFactory
 	// Logger defaults to slog.Default().
@@ -47,7 +54,7 @@ type Options struct {
 }
 
 // NewStorage validates o and calls its factory for cfg.
-func (o Options) NewStorage(cfg StorageConfig) (storage.Interface, func(), error) {
+func (o RESTOptions) NewStorage(cfg StorageConfig) (storage.Interface, func(), error) {
 	if o.Storage == nil {
 		return nil, nil, errors.New("registry options: Storage is required")
 	}
@@ -59,7 +66,7 @@ func (o Options) NewStorage(cfg StorageConfig) (storage.Interface, func(), error
 }
 
 // Log returns the logger, defaulted.
-func (o Options) Log() *slog.Logger {
+func (o RESTOptions) Log() *slog.Logger {
 	if o.Logger == nil {
 		return slog.Default()
 	}
@@ -67,14 +74,18 @@ func (o Options) Log() *slog.Logger {
 }
 
 // MemoryStorage is a StorageFactory on a shared memory backend: each
-// resource gets a store on b that encodes objects as JSON in their storage
-// version (no watch cache). b is the caller's to close.
+// resource gets a store on b (no watch cache) that encodes objects with
+// the config's Codec, by default as JSON in their storage version. b is
+// the caller's to close.
 func MemoryStorage(b *memory.Backend) StorageFactory {
 	return func(cfg StorageConfig) (storage.Interface, func(), error) {
 		if b == nil {
 			return nil, nil, errors.New("memory backend is nil")
 		}
-		codec := scheme.Codecs.LegacyCodec(cfg.StorageVersion)
+		codec := cfg.Codec
+		if codec == nil {
+			codec = scheme.Codecs.LegacyCodec(cfg.StorageVersion)
+		}
 		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc}), nil, nil
 	}
 }
@@ -83,10 +94,10 @@ func MemoryStorage(b *memory.Backend) StorageFactory {
 // configured from the store's own types, key prefix (KeyPrefix, else the
 // resource's default) and attribute function, objects are stored as
 // storageVersion, and the store's Logger defaults to opts'.
-func NewStore(opts Options, storageVersion schema.GroupVersion, store *generic.Store) (*generic.Store, error) {
+func NewStore(opts RESTOptions, storageVersion schema.GroupVersion, store *Store) (*Store, error) {
 	prefix := store.KeyPrefix
 	if prefix == "" {
-		prefix = generic.DefaultResourcePrefix(store.DefaultQualifiedResource)
+		prefix = DefaultResourcePrefix(store.DefaultQualifiedResource)
 	}
 	s, destroy, err := opts.NewStorage(StorageConfig{
 		Resource:       store.DefaultQualifiedResource,
