@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -68,5 +69,79 @@ func TestSecondServerOnDataDirExits(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("first kapi readyz: %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestCorruptStorageExitsWithClearError: kapi on a damaged embedded etcd
+// (database file or WAL) exits 1 within seconds, naming the file and
+// saying to restore from a snapshot (issue 12 point 6: a damaged database
+// panicked with exit 2, a damaged WAL waited 60 s for "not ready").
+func TestCorruptStorageExitsWithClearError(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, etcdDir string) string // returns the path the message must name
+	}{
+		{"database", func(t *testing.T, etcdDir string) string {
+			db := filepath.Join(etcdDir, "member", "snap", "db")
+			overwrite(t, db, 0, make([]byte, 8192)) // both meta pages
+			return db
+		}},
+		{"WAL", func(t *testing.T, etcdDir string) string {
+			dir := filepath.Join(etcdDir, "member", "wal")
+			wals, err := filepath.Glob(filepath.Join(dir, "*.wal"))
+			if err != nil || len(wals) == 0 {
+				t.Fatalf("WAL files: %v %v", wals, err)
+			}
+			overwrite(t, wals[0], 3000, []byte{0xde, 0xad, 0xbe, 0xef})
+			return dir
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			first := startChildIn(t, dir, "--storage-backend=etcd3")
+			first.readyClient(t)
+			if err := first.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code := first.wait(t); code != 0 {
+				t.Fatalf("first kapi exit code %d\n%s", code, first.stderrTail.String())
+			}
+			path := tt.damage(t, filepath.Join(dir, "etcd"))
+
+			begin := time.Now()
+			second := startChildIn(t, dir, "--storage-backend=etcd3")
+			code := second.wait(t)
+			took := time.Since(begin)
+			stderr := second.stderrTail.String()
+			t.Logf("kapi on a damaged %s exited %d after %s:\n%s", tt.name, code, took, stderr)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			if took > 5*time.Second {
+				t.Errorf("took %s to exit, want under 5s", took)
+			}
+			if !strings.Contains(stderr, path) {
+				t.Errorf("the message does not name %s", path)
+			}
+			if !strings.Contains(stderr, "restore") || !strings.Contains(stderr, "snapshot") {
+				t.Errorf("the message does not say to restore from a snapshot")
+			}
+			if strings.Contains(stderr, "goroutine ") {
+				t.Errorf("kapi printed a stack")
+			}
+		})
+	}
+}
+
+func overwrite(t *testing.T, path string, off int64, b []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
 	}
 }
