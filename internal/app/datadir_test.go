@@ -2,6 +2,9 @@ package app_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/app"
 )
 
 // TestSecondServerOnDataDirExits: a second kapi on a data dir in use exits
@@ -144,4 +149,84 @@ func overwrite(t *testing.T, path string, off int64, b []byte) {
 	if _, err := f.WriteAt(b, off); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestOnlyServingPortListens: a whole kapi on the embedded etcd, with a
+// short or a long data dir, opens one TCP listener, its serving port; the
+// embedded etcd listens on none (issue 12 point 4). Listeners are read
+// from /proc: LISTEN sockets of /proc/self/net/tcp{,6} whose inode one of
+// this process's fds points at.
+func TestOnlyServingPortListens(t *testing.T) {
+	for _, name := range []string{"short", "long"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if name == "long" {
+				dir = filepath.Join(dir, strings.Repeat("d", 90))
+			}
+			before := tcpListeners(t)
+			r := startKapi(t, nil, func(o *app.Options) {
+				o.DataDir = dir
+				o.Storage.Backend = "etcd3"
+			})
+			var opened []string
+			for inode, addr := range tcpListeners(t) {
+				if _, ok := before[inode]; !ok {
+					opened = append(opened, addr)
+				}
+			}
+			_, port, err := net.SplitHostPort(strings.TrimPrefix(r.base, "https://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := strconv.Atoi(port)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// /proc shows addresses as hex IP:port.
+			want := fmt.Sprintf(":%04X", p)
+			if len(opened) != 1 || !strings.HasSuffix(opened[0], want) {
+				t.Errorf("kapi opened TCP listeners %v, want only its serving port %d (%s)", opened, p, want)
+			}
+		})
+	}
+}
+
+// tcpListeners returns the TCP sockets in LISTEN state this process holds,
+// by inode, with their local address as /proc shows it (hex).
+func tcpListeners(t *testing.T) map[string]string {
+	t.Helper()
+	listening := map[string]string{}
+	for _, f := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			// sl local_address rem_address st ... inode (field 10)
+			fields := strings.Fields(line)
+			if len(fields) >= 10 && fields[3] == "0A" {
+				listening[fields[9]] = fields[1]
+			}
+		}
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := map[string]string{}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err != nil {
+			continue
+		}
+		if inode, ok := strings.CutPrefix(target, "socket:["); ok {
+			if addr, ok := listening[strings.TrimSuffix(inode, "]")]; ok {
+				own[strings.TrimSuffix(inode, "]")] = addr
+			}
+		}
+	}
+	return own
 }
