@@ -115,9 +115,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = socks.remove()
 		return nil, err
 	}
+	// stop is bounded: an etcd that never became ready (no leader) may
+	// never finish closing either, and a failed start must still return.
 	stop := func() {
 		closing.Store(true)
-		e.Close()
+		if !closeWithin(e, failedStartCloseTimeout) {
+			logger.Warn("embedded etcd did not stop after a failed start; leaving it", "timeout", failedStartCloseTimeout)
+		}
 		_ = socks.remove()
 	}
 	if err := waitReady(ctx, e, guard, timeout); err != nil {
@@ -174,6 +178,25 @@ func startEtcd(ec *embed.Config, guard *startGuard, dir string) (*embed.Etcd, er
 		// etcd gave up in one of its goroutines (the start goroutine is
 		// left waiting for it; the process is expected to exit).
 		return nil, fmt.Errorf("embedded etcd: start on %s failed: %w; %s", dir, err, restoreAdvice(dir))
+	}
+}
+
+// failedStartCloseTimeout bounds the wait for etcd to stop after a failed
+// start.
+const failedStartCloseTimeout = 10 * time.Second
+
+// closeWithin closes e and reports whether it finished within d.
+func closeWithin(e *embed.Etcd, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		e.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
 	}
 }
 
