@@ -77,9 +77,10 @@ func (r *serviceResolver) ListEndpointSlices(ctx context.Context, namespace, ser
 	return l.ListEndpointSlices(ctx, namespace, service)
 }
 
-// ResolveEndpoint returns the URL of one ready endpoint of the service
-// namespace/name behind its port port (what kube-apiserver does with
-// --enable-aggregator-routing).
+// ResolveEndpoint returns the URL that reaches the service namespace/name
+// on its port port: one ready endpoint (what kube-apiserver does with
+// --enable-aggregator-routing), or for an ExternalName service its
+// external name and port (see package serviceresolver).
 func (r *serviceResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
 	l, err := r.get()
 	if err != nil {
