@@ -120,7 +120,7 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	h = WithWarningRecorder(h, log)
 	h = WithTimeout(h, c.LongRunning, c.TimedOutHandlers, log)
 	h = WithRequestDeadline(h, c.RequestTimeout, c.LongRunning, log)
-	h = metrics.WithRequestMetrics(h, c.Metrics)
+	h = metrics.WithRequestMetrics(h, c.Metrics, metrics.LongRunningFunc(c.LongRunning))
 	h = WithWaitGroup(h, c.LongRunning, c.NonLongRunningRequestWaitGroup, log)
 	h = WithWatchTermination(h, c.WatchDrainer, log)
 	h = WithProbabilisticGoaway(h, c.GoawayChance, nil)

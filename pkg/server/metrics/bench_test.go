@@ -68,4 +68,6 @@ func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discardWriter) WriteHeader(int)             {}
 
-func withMetricsForBench(h http.Handler, m *Metrics) http.Handler { return WithRequestMetrics(h, m) }
+func withMetricsForBench(h http.Handler, m *Metrics) http.Handler {
+	return WithRequestMetrics(h, m, nil)
+}
