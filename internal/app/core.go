@@ -39,6 +39,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Discovery:             c.Discovery,
 		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
 		Logger:                c.Logger,
+		Metrics:               c.Metrics,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,

@@ -428,6 +428,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		// server's Services and EndpointSlices, once it is installed.
 		ConversionServiceResolver: c.services,
 		Logger:                    c.Logger,
+		Metrics:                   c.Metrics,
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", APIExtensionsName, err)
 	}

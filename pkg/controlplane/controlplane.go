@@ -45,6 +45,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // Config is what the core server's content is built from.
@@ -59,6 +60,8 @@ type Config struct {
 	// terminating namespaces (default 5s); it also reacts to watch events.
 	NamespaceResync time.Duration
 	Logger          *slog.Logger
+	// Metrics receives the watch events the resources send; nil: none.
+	Metrics *metrics.Metrics
 
 	// ServiceClusterIPRange is --service-cluster-ip-range: the range
 	// Service ClusterIPs are allocated from (default
@@ -308,6 +311,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	for i := range groups {
 		g := &groups[i]
 		g.MinRequestTimeout = c.MinRequestTimeout
+		g.Metrics = c.Metrics
 		g.Admission = chain
 		g.FieldManagers = fieldmanager.NewFactory(scheme.Scheme)
 		g.Logger = c.Logger
