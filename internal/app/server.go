@@ -19,6 +19,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/kapi-dev/kapi/pkg/admission"
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
@@ -70,7 +71,11 @@ type Config struct {
 	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
 	// generated one unless --requestheader-client-ca-file is set).
 	RequestHeaderCAPEM []byte
-	Metrics            *metrics.Metrics
+	// Metrics are the request metrics of the chain; AdmissionMetrics,
+	// AuditMetrics and StorageMetrics those of admission, audit and
+	// storage. All live on Generic.MetricsRegistry.
+	Metrics          *metrics.Metrics
+	AdmissionMetrics *admission.Metrics
 	// Discovery holds the group-versions of the whole chain.
 	Discovery *discovery.Manager
 
@@ -159,6 +164,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	c.Generic = g
 	if c.Metrics, err = metrics.New(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("request metrics: %w", err)
+	}
+	if c.AdmissionMetrics, err = admission.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("admission metrics: %w", err)
 	}
 
 	// The log check flushes klog, which the k8s libraries log through.

@@ -62,6 +62,9 @@ type Config struct {
 	Logger          *slog.Logger
 	// Metrics receives the watch events the resources send; nil: none.
 	Metrics *metrics.Metrics
+	// AdmissionMetrics receives the latencies of the admission chain;
+	// nil: none.
+	AdmissionMetrics *admission.Metrics
 
 	// ServiceClusterIPRange is --service-cluster-ip-range: the range
 	// Service ClusterIPs are allocated from (default
@@ -257,7 +260,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 
 	// Creating into a missing or terminating namespace is refused, and the
 	// system namespaces cannot be deleted (NamespaceLifecycle).
-	chain := admission.Chain{namespacelifecycle.New(clusterScoped{ns})}
+	chain := admission.NewChain(c.AdmissionMetrics, namespacelifecycle.New(clusterScoped{ns}))
 	groups := []installer.APIGroupVersion{
 		{
 			GroupVersion: corev1.SchemeGroupVersion,
