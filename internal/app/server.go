@@ -21,6 +21,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
@@ -76,6 +77,7 @@ type Config struct {
 	// storage. All live on Generic.MetricsRegistry.
 	Metrics          *metrics.Metrics
 	AdmissionMetrics *admission.Metrics
+	AuditMetrics     *audit.Metrics
 	// Discovery holds the group-versions of the whole chain.
 	Discovery *discovery.Manager
 
@@ -167,6 +169,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	}
 	if c.AdmissionMetrics, err = admission.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("admission metrics: %w", err)
+	}
+	if c.AuditMetrics, err = audit.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("audit metrics: %w", err)
 	}
 
 	// The log check flushes klog, which the k8s libraries log through.
