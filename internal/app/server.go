@@ -32,6 +32,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 	"github.com/kapi-dev/kapi/pkg/version"
 )
 
@@ -78,6 +79,7 @@ type Config struct {
 	Metrics          *metrics.Metrics
 	AdmissionMetrics *admission.Metrics
 	AuditMetrics     *audit.Metrics
+	StorageMetrics   *storagemetrics.Metrics
 	// Discovery holds the group-versions of the whole chain.
 	Discovery *discovery.Manager
 

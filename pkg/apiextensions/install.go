@@ -50,7 +50,8 @@ func MemoryCustomResourceStorage(b *memory.Backend) CustomResourceStorageFactory
 		if b == nil {
 			return nil, nil, errors.New("memory backend is nil")
 		}
-		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc}), nil, nil
+		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc,
+			GroupResource: cfg.Resource, ResourcePrefix: cfg.Prefix}), nil, nil
 	}
 }
 

@@ -75,7 +75,8 @@ func MemoryStorage(b *memory.Backend) StorageFactory {
 			return nil, nil, errors.New("memory backend is nil")
 		}
 		codec := scheme.Codecs.LegacyCodec(cfg.StorageVersion)
-		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc}), nil, nil
+		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc,
+			GroupResource: cfg.Resource, ResourcePrefix: cfg.Prefix}), nil, nil
 	}
 }
 
