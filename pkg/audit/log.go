@@ -82,8 +82,12 @@ func NewLogBackend(w io.Writer, closer io.Closer, logger *slog.Logger) *LogBacke
 // SetMetrics makes the backend count the events it loses (encoding or
 // writing failures, events refused after Shutdown) in m's
 // apiserver_audit_error_total{plugin="log"}. Call it before Run and before
-// any event is processed.
-func (b *LogBackend) SetMetrics(m *Metrics) { b.metrics = m }
+// any event is processed. The error count starts at 0 (upstream creates
+// it on the first error) so that dashboards see the series from the start.
+func (b *LogBackend) SetMetrics(m *Metrics) {
+	b.metrics = m
+	m.PluginError(PluginLog, 0)
+}
 
 // ProcessEvents queues events for writing, blocking while the queue is full.
 // It returns false, dropping the rest, once Shutdown has begun.

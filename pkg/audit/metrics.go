@@ -66,9 +66,10 @@ func (m *Metrics) observeEvent() {
 	}
 }
 
-// PluginError counts n events that plugin failed to record.
+// PluginError counts n events that plugin failed to record (n 0 creates
+// the plugin's series).
 func (m *Metrics) PluginError(plugin string, n int) {
-	if m != nil && n > 0 {
+	if m != nil && n >= 0 {
 		m.errors.WithLabelValues(plugin).Add(float64(n))
 	}
 }
