@@ -39,6 +39,8 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Discovery:             c.Discovery,
 		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
 		Logger:                c.Logger,
+		Metrics:               c.Metrics,
+		AdmissionMetrics:      c.AdmissionMetrics,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,

@@ -113,6 +113,7 @@ func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI,
 		ServiceChanges:     serviceChanges,
 		OnChange:           func(all []*apiregistrationv1.APIService) { backends.Sync(all) },
 		Logger:             c.Logger,
+		Metrics:            c.Metrics,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", AggregatorName, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // Names the chain knows the apiextensions server's parts by (upstream's).
@@ -58,6 +59,9 @@ type Config struct {
 	// whose webhook is a service are not served (URL webhooks work).
 	ConversionServiceResolver conversion.ServiceResolver
 	Logger                    *slog.Logger
+	// Metrics receives the watch events of CRDs and custom resources;
+	// nil: none.
+	Metrics *metrics.Metrics
 }
 
 // Install serves customresourcedefinitions on s (the apiextensions server
@@ -89,6 +93,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 		},
 		FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
 		MinRequestTimeout: cfg.MinRequestTimeout,
+		Metrics:           cfg.Metrics,
 		Logger:            logger,
 	}
 	resources, err := g.Install(s.Handler())
@@ -116,6 +121,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 		discovery:          cfg.Discovery,
 		openAPI:            crAPI,
 		minRequestTimeout:  cfg.MinRequestTimeout,
+		metrics:            cfg.Metrics,
 		logger:             logger,
 		serializer:         customresource.NewSerializer(),
 		crds:               map[string]*crdServing{},

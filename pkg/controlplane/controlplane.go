@@ -32,6 +32,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // Config is what the core server's content is built from.
@@ -46,6 +47,11 @@ type Config struct {
 	// terminating namespaces (default 5s); it also reacts to watch events.
 	NamespaceResync time.Duration
 	Logger          *slog.Logger
+	// Metrics receives the watch events the resources send; nil: none.
+	Metrics *metrics.Metrics
+	// AdmissionMetrics receives the latencies of the admission chain;
+	// nil: none.
+	AdmissionMetrics *admission.Metrics
 
 	// ServiceClusterIPRange is --service-cluster-ip-range: the range
 	// Service ClusterIPs are allocated from (default
@@ -222,7 +228,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 
 	// Creating into a missing or terminating namespace is refused, and the
 	// system namespaces cannot be deleted (NamespaceLifecycle).
-	chain := admission.Chain{namespacelifecycle.New(clusterScoped{ns})}
+	chain := admission.NewChain(c.AdmissionMetrics, namespacelifecycle.New(clusterScoped{ns}))
 	installed, err := installGroups(s, c, b, chain)
 	if err != nil {
 		return nil, err
@@ -305,6 +311,7 @@ func installGroups(s *server.GenericServer, c Config, b *storageBuilder, chain a
 				GroupVersion:      schema.GroupVersion{Group: group.name, Version: version.name},
 				Storage:           storage,
 				MinRequestTimeout: c.MinRequestTimeout,
+				Metrics:           c.Metrics,
 				Admission:         chain,
 				FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
 				Logger:            c.Logger,

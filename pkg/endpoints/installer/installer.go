@@ -19,6 +19,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // APIGroupVersion is one group-version's resources, served under one REST
@@ -59,6 +60,8 @@ type APIGroupVersion struct {
 	FieldManagers func(kind schema.GroupVersionKind, subresource string, resetFields map[fieldpath.APIVersion]*fieldpath.Set) (handlers.FieldManager, error)
 	// Admission validates every write (optional).
 	Admission admission.Chain
+	// Metrics receives the watch events sent (optional).
+	Metrics *metrics.Metrics
 
 	Logger *slog.Logger
 }
@@ -203,6 +206,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Namespaced:          namespaced,
 		MaxRequestBodyBytes: g.MaxRequestBodyBytes,
 		MinRequestTimeout:   g.MinRequestTimeout,
+		Metrics:             g.Metrics,
 		Logger:              g.Logger,
 	}
 
