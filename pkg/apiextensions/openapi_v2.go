@@ -8,6 +8,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/kapi-dev/kapi/pkg/openapi"
 )
 
 // v2Entries are the paths and definitions one group-version of custom
@@ -16,17 +18,21 @@ type v2Entries struct {
 	paths, definitions []string
 }
 
-// setV2 publishes the v2 paths and definitions of gv's crds, replacing
-// (and removing what is gone of) those published before.
-func (o *crOpenAPI) setV2(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	paths := map[string]any{}
+// setV2 publishes the v2 paths (paths, gv's operations) and definitions
+// of gv's crds, replacing (and removing what is gone of) those published
+// before.
+func (o *crOpenAPI) setV2(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition, paths *openapi.Paths) error {
+	v2Paths := map[string]any{}
+	for k, v := range paths.V2() {
+		v2Paths[k] = v
+	}
 	defs := map[string]any{}
 	for _, crd := range crds {
-		if err := addCRDV2(gv, crd, paths, defs); err != nil {
+		if err := addCRDV2(gv, crd, defs); err != nil {
 			return fmt.Errorf("%s: %w", crd.Name, err)
 		}
 	}
-	o.replaceV2(gv, paths, defs)
+	o.replaceV2(gv, v2Paths, defs)
 	return nil
 }
 
@@ -67,13 +73,12 @@ func (o *crOpenAPI) replaceV2(gv schema.GroupVersion, paths, defs map[string]any
 }
 
 // addCRDV2 adds the v2 definitions (kind and list, named as upstream:
-// "com.example.v1.Widget") and read paths of crd's version gv.Version.
-func addCRDV2(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, paths, defs map[string]any) error {
+// "com.example.v1.Widget") of crd's version gv.Version.
+func addCRDV2(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, defs map[string]any) error {
 	version := crdVersion(crd, gv.Version)
 	if version == nil {
 		return nil
 	}
-	names := crd.Status.AcceptedNames
 	var in *apiextensionsv1.JSONSchemaProps
 	if version.Schema != nil {
 		in = version.Schema.OpenAPIV3Schema
@@ -83,53 +88,27 @@ func addCRDV2(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinit
 		return err
 	}
 	// In v2 a $ref may carry a description beside it.
-	itemName, listName, list := kindDefinitions(gv, names, item, func(name, desc string) spec.Schema {
+	itemName, listName, item, list := kindDefinitions(gv, crd, item, true, func(name, desc string) spec.Schema {
 		s := spec.RefSchema("#/definitions/" + name)
 		s.Description = desc
 		return *s
 	})
 	defs[itemName] = item
 	defs[listName] = list
-
-	root := "/" + gvPath(gv)
-	collection := root + "/" + names.Plural
-	if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
-		collection = root + "/namespaces/{namespace}/" + names.Plural
-	}
-	for _, p := range []struct{ path, action, kind, def string }{
-		{collection, "list", names.ListKind, listName},
-		{collection + "/{name}", "get", names.Kind, itemName},
-	} {
-		op := &spec.Operation{
-			OperationProps: spec.OperationProps{
-				ID:       p.action + names.Kind,
-				Produces: []string{"application/json", "application/yaml"},
-				Schemes:  []string{"https"},
-				Responses: &spec.Responses{ResponsesProps: spec.ResponsesProps{StatusCodeResponses: map[int]spec.Response{
-					200: {ResponseProps: spec.ResponseProps{Description: "OK", Schema: spec.RefSchema("#/definitions/" + p.def)}},
-					401: {ResponseProps: spec.ResponseProps{Description: "Unauthorized"}},
-				}}},
-			},
-			VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
-				"x-kubernetes-action":             p.action,
-				"x-kubernetes-group-version-kind": map[string]any{"group": gv.Group, "version": gv.Version, "kind": p.kind},
-			}},
-		}
-		paths[p.path] = &spec.PathItem{PathItemProps: spec.PathItemProps{Get: op}}
-	}
 	return nil
 }
 
 // v2Schema converts a version's schema into an OpenAPI v2 one as upstream
-// does for kubectl: no allOf, anyOf, oneOf or not; nullable and
-// x-kubernetes-int-or-string values untyped; nothing below
-// x-kubernetes-preserve-unknown-fields; arrays without items untyped;
-// nullable properties never required.
+// does for kubectl (ToStructuralOpenAPIV2): no allOf, anyOf, oneOf or
+// not; nullable and x-kubernetes-int-or-string values untyped; nothing
+// below x-kubernetes-preserve-unknown-fields, and such objects untyped;
+// arrays without items untyped; nullable properties never required. A
+// version without a schema has none (nil).
 func v2Schema(in *apiextensionsv1.JSONSchemaProps) (*spec.Schema, error) {
-	out := &spec.Schema{}
 	if in == nil {
-		return out, nil
+		return nil, nil
 	}
+	out := &spec.Schema{}
 	b, err := json.Marshal(in)
 	if err != nil {
 		return nil, fmt.Errorf("encode schema: %w", err)
@@ -148,11 +127,15 @@ func v2Schema(in *apiextensionsv1.JSONSchemaProps) (*spec.Schema, error) {
 			s.Items = nil
 			s.Properties = nil
 		}
-		if v, ok := s.Extensions.GetBool("x-kubernetes-preserve-unknown-fields"); ok && v {
+		preserve, _ := s.Extensions.GetBool("x-kubernetes-preserve-unknown-fields")
+		if preserve {
 			s.Items = nil
 			s.Properties = nil
 		}
 		if s.Items == nil && len(s.Type) == 1 && s.Type[0] == "array" {
+			s.Type = nil
+		}
+		if preserve && len(s.Type) == 1 && s.Type[0] == "object" {
 			s.Type = nil
 		}
 		for name, p := range s.Properties {
