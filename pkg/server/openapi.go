@@ -37,6 +37,8 @@ type OpenAPI struct {
 	v2, v2Defs, v2Params map[string]any
 	// v2Sources are contributions not computed yet.
 	v2Sources []V2Source
+	// v2Parts are replaceable contributions, by key, each computed once.
+	v2Parts map[string]*v2Part
 	// v2JSON is the encoded v2 document, nil when stale; v2Proto its
 	// protobuf form, nil until asked for. v2Gen counts the encodings, so
 	// a protobuf form is only kept for the encoding it was made from.
@@ -51,6 +53,22 @@ type OpenAPI struct {
 // V2Source computes a part of the v2 document: paths and definitions
 // (JSON values, or values that encode to them).
 type V2Source = func() (paths, definitions map[string]any, err error)
+
+// v2Part is one replaceable contribution to the v2 document.
+type v2Part struct {
+	once        sync.Once
+	build       V2Source
+	paths, defs map[string]any
+	err         error
+}
+
+func (p *v2Part) get() (paths, defs map[string]any, err error) {
+	p.once.Do(func() {
+		p.paths, p.defs, p.err = p.build()
+		p.build = nil
+	})
+	return p.paths, p.defs, p.err
+}
 
 // v3Doc is one group-version's v3 document, built at most once.
 type v3Doc struct {
@@ -77,8 +95,9 @@ func NewOpenAPI(title, version string) *OpenAPI {
 	return &OpenAPI{
 		title: title, version: version,
 		v2: map[string]any{}, v2Defs: map[string]any{}, v2Params: map[string]any{},
-		v3:     map[string]*v3Doc{},
-		logger: slog.Default(),
+		v2Parts: map[string]*v2Part{},
+		v3:      map[string]*v3Doc{},
+		logger:  slog.Default(),
 	}
 }
 
@@ -122,6 +141,23 @@ func (o *OpenAPI) AddV2Source(src V2Source) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.v2Sources = append(o.v2Sources, src)
+	o.v2JSON = nil
+}
+
+// SetV2Func sets the part of the v2 document named key (a group-version,
+// say) to the paths and definitions build returns, computed once, when
+// the document is next needed; nil removes the part. Parts are kept
+// apart: replacing or removing one never touches the paths and
+// definitions of another, nor those [OpenAPI.MergeV2] added. A failing
+// part is logged and left out. build must not call o.
+func (o *OpenAPI) SetV2Func(key string, build V2Source) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if build == nil {
+		delete(o.v2Parts, key)
+	} else {
+		o.v2Parts[key] = &v2Part{build: build}
+	}
 	o.v2JSON = nil
 }
 
@@ -178,8 +214,17 @@ func (o *OpenAPI) HasV2Definition(name string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.computeSourcesLocked()
-	_, ok := o.v2Defs[name]
-	return ok
+	if _, ok := o.v2Defs[name]; ok {
+		return true
+	}
+	for _, p := range o.v2Parts {
+		if _, defs, err := p.get(); err == nil {
+			if _, ok := defs[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // HasV2Parameter reports whether the v2 document has the shared parameter
@@ -232,11 +277,35 @@ func (o *OpenAPI) v2Document() ([]byte, string, uint64, error) {
 		return o.v2JSON, o.v2ETag, o.v2Gen, nil
 	}
 	o.computeSourcesLocked()
+	paths, defs := o.v2, o.v2Defs
+	if len(o.v2Parts) > 0 {
+		paths = make(map[string]any, len(o.v2)+8*len(o.v2Parts))
+		defs = make(map[string]any, len(o.v2Defs)+2*len(o.v2Parts))
+		for k, v := range o.v2 {
+			paths[k] = v
+		}
+		for k, v := range o.v2Defs {
+			defs[k] = v
+		}
+		for key, p := range o.v2Parts {
+			ps, ds, err := p.get()
+			if err != nil {
+				o.logger.Error("openapi v2 part", "part", key, "err", err)
+				continue
+			}
+			for k, v := range ps {
+				paths[k] = v
+			}
+			for k, v := range ds {
+				defs[k] = v
+			}
+		}
+	}
 	doc := map[string]any{
 		"swagger":     "2.0",
 		"info":        map[string]any{"title": o.title, "version": o.version},
-		"paths":       o.v2,
-		"definitions": o.v2Defs,
+		"paths":       paths,
+		"definitions": defs,
 	}
 	if len(o.v2Params) > 0 {
 		doc["parameters"] = o.v2Params

@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -112,5 +114,59 @@ func TestOpenAPIBuildsLazily(t *testing.T) {
 	}
 	if _, ok := index.Paths["apis/b/v1"]; ok || index.Paths["apis/a/v1"] == nil {
 		t.Errorf("index %v: want apis/a/v1 and not the failing apis/b/v1", index.Paths)
+	}
+}
+
+// A part of the v2 document is replaced or removed whole, never touching
+// another part or what MergeV2 added; a failing part is left out.
+func TestOpenAPIV2Parts(t *testing.T) {
+	o := NewOpenAPI("Kubernetes", "v1.0.0")
+	o.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	part := func(path, def string) V2Source {
+		return func() (map[string]any, map[string]any, error) {
+			return map[string]any{path: map[string]any{}}, map[string]any{def: map[string]any{"type": "object"}}, nil
+		}
+	}
+	o.MergeV2(map[string]any{"/merged": map[string]any{}}, nil)
+	o.SetV2Func("a", part("/a/1", "a.One"))
+	o.SetV2Func("b", part("/b", "b.Def"))
+	o.SetV2Func("a", part("/a/2", "a.Two")) // replaces /a/1 and a.One
+	o.SetV2Func("c", func() (map[string]any, map[string]any, error) { return nil, nil, errors.New("broken") })
+	mux := NewPathMux("test")
+	o.install(mux)
+	v2 := func() (paths, defs []string) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/openapi/v2", nil))
+		var doc struct {
+			Paths       map[string]any `json:"paths"`
+			Definitions map[string]any `json:"definitions"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+			t.Fatalf("decode /openapi/v2 (%d): %v", rec.Code, err)
+		}
+		for k := range doc.Paths {
+			paths = append(paths, k)
+		}
+		for k := range doc.Definitions {
+			defs = append(defs, k)
+		}
+		slices.Sort(paths)
+		slices.Sort(defs)
+		return paths, defs
+	}
+	paths, defs := v2()
+	if want := []string{"/a/2", "/b", "/merged"}; !slices.Equal(paths, want) {
+		t.Errorf("paths %v, want %v", paths, want)
+	}
+	if want := []string{"a.Two", "b.Def"}; !slices.Equal(defs, want) {
+		t.Errorf("definitions %v, want %v", defs, want)
+	}
+	if !o.HasV2Definition("b.Def") || o.HasV2Definition("a.One") {
+		t.Error("HasV2Definition does not follow the parts")
+	}
+	o.SetV2Func("b", nil)
+	if paths, defs = v2(); !slices.Equal(paths, []string{"/a/2", "/merged"}) || !slices.Equal(defs, []string{"a.Two"}) {
+		t.Errorf("after removing b: paths %v definitions %v", paths, defs)
 	}
 }
