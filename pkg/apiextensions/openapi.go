@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -36,17 +37,16 @@ var crBuiltinDefinitions = []string{
 // crOpenAPI publishes the OpenAPI of custom resources, per group-version:
 // a v3 document (every CRD serving the group-version: its kind's and
 // list's schemas and the operations apiextensions-apiserver's builder
-// publishes, built by pkg/openapi), and the same paths and definitions in
-// the v2 document (schemas made v2-compatible as upstream), removed when
-// the CRD goes. A nil crOpenAPI publishes nothing.
+// publishes, built by pkg/openapi), and the same paths and definitions as
+// the group-version's part of the v2 document (schemas made
+// v2-compatible as upstream), removed when the CRD goes. Both are built
+// when first requested: serving a CRD (each of hundreds at start) costs
+// no OpenAPI work. A nil crOpenAPI publishes nothing.
 type crOpenAPI struct {
 	api  *server.OpenAPI
 	defs *openapi.Definitions
 	// meta are the ObjectMeta and ListMeta schemas and what they reference.
 	meta map[string]*spec.Schema
-	// v2 is what each group-version put into the v2 document (used
-	// under the crServer's lock).
-	v2 map[schema.GroupVersion]v2Entries
 }
 
 func newCROpenAPI(api *server.OpenAPI, defs *openapi.Definitions) (*crOpenAPI, error) {
@@ -70,7 +70,7 @@ func newCROpenAPI(api *server.OpenAPI, defs *openapi.Definitions) (*crOpenAPI, e
 		}
 		return nil, out, nil
 	})
-	return &crOpenAPI{api: api, defs: defs, meta: meta, v2: map[schema.GroupVersion]v2Entries{}}, nil
+	return &crOpenAPI{api: api, defs: defs, meta: meta}, nil
 }
 
 func (o *crOpenAPI) remove(gv schema.GroupVersion) {
@@ -78,7 +78,7 @@ func (o *crOpenAPI) remove(gv schema.GroupVersion) {
 		return
 	}
 	o.api.SetV3(openapi.DocumentPath(gv), nil)
-	o.removeV2(gv)
+	o.api.SetV2Func(openapi.DocumentPath(gv), nil)
 }
 
 // crResources are the (sub)resources gv serves for crds, and the
@@ -122,18 +122,34 @@ func (o *crOpenAPI) paths(gv schema.GroupVersion, crds []*apiextensionsv1.Custom
 	return p, names, err
 }
 
-// set publishes the documents of gv for crds (each serving gv): the v3
-// document is built when first requested, the v2 part now.
-func (o *crOpenAPI) set(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition) error {
+// set publishes the documents of gv for crds (each serving gv, none
+// modified afterwards), built when first requested.
+func (o *crOpenAPI) set(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition) {
 	if o == nil {
-		return nil
+		return
 	}
-	paths, names, err := o.paths(gv, crds)
-	if err != nil {
-		return err
+	type built struct {
+		paths *openapi.Paths
+		names map[schema.GroupVersionKind]string
 	}
-	o.api.SetV3Func(openapi.DocumentPath(gv), func() ([]byte, error) { return o.documentV3(gv, crds, paths, names) })
-	return o.setV2(gv, crds, paths)
+	build := sync.OnceValues(func() (built, error) {
+		p, names, err := o.paths(gv, crds)
+		return built{p, names}, err
+	})
+	o.api.SetV3Func(openapi.DocumentPath(gv), func() ([]byte, error) {
+		b, err := build()
+		if err != nil {
+			return nil, err
+		}
+		return o.documentV3(gv, crds, b.paths, b.names)
+	})
+	o.api.SetV2Func(openapi.DocumentPath(gv), func() (map[string]any, map[string]any, error) {
+		b, err := build()
+		if err != nil {
+			return nil, nil, err
+		}
+		return partV2(gv, crds, b.paths)
+	})
 }
 
 // documentV3 encodes gv's v3 document: the operations, the custom kinds'

@@ -12,16 +12,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/openapi"
 )
 
-// v2Entries are the paths and definitions one group-version of custom
-// resources put into the OpenAPI v2 document.
-type v2Entries struct {
-	paths, definitions []string
-}
-
-// setV2 publishes the v2 paths (paths, gv's operations) and definitions
-// of gv's crds, replacing (and removing what is gone of) those published
-// before.
-func (o *crOpenAPI) setV2(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition, paths *openapi.Paths) error {
+// partV2 returns gv's part of the v2 document: its operations (paths)
+// and the definitions of its crds' kinds.
+func partV2(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition, paths *openapi.Paths) (map[string]any, map[string]any, error) {
 	v2Paths := map[string]any{}
 	for k, v := range paths.V2() {
 		v2Paths[k] = v
@@ -29,47 +22,10 @@ func (o *crOpenAPI) setV2(gv schema.GroupVersion, crds []*apiextensionsv1.Custom
 	defs := map[string]any{}
 	for _, crd := range crds {
 		if err := addCRDV2(gv, crd, defs); err != nil {
-			return fmt.Errorf("%s: %w", crd.Name, err)
+			return nil, nil, fmt.Errorf("openapi v2 for %s: %s: %w", gv, crd.Name, err)
 		}
 	}
-	o.replaceV2(gv, v2Paths, defs)
-	return nil
-}
-
-// removeV2 removes what gv published in the v2 document.
-func (o *crOpenAPI) removeV2(gv schema.GroupVersion) { o.replaceV2(gv, nil, nil) }
-
-func (o *crOpenAPI) replaceV2(gv schema.GroupVersion, paths, defs map[string]any) {
-	old := o.v2[gv]
-	next := v2Entries{}
-	for k := range paths {
-		next.paths = append(next.paths, k)
-	}
-	for k := range defs {
-		next.definitions = append(next.definitions, k)
-	}
-	var gonePaths, goneDefs []string
-	for _, p := range old.paths {
-		if _, ok := paths[p]; !ok {
-			gonePaths = append(gonePaths, p)
-		}
-	}
-	for _, d := range old.definitions {
-		if _, ok := defs[d]; !ok {
-			goneDefs = append(goneDefs, d)
-		}
-	}
-	if len(gonePaths) > 0 || len(goneDefs) > 0 {
-		o.api.RemoveV2(gonePaths, goneDefs)
-	}
-	if len(paths) > 0 || len(defs) > 0 {
-		o.api.MergeV2(paths, defs)
-	}
-	if len(next.paths) == 0 && len(next.definitions) == 0 {
-		delete(o.v2, gv)
-		return
-	}
-	o.v2[gv] = next
+	return v2Paths, defs, nil
 }
 
 // addCRDV2 adds the v2 definitions (kind and list, named as upstream:
