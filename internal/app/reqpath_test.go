@@ -1,0 +1,93 @@
+package app_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kapi-dev/kapi/internal/app"
+)
+
+// ?watch= spelled any way upstream accepts streams a watch, and every
+// filter sees a watch: the request timeout (1s here) does not cut it, and
+// audit records verb=watch. A GET of one object with ?watch=true is a get.
+func TestWatchIsAWatchEverywhere(t *testing.T) {
+	auditPath := filepath.Join(t.TempDir(), "audit.log")
+	r := startKapi(t, nil, func(o *app.Options) {
+		o.Audit.LogPath = auditPath
+		o.Run.RequestTimeout = time.Second
+	})
+	c := r.client(false)
+	values := []string{"TRUE", "yes", "on", "abc", ""}
+	var wg sync.WaitGroup
+	results := make([]result, len(values))
+	for i, v := range values {
+		wg.Go(func() {
+			// timeoutSeconds=3 outlives the 1s request timeout: a watch
+			// ends cleanly after 3s, a request treated as a list would be
+			// cut (its response aborted) after 1s.
+			results[i] = do(c, http.MethodGet, r.base+"/api/v1/namespaces/default/configmaps?timeoutSeconds=3&watch="+url.QueryEscape(v))
+		})
+	}
+	wg.Wait()
+	for i, v := range values {
+		if res := results[i]; res.err != nil || res.code != 200 || res.header.Get("Content-Type") != "application/json" {
+			t.Errorf("watch=%q: got %d %q (err %v), want a watch stream ended cleanly", v, res.code, res.header.Get("Content-Type"), res.err)
+		}
+	}
+	for _, v := range []string{"false", "FALSE", "0"} {
+		res := do(c, http.MethodGet, r.base+"/api/v1/namespaces/default/configmaps?watch="+v)
+		if res.code != 200 || !strings.Contains(res.body, `"kind":"ConfigMapList"`) {
+			t.Errorf("watch=%s: got %d %q, want a list", v, res.code, res.body)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, r.base+"/api/v1/namespaces/default/configmaps", strings.NewReader(`{"metadata":{"name":"one"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := c.Do(req); err != nil || resp.StatusCode != 201 {
+		t.Fatalf("create: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	res := do(c, http.MethodGet, r.base+"/api/v1/namespaces/default/configmaps/one?watch=true")
+	if res.code != 200 || !strings.Contains(res.body, `"kind":"ConfigMap"`) {
+		t.Errorf("one object with watch=true: got %d %q, want the object (a get, as upstream)", res.code, res.body)
+	}
+
+	// Audit: each of the watches was recorded as verb=watch.
+	seen := map[string]string{}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(seen) < len(values) && time.Now().Before(deadline) {
+		f, err := os.Open(auditPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var ev struct{ Verb, RequestURI, Stage string }
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				t.Fatalf("bad audit line %q: %v", sc.Text(), err)
+			}
+			if ev.Stage == "ResponseComplete" && strings.Contains(ev.RequestURI, "timeoutSeconds=3") {
+				seen[ev.RequestURI] = ev.Verb
+			}
+		}
+		f.Close()
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(seen) != len(values) {
+		t.Fatalf("audit: got %d watch events %v, want %d", len(seen), seen, len(values))
+	}
+	for uri, verb := range seen {
+		if verb != "watch" {
+			t.Errorf("audit %s: got verb %q, want watch", uri, verb)
+		}
+	}
+}
