@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -11,6 +12,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/app"
 )
@@ -89,5 +95,21 @@ func TestWatchIsAWatchEverywhere(t *testing.T) {
 		if verb != "watch" {
 			t.Errorf("audit %s: got verb %q, want watch", uri, verb)
 		}
+	}
+}
+
+// client-go's impersonation (kubectl --as) is refused with a clear 403,
+// never served as the admin making the request.
+func TestImpersonationIsRefused(t *testing.T) {
+	r := startKapi(t, nil)
+	cfg := rest.CopyConfig(r.rest)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "bob", Groups: []string{"devs"}}
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CoreV1().ConfigMaps("default").List(context.Background(), metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "impersonation is not supported by this server") {
+		t.Fatalf("got %v, want 403 impersonation is not supported", err)
 	}
 }
