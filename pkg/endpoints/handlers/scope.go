@@ -7,9 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -109,7 +111,10 @@ func (s *RequestScope) requestNamespace(info *request.RequestInfo) string {
 }
 
 // requestInfo returns the request's RequestInfo and the context carrying
-// its namespace.
+// its namespace. A namespace that cannot be a path segment ("." or "..",
+// or one holding "%") is a 400 BadRequest, as kube answers for such a name
+// (`Namespace parameter invalid: "..": may not be '..'`): it never reaches
+// the storage, whose keys it would escape.
 func (s *RequestScope) requestInfo(req *http.Request) (context.Context, *request.RequestInfo, string, error) {
 	ctx := req.Context()
 	info, ok := request.RequestInfoFrom(ctx)
@@ -117,6 +122,9 @@ func (s *RequestScope) requestInfo(req *http.Request) (context.Context, *request
 		return ctx, nil, "", apierrors.NewInternalError(errors.New("no RequestInfo found in the context"))
 	}
 	ns := s.requestNamespace(info)
+	if msgs := path.IsValidPathSegmentName(ns); ns != "" && len(msgs) > 0 {
+		return ctx, nil, "", apierrors.NewBadRequest(fmt.Sprintf("Namespace parameter invalid: %q: %s", ns, strings.Join(msgs, ";")))
+	}
 	// Strategy warnings (generic.AddWarning) become Warning headers.
 	ctx = generic.WithWarner(ctx, headerWarner{ctx})
 	return request.WithNamespace(ctx, ns), info, ns, nil
