@@ -71,6 +71,10 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 			// manager, against an empty live object.
 			obj = s.FieldManager.UpdateNoErrors(r.New(), obj, managerOrUserAgent(opts.FieldManager, req))
 		}
+		if err := deadlineExceeded(ctx); err != nil {
+			s.err(err, w, req)
+			return
+		}
 		result, err := r.Create(ctx, obj, s.createValidation(req, "", opts.DryRun), opts)
 		if err != nil {
 			s.err(err, w, req)

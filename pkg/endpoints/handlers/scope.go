@@ -136,13 +136,29 @@ type headerWarner struct{ ctx context.Context }
 
 func (w headerWarner) AddWarning(_, text string) { filters.AddWarning(w.ctx, text) }
 
+// maxBodyBytes is the scope's request body limit.
+func (s *RequestScope) maxBodyBytes() int64 {
+	if s.MaxRequestBodyBytes <= 0 {
+		return DefaultMaxRequestBodyBytes
+	}
+	return s.MaxRequestBodyBytes
+}
+
+// deadlineExceeded is the 504 of a request whose context is done: its
+// deadline passed (the timeout filter has answered for it) or its client
+// left. Handlers check it between stages, so such a request stops working
+// instead of finishing in the background.
+func deadlineExceeded(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within the allotted timeout: %v", context.Cause(ctx)), 0)
+	}
+	return nil
+}
+
 // readBody reads the request body, at most the scope's limit: a longer body
 // is a 413 RequestEntityTooLarge `limit is <n>`.
 func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
-	limit := s.MaxRequestBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxRequestBodyBytes
-	}
+	limit := s.maxBodyBytes()
 	if req.Body == nil {
 		return nil, nil
 	}
