@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -111,5 +112,59 @@ func TestImpersonationIsRefused(t *testing.T) {
 	_, err = c.CoreV1().ConfigMaps("default").List(context.Background(), metav1.ListOptions{})
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "impersonation is not supported by this server") {
 		t.Fatalf("got %v, want 403 impersonation is not supported", err)
+	}
+}
+
+// A request body that stalls is answered at the request's deadline with a
+// 504 Status, on HTTP/1.1 and HTTP/2, and the server lets go of it: the
+// client's further writes to the body fail soon after (without the bound
+// the server held such a request as long as the client kept the
+// connection, over 80 s).
+func TestStalledBodyIsAnsweredAtTheDeadline(t *testing.T) {
+	r := startKapi(t, nil, func(o *app.Options) { o.Run.RequestTimeout = time.Second })
+	for _, http1 := range []bool{true, false} {
+		t.Run(map[bool]string{true: "HTTP/1.1", false: "HTTP/2"}[http1], func(t *testing.T) {
+			c := r.client(http1)
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+"/api/v1/namespaces/default/configmaps", pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.ContentLength = 4096
+			go func() { _, _ = pw.Write([]byte(`{"metadata":{"name":"stalled"},"data":{"k":"`)) }()
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusGatewayTimeout {
+				t.Fatalf("got %d %s, want 504", resp.StatusCode, body)
+			}
+			var st metav1.Status
+			if err := json.Unmarshal(body, &st); err != nil || st.Reason != metav1.StatusReasonTimeout {
+				t.Errorf("got %s (%v), want a Timeout Status", body, err)
+			}
+			// The server no longer reads the body: the client's writes
+			// fail once its transport sees the request end.
+			writeErr := make(chan error, 1)
+			go func() {
+				for {
+					if _, err := pw.Write(make([]byte, 1024)); err != nil {
+						writeErr <- err
+						return
+					}
+				}
+			}()
+			select {
+			case <-writeErr:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the server still reads the body 20s after answering")
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -156,7 +157,8 @@ func deadlineExceeded(ctx context.Context) error {
 }
 
 // readBody reads the request body, at most the scope's limit: a longer body
-// is a 413 RequestEntityTooLarge `limit is <n>`.
+// is a 413 RequestEntityTooLarge `limit is <n>`, one not received by the
+// request's deadline a 504 Timeout.
 func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
 	limit := s.maxBodyBytes()
 	if req.Body == nil {
@@ -169,6 +171,12 @@ func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
 	lr := &io.LimitedReader{R: req.Body, N: limit + 1}
 	data, err := io.ReadAll(lr)
 	if err != nil {
+		// The request's deadline bounds the body's reading too (the
+		// RequestDeadline filter): a body still incomplete then is the
+		// request timing out, a 504 like the timeout filter's.
+		if errors.Is(err, os.ErrDeadlineExceeded) || req.Context().Err() != nil {
+			return nil, apierrors.NewTimeoutError("request did not complete within the allotted timeout: the request body was not received in time", 0)
+		}
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to read the request body: %v", err))
 	}
 	if lr.N <= 0 {
