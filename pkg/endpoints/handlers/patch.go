@@ -194,6 +194,17 @@ func (p *patcher) UpdatedObject(ctx context.Context, current runtime.Object) (ru
 	if err := deadlineExceeded(ctx); err != nil {
 		return nil, err
 	}
+	// Applying the patch works on the client's input: a panic in it is a
+	// 400 (guard).
+	var obj runtime.Object
+	err := guard(p.scope.logger(), "applying the patch", func() (err error) {
+		obj, err = p.updatedObject(ctx, current)
+		return err
+	})
+	return obj, err
+}
+
+func (p *patcher) updatedObject(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 	exists := current != nil && hasUID(current)
 	if !exists && p.patchType != types.ApplyYAMLPatchType {
 		return nil, apierrors.NewNotFound(p.scope.Resource.GroupResource(), p.name)

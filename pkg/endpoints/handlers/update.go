@@ -115,7 +115,12 @@ func (u *updatedObject) UpdatedObject(ctx context.Context, oldObj runtime.Object
 		if live == nil {
 			live = u.newEmpty()
 		}
-		newObj = u.scope.FieldManager.UpdateNoErrors(live, newObj, u.manager)
+		if err := guard(u.scope.logger(), "tracking managed fields", func() error {
+			newObj = u.scope.FieldManager.UpdateNoErrors(live, newObj, u.manager)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return newObj, nil
 }

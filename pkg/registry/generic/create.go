@@ -84,11 +84,11 @@ func (e *Store) create(ctx context.Context, obj runtime.Object, createValidation
 	if m.GetGenerateName() != "" && m.GetName() == "" {
 		m.SetName(e.GenerateNameFunc(m.GetGenerateName()))
 	}
-	if err := e.beforeCreate(ctx, obj); err != nil {
+	if err := e.guard("validating the object", func() error { return e.beforeCreate(ctx, obj) }); err != nil {
 		return nil, err
 	}
 	if createValidation != nil {
-		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+		if err := e.guard("admission", func() error { return createValidation(ctx, obj.DeepCopyObject()) }); err != nil {
 			return nil, err
 		}
 	}
