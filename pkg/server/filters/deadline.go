@@ -66,12 +66,19 @@ func WithRequestDeadline(handler http.Handler, timeout time.Duration, isLongRunn
 	})
 }
 
-// boundBody makes reads of r's body fail once deadline passes (serving.md
-// 26 bounds the whole request, its body included): a client that sends
-// its body slowly, or stops sending it, cannot hold the handler, nor the
-// connection, past the request's deadline. The timeout filter answers 504
-// at the deadline; the handler's read fails then too, so its goroutine
-// ends instead of waiting on the client.
+// bodyReadGrace is how long after the request's deadline reads of its
+// body fail. The timeout filter answers 504 at the deadline itself; were
+// the body's read to fail at the same instant, the handler could answer
+// first and the timeout filter, finding a response started, would abort
+// it (a reset stream instead of the 504).
+const bodyReadGrace = time.Second
+
+// boundBody makes reads of r's body fail bodyReadGrace after deadline
+// (serving.md 26 bounds the whole request, its body included): a client
+// that sends its body slowly, or stops sending it, cannot hold the
+// handler, nor the connection, past the request's deadline. The timeout
+// filter answers 504 at the deadline; the handler's read fails just
+// after, so its goroutine ends instead of waiting on the client.
 //
 // It uses the connection's (HTTP/1.1) or stream's (HTTP/2) read deadline.
 // On HTTP/1.1 that deadline also governs the read net/http starts once the
@@ -86,7 +93,7 @@ func boundBody(w http.ResponseWriter, r *http.Request, deadline time.Time) *body
 		return nil
 	}
 	b := &bodyBound{rc: http.NewResponseController(w), active: true}
-	if err := b.rc.SetReadDeadline(deadline); err != nil {
+	if err := b.rc.SetReadDeadline(deadline.Add(bodyReadGrace)); err != nil {
 		return nil
 	}
 	r.Body = &boundedBody{ReadCloser: r.Body, bound: b}
