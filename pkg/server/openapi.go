@@ -27,15 +27,17 @@ type OpenAPI struct {
 	v2     map[string]any // paths
 	v2Defs map[string]any
 	v3     map[string][]byte // "apis/apps/v1" -> document JSON
-	// caches, rebuilt on change
+	// The v2 document is built on the first request after a change (nil
+	// until then), the protobuf form on the first request for it: a burst
+	// of changes (every CRD served at start) pays for one build, not one
+	// per change.
 	v2JSON, v2Proto []byte
+	v2ProtoBuilt    bool // v2Proto is up to date (nil: not convertible)
 }
 
 // NewOpenAPI returns empty documents titled title (kube uses "Kubernetes").
 func NewOpenAPI(title, version string) *OpenAPI {
-	o := &OpenAPI{title: title, version: version, v2: map[string]any{}, v2Defs: map[string]any{}, v3: map[string][]byte{}}
-	o.rebuildV2()
-	return o
+	return &OpenAPI{title: title, version: version, v2: map[string]any{}, v2Defs: map[string]any{}, v3: map[string][]byte{}}
 }
 
 // SetV3 sets the document of one group-version path (e.g. "api/v1",
@@ -60,7 +62,7 @@ func (o *OpenAPI) MergeV2(paths, definitions map[string]any) {
 	for k, v := range definitions {
 		o.v2Defs[k] = v
 	}
-	o.rebuildV2()
+	o.invalidateV2()
 }
 
 // RemoveV2 removes paths and definitions from the v2 document (names not
@@ -74,7 +76,7 @@ func (o *OpenAPI) RemoveV2(paths, definitions []string) {
 	for _, k := range definitions {
 		delete(o.v2Defs, k)
 	}
-	o.rebuildV2()
+	o.invalidateV2()
 }
 
 // HasV2Definition reports whether the v2 document defines name.
@@ -98,22 +100,43 @@ func (o *OpenAPI) V3Paths() []string {
 	return out
 }
 
-func (o *OpenAPI) rebuildV2() {
-	doc := map[string]any{
-		"swagger":     "2.0",
-		"info":        map[string]any{"title": o.title, "version": o.version},
-		"paths":       o.v2,
-		"definitions": o.v2Defs,
+// invalidateV2 drops the built v2 document; o.mu is held for writing.
+func (o *OpenAPI) invalidateV2() {
+	o.v2JSON, o.v2Proto, o.v2ProtoBuilt = nil, nil, false
+}
+
+// v2Document returns the v2 document as JSON and, when asked for, as
+// protobuf (nil if it cannot be converted), building what a change
+// dropped.
+func (o *OpenAPI) v2Document(wantProto bool) (js, pb []byte) {
+	o.mu.RLock()
+	js, pb, built := o.v2JSON, o.v2Proto, o.v2ProtoBuilt
+	o.mu.RUnlock()
+	if js != nil && (built || !wantProto) {
+		return js, pb
 	}
-	js, err := json.Marshal(doc)
-	if err != nil {
-		panic(fmt.Sprintf("encode openapi v2: %v", err)) // only maps of JSON values get here
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.v2JSON == nil {
+		doc := map[string]any{
+			"swagger":     "2.0",
+			"info":        map[string]any{"title": o.title, "version": o.version},
+			"paths":       o.v2,
+			"definitions": o.v2Defs,
+		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			panic(fmt.Sprintf("encode openapi v2: %v", err)) // only maps of JSON values get here
+		}
+		o.v2JSON = b
 	}
-	o.v2JSON = js
-	o.v2Proto = nil
-	if d, err := openapi_v2.ParseDocument(js); err == nil {
-		o.v2Proto, _ = proto.Marshal(d)
+	if wantProto && !o.v2ProtoBuilt {
+		if d, err := openapi_v2.ParseDocument(o.v2JSON); err == nil {
+			o.v2Proto, _ = proto.Marshal(d)
+		}
+		o.v2ProtoBuilt = true
 	}
+	return o.v2JSON, o.v2Proto
 }
 
 // The protobuf form is asked for with either name; the response names it
@@ -121,12 +144,11 @@ func (o *OpenAPI) rebuildV2() {
 const protoV2ContentType = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 func (o *OpenAPI) serveV2(w http.ResponseWriter, r *http.Request) {
-	o.mu.RLock()
-	js, pb := o.v2JSON, o.v2Proto
-	o.mu.RUnlock()
+	wantProto := strings.Contains(r.Header.Get("Accept"), "com.github.proto-openapi.spec.v2")
+	js, pb := o.v2Document(wantProto)
 	etag := fmt.Sprintf("%X", sha512.Sum512(js))
 	w.Header().Set("Etag", strconvQuote(etag))
-	if strings.Contains(r.Header.Get("Accept"), "com.github.proto-openapi.spec.v2") && pb != nil {
+	if wantProto && pb != nil {
 		w.Header().Set("Content-Type", protoV2ContentType)
 		_, _ = w.Write(pb)
 		return
