@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"reflect"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,7 +59,7 @@ func TestOpenAPIV2(t *testing.T) {
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	type doc struct {
 		Paths       map[string]json.RawMessage `json:"paths"`
 		Definitions map[string]struct {
@@ -81,7 +80,7 @@ func TestOpenAPIV2(t *testing.T) {
 		return d
 	}
 	var d doc
-	eventually(t, 10*time.Second, "widgets in the v2 document", func() bool {
+	eventually(t, waitTimeout, "widgets in the v2 document", func() bool {
 		d = get()
 		_, ok := d.Definitions["com.example.v1.Widget"]
 		return ok
@@ -122,7 +121,7 @@ func TestOpenAPIV2(t *testing.T) {
 	if err := crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "widgets gone from the v2 document", func() bool {
+	eventually(t, waitTimeout, "widgets gone from the v2 document", func() bool {
 		d = get()
 		_, ok := d.Definitions["com.example.v1.Widget"]
 		return !ok

@@ -187,6 +187,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		}
 	}
 
+	pruner, _ := storage.(handlers.UnknownFieldPruner)
 	scope := &handlers.RequestScope{
 		Serializer:          g.Serializer,
 		ParameterCodec:      g.ParameterCodec,
@@ -195,6 +196,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Typer:               g.Scheme,
 		TableConvertor:      tableConvertor,
 		FieldManager:        fieldManager,
+		Pruner:              pruner,
 		Admission:           g.Admission,
 		Resource:            g.GroupVersion.WithResource(resource),
 		Subresource:         sub,
