@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,8 +187,10 @@ func TestReadyMeansServedAfterRestart(t *testing.T) {
 
 // BenchmarkRestartWith300CRDs measures starts of kapi on embedded etcd
 // holding 300 established CRDs (two versions each): from the start to
-// the first 200 of /readyz, when every CRD is served.
-// BenchmarkRestartWith0CRDs is the same without CRDs.
+// the first 200 of /readyz, when every CRD is served: wall time
+// (ms/ready) and the process's CPU time (cpu-ms/ready; embedded etcd
+// runs in the process). BenchmarkRestartWith0CRDs is the same without
+// CRDs.
 func BenchmarkRestartWith300CRDs(b *testing.B) { benchmarkRestart(b, restartCRDs) }
 
 func BenchmarkRestartWith0CRDs(b *testing.B) { benchmarkRestart(b, 0) }
@@ -195,19 +198,31 @@ func BenchmarkRestartWith0CRDs(b *testing.B) { benchmarkRestart(b, 0) }
 func benchmarkRestart(b *testing.B, n int) {
 	dataDir := b.TempDir()
 	storeRestartCRDs(b, dataDir, n)
-	var total time.Duration
+	var wall, cpu time.Duration
 	for b.Loop() {
-		start := time.Now()
+		start, startCPU := time.Now(), cpuTime(b)
 		s, err := kapitest.StartE(dataDir, slog.New(slog.DiscardHandler), kapitest.WithEmbeddedEtcd())
 		if err != nil {
 			b.Fatal(err)
 		}
-		total += time.Since(start)
+		wall += time.Since(start)
+		cpu += cpuTime(b) - startCPU
 		b.StopTimer()
 		if err := s.Stop(); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/ready")
+	b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "ms/ready")
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/ready")
+}
+
+// cpuTime is the CPU time (user and system) the process used so far:
+// embedded etcd and the test's client included.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

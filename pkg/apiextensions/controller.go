@@ -120,7 +120,7 @@ func (c *controller) serveStored(items []apiextensionsv1.CustomResourceDefinitio
 		c.logger.Warn("serve stored customresourcedefinitions", "err", err)
 		return nil
 	}
-	c.logger.Debug("stored customresourcedefinitions served", "count", len(ps), "duration", time.Since(start))
+	c.logger.Info("stored customresourcedefinitions served", "count", len(ps), "duration", time.Since(start))
 	return st
 }
 
