@@ -247,6 +247,12 @@ func (s *crServer) discard(st *staged) {
 	if st == nil {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.discardLocked(st)
+}
+
+func (s *crServer) discardLocked(st *staged) {
 	if g := st.held; g != nil {
 		s.handler.UpdateREST(nil, g.roots)
 		s.openGate(g)
@@ -255,30 +261,21 @@ func (s *crServer) discard(st *staged) {
 }
 
 // activate shows st in one step and releases what it replaces (see the
-// comment at the top of the file). A change staged against a state of
-// crds that has changed since is staged again first. On error nothing is
-// shown and st is discarded.
+// comment at the top of the file). st must have been staged against the
+// crds served now: the controller's single worker stages and activates
+// (or discards) one change after the other.
 func (s *crServer) activate(st *staged) error {
 	if st == nil {
 		return nil
 	}
 	s.mu.Lock()
-	stale := st.changes != s.changes
-	s.mu.Unlock()
-	if stale {
-		// Not with the controller's single worker, which stages and
-		// activates in turn; kept so that activate is always right.
-		again, err := s.stage(st.ps...)
-		if err != nil {
-			s.discard(&staged{held: st.held})
-			return err
-		}
-		again.held = st.held
-		st = again
-	}
-
-	s.mu.Lock()
 	defer s.mu.Unlock()
+	if st.changes != s.changes {
+		// A programming error: showing st would undo the change made
+		// since it was staged.
+		s.discardLocked(st)
+		return errors.New("activate: the served CRDs changed since the change was staged")
+	}
 	s.crds = st.view
 	s.changes++
 	for _, p := range st.ps {

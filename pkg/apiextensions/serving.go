@@ -54,7 +54,7 @@ type crServer struct {
 	mu   sync.Mutex
 	crds map[string]*crdServing // by CRD name
 	// changes counts the changes of crds: a staged change is built
-	// against one state of crds.
+	// against one state of crds, and only shown on it.
 	changes int
 
 	// gate holds requests for the resources of CRDs about to be shown
