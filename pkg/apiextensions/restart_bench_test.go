@@ -100,34 +100,51 @@ func TestReadyMeansServedAfterRestart(t *testing.T) {
 	crds := seedEstablishedCRDs(t, backend, 300)
 	ts := startServer(t, serverOptions{backend: backend, noWait: true})
 	client := ts.srv.Client()
-	get := func(path string) int {
+	get := func(path string) (int, error) {
 		resp, err := client.Get(ts.srv.URL + path)
 		if err != nil {
-			t.Fatal(err)
+			return 0, err
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
-		return resp.StatusCode
+		return resp.StatusCode, nil
 	}
 	deadline := time.Now().Add(waitTimeout)
-	for get("/readyz") != http.StatusOK {
+	for {
+		code, err := get("/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code == http.StatusOK {
+			break
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("/readyz not 200 within %v", waitTimeout)
 		}
 		time.Sleep(time.Millisecond)
 	}
-	var wg sync.WaitGroup
+	work := make(chan string)
 	failures := make(chan string, 2*len(crds))
-	for _, crd := range crds {
-		for _, v := range crd.Spec.Versions {
-			wg.Go(func() {
-				path := fmt.Sprintf("/apis/%s/%s/namespaces/ns/%s", crd.Spec.Group, v.Name, crd.Spec.Names.Plural)
-				if code := get(path); code != http.StatusOK {
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for path := range work {
+				code, err := get(path)
+				switch {
+				case err != nil:
+					failures <- fmt.Sprintf("GET %s: %v", path, err)
+				case code != http.StatusOK:
 					failures <- fmt.Sprintf("GET %s: %d right after /readyz answered 200", path, code)
 				}
-			})
+			}
+		})
+	}
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			work <- fmt.Sprintf("/apis/%s/%s/namespaces/ns/%s", crd.Spec.Group, v.Name, crd.Spec.Names.Plural)
 		}
 	}
+	close(work)
 	wg.Wait()
 	close(failures)
 	n := 0
