@@ -21,13 +21,13 @@ import (
 
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -62,7 +62,7 @@ type Config struct {
 	ClientCAPEM []byte
 	// Authorizer decides every request (the filter chain's, and the access
 	// reviews').
-	Authorizer filters.Authorizer
+	Authorizer authorizer.Authorizer
 	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
 	// generated one unless --requestheader-client-ca-file is set).
 	RequestHeaderCAPEM []byte

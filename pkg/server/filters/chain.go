@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
@@ -72,7 +73,7 @@ type ChainConfig struct {
 	MaxMutatingRequestsInFlight int
 
 	// Authorizer; nil disables authorization (everything allowed).
-	Authorizer Authorizer
+	Authorizer authorizer.Authorizer
 
 	// Metrics receives request metrics and in-flight gauges; nil: none.
 	Metrics *metrics.Metrics

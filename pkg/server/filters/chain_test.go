@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
@@ -92,7 +93,7 @@ func TestBuildChain(t *testing.T) {
 				AuditPolicy:                    audit.MetadataPolicy(),
 				MaxRequestsInFlight:            1,
 				MaxMutatingRequestsInFlight:    1,
-				Authorizer:                     InterimAuthorizer{},
+				Authorizer:                     interim.Authorizer{},
 				Metrics:                        m,
 			}
 			srv, c := startTLS(t, BuildChain(api.handler(), cfg), proto.http2)
@@ -233,7 +234,7 @@ func TestBuildChainShutdown(t *testing.T) {
 				NonLongRunningRequestWaitGroup: wg,
 				RequestTimeout:                 time.Minute,
 				Authenticator:                  tokenAuthenticator{"good": alice},
-				Authorizer:                     InterimAuthorizer{},
+				Authorizer:                     interim.Authorizer{},
 			}
 			srv, c := startTLS(t, BuildChain(api.handler(), cfg), proto.http2)
 			u := srv.URL
