@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
 // prune removes from obj, a custom resource, the fields its structural
@@ -129,7 +129,7 @@ func (s crStrategy) pruneAndDefault(ctx context.Context, u *unstructured.Unstruc
 	pruned := prune(u.Object, s.schema)
 	if fieldValidationFrom(ctx) != metav1.FieldValidationIgnore {
 		for _, p := range pruned {
-			filters.AddWarning(ctx, fmt.Sprintf("unknown field %q", p))
+			warning.AddWarning(ctx, fmt.Sprintf("unknown field %q", p))
 		}
 	}
 	applyDefaults(u.Object, s.schema)

@@ -17,9 +17,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 // DefaultMaxRequestBodyBytes is the largest request body accepted (3 MiB,
@@ -117,16 +115,8 @@ func (s *RequestScope) requestInfo(req *http.Request) (context.Context, *request
 		return ctx, nil, "", apierrors.NewInternalError(errors.New("no RequestInfo found in the context"))
 	}
 	ns := s.requestNamespace(info)
-	// Strategy warnings (generic.AddWarning) become Warning headers.
-	ctx = generic.WithWarner(ctx, headerWarner{ctx})
 	return request.WithNamespace(ctx, ns), info, ns, nil
 }
-
-// headerWarner sends a strategy's warnings to the request's warning
-// recorder (the WarningRecorder filter writes them as Warning headers).
-type headerWarner struct{ ctx context.Context }
-
-func (w headerWarner) AddWarning(_, text string) { filters.AddWarning(w.ctx, text) }
 
 // readBody reads the request body, at most the scope's limit: a longer body
 // is a 413 RequestEntityTooLarge `limit is <n>`.

@@ -15,6 +15,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
@@ -38,7 +39,7 @@ func (a *chainAPI) handler() http.Handler {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc("/api/v1/namespaces/ns/pods/ok", func(w http.ResponseWriter, r *http.Request) {
-		AddWarning(r.Context(), "careful")
+		warning.AddWarning(r.Context(), "careful")
 		w.Header().Set("X-Incomplete", fmt.Sprint(request.MuxIncomplete(r.Context())))
 		_, _ = io.WriteString(w, "ok")
 	})

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
 func TestSecretStore(t *testing.T) {
@@ -117,7 +117,7 @@ func TestSecretTLSWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &registrytest.Warnings{}
-	ctx := generic.WithWarner(registrytest.Context("", "v1", "secrets", "default"), w)
+	ctx := warning.WithRecorder(registrytest.Context("", "v1", "secrets", "default"), w)
 	_, err = store.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Type:       corev1.SecretTypeTLS,

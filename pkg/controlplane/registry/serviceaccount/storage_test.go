@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
 func TestServiceAccountStore(t *testing.T) {
@@ -23,7 +23,7 @@ func TestServiceAccountStore(t *testing.T) {
 		t.Errorf("got short names %v, want [sa]", got)
 	}
 	w := &registrytest.Warnings{}
-	ctx := generic.WithWarner(registrytest.Context("", "v1", "serviceaccounts", "default"), w)
+	ctx := warning.WithRecorder(registrytest.Context("", "v1", "serviceaccounts", "default"), w)
 
 	// Secret references keep only their names.
 	obj, err := store.Create(ctx, &corev1.ServiceAccount{
