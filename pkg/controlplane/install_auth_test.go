@@ -80,7 +80,7 @@ func TestInstallWithAuthentication(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	disc.Install(s.Handler())
+	disc.Install(s.Handler().NonRESTMux)
 	ts := httptest.NewUnstartedServer(s.Handler())
 	ts.EnableHTTP2 = true
 	ts.StartTLS()

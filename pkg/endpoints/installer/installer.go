@@ -18,7 +18,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server"
 )
 
 // APIGroupVersion is one group-version's resources, served under one REST
@@ -71,16 +70,23 @@ func (g *APIGroupVersion) Root() string {
 	return "/apis/" + g.GroupVersion.Group + "/" + g.GroupVersion.Version
 }
 
-// Install builds the group-version's handler and registers it as the REST
-// root Root() of h. It returns the APIResources served, sorted by name, as
+// Mounter is where a group-version's handler is mounted: a server's
+// routes (server.APIServerHandler is one).
+type Mounter interface {
+	// HandleREST serves root and every path below it with h.
+	HandleREST(root string, h http.Handler)
+}
+
+// Install builds the group-version's handler and mounts it on m as the
+// REST root Root(). It returns the APIResources served, sorted by name, as
 // legacy discovery lists them (GET on the root serves the same list as an
 // APIResourceList).
-func (g *APIGroupVersion) Install(h *server.APIServerHandler) ([]metav1.APIResource, error) {
+func (g *APIGroupVersion) Install(m Mounter) ([]metav1.APIResource, error) {
 	handler, resources, err := g.Build()
 	if err != nil {
 		return nil, err
 	}
-	h.HandleREST(g.Root(), handler)
+	m.HandleREST(g.Root(), handler)
 	return resources, nil
 }
 
