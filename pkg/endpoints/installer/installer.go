@@ -56,6 +56,13 @@ type APIGroupVersion struct {
 	// managedFields alone and apply answers 415.
 	// pkg/endpoints/fieldmanager.NewFactory makes one for built-in types.
 	FieldManagers func(kind schema.GroupVersionKind, subresource string, resetFields map[fieldpath.APIVersion]*fieldpath.Set) (handlers.FieldManager, error)
+	// PatchTypes, optional, are the patch content types the group-version
+	// accepts; PATCH with any other Content-Type answers 415 listing
+	// them. nil means handlers.PatchTypes, plus server-side apply
+	// (handlers.ApplyPatchType) where there is a field manager. Apply is
+	// never served without a field manager. Custom resources leave out
+	// strategic merge patch, which needs Go types.
+	PatchTypes []string
 	// Admission validates every write (optional).
 	Admission admission.Chain
 
@@ -258,7 +265,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		verbs["update"] = true
 	}
 	if isPatcher {
-		r.patch = handlers.PatchResource(patcher, scope, nil)
+		r.patch = handlers.PatchResource(patcher, scope, g.PatchTypes)
 		verbs["patch"] = true
 	}
 	if isDeleter {
