@@ -29,8 +29,9 @@ type Server struct {
 	// Options are the options the server was started with.
 	Options *app.Options
 
-	stop chan struct{}
-	done chan error
+	cancel   context.CancelFunc
+	finished chan struct{} // closed when Run returned
+	runErr   error         // what Run returned, once finished is closed
 }
 
 // Option changes the options before the server starts.
@@ -88,9 +89,13 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig, stop: make(chan struct{}), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig, cancel: cancel, finished: make(chan struct{})}
 	prepared := head.PrepareRun()
-	go func() { s.done <- prepared.Run(s.stop) }()
+	go func() {
+		defer close(s.finished)
+		s.runErr = prepared.Run(ctx)
+	}()
 
 	s.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	if err != nil {
@@ -127,8 +132,8 @@ func (s *Server) waitReady(timeout time.Duration) error {
 			last = err.Error()
 		}
 		select {
-		case err := <-s.done:
-			return fmt.Errorf("server exited before ready: %v", err)
+		case <-s.finished:
+			return fmt.Errorf("server exited before ready: %v", s.runErr)
 		case <-ctx.Done():
 			return fmt.Errorf("not ready within %v: last /readyz: %s", timeout, last)
 		case <-time.After(20 * time.Millisecond):
@@ -136,20 +141,14 @@ func (s *Server) waitReady(timeout time.Duration) error {
 	}
 }
 
-// Stop closes the stop channel (like SIGTERM) and waits for Run to return.
-// Idempotent.
+// Stop shuts the server down as SIGTERM does (graceful termination) and
+// waits for Run to return, with everything it started. Idempotent: later
+// calls return the same result.
 func (s *Server) Stop() error {
+	s.cancel()
 	select {
-	case <-s.stop:
-	default:
-		close(s.stop)
-	}
-	select {
-	case err, ok := <-s.done:
-		if ok {
-			close(s.done)
-		}
-		return err
+	case <-s.finished:
+		return s.runErr
 	case <-time.After(2 * time.Minute):
 		return fmt.Errorf("kapi did not stop within 2 minutes")
 	}

@@ -88,9 +88,10 @@ func (c *Config) cleanup() {
 	c.cleanups = nil
 }
 
-// Run builds the chain, prepares it and runs it until stopCh closes
-// (lifecycle.md 4). It returns nil after a clean termination.
-func Run(o CompletedOptions, stopCh <-chan struct{}) error {
+// Run builds the chain, prepares it and runs it until ctx is cancelled
+// (lifecycle.md 4). It returns nil after a clean termination, once
+// everything the run started has stopped.
+func Run(ctx context.Context, o CompletedOptions) error {
 	cfg, err := NewConfig(o)
 	if err != nil {
 		return err
@@ -100,7 +101,7 @@ func Run(o CompletedOptions, stopCh <-chan struct{}) error {
 		cfg.cleanup()
 		return err
 	}
-	return head.PrepareRun().Run(stopCh)
+	return head.PrepareRun().Run(ctx)
 }
 
 // NewLogger builds the process logger: text lines on stderr, debug from -v 1.
