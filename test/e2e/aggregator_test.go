@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
@@ -59,7 +58,7 @@ func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 	t.Helper()
 	a := &aggregation{ip: hostIP(t)}
 	if frontOpts == nil {
-		frontOpts = []kapitest.Option{kapitest.WithOptions(func(o *app.Options) { o.APIServiceAvailabilityPeriod = time.Second })}
+		frontOpts = []kapitest.Option{kapitest.WithOptions(func(o *kapitest.Options) { o.APIServiceAvailabilityPeriod = time.Second })}
 	}
 	a.front = kapitest.Start(t, frontOpts...)
 	a.backDir = t.TempDir()
@@ -69,13 +68,13 @@ func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 	}
 	a.backCAPEM = bundle.CAPEM
 	a.auditPath = filepath.Join(a.backDir, "audit.log")
-	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
+	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) {
 		o.DataDir = a.backDir
-		o.SecureServing.BindAddress = a.ip
-		o.Storage.Backend = "etcd3" // the CRD survives the restart below
-		o.SecureServing.CertDir = filepath.Join(a.backDir, "pki")
-		o.RequestHeader.ClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
-		o.Audit.LogPath = a.auditPath
+		o.BindAddress = a.ip
+		o.StorageBackend = "etcd3" // the CRD survives the restart below
+		o.CertDir = filepath.Join(a.backDir, "pki")
+		o.RequestHeaderClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
+		o.AuditLogPath = a.auditPath
 	}))
 	createGadgetCRD(t, a.back.Config)
 
@@ -414,13 +413,13 @@ func TestAggregatedAPIServer(t *testing.T) {
 	// proxy serves it.
 	_, portStr, _ := net.SplitHostPort(a.back.Address)
 	port, _ := strconv.Atoi(portStr)
-	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
+	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) {
 		o.DataDir = a.backDir
-		o.SecureServing.BindAddress = a.ip
-		o.Storage.Backend = "etcd3" // the CRD survives the restart below
-		o.SecureServing.CertDir = filepath.Join(a.backDir, "pki")
-		o.SecureServing.BindPort = port
-		o.RequestHeader.ClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
+		o.BindAddress = a.ip
+		o.StorageBackend = "etcd3" // the CRD survives the restart below
+		o.CertDir = filepath.Join(a.backDir, "pki")
+		o.SecurePort = port
+		o.RequestHeaderClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
 	}))
 	a.waitAvailable(t, "True", "Passed")
 	eventually(t, time.Minute, "list through the proxy after the backend restarted", func() error {
@@ -434,7 +433,7 @@ func TestAggregatedAPIServer(t *testing.T) {
 // backend's EndpointSlice goes, and available again when it comes back:
 // the aggregator follows Service and EndpointSlice changes.
 func TestAggregatorFollowsEndpointChanges(t *testing.T) {
-	a := startAggregation(t, kapitest.WithOptions(func(*app.Options) {}))
+	a := startAggregation(t, kapitest.WithOptions(func(*kapitest.Options) {}))
 	a.register(t, a.backCAPEM)
 	a.waitAvailable(t, "True", "Passed")
 	ctx := context.Background()
@@ -558,7 +557,7 @@ func TestAggregatorBadBackends(t *testing.T) {
 
 	// A real kapi backend with the wrong caBundle: the message names the
 	// certificate problem.
-	other := kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) { o.SecureServing.BindAddress = ip }))
+	other := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.BindAddress = ip }))
 	_, portStr, _ := net.SplitHostPort(other.Address)
 	otherPort, _ := strconv.Atoi(portStr)
 	makeServiceAt(t, cs, "wrongca", ip, otherPort)
