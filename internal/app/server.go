@@ -42,9 +42,13 @@ type Config struct {
 
 	// Address is the host:port the listener got.
 	Address string
-	// CAPEM is the CA that signed the serving certificate (nil with
-	// bring-your-own certificates whose issuer kapi does not know).
+	// CAPEM is the CA that clients verify the serving certificate with:
+	// kapi's CA, or with --tls-cert-file the CA certificates chained after
+	// the leaf in that file (see pki.ServingTrust); nil when the issuer of
+	// a user's certificate is unknown (clients then use system roots).
 	CAPEM []byte
+	// caSource says where CAPEM came from, for the log.
+	caSource string
 	// LoopbackToken authenticates the server's own clients as
 	// system:apiserver in system:masters.
 	LoopbackToken string
@@ -210,7 +214,14 @@ func (c *Config) applySecureServing() error {
 	}
 
 	host, _ := os.Hostname()
-	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: []string{o.BindAddress, host}, Logger: c.Logger})
+	hosts := []string{o.BindAddress, host}
+	// In-cluster clients reach the server at the "kubernetes" Service's
+	// ClusterIP, the first address of --service-cluster-ip-range, and
+	// verify it (kube-apiserver puts it in its self-signed certificate).
+	if cidr, err := c.Options.Services.ClusterIPPrefix(); err == nil {
+		hosts = append(hosts, cidr.Addr().Next().String())
+	}
+	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: hosts, Logger: c.Logger})
 	if err != nil {
 		return fmt.Errorf("certificates in --cert-dir %s: %w", o.CertDir, err)
 	}
@@ -223,7 +234,7 @@ func (c *Config) applySecureServing() error {
 		if err != nil {
 			return err
 		}
-		c.CAPEM = nil
+		c.CAPEM, c.caSource = pki.ServingTrust(serving, bundle.CA)
 	}
 	if o.ClientCAFile != "" {
 		pool, err := pki.LoadCAPool(o.ClientCAFile)
@@ -278,13 +289,19 @@ func (c *Config) applySecureServing() error {
 		}),
 	)
 
-	if c.CAPEM != nil {
-		if err := kubeconfig.WriteAdmin(c.Options.AdminKubeconfig, "https://"+serverHost(c.Address), c.CAPEM, bundle.AdminCertPEM, bundle.AdminKeyPEM); err != nil {
-			return fmt.Errorf("write --admin-kubeconfig: %w", err)
-		}
+	// The admin client certificate is signed by kapi's CA, which the
+	// client-certificate authenticator always trusts, so the kubeconfig
+	// works with a serving certificate of the user's too.
+	if err := kubeconfig.WriteAdmin(c.Options.AdminKubeconfig, "https://"+serverHost(c.Address), c.CAPEM, bundle.AdminCertPEM, bundle.AdminKeyPEM); err != nil {
+		return fmt.Errorf("write --admin-kubeconfig: %w", err)
+	}
+	if o.TLSCertFile == "" {
 		c.Logger.Info("wrote admin kubeconfig", "path", c.Options.AdminKubeconfig)
+	} else if c.CAPEM == nil {
+		c.Logger.Warn("wrote admin kubeconfig without a certificate authority: --tls-cert-file holds no CA and its issuer is unknown, so clients verify the server against the system roots",
+			"path", c.Options.AdminKubeconfig, "tlsCertFile", o.TLSCertFile)
 	} else {
-		c.Logger.Warn("not writing the admin kubeconfig: the serving certificate is not signed by kapi's CA")
+		c.Logger.Info("wrote admin kubeconfig", "path", c.Options.AdminKubeconfig, "certificateAuthority", c.caSource, "tlsCertFile", o.TLSCertFile)
 	}
 	return nil
 }
@@ -403,11 +420,10 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	// this one is registered before the CRD controller's.
 	apiextensions.AddDestroyFunc(c.cleanup)
 	if err := apiextensionsserver.Install(apiextensions, apiextensionsserver.Config{
-		Storage:               c.StorageFactory(),
-		CustomResourceStorage: c.customResourceStorage(),
-		Discovery:             c.Discovery,
-		OpenAPI:               api,
-		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
+		Storage:           c.StorageFactory(),
+		Discovery:         c.Discovery,
+		OpenAPI:           api,
+		MinRequestTimeout: time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
 		// Conversion webhooks behind a Service resolve through the core
 		// server's Services and EndpointSlices, once it is installed.
 		ConversionServiceResolver: c.services,

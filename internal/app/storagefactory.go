@@ -9,35 +9,40 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
-	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacher"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 )
 
-// StorageFactory returns how each built-in resource gets its storage: on
-// etcd (embedded or external), objects are protobuf in their storage
-// version behind a watch cache; on the memory backend, JSON with no cache
-// (the memory store serves watches itself).
-func (c *Config) StorageFactory() registry.StorageFactory {
+// StorageFactory returns how each resource gets its storage, built-in and
+// custom alike. On etcd (embedded or external), a resource's store sits
+// behind a watch cache and encodes objects with the config's codec, by
+// default protobuf in the storage version (as kube-apiserver stores
+// built-in types); custom resources bring the CRD server's JSON codec. On
+// the memory backend, JSON with no cache (the memory store serves watches
+// itself).
+func (c *Config) StorageFactory() generic.StorageFactory {
 	if c.storage.memory != nil {
-		return registry.MemoryStorage(c.storage.memory)
+		return generic.MemoryStorage(c.storage.memory)
 	}
 	client := c.storage.client
 	prefix := c.Options.Storage.Prefix
 	logger := c.Logger
-	return func(cfg registry.StorageConfig) (storage.Interface, func(), error) {
-		codec, err := protobufCodec(cfg)
-		if err != nil {
-			return nil, nil, err
+	return func(cfg generic.StorageConfig) (storage.Interface, func(), error) {
+		codec := cfg.Codec
+		if codec == nil {
+			var err error
+			if codec, err = protobufCodec(cfg); err != nil {
+				return nil, nil, err
+			}
 		}
 		return etcdWithCache(client, prefix, logger, cfg, codec)
 	}
 }
 
 // etcdWithCache is one resource's etcd3 store behind its watch cache.
-func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, cfg registry.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
+func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, cfg generic.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
 	store := etcd3.New(client, etcd3.Config{
 		Prefix:      prefix,
 		Codec:       codec,
@@ -61,25 +66,11 @@ func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, 
 
 // protobufCodec encodes objects as protobuf in the resource's storage
 // version, as kube-apiserver stores built-in types.
-func protobufCodec(cfg registry.StorageConfig) (runtime.Codec, error) {
+func protobufCodec(cfg generic.StorageConfig) (runtime.Codec, error) {
 	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
 	if !ok {
 		return nil, fmt.Errorf("no protobuf serializer for %s", cfg.Resource)
 	}
 	gv := cfg.StorageVersion
 	return scheme.Codecs.CodecForVersions(info.Serializer, scheme.Codecs.UniversalDecoder(gv), gv, gv), nil
-}
-
-// customResourceStorage is StorageFactory for custom resources: the codec is
-// the CRD server's (JSON for unstructured objects), never protobuf.
-func (c *Config) customResourceStorage() apiextensionsserver.CustomResourceStorageFactory {
-	if c.storage.memory != nil {
-		return apiextensionsserver.MemoryCustomResourceStorage(c.storage.memory)
-	}
-	client := c.storage.client
-	prefix := c.Options.Storage.Prefix
-	logger := c.Logger
-	return func(cfg registry.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
-		return etcdWithCache(client, prefix, logger, cfg, codec)
-	}
 }

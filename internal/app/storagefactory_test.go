@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/internal/app"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
@@ -39,7 +39,7 @@ func TestEtcdStorageFactoryStoresProtobuf(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer head.Destroy()
-	s, stop, err := cfg.StorageFactory()(registry.StorageConfig{
+	s, stop, err := cfg.StorageFactory()(generic.StorageConfig{
 		Resource:       schema.GroupResource{Resource: "configmaps"},
 		StorageVersion: corev1.SchemeGroupVersion,
 		Prefix:         "/configmaps",

@@ -19,7 +19,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/aggregator/apiservice"
 	"github.com/kapi-dev/kapi/pkg/aggregator/proxy"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
@@ -56,7 +55,7 @@ type ServiceLister = proxy.ServiceLister
 // Config is what the aggregator's content is built from.
 type Config struct {
 	// Storage makes the storage of apiservices. Required.
-	Storage registry.StorageFactory
+	Storage generic.StorageFactory
 	// Discovery is the chain's discovery: it receives
 	// apiregistration.k8s.io/v1, and its LocalGroupVersions are
 	// auto-registered as local APIServices. Required.
@@ -157,7 +156,7 @@ func Install(s *server.GenericServer, cfg Config) (*Aggregator, error) {
 		cfg.DiscoveryTimeout = proxy.DiscoveryTimeout
 	}
 	logger := cfg.Logger.With("server", "kube-aggregator")
-	store, status, err := apiservice.NewREST(registry.Options{Storage: cfg.Storage, Logger: logger})
+	store, status, err := apiservice.NewREST(generic.RESTOptions{Storage: cfg.Storage, Logger: logger})
 	if err != nil {
 		return nil, err
 	}

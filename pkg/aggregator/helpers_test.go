@@ -34,9 +34,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/auth/user"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
@@ -313,7 +313,7 @@ func startServer(t *testing.T, o options) *testServer {
 		period = 200 * time.Millisecond
 	}
 	agg, err := Install(s, Config{
-		Storage:            registry.MemoryStorage(b),
+		Storage:            generic.MemoryStorage(b),
 		Discovery:          disc,
 		Services:           ts.svcs,
 		ProxyClientCert:    cert,

@@ -16,63 +16,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
-
-// applySchema has the merge semantics server-side apply honours: a list
-// map keyed by name, a set, an atomic map, a granular map, an
-// int-or-string and a preserve-unknown-fields subtree.
-func applySchema() *apiextensionsv1.JSONSchemaProps {
-	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
-	return &apiextensionsv1.JSONSchemaProps{
-		Type: "object",
-		Properties: map[string]apiextensionsv1.JSONSchemaProps{
-			"spec": {
-				Type: "object",
-				Properties: map[string]apiextensionsv1.JSONSchemaProps{
-					"replicas": {Type: "integer"},
-					"ports": {
-						Type:         "array",
-						XListType:    ptr.To("map"),
-						XListMapKeys: []string{"name"},
-						Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
-							Type:     "object",
-							Required: []string{"name"},
-							Properties: map[string]apiextensionsv1.JSONSchemaProps{
-								"name": str,
-								"port": {Type: "integer"},
-							},
-						}},
-					},
-					"tags":     {Type: "array", XListType: ptr.To("set"), Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &str}},
-					"args":     {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &str}},
-					"selector": {Type: "object", XMapType: ptr.To("atomic"), AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &str}},
-					"labels":   {Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &str}},
-					"value":    {XIntOrString: true},
-					"extra":    {Type: "object", XPreserveUnknownFields: ptr.To(true)},
-					"template": {Type: "object", XEmbeddedResource: true, XPreserveUnknownFields: ptr.To(true)},
-				},
-			},
-			"status": {
-				Type:       "object",
-				Properties: map[string]apiextensionsv1.JSONSchemaProps{"ready": {Type: "boolean"}, "phase": str},
-			},
-		},
-	}
-}
-
-func applyCRD() *apiextensionsv1.CustomResourceDefinition {
-	crd := newCRD("apply.example.com", "appliers", "Applier", apiextensionsv1.NamespaceScoped)
-	crd.Spec.Versions[0].Schema.OpenAPIV3Schema = applySchema()
-	crd.Spec.Versions[0].AdditionalPrinterColumns = nil
-	return crd
-}
 
 func startApplyServer(t *testing.T) (*testServer, dynamic.ResourceInterface) {
 	t.Helper()
 	ts := startServer(t, serverOptions{})
 	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
-	crd := applyCRD()
+	crd := crdtest.ApplyCRD()
 	if _, err := crds.Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -272,15 +225,6 @@ func TestServerSideApplyHTTP(t *testing.T) {
 	}
 }
 
-func TestCRTypeConverterFallsBack(t *testing.T) {
-	crd := applyCRD()
-	// Not structural: an array without items.
-	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["bad"] = apiextensionsv1.JSONSchemaProps{Type: "array"}
-	if _, err := buildCRTypeConverter(crd, nil); err == nil {
-		t.Fatal("got no error for an array without items, want one")
-	}
-}
-
 // FuzzSchemaConversions feeds CRD schemas to the server-side apply type
 // converter and the v2 conversion: errors are fine, panics are not.
 func FuzzSchemaConversions(f *testing.F) {
@@ -298,9 +242,9 @@ func FuzzSchemaConversions(f *testing.F) {
 		if err := json.Unmarshal([]byte(in), &s); err != nil {
 			return
 		}
-		crd := applyCRD()
+		crd := crdtest.ApplyCRD()
 		crd.Spec.Versions[0].Schema.OpenAPIV3Schema = &s
-		tc, err := buildCRTypeConverter(crd, nil)
+		tc, err := customresource.BuildTypeConverter(crd, nil)
 		if err == nil {
 			u := applied(t, "spec: {a: 1}\n")
 			_, _ = tc.ObjectToTyped(u)
@@ -314,7 +258,7 @@ func FuzzSchemaConversions(f *testing.F) {
 func TestServerSideApplyAcrossVersions(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
-	crd := applyCRD()
+	crd := crdtest.ApplyCRD()
 	v2 := crd.Spec.Versions[0]
 	v2.Name, v2.Storage = "v2", false
 	crd.Spec.Versions = append(crd.Spec.Versions, v2)

@@ -2,6 +2,7 @@ package apiextensions
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
 // TestCELTypedEndToEnd checks through the real server that a CRD with a
@@ -21,7 +24,7 @@ func TestCELTypedEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
 
-	bad := newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	bad := crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
 	spec := bad.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
 	spec.XValidations = apiextensionsv1.ValidationRules{{Rule: "self.name + 1 == 'x'"}}
 	bad.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
@@ -33,7 +36,7 @@ func TestCELTypedEndToEnd(t *testing.T) {
 		t.Fatalf("create CRD with a type error: got %v, want 422 containing %q", err, want)
 	}
 
-	crd, err := crds.Create(ctx, newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
+	crd, err := crds.Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
@@ -81,5 +84,98 @@ func TestCELTypedEndToEnd(t *testing.T) {
 	_, err = ri.Update(ctx, w, metav1.UpdateOptions{})
 	if want := `spec.name: Invalid value: "string": name too long`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("update changing name: got %v, want 422 containing %q", err, want)
+	}
+}
+
+// TestCELRulesEndToEnd serves a CRD with a rule and checks the dynamic
+// client gets the rule's message in a 422, and a transition rule on
+// update.
+func TestCELRulesEndToEnd(t *testing.T) {
+	ts := startServer(t, serverOptions{})
+	ctx := context.Background()
+	crd := crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	spec.XValidations = apiextensionsv1.ValidationRules{{Rule: "!has(self.size) || self.size <= 5", Message: "size must be at most 5"}}
+	name := spec.Properties["name"]
+	name.XValidations = apiextensionsv1.ValidationRules{{Rule: "self == oldSelf", Message: "name is immutable"}}
+	spec.Properties["name"] = name
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create CRD: %v", err)
+	}
+	waitEstablished(t, ts.crdClient(t), crd.Name, 5*time.Second)
+	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns1")
+
+	_, err := ri.Create(ctx, widget("example.com/v1", "Widget", "big", map[string]any{"name": "a", "size": int64(7)}), metav1.CreateOptions{})
+	if want := `spec: Invalid value: "object": size must be at most 5`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("create: got %v, want 422 containing %q", err, want)
+	}
+	w, err := ri.Create(ctx, widget("example.com/v1", "Widget", "ok", map[string]any{"name": "a", "size": int64(3)}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	w.Object["spec"].(map[string]any)["name"] = "b"
+	_, err = ri.Update(ctx, w, metav1.UpdateOptions{})
+	if want := `spec.name: Invalid value: "string": name is immutable`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("update: got %v, want 422 containing %q", err, want)
+	}
+	w.Object["spec"].(map[string]any)["name"] = "a"
+	w.Object["spec"].(map[string]any)["size"] = int64(4)
+	if _, err := ri.Update(ctx, w, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("update keeping name: %v", err)
+	}
+}
+
+// TestCELLibrariesEndToEnd installs through the real server a CRD whose
+// rules use each library, and checks that a valid widget is created and
+// one violating a rule is rejected with that rule's message.
+func TestCELLibrariesEndToEnd(t *testing.T) {
+	ts := startServer(t, serverOptions{})
+	ctx := context.Background()
+	crd := crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	short := apiextensionsv1.JSONSchemaProps{Type: "string", MaxLength: int64Ptr(256)}
+	for _, p := range []string{"memory", "address", "network", "endpoint", "label", "version"} {
+		spec.Properties[p] = short
+	}
+	spec.XValidations = apiextensionsv1.ValidationRules{
+		{Rule: "!has(self.memory) || quantity(self.memory).compareTo(quantity('1Gi')) <= 0", Message: "memory must be at most 1Gi"},
+		{Rule: "!has(self.address) || !has(self.network) || cidr(self.network).containsIP(self.address)", Message: "address must be in network"},
+		{Rule: "!has(self.endpoint) || url(self.endpoint).getScheme() == 'https'", Message: "endpoint must use https"},
+		{Rule: "!has(self.label) || !format.dns1123Label().validate(self.label).hasValue()", MessageExpression: "'bad label: ' + format.dns1123Label().validate(self.label).value().join(', ')"},
+		{Rule: "!has(self.version) || (isSemver(self.version, true) && semver(self.version, true).isGreaterThan(semver('1.27.0')))", Message: "version must be above 1.27.0"},
+	}
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
+	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create CRD: %v", err)
+	}
+	waitEstablished(t, ts.crdClient(t), crd.Name, 5*time.Second)
+	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns1")
+
+	valid := func() map[string]any {
+		return map[string]any{"name": "a", "memory": "512Mi", "address": "10.0.0.1", "network": "10.0.0.0/8",
+			"endpoint": "https://example.com/x", "label": "ok", "version": "v1.28"}
+	}
+	if _, err := ri.Create(ctx, widget("example.com/v1", "Widget", "ok", valid()), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create valid widget: %v", err)
+	}
+	cases := []struct {
+		field, value, want string
+	}{
+		{"memory", "2Gi", `spec: Invalid value: "object": memory must be at most 1Gi`},
+		{"memory", "lots", `spec: Invalid value: "object": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' evaluating rule: memory must be at most 1Gi`},
+		{"address", "11.0.0.1", `spec: Invalid value: "object": address must be in network`},
+		{"endpoint", "http://example.com", `spec: Invalid value: "object": endpoint must use https`},
+		{"label", "Bad_Label", `spec: Invalid value: "object": bad label: a lowercase RFC 1123 label must consist of`},
+		{"version", "1.27.0", `spec: Invalid value: "object": version must be above 1.27.0`},
+	}
+	for i, tc := range cases {
+		s := valid()
+		s[tc.field] = tc.value
+		_, err := ri.Create(ctx, widget("example.com/v1", "Widget", fmt.Sprintf("bad%d", i), s), metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("create with %s=%q: got %v, want 422 containing %q", tc.field, tc.value, err, tc.want)
+		}
 	}
 }

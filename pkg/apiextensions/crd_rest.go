@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -33,8 +32,8 @@ var (
 )
 
 // newCRDREST builds the resource and its status subresource.
-func newCRDREST(opts registry.Options) (*CRDREST, *generic.StatusREST, error) {
-	store, err := registry.NewStore(opts, apiextensionsv1.SchemeGroupVersion, &generic.Store{
+func newCRDREST(opts generic.RESTOptions) (*CRDREST, *generic.StatusREST, error) {
+	store, err := generic.NewStore(opts, apiextensionsv1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
 		NewListFunc:               func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} },
 		DefaultQualifiedResource:  crdResource,

@@ -10,6 +10,10 @@ import (
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/cel"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
+	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
 )
 
 // printerColumnTypes and printerColumnFormats are what a printer column
@@ -32,7 +36,7 @@ var allowedAtStatusRoot = map[string]bool{
 // validateCRD validates a CRD on create (metadata is the store's, but for
 // the name rule, which needs the spec).
 func validateCRD(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-	errs := append(validateCRDCommon(crd), validateSchemas(crd, nil)...)
+	errs := append(validateCRDCommon(crd), structuralschema.ValidateSchemas(crd, nil)...)
 	return append(errs, validateCELRules(crd, nil)...)
 }
 
@@ -49,11 +53,11 @@ func validateCRDCommon(crd *apiextensionsv1.CustomResourceDefinition) field.Erro
 }
 
 // validateCRDUpdate validates an update: everything validateCRD checks
-// (the schema checks of validateSchemas only on versions whose schema
-// changed), group and names.plural immutable, scope and names.kind immutable once
+// (the schema and rule checks only on versions whose schema changed),
+// group and names.plural immutable, scope and names.kind immutable once
 // the CRD is established.
 func validateCRDUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-	errs := append(validateCRDCommon(crd), validateSchemas(crd, old)...)
+	errs := append(validateCRDCommon(crd), structuralschema.ValidateSchemas(crd, old)...)
 	errs = append(errs, validateCELRules(crd, old)...)
 	spec := field.NewPath("spec")
 	if isConditionTrue(old, apiextensionsv1.Established) {
@@ -62,6 +66,26 @@ func validateCRDUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field
 	}
 	errs = append(errs, apimachineryvalidation.ValidateImmutableField(crd.Spec.Group, old.Spec.Group, spec.Child("group"))...)
 	errs = append(errs, apimachineryvalidation.ValidateImmutableField(crd.Spec.Names.Plural, old.Spec.Names.Plural, spec.Child("names", "plural"))...)
+	return errs
+}
+
+// validateCELRules compiles the rules of every version's schema as the
+// CRD validation does (types, static cost, oldSelf placement). On update
+// (old not nil) a version whose schema did not change is not checked
+// again, as by structuralschema.ValidateSchemas: CRDs stored before these
+// checks keep working (their rules that do not compile fail the values
+// they check).
+func validateCELRules(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	var errs field.ErrorList
+	for i := range crd.Spec.Versions {
+		v := &crd.Spec.Versions[i]
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || (old != nil && structuralschema.Unchanged(v, old)) {
+			continue
+		}
+		p := field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema")
+		_, celErrs := cel.NewValidator(v.Schema.OpenAPIV3Schema, p)
+		errs = append(errs, celErrs...)
+	}
 	return errs
 }
 
@@ -160,7 +184,7 @@ func validateVersion(v *apiextensionsv1.CustomResourceDefinitionVersion, p *fiel
 	for i := range v.AdditionalPrinterColumns {
 		errs = append(errs, validateColumn(&v.AdditionalPrinterColumns[i], p.Child("additionalPrinterColumns").Index(i))...)
 	}
-	errs = append(errs, validateSelectableFields(v, p.Child("selectableFields"))...)
+	errs = append(errs, customresource.ValidateSelectableFields(v, p.Child("selectableFields"))...)
 	return errs
 }
 

@@ -15,11 +15,10 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	kapidiscovery "github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
@@ -68,13 +67,12 @@ func startServer(t *testing.T, o serverOptions) *testServer {
 	api := server.NewOpenAPI("Kubernetes", "test")
 	s.SetOpenAPI(api)
 	if err := Install(s, Config{
-		Storage:               registry.MemoryStorage(b),
-		CustomResourceStorage: MemoryCustomResourceStorage(b),
-		Discovery:             disc,
-		OpenAPI:               api,
-		MinRequestTimeout:     time.Minute,
-		Resync:                time.Second,
-		Logger:                logger,
+		Storage:           generic.MemoryStorage(b),
+		Discovery:         disc,
+		OpenAPI:           api,
+		MinRequestTimeout: time.Minute,
+		Resync:            time.Second,
+		Logger:            logger,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,52 +134,6 @@ func (ts *testServer) discovery(t *testing.T) discovery.DiscoveryInterface {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// widgetSchema is a small structural schema: spec.size an integer 1..10,
-// spec.color one of red/blue, spec.name required.
-func widgetSchema() *apiextensionsv1.JSONSchemaProps {
-	return &apiextensionsv1.JSONSchemaProps{
-		Type: "object",
-		Properties: map[string]apiextensionsv1.JSONSchemaProps{
-			"spec": {
-				Type:     "object",
-				Required: []string{"name"},
-				Properties: map[string]apiextensionsv1.JSONSchemaProps{
-					"name":  {Type: "string"},
-					"size":  {Type: "integer", Minimum: ptr.To(1.0), Maximum: ptr.To(10.0)},
-					"color": {Type: "string", Enum: []apiextensionsv1.JSON{{Raw: []byte(`"red"`)}, {Raw: []byte(`"blue"`)}}},
-				},
-			},
-			"status": {
-				Type:       "object",
-				Properties: map[string]apiextensionsv1.JSONSchemaProps{"ready": {Type: "boolean"}},
-			},
-		},
-	}
-}
-
-// newCRD returns a CRD of kind in group, served (and stored) as v1, with
-// the status subresource and a printer column.
-func newCRD(group, plural, kind string, scope apiextensionsv1.ResourceScope) *apiextensionsv1.CustomResourceDefinition {
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: group,
-			Scope: scope,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{
-				Plural: plural, Kind: kind, ShortNames: []string{plural[:2]}, Categories: []string{"all"},
-			},
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: "v1", Served: true, Storage: true,
-				Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: widgetSchema()},
-				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
-				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{
-					{Name: "Size", Type: "integer", JSONPath: ".spec.size"},
-				},
-			}},
-		},
-	}
 }
 
 // waitEstablished waits, at most within, for crd to be Established and

@@ -9,20 +9,18 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
 	"github.com/kapi-dev/kapi/pkg/openapi"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/storage"
-	"github.com/kapi-dev/kapi/pkg/storage/memory"
 )
 
 // Names the chain knows the apiextensions server's parts by (upstream's).
@@ -34,33 +32,14 @@ const (
 	ControllersHook = "start-apiextensions-controllers"
 )
 
-// CustomResourceStorageFactory makes the storage of one served version of
-// a CRD: objects are *unstructured.Unstructured, encoded with codec (JSON
-// in the storage version, decoded as the served version), at cfg.Prefix
-// ("/<group>/<plural>"). cfg.StorageVersion is the CRD's storage version.
-// The returned function (nil if none) releases the storage; it is called
-// when the version stops being served.
-type CustomResourceStorageFactory func(cfg registry.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error)
-
-// MemoryCustomResourceStorage is a CustomResourceStorageFactory on a
-// memory backend (no watch cache). b is the caller's to close.
-func MemoryCustomResourceStorage(b *memory.Backend) CustomResourceStorageFactory {
-	return func(cfg registry.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
-		if b == nil {
-			return nil, nil, errors.New("memory backend is nil")
-		}
-		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc}), nil, nil
-	}
-}
-
 // Config is what the apiextensions server's content is built from.
 type Config struct {
 	// Storage makes the storage of customresourcedefinitions (the type is
-	// in pkg/api/scheme.Scheme, protobuf included). Required.
-	Storage registry.StorageFactory
-	// CustomResourceStorage makes the storage of custom resources.
-	// Required.
-	CustomResourceStorage CustomResourceStorageFactory
+	// in pkg/api/scheme.Scheme, protobuf included) with the factory's
+	// codec, and of each served version of every CRD with the CRD
+	// server's codec (JSON in the storage version, decoded as the served
+	// version) at "/<group>/<plural>". Required.
+	Storage generic.StorageFactory
 	// Discovery receives apiextensions.k8s.io/v1 and every served version
 	// of every established CRD. Required.
 	Discovery *discovery.Manager
@@ -89,14 +68,14 @@ type Config struct {
 // with the hook's context; s's destroy functions wait for it and release
 // every storage.
 func Install(s *server.GenericServer, cfg Config) error {
-	if cfg.Storage == nil || cfg.CustomResourceStorage == nil || cfg.Discovery == nil {
-		return errors.New("apiextensions: Storage, CustomResourceStorage and Discovery are required")
+	if cfg.Storage == nil || cfg.Discovery == nil {
+		return errors.New("apiextensions: Storage and Discovery are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	logger := cfg.Logger.With("server", "apiextensions-apiserver")
-	crdREST, crdStatus, err := newCRDREST(registry.Options{Storage: cfg.Storage, Logger: logger})
+	crdREST, crdStatus, err := newCRDREST(generic.RESTOptions{Storage: cfg.Storage, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("customresourcedefinitions: %w", err)
 	}
@@ -133,18 +112,18 @@ func Install(s *server.GenericServer, cfg Config) error {
 	}
 	crs := &crServer{
 		handler:            s.Handler(),
-		storage:            cfg.CustomResourceStorage,
+		storage:            cfg.Storage,
 		discovery:          cfg.Discovery,
 		openAPI:            crAPI,
 		minRequestTimeout:  cfg.MinRequestTimeout,
 		logger:             logger,
-		serializer:         newCRSerializer(),
+		serializer:         customresource.NewSerializer(),
 		crds:               map[string]*crdServing{},
 		conversionResolver: cfg.ConversionServiceResolver,
 	}
 	// ObjectMeta's schemas for server-side apply: those the OpenAPI
 	// documents already hold, else built on first use.
-	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return metaSchemas(openapi.NewDefinitions()) })
+	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return customresource.MetaSchemas(openapi.NewDefinitions()) })
 	if crAPI != nil {
 		meta := crAPI.meta
 		crs.metaSchemas = func() (map[string]*spec.Schema, error) { return meta, nil }

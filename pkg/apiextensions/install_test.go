@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
 func nextEvent(t *testing.T, w watch.Interface) watch.Event {
@@ -58,7 +60,7 @@ func TestCustomResourcesEndToEnd(t *testing.T) {
 			ts := startServer(t, serverOptions{})
 			ctx := context.Background()
 			crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
-			crd, err := crds.Create(ctx, newCRD("example.com", "widgets", "Widget", tc.scope), metav1.CreateOptions{})
+			crd, err := crds.Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", tc.scope), metav1.CreateOptions{})
 			if err != nil {
 				t.Fatalf("create CRD: %v", err)
 			}
@@ -233,7 +235,7 @@ func TestCustomResourcesEndToEnd(t *testing.T) {
 			drain(t, w2)
 
 			// The data is gone too: a new CRD of the same name starts empty.
-			if _, err := crds.Create(ctx, newCRD("example.com", "widgets", "Widget", tc.scope), metav1.CreateOptions{}); err != nil {
+			if _, err := crds.Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", tc.scope), metav1.CreateOptions{}); err != nil {
 				t.Fatalf("re-create CRD: %v", err)
 			}
 			waitEstablished(t, ts.crdClient(t), crd.Name, time.Second)
@@ -312,7 +314,7 @@ func (ts *testServer) do(t *testing.T, method, path, body string, headers ...str
 func TestWireFormats(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
-	crd, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
+	crd, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

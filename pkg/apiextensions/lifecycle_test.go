@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 )
 
@@ -24,7 +25,7 @@ func TestRestartServesStoredCRDs(t *testing.T) {
 	t.Cleanup(func() { _ = b.Close() })
 	ctx := context.Background()
 	first := startServer(t, serverOptions{backend: b})
-	crd, err := first.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, newCRD("example.com", "widgets", "Widget", apiextensionsv1.ClusterScoped), metav1.CreateOptions{})
+	crd, err := first.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.ClusterScoped), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestNameConflicts(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
 	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
-	first := newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	first := crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
 	if _, err := crds.Create(ctx, first, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestNameConflicts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newCRD("example.com", tc.plural, tc.kind, apiextensionsv1.NamespaceScoped)
+			c := crdtest.NewCRD("example.com", tc.plural, tc.kind, apiextensionsv1.NamespaceScoped)
 			c.Spec.Names.ShortNames = tc.shortNames
 			if _, err := crds.Create(ctx, c, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
@@ -94,7 +95,7 @@ func TestTerminating(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
 	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
-	crd, err := crds.Create(ctx, newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
+	crd, err := crds.Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +137,11 @@ func TestVersionsAndSharedRoot(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
 	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
-	two := newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	two := crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
 	beta := two.Spec.Versions[0]
 	beta.Name, beta.Storage = "v1beta1", false
 	two.Spec.Versions = append(two.Spec.Versions, beta)
-	other := newCRD("example.com", "gadgets", "Gadget", apiextensionsv1.NamespaceScoped)
+	other := crdtest.NewCRD("example.com", "gadgets", "Gadget", apiextensionsv1.NamespaceScoped)
 	for _, c := range []*apiextensionsv1.CustomResourceDefinition{two, other} {
 		if _, err := crds.Create(ctx, c, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)

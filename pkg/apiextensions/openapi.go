@@ -3,14 +3,13 @@ package apiextensions
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -81,14 +80,6 @@ func (o *crOpenAPI) set(gv schema.GroupVersion, crds []*apiextensionsv1.CustomRe
 	return o.setV2(gv, crds)
 }
 
-// definitionName is upstream's name of a custom kind: the reversed group,
-// the version and the kind ("com.example.stable.v1.CronTab").
-func definitionName(gv schema.GroupVersion, kind string) string {
-	parts := strings.Split(gv.Group, ".")
-	slices.Reverse(parts)
-	return strings.Join(parts, ".") + "." + gv.Version + "." + kind
-}
-
 func (o *crOpenAPI) addCRD(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, schemas map[string]*spec.Schema, paths map[string]*spec3.Path) error {
 	version := crdVersion(crd, gv.Version)
 	if version == nil {
@@ -97,7 +88,7 @@ func (o *crOpenAPI) addCRD(gv schema.GroupVersion, crd *apiextensionsv1.CustomRe
 	names := crd.Status.AcceptedNames
 	item := &spec.Schema{}
 	if version.Schema != nil && version.Schema.OpenAPIV3Schema != nil {
-		s, err := toOpenAPISchema(version.Schema.OpenAPIV3Schema)
+		s, err := structuralschema.ToOpenAPI(version.Schema.OpenAPIV3Schema)
 		if err != nil {
 			return err
 		}

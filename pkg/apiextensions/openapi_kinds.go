@@ -4,6 +4,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 )
 
 const (
@@ -41,7 +43,7 @@ func kindDefinitions(gv schema.GroupVersion, names apiextensionsv1.CustomResourc
 	item.Properties["kind"] = str(kindDesc)
 	item.Properties["metadata"] = ref(objectMetaName, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
 	item.AddExtension("x-kubernetes-group-version-kind", gvk(names.Kind))
-	itemName = definitionName(gv, names.Kind)
+	itemName = customresource.DefinitionName(gv, names.Kind)
 
 	itemRef := ref(itemName, "")
 	list = &spec.Schema{SchemaProps: spec.SchemaProps{
@@ -60,5 +62,5 @@ func kindDefinitions(gv schema.GroupVersion, names apiextensionsv1.CustomResourc
 		},
 	}}
 	list.AddExtension("x-kubernetes-group-version-kind", gvk(names.ListKind))
-	return itemName, definitionName(gv, names.ListKind), list
+	return itemName, customresource.DefinitionName(gv, names.ListKind), list
 }

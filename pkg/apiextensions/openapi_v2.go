@@ -8,6 +8,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
 )
 
 // v2Entries are the paths and definitions one group-version of custom
@@ -137,7 +139,7 @@ func v2Schema(in *apiextensionsv1.JSONSchemaProps) (*spec.Schema, error) {
 	if err := json.Unmarshal(b, out); err != nil {
 		return nil, fmt.Errorf("decode schema: %w", err)
 	}
-	walkSchema(out, func(s *spec.Schema) {
+	structuralschema.Walk(out, func(s *spec.Schema) {
 		s.AllOf, s.AnyOf, s.OneOf, s.Not = nil, nil, nil, nil
 		if v, ok := s.Extensions.GetBool("x-kubernetes-int-or-string"); ok && v {
 			s.Type = nil

@@ -11,6 +11,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
 func TestV2Schema(t *testing.T) {
@@ -54,7 +56,7 @@ func TestOpenAPIV2(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
 	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
-	crd := newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	crd := crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
 func scaleCRD() *apiextensionsv1.CustomResourceDefinition {
-	crd := newCRD("scale.example.com", "scalers", "Scaler", apiextensionsv1.NamespaceScoped)
+	crd := crdtest.NewCRD("scale.example.com", "scalers", "Scaler", apiextensionsv1.NamespaceScoped)
 	v := &crd.Spec.Versions[0]
 	v.Schema.OpenAPIV3Schema = &apiextensionsv1.JSONSchemaProps{
 		Type: "object",

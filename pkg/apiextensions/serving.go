@@ -19,7 +19,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
@@ -37,12 +37,12 @@ import (
 // by tests); mu also guards reads by request handlers.
 type crServer struct {
 	handler           *server.APIServerHandler
-	storage           CustomResourceStorageFactory
+	storage           generic.StorageFactory
 	discovery         *discovery.Manager
 	openAPI           *crOpenAPI
 	minRequestTimeout time.Duration
 	logger            *slog.Logger
-	serializer        crSerializer
+	serializer        customresource.Serializer
 	// metaSchemas returns ObjectMeta's schemas (server-side apply);
 	// computed once, on first use.
 	metaSchemas func() (map[string]*spec.Schema, error)
@@ -62,7 +62,7 @@ type crdServing struct {
 	// typeConverter and defaulter serve server-side apply on every
 	// version.
 	typeConverter managedfields.TypeConverter
-	defaulter     crDefaulter
+	defaulter     customresource.Defaulter
 	// converter converts between the CRD's versions (strategy None or
 	// Webhook).
 	converter conversion.Converter
@@ -81,13 +81,13 @@ type versionServing struct {
 	// selectable are the version's selectable fields, which the
 	// storage's attributes function reads; it goes with the storage on
 	// reuse.
-	selectable *atomic.Pointer[[]selectableField]
+	selectable *atomic.Pointer[[]customresource.SelectableField]
 	// converter is the CRD's current converter, which the storage's
 	// codec reads; it goes with the storage on reuse.
-	converter *atomic.Pointer[converterHolder]
+	converter *atomic.Pointer[customresource.ConverterHolder]
 	store     *crStore
-	status    *statusStore
-	scale     *scaleREST // nil without the scale subresource
+	status    *customresource.StatusStore
+	scale     *customresource.ScaleREST // nil without the scale subresource
 }
 
 // closeConverter releases the idle connections of a replaced converter.
@@ -113,12 +113,12 @@ func (s *crServer) serve(crd *apiextensionsv1.CustomResourceDefinition) error {
 		s.removeLocked(crd.Name)
 		old = nil
 	}
-	next := &crdServing{uid: crd.UID, crd: crd.DeepCopy(), versions: map[string]*versionServing{}, defaulter: newCRDefaulter(crd)}
+	next := &crdServing{uid: crd.UID, crd: crd.DeepCopy(), versions: map[string]*versionServing{}, defaulter: customresource.NewDefaulter(crd)}
 	meta, err := s.metaSchemas()
 	if err != nil {
 		return fmt.Errorf("serve %s: %w", crd.Name, err)
 	}
-	next.typeConverter = newCRTypeConverter(crd, meta, s.logger)
+	next.typeConverter = customresource.NewTypeConverter(crd, meta, s.logger)
 	if next.converter, err = conversion.New(crd, conversion.Options{ServiceResolver: s.conversionResolver, Logger: s.logger}); err != nil {
 		// As upstream: a CRD whose converter cannot be built is not
 		// served (the controller retries and logs why).
@@ -256,13 +256,13 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 	}
 	resource := schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
 	vs := &versionServing{storageVersion: storageVer, watches: newWatchSet(),
-		readSchema: &atomic.Pointer[apiextensionsv1.JSONSchemaProps]{}, selectable: &atomic.Pointer[[]selectableField]{},
-		converter: &atomic.Pointer[converterHolder]{}}
-	vs.converter.Store(&converterHolder{conv})
+		readSchema: &atomic.Pointer[apiextensionsv1.JSONSchemaProps]{}, selectable: &atomic.Pointer[[]customresource.SelectableField]{},
+		converter: &atomic.Pointer[customresource.ConverterHolder]{}}
+	vs.converter.Store(&customresource.ConverterHolder{Converter: conv})
 	if v.Schema != nil {
 		vs.readSchema.Store(v.Schema.OpenAPIV3Schema)
 	}
-	selectable := selectableFieldsOf(v)
+	selectable := customresource.SelectableFields(v)
 	vs.selectable.Store(&selectable)
 	if reuse != nil {
 		vs.storage, vs.destroy, vs.watches = reuse.storage, reuse.destroy, reuse.watches
@@ -273,41 +273,24 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		reuse.converter.Store(vs.converter.Load())
 		vs.converter = reuse.converter
 	} else {
-		st, destroy, err := s.storage(registry.StorageConfig{
+		st, destroy, err := s.storage(generic.StorageConfig{
 			Resource:       resource,
 			StorageVersion: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer},
 			Prefix:         generic.DefaultResourcePrefix(resource),
 			NewFunc:        newFunc,
 			NewListFunc:    newList,
-			GetAttrs:       crAttrs(vs.selectable),
-		}, storageCodec{storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, served: gv, defaults: vs.readSchema, converter: vs.converter})
+			Codec:          customresource.StorageCodec{Storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, Served: gv, Defaults: vs.readSchema, Converter: vs.converter},
+			GetAttrs:       customresource.AttrsFunc(vs.selectable),
+		})
 		if err != nil {
 			return nil, fmt.Errorf("storage: %w", err)
 		}
 		vs.storage, vs.destroy = st, destroy
 	}
-	var validator *schemaValidator
-	var rules *celValidator
-	if v.Schema != nil {
-		var err error
-		if validator, err = newSchemaValidator(v.Schema.OpenAPIV3Schema); err != nil {
-			vs.closeIfNew(reuse)
-			return nil, fmt.Errorf("schema: %w", err)
-		}
-		// The CRD validation reported the rules' errors when the CRD was
-		// written; a rule that does not compile (a CRD stored before a
-		// check) fails the values it checks, as upstream.
-		rules, _ = newCELValidator(v.Schema.OpenAPIV3Schema, nil)
-	}
-	strategy := crStrategy{
-		namespaced:    crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
-		kind:          gvk,
-		statusEnabled: v.Subresources != nil && v.Subresources.Status != nil,
-		validator:     validator,
-		cel:           rules,
-	}
-	if v.Schema != nil {
-		strategy.schema = v.Schema.OpenAPIV3Schema
+	strategy, err := customresource.NewStrategy(crd, v, gvk)
+	if err != nil {
+		vs.closeIfNew(reuse)
+		return nil, err
 	}
 	store := &generic.Store{
 		NewFunc:                   newFunc,
@@ -318,9 +301,9 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		ResourceCategories:        names.Categories,
 		CreateStrategy:            strategy,
 		UpdateStrategy:            strategy,
-		TableConvertor:            newTableConvertor(resource, v.AdditionalPrinterColumns),
-		GetAttrs:                  crAttrs(vs.selectable),
-		FieldLabels:               fieldLabels(selectable),
+		TableConvertor:            customresource.NewTableConvertor(resource, v.AdditionalPrinterColumns),
+		GetAttrs:                  customresource.AttrsFunc(vs.selectable),
+		FieldLabels:               customresource.LabelNames(selectable),
 		Storage:                   vs.storage,
 		Logger:                    s.logger,
 	}
@@ -328,12 +311,12 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		vs.closeIfNew(reuse)
 		return nil, err
 	}
-	vs.store = &crStore{Store: store, watches: vs.watches, schema: strategy.schema}
-	if strategy.statusEnabled {
-		vs.status = &statusStore{StatusREST: generic.NewStatusREST(store, strategy.statusStrategy()), schema: strategy.schema}
+	vs.store = &crStore{Store: store, watches: vs.watches, schema: strategy.Schema()}
+	if strategy.StatusEnabled() {
+		vs.status = customresource.NewStatusStore(store, strategy)
 	}
 	if v.Subresources != nil && v.Subresources.Scale != nil {
-		vs.scale = newScaleREST(store, gv, crd, v.Subresources.Scale)
+		vs.scale = customresource.NewScaleREST(store, gv, crd, v.Subresources.Scale)
 	}
 	return vs, nil
 }
@@ -369,8 +352,8 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 	stores := map[string]rest.Storage{}
 	scales := map[string]rest.Storage{}
 	byResource := map[string]*crdServing{}
-	byKind := map[schema.GroupVersionKind]*crdServing{}
-	convertor := crConvertor{labels: map[schema.GroupVersionKind]crFieldLabels{}}
+	byKind := map[schema.GroupVersionKind]customresource.FieldManagement{}
+	convertor := customresource.Convertor{Kinds: map[schema.GroupVersionKind]customresource.KindLabels{}}
 	var served []*crdServing
 	for _, c := range s.crds {
 		if c.crd.Spec.Group != gv.Group {
@@ -390,13 +373,13 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 			scales[plural+"/scale"] = v.scale
 		}
 		byResource[plural] = c
-		byKind[gv.WithKind(c.crd.Status.AcceptedNames.Kind)] = c
+		byKind[gv.WithKind(c.crd.Status.AcceptedNames.Kind)] = customresource.FieldManagement{TypeConverter: c.typeConverter, Defaulter: c.defaulter, Converter: c.converter}
 		var labels []string
 		if fs := v.selectable.Load(); fs != nil {
-			labels = fieldLabels(*fs)
+			labels = customresource.LabelNames(*fs)
 		}
-		convertor.labels[gv.WithKind(c.crd.Status.AcceptedNames.Kind)] = crFieldLabels{
-			namespaced: c.crd.Spec.Scope == apiextensionsv1.NamespaceScoped, fields: labels,
+		convertor.Kinds[gv.WithKind(c.crd.Status.AcceptedNames.Kind)] = customresource.KindLabels{
+			Namespaced: c.crd.Spec.Scope == apiextensionsv1.NamespaceScoped, Fields: labels,
 		}
 		served = append(served, c)
 	}
@@ -411,7 +394,7 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 		Storage:           stores,
 		Serializer:        s.serializer,
 		Convertor:         convertor,
-		FieldManagers:     fieldManagers(byKind),
+		FieldManagers:     customresource.FieldManagers(byKind),
 		PatchTypes:        crPatchTypes,
 		MinRequestTimeout: s.minRequestTimeout,
 		Logger:            s.logger,
@@ -465,7 +448,7 @@ type crHandler struct {
 	next       http.Handler
 	scale      http.Handler           // the scale subresources, or nil
 	crds       map[string]*crdServing // by plural
-	serializer crSerializer
+	serializer customresource.Serializer
 	logger     *slog.Logger
 }
 

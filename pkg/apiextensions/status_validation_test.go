@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
 // fieldValidation on /status writes: unknown fields are a 400 under
@@ -20,7 +22,7 @@ import (
 func TestStatusFieldValidation(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
-	crd := newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	crd := crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped)
 	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

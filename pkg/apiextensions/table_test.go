@@ -11,6 +11,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
 const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io"
@@ -21,7 +23,7 @@ const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io"
 func TestTableIncludeObject(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
-	crd, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, newCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
+	crd, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

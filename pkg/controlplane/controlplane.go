@@ -7,15 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
@@ -27,30 +22,22 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/lease"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/selfsubjectreview"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/tokenreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
-	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
 // Config is what the core server's content is built from.
 type Config struct {
 	// Storage makes each resource's storage. Required.
-	Storage registry.StorageFactory
+	Storage generic.StorageFactory
 	// Discovery receives the group-versions served. Required.
 	Discovery *discovery.Manager
 	// MinRequestTimeout is --min-request-timeout (watch durations).
@@ -167,11 +154,12 @@ type Installed struct {
 	Resources    []metav1.APIResource
 }
 
-// Install adds the built-in resources to the core server s, registers
-// them with discovery, and adds the post-start hooks that bootstrap the
-// system namespaces, run the namespace controller, and run the bootstrap
-// controller (the "kubernetes" Service and its endpoints, allocation
-// repair), and, when Config.ExtensionAPIServerAuthentication is set, the
+// Install adds the built-in resources of the group tables (see
+// builtinGroups) to the core server s, registers them with discovery, and
+// adds the post-start hooks that bootstrap the system namespaces, run the
+// namespace controller, and run the bootstrap controller (the "kubernetes"
+// Service and its endpoints, allocation repair), and, when
+// Config.ExtensionAPIServerAuthentication is set, the
 // start-cluster-authentication-info-controller hook that publishes it. It
 // returns what it installed (for OpenAPI).
 func Install(s *server.GenericServer, c Config) ([]Installed, error) {
@@ -184,9 +172,6 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if err := c.complete(); err != nil {
 		return nil, err
 	}
-	if err := registerFieldLabels(); err != nil {
-		return nil, err
-	}
 	var clusterAuth authInfo
 	if c.ExtensionAPIServerAuthentication != nil {
 		var err error
@@ -194,60 +179,43 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 			return nil, fmt.Errorf("controlplane: ExtensionAPIServerAuthentication: %w", err)
 		}
 	}
-	opts := registry.Options{Storage: c.Storage, Logger: c.Logger}
-
-	var stores []rest.Storage
-	var destroyers []func() // the allocators' storage
-	destroyAll := func() {
-		for _, st := range stores {
-			st.Destroy()
-		}
-		for _, d := range destroyers {
-			d()
-		}
-	}
-	ns, nsStatus, nsFinalize, err := namespace.NewREST(opts)
+	b, err := newStorageBuilder(generic.RESTOptions{Storage: c.Storage, Logger: c.Logger}, c, builtinGroups)
 	if err != nil {
-		return nil, fmt.Errorf("namespaces: %w", err)
-	}
-	stores = append(stores, ns)
-	cms, err := configmap.NewREST(opts)
-	if err != nil {
-		destroyAll()
-		return nil, fmt.Errorf("configmaps: %w", err)
-	}
-	stores = append(stores, cms)
-	secrets, err := secret.NewREST(opts)
-	if err != nil {
-		destroyAll()
-		return nil, fmt.Errorf("secrets: %w", err)
-	}
-	stores = append(stores, secrets)
-	sas, err := serviceaccount.NewREST(opts)
-	if err != nil {
-		destroyAll()
-		return nil, fmt.Errorf("serviceaccounts: %w", err)
-	}
-	stores = append(stores, sas)
-	events, err := event.NewREST(opts)
-	if err != nil {
-		destroyAll()
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	stores = append(stores, events)
-	leases, err := lease.NewREST(opts)
-	if err != nil {
-		destroyAll()
-		return nil, fmt.Errorf("leases: %w", err)
-	}
-	stores = append(stores, leases)
-	svcs, err := installServices(opts, c, &destroyers)
-	if err != nil {
-		destroyAll()
 		return nil, err
 	}
-	stores = append(stores, svcs.services, svcs.endpoints, svcs.slices)
-	s.AddDestroyFunc(destroyAll)
+	if err := b.build(); err != nil {
+		b.destroy()
+		return nil, err
+	}
+	s.AddDestroyFunc(b.destroy)
+	conversions, err := b.fieldLabelConversions()
+	if err != nil {
+		return nil, err
+	}
+	if err := registerScheme(conversions); err != nil {
+		return nil, err
+	}
+	// What the controllers below work on.
+	ns, err := storageAs[*namespace.REST](b, namespacesResource)
+	if err != nil {
+		return nil, err
+	}
+	nsFinalize, err := subresourceAs[*namespace.FinalizeREST](b, namespacesResource, "finalize")
+	if err != nil {
+		return nil, err
+	}
+	cms, err := storageAs[*generic.Store](b, configMapsResource)
+	if err != nil {
+		return nil, err
+	}
+	events, err := storageAs[*generic.Store](b, eventsResource)
+	if err != nil {
+		return nil, err
+	}
+	svcs, err := servicesOf(b)
+	if err != nil {
+		return nil, err
+	}
 	if c.OnServices != nil {
 		c.OnServices(ServiceStores{Services: svcs.services, Endpoints: svcs.endpoints, EndpointSlices: svcs.slices})
 	}
@@ -255,73 +223,9 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	// Creating into a missing or terminating namespace is refused, and the
 	// system namespaces cannot be deleted (NamespaceLifecycle).
 	chain := admission.Chain{namespacelifecycle.New(clusterScoped{ns})}
-	groups := []installer.APIGroupVersion{
-		{
-			GroupVersion: corev1.SchemeGroupVersion,
-			Storage: map[string]rest.Storage{
-				"namespaces":          ns,
-				"namespaces/status":   nsStatus,
-				"namespaces/finalize": nsFinalize,
-				"configmaps":          cms,
-				"secrets":             secrets,
-				"serviceaccounts":     sas,
-				"events":              events,
-				"services":            svcs.services,
-				"services/status":     svcs.servicesStatus,
-				"endpoints":           svcs.endpoints,
-			},
-		},
-		{
-			GroupVersion: discoveryv1.SchemeGroupVersion,
-			Storage:      map[string]rest.Storage{"endpointslices": svcs.slices},
-		},
-		{
-			GroupVersion: eventsv1.SchemeGroupVersion,
-			Storage:      map[string]rest.Storage{"events": event.NewEventsV1REST(events)},
-		},
-		{
-			GroupVersion: coordinationv1.SchemeGroupVersion,
-			Storage:      map[string]rest.Storage{"leases": leases},
-		},
-		{
-			// kubectl auth whoami; aggregated servers' delegated
-			// authentication.
-			GroupVersion: authenticationv1.SchemeGroupVersion,
-			Storage: map[string]rest.Storage{
-				"selfsubjectreviews": selfsubjectreview.NewREST(),
-				"tokenreviews":       tokenreview.NewREST(c.TokenAuthenticator),
-			},
-		},
-		{
-			// kubectl auth can-i (--list); aggregated servers' delegated
-			// authorization.
-			GroupVersion: authorizationv1.SchemeGroupVersion,
-			Storage: map[string]rest.Storage{
-				"subjectaccessreviews":      accessreview.NewSubjectAccessReviewREST(c.Authorizer),
-				"selfsubjectaccessreviews":  accessreview.NewSelfSubjectAccessReviewREST(c.Authorizer),
-				"localsubjectaccessreviews": accessreview.NewLocalSubjectAccessReviewREST(c.Authorizer),
-				"selfsubjectrulesreviews":   accessreview.NewSelfSubjectRulesReviewREST(accessreview.RulesOf(c.Authorizer)),
-			},
-		},
-	}
-	var installed []Installed
-	for i := range groups {
-		g := &groups[i]
-		g.MinRequestTimeout = c.MinRequestTimeout
-		g.Admission = chain
-		g.FieldManagers = fieldmanager.NewFactory(scheme.Scheme)
-		g.Logger = c.Logger
-		resources, err := g.Install(s.Handler())
-		if err != nil {
-			return nil, fmt.Errorf("install %s: %w", g.GroupVersion, err)
-		}
-		installed = append(installed, Installed{GroupVersion: g.GroupVersion, Resources: resources})
-		if err := c.Discovery.AddGroupVersion(g.GroupVersion, resources); err != nil {
-			return nil, fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
-		}
-	}
-	for _, group := range []string{"", eventsv1.GroupName, coordinationv1.GroupName, discoveryv1.GroupName, authenticationv1.GroupName, authorizationv1.GroupName} {
-		c.Discovery.InstallGroupRoot(s.Handler(), group)
+	installed, err := installGroups(s, c, b, chain)
+	if err != nil {
+		return nil, err
 	}
 
 	if err := s.AddPostStartHook("bootstrap-namespaces", func(ctx context.Context) error {
@@ -332,7 +236,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	ctrl := &namespaceController{
 		namespaces: ns,
 		finalize:   nsFinalize,
-		content:    namespacedContent(svcs.services, cms, secrets, sas, events, leases, svcs.endpoints, svcs.slices),
+		content:    b.namespacedContent(),
 		resync:     c.NamespaceResync,
 		logger:     c.Logger.With("controller", "namespace"),
 	}
@@ -387,14 +291,38 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	return installed, nil
 }
 
-// namespacedContent lists what the namespace controller empties.
-func namespacedContent(services *service.REST, stores ...*generic.Store) map[schema.GroupResource]namespaceContent {
-	out := make(map[schema.GroupResource]namespaceContent, len(stores)+1)
-	for _, st := range stores {
-		out[st.DefaultQualifiedResource] = st
+// installGroups serves every group-version of b's tables on s, with the
+// admission chain, and registers them and their groups with discovery.
+func installGroups(s *server.GenericServer, c Config, b *storageBuilder, chain admission.Chain) ([]Installed, error) {
+	var installed []Installed
+	for _, group := range b.groups {
+		for _, version := range group.versions {
+			storage, err := b.groupVersionStorage(group.name, version)
+			if err != nil {
+				return nil, err
+			}
+			g := &installer.APIGroupVersion{
+				GroupVersion:      schema.GroupVersion{Group: group.name, Version: version.name},
+				Storage:           storage,
+				MinRequestTimeout: c.MinRequestTimeout,
+				Admission:         chain,
+				FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
+				Logger:            c.Logger,
+			}
+			resources, err := g.Install(s.Handler())
+			if err != nil {
+				return nil, fmt.Errorf("install %s: %w", g.GroupVersion, err)
+			}
+			installed = append(installed, Installed{GroupVersion: g.GroupVersion, Resources: resources})
+			if err := c.Discovery.AddGroupVersion(g.GroupVersion, resources); err != nil {
+				return nil, fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
+			}
+		}
 	}
-	out[services.Store().DefaultQualifiedResource] = oneByOne{lister: services, deleter: services}
-	return out
+	for _, group := range b.groups {
+		c.Discovery.InstallGroupRoot(s.Handler(), group.name)
+	}
+	return installed, nil
 }
 
 // clusterScoped reads namespaces with no request namespace on the context
@@ -415,24 +343,6 @@ func (c clusterScoped) Get(ctx context.Context, name string, o *metav1.GetOption
 	})
 	return c.ns.Get(ctx, name, o)
 }
-
-var fieldLabelsOnce = sync.OnceValue(func() error {
-	for _, add := range []func(*runtime.Scheme) error{
-		secret.AddFieldLabelConversions, namespace.AddFieldLabelConversions, event.AddFieldLabelConversions,
-		service.AddFieldLabelConversions, addEventConversions,
-	} {
-		if err := add(scheme.Scheme); err != nil {
-			return fmt.Errorf("scheme: %w", err)
-		}
-	}
-	return nil
-})
-
-// registerFieldLabels teaches the shared scheme, once per process, the
-// per-resource field selectors (secret type, namespace status.phase, event
-// fields, service spec.clusterIP and spec.type) and the conversion between
-// the two Event types.
-func registerFieldLabels() error { return fieldLabelsOnce() }
 
 // addEventConversions lets the scheme convert core/v1 and events.k8s.io/v1
 // Events into each other, so managed fields recorded through one group are

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
 // Events not written for the TTL go; events written since (by any of

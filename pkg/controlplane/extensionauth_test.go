@@ -20,7 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 

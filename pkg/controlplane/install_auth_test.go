@@ -28,10 +28,10 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/tokenreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
@@ -71,7 +71,7 @@ func TestInstallWithAuthentication(t *testing.T) {
 		UsernameHeaders: []string{"X-Remote-User"}, GroupHeaders: []string{"X-Remote-Group"}, ExtraHeaderPrefixes: []string{"X-Remote-Extra-"},
 	}, []byte(testCA(t)))
 	if _, err := controlplane.Install(s, controlplane.Config{
-		Storage:                          registry.MemoryStorage(b),
+		Storage:                          generic.MemoryStorage(b),
 		Discovery:                        disc,
 		MinRequestTimeout:                time.Minute,
 		Logger:                           logger,

@@ -21,9 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/endpoints"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/endpointslice"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -63,75 +60,96 @@ var DefaultServiceClusterIPRange = netip.MustParsePrefix("10.0.0.0/24")
 // when Config.PublicAddress is nil (kapi binds loopback by default).
 var DefaultPublicAddress = net.IPv4(127, 0, 0, 1)
 
-// serviceStores are the resources of Services and their endpoints.
+// serviceStores are what the bootstrap controller works on: the services,
+// endpoints and endpointslices lines' storage, the services' allocators,
+// and the API server leases.
 type serviceStores struct {
-	services       *service.REST
-	servicesStatus *generic.StatusREST
-	endpoints      *generic.Store
-	slices         *generic.Store
-	allocators     service.Allocators
+	services   *service.REST
+	endpoints  *generic.Store
+	slices     *generic.Store
+	allocators service.Allocators
 	// apiserverLeases holds one Lease per API server address (kube's
 	// "master leases"): the "kubernetes" endpoints list the addresses
 	// whose lease is live.
 	apiserverLeases storage.Interface
 }
 
-// installServices makes the allocators (their storage's destroy functions
-// are appended to destroyers) and the services, endpoints and
-// endpointslices resources.
-func installServices(opts registry.Options, c Config, destroyers *[]func()) (out serviceStores, err error) {
-	var made []rest.Storage
-	defer func() {
-		if err != nil {
-			for _, st := range made {
-				st.Destroy()
-			}
-		}
-	}()
-	leaseStorage := func(resource, prefix string) (storage.Interface, error) {
-		st, destroy, err := opts.NewStorage(registry.StorageConfig{
-			Resource:       corev1.Resource(resource),
-			StorageVersion: coordinationv1.SchemeGroupVersion,
-			Prefix:         prefix,
-			NewFunc:        func() runtime.Object { return &coordinationv1.Lease{} },
-			NewListFunc:    func() runtime.Object { return &coordinationv1.LeaseList{} },
-			GetAttrs:       storage.DefaultAttrs,
-		})
-		if err != nil {
-			return nil, err
-		}
-		if destroy != nil {
-			*destroyers = append(*destroyers, destroy)
-		}
-		return st, nil
+// serviceStorage is the services line: the resource and its status
+// subresource, which allocate ClusterIPs and NodePorts (see
+// serviceAllocators) and keep the endpoints line's Endpoints in step.
+func serviceStorage(b *storageBuilder) (resourceStorage, error) {
+	eps, err := storageAs[*generic.Store](b, endpointsResource)
+	if err != nil {
+		return resourceStorage{}, err
 	}
-	ipStorage, err := leaseStorage("serviceipallocations", allocator.IPKeyPrefix)
+	allocators, err := b.serviceAllocators()
+	if err != nil {
+		return resourceStorage{}, err
+	}
+	svcs, status, err := service.NewREST(b.opts, service.Config{Allocators: allocators, Endpoints: eps})
+	if err != nil {
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: svcs, subresources: map[string]rest.Storage{"status": status}}, nil
+}
+
+// serviceAllocators makes (once) the ClusterIP allocator of
+// Config.ServiceClusterIPRange and the NodePort allocator of
+// Config.ServiceNodePortRange, on lease storage b releases.
+func (b *storageBuilder) serviceAllocators() (service.Allocators, error) {
+	if b.allocators != nil {
+		return *b.allocators, nil
+	}
+	var out service.Allocators
+	ipStorage, err := b.leaseStorage("serviceipallocations", allocator.IPKeyPrefix)
 	if err != nil {
 		return out, fmt.Errorf("service IP allocations: %w", err)
 	}
-	if out.allocators.IPs, err = allocator.NewIPs(ipStorage, c.ServiceClusterIPRange); err != nil {
+	if out.IPs, err = allocator.NewIPs(ipStorage, b.config.ServiceClusterIPRange); err != nil {
 		return out, err
 	}
-	portStorage, err := leaseStorage("servicenodeportallocations", allocator.PortKeyPrefix)
+	portStorage, err := b.leaseStorage("servicenodeportallocations", allocator.PortKeyPrefix)
 	if err != nil {
 		return out, fmt.Errorf("service node port allocations: %w", err)
 	}
-	if out.allocators.Ports, err = allocator.NewPorts(portStorage, c.ServiceNodePortRange); err != nil {
+	if out.Ports, err = allocator.NewPorts(portStorage, b.config.ServiceNodePortRange); err != nil {
 		return out, err
 	}
-	if out.apiserverLeases, err = leaseStorage("apiserverleases", apiserverLeasePrefix); err != nil {
+	b.allocators = &out
+	return out, nil
+}
+
+// leaseStorage makes storage of coordination/v1 Leases at prefix, outside
+// the tables (allocations, API server leases).
+func (b *storageBuilder) leaseStorage(resource, prefix string) (storage.Interface, error) {
+	return b.newStorage(generic.StorageConfig{
+		Resource:       corev1.Resource(resource),
+		StorageVersion: coordinationv1.SchemeGroupVersion,
+		Prefix:         prefix,
+		NewFunc:        func() runtime.Object { return &coordinationv1.Lease{} },
+		NewListFunc:    func() runtime.Object { return &coordinationv1.LeaseList{} },
+		GetAttrs:       storage.DefaultAttrs,
+	})
+}
+
+// servicesOf returns the services, endpoints and endpointslices resources
+// (made if need be) and their allocators, and makes the API server leases'
+// storage.
+func servicesOf(b *storageBuilder) (out serviceStores, err error) {
+	if out.services, err = storageAs[*service.REST](b, servicesResource); err != nil {
+		return out, err
+	}
+	if out.endpoints, err = storageAs[*generic.Store](b, endpointsResource); err != nil {
+		return out, err
+	}
+	if out.slices, err = storageAs[*generic.Store](b, endpointSlicesResource); err != nil {
+		return out, err
+	}
+	if out.allocators, err = b.serviceAllocators(); err != nil {
+		return out, err
+	}
+	if out.apiserverLeases, err = b.leaseStorage("apiserverleases", apiserverLeasePrefix); err != nil {
 		return out, fmt.Errorf("API server leases: %w", err)
-	}
-	if out.endpoints, err = endpoints.NewREST(opts); err != nil {
-		return out, fmt.Errorf("endpoints: %w", err)
-	}
-	made = append(made, out.endpoints)
-	if out.services, out.servicesStatus, err = service.NewREST(opts, service.Config{Allocators: out.allocators, Endpoints: out.endpoints}); err != nil {
-		return out, fmt.Errorf("services: %w", err)
-	}
-	made = append(made, out.services)
-	if out.slices, err = endpointslice.NewREST(opts); err != nil {
-		return out, fmt.Errorf("endpointslices: %w", err)
 	}
 	return out, nil
 }

@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -27,19 +27,15 @@ func newKubernetesService(t *testing.T) (*kubernetesService, serviceStores) {
 	if err := c.complete(); err != nil {
 		t.Fatal(err)
 	}
-	var destroyers []func()
-	svcs, err := installServices(registrytest.Options(t), c, &destroyers)
+	b, err := newStorageBuilder(registrytest.Options(t), c, builtinGroups)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		svcs.services.Destroy()
-		svcs.endpoints.Destroy()
-		svcs.slices.Destroy()
-		for _, d := range destroyers {
-			d()
-		}
-	})
+	t.Cleanup(b.destroy)
+	svcs, err := servicesOf(b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &kubernetesService{
 		services:  svcs.services,
 		endpoints: svcs.endpoints,

@@ -7,9 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 // Resource is the resource served.
@@ -18,8 +17,8 @@ var Resource = apiregistrationv1.Resource("apiservices")
 // NewREST returns the completed store of apiregistration.k8s.io/v1
 // apiservices (no short name, category api-extensions) and its status
 // subresource, on the storage opts makes for it.
-func NewREST(opts registry.Options) (*generic.Store, *generic.StatusREST, error) {
-	store, err := registry.NewStore(opts, apiregistrationv1.SchemeGroupVersion, &generic.Store{
+func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, error) {
+	store, err := generic.NewStore(opts, apiregistrationv1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &apiregistrationv1.APIService{} },
 		NewListFunc:               func() runtime.Object { return &apiregistrationv1.APIServiceList{} },
 		DefaultQualifiedResource:  Resource,

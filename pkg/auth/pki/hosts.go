@@ -8,10 +8,16 @@ import (
 )
 
 // defaultHosts are covered by every generated serving certificate, besides
-// the machine's host name and Config.Hosts.
+// the machine's host name and Config.Hosts (where the app adds the bind
+// address and the first service IP, the "kubernetes" Service's ClusterIP).
+// The kubernetes* names are those in-cluster clients dial: kube-apiserver's
+// self-signed certificate carries the first three (alternateDNS in
+// cmd/kube-apiserver/app/options), and kubeadm adds the fully qualified
+// kubernetes.default.svc.<dns-domain> with the default domain cluster.local.
 var defaultHosts = []string{
 	"localhost", "127.0.0.1", "::1",
 	"kubernetes", "kubernetes.default", "kubernetes.default.svc",
+	"kubernetes.default.svc.cluster.local",
 }
 
 // servingHosts returns the de-duplicated, normalized SANs of the serving

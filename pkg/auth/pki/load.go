@@ -1,6 +1,7 @@
 package pki
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -74,4 +75,39 @@ func LoadCAPool(file string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("CA bundle %s holds no PEM CERTIFICATE block", file)
 	}
 	return pool, nil
+}
+
+// ServingTrust returns the PEM of the certificate authorities a client
+// should verify serving with, and where they came from, for a serving key
+// pair the operator supplied (--tls-cert-file):
+//
+//   - the certificates chained after the leaf in the file, when there are
+//     any (the flag's help: "If HTTPS serving is enabled ... the CA cert,
+//     if any, concatenated after server cert");
+//   - else ours, when ours signed the leaf;
+//   - else the leaf itself, when it is self-signed;
+//   - else nil: the issuer is unknown, clients fall back to system roots.
+func ServingTrust(serving tls.Certificate, ours *x509.Certificate) ([]byte, string) {
+	if len(serving.Certificate) > 1 {
+		var out []byte
+		for _, der := range serving.Certificate[1:] {
+			out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+		}
+		return out, "chain in --tls-cert-file"
+	}
+	leaf := serving.Leaf
+	if leaf == nil {
+		parsed, err := x509.ParseCertificate(serving.Certificate[0])
+		if err != nil {
+			return nil, ""
+		}
+		leaf = parsed
+	}
+	if ours != nil && leaf.CheckSignatureFrom(ours) == nil {
+		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ours.Raw}), "kapi's CA"
+	}
+	if bytes.Equal(leaf.RawIssuer, leaf.RawSubject) && leaf.CheckSignature(leaf.SignatureAlgorithm, leaf.RawTBSCertificate, leaf.Signature) == nil {
+		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf.Raw}), "self-signed --tls-cert-file"
+	}
+	return nil, ""
 }

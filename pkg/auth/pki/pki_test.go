@@ -162,7 +162,7 @@ func TestEnsureGenerates(t *testing.T) {
 	hostname, _ := os.Hostname()
 	hostname, _ = normalizeHost(hostname)
 	for _, h := range []string{"localhost", "127.0.0.1", "::1", hostname, "kubernetes", "kubernetes.default",
-		"kubernetes.default.svc", "10.1.2.3", "kapi.example.com", "fd00::7"} {
+		"kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "10.1.2.3", "kapi.example.com", "fd00::7"} {
 		if h == "" {
 			continue
 		}

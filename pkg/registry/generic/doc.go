@@ -42,6 +42,19 @@
 // Errors from storage are translated to the metav1.Status kube-apiserver
 // gives by [InterpretStorageError].
 //
+// # Storage
+//
+// A resource's NewREST takes [RESTOptions]: a [StorageFactory] that makes
+// the storage of one resource from a [StorageConfig] (resource, storage
+// version, key prefix, codec, types), and a logger. [NewStore] completes a
+// Store on the storage the factory makes for it. One factory serves every
+// server of the chain, built-in and custom resources alike: built-in
+// resources leave the codec to the factory (protobuf on etcd, JSON on
+// memory), custom resources bring the CRD server's. [MemoryStorage] is the
+// factory on the memory backend; the etcd one (behind a watch cache) is
+// the app's. Table helpers live in pkg/registry/table, test helpers in
+// pkg/registry/registrytest.
+//
 // # Keys
 //
 // Objects live at <prefix>/<namespace>/<name> (namespaced) or

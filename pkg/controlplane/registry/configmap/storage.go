@@ -5,10 +5,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 // Resource is the resource served.
@@ -16,8 +15,8 @@ var Resource = corev1.Resource("configmaps")
 
 // NewREST returns the completed store of core/v1 configmaps (short name
 // "cm"), on the storage opts makes for it.
-func NewREST(opts registry.Options) (*generic.Store, error) {
-	return registry.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
+func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+	return generic.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.ConfigMap{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ConfigMapList{} },
 		DefaultQualifiedResource:  Resource,

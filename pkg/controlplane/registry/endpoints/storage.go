@@ -13,11 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 // Resource is the resource served.
@@ -25,8 +24,8 @@ var Resource = corev1.Resource("endpoints")
 
 // NewREST returns the completed store of core/v1 endpoints (short name
 // "ep"), on the storage opts makes for it.
-func NewREST(opts registry.Options) (*generic.Store, error) {
-	return registry.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
+func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+	return generic.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Endpoints{} },
 		NewListFunc:               func() runtime.Object { return &corev1.EndpointsList{} },
 		DefaultQualifiedResource:  Resource,

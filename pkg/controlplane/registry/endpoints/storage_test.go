@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
 func TestEndpointsStore(t *testing.T) {

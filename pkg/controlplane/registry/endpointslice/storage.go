@@ -14,11 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 // Resource is the resource served.
@@ -26,8 +25,8 @@ var Resource = discoveryv1.Resource("endpointslices")
 
 // NewREST returns the completed store of discovery.k8s.io/v1
 // endpointslices (no short name), on the storage opts makes for it.
-func NewREST(opts registry.Options) (*generic.Store, error) {
-	return registry.NewStore(opts, discoveryv1.SchemeGroupVersion, &generic.Store{
+func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+	return generic.NewStore(opts, discoveryv1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &discoveryv1.EndpointSlice{} },
 		NewListFunc:               func() runtime.Object { return &discoveryv1.EndpointSliceList{} },
 		DefaultQualifiedResource:  Resource,

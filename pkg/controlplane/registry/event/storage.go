@@ -7,7 +7,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
@@ -21,10 +20,10 @@ var (
 // NewREST returns the completed store of core/v1 events (short name
 // "ev"), on the storage opts makes for them. Serve events.k8s.io/v1 with
 // [NewEventsV1REST] on the returned store.
-func NewREST(opts registry.Options) (*generic.Store, error) {
+func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	newFunc := func() runtime.Object { return &corev1.Event{} }
 	newList := func() runtime.Object { return &corev1.EventList{} }
-	s, destroy, err := opts.NewStorage(registry.StorageConfig{
+	s, destroy, err := opts.NewStorage(generic.StorageConfig{
 		Resource:       Resource,
 		StorageVersion: corev1.SchemeGroupVersion,
 		Prefix:         generic.DefaultResourcePrefix(Resource),

@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
 func coreCtx(ns string) context.Context { return registrytest.Context("", "v1", "events", ns) }

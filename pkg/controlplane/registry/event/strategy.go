@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -93,7 +92,7 @@ var FieldLabels = []string{
 
 // FieldLabelConversion accepts the field selector labels of core/v1
 // events, for the scheme's AddFieldLabelConversionFunc.
-var FieldLabelConversion = registry.FieldLabelConversion(append([]string{"metadata.namespace", "metadata.name"}, FieldLabels...)...)
+var FieldLabelConversion = generic.FieldLabelConversion(append([]string{"metadata.namespace", "metadata.name"}, FieldLabels...)...)
 
 // eventsV1FieldLabels maps events.k8s.io/v1 field selector labels to the
 // stored (core/v1) fields.
@@ -119,7 +118,7 @@ var eventsV1FieldLabels = map[string]string{
 func EventsV1FieldLabelConversion(label, value string) (string, string, error) {
 	mapped, ok := eventsV1FieldLabels[label]
 	if !ok {
-		return registry.FieldLabelConversion()(label, value)
+		return generic.FieldLabelConversion()(label, value)
 	}
 	return mapped, value, nil
 }

@@ -5,10 +5,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 // Resource is the resource served.
@@ -16,8 +15,8 @@ var Resource = coordinationv1.Resource("leases")
 
 // NewREST returns the completed store of coordination.k8s.io/v1 leases
 // (no short name), on the storage opts makes for it.
-func NewREST(opts registry.Options) (*generic.Store, error) {
-	return registry.NewStore(opts, coordinationv1.SchemeGroupVersion, &generic.Store{
+func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+	return generic.NewStore(opts, coordinationv1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &coordinationv1.Lease{} },
 		NewListFunc:               func() runtime.Object { return &coordinationv1.LeaseList{} },
 		DefaultQualifiedResource:  Resource,

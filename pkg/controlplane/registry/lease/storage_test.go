@@ -9,7 +9,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
 func TestLeaseStore(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -63,10 +62,10 @@ var (
 
 // NewREST returns the namespaces resource (short name "ns") and its status
 // and finalize subresources, on the storage opts makes for it.
-func NewREST(opts registry.Options) (*REST, *generic.StatusREST, *FinalizeREST, error) {
+func NewREST(opts generic.RESTOptions) (*REST, *generic.StatusREST, *FinalizeREST, error) {
 	newFunc := func() runtime.Object { return &corev1.Namespace{} }
 	newList := func() runtime.Object { return &corev1.NamespaceList{} }
-	s, destroy, err := opts.NewStorage(registry.StorageConfig{
+	s, destroy, err := opts.NewStorage(generic.StorageConfig{
 		Resource:       Resource,
 		StorageVersion: corev1.SchemeGroupVersion,
 		Prefix:         generic.DefaultResourcePrefix(Resource),

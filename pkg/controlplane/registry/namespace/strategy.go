@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -138,7 +137,7 @@ var FieldLabels = []string{"status.phase"}
 
 // FieldLabelConversion accepts the field selector labels of core/v1
 // namespaces, for the scheme's AddFieldLabelConversionFunc.
-var FieldLabelConversion = registry.FieldLabelConversion("status.phase", "metadata.name")
+var FieldLabelConversion = generic.FieldLabelConversion("status.phase", "metadata.name")
 
 // GetAttrs returns a namespace's labels and selectable fields
 // (metadata.name, status.phase, and "name", which kube keeps for

@@ -5,7 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 // TableConvertor renders namespaces as kubectl shows them: NAME STATUS AGE.

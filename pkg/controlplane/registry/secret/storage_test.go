@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
 func TestSecretStore(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -110,7 +109,7 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 
 // FieldLabelConversion converts (here: accepts) the field selector labels
 // of core/v1 secrets, for the scheme's AddFieldLabelConversionFunc.
-var FieldLabelConversion = registry.FieldLabelConversion("type", "metadata.namespace", "metadata.name")
+var FieldLabelConversion = generic.FieldLabelConversion("type", "metadata.namespace", "metadata.name")
 
 // AddFieldLabelConversions registers [FieldLabelConversion] for core/v1
 // Secret on s (the scheme the REST handlers convert field selectors with).

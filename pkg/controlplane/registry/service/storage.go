@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -67,11 +66,11 @@ type Config struct {
 
 // NewREST returns the services resource (short name "svc", category
 // "all") and its status subresource, on the storage opts makes for it.
-func NewREST(opts registry.Options, c Config) (*REST, *generic.StatusREST, error) {
+func NewREST(opts generic.RESTOptions, c Config) (*REST, *generic.StatusREST, error) {
 	if c.Allocators.IPs == nil || c.Allocators.Ports == nil {
 		return nil, nil, errors.New("services: the IP and port allocators are required")
 	}
-	store, err := registry.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
+	store, err := generic.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Service{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ServiceList{} },
 		DefaultQualifiedResource:  Resource,

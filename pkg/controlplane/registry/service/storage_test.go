@@ -20,9 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 )
 
@@ -30,7 +29,7 @@ type env struct {
 	main   *REST
 	status *generic.StatusREST
 	alloc  Allocators
-	opts   registry.Options
+	opts   generic.RESTOptions
 }
 
 // newEnv returns services on a fresh memory backend with the range cidr
@@ -46,9 +45,9 @@ func newEnv(t *testing.T, cidr string, ports int) *env {
 // another kapi process, or a restarted one).
 func newEnvOn(t *testing.T, b *memory.Backend, cidr string, ports int) *env {
 	t.Helper()
-	opts := registry.Options{Storage: registry.MemoryStorage(b)}
-	leases := func(prefix string) registry.StorageConfig {
-		return registry.StorageConfig{
+	opts := generic.RESTOptions{Storage: generic.MemoryStorage(b)}
+	leases := func(prefix string) generic.StorageConfig {
+		return generic.StorageConfig{
 			Resource:       coordinationv1.Resource("leases"),
 			StorageVersion: coordinationv1.SchemeGroupVersion,
 			Prefix:         prefix,

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -139,7 +138,7 @@ var FieldLabels = []string{"spec.clusterIP", "spec.type"}
 
 // FieldLabelConversion accepts the field selector labels of core/v1
 // services, for the scheme's AddFieldLabelConversionFunc.
-var FieldLabelConversion = registry.FieldLabelConversion("metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type")
+var FieldLabelConversion = generic.FieldLabelConversion("metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type")
 
 // AddFieldLabelConversions registers [FieldLabelConversion] for core/v1
 // Service on s.

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/table"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 var specDoc = corev1.ServiceSpec{}.SwaggerDoc()

@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
 func TestServiceAccountStore(t *testing.T) {

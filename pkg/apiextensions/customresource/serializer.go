@@ -1,0 +1,248 @@
+package customresource
+
+import (
+	"context"
+	"io"
+	"sync/atomic"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
+	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+)
+
+// Serializer is the runtime.NegotiatedSerializer of custom resources:
+// JSON and YAML only (a protobuf Accept is 406, a protobuf body 415, as
+// upstream). Decoding leaves objects as sent (the handler checks their
+// group-version); encoding rewrites the apiVersion of unstructured objects
+// and list items to the target version (conversion strategy None), and
+// encodes the few typed objects that pass through (Status, WatchEvent,
+// APIResourceList, DeleteOptions) with their registered kinds.
+type Serializer struct {
+	infos []runtime.SerializerInfo
+}
+
+var _ runtime.NegotiatedSerializer = Serializer{}
+
+// NewSerializer returns the serializer; one is shared by every custom
+// resource.
+func NewSerializer() Serializer {
+	var c runtime.ObjectCreater = Creater{}
+	t := scheme.Scheme
+	newJSON := func(o json.SerializerOptions) *json.Serializer {
+		return json.NewSerializerWithOptions(json.DefaultMetaFactory, c, t, o)
+	}
+	return Serializer{infos: []runtime.SerializerInfo{
+		{
+			MediaType:        runtime.ContentTypeJSON,
+			MediaTypeType:    "application",
+			MediaTypeSubType: "json",
+			EncodesAsText:    true,
+			Serializer:       newJSON(json.SerializerOptions{}),
+			PrettySerializer: newJSON(json.SerializerOptions{Pretty: true}),
+			StrictSerializer: newJSON(json.SerializerOptions{Strict: true}),
+			StreamSerializer: &runtime.StreamSerializerInfo{
+				EncodesAsText: true,
+				Serializer:    newJSON(json.SerializerOptions{}),
+				Framer:        json.Framer,
+			},
+		},
+		{
+			MediaType:        runtime.ContentTypeYAML,
+			MediaTypeType:    "application",
+			MediaTypeSubType: "yaml",
+			EncodesAsText:    true,
+			Serializer:       newJSON(json.SerializerOptions{Yaml: true}),
+			StrictSerializer: newJSON(json.SerializerOptions{Yaml: true, Strict: true}),
+		},
+	}}
+}
+
+func (s Serializer) SupportedMediaTypes() []runtime.SerializerInfo { return s.infos }
+
+func (Serializer) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
+	return encoder{enc: enc, target: gv}
+}
+
+func (Serializer) DecoderToVersion(dec runtime.Decoder, _ runtime.GroupVersioner) runtime.Decoder {
+	return dec
+}
+
+// Creater creates the registered kinds from the shared scheme, and an
+// Unstructured object of any other kind.
+type Creater struct{}
+
+func (Creater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if obj, err := scheme.Scheme.New(gvk); err == nil {
+		return obj, nil
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
+
+// encoder encodes for a target version.
+type encoder struct {
+	enc    runtime.Encoder
+	target runtime.GroupVersioner
+}
+
+func (e encoder) Identifier() runtime.Identifier {
+	return runtime.Identifier("apiextensions-cr:" + string(e.enc.Identifier()))
+}
+
+func (e encoder) Encode(obj runtime.Object, w io.Writer) error {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		return e.enc.Encode(withAPIVersion(o, e.target), w)
+	case *unstructured.UnstructuredList:
+		out := &unstructured.UnstructuredList{Object: shallowCopy(o.Object), Items: make([]unstructured.Unstructured, len(o.Items))}
+		if gv, ok := targetGV(o.GroupVersionKind(), e.target); ok {
+			out.SetAPIVersion(gv.String())
+		}
+		for i := range o.Items {
+			out.Items[i] = *withAPIVersion(&o.Items[i], e.target)
+		}
+		return e.enc.Encode(out, w)
+	case runtime.Unstructured:
+		return e.enc.Encode(obj, w)
+	}
+	kinds, unversioned, err := scheme.Scheme.ObjectKinds(obj)
+	if err != nil {
+		return e.enc.Encode(obj, w)
+	}
+	var gvk schema.GroupVersionKind
+	switch {
+	case unversioned:
+		gvk = kinds[0]
+	default:
+		k, ok := e.target.KindForGroupVersionKinds(kinds)
+		if !ok {
+			// e.g. a WatchEvent, which carries no type meta.
+			return e.enc.Encode(obj, w)
+		}
+		gvk = k
+	}
+	// Shared objects (the discovery list) must not be mutated.
+	cp := obj.DeepCopyObject()
+	cp.GetObjectKind().SetGroupVersionKind(gvk)
+	return e.enc.Encode(cp, w)
+}
+
+// withAPIVersion returns u, or a shallow copy with the target's apiVersion.
+func withAPIVersion(u *unstructured.Unstructured, target runtime.GroupVersioner) *unstructured.Unstructured {
+	gv, ok := targetGV(u.GroupVersionKind(), target)
+	if !ok || u.GetAPIVersion() == gv.String() {
+		return u
+	}
+	out := &unstructured.Unstructured{Object: shallowCopy(u.Object)}
+	out.SetAPIVersion(gv.String())
+	return out
+}
+
+func targetGV(gvk schema.GroupVersionKind, target runtime.GroupVersioner) (schema.GroupVersion, bool) {
+	if target == nil || gvk.Kind == "" {
+		return schema.GroupVersion{}, false
+	}
+	k, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{gvk})
+	if !ok || k.Version == "" {
+		return schema.GroupVersion{}, false
+	}
+	return k.GroupVersion(), true
+}
+
+func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// StorageCodec stores custom resources as JSON in the storage version and
+// reads them as the served version, converting with the CRD's converter
+// (strategy None: only apiVersion changes; Webhook: a ConversionReview per
+// object read or written in another version).
+type StorageCodec struct {
+	// Storage is the version objects are stored in, Served the version
+	// they are read as.
+	Storage, Served schema.GroupVersion
+	// Defaults, when set, holds the schema whose defaults decoded
+	// objects get (reads from storage).
+	Defaults *atomic.Pointer[apiextensionsv1.JSONSchemaProps]
+	// Converter, when set, holds the CRD's current converter (it follows
+	// CRD updates while the storage is kept); nil means strategy None.
+	Converter *atomic.Pointer[ConverterHolder]
+}
+
+// ConverterHolder lets an atomic.Pointer hold a converter (an interface).
+type ConverterHolder struct{ conversion.Converter }
+
+func (c StorageCodec) convert(u *unstructured.Unstructured, to schema.GroupVersion) (*unstructured.Unstructured, error) {
+	if c.Converter != nil {
+		if h := c.Converter.Load(); h != nil && h.Converter != nil {
+			// Codecs take no context: the converter's own timeout (30s,
+			// as upstream) bounds a webhook call.
+			return h.ConvertObject(context.Background(), u, to)
+		}
+	}
+	return withAPIVersion(u, to), nil
+}
+
+var _ runtime.Codec = StorageCodec{}
+
+func (c StorageCodec) Identifier() runtime.Identifier {
+	return runtime.Identifier("apiextensions-storage:" + c.Storage.String() + ">" + c.Served.String())
+}
+
+func (c StorageCodec) Encode(obj runtime.Object, w io.Writer) error {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		converted, err := c.convert(u, c.Storage)
+		if err != nil {
+			return err
+		}
+		obj = converted
+	}
+	return unstructured.UnstructuredJSONScheme.Encode(obj, w)
+}
+
+func (c StorageCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	obj, gvk, err := unstructured.UnstructuredJSONScheme.Decode(data, defaults, into)
+	if err != nil {
+		return nil, gvk, err
+	}
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		converted, err := c.convert(o, c.Served)
+		if err != nil {
+			return nil, gvk, err
+		}
+		o.Object = converted.Object
+		c.applyDefaults(o.Object)
+	case *unstructured.UnstructuredList:
+		for i := range o.Items {
+			converted, err := c.convert(&o.Items[i], c.Served)
+			if err != nil {
+				return nil, gvk, err
+			}
+			o.Items[i].Object = converted.Object
+			c.applyDefaults(o.Items[i].Object)
+		}
+	}
+	return obj, gvk, nil
+}
+
+// applyDefaults applies the read schema's defaults to obj, if any.
+func (c StorageCodec) applyDefaults(obj map[string]any) {
+	if c.Defaults == nil {
+		return
+	}
+	if s := c.Defaults.Load(); s != nil {
+		structuralschema.ApplyDefaults(obj, s)
+	}
+}

@@ -1,0 +1,198 @@
+package customresource
+
+import (
+	"context"
+	"fmt"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/cel"
+	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// Strategy is the strategy of one served version of a CRD: status is
+// reset on create and kept on update when the status subresource is
+// enabled; any change outside metadata bumps the generation (with the
+// status subresource that leaves spec and the other top-level fields);
+// writes are pruned and defaulted, then checked for apiVersion and kind
+// and against the schema and its x-kubernetes-validations rules.
+type Strategy struct {
+	namespaced    bool
+	kind          schema.GroupVersionKind
+	statusEnabled bool
+	validator     *structuralschema.Validator
+	cel           *cel.Validator // x-kubernetes-validations, or nil
+	// schema is the version's structural schema (pruning, defaulting),
+	// or nil.
+	schema *apiextensionsv1.JSONSchemaProps
+}
+
+// NewStrategy returns the strategy of version v of crd, served as kind.
+// The CRD validation reported the errors of v's rules when the CRD was
+// written; a rule that does not compile (a CRD stored before a check)
+// fails the values it checks, as upstream.
+func NewStrategy(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion, kind schema.GroupVersionKind) (Strategy, error) {
+	s := Strategy{
+		namespaced:    crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+		kind:          kind,
+		statusEnabled: v.Subresources != nil && v.Subresources.Status != nil,
+	}
+	if v.Schema == nil {
+		return s, nil
+	}
+	var err error
+	if s.validator, err = structuralschema.NewValidator(v.Schema.OpenAPIV3Schema); err != nil {
+		return Strategy{}, fmt.Errorf("schema: %w", err)
+	}
+	s.cel, _ = cel.NewValidator(v.Schema.OpenAPIV3Schema, nil)
+	s.schema = v.Schema.OpenAPIV3Schema
+	return s, nil
+}
+
+// Schema is the version's structural schema, or nil.
+func (s Strategy) Schema() *apiextensionsv1.JSONSchemaProps { return s.schema }
+
+// StatusEnabled reports whether the version has the status subresource.
+func (s Strategy) StatusEnabled() bool { return s.statusEnabled }
+
+var (
+	_ generic.CreateStrategy     = Strategy{}
+	_ generic.UpdateStrategy     = Strategy{}
+	_ generic.GenerationStrategy = Strategy{}
+)
+
+func (s Strategy) NamespaceScoped() bool { return s.namespaced }
+
+func (s Strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	if s.statusEnabled {
+		delete(obj.(*unstructured.Unstructured).Object, "status")
+	}
+	s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
+}
+
+func (s Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return s.validateWithRules(obj.(*unstructured.Unstructured), nil)
+}
+
+// validateWithRules runs validate, then, when the object is valid, the
+// CEL rules (old is nil on create).
+func (s Strategy) validateWithRules(u, old *unstructured.Unstructured) field.ErrorList {
+	var oldObj map[string]any
+	if old != nil {
+		oldObj = old.Object
+	}
+	if errs := s.validate(u, oldObj); len(errs) > 0 {
+		return errs
+	}
+	return s.cel.Validate(u.Object, oldObj)
+}
+
+// validate checks the type meta, then the schema; on update (old not
+// nil) errors of unchanged values ratchet (see
+// structuralschema.Validator.ValidateUpdate).
+func (s Strategy) validate(u *unstructured.Unstructured, old map[string]any) field.ErrorList {
+	var errs field.ErrorList
+	if k := u.GetKind(); k != s.kind.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), k, fmt.Sprintf("must be %v", s.kind.Kind)))
+	}
+	if v, want := u.GetAPIVersion(), s.kind.GroupVersion().String(); v != want {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), v, fmt.Sprintf("must be %v", want)))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if old != nil {
+		return s.validator.ValidateUpdate(u.Object, old, s.schema)
+	}
+	return s.validator.Validate(u.Object)
+}
+
+func (Strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+
+func (Strategy) Canonicalize(runtime.Object) {}
+
+func (Strategy) AllowCreateOnUpdate() bool { return false }
+
+func (s Strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	if s.statusEnabled {
+		// Both are unstructured objects of this store: cannot fail.
+		_ = generic.CopyStatus(obj, old)
+	}
+	s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
+}
+
+func (s Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return s.validateWithRules(obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))
+}
+
+func (Strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+
+func (Strategy) AllowUnconditionalUpdate() bool { return false }
+
+// GenerationChanged implements generic.GenerationStrategy: anything but
+// metadata changed.
+func (Strategy) GenerationChanged(_ context.Context, obj, old runtime.Object) bool {
+	a, b := obj.(*unstructured.Unstructured).Object, old.(*unstructured.Unstructured).Object
+	for k, v := range a {
+		if k != "metadata" && !equality.Semantic.DeepEqual(v, b[k]) {
+			return true
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; k != "metadata" && !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// GetResetFields implements rest.ResetFieldsStrategy: status, when it is
+// a subresource.
+func (s Strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	if !s.statusEnabled {
+		return nil
+	}
+	return generic.ResetFields([]schema.GroupVersion{s.kind.GroupVersion()}, []string{"status"})
+}
+
+// StatusStrategy is the /status strategy of the version.
+func (s Strategy) StatusStrategy() generic.StatusStrategy {
+	return generic.StatusStrategy{
+		UpdateStrategy: s,
+		ValidateStatus: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+			// StatusStrategy's PrepareForUpdate is fixed: prune and
+			// default here, before validating.
+			s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
+			return s.validateWithRules(obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))
+		},
+		GroupVersions: []schema.GroupVersion{s.kind.GroupVersion()},
+	}
+}
+
+// pruneAndDefault prunes u against the strategy's schema, warning of each
+// pruned field unless fieldValidation is Ignore (the store refuses them
+// beforehand under Strict, see StrictUnknownFields), then applies the
+// defaults.
+func (s Strategy) pruneAndDefault(ctx context.Context, u *unstructured.Unstructured) {
+	if s.schema == nil {
+		return
+	}
+	pruned := structuralschema.Prune(u.Object, s.schema)
+	if fieldValidationFrom(ctx) != metav1.FieldValidationIgnore {
+		for _, p := range pruned {
+			warning.AddWarning(ctx, fmt.Sprintf("unknown field %q", p))
+		}
+	}
+	structuralschema.ApplyDefaults(u.Object, s.schema)
+}

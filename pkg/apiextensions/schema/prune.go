@@ -1,0 +1,114 @@
+package schema
+
+import (
+	"sort"
+	"strconv"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// Prune removes from obj, a custom resource, the fields its structural
+// schema s does not specify, and returns their paths ("spec.foo") sorted.
+// apiVersion, kind and metadata are always kept at the root and in
+// x-kubernetes-embedded-resource objects; fields under
+// x-kubernetes-preserve-unknown-fields are kept. A nil s prunes nothing
+// (a version without a schema).
+func Prune(obj map[string]any, s *apiextensionsv1.JSONSchemaProps) []string {
+	if s == nil {
+		return nil
+	}
+	var pruned []string
+	pruneObject(obj, s, "", true, &pruned)
+	sort.Strings(pruned)
+	return pruned
+}
+
+// pruneValue prunes x, at path, against s.
+func pruneValue(x any, s *apiextensionsv1.JSONSchemaProps, path string, pruned *[]string) {
+	switch x := x.(type) {
+	case map[string]any:
+		pruneObject(x, s, path, s != nil && s.XEmbeddedResource, pruned)
+	case []any:
+		items := Items(s)
+		if items == nil && preservesUnknown(s) {
+			return
+		}
+		for i, v := range x {
+			pruneValue(v, items, path+"["+strconv.Itoa(i)+"]", pruned)
+		}
+	}
+}
+
+// pruneObject prunes the fields of m; typeMeta keeps apiVersion, kind and
+// metadata.
+func pruneObject(m map[string]any, s *apiextensionsv1.JSONSchemaProps, path string, typeMeta bool, pruned *[]string) {
+	keep := preservesUnknown(s)
+	add := AdditionalProperties(s)
+	for k, v := range m {
+		if typeMeta && (k == "apiVersion" || k == "kind" || k == "metadata") {
+			switch ps, ok := propertySchema(s, k); {
+			case k == "metadata" && path != "":
+				pruneEmbeddedMeta(v, join(path, k), pruned)
+			case ok && k != "metadata":
+				pruneValue(v, ps, join(path, k), pruned)
+			}
+			continue
+		}
+		if ps, ok := propertySchema(s, k); ok {
+			pruneValue(v, ps, join(path, k), pruned)
+			continue
+		}
+		if add != nil {
+			pruneValue(v, add, path+"["+k+"]", pruned)
+			continue
+		}
+		if keep {
+			continue
+		}
+		delete(m, k)
+		*pruned = append(*pruned, join(path, k))
+	}
+}
+
+// propertySchema returns s's schema of property k.
+func propertySchema(s *apiextensionsv1.JSONSchemaProps, k string) (*apiextensionsv1.JSONSchemaProps, bool) {
+	if s == nil {
+		return nil, false
+	}
+	p, ok := s.Properties[k]
+	if !ok {
+		return nil, false
+	}
+	return &p, true
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// objectMetaFields are the JSON fields of metav1.ObjectMeta.
+var objectMetaFields = map[string]bool{
+	"name": true, "generateName": true, "namespace": true, "selfLink": true,
+	"uid": true, "resourceVersion": true, "generation": true,
+	"creationTimestamp": true, "deletionTimestamp": true,
+	"deletionGracePeriodSeconds": true, "labels": true, "annotations": true,
+	"ownerReferences": true, "finalizers": true, "managedFields": true,
+}
+
+// pruneEmbeddedMeta prunes the metadata of an embedded resource to the
+// fields of ObjectMeta.
+func pruneEmbeddedMeta(v any, path string, pruned *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for k := range m {
+		if !objectMetaFields[k] {
+			delete(m, k)
+			*pruned = append(*pruned, join(path, k))
+		}
+	}
+}

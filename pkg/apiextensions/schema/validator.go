@@ -1,0 +1,114 @@
+package schema
+
+import (
+	"encoding/json"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+)
+
+// Validator validates custom resources against one version's schema.
+type Validator struct {
+	schema *spec.Schema
+}
+
+// NewValidator returns the validator of schema in; nil (which accepts
+// everything) when in is nil.
+func NewValidator(in *apiextensionsv1.JSONSchemaProps) (*Validator, error) {
+	s, err := ToOpenAPI(in)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return &Validator{schema: s}, nil
+}
+
+// Validate returns obj's schema errors as field errors, shaped as
+// upstream's (Required, NotSupported, TooLong, TooMany, TypeInvalid,
+// Invalid).
+func (v *Validator) Validate(obj map[string]any) field.ErrorList {
+	return v.validateValue(obj)
+}
+
+// validateValue is Validate for any JSON value (a default, say).
+func (v *Validator) validateValue(obj any) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	// A validator is cheap; one per call keeps it free of shared state.
+	sv := validate.NewSchemaValidator(v.schema, nil, "", strfmt.Default)
+	res := sv.Validate(obj)
+	if res == nil {
+		return nil
+	}
+	return toFieldErrors(res.Errors)
+}
+
+func toFieldErrors(errs []error) field.ErrorList {
+	var out field.ErrorList
+	for _, err := range errs {
+		ve, ok := err.(*openapierrors.Validation)
+		if !ok {
+			if ce, ok := err.(*openapierrors.CompositeError); ok {
+				out = append(out, toFieldErrors(ce.Errors)...)
+				continue
+			}
+			out = append(out, field.Invalid(nil, "", err.Error()))
+			continue
+		}
+		p := fieldPath(ve.Name)
+		value := ve.Value
+		if value == nil {
+			value = ""
+		}
+		switch ve.Code() {
+		case openapierrors.RequiredFailCode:
+			out = append(out, field.Required(p, ""))
+		case openapierrors.EnumFailCode:
+			var allowed []string
+			for _, a := range ve.Values {
+				if s, ok := a.(string); ok {
+					allowed = append(allowed, s)
+					continue
+				}
+				b, _ := json.Marshal(a)
+				allowed = append(allowed, string(b))
+			}
+			out = append(out, field.NotSupported(p, ve.Value, allowed))
+		case openapierrors.TooLongFailCode:
+			limit := -1
+			if n, ok := ve.Valid.(int64); ok {
+				limit = int(n)
+			}
+			out = append(out, field.TooLong(p, "", limit))
+		case openapierrors.MaxItemsFailCode:
+			actual, limit := -1, -1
+			if n, ok := ve.Value.(int64); ok {
+				actual = int(n)
+			}
+			if n, ok := ve.Valid.(int64); ok {
+				limit = int(n)
+			}
+			out = append(out, field.TooMany(p, actual, limit))
+		case openapierrors.InvalidTypeCode:
+			out = append(out, field.TypeInvalid(p, value, ve.Error()))
+		default:
+			out = append(out, field.Invalid(p, value, ve.Error()))
+		}
+	}
+	return out
+}
+
+// fieldPath turns a validator path (".spec.replicas") into the field path
+// upstream reports (one element holding the whole dotted path); the root
+// is nil.
+func fieldPath(name string) *field.Path {
+	if name == "" || name == "." {
+		return nil
+	}
+	return field.NewPath(strings.TrimPrefix(name, "."))
+}

@@ -1,0 +1,48 @@
+package controlplane
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/endpoints"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// coreGroup is the table of the core ("legacy") group, served at /api.
+var coreGroup = apiGroup{name: corev1.GroupName, versions: []apiVersion{{
+	name: "v1",
+	resources: []apiResource{
+		{name: "namespaces", storage: namespaceStorage, fieldLabels: namespace.FieldLabelConversion},
+		{name: "configmaps", storage: storeOf(configmap.NewREST)},
+		{name: "secrets", storage: storeOf(secret.NewREST), fieldLabels: secret.FieldLabelConversion},
+		{name: "serviceaccounts", storage: storeOf(serviceaccount.NewREST)},
+		{name: "events", storage: storeOf(event.NewREST), fieldLabels: event.FieldLabelConversion},
+		{name: "services", storage: serviceStorage, fieldLabels: service.FieldLabelConversion},
+		{name: "endpoints", storage: storeOf(endpoints.NewREST)},
+	},
+}}}
+
+// Lines of the core group other lines or the core server's controllers
+// use.
+var (
+	namespacesResource = corev1.SchemeGroupVersion.WithResource("namespaces")
+	configMapsResource = corev1.SchemeGroupVersion.WithResource("configmaps")
+	eventsResource     = corev1.SchemeGroupVersion.WithResource("events")
+	servicesResource   = corev1.SchemeGroupVersion.WithResource("services")
+	endpointsResource  = corev1.SchemeGroupVersion.WithResource("endpoints")
+)
+
+// namespaceStorage is the namespaces line: the resource and its status
+// and finalize subresources.
+func namespaceStorage(b *storageBuilder) (resourceStorage, error) {
+	ns, status, finalize, err := namespace.NewREST(b.opts)
+	if err != nil {
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: ns, subresources: map[string]rest.Storage{"status": status, "finalize": finalize}}, nil
+}

@@ -1,0 +1,129 @@
+package registrytest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage/memory"
+)
+
+// Options returns registry options on a fresh memory backend, closed when
+// the test ends.
+func Options(t testing.TB) generic.RESTOptions {
+	t.Helper()
+	b := memory.NewBackend(memory.BackendConfig{})
+	t.Cleanup(func() { _ = b.Close() })
+	return generic.RESTOptions{Storage: generic.MemoryStorage(b)}
+}
+
+// Context returns a request context for resource in group/version (""
+// for the core group), in namespace ns ("" for cluster-scoped resources
+// and all-namespace requests).
+func Context(group, version, resource, ns string) context.Context {
+	ctx := request.WithNamespace(context.Background(), ns)
+	return request.WithRequestInfo(ctx, &request.RequestInfo{
+		IsResourceRequest: true,
+		APIPrefix:         apiPrefix(group),
+		APIGroup:          group,
+		APIVersion:        version,
+		Resource:          resource,
+		Namespace:         ns,
+	})
+}
+
+func apiPrefix(group string) string {
+	if group == "" {
+		return "api"
+	}
+	return "apis"
+}
+
+// Updated is a rest.UpdatedObjectInfo whose update is Obj (a PUT body).
+type Updated struct {
+	Obj runtime.Object
+}
+
+var _ rest.UpdatedObjectInfo = Updated{}
+
+// Preconditions implements rest.UpdatedObjectInfo: none.
+func (Updated) Preconditions() *metav1.Preconditions { return nil }
+
+// UpdatedObject implements rest.UpdatedObjectInfo: a copy of Obj.
+func (u Updated) UpdatedObject(context.Context, runtime.Object) (runtime.Object, error) {
+	return u.Obj.DeepCopyObject(), nil
+}
+
+// Mutated is a rest.UpdatedObjectInfo that applies Mutate to a copy of the
+// current object (a patch).
+type Mutated struct {
+	Mutate func(obj runtime.Object)
+}
+
+var _ rest.UpdatedObjectInfo = Mutated{}
+
+// Preconditions implements rest.UpdatedObjectInfo: none.
+func (Mutated) Preconditions() *metav1.Preconditions { return nil }
+
+// UpdatedObject implements rest.UpdatedObjectInfo.
+func (m Mutated) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
+	obj := old.DeepCopyObject()
+	m.Mutate(obj)
+	return obj, nil
+}
+
+// Status returns err's API status, failing the test if err is not an API
+// error.
+func Status(t testing.TB, err error) metav1.Status {
+	t.Helper()
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		t.Fatalf("got error %v (%T), want an API status error", err, err)
+	}
+	return st.Status()
+}
+
+// Causes returns the "<type> <field>" of each cause of an Invalid error.
+func Causes(t testing.TB, err error) []string {
+	t.Helper()
+	st := Status(t, err)
+	if st.Reason != metav1.StatusReasonInvalid {
+		t.Fatalf("got reason %q (%v), want Invalid", st.Reason, err)
+	}
+	var out []string
+	if st.Details != nil {
+		for _, c := range st.Details.Causes {
+			out = append(out, string(c.Type)+" "+c.Field)
+		}
+	}
+	return out
+}
+
+// Warnings records the warnings of requests (a warning.Recorder).
+type Warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+// AddWarning implements warning.Recorder.
+func (w *Warnings) AddWarning(_, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text)
+}
+
+// List returns the warnings recorded so far.
+func (w *Warnings) List() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.list)
+}
