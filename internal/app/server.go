@@ -30,6 +30,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
+	"github.com/kapi-dev/kapi/pkg/storage/datadir"
 	"github.com/kapi-dev/kapi/pkg/version"
 )
 
@@ -125,9 +126,20 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	if logger == nil {
 		logger = NewLogger(o.Verbosity)
 	}
+	// One server per data dir: the lock comes before anything reads or
+	// writes a file there (PKI, kubeconfig, etcd), and is released last.
+	lock, err := datadir.Acquire(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
 	logRuntime(logger)
 
 	c := &Config{Options: o, Logger: logger}
+	c.addCleanup(func() {
+		if err := lock.Release(); err != nil {
+			logger.Warn("releasing the data dir lock", "dataDir", o.DataDir, "err", err)
+		}
+	})
 	defer func() {
 		if retErr != nil {
 			c.cleanup()

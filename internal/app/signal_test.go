@@ -50,7 +50,13 @@ type child struct {
 
 func startChild(t *testing.T, extra ...string) *child {
 	t.Helper()
-	dir := t.TempDir()
+	return startChildIn(t, t.TempDir(), extra...)
+}
+
+// startChildIn starts kapi in a child process on data dir dir (memory
+// storage unless extra says otherwise).
+func startChildIn(t *testing.T, dir string, extra ...string) *child {
+	t.Helper()
 	args := append([]string{"--data-dir=" + dir, "--secure-port=0", "--storage-backend=memory"}, extra...)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "KAPI_TEST_RUN_COMMAND="+strings.Join(args, " "))

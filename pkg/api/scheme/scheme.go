@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
 )
 
 // Scheme knows every built-in kind kapi may serve.
@@ -43,4 +45,7 @@ func init() {
 		&metav1.APIGroup{},
 		&metav1.APIResourceList{},
 	)
+	// kube-apiserver's defaulting, applied by the codecs' decoders (request
+	// bodies, patches, storage reads): one line per group-version.
+	utilruntime.Must(defaultscorev1.RegisterDefaults(Scheme))
 }

@@ -1,6 +1,7 @@
 package options
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 )
 
 // Storage backends.
@@ -18,9 +20,14 @@ const (
 
 // StorageOptions choose and configure the storage backend (DESIGN.md §4).
 type StorageOptions struct {
-	Backend            string
-	ServerList         []string
-	Prefix             string
+	Backend    string
+	ServerList []string
+	Prefix     string
+	// KeyFile, CertFile and CAFile secure the connection to an external
+	// etcd (--etcd-keyfile, --etcd-certfile, --etcd-cafile).
+	KeyFile            string
+	CertFile           string
+	CAFile             string
 	CompactionInterval time.Duration
 	HealthcheckTimeout time.Duration
 	ReadycheckTimeout  time.Duration
@@ -41,10 +48,28 @@ func NewStorageOptions() *StorageOptions {
 func (o *StorageOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Backend, "storage-backend", o.Backend, "The storage backend for persistence. Options: 'etcd3' (default; embedded etcd unless --etcd-servers is set), 'memory' (ephemeral).")
 	fs.StringSliceVar(&o.ServerList, "etcd-servers", o.ServerList, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in <data-dir>/etcd.")
+	fs.StringVar(&o.KeyFile, "etcd-keyfile", o.KeyFile, "SSL key file used to secure etcd communication.")
+	fs.StringVar(&o.CertFile, "etcd-certfile", o.CertFile, "SSL certification file used to secure etcd communication.")
+	fs.StringVar(&o.CAFile, "etcd-cafile", o.CAFile, "SSL Certificate Authority file used to secure etcd communication.")
 	fs.StringVar(&o.Prefix, "etcd-prefix", o.Prefix, "The prefix to prepend to all resource paths in etcd.")
 	fs.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", o.CompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled.")
 	fs.DurationVar(&o.HealthcheckTimeout, "etcd-healthcheck-timeout", o.HealthcheckTimeout, "The timeout to use when checking etcd health.")
 	fs.DurationVar(&o.ReadycheckTimeout, "etcd-readycheck-timeout", o.ReadycheckTimeout, "The timeout to use when checking etcd readiness.")
+}
+
+// TLSConfig returns the client TLS configuration for an external etcd, or
+// nil when no --etcd-cafile, --etcd-certfile or --etcd-keyfile is set (as
+// upstream, the client then connects without TLS to http:// endpoints).
+func (o *StorageOptions) TLSConfig() (*tls.Config, error) {
+	if o.KeyFile == "" && o.CertFile == "" && o.CAFile == "" {
+		return nil, nil
+	}
+	info := transport.TLSInfo{CertFile: o.CertFile, KeyFile: o.KeyFile, TrustedCAFile: o.CAFile}
+	c, err := info.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("--etcd-cafile/--etcd-certfile/--etcd-keyfile: %w", err)
+	}
+	return c, nil
 }
 
 // Embedded reports whether kapi runs its own etcd.
@@ -67,6 +92,17 @@ func (o *StorageOptions) Validate() []error {
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "unix") || u.Host == "" && u.Scheme != "unix" {
 			errs = append(errs, fmt.Errorf("--etcd-servers: %q is not a valid URL (scheme://host:port)", s))
+		}
+	}
+	if (o.KeyFile != "" || o.CertFile != "" || o.CAFile != "") && len(o.ServerList) == 0 {
+		errs = append(errs, errors.New("--etcd-cafile, --etcd-certfile and --etcd-keyfile secure the connection to --etcd-servers, which is not set (the embedded etcd is reached through a private unix socket)"))
+	}
+	if (o.KeyFile == "") != (o.CertFile == "") {
+		errs = append(errs, errors.New("--etcd-certfile and --etcd-keyfile must be given together"))
+	} else if len(o.ServerList) > 0 {
+		// Load the files now, so a bad one fails before anything starts.
+		if _, err := o.TLSConfig(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if o.CompactionInterval < 0 {

@@ -2,12 +2,19 @@
 // inside the kapi process: kapi's default storage when --etcd-servers is
 // empty (DESIGN.md §4).
 //
-// The server is reachable only from this host and, when the path fits, only
-// through a unix socket inside the data directory (mode 0700), so no port is
-// open to other hosts or other users. When the socket path would be too long
-// for the kernel it falls back to a loopback TCP port chosen by the kernel.
-// The peer listener (unused by a one-member cluster, but required by etcd) is
-// bound to a kernel-chosen loopback port.
+// The server never listens on TCP. Its client listener is a unix socket in
+// a directory only this user can enter (mode 0700, owned by the process's
+// user): <data dir>/sock when the socket's path fits the kernel's limit,
+// else a fresh 0700 directory under $XDG_RUNTIME_DIR or the temporary
+// directory, removed by [Server.Close]. It has no peer (raft) listener: a
+// one-member cluster never dials its peer, and etcd serves without one.
+//
+// Before etcd starts, its data is checked read-only (see [CorruptError]):
+// a damaged or truncated database file, or a WAL that is damaged or lost
+// entries the database already holds, fails Start at once with the file
+// named, where etcd itself would panic, die of SIGBUS or wait forever for
+// a leader. While etcd starts, its panics and fatal log entries become
+// Start errors; once it is ready they are etcd's again.
 //
 // Writes are fsynced before they are acknowledged (unless
 // Config.UnsafeNoFsync, for tests), so every acknowledged write survives a

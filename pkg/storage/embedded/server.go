@@ -26,12 +26,6 @@ const (
 	// object) so that an object just under that limit, plus its key and the
 	// transaction around it, still fits.
 	DefaultMaxRequestBytes = 2 * 1024 * 1024
-	// socketName is the client socket's file name inside the data dir.
-	socketName = "etcd.sock"
-	// maxSocketPath is the longest unix socket path used; longer paths fall
-	// back to loopback TCP (the kernel limit is 107 bytes on Linux, 103 on
-	// the BSDs).
-	maxSocketPath = 100
 	// grpcOverhead is what the client allows on top of MaxRequestBytes for
 	// the gRPC envelope.
 	grpcOverhead = 512 * 1024
@@ -65,6 +59,7 @@ type Server struct {
 	etcd      *embed.Etcd
 	client    *clientv3.Client
 	endpoint  string
+	sockets   *sockets
 	logger    *slog.Logger
 	readyIn   time.Duration
 	closing   *atomic.Bool // quiets etcd's logs during Close
@@ -102,23 +97,40 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		timeout = DefaultStartTimeout
 	}
 
-	closing := new(atomic.Bool)
-	ec, err := etcdConfig(cfg, dir, maxReq, logger, closing)
+	// Damaged data is reported before etcd touches it: etcd would panic,
+	// die of SIGBUS or wait forever for a leader on it.
+	if err := checkData(dir); err != nil {
+		return nil, err
+	}
+	socks, err := newSockets(dir)
 	if err != nil {
 		return nil, err
 	}
-	e, err := embed.StartEtcd(ec)
+
+	closing := new(atomic.Bool)
+	guard := newStartGuard()
+	ec := etcdConfig(cfg, dir, socks, maxReq, logger, closing, guard)
+	e, err := startEtcd(ec, guard, dir)
 	if err != nil {
-		return nil, fmt.Errorf("embedded etcd: start: %w", err)
+		_ = socks.remove()
+		return nil, err
 	}
+	// stop is bounded: an etcd that never became ready (no leader) may
+	// never finish closing either, and a failed start must still return.
 	stop := func() {
 		closing.Store(true)
-		e.Close()
+		if !closeWithin(e, failedStartCloseTimeout) {
+			logger.Warn("embedded etcd did not stop after a failed start; leaving it", "timeout", failedStartCloseTimeout)
+		}
+		_ = socks.remove()
 	}
-	if err := waitReady(ctx, e, timeout); err != nil {
+	if err := waitReady(ctx, e, guard, timeout); err != nil {
 		stop()
 		return nil, err
 	}
+	// From here on etcd's panics and fatal errors are etcd's again: a
+	// server that cannot write its data must not go on.
+	guard.started()
 	endpoint, err := clientEndpoint(e)
 	if err != nil {
 		stop()
@@ -134,19 +146,74 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("embedded etcd: client for %s: %w", endpoint, err)
 	}
-	s := &Server{etcd: e, client: client, endpoint: endpoint, logger: logger, readyIn: time.Since(begin), closing: closing}
+	s := &Server{etcd: e, client: client, endpoint: endpoint, sockets: socks, logger: logger, readyIn: time.Since(begin), closing: closing}
 	logger.Info("embedded etcd ready", "endpoint", endpoint, "dataDir", dir, "duration", s.readyIn)
 	return s, nil
 }
 
-// etcdConfig builds etcd's configuration: one member, listeners on this
-// host only, etcd's logs bridged to logger.
-func etcdConfig(cfg Config, dir string, maxReq uint, logger *slog.Logger, closing *atomic.Bool) (*embed.Config, error) {
+// startEtcd runs embed.StartEtcd, turning a panic or fatal error of etcd
+// while it starts into an error naming dir.
+func startEtcd(ec *embed.Config, guard *startGuard, dir string) (*embed.Etcd, error) {
+	type result struct {
+		e   *embed.Etcd
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("embedded etcd: start on %s panicked: %v; %s", dir, r, restoreAdvice(dir))}
+			}
+		}()
+		e, err := embed.StartEtcd(ec)
+		done <- result{e, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, fmt.Errorf("embedded etcd: start on %s: %w", dir, r.err)
+		}
+		return r.e, nil
+	case err := <-guard.failed:
+		// etcd gave up in one of its goroutines (the start goroutine is
+		// left waiting for it; the process is expected to exit).
+		return nil, fmt.Errorf("embedded etcd: start on %s failed: %w; %s", dir, err, restoreAdvice(dir))
+	}
+}
+
+// failedStartCloseTimeout bounds the wait for etcd to stop after a failed
+// start.
+const failedStartCloseTimeout = 10 * time.Second
+
+// closeWithin closes e and reports whether it finished within d.
+func closeWithin(e *embed.Etcd, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		e.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// restoreAdvice is what to do when etcd cannot start on its data.
+func restoreAdvice(dir string) string {
+	return fmt.Sprintf("if the data in %s is damaged, restore it from a snapshot or a backup (etcdutl snapshot restore), or move it away to start with empty storage", dir)
+}
+
+// etcdConfig builds etcd's configuration: one member, its client socket
+// in socks, no peer listener, etcd's logs bridged to logger.
+func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slog.Logger, closing *atomic.Bool, guard *startGuard) *embed.Config {
 	ec := embed.NewConfig()
 	ec.Dir = dir
 	ec.Logger = "zap"
 	ec.LogLevel = "warn"
-	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(newSlogCore(logger, zap.ErrorLevel, closing)))
+	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(newSlogCore(logger, zap.ErrorLevel, closing),
+		zap.WithPanicHook(guard), zap.WithFatalHook(guard)))
 	ec.UnsafeNoFsync = cfg.UnsafeNoFsync
 	ec.QuotaBackendBytes = cfg.QuotaBackendBytes
 	ec.MaxRequestBytes = maxReq
@@ -158,45 +225,33 @@ func etcdConfig(cfg Config, dir string, maxReq uint, logger *slog.Logger, closin
 		ec.WatchProgressNotifyInterval = cfg.WatchProgressNotifyInterval
 	}
 
-	client, err := clientURL(dir)
-	if err != nil {
-		return nil, err
-	}
-	ec.ListenClientUrls = []url.URL{*client}
-	ec.AdvertiseClientUrls = []url.URL{*client}
-	// The peer listener is required but never dialled in a one-member
-	// cluster: loopback, kernel-chosen port.
-	peer := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	ec.ListenPeerUrls = []url.URL{peer}
-	ec.AdvertisePeerUrls = []url.URL{peer}
+	client := url.URL{Scheme: "unix", Path: socks.client}
+	ec.ListenClientUrls = []url.URL{client}
+	ec.AdvertiseClientUrls = []url.URL{client}
+	// No peer listener: a one-member cluster never dials its peer URL,
+	// and etcd needs none to serve (a listener there would be plain HTTP
+	// on loopback, reachable by every local user). The advertised URL is
+	// only the member's name for it in the membership record; nothing
+	// listens there.
+	ec.ListenPeerUrls = nil
+	ec.AdvertisePeerUrls = []url.URL{{Scheme: "unix", Host: "kapi-embedded-no-peer-listener:0"}}
 	ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
-	return ec, nil
+	return ec
 }
 
-// clientURL is a unix socket in dir when its path is short enough, else a
-// kernel-chosen loopback TCP port.
-func clientURL(dir string) (*url.URL, error) {
-	sock := filepath.Join(dir, socketName)
-	if len(sock) <= maxSocketPath {
-		return &url.URL{Scheme: "unix", Path: sock}, nil
-	}
-	return &url.URL{Scheme: "http", Host: "127.0.0.1:0"}, nil
-}
-
-// clientEndpoint is the endpoint a client dials: the socket, or the TCP
-// address the kernel chose.
+// clientEndpoint is the endpoint a client dials: the unix socket.
 func clientEndpoint(e *embed.Etcd) (string, error) {
 	if len(e.Clients) == 0 {
 		return "", errors.New("embedded etcd: no client listener")
 	}
 	addr := e.Clients[0].Addr()
-	if addr.Network() == "unix" {
-		return "unix://" + addr.String(), nil
+	if addr.Network() != "unix" {
+		return "", fmt.Errorf("embedded etcd: client listener on %s %s, want a unix socket", addr.Network(), addr)
 	}
-	return "http://" + addr.String(), nil
+	return "unix://" + addr.String(), nil
 }
 
-func waitReady(ctx context.Context, e *embed.Etcd, timeout time.Duration) error {
+func waitReady(ctx context.Context, e *embed.Etcd, guard *startGuard, timeout time.Duration) error {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
@@ -204,6 +259,8 @@ func waitReady(ctx context.Context, e *embed.Etcd, timeout time.Duration) error 
 		return nil
 	case err := <-e.Err():
 		return fmt.Errorf("embedded etcd: serving failed before ready: %w", err)
+	case err := <-guard.failed:
+		return fmt.Errorf("embedded etcd: failed before ready: %w; %s", err, restoreAdvice(e.Config().Dir))
 	case <-e.Server.StopNotify():
 		return errors.New("embedded etcd: server stopped before ready")
 	case <-timer.C:
@@ -217,8 +274,8 @@ func waitReady(ctx context.Context, e *embed.Etcd, timeout time.Duration) error 
 // not close it yourself.
 func (s *Server) Client() *clientv3.Client { return s.client }
 
-// Endpoints returns the endpoints to build another client with (a
-// "unix://" socket path or a loopback "http://" address).
+// Endpoints returns the endpoints to build another client with: the
+// "unix://" path of the client socket.
 func (s *Server) Endpoints() []string { return []string{s.endpoint} }
 
 // ReadyIn returns how long Start took from its call to readiness.
@@ -239,6 +296,9 @@ func (s *Server) Close() {
 		}
 		s.closing.Store(true)
 		s.etcd.Close()
+		if err := s.sockets.remove(); err != nil {
+			s.logger.Warn("closing embedded etcd", "err", err)
+		}
 		s.logger.Info("embedded etcd stopped")
 	})
 }

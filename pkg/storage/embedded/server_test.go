@@ -3,6 +3,7 @@ package embedded
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -53,35 +55,130 @@ func TestRestartKeepsData(t *testing.T) {
 	}
 }
 
-func TestListenersAreLocal(t *testing.T) {
+// TestNoTCPListener: the embedded etcd opens no TCP listener (client or
+// peer), whatever the data dir's length; its client socket is in a
+// directory only this user can enter (issue 12 point 4). The process's
+// TCP listeners are read from /proc: the inodes of LISTEN sockets in
+// /proc/self/net/tcp{,6} that one of this process's fds points at.
+func TestNoTCPListener(t *testing.T) {
 	tests := []struct {
-		name       string
-		dir        string
-		wantScheme string
+		name    string
+		dir     string
+		tempDir bool // the socket directory is a temporary one
 	}{
-		{name: "short path: unix socket", dir: filepath.Join(t.TempDir(), "etcd"), wantScheme: "unix://"},
-		{name: "long path: loopback tcp", dir: filepath.Join(t.TempDir(), strings.Repeat("d", 120), "etcd"), wantScheme: "http://127.0.0.1:"},
+		{name: "short path", dir: filepath.Join(t.TempDir(), "etcd")},
+		{name: "long path", dir: filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60), "etcd"), tempDir: true},
+		{name: "85 character path", dir: filepath.Join(t.TempDir(), strings.Repeat("d", 85-len(t.TempDir())-len("/etcd")), "etcd"), tempDir: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			before := tcpListeners(t)
 			s := start(t, tt.dir, true)
 			defer s.Close()
-			if ep := s.Endpoints()[0]; !strings.HasPrefix(ep, tt.wantScheme) {
-				t.Errorf("got endpoint %s, want %s...", ep, tt.wantScheme)
-			}
-			for _, l := range s.etcd.Peers {
-				if host := l.Addr().String(); !strings.HasPrefix(host, "127.0.0.1:") {
-					t.Errorf("got peer listener on %s, want loopback", host)
+			after := tcpListeners(t)
+			for inode, addr := range after {
+				if _, ok := before[inode]; !ok {
+					t.Errorf("the embedded etcd opened a TCP listener on %s", addr)
 				}
 			}
+			if n := len(s.etcd.Peers); n != 0 {
+				t.Errorf("got %d peer listeners, want none", n)
+			}
+			for _, l := range s.etcd.Clients {
+				if l.Addr().Network() != "unix" {
+					t.Errorf("got client listener on %s %s, want unix", l.Addr().Network(), l.Addr())
+				}
+			}
+			ep := s.Endpoints()[0]
+			sock := strings.TrimPrefix(ep, "unix://")
+			if !strings.HasPrefix(ep, "unix://") || len(sock) > maxSocketPath {
+				t.Fatalf("got endpoint %s, want a unix socket path of at most %d bytes", ep, maxSocketPath)
+			}
+			sockDir := filepath.Dir(sock)
+			if got := strings.HasPrefix(sockDir, tt.dir); got == tt.tempDir {
+				t.Errorf("socket %s: inside the data dir %v, want %v", sock, got, !tt.tempDir)
+			}
+			fi, err := os.Lstat(sockDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fi.IsDir() || fi.Mode().Perm() != 0o700 || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Getuid()) {
+				t.Errorf("socket directory %s: mode %v owner %d, want a 0700 directory owned by %d", sockDir, fi.Mode(), fi.Sys().(*syscall.Stat_t).Uid, os.Getuid())
+			}
 			if _, err := s.Client().Put(t.Context(), "/k", "v"); err != nil {
-				t.Errorf("put through %s: %v", s.Endpoints()[0], err)
+				t.Errorf("put through %s: %v", ep, err)
 			}
 			if fi, err := os.Stat(tt.dir); err != nil || fi.Mode().Perm() != 0o700 {
 				t.Errorf("data dir mode: got %v, %v, want 0700", fi.Mode().Perm(), err)
 			}
+			s.Close()
+			if _, err := os.Stat(sockDir); tt.tempDir && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("temporary socket directory %s after Close: %v, want it removed", sockDir, err)
+			}
 		})
 	}
+}
+
+// TestSocketDirMadePrivate: a socket directory left with a wider mode (or
+// made so by someone) is narrowed to 0700 at start.
+func TestSocketDirMadePrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "etcd")
+	if err := os.MkdirAll(filepath.Join(dir, socketDirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, socketDirName), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, dir, true)
+	defer s.Close()
+	fi, err := os.Stat(filepath.Join(dir, socketDirName))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("socket directory: got %v, %v, want mode 0700", fi.Mode().Perm(), err)
+	}
+}
+
+// tcpListeners returns the TCP sockets in LISTEN state this process holds,
+// by inode, with their local address (hex, as /proc shows it).
+func tcpListeners(t *testing.T) map[string]string {
+	t.Helper()
+	listening := map[string]string{}
+	for _, f := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fields := strings.Fields(line)
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			if len(fields) < 10 || fields[3] != "0A" {
+				continue
+			}
+			listening[fields[9]] = fields[1]
+		}
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := map[string]string{}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err != nil {
+			continue // closed meanwhile
+		}
+		inode, ok := strings.CutPrefix(target, "socket:[")
+		if !ok {
+			continue
+		}
+		inode = strings.TrimSuffix(inode, "]")
+		if addr, ok := listening[inode]; ok {
+			own[inode] = addr
+		}
+	}
+	return own
 }
 
 func TestStartErrors(t *testing.T) {
@@ -253,4 +350,63 @@ func BenchmarkStart(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+}
+
+// recordHandler keeps the level and message of every record.
+type recordHandler struct {
+	mu      sync.Mutex
+	records []string
+	errors  []string
+}
+
+func (h *recordHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *recordHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	line := r.Level.String() + " " + r.Message
+	r.Attrs(func(a slog.Attr) bool { line += " " + a.String(); return true })
+	h.records = append(h.records, line)
+	if r.Level >= slog.LevelError {
+		h.errors = append(h.errors, line)
+	}
+	return nil
+}
+func (h *recordHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *recordHandler) WithGroup(string) slog.Handler      { return h }
+
+func (h *recordHandler) errorLines() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.errors...)
+}
+
+// TestCleanStartLogsNoError: a start on a new data dir, and a restart,
+// log no ERROR (issue 11 point 7: etcd logged "failed to update storage
+// version ... missing term information" on every new data dir); the
+// storage version etcd failed to write then is written.
+func TestCleanStartLogsNoError(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "etcd")
+	for _, phase := range []string{"new data dir", "restart"} {
+		h := &recordHandler{}
+		s, err := Start(t.Context(), Config{DataDir: dir, Logger: slog.New(h), UnsafeNoFsync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Client().Put(t.Context(), "/k", phase); err != nil {
+			t.Fatal(err)
+		}
+		// etcd's storage-version monitor runs every 4 s: wait until
+		// the version is written, which also gives it the time to log.
+		deadline := time.Now().Add(15 * time.Second)
+		for s.etcd.Server.StorageVersion() == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: storage version not written after 15s", phase)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		s.Close()
+		if errs := h.errorLines(); len(errs) > 0 {
+			t.Errorf("%s: got ERROR lines:\n%s", phase, strings.Join(errs, "\n"))
+		}
+	}
 }
