@@ -27,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
@@ -41,6 +42,7 @@ type crServer struct {
 	discovery         *discovery.Manager
 	openAPI           *crOpenAPI
 	minRequestTimeout time.Duration
+	metrics           *metrics.Metrics // watch events; nil: none
 	logger            *slog.Logger
 	serializer        customresource.Serializer
 	// metaSchemas returns ObjectMeta's schemas (server-side apply);
@@ -397,6 +399,7 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 		FieldManagers:     customresource.FieldManagers(byKind),
 		PatchTypes:        crPatchTypes,
 		MinRequestTimeout: s.minRequestTimeout,
+		Metrics:           s.metrics,
 		Logger:            s.logger,
 	}
 	h, resources, err := g.Build()
@@ -421,9 +424,7 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 	for i, c := range served {
 		crds[i] = c.crd
 	}
-	if err := s.openAPI.set(gv, crds); err != nil {
-		s.logger.Warn("openapi for custom resources", "groupVersion", gv.String(), "err", err)
-	}
+	s.openAPI.set(gv, crds)
 	return nil
 }
 
