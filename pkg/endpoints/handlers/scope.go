@@ -16,9 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // DefaultMaxRequestBodyBytes is the largest request body accepted (3 MiB,

@@ -17,9 +17,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // APIGroupVersion is one group-version's resources, served under one REST

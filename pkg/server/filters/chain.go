@@ -8,8 +8,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // ChainConfig is everything the default handler chain depends on. Zero

@@ -14,9 +14,9 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 const chainTimeout = 200 * time.Millisecond
