@@ -269,7 +269,7 @@ type runGroup struct {
 
 func newRunGroup() *runGroup { return &runGroup{aborted: make(chan struct{})} }
 
-// goTracked runs f on a goroutine that wait waits for.
+// goTracked runs f on a goroutine of the group (counted in wg).
 func (r *runGroup) goTracked(f func()) {
 	r.wg.Add(1)
 	go func() {

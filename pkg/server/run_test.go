@@ -13,9 +13,27 @@ import (
 )
 
 // assertNoRunGoroutines fails if a goroutine started by a Run (through its
-// runGroup) is still alive.
+// runGroup) is still alive. One that has called wg.Done may still be on
+// its way out when Run returns: give those a moment; a goroutine still
+// blocked stays and fails the test.
 func assertNoRunGoroutines(t *testing.T) {
 	t.Helper()
+	var left []string
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		left = runGoroutines()
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d goroutines of Run still running after it returned:\n%s", len(left), strings.Join(left, "\n\n"))
+}
+
+// runGoroutines returns the stacks of the goroutines a runGroup started.
+func runGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
@@ -31,9 +49,7 @@ func assertNoRunGoroutines(t *testing.T) {
 			left = append(left, g)
 		}
 	}
-	if len(left) > 0 {
-		t.Fatalf("%d goroutines of Run still running after it returned:\n%s", len(left), strings.Join(left, "\n\n"))
-	}
+	return left
 }
 
 // Run returns only once the goroutines it started have: here a post-start
