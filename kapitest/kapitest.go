@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -27,23 +28,130 @@ type Server struct {
 	// Address is the host:port the server listens on.
 	Address string
 	// Options are the options the server was started with.
-	Options *app.Options
+	Options Options
 
-	stop chan struct{}
-	done chan error
+	cancel   context.CancelFunc
+	finished chan struct{} // closed when Run returned
+	runErr   error         // what Run returned, once finished is closed
+}
+
+// Options are the settings of a test server, named here so that tests
+// outside this module can set them. Start fills them with its defaults (a
+// data directory of the test's own, a free loopback port, the memory
+// backend); every field left at its zero value keeps kapi's default.
+type Options struct {
+	// DataDir holds the embedded etcd data, the generated PKI and the admin
+	// kubeconfig (--data-dir).
+	DataDir string
+	// BindAddress is the address to listen on (--bind-address; kapi's
+	// default 127.0.0.1).
+	BindAddress string
+	// SecurePort is the port to listen on (--secure-port); 0 picks a free
+	// one.
+	SecurePort int
+	// CertDir holds the generated PKI (--cert-dir; <DataDir>/pki).
+	CertDir string
+	// StorageBackend is "memory" (kapitest's default) or "etcd3", the
+	// embedded etcd in DataDir (--storage-backend).
+	StorageBackend string
+	// CompactionInterval is how often storage is compacted
+	// (--etcd-compaction-interval; to turn compaction off, pass the flag
+	// with 0 in Flags).
+	CompactionInterval time.Duration
+	// RequestHeaderClientCAFile is the front-proxy CA bundle
+	// (--requestheader-client-ca-file).
+	RequestHeaderClientCAFile string
+	// AuditLogPath is where audit events are written (--audit-log-path).
+	AuditLogPath string
+	// CORSAllowedOrigins are the allowed origins (--cors-allowed-origins).
+	CORSAllowedOrigins []string
+	// HSTSDirectives are the Strict-Transport-Security directives
+	// (--strict-transport-security-directives).
+	HSTSDirectives []string
+	// EventTTL is how long events are kept (--event-ttl).
+	EventTTL time.Duration
+	// ServiceClusterIPRange is the ClusterIP range of Services
+	// (--service-cluster-ip-range).
+	ServiceClusterIPRange string
+	// APIServiceAvailabilityPeriod, if set, replaces how often the
+	// aggregator re-probes an available non-local APIService (30s). A test
+	// seam: there is no flag.
+	APIServiceAvailabilityPeriod time.Duration
+	// Flags are more command-line flags, as the kapi command takes them
+	// ("--name=value"), applied after the fields above.
+	Flags []string
 }
 
 // Option changes the options before the server starts.
-type Option func(*app.Options)
+type Option func(*Options)
 
 // WithEmbeddedEtcd runs on the default storage: embedded etcd in the
 // test's temporary directory.
 func WithEmbeddedEtcd() Option {
-	return func(o *app.Options) { o.Storage.Backend = "etcd3" }
+	return func(o *Options) { o.StorageBackend = "etcd3" }
 }
 
 // WithOptions lets a test change any option.
-func WithOptions(fn func(*app.Options)) Option { return Option(fn) }
+func WithOptions(fn func(*Options)) Option { return Option(fn) }
+
+// WithFlags adds command-line flags (see Options.Flags).
+func WithFlags(flags ...string) Option {
+	return func(o *Options) { o.Flags = append(o.Flags, flags...) }
+}
+
+// appOptions turns o into the command's options.
+func (o Options) appOptions(logger *slog.Logger) (*app.Options, error) {
+	ao := app.NewOptions()
+	ao.DataDir = o.DataDir
+	ao.SecureServing.BindPort = o.SecurePort
+	if o.BindAddress != "" {
+		ao.SecureServing.BindAddress = o.BindAddress
+	}
+	if o.CertDir != "" {
+		ao.SecureServing.CertDir = o.CertDir
+	}
+	if o.StorageBackend != "" {
+		ao.Storage.Backend = o.StorageBackend
+	}
+	if o.CompactionInterval != 0 {
+		ao.Storage.CompactionInterval = o.CompactionInterval
+	}
+	if o.RequestHeaderClientCAFile != "" {
+		ao.RequestHeader.ClientCAFile = o.RequestHeaderClientCAFile
+	}
+	if o.AuditLogPath != "" {
+		ao.Audit.LogPath = o.AuditLogPath
+	}
+	if o.CORSAllowedOrigins != nil {
+		ao.Run.CORSAllowedOrigins = o.CORSAllowedOrigins
+	}
+	if o.HSTSDirectives != nil {
+		ao.Run.HSTSDirectives = o.HSTSDirectives
+	}
+	if o.EventTTL != 0 {
+		ao.Run.EventTTL = o.EventTTL
+	}
+	if o.ServiceClusterIPRange != "" {
+		ao.Services.ClusterIPRange = o.ServiceClusterIPRange
+	}
+	ao.APIServiceAvailabilityPeriod = o.APIServiceAvailabilityPeriod
+	if len(o.Flags) > 0 {
+		fs := pflag.NewFlagSet("kapi", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		ao.AddFlags(fs)
+		if err := fs.Parse(o.Flags); err != nil {
+			return nil, fmt.Errorf("kapitest flags: %w", err)
+		}
+		if fs.NArg() > 0 {
+			return nil, fmt.Errorf("kapitest flags: unexpected arguments %q", fs.Args())
+		}
+	}
+	ao.Logger = logger
+	ao.OnPostStartHookError = func(name string, err error) {
+		logger.Error("post-start hook failed", "hook", name, "err", err)
+	}
+	return ao, nil
+}
 
 // Start starts a server and waits until /readyz answers 200. The server is
 // stopped when the test ends; a failure to stop cleanly fails the test.
@@ -65,18 +173,15 @@ func Start(t testing.TB, opts ...Option) *Server {
 
 // StartE is Start without a testing.TB: the caller stops the server.
 func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error) {
-	o := app.NewOptions()
-	o.DataDir = dataDir
-	o.SecureServing.BindPort = 0
-	o.Storage.Backend = "memory"
-	o.Logger = logger
-	o.OnPostStartHookError = func(name string, err error) {
-		logger.Error("post-start hook failed", "hook", name, "err", err)
-	}
+	o := Options{DataDir: dataDir, StorageBackend: "memory"}
 	for _, opt := range opts {
-		opt(o)
+		opt(&o)
 	}
-	completed, err := o.Complete()
+	ao, err := o.appOptions(logger)
+	if err != nil {
+		return nil, err
+	}
+	completed, err := ao.Complete()
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +193,13 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig, stop: make(chan struct{}), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig, cancel: cancel, finished: make(chan struct{})}
 	prepared := head.PrepareRun()
-	go func() { s.done <- prepared.Run(s.stop) }()
+	go func() {
+		defer close(s.finished)
+		s.runErr = prepared.Run(ctx)
+	}()
 
 	s.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	if err != nil {
@@ -127,8 +236,8 @@ func (s *Server) waitReady(timeout time.Duration) error {
 			last = err.Error()
 		}
 		select {
-		case err := <-s.done:
-			return fmt.Errorf("server exited before ready: %v", err)
+		case <-s.finished:
+			return fmt.Errorf("server exited before ready: %v", s.runErr)
 		case <-ctx.Done():
 			return fmt.Errorf("not ready within %v: last /readyz: %s", timeout, last)
 		case <-time.After(20 * time.Millisecond):
@@ -136,20 +245,14 @@ func (s *Server) waitReady(timeout time.Duration) error {
 	}
 }
 
-// Stop closes the stop channel (like SIGTERM) and waits for Run to return.
-// Idempotent.
+// Stop shuts the server down as SIGTERM does (graceful termination) and
+// waits for Run to return, with everything it started. Idempotent: later
+// calls return the same result.
 func (s *Server) Stop() error {
+	s.cancel()
 	select {
-	case <-s.stop:
-	default:
-		close(s.stop)
-	}
-	select {
-	case err, ok := <-s.done:
-		if ok {
-			close(s.done)
-		}
-		return err
+	case <-s.finished:
+		return s.runErr
 	case <-time.After(2 * time.Minute):
 		return fmt.Errorf("kapi did not stop within 2 minutes")
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
@@ -37,7 +38,7 @@ func (c *Config) applyHandlerChain() error {
 		g.AuditBackend = b
 	}
 
-	c.Authorizer = filters.InterimAuthorizer{}
+	c.Authorizer = interim.Authorizer{}
 	cors, err := filters.CompileCORSOrigins(o.Run.CORSAllowedOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-allowed-origins: %w", err)

@@ -39,7 +39,7 @@ kubeconfig to <data-dir>/admin.kubeconfig.`,
 			// (never a library or test) points it at ours.
 			completed.Logger = NewLogger(completed.Verbosity)
 			klog.SetSlogLogger(completed.Logger)
-			return Run(completed, server.SetupSignalHandler())
+			return Run(server.SetupSignalContext(), completed)
 		},
 	}
 	o.AddFlags(cmd.Flags())

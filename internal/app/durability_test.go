@@ -56,7 +56,7 @@ func durabilityChild(dataDir string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	go func() { _ = head.PrepareRun().Run(make(chan struct{})) }()
+	go func() { _ = head.PrepareRun().Run(context.Background()) }()
 	store := configMapStore(cfg)
 	for i := 0; ; i++ {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Namespace: "default"}, Data: map[string]string{"i": strconv.Itoa(i)}}

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"crypto/tls"
 	"io"
 	"log/slog"
@@ -71,7 +72,7 @@ type running struct {
 	signals *signalLog
 	rest    *rest.Config
 	base    string
-	stop    chan struct{}
+	stop    context.CancelFunc
 	done    chan error
 	opts    *app.Options
 }
@@ -106,9 +107,10 @@ func startKapi(t *testing.T, addRoutes func(head *server.GenericServer), opts ..
 	if addRoutes != nil {
 		addRoutes(head)
 	}
-	r := &running{t: t, cfg: cfg, head: head, signals: sl, stop: make(chan struct{}), done: make(chan error, 1), opts: o}
+	ctx, stop := context.WithCancel(context.Background())
+	r := &running{t: t, cfg: cfg, head: head, signals: sl, stop: stop, done: make(chan error, 1), opts: o}
 	prepared := head.PrepareRun()
-	go func() { r.done <- prepared.Run(r.stop) }()
+	go func() { r.done <- prepared.Run(ctx) }()
 	r.rest, err = clientcmd.BuildConfigFromFlags("", completed.AdminKubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -126,13 +128,7 @@ func startKapi(t *testing.T, addRoutes func(head *server.GenericServer), opts ..
 	return r
 }
 
-func (r *running) shutdown() {
-	select {
-	case <-r.stop:
-	default:
-		close(r.stop)
-	}
-}
+func (r *running) shutdown() { r.stop() }
 
 // client returns an admin client; http1 forces HTTP/1.1.
 func (r *running) client(http1 bool) *http.Client {

@@ -96,7 +96,7 @@ func (r *serviceResolver) ResolveEndpoint(namespace, name string, port int32) (*
 // run after the servers behind it installed their group-versions.
 func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI, services *serviceResolver) error {
 	s.SetOpenAPI(api)
-	c.Discovery.Install(s.Handler())
+	c.Discovery.Install(s.Handler().NonRESTMux)
 
 	// The remote controller is built after the aggregator (it fetches
 	// through the aggregator's transports); the aggregator tells it of

@@ -23,15 +23,15 @@ import (
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage/datadir"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -70,7 +70,7 @@ type Config struct {
 	ClientCAPEM []byte
 	// Authorizer decides every request (the filter chain's, and the access
 	// reviews').
-	Authorizer filters.Authorizer
+	Authorizer authorizer.Authorizer
 	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
 	// generated one unless --requestheader-client-ca-file is set).
 	RequestHeaderCAPEM []byte
@@ -102,9 +102,10 @@ func (c *Config) cleanup() {
 	c.cleanups = nil
 }
 
-// Run builds the chain, prepares it and runs it until stopCh closes
-// (lifecycle.md 4). It returns nil after a clean termination.
-func Run(o CompletedOptions, stopCh <-chan struct{}) error {
+// Run builds the chain, prepares it and runs it until ctx is cancelled
+// (lifecycle.md 4). It returns nil after a clean termination, once
+// everything the run started has stopped.
+func Run(ctx context.Context, o CompletedOptions) error {
 	cfg, err := NewConfig(o)
 	if err != nil {
 		return err
@@ -114,7 +115,7 @@ func Run(o CompletedOptions, stopCh <-chan struct{}) error {
 		cfg.cleanup()
 		return err
 	}
-	return head.PrepareRun().Run(stopCh)
+	return head.PrepareRun().Run(ctx)
 }
 
 // NewLogger builds the process logger: text lines on stderr, debug from -v 1.

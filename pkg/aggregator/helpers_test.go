@@ -301,7 +301,7 @@ func startServer(t *testing.T, o options) *testServer {
 			t.Fatal(err)
 		}
 	}
-	disc.Install(s.Handler())
+	disc.Install(s.Handler().NonRESTMux)
 	ts := &testServer{s: s, disc: disc, svcs: newServices(), stop: make(chan struct{})}
 	var cert *tls.Certificate
 	if o.pki != nil {

@@ -19,8 +19,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server"
 )
 
 // How a CRD is shown: whole, and only once Established.
@@ -396,6 +396,7 @@ func (s *crServer) buildGroupVersion(gv schema.GroupVersion, served []*crdServin
 		Serializer:        s.serializer,
 		Convertor:         convertor,
 		FieldManagers:     customresource.FieldManagers(byKind),
+		PatchTypes:        crPatchTypes,
 		MinRequestTimeout: s.minRequestTimeout,
 		Metrics:           s.metrics,
 		Logger:            s.logger,
@@ -536,7 +537,7 @@ func (s *crServer) redispatch(w http.ResponseWriter, req *http.Request) {
 // it as what is then served does (a 404 if nothing).
 func (s *crServer) serveHeld(w http.ResponseWriter, req *http.Request) {
 	if !s.await(req, schema.GroupVersionResource{}, true) && req.Context().Value(redispatchedKey{}) != nil {
-		server.NotFoundInRoot(w, req)
+		responsewriters.NotFoundInRoot(w, req)
 		return
 	}
 	s.redispatch(w, req)

@@ -79,7 +79,7 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	disc.Install(s.Handler())
+	disc.Install(s.Handler().NonRESTMux)
 	ts := &testServer{s: s, backend: b, api: api, stop: make(chan struct{})}
 	ts.srv = httptest.NewUnstartedServer(s.Handler())
 	ts.srv.EnableHTTP2 = true

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,10 +21,10 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
@@ -285,14 +283,21 @@ func (v *versionServing) selectableFields() []customresource.SelectableField {
 	return nil
 }
 
-// crPatchTypes are the patch types custom resources accept (strategic
-// merge patch needs Go types: 415, as upstream; server-side apply works
-// on their schemas).
-var crPatchTypes = []string{"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}
+// crPatchTypes are the patch types custom resources accept, their scale
+// and status subresources included (strategic merge patch needs Go types:
+// 415; server-side apply works on their schemas). As upstream's
+// supportedTypes (apiextensions-apiserver
+// pkg/apiserver/customresource_handler.go, given to PatchResource for the
+// resource, status and scale), without the CBOR apply type kapi does not
+// serve.
+var crPatchTypes = []string{
+	string(types.JSONPatchType),
+	string(types.MergePatchType),
+	string(types.ApplyYAMLPatchType),
+}
 
 // crHandler serves one group-version's custom resources: creates of a
-// terminating CRD's resources are refused (405), strategic merge patches
-// answer 415; scale subresources go to their own handler (JSON, YAML and
+// terminating CRD's resources are refused (405); scale subresources go to their own handler (JSON, YAML and
 // protobuf), the rest to the installer's handler. A request for a
 // resource about to be served here waits for it (see activation.go).
 type crHandler struct {
@@ -316,27 +321,10 @@ func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			handlers.WriteErrorNegotiated(w, req, h.server.serializer, h.server.logger, err)
 			return
 		}
-		if c != nil && info.Verb == "patch" {
-			ct, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
-			if strings.TrimSpace(ct) == "application/strategic-merge-patch+json" {
-				handlers.WriteErrorNegotiated(w, req, h.server.serializer, h.server.logger, &apierrors.StatusError{ErrStatus: unsupportedPatch()})
-				return
-			}
-		}
 		if c != nil && info.Subresource == "scale" && h.scale != nil {
 			h.scale.ServeHTTP(w, req)
 			return
 		}
 	}
 	h.next.ServeHTTP(w, req)
-}
-
-// unsupportedPatch is the 415 of a patch type custom resources do not take.
-func unsupportedPatch() metav1.Status {
-	return metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusUnsupportedMediaType,
-		Reason:  metav1.StatusReasonUnsupportedMediaType,
-		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(crPatchTypes, ", "),
-	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
@@ -28,12 +29,11 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // Config is what the core server's content is built from.
@@ -91,9 +91,9 @@ type Config struct {
 	// Authorizer is the authorizer of the filter chain: subject access
 	// reviews answer with its decisions, and selfsubjectrulesreviews with
 	// its rules if it implements accessreview.RuleResolver (nil means
-	// filters.InterimAuthorizer, whose rules accessreview.InterimRules
+	// pkg/auth/authorizer/interim, whose rules accessreview.InterimRules
 	// lists).
-	Authorizer filters.Authorizer
+	Authorizer authorizer.Authorizer
 	// TokenAuthenticator authenticates the tokens of TokenReviews (e.g.
 	// tokenreview.FromRequest(the chain's authenticator)); nil answers
 	// every TokenReview unauthenticated.

@@ -9,14 +9,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
 // With --event-ttl=2s an event is gone a few seconds after it was
 // written, as kube-apiserver's etcd lease would make it.
 func TestEventTTLFlag(t *testing.T) {
-	srv := kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) { o.Run.EventTTL = 2 * time.Second }))
+	srv := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.EventTTL = 2 * time.Second }))
 	cs := kubernetes.NewForConfigOrDie(srv.Config)
 	ctx := t.Context()
 	ev := &corev1.Event{

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
@@ -50,7 +51,7 @@ func TestInstallWithAuthentication(t *testing.T) {
 	}))
 	cfg := server.NewConfig(logger)
 	cfg.BuildHandlerChainFunc = func(h http.Handler, c *server.Config) http.Handler {
-		h = filters.WithAuthorization(h, filters.InterimAuthorizer{}, c.Logger)
+		h = filters.WithAuthorization(h, interim.Authorizer{}, c.Logger)
 		h = filters.WithAuthentication(h, authn, nil, c.Logger)
 		return filters.WithRequestInfo(h, request.NewResolver(), c.Logger)
 	}
@@ -79,7 +80,7 @@ func TestInstallWithAuthentication(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	disc.Install(s.Handler())
+	disc.Install(s.Handler().NonRESTMux)
 	ts := httptest.NewUnstartedServer(s.Handler())
 	ts.EnableHTTP2 = true
 	ts.StartTLS()

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -19,8 +18,8 @@ import (
 // only after the allocation repair, minutes later). The range is small
 // enough that the first namespace's services fill it.
 func TestNamespaceDeletionReleasesServiceIPs(t *testing.T) {
-	srv := kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
-		o.Services.ClusterIPRange = "10.0.0.0/29" // .1 is kubernetes', .2-.6 are free
+	srv := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) {
+		o.ServiceClusterIPRange = "10.0.0.0/29" // .1 is kubernetes', .2-.6 are free
 	}))
 	cs := kubernetes.NewForConfigOrDie(srv.Config)
 	ctx := t.Context()

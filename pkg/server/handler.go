@@ -6,11 +6,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
 // APIServerHandler holds a server's routes (serving.md 32–33): REST roots
@@ -116,10 +111,4 @@ func (a *APIServerHandler) direct(w http.ResponseWriter, r *http.Request) {
 
 func (a *APIServerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.FullHandlerChain.ServeHTTP(w, r)
-}
-
-// NotFoundInRoot answers a path under a REST root that nothing serves:
-// 404 Status "the server could not find the requested resource".
-func NotFoundInRoot(w http.ResponseWriter, _ *http.Request) {
-	responsewriters.WriteError(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
 }

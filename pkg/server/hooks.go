@@ -89,8 +89,9 @@ func postStartHookCheck(name string, done <-chan struct{}) healthz.HealthChecker
 	})
 }
 
-// runPostStartHooks starts every hook in its own goroutine (lifecycle.md 7f).
-func (s *GenericServer) runPostStartHooks(ctx context.Context) {
+// runPostStartHooks starts every hook in its own goroutine of r
+// (lifecycle.md 7f).
+func (s *GenericServer) runPostStartHooks(ctx context.Context, r *runGroup) {
 	s.hookLock.Lock()
 	defer s.hookLock.Unlock()
 	s.postStartHooksCalled = true
@@ -101,7 +102,7 @@ func (s *GenericServer) runPostStartHooks(ctx context.Context) {
 	sort.Strings(names)
 	for _, name := range names {
 		entry := s.postStartHooks[name]
-		go s.runPostStartHook(ctx, name, entry)
+		r.goTracked(func() { s.runPostStartHook(ctx, name, entry) })
 	}
 }
 

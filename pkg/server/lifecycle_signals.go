@@ -9,7 +9,7 @@ import (
 The graceful-termination protocol (spec/lifecycle.md §C–§E). D is
 --shutdown-delay-duration, G is --shutdown-watch-termination-grace-period.
 
-	stopCh closed (SIGTERM)
+	Run's ctx cancelled (SIGTERM)
 	   |
 	   +--> ShutdownInitiated ............ /readyz fails from here on
 	   |        |                        pre-shutdown hooks run

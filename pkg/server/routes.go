@@ -36,7 +36,7 @@ func versionHandler(info any) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/version" && r.URL.Path != "/version/" {
-			NotFoundInRoot(w, r)
+			responsewriters.NotFoundInRoot(w, r)
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

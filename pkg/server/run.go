@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -39,37 +40,71 @@ func (s *GenericServer) PrepareRun() PreparedServer {
 // (lifecycle.md 28): everything has already drained by then.
 const retryAfterShutdownTimeout = 2 * time.Second
 
-// Run serves until stopCh closes, then carries out the graceful-termination
-// protocol drawn in lifecycle_signals.go, and returns nil once the HTTP
-// server has stopped. It returns at once with an error if serving cannot
-// start, or if a pre-shutdown hook fails (lifecycle.md 34).
-func (s PreparedServer) Run(stopCh <-chan struct{}) error {
+// Run serves until ctx is cancelled (SIGTERM), then carries out the
+// graceful-termination protocol drawn in lifecycle_signals.go, and returns
+// nil once the HTTP server has stopped. Requests in flight are not cut
+// off by ctx: the HTTP server stops on its own schedule, after ctx.
+//
+// Run fails, returning at once, if the audit backend or serving cannot
+// start, or if a pre-shutdown hook fails (lifecycle.md 34): then, without
+// the drain, the HTTP server is closed (connections included, as the
+// process exit that follows upstream would), the post-start hooks' context
+// is cancelled and the audit backend is shut down.
+//
+// Either way Run returns only once every goroutine it started has
+// returned: the lifecycle watchers, the HTTP server's and the post-start
+// hooks (whose context is cancelled when the HTTP server is told to stop,
+// lifecycle.md 9; a hook that ignores it holds Run up). Destroy runs last.
+func (s PreparedServer) Run(ctx context.Context) error {
 	sig := s.cfg.LifecycleSignals
+	stopCh := ctx.Done()
 	defer s.Destroy()
+
+	// Every goroutine below belongs to r and is waited for (before
+	// Destroy). r.abort ends the protocol early when Run fails; a clean
+	// shutdown needs no abort, every goroutine has ended or is ending.
+	r := newRunGroup()
+	clean := false
+	defer func() {
+		if !clean {
+			r.abort()
+		}
+		r.wg.Wait()
+	}()
 
 	// (b) MuxAndDiscoveryComplete once every registered signal fired.
 	muxSignals := s.MuxAndDiscoveryCompleteSignals()
-	go func() {
+	r.goTracked(func() {
 		for _, ch := range muxSignals {
 			select {
 			case <-ch:
 			case <-stopCh:
 				return
+			case <-r.aborted:
+				return
 			}
 		}
 		sig.MuxAndDiscoveryComplete.Signal()
-	}()
+	})
 
 	// (c) The shutdown delay: ShutdownInitiated at once, the delay after D.
-	go func() {
-		defer sig.AfterShutdownDelayDuration.Signal()
-		<-stopCh
+	r.goTracked(func() {
+		if !r.await(stopCh) {
+			return
+		}
 		sig.ShutdownInitiated.Signal()
 		if d := s.cfg.ShutdownDelayDuration; d > 0 {
 			s.logger.Info("[graceful-termination] waiting for the shutdown delay", "duration", d)
-			time.Sleep(d)
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-r.aborted:
+				return
+			}
 		}
-	}()
+		sig.AfterShutdownDelayDuration.Signal()
+	})
 
 	shutdownTimeout := s.cfg.RequestTimeout
 	if s.cfg.ShutdownSendRetryAfter {
@@ -78,64 +113,80 @@ func (s PreparedServer) Run(stopCh <-chan struct{}) error {
 
 	// When the HTTP server is told to stop: NotAcceptingNewRequest in default
 	// mode, InFlightRequestsDrained in retry-after mode (lifecycle.md 21, 28).
+	// An abort closes it instead (r.aborted).
 	stopHTTPServerCh := make(chan struct{})
-	go func() {
-		defer close(stopHTTPServerCh)
+	r.goTracked(func() {
+		stopAt := sig.NotAcceptingNewRequest.Signaled()
 		if s.cfg.ShutdownSendRetryAfter {
-			<-sig.InFlightRequestsDrained.Signaled()
-		} else {
-			<-sig.NotAcceptingNewRequest.Signaled()
+			stopAt = sig.InFlightRequestsDrained.Signaled()
 		}
-	}()
+		if r.await(stopAt) {
+			close(stopHTTPServerCh)
+		}
+	})
 
 	// (d) The audit backend runs until the drain, so no event of an
 	// in-flight request is lost.
 	if s.cfg.AuditBackend != nil {
 		if err := s.cfg.AuditBackend.Run(sig.InFlightRequestsDrained.Signaled()); err != nil {
+			r.abort()
 			return fmt.Errorf("failed to run the audit backend: %w", err)
+		}
+	}
+	abortAudit := func() {
+		if s.cfg.AuditBackend != nil {
+			s.cfg.AuditBackend.Shutdown()
 		}
 	}
 
 	// (e)-(g) Serve, start post-start hooks, tell systemd.
-	stoppedCh, listenerStoppedCh, err := s.NonBlockingRun(stopHTTPServerCh, shutdownTimeout)
+	stoppedCh, listenerStoppedCh, err := s.nonBlockingRun(ctx, r, stopHTTPServerCh, shutdownTimeout)
 	if err != nil {
+		r.abort()
+		abortAudit()
 		return err
 	}
-	go func() {
-		<-listenerStoppedCh
-		sig.HTTPServerStoppedListening.Signal()
-	}()
+	r.goTracked(func() {
+		if r.await(listenerStoppedCh) {
+			sig.HTTPServerStoppedListening.Signal()
+		}
+	})
 
 	// NotAcceptingNewRequest once the delay elapsed and the pre-shutdown
-	// hooks returned.
-	go func() {
-		defer sig.NotAcceptingNewRequest.Signal()
-		<-sig.AfterShutdownDelayDuration.Signaled()
-		<-sig.PreShutdownHooksStopped.Signaled()
-	}()
+	// hooks returned; never after an abort, which comes before the hooks'
+	// signal.
+	r.goTracked(func() {
+		if !r.await(sig.AfterShutdownDelayDuration.Signaled()) || !r.await(sig.PreShutdownHooksStopped.Signaled()) || r.isAborted() {
+			return
+		}
+		sig.NotAcceptingNewRequest.Signal()
+	})
 
 	// Drain: non-long-running requests, and watches when G > 0.
 	nonLongRunningDrained := make(chan struct{})
-	go func() {
+	r.goTracked(func() {
 		defer close(nonLongRunningDrained)
-		<-sig.NotAcceptingNewRequest.Signaled()
-		if s.cfg.NonLongRunningRequestWaitGroup != nil {
+		if r.await(sig.NotAcceptingNewRequest.Signaled()) && s.cfg.NonLongRunningRequestWaitGroup != nil {
 			s.cfg.NonLongRunningRequestWaitGroup.Wait()
 		}
-	}()
+	})
 	watchesDrained := make(chan struct{})
-	go func() {
+	r.goTracked(func() {
 		defer close(watchesDrained)
-		<-sig.NotAcceptingNewRequest.Signaled()
+		if !r.await(sig.NotAcceptingNewRequest.Signaled()) {
+			return
+		}
 		if g := s.cfg.ShutdownWatchTerminationGracePeriod; g > 0 && s.cfg.WatchRequestWaitGroup != nil {
 			s.cfg.WatchRequestWaitGroup.Wait(g)
 		}
-	}()
-	go func() {
-		defer sig.InFlightRequestsDrained.Signal()
+	})
+	r.goTracked(func() {
 		<-nonLongRunningDrained
 		<-watchesDrained
-	}()
+		if !r.isAborted() {
+			sig.InFlightRequestsDrained.Signal()
+		}
+	})
 
 	s.logger.Debug("[graceful-termination] waiting for shutdown to be initiated")
 	<-stopCh
@@ -144,13 +195,15 @@ func (s PreparedServer) Run(stopCh <-chan struct{}) error {
 	<-sig.ShutdownInitiated.Signaled()
 
 	// Pre-shutdown hooks run on this goroutine, concurrently with the delay.
-	err = func() error {
-		defer sig.PreShutdownHooksStopped.Signal()
-		return s.runPreShutdownHooks()
-	}()
-	if err != nil {
+	// On failure the abort comes before PreShutdownHooksStopped, so the
+	// HTTP server is closed rather than drained.
+	if err := s.runPreShutdownHooks(); err != nil {
+		r.abort()
+		sig.PreShutdownHooksStopped.Signal()
+		abortAudit()
 		return err
 	}
+	sig.PreShutdownHooksStopped.Signal()
 
 	<-sig.InFlightRequestsDrained.Signaled()
 	if s.cfg.AuditBackend != nil {
@@ -160,42 +213,98 @@ func (s PreparedServer) Run(stopCh <-chan struct{}) error {
 	<-listenerStoppedCh
 	<-stoppedCh
 	s.logger.Info("[graceful-termination] apiserver is exiting")
+	clean = true
 	return nil
 }
 
 // NonBlockingRun starts serving (if the config has SecureServing), runs the
 // post-start hooks and notifies systemd. stopCh stops the HTTP server,
 // which then shuts down within shutdownTimeout. stoppedCh closes when
-// Shutdown returned; listenerStoppedCh when the listener stopped.
+// Shutdown returned; listenerStoppedCh when the listener stopped. The
+// post-start hooks are not waited for.
 func (s PreparedServer) NonBlockingRun(stopCh <-chan struct{}, shutdownTimeout time.Duration) (stoppedCh, listenerStoppedCh <-chan struct{}, err error) {
+	return s.nonBlockingRun(context.Background(), newRunGroup(), stopCh, shutdownTimeout)
+}
+
+// nonBlockingRun is NonBlockingRun with its goroutines in r: r.abort closes
+// the HTTP server at once and cancels the hooks' context. The hooks'
+// context carries the values of ctx, not its cancellation.
+func (s PreparedServer) nonBlockingRun(ctx context.Context, r *runGroup, stopCh <-chan struct{}, shutdownTimeout time.Duration) (stoppedCh, listenerStoppedCh <-chan struct{}, err error) {
 	if s.cfg.SecureServing != nil {
-		stoppedCh, listenerStoppedCh, err = s.cfg.SecureServing.Serve(s.handler, shutdownTimeout, stopCh, s.logger)
+		stoppedCh, listenerStoppedCh, err = s.cfg.SecureServing.serve(s.handler, shutdownTimeout, stopCh, r, s.logger)
 		if err != nil {
 			return nil, nil, err
 		}
 	} else {
 		st, ls := make(chan struct{}), make(chan struct{})
-		go func() {
-			<-stopCh
+		r.goTracked(func() {
+			r.await(stopCh)
 			close(ls)
 			close(st)
-		}()
+		})
 		stoppedCh, listenerStoppedCh = st, ls
 	}
 
 	// Hooks see their context cancelled when the HTTP server is told to stop.
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-stopCh
+	hookCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.goTracked(func() {
+		r.await(stopCh)
 		cancel()
-	}()
-	s.runPostStartHooks(ctx)
+	})
+	s.runPostStartHooks(hookCtx, r)
 
 	if err := notifySystemd(); err != nil {
 		s.logger.Warn("unable to notify systemd", "err", err)
 	}
 	return stoppedCh, listenerStoppedCh, nil
 }
+
+// runGroup owns the goroutines of one Run: it starts them, Run waits for
+// them (wg), and can abort them.
+type runGroup struct {
+	wg        sync.WaitGroup
+	aborted   chan struct{}
+	abortOnce sync.Once
+}
+
+func newRunGroup() *runGroup { return &runGroup{aborted: make(chan struct{})} }
+
+// goTracked runs f on a goroutine of the group (counted in wg).
+func (r *runGroup) goTracked(f func()) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
+}
+
+// await waits for ch; false if the run was aborted first (an abort wins
+// over a ch that is also ready).
+func (r *runGroup) await(ch <-chan struct{}) bool {
+	select {
+	case <-r.aborted:
+		return false
+	default:
+	}
+	select {
+	case <-ch:
+		return !r.isAborted()
+	case <-r.aborted:
+		return false
+	}
+}
+
+func (r *runGroup) isAborted() bool {
+	select {
+	case <-r.aborted:
+		return true
+	default:
+		return false
+	}
+}
+
+// abort ends every wait of the group's goroutines. Idempotent.
+func (r *runGroup) abort() { r.abortOnce.Do(func() { close(r.aborted) }) }
 
 // notifySystemd sends READY=1 to $NOTIFY_SOCKET when it is set.
 func notifySystemd() error {

@@ -153,11 +153,11 @@ func TestChainDelegation(t *testing.T) {
 func TestNotFoundBeforeAndAfterMuxComplete(t *testing.T) {
 	tc := newTestChain(t, nil)
 	prepared := tc.head.PrepareRun()
-	stop := make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- prepared.Run(stop) }()
+	go func() { done <- prepared.Run(ctx) }()
 	t.Cleanup(func() {
-		close(stop)
+		stop()
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
 		}
@@ -269,9 +269,9 @@ func TestHooksAndHealthCollectedByHead(t *testing.T) {
 	if err := tc.head.AddHealthChecks(healthz.PingHealthz); err == nil || !strings.Contains(err.Error(), "endpoint has already been created") {
 		t.Fatalf("late health check: got %v", err)
 	}
-	stop := make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- prepared.Run(stop) }()
+	go func() { done <- prepared.Run(ctx) }()
 
 	rr := get(t, tc.head.Handler(), "/readyz?verbose")
 	if rr.Code != 500 || !strings.Contains(rr.Body.String(), "[-]poststarthook/head-hook failed: reason withheld") {
@@ -289,7 +289,7 @@ func TestHooksAndHealthCollectedByHead(t *testing.T) {
 	default:
 		t.Fatal("HasBeenReady did not fire on the first 200 of /readyz")
 	}
-	close(stop)
+	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -314,9 +314,9 @@ func TestPreShutdownHookErrorIsReturned(t *testing.T) {
 	if err := tc2.head.AddPreShutdownHook("boom", func() error { return errors.New("bad") }); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	close(stop)
-	err := tc2.head.PrepareRun().Run(stop)
+	ctx, stop := context.WithCancel(context.Background())
+	stop()
+	err := tc2.head.PrepareRun().Run(ctx)
 	if err == nil || err.Error() != `PreShutdownHook "boom" failed: bad` {
 		t.Fatalf("got %v", err)
 	}
@@ -359,9 +359,9 @@ func TestRunDefaultModeSignalOrder(t *testing.T) {
 		c.ShutdownDelayDuration = 300 * time.Millisecond
 	})
 	close(tc.extSignal)
-	stop := make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- tc.head.PrepareRun().Run(stop) }()
+	go func() { done <- tc.head.PrepareRun().Run(ctx) }()
 
 	waitFor(t, func() bool {
 		resp, err := client.Get(base + "/readyz")
@@ -380,7 +380,7 @@ func TestRunDefaultModeSignalOrder(t *testing.T) {
 		t.Fatalf("got %s, want HTTP/2", resp.Proto)
 	}
 
-	close(stop)
+	stop()
 	// During the delay: /readyz is red, other requests are served.
 	waitFor(t, func() bool {
 		select {

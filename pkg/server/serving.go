@@ -116,6 +116,12 @@ func (s *SecureServingInfo) tlsConfig() (*tls.Config, error) {
 // closes at once (listenerStoppedCh), in-flight requests complete, and
 // stoppedCh closes when Shutdown returns.
 func (s *SecureServingInfo) Serve(handler http.Handler, shutdownTimeout time.Duration, stopCh <-chan struct{}, logger *slog.Logger) (stoppedCh, listenerStoppedCh <-chan struct{}, err error) {
+	return s.serve(handler, shutdownTimeout, stopCh, newRunGroup(), logger)
+}
+
+// serve is Serve with its goroutines in r: r.abort closes the server at
+// once (listener and connections) instead of shutting it down.
+func (s *SecureServingInfo) serve(handler http.Handler, shutdownTimeout time.Duration, stopCh <-chan struct{}, r *runGroup, logger *slog.Logger) (stoppedCh, listenerStoppedCh <-chan struct{}, err error) {
 	if s.Listener == nil {
 		return nil, nil, errors.New("listener must not be nil")
 	}
@@ -148,35 +154,42 @@ func (s *SecureServingInfo) Serve(handler http.Handler, shutdownTimeout time.Dur
 			return nil, nil, fmt.Errorf("configure http2: %w", err)
 		}
 	}
-	return runServer(srv, s.Listener, shutdownTimeout, stopCh, logger)
+	return runServer(srv, s.Listener, shutdownTimeout, stopCh, r, logger)
 }
 
-func runServer(srv *http.Server, ln net.Listener, shutdownTimeout time.Duration, stopCh <-chan struct{}, logger *slog.Logger) (<-chan struct{}, <-chan struct{}, error) {
+func runServer(srv *http.Server, ln net.Listener, shutdownTimeout time.Duration, stopCh <-chan struct{}, r *runGroup, logger *slog.Logger) (<-chan struct{}, <-chan struct{}, error) {
 	stopped := make(chan struct{})
-	go func() {
+	r.goTracked(func() {
 		defer close(stopped)
-		<-stopCh
+		if !r.await(stopCh) {
+			if err := srv.Close(); err != nil {
+				logger.Error("Failed to close server", "err", err)
+			}
+			return
+		}
 		ctx, cancel := context.WithTimeoutCause(context.Background(), shutdownTimeout, errors.New("shutdown timeout"))
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
 			logger.Error("Failed to shutdown server", "err", err)
 		}
-	}()
+	})
 
 	listenerStopped := make(chan struct{})
 	addr := ln.Addr().String()
 	tlsLn := tlsListener{ln, srv.TLSConfig}
-	go func() {
+	r.goTracked(func() {
 		defer close(listenerStopped)
 		err := srv.Serve(tlsLn)
 		msg := fmt.Sprintf("Stopped listening on %s", addr)
 		select {
 		case <-stopCh:
 			logger.Info(msg)
+		case <-r.aborted:
+			logger.Info(msg)
 		default:
 			panic(fmt.Sprintf("%s due to error: %v", msg, err))
 		}
-	}()
+	})
 	logger.Info("Serving securely on " + addr)
 	return stopped, listenerStopped, nil
 }

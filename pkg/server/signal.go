@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"syscall"
@@ -8,20 +9,26 @@ import (
 
 var onlyOneSignalHandler = make(chan struct{})
 
-// SetupSignalHandler returns a channel closed on the first SIGTERM or
+// SetupSignalContext returns a context cancelled on the first SIGTERM or
 // SIGINT; a second signal exits the process with code 1 at once
-// (lifecycle.md 3). Calling it twice in one process panics: only cmd/kapi
-// calls it.
-func SetupSignalHandler() <-chan struct{} {
+// (lifecycle.md 3). Installing the handler twice in one process panics:
+// only the command (cmd/kapi) installs it.
+func SetupSignalContext() context.Context {
 	close(onlyOneSignalHandler) // panics when called twice
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
 	c := make(chan os.Signal, 2)
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-c
-		close(stop)
+		cancel()
 		<-c
 		os.Exit(1)
 	}()
-	return stop
+	return ctx
+}
+
+// SetupSignalHandler is SetupSignalContext as a channel, closed on the
+// first signal.
+func SetupSignalHandler() <-chan struct{} {
+	return SetupSignalContext().Done()
 }

@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
@@ -57,7 +56,7 @@ func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 	t.Helper()
 	a := &aggregation{}
 	if frontOpts == nil {
-		frontOpts = []kapitest.Option{kapitest.WithOptions(func(o *app.Options) { o.APIServiceAvailabilityPeriod = time.Second })}
+		frontOpts = []kapitest.Option{kapitest.WithOptions(func(o *kapitest.Options) { o.APIServiceAvailabilityPeriod = time.Second })}
 	}
 	a.front = kapitest.Start(t, frontOpts...)
 	a.backDir = t.TempDir()
@@ -70,12 +69,12 @@ func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 	}
 	a.backCAPEM = bundle.CAPEM
 	a.auditPath = filepath.Join(a.backDir, "audit.log")
-	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
+	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) {
 		o.DataDir = a.backDir
-		o.Storage.Backend = "etcd3" // the CRD survives the restart below
-		o.SecureServing.CertDir = filepath.Join(a.backDir, "pki")
-		o.RequestHeader.ClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
-		o.Audit.LogPath = a.auditPath
+		o.StorageBackend = "etcd3" // the CRD survives the restart below
+		o.CertDir = filepath.Join(a.backDir, "pki")
+		o.RequestHeaderClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
+		o.AuditLogPath = a.auditPath
 	}))
 	createGadgetCRD(t, a.back.Config)
 
@@ -384,12 +383,12 @@ func TestAggregatedAPIServer(t *testing.T) {
 	// It starts again on the same port and data: Available again, and the
 	// proxy serves it.
 	port := portOf(t, a.back.Address)
-	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
+	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) {
 		o.DataDir = a.backDir
-		o.Storage.Backend = "etcd3" // the CRD survives the restart below
-		o.SecureServing.CertDir = filepath.Join(a.backDir, "pki")
-		o.SecureServing.BindPort = port
-		o.RequestHeader.ClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
+		o.StorageBackend = "etcd3" // the CRD survives the restart below
+		o.CertDir = filepath.Join(a.backDir, "pki")
+		o.SecurePort = port
+		o.RequestHeaderClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
 	}))
 	a.waitAvailable(t, "True", "Passed")
 	eventually(t, time.Minute, "list through the proxy after the backend restarted", func() error {
@@ -407,7 +406,7 @@ func TestAggregatedAPIServer(t *testing.T) {
 // ExternalName again (Passed). The endpoint's address is a documentation
 // address (192.0.2.10, RFC 5737) that nothing dials: it is never ready.
 func TestAggregatorFollowsServiceChanges(t *testing.T) {
-	a := startAggregation(t, kapitest.WithOptions(func(*app.Options) {}))
+	a := startAggregation(t, kapitest.WithOptions(func(*kapitest.Options) {}))
 	a.register(t, a.backCAPEM)
 	a.waitAvailable(t, "True", "Passed")
 	ctx := context.Background()

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -14,9 +13,9 @@ import (
 // preflights) for matching origins only, --strict-transport-security-directives
 // adds the HSTS header to every response.
 func TestCORSAndHSTSFlags(t *testing.T) {
-	srv := kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
-		o.Run.CORSAllowedOrigins = []string{`^https://ui\.example\.com$`}
-		o.Run.HSTSDirectives = []string{"max-age=31536000", "includeSubDomains"}
+	srv := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) {
+		o.CORSAllowedOrigins = []string{`^https://ui\.example\.com$`}
+		o.HSTSDirectives = []string{"max-age=31536000", "includeSubDomains"}
 	}))
 	client, err := rest.HTTPClientFor(srv.Config)
 	if err != nil {

@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -347,7 +346,7 @@ func TestListTooNewResourceVersion(t *testing.T) {
 // may still serve it from memory, as kube-apiserver's does).
 func TestListAndWatchAfterCompaction(t *testing.T) {
 	dir := t.TempDir()
-	compactFast := kapitest.WithOptions(func(o *app.Options) { o.Storage.CompactionInterval = 200 * time.Millisecond })
+	compactFast := kapitest.WithOptions(func(o *kapitest.Options) { o.CompactionInterval = 200 * time.Millisecond })
 	start := func() (*kapitest.Server, kubernetes.Interface) {
 		srv, err := kapitest.StartE(dir, slog.New(slog.DiscardHandler), kapitest.WithEmbeddedEtcd(), compactFast)
 		if err != nil {

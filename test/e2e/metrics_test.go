@@ -22,7 +22,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -62,8 +61,8 @@ func TestMetricFamilies(t *testing.T) {
 	for _, backend := range []string{"memory", "etcd"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			opts := []kapitest.Option{kapitest.WithOptions(func(o *app.Options) {
-				o.Audit.LogPath = filepath.Join(t.TempDir(), "audit.log")
+			opts := []kapitest.Option{kapitest.WithOptions(func(o *kapitest.Options) {
+				o.AuditLogPath = filepath.Join(t.TempDir(), "audit.log")
 			})}
 			if backend == "etcd" {
 				opts = append(opts, kapitest.WithEmbeddedEtcd())

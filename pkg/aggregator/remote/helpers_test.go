@@ -199,7 +199,7 @@ func newHead(t *testing.T) *head {
 	}
 	oa := server.NewOpenAPI("Kubernetes", "v1.0.0")
 	gs.SetOpenAPI(oa)
-	m.Install(gs.Handler())
+	m.Install(gs.Handler().NonRESTMux)
 	gs.PrepareRun()
 	srv := httptest.NewServer(gs.Handler().FullHandlerChain)
 	t.Cleanup(srv.Close)

@@ -13,7 +13,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
-	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 )
 
 // Scheme knows every built-in kind kapi may serve.

@@ -30,3 +30,9 @@ func (u *Info) InGroup(group string) bool {
 	}
 	return false
 }
+
+// IsAnonymous reports whether u is the anonymous user: no user at all, the
+// name system:anonymous, or a member of system:unauthenticated.
+func (u *Info) IsAnonymous() bool {
+	return u == nil || u.Name == Anonymous || u.InGroup(AllUnauthenticated)
+}

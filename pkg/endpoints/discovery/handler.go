@@ -10,56 +10,80 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
-	"github.com/kapi-dev/kapi/pkg/server"
 )
 
-// Install routes discovery on h, the handler of the head of the chain, as
-// the aggregator does: exact paths on its non-REST mux for /api, /apis and
+// Mux is the non-REST mux of the head of the chain, where [Manager.Install]
+// routes discovery (server.PathMux is one). Requests for paths it does not
+// hold fall through to the servers behind.
+type Mux interface {
+	// Handle serves path, listed in the index of paths.
+	Handle(path string, h http.Handler)
+	// UnlistedHandle serves path, not listed in the index.
+	UnlistedHandle(path string, h http.Handler)
+	// Unregister stops serving path.
+	Unregister(path string)
+}
+
+// RESTMounter is the routes of a server that serves a group
+// (server.APIServerHandler is one), where [Manager.InstallGroupRoot]
+// mounts the group's root.
+type RESTMounter interface {
+	// HandleREST serves root and every path below it with h.
+	HandleREST(root string, h http.Handler)
+}
+
+// Install routes discovery on mux, the non-REST mux of the head of the
+// chain, as the aggregator does: exact paths for /api, /apis and
 // /apis/<group> (each also with a trailing slash), the group paths added
 // and removed as groups come and go. Every other path, /apis/<group>/<v>
-// included, falls through to the servers behind. Install h once.
-func (m *Manager) Install(h *server.APIServerHandler) {
+// included, falls through to the servers behind. Install on a mux once.
+func (m *Manager) Install(mux Mux) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	api := http.HandlerFunc(m.serveAPI)
 	apis := http.HandlerFunc(m.serveAPIs)
-	h.NonRESTMux.Handle("/api", api)
-	h.NonRESTMux.UnlistedHandle("/api/", api)
-	h.NonRESTMux.Handle("/apis", apis)
-	h.NonRESTMux.UnlistedHandle("/apis/", apis)
+	mux.Handle("/api", api)
+	mux.UnlistedHandle("/api/", api)
+	mux.Handle("/apis", apis)
+	mux.UnlistedHandle("/apis/", apis)
 	for g := range m.routed {
-		m.routeGroup(h, g)
+		m.routeGroup(mux, g)
 	}
-	m.heads = append(m.heads, h)
+	m.heads = append(m.heads, mux)
 }
 
-// InstallGroupRoot makes h, the handler of the server that serves group,
-// claim the group's REST root (/api for the legacy group, else
-// /apis/<group>) as kube's generic server does: the root itself (and with a
-// trailing slash) answers the group's discovery, any other path below it
-// that no longer root claims, such as /apis/apps/v999, answers 404 with a
-// Status ("the server could not find the requested resource") instead of
-// falling through.
-func (m *Manager) InstallGroupRoot(h *server.APIServerHandler, group string) {
-	root := "/apis/" + group
+// InstallGroupRoot mounts [Manager.GroupRootHandler] of group on the routes
+// of the server that serves group.
+func (m *Manager) InstallGroupRoot(routes RESTMounter, group string) {
+	routes.HandleREST(m.GroupRootHandler(group))
+}
+
+// GroupRootHandler returns the group's REST root (/api for the legacy
+// group, else /apis/<group>) and its handler, for the server that serves
+// group to claim the root as kube's generic server does: the root itself
+// (and with a trailing slash) answers the group's discovery, any other
+// path below it that no longer root claims, such as /apis/apps/v999,
+// answers 404 with a Status ("the server could not find the requested
+// resource") instead of falling through.
+func (m *Manager) GroupRootHandler(group string) (root string, h http.Handler) {
+	root = "/apis/" + group
 	serve := m.groupHandler(group)
 	if group == "" {
 		root = "/api"
 		serve = http.HandlerFunc(m.serveAPI)
 	}
-	h.HandleREST(root, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return root, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != root && r.URL.Path != root+"/" {
-			server.NotFoundInRoot(w, r)
+			responsewriters.NotFoundInRoot(w, r)
 			return
 		}
 		serve.ServeHTTP(w, r)
-	}))
+	})
 }
 
 // Handler serves every discovery path by itself, for a server that is not
-// built on server.APIServerHandler (and for tests): /api, /apis and
-// /apis/<group>, each with or without a trailing slash; anything else is
-// "404 page not found".
+// built on a [Mux] (and for tests): /api, /apis and /apis/<group>, each
+// with or without a trailing slash; anything else is "404 page not found".
 func (m *Manager) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; p {
@@ -88,8 +112,8 @@ func (m *Manager) routeGroupsLocked(s *snapshot) {
 			continue
 		}
 		m.routed[g] = true
-		for _, h := range m.heads {
-			m.routeGroup(h, g)
+		for _, mux := range m.heads {
+			m.routeGroup(mux, g)
 		}
 	}
 	for g := range m.routed {
@@ -97,17 +121,17 @@ func (m *Manager) routeGroupsLocked(s *snapshot) {
 			continue
 		}
 		delete(m.routed, g)
-		for _, h := range m.heads {
-			h.NonRESTMux.Unregister("/apis/" + g)
-			h.NonRESTMux.Unregister("/apis/" + g + "/")
+		for _, mux := range m.heads {
+			mux.Unregister("/apis/" + g)
+			mux.Unregister("/apis/" + g + "/")
 		}
 	}
 }
 
-func (m *Manager) routeGroup(h *server.APIServerHandler, group string) {
+func (m *Manager) routeGroup(mux Mux, group string) {
 	gh := m.groupHandler(group)
-	h.NonRESTMux.Handle("/apis/"+group, gh)
-	h.NonRESTMux.UnlistedHandle("/apis/"+group+"/", gh)
+	mux.Handle("/apis/"+group, gh)
+	mux.UnlistedHandle("/apis/"+group+"/", gh)
 }
 
 func (m *Manager) groupHandler(group string) http.Handler {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -118,7 +119,7 @@ func resourceListHandler(f fixture) (root string, h http.Handler) {
 	}
 	return root, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != root && r.URL.Path != root+"/" {
-			server.NotFoundInRoot(w, r)
+			responsewriters.NotFoundInRoot(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -160,7 +161,7 @@ func newChain(t *testing.T, cfg Config, fs ...fixture) *chain {
 		t.Fatal(err)
 	}
 	m := newManager(t, cfg, fs...)
-	m.Install(head.Handler())
+	m.Install(head.Handler().NonRESTMux)
 	owners := map[string]bool{}
 	for _, f := range fs {
 		owner := ext

@@ -11,8 +11,6 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kapi-dev/kapi/pkg/server"
 )
 
 // Config configures a Manager. The zero value works.
@@ -50,7 +48,7 @@ type Manager struct {
 	// are proxied) without removing it: it shows again when the remote
 	// one goes.
 	remotes map[schema.GroupVersion]*entry
-	heads   []*server.APIServerHandler
+	heads   []Mux           // where Install routed discovery
 	routed  map[string]bool // groups whose /apis/<group> paths the heads route
 
 	snap atomic.Pointer[snapshot]

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
 // Prefixes of the YAML decoder's strict errors, split into one warning per
@@ -88,7 +88,7 @@ func (s *RequestScope) decode(ctx context.Context, in runtime.SerializerInfo, bo
 func addWarnings(ctx context.Context, errs []error) {
 	for _, e := range errs {
 		for _, w := range splitYAMLWarnings(e.Error()) {
-			filters.AddWarning(ctx, w)
+			warning.AddWarning(ctx, w)
 		}
 	}
 }

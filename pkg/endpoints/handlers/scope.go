@@ -19,11 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // DefaultMaxRequestBodyBytes is the largest request body accepted (3 MiB,
@@ -150,16 +148,8 @@ func (s *RequestScope) requestInfo(req *http.Request) (context.Context, *request
 	if msgs := path.IsValidPathSegmentName(ns); ns != "" && len(msgs) > 0 {
 		return ctx, nil, "", apierrors.NewBadRequest(fmt.Sprintf("Namespace parameter invalid: %q: %s", ns, strings.Join(msgs, ";")))
 	}
-	// Strategy warnings (generic.AddWarning) become Warning headers.
-	ctx = generic.WithWarner(ctx, headerWarner{ctx})
 	return request.WithNamespace(ctx, ns), info, ns, nil
 }
-
-// headerWarner sends a strategy's warnings to the request's warning
-// recorder (the WarningRecorder filter writes them as Warning headers).
-type headerWarner struct{ ctx context.Context }
-
-func (w headerWarner) AddWarning(_, text string) { filters.AddWarning(w.ctx, text) }
 
 // maxBodyBytes is the scope's request body limit.
 func (s *RequestScope) maxBodyBytes() int64 {

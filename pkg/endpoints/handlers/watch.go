@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // watchTimeout is how long a watch lasts: timeoutSeconds when given, else

@@ -6,15 +6,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	kapirest "github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 const cmJSON = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}}`
@@ -415,3 +421,61 @@ func TestWriteResults(t *testing.T) {
 }
 
 var _ runtime.Object = (*metav1.Status)(nil)
+
+// A group-version's PatchTypes are the patch types its resources and
+// subresources accept (custom resources leave out strategic merge patch):
+// any other is a 415 listing them, in their order.
+func TestPatchTypes(t *testing.T) {
+	cms := newCMStore()
+	g := &APIGroupVersion{
+		GroupVersion: schema.GroupVersion{Version: "v1"},
+		Storage: map[string]kapirest.Storage{
+			"configmaps":        cms,
+			"configmaps/status": &statusStore{cms},
+		},
+		PatchTypes: []string{"application/merge-patch+json", "application/json-patch+json"},
+		Logger:     slog.New(slog.DiscardHandler),
+	}
+	h, _, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = filters.WithRequestInfo(h, request.NewResolver(), slog.New(slog.DiscardHandler))
+	do := func(method, path, contentType, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := do("POST", "/api/v1/namespaces/ns1/configmaps", "", cmJSON); rec.Code != 201 {
+		t.Fatalf("setup create: %d %s", rec.Code, rec.Body)
+	}
+	const want415 = "the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/json-patch+json"
+	for _, tc := range []struct {
+		name, path, contentType, body string
+		code                          int
+	}{
+		{"merge patch", "/api/v1/namespaces/ns1/configmaps/a", "application/merge-patch+json", `{"data":{"m":"1"}}`, 200},
+		{"json patch", "/api/v1/namespaces/ns1/configmaps/a", "application/json-patch+json", `[{"op":"add","path":"/data/j","value":"1"}]`, 200},
+		{"strategic merge patch", "/api/v1/namespaces/ns1/configmaps/a", "application/strategic-merge-patch+json", `{"data":{"s":"1"}}`, 415},
+		{"strategic merge patch of status", "/api/v1/namespaces/ns1/configmaps/a/status", "application/strategic-merge-patch+json", `{"data":{"s":"1"}}`, 415},
+		{"apply", "/api/v1/namespaces/ns1/configmaps/a?fieldManager=x", "application/apply-patch+yaml", `{}`, 415},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := do("PATCH", tc.path, tc.contentType, tc.body)
+			if rec.Code != tc.code {
+				t.Fatalf("got %d %s, want %d", rec.Code, rec.Body, tc.code)
+			}
+			if tc.code != 415 {
+				return
+			}
+			s := decodeStatus(t, response{code: rec.Code, header: rec.Header(), body: rec.Body.Bytes()})
+			if s.Reason != metav1.StatusReasonUnsupportedMediaType || s.Message != want415 {
+				t.Errorf("got %s %q, want %s %q", s.Reason, s.Message, metav1.StatusReasonUnsupportedMediaType, want415)
+			}
+		})
+	}
+}

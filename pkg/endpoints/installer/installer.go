@@ -17,10 +17,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // APIGroupVersion is one group-version's resources, served under one REST
@@ -59,6 +58,13 @@ type APIGroupVersion struct {
 	// managedFields alone and apply answers 415.
 	// pkg/endpoints/fieldmanager.NewFactory makes one for built-in types.
 	FieldManagers func(kind schema.GroupVersionKind, subresource string, resetFields map[fieldpath.APIVersion]*fieldpath.Set) (handlers.FieldManager, error)
+	// PatchTypes, optional, are the patch content types the group-version
+	// accepts; PATCH with any other Content-Type answers 415 listing
+	// them. nil means handlers.PatchTypes, plus server-side apply
+	// (handlers.ApplyPatchType) where there is a field manager. Apply is
+	// never served without a field manager. Custom resources leave out
+	// strategic merge patch, which needs Go types.
+	PatchTypes []string
 	// Admission validates every write (optional).
 	Admission admission.Chain
 	// Metrics receives the watch events sent (optional).
@@ -75,16 +81,23 @@ func (g *APIGroupVersion) Root() string {
 	return "/apis/" + g.GroupVersion.Group + "/" + g.GroupVersion.Version
 }
 
-// Install builds the group-version's handler and registers it as the REST
-// root Root() of h. It returns the APIResources served, sorted by name, as
+// Mounter is where a group-version's handler is mounted: a server's
+// routes (server.APIServerHandler is one).
+type Mounter interface {
+	// HandleREST serves root and every path below it with h.
+	HandleREST(root string, h http.Handler)
+}
+
+// Install builds the group-version's handler and mounts it on m as the
+// REST root Root(). It returns the APIResources served, sorted by name, as
 // legacy discovery lists them (GET on the root serves the same list as an
 // APIResourceList).
-func (g *APIGroupVersion) Install(h *server.APIServerHandler) ([]metav1.APIResource, error) {
+func (g *APIGroupVersion) Install(m Mounter) ([]metav1.APIResource, error) {
 	handler, resources, err := g.Build()
 	if err != nil {
 		return nil, err
 	}
-	h.HandleREST(g.Root(), handler)
+	m.HandleREST(g.Root(), handler)
 	return resources, nil
 }
 
@@ -275,7 +288,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		verbs["update"] = true
 	}
 	if isPatcher {
-		r.patch = handlers.PatchResource(patcher, scope, nil)
+		r.patch = handlers.PatchResource(patcher, scope, g.PatchTypes)
 		verbs["patch"] = true
 	}
 	if isDeleter {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 )
 
 // TestWatchEventMetrics checks that every event a watch writes is counted

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ErrorToStatus turns any error into the Status kube-apiserver would answer.
@@ -67,4 +68,10 @@ func WriteError(w http.ResponseWriter, err error) {
 func InternalError(w http.ResponseWriter, r *http.Request, err error) {
 	slog.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	WriteError(w, apierrors.NewInternalError(err))
+}
+
+// NotFoundInRoot answers a path under a REST root that nothing serves:
+// 404 Status "the server could not find the requested resource".
+func NotFoundInRoot(w http.ResponseWriter, _ *http.Request) {
+	WriteError(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
 }

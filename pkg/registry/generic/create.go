@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
@@ -159,7 +160,7 @@ func (e *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), errs)
 	}
 	for _, w := range e.CreateStrategy.WarningsOnCreate(ctx, obj) {
-		AddWarning(ctx, w)
+		warning.AddWarning(ctx, w)
 	}
 	e.CreateStrategy.Canonicalize(obj)
 	return nil

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
@@ -114,7 +115,7 @@ func TestCreate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newConfigMapStore(t, newBackend(t))
 			var warns recordedWarnings
-			ctx := WithWarner(nsCtx(tc.ns), &warns)
+			ctx := warning.WithRecorder(nsCtx(tc.ns), &warns)
 			out, err := s.Create(ctx, tc.obj, nil, &metav1.CreateOptions{})
 			if tc.code != 0 {
 				se := wantStatus(t, err, tc.code, tc.reason, tc.msg)

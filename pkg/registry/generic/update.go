@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
@@ -198,7 +199,7 @@ func (e *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), errs)
 	}
 	for _, w := range e.UpdateStrategy.WarningsOnUpdate(ctx, obj, old) {
-		AddWarning(ctx, w)
+		warning.AddWarning(ctx, w)
 	}
 	e.UpdateStrategy.Canonicalize(obj)
 	return nil

@@ -108,13 +108,13 @@ func Causes(t testing.TB, err error) []string {
 	return out
 }
 
-// Warnings records the warnings of requests (a generic.Warner).
+// Warnings records the warnings of requests (a warning.Recorder).
 type Warnings struct {
 	mu   sync.Mutex
 	list []string
 }
 
-// AddWarning implements generic.Warner.
+// AddWarning implements warning.Recorder.
 func (w *Warnings) AddWarning(_, text string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -63,7 +63,7 @@ func WithAuthentication(handler http.Handler, auth Authenticator, failed http.Ha
 			u = &user.Info{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}
 		}
 		stripAuthHeaders(r.Header)
-		if r.ProtoMajor == 2 && isAnonymous(u) {
+		if r.ProtoMajor == 2 && u.IsAnonymous() {
 			w.Header().Set("Connection", "close")
 		}
 		handler.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), u)))
@@ -81,10 +81,6 @@ func stripAuthHeaders(h http.Header) {
 			}
 		}
 	}
-}
-
-func isAnonymous(u *user.Info) bool {
-	return u == nil || u.Name == user.Anonymous || u.InGroup(user.AllUnauthenticated)
 }
 
 // Unauthorized answers 401 with Status message "Unauthorized", reason

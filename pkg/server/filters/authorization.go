@@ -1,7 +1,6 @@
 package filters
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,43 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
-	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
-
-// Decision is an authorizer's answer.
-type Decision int
-
-// Decisions, as upstream numbers them.
-const (
-	DecisionDeny Decision = iota
-	DecisionAllow
-	DecisionNoOpinion
-)
-
-// Attributes describe the request being authorized.
-type Attributes struct {
-	User            *user.Info
-	Verb            string
-	ResourceRequest bool
-	// Resource requests.
-	Namespace   string
-	APIGroup    string
-	APIVersion  string
-	Resource    string
-	Subresource string
-	Name        string
-	// Non-resource requests.
-	Path string
-}
-
-// Authorizer decides whether a request may proceed. reason explains the
-// decision (it is appended to the 403 message and recorded in the audit
-// annotation). An authorizer may return an error together with Allow.
-type Authorizer interface {
-	Authorize(ctx context.Context, a Attributes) (Decision, string, error)
-}
 
 // Audit annotation keys and values of the authorization decision.
 const (
@@ -60,13 +26,13 @@ const (
 )
 
 // AttributesFrom builds the Attributes of r from its context.
-func AttributesFrom(r *http.Request) (Attributes, error) {
+func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
 	info, ok := request.RequestInfoFrom(r.Context())
 	if !ok {
-		return Attributes{}, errNoRequestInfo
+		return authorizer.Attributes{}, errNoRequestInfo
 	}
 	u, _ := request.UserFrom(r.Context())
-	return Attributes{
+	return authorizer.Attributes{
 		User:            u,
 		Verb:            info.Verb,
 		ResourceRequest: info.IsResourceRequest,
@@ -85,7 +51,7 @@ func AttributesFrom(r *http.Request) (Attributes, error) {
 // 500; anything else answers 403 with upstream's forbidden Status. The
 // decision is recorded as audit annotations. A nil authz disables the
 // filter.
-func WithAuthorization(handler http.Handler, authz Authorizer, logger *slog.Logger) http.Handler {
+func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger) http.Handler {
 	if authz == nil {
 		return handler
 	}
@@ -98,7 +64,7 @@ func WithAuthorization(handler http.Handler, authz Authorizer, logger *slog.Logg
 			return
 		}
 		decision, reason, err := authz.Authorize(ctx, attrs)
-		if decision == DecisionAllow {
+		if decision == authorizer.DecisionAllow {
 			audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionAllow)
 			audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
 			handler.ServeHTTP(w, r)
@@ -119,7 +85,7 @@ func WithAuthorization(handler http.Handler, authz Authorizer, logger *slog.Logg
 }
 
 // Forbidden is the 403 Status upstream answers for a denied request.
-func Forbidden(a Attributes, reason string) *metav1.Status {
+func Forbidden(a authorizer.Attributes, reason string) *metav1.Status {
 	msg := htmlSanitizer.Replace(forbiddenMessage(a))
 	if reason != "" {
 		msg += ": " + reason
@@ -128,7 +94,7 @@ func Forbidden(a Attributes, reason string) *metav1.Status {
 	return &apierrors.NewForbidden(gr, a.Name, errors.New(msg)).ErrStatus
 }
 
-func forbiddenMessage(a Attributes) string {
+func forbiddenMessage(a authorizer.Attributes) string {
 	name := ""
 	if a.User != nil {
 		name = a.User.Name

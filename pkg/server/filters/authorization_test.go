@@ -10,6 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
@@ -18,19 +20,19 @@ var anonymous = &user.Info{Name: user.Anonymous, Groups: []string{user.AllUnauth
 
 // fixedAuthorizer answers the same for every request.
 type fixedAuthorizer struct {
-	d      Decision
+	d      authorizer.Decision
 	reason string
 	err    error
 }
 
-func (f fixedAuthorizer) Authorize(context.Context, Attributes) (Decision, string, error) {
+func (f fixedAuthorizer) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
 	return f.d, f.reason, f.err
 }
 
 func TestWithAuthorization(t *testing.T) {
 	tests := []struct {
 		name        string
-		authz       Authorizer
+		authz       authorizer.Authorizer
 		u           *user.Info
 		method      string
 		target      string
@@ -38,33 +40,33 @@ func TestWithAuthorization(t *testing.T) {
 		wantMessage string
 		wantDetails metav1.StatusDetails
 	}{
-		{name: "anonymous non-resource", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/api",
+		{name: "anonymous non-resource", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/api",
 			wantCode: 403, wantMessage: `forbidden: User "system:anonymous" cannot get path "/api"`},
-		{name: "anonymous namespaced", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/api/v1/namespaces/default/pods/foo",
+		{name: "anonymous namespaced", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/api/v1/namespaces/default/pods/foo",
 			wantCode: 403, wantMessage: `pods "foo" is forbidden: User "system:anonymous" cannot get resource "pods" in API group "" in the namespace "default"`,
 			wantDetails: metav1.StatusDetails{Name: "foo", Kind: "pods"}},
-		{name: "anonymous cluster scope list", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/apis/apps/v1/deployments",
+		{name: "anonymous cluster scope list", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/apis/apps/v1/deployments",
 			wantCode: 403, wantMessage: `deployments.apps is forbidden: User "system:anonymous" cannot list resource "deployments" in API group "apps" at the cluster scope`,
 			wantDetails: metav1.StatusDetails{Group: "apps", Kind: "deployments"}},
-		{name: "subresource and reason", authz: fixedAuthorizer{d: DecisionDeny, reason: "RBAC says <no>"}, u: alice, method: "GET",
+		{name: "subresource and reason", authz: fixedAuthorizer{d: authorizer.DecisionDeny, reason: "RBAC says <no>"}, u: alice, method: "GET",
 			target:   "/api/v1/namespaces/ns/pods/p/log",
 			wantCode: 403, wantMessage: `pods "p" is forbidden: User "alice" cannot get resource "pods/log" in API group "" in the namespace "ns": RBAC says <no>`,
 			wantDetails: metav1.StatusDetails{Name: "p", Kind: "pods"}},
-		{name: "anonymous healthz", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/healthz", wantCode: 200},
-		{name: "anonymous readyz sub-path", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/readyz/etcd", wantCode: 200},
-		{name: "anonymous livez", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/livez", wantCode: 200},
-		{name: "anonymous version", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/version/", wantCode: 200},
-		{name: "anonymous version sub-path", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/version/x", wantCode: 403,
+		{name: "anonymous healthz", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/healthz", wantCode: 200},
+		{name: "anonymous readyz sub-path", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/readyz/etcd", wantCode: 200},
+		{name: "anonymous livez", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/livez", wantCode: 200},
+		{name: "anonymous version", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/version/", wantCode: 200},
+		{name: "anonymous version sub-path", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/version/x", wantCode: 403,
 			wantMessage: `forbidden: User "system:anonymous" cannot get path "/version/x"`},
-		{name: "anonymous healthzfoo", authz: InterimAuthorizer{}, u: anonymous, method: "GET", target: "/healthzfoo", wantCode: 403,
+		{name: "anonymous healthzfoo", authz: interim.Authorizer{}, u: anonymous, method: "GET", target: "/healthzfoo", wantCode: 403,
 			wantMessage: `forbidden: User "system:anonymous" cannot get path "/healthzfoo"`},
-		{name: "anonymous post healthz", authz: InterimAuthorizer{}, u: anonymous, method: "POST", target: "/healthz", wantCode: 403,
+		{name: "anonymous post healthz", authz: interim.Authorizer{}, u: anonymous, method: "POST", target: "/healthz", wantCode: 403,
 			wantMessage: `forbidden: User "system:anonymous" cannot post path "/healthz"`},
-		{name: "no user is anonymous", authz: InterimAuthorizer{}, method: "GET", target: "/api", wantCode: 403,
+		{name: "no user is anonymous", authz: interim.Authorizer{}, method: "GET", target: "/api", wantCode: 403,
 			wantMessage: `forbidden: User "" cannot get path "/api"`},
-		{name: "authenticated allowed", authz: InterimAuthorizer{}, u: alice, method: "DELETE", target: "/api/v1/namespaces/ns/pods/p", wantCode: 200},
-		{name: "allow wins over error", authz: fixedAuthorizer{d: DecisionAllow, err: errors.New("partial")}, u: alice, method: "GET", target: "/api", wantCode: 200},
-		{name: "error without allow", authz: fixedAuthorizer{d: DecisionNoOpinion, err: errors.New("webhook down")}, u: alice, method: "GET", target: "/api", wantCode: 500},
+		{name: "authenticated allowed", authz: interim.Authorizer{}, u: alice, method: "DELETE", target: "/api/v1/namespaces/ns/pods/p", wantCode: 200},
+		{name: "allow wins over error", authz: fixedAuthorizer{d: authorizer.DecisionAllow, err: errors.New("partial")}, u: alice, method: "GET", target: "/api", wantCode: 200},
+		{name: "error without allow", authz: fixedAuthorizer{d: authorizer.DecisionNoOpinion, err: errors.New("webhook down")}, u: alice, method: "GET", target: "/api", wantCode: 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

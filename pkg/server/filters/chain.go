@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // ChainConfig is everything the default handler chain depends on. Zero
@@ -74,7 +75,7 @@ type ChainConfig struct {
 	MaxMutatingRequestsInFlight int
 
 	// Authorizer; nil disables authorization (everything allowed).
-	Authorizer Authorizer
+	Authorizer authorizer.Authorizer
 
 	// Metrics receives request metrics and in-flight gauges; nil: none.
 	Metrics *metrics.Metrics

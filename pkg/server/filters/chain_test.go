@@ -14,8 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
 const chainTimeout = 200 * time.Millisecond
@@ -38,7 +40,7 @@ func (a *chainAPI) handler() http.Handler {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc("/api/v1/namespaces/ns/pods/ok", func(w http.ResponseWriter, r *http.Request) {
-		AddWarning(r.Context(), "careful")
+		warning.AddWarning(r.Context(), "careful")
 		w.Header().Set("X-Incomplete", fmt.Sprint(request.MuxIncomplete(r.Context())))
 		_, _ = io.WriteString(w, "ok")
 	})
@@ -93,7 +95,7 @@ func TestBuildChain(t *testing.T) {
 				AuditPolicy:                    audit.MetadataPolicy(),
 				MaxRequestsInFlight:            1,
 				MaxMutatingRequestsInFlight:    1,
-				Authorizer:                     InterimAuthorizer{},
+				Authorizer:                     interim.Authorizer{},
 				Metrics:                        m,
 			}
 			srv, c := startTLS(t, BuildChain(api.handler(), cfg), proto.http2)
@@ -256,7 +258,7 @@ func TestBuildChainShutdown(t *testing.T) {
 				NonLongRunningRequestWaitGroup: wg,
 				RequestTimeout:                 time.Minute,
 				Authenticator:                  tokenAuthenticator{"good": alice},
-				Authorizer:                     InterimAuthorizer{},
+				Authorizer:                     interim.Authorizer{},
 			}
 			srv, c := startTLS(t, BuildChain(api.handler(), cfg), proto.http2)
 			u := srv.URL

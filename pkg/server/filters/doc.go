@@ -4,6 +4,6 @@
 //
 // Request state travels on the request context: RequestInfo, user, audit ID
 // and received timestamp through pkg/endpoints/request; the audit Context
-// through pkg/audit; warnings through AddWarning; watch termination through
-// WatchTerminated.
+// through pkg/audit; warnings through pkg/endpoints/warning; watch
+// termination through WatchTerminated.
 package filters

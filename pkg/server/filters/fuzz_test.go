@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
@@ -42,13 +41,13 @@ func FuzzRequestDeadline(f *testing.F) {
 	})
 }
 
-// FuzzRequestHeaders: source IPs, user agents and warnings from client input
-// never panic and stay well-formed.
+// FuzzRequestHeaders: source IPs and user agents from client input never
+// panic and stay well-formed (warnings: pkg/endpoints/warning).
 func FuzzRequestHeaders(f *testing.F) {
-	f.Add("1.1.1.1, 2.2.2.2", "3.3.3.3", "10.0.0.1:5", "kubectl", "warn me")
-	f.Add("", "", "[::1]:80", "", "")
-	f.Add(",,,", "::ffff:1.2.3.4", "garbage", "\xff", "\xff\"\\")
-	f.Fuzz(func(t *testing.T, xff, real, remote, ua, warning string) {
+	f.Add("1.1.1.1, 2.2.2.2", "3.3.3.3", "10.0.0.1:5", "kubectl")
+	f.Add("", "", "[::1]:80", "")
+	f.Add(",,,", "::ffff:1.2.3.4", "garbage", "\xff")
+	f.Fuzz(func(t *testing.T, xff, real, remote, ua string) {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.Header.Set("X-Forwarded-For", xff)
 		r.Header.Set("X-Real-Ip", real)
@@ -61,11 +60,6 @@ func FuzzRequestHeaders(f *testing.F) {
 		}
 		if got := truncateUserAgent(ua); len(got) > maxUserAgentLength+len(userAgentTruncateSuffix) {
 			t.Fatalf("user agent of %d bytes not truncated", len(got))
-		}
-		rec := &warningRecorder{header: http.Header{}, logger: discard()}
-		rec.add("-", warning)
-		if got := truncateRunes(warning, 3); utf8.ValidString(warning) && !utf8.ValidString(got) {
-			t.Fatalf("truncateRunes broke UTF-8: %q", got)
 		}
 	})
 }

@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // TooManyRequestsMessage is the body (before the newline) of the

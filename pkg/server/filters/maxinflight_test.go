@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 func TestWithMaxInFlightLimit(t *testing.T) {

@@ -147,22 +147,11 @@ func (c *Cacher) Ready() bool {
 // the cacher is stopped). Requests do not need it (they go to the
 // underlying store until then); a server may use it to start serving warm.
 func (c *Cacher) WaitReady(ctx context.Context) error {
-	for {
-		c.mu.RLock()
-		ready, stopped, ch := c.ready, c.stopped, c.changed
-		c.mu.RUnlock()
-		switch {
-		case stopped:
-			return errors.New("watch cache stopped")
-		case ready:
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return fmt.Errorf("wait for watch cache of %q: %w", c.cfg.ResourcePrefix, ctx.Err())
-		}
+	err := c.awaitReady(ctx, 0)
+	if err == nil || errors.Is(err, errCacheStopped) {
+		return err
 	}
+	return fmt.Errorf("wait for watch cache of %q: %w", c.cfg.ResourcePrefix, err)
 }
 
 // Create implements [storage.Interface]; it writes to the underlying store.
@@ -260,27 +249,42 @@ func scopePrefix(key string) string {
 // is not there (or the cacher is stopped): the caller uses the underlying
 // store.
 func (c *Cacher) waitReady(ctx context.Context) bool {
-	var timer *time.Timer
+	return c.awaitReady(ctx, c.cfg.ReadyWait) == nil
+}
+
+var (
+	errCacheStopped  = errors.New("watch cache stopped")
+	errReadyWaitOver = errors.New("watch cache not ready in time")
+)
+
+// awaitReady is the one wait for the cache's initial state, of
+// [Cacher.WaitReady] and [Cacher.waitReady]: nil once the cache has it,
+// errCacheStopped if the cacher is stopped, ctx's error if ctx ends first,
+// errReadyWaitOver after limit (limit <= 0: no limit). A ready cache
+// answers at once, with no timer.
+func (c *Cacher) awaitReady(ctx context.Context, limit time.Duration) error {
+	var timeout <-chan time.Time
 	for {
 		c.mu.RLock()
 		ready, stopped, ch := c.ready, c.stopped, c.changed
 		c.mu.RUnlock()
-		if stopped {
-			return false
+		switch {
+		case stopped:
+			return errCacheStopped
+		case ready:
+			return nil
 		}
-		if ready {
-			return true
-		}
-		if timer == nil {
-			timer = time.NewTimer(c.cfg.ReadyWait)
+		if timeout == nil && limit > 0 {
+			timer := time.NewTimer(limit)
 			defer timer.Stop()
+			timeout = timer.C
 		}
 		select {
 		case <-ch:
-		case <-timer.C:
-			return false
+		case <-timeout:
+			return errReadyWaitOver
 		case <-ctx.Done():
-			return false
+			return ctx.Err()
 		}
 	}
 }

@@ -10,9 +10,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 func TestValidateSubjectAccessReviewSpec(t *testing.T) {
@@ -89,13 +90,13 @@ func TestValidateMetadataAndNamespaces(t *testing.T) {
 
 // fixed answers a fixed decision, and records what it was asked.
 type fixed struct {
-	d      filters.Decision
+	d      authorizer.Decision
 	reason string
 	err    error
-	got    *filters.Attributes
+	got    *authorizer.Attributes
 }
 
-func (f *fixed) Authorize(_ context.Context, a filters.Attributes) (filters.Decision, string, error) {
+func (f *fixed) Authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
 	*f.got = a
 	return f.d, f.reason, f.err
 }
@@ -107,7 +108,7 @@ func TestDecisions(t *testing.T) {
 	healthz := &authorizationv1.NonResourceAttributes{Path: "/healthz", Verb: "get"}
 	tests := []struct {
 		name   string
-		authz  filters.Authorizer // nil: interim
+		authz  authorizer.Authorizer // nil: interim
 		caller *user.Info
 		spec   authorizationv1.SubjectAccessReviewSpec // user/groups used by SAR/LSAR, attributes by all
 		want   authorizationv1.SubjectAccessReviewStatus
@@ -115,16 +116,16 @@ func TestDecisions(t *testing.T) {
 		{"interim, authenticated", nil, alice, authorizationv1.SubjectAccessReviewSpec{User: "alice", Groups: alice.Groups, ResourceAttributes: cms}, authorizationv1.SubjectAccessReviewStatus{Allowed: true}},
 		{"interim, anonymous on configmaps", nil, anon, authorizationv1.SubjectAccessReviewSpec{User: anon.Name, Groups: anon.Groups, ResourceAttributes: cms}, authorizationv1.SubjectAccessReviewStatus{}},
 		{"interim, anonymous on healthz", nil, anon, authorizationv1.SubjectAccessReviewSpec{User: anon.Name, Groups: anon.Groups, NonResourceAttributes: healthz}, authorizationv1.SubjectAccessReviewStatus{Allowed: true}},
-		{"deny with a reason", &fixed{d: filters.DecisionDeny, reason: "no way"}, alice, authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: cms}, authorizationv1.SubjectAccessReviewStatus{Denied: true, Reason: "no way"}},
-		{"error", &fixed{d: filters.DecisionNoOpinion, err: errors.New("boom")}, alice, authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: cms}, authorizationv1.SubjectAccessReviewStatus{EvaluationError: "boom"}},
-		{"allow, selector ignored", &fixed{d: filters.DecisionAllow}, alice, authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "ns", Verb: "list", Resource: "pods",
+		{"deny with a reason", &fixed{d: authorizer.DecisionDeny, reason: "no way"}, alice, authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: cms}, authorizationv1.SubjectAccessReviewStatus{Denied: true, Reason: "no way"}},
+		{"error", &fixed{d: authorizer.DecisionNoOpinion, err: errors.New("boom")}, alice, authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: cms}, authorizationv1.SubjectAccessReviewStatus{EvaluationError: "boom"}},
+		{"allow, selector ignored", &fixed{d: authorizer.DecisionAllow}, alice, authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "ns", Verb: "list", Resource: "pods",
 			FieldSelector: &authorizationv1.FieldSelectorAttributes{RawSelector: "a==b==c"},
 			LabelSelector: &authorizationv1.LabelSelectorAttributes{Requirements: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "fake"}, {Key: "b", Operator: metav1.LabelSelectorOpExists}}}}},
 			authorizationv1.SubjectAccessReviewStatus{Allowed: true, EvaluationError: "spec.resourceAttributes.fieldSelector ignored due to parse error; spec.resourceAttributes.labelSelector partially ignored due to parse error"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var asked filters.Attributes
+			var asked authorizer.Attributes
 			authz := tt.authz
 			if f, ok := authz.(*fixed); ok {
 				f.got = &asked
@@ -229,7 +230,7 @@ func TestRules(t *testing.T) {
 	}{
 		{"interim, authenticated", RulesOf(nil), &user.Info{Name: "alice", Groups: []string{user.AllAuthenticated}},
 			"[{[*] [*] [*] []}]", "[{[*] [*]}]", false, ""},
-		{"interim, anonymous", RulesOf(filters.InterimAuthorizer{}), &user.Info{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}},
+		{"interim, anonymous", RulesOf(interim.Authorizer{}), &user.Info{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}},
 			"[]", "[{[get head] [/healthz /healthz/* /livez /livez/* /readyz /readyz/* /version /version/]}]", false, ""},
 		{"an authorizer without rules", RulesOf(&fixed{}), &user.Info{Name: "alice"},
 			"[]", "[]", true, "authorizer does not support user rule resolution"},

@@ -12,14 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 // review is one access check: what the authorizer is asked, and the
 // selector parse errors that end up in status.evaluationError.
 type review struct {
-	attrs filters.Attributes
+	attrs authorizer.Attributes
 	// selectorErrs are upstream's "... ignored due to parse error" notes.
 	selectorErrs []string
 }
@@ -40,9 +40,9 @@ func subjectFrom(spec authorizationv1.SubjectAccessReviewSpec) *user.Info {
 // (validation made sure of that).
 func reviewFrom(u *user.Info, ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) review {
 	if ra == nil {
-		return review{attrs: filters.Attributes{User: u, Verb: nra.Verb, Path: nra.Path}}
+		return review{attrs: authorizer.Attributes{User: u, Verb: nra.Verb, Path: nra.Path}}
 	}
-	r := review{attrs: filters.Attributes{
+	r := review{attrs: authorizer.Attributes{
 		User:            u,
 		Verb:            ra.Verb,
 		ResourceRequest: true,
@@ -74,10 +74,10 @@ func ignoredNote(selector string, usable int) string {
 }
 
 // status turns the authorizer's answer into a review status.
-func (r review) status(d filters.Decision, reason string, err error) authorizationv1.SubjectAccessReviewStatus {
+func (r review) status(d authorizer.Decision, reason string, err error) authorizationv1.SubjectAccessReviewStatus {
 	st := authorizationv1.SubjectAccessReviewStatus{
-		Allowed: d == filters.DecisionAllow,
-		Denied:  d == filters.DecisionDeny,
+		Allowed: d == authorizer.DecisionAllow,
+		Denied:  d == authorizer.DecisionDeny,
 		Reason:  reason,
 	}
 	var notes []string

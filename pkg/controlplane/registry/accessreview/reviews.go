@@ -9,15 +9,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
-// orInterim is authz, or the InterimAuthorizer when authz is nil.
-func orInterim(authz filters.Authorizer) filters.Authorizer {
+// orInterim is authz, or the interim authorizer when authz is nil.
+func orInterim(authz authorizer.Authorizer) authorizer.Authorizer {
 	if authz == nil {
-		return filters.InterimAuthorizer{}
+		return interim.Authorizer{}
 	}
 	return authz
 }
@@ -32,10 +33,10 @@ func runCreateValidation(ctx context.Context, obj runtime.Object, v rest.Validat
 
 // SubjectAccessReviewREST answers subjectaccessreviews: may the user of the
 // spec do what the spec describes?
-type SubjectAccessReviewREST struct{ authz filters.Authorizer }
+type SubjectAccessReviewREST struct{ authz authorizer.Authorizer }
 
-// NewSubjectAccessReviewREST decides with authz (nil: the InterimAuthorizer).
-func NewSubjectAccessReviewREST(authz filters.Authorizer) *SubjectAccessReviewREST {
+// NewSubjectAccessReviewREST decides with authz (nil: the interim authorizer).
+func NewSubjectAccessReviewREST(authz authorizer.Authorizer) *SubjectAccessReviewREST {
 	return &SubjectAccessReviewREST{authz: orInterim(authz)}
 }
 
@@ -77,11 +78,11 @@ func (r *SubjectAccessReviewREST) Create(ctx context.Context, obj runtime.Object
 
 // LocalSubjectAccessReviewREST answers localsubjectaccessreviews: a
 // SubjectAccessReview confined to the namespace of the request.
-type LocalSubjectAccessReviewREST struct{ authz filters.Authorizer }
+type LocalSubjectAccessReviewREST struct{ authz authorizer.Authorizer }
 
 // NewLocalSubjectAccessReviewREST decides with authz (nil: the
-// InterimAuthorizer).
-func NewLocalSubjectAccessReviewREST(authz filters.Authorizer) *LocalSubjectAccessReviewREST {
+// interim authorizer).
+func NewLocalSubjectAccessReviewREST(authz authorizer.Authorizer) *LocalSubjectAccessReviewREST {
 	return &LocalSubjectAccessReviewREST{authz: orInterim(authz)}
 }
 
@@ -133,11 +134,11 @@ func (r *LocalSubjectAccessReviewREST) Create(ctx context.Context, obj runtime.O
 
 // SelfSubjectAccessReviewREST answers selfsubjectaccessreviews: may the
 // requesting user do what the spec describes (kubectl auth can-i)?
-type SelfSubjectAccessReviewREST struct{ authz filters.Authorizer }
+type SelfSubjectAccessReviewREST struct{ authz authorizer.Authorizer }
 
 // NewSelfSubjectAccessReviewREST decides with authz (nil: the
-// InterimAuthorizer).
-func NewSelfSubjectAccessReviewREST(authz filters.Authorizer) *SelfSubjectAccessReviewREST {
+// interim authorizer).
+func NewSelfSubjectAccessReviewREST(authz authorizer.Authorizer) *SelfSubjectAccessReviewREST {
 	return &SelfSubjectAccessReviewREST{authz: orInterim(authz)}
 }
 

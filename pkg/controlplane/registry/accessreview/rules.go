@@ -10,15 +10,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 // RuleResolver lists what a user may do in a namespace (kube's
 // authorizer.RuleResolver). An authorizer that can answer implements it
-// next to filters.Authorizer; selfsubjectrulesreviews use it.
+// next to authorizer.Authorizer; selfsubjectrulesreviews use it.
 //
 // incomplete reports that the lists may miss rules (e.g. an authorizer
 // that cannot enumerate its rules, or a rule that failed to evaluate); err
@@ -28,7 +29,7 @@ type RuleResolver interface {
 	RulesFor(ctx context.Context, u *user.Info, namespace string) (resourceRules []authorizationv1.ResourceRule, nonResourceRules []authorizationv1.NonResourceRule, incomplete bool, err error)
 }
 
-// InterimRules is the RuleResolver of filters.InterimAuthorizer: an
+// InterimRules is the RuleResolver of interim.Authorizer: an
 // authenticated user may do everything; an anonymous one may only GET (or
 // HEAD) the health and version paths.
 type InterimRules struct{}
@@ -37,7 +38,7 @@ var _ RuleResolver = InterimRules{}
 
 // RulesFor implements RuleResolver.
 func (InterimRules) RulesFor(_ context.Context, u *user.Info, _ string) ([]authorizationv1.ResourceRule, []authorizationv1.NonResourceRule, bool, error) {
-	if isAnonymous(u) {
+	if u.IsAnonymous() {
 		return []authorizationv1.ResourceRule{}, []authorizationv1.NonResourceRule{{
 			Verbs: []string{"get", "head"},
 			NonResourceURLs: []string{
@@ -48,11 +49,6 @@ func (InterimRules) RulesFor(_ context.Context, u *user.Info, _ string) ([]autho
 	return []authorizationv1.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
 		[]authorizationv1.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
 		false, nil
-}
-
-// isAnonymous is the InterimAuthorizer's test.
-func isAnonymous(u *user.Info) bool {
-	return u == nil || u.Name == user.Anonymous || u.InGroup(user.AllUnauthenticated)
 }
 
 // errNoRules is the evaluation error of an authorizer that cannot list
@@ -68,13 +64,13 @@ func (noRules) RulesFor(context.Context, *user.Info, string) ([]authorizationv1.
 }
 
 // RulesOf returns the RuleResolver of authz: authz itself if it is one,
-// InterimRules for the InterimAuthorizer (and nil), else a resolver that
+// InterimRules for the interim authorizer (and nil), else a resolver that
 // answers "incomplete" with no rules.
-func RulesOf(authz filters.Authorizer) RuleResolver {
+func RulesOf(authz authorizer.Authorizer) RuleResolver {
 	switch a := authz.(type) {
 	case RuleResolver:
 		return a
-	case nil, filters.InterimAuthorizer, *filters.InterimAuthorizer:
+	case nil, interim.Authorizer, *interim.Authorizer:
 		return InterimRules{}
 	default:
 		return noRules{}

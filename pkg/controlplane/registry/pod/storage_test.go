@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
-	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
@@ -89,7 +89,7 @@ func TestPodCreate(t *testing.T) {
 	in := newPod("web")
 	in.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1"}
 	w := &registrytest.Warnings{}
-	ctx := generic.WithWarner(podCtx(), w)
+	ctx := warning.WithRecorder(podCtx(), w)
 	out, err := s.Pod.Create(ctx, in, nil, &metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	validationcore "github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -45,7 +46,7 @@ func (strategy) NamespaceScoped() bool { return true }
 // AppArmor fields), warning about deprecated AppArmor annotations.
 func (strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	for _, w := range defaultscorev1.PrepareForCreate(obj.(*corev1.Pod)) {
-		generic.AddWarning(ctx, w)
+		warning.AddWarning(ctx, w)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
@@ -117,7 +117,7 @@ func TestSecretTLSWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &registrytest.Warnings{}
-	ctx := generic.WithWarner(registrytest.Context("", "v1", "secrets", "default"), w)
+	ctx := warning.WithRecorder(registrytest.Context("", "v1", "secrets", "default"), w)
 	_, err = store.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Type:       corev1.SecretTypeTLS,

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
@@ -23,7 +23,7 @@ func TestServiceAccountStore(t *testing.T) {
 		t.Errorf("got short names %v, want [sa]", got)
 	}
 	w := &registrytest.Warnings{}
-	ctx := generic.WithWarner(registrytest.Context("", "v1", "serviceaccounts", "default"), w)
+	ctx := warning.WithRecorder(registrytest.Context("", "v1", "serviceaccounts", "default"), w)
 
 	// Secret references keep only their names.
 	obj, err := store.Create(ctx, &corev1.ServiceAccount{

@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 )
 
 // FuzzValidatePod: any pod a client can send is validated (create,

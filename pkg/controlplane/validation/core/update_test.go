@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
-	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 )
 
 func storedPod() *corev1.Pod {
