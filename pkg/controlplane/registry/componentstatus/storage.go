@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/table"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -40,6 +41,10 @@ func DefaultServers(storageHealth ...func(context.Context) error) map[string]Ser
 	}
 	return out
 }
+
+// DeprecationWarning is the warning upstream sends with every response
+// about componentstatuses (the API has been deprecated since v1.19).
+const DeprecationWarning = "v1 ComponentStatus is deprecated in v1.19+"
 
 // REST serves componentstatuses: get and list, each probing the
 // components live.
@@ -80,10 +85,12 @@ func (*REST) ShortNames() []string { return []string{"cs"} }
 // NewList implements rest.Lister.
 func (*REST) NewList() runtime.Object { return &corev1.ComponentStatusList{} }
 
-// Get implements rest.Getter: the named component, probed now. An unknown
+// Get implements rest.Getter: the named component, probed now, with the
+// deprecation warning. An unknown
 // name is 404 NotFound (upstream answers 500 with "Component not found";
 // kapi never answers a bad name with a server error).
 func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
+	generic.AddWarning(ctx, DeprecationWarning)
 	s, ok := r.servers[name]
 	if !ok {
 		return nil, apierrors.NewNotFound(Resource, name)
@@ -91,10 +98,12 @@ func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runt
 	return status(ctx, name, s), nil
 }
 
-// List implements rest.Lister: every component, probed concurrently,
+// List implements rest.Lister: with the deprecation warning, every
+// component, probed concurrently,
 // sorted by name, filtered by the label and field selectors (components
 // have no labels; their fields are metadata.name and metadata.namespace).
 func (r *REST) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
+	generic.AddWarning(ctx, DeprecationWarning)
 	names := make([]string, 0, len(r.servers))
 	for name := range r.servers {
 		names = append(names, name)
