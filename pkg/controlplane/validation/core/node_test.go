@@ -47,7 +47,9 @@ func TestValidateNode(t *testing.T) {
 		{"negative capacity", func(n *corev1.Node) { n.Status.Capacity[corev1.ResourceCPU] = resource.MustParse("-1") }, []string{
 			"FieldValueInvalid status.capacity.cpu: must be greater than or equal to 0",
 		}},
-		{"fractional pods", func(n *corev1.Node) { n.Status.Allocatable = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1500m")} }, []string{
+		{"fractional pods", func(n *corev1.Node) {
+			n.Status.Allocatable = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1500m")}
+		}, []string{
 			"FieldValueInvalid status.allocatable.pods: must be an integer",
 		}},
 		{"invalid pod CIDR", func(n *corev1.Node) { n.Spec.PodCIDRs = []string{"10.244.1.0"} }, []string{

@@ -39,7 +39,9 @@ func TestValidatePersistentVolume(t *testing.T) {
 		{"no access modes", func(pv *corev1.PersistentVolume) { pv.Spec.AccessModes = nil }, []string{
 			"FieldValueRequired spec.accessModes: ",
 		}},
-		{"unknown access mode", func(pv *corev1.PersistentVolume) { pv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{"ReadWriteAll"} }, []string{
+		{"unknown access mode", func(pv *corev1.PersistentVolume) {
+			pv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{"ReadWriteAll"}
+		}, []string{
 			`FieldValueNotSupported spec.accessModes: supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`,
 		}},
 		{"ReadWriteOncePod with another mode", func(pv *corev1.PersistentVolume) {

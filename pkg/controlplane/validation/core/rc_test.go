@@ -55,10 +55,14 @@ func TestValidateReplicationController(t *testing.T) {
 		{"no template", func(rc *corev1.ReplicationController) { rc.Spec.Template = nil }, []string{
 			"FieldValueRequired spec.template: ",
 		}},
-		{"restart policy Never", func(rc *corev1.ReplicationController) { rc.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever }, []string{
+		{"restart policy Never", func(rc *corev1.ReplicationController) {
+			rc.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+		}, []string{
 			`FieldValueNotSupported spec.template.spec.restartPolicy: supported values: "Always"`,
 		}},
-		{"active deadline", func(rc *corev1.ReplicationController) { rc.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](10) }, []string{
+		{"active deadline", func(rc *corev1.ReplicationController) {
+			rc.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](10)
+		}, []string{
 			"FieldValueForbidden spec.template.spec.activeDeadlineSeconds: activeDeadlineSeconds in ReplicationController is not Supported",
 		}},
 		{"invalid name", func(rc *corev1.ReplicationController) { rc.Name = "Nginx" }, []string{
