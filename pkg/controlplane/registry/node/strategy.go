@@ -62,9 +62,7 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 }
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	n, o := obj.(*corev1.Node), old.(*corev1.Node)
-	errs := core.ValidateNodeFields(n)
-	return append(errs, core.ValidateNodeUpdateFields(n, o)...)
+	return core.ValidateNodeSpecUpdateFields(obj.(*corev1.Node), old.(*corev1.Node))
 }
 
 // WarningsOnCreate warns about deprecated fields, as upstream.

@@ -71,7 +71,7 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	q, oldQ := obj.(*corev1.ResourceQuota), old.(*corev1.ResourceQuota)
-	return append(core.ValidateResourceQuotaFields(q), core.ValidateResourceQuotaUpdateFields(q, oldQ)...)
+	return core.ValidateResourceQuotaUpdateFields(q, oldQ)
 }
 
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }

@@ -90,10 +90,30 @@ func ValidateNodeUpdateFields(node, old *corev1.Node) field.ErrorList {
 	return append(allErrs, validateNodeUpdate(node, old)...)
 }
 
+// ValidateNodeSpecUpdateFields checks an update of a node through the main
+// resource but for the generic metadata rules: the new node as
+// [ValidateNodeFields] and the update rules of [ValidateNodeUpdateFields]
+// (upstream checks the annotations, quantities and taints twice,
+// reporting their errors twice; kapi once).
+func ValidateNodeSpecUpdateFields(node, old *corev1.Node) field.ErrorList {
+	allErrs := ValidateNodeFields(node)
+	return append(allErrs, validateNodeUpdateRules(node, old)...)
+}
+
 func validateNodeUpdate(node, old *corev1.Node) field.ErrorList {
 	metaPath := field.NewPath("metadata")
 	allErrs := validateNodeSpecificAnnotations(node.Annotations, metaPath.Child("annotations"))
 	allErrs = append(allErrs, validateNodeResources(node)...)
+	allErrs = append(allErrs, validateNodeUpdateRules(node, old)...)
+	if len(node.Spec.Taints) > 0 {
+		allErrs = append(allErrs, validateNodeTaints(node.Spec.Taints, metaPath.Child("taints"))...)
+	}
+	return allErrs
+}
+
+// validateNodeUpdateRules are the rules only updates have.
+func validateNodeUpdateRules(node, old *corev1.Node) field.ErrorList {
+	var allErrs field.ErrorList
 	seen := map[corev1.NodeAddress]bool{}
 	for i, a := range node.Status.Addresses {
 		if seen[a] {
@@ -130,9 +150,6 @@ func validateNodeUpdate(node, old *corev1.Node) field.ErrorList {
 				allErrs = append(allErrs, validateNodeConfigSource(s.source, false, p.Child(s.name))...)
 			}
 		}
-	}
-	if len(node.Spec.Taints) > 0 {
-		allErrs = append(allErrs, validateNodeTaints(node.Spec.Taints, metaPath.Child("taints"))...)
 	}
 	if node.Spec.DoNotUseExternalID != old.Spec.DoNotUseExternalID {
 		allErrs = append(allErrs, field.Forbidden(field.NewPath("spec", "externalID"), "may not be updated"))

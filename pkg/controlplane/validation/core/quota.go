@@ -201,11 +201,11 @@ func ValidateResourceQuotaFields(q *corev1.ResourceQuota) field.ErrorList {
 }
 
 // ValidateResourceQuotaUpdateFields checks an update of a quota but for
-// the generic metadata rules: the new spec, and scopes that do not
-// change.
+// the generic metadata rules: the new quota as [ValidateResourceQuotaFields]
+// (upstream checks the spec twice, reporting its errors twice; kapi once),
+// and scopes that do not change.
 func ValidateResourceQuotaUpdateFields(q, old *corev1.ResourceQuota) field.ErrorList {
-	allErrs := metavalidation.ValidateKubeFinalizerNames(q.Finalizers, field.NewPath("metadata", "finalizers"))
-	allErrs = append(allErrs, validateResourceQuotaSpec(&q.Spec, field.NewPath("spec"))...)
+	allErrs := ValidateResourceQuotaFields(q)
 	newScopes, oldScopes := map[corev1.ResourceQuotaScope]bool{}, map[corev1.ResourceQuotaScope]bool{}
 	for _, s := range q.Spec.Scopes {
 		newScopes[s] = true
