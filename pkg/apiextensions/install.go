@@ -107,11 +107,8 @@ func Install(s *server.GenericServer, cfg Config) error {
 
 	var crAPI *crOpenAPI
 	if cfg.OpenAPI != nil {
-		defs := openapi.NewDefinitions()
-		if err := publishCRDGroup(cfg.OpenAPI, defs); err != nil {
-			return err
-		}
-		if crAPI, err = newCROpenAPI(cfg.OpenAPI, defs); err != nil {
+		publishCRDGroup(cfg.OpenAPI, g.GroupVersion, g.OpenAPIResources(resources))
+		if crAPI, err = newCROpenAPI(cfg.OpenAPI, openapi.Default()); err != nil {
 			return err
 		}
 	}
@@ -129,7 +126,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 	}
 	// ObjectMeta's schemas for server-side apply: those the OpenAPI
 	// documents already hold, else built on first use.
-	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return customresource.MetaSchemas(openapi.NewDefinitions()) })
+	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return customresource.MetaSchemas(openapi.Default()) })
 	if crAPI != nil {
 		meta := crAPI.meta
 		crs.metaSchemas = func() (map[string]*spec.Schema, error) { return meta, nil }

@@ -425,9 +425,7 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 	for i, c := range served {
 		crds[i] = c.crd
 	}
-	if err := s.openAPI.set(gv, crds); err != nil {
-		s.logger.Warn("openapi for custom resources", "groupVersion", gv.String(), "err", err)
-	}
+	s.openAPI.set(gv, crds)
 	return nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
@@ -163,6 +164,8 @@ func (c *Config) complete() error {
 type Installed struct {
 	GroupVersion schema.GroupVersion
 	Resources    []metav1.APIResource
+	// OpenAPI describes Resources for the OpenAPI documents.
+	OpenAPI []openapi.Resource
 }
 
 // Install adds the built-in resources of the group tables (see
@@ -325,7 +328,7 @@ func installGroups(s *server.GenericServer, c Config, b *storageBuilder, chain a
 			if err != nil {
 				return nil, fmt.Errorf("install %s: %w", g.GroupVersion, err)
 			}
-			installed = append(installed, Installed{GroupVersion: g.GroupVersion, Resources: resources})
+			installed = append(installed, Installed{GroupVersion: g.GroupVersion, Resources: resources, OpenAPI: g.OpenAPIResources(resources)})
 			if err := c.Discovery.AddGroupVersion(g.GroupVersion, resources); err != nil {
 				return nil, fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
 			}

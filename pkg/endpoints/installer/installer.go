@@ -17,6 +17,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
@@ -119,6 +120,20 @@ func (g *APIGroupVersion) Build() (http.Handler, []metav1.APIResource, error) {
 	}
 	h.discovery = &metav1.APIResourceList{GroupVersion: g.GroupVersion.String(), APIResources: resources}
 	return h, resources, nil
+}
+
+// OpenAPIResources describes the (sub)resources listed in resources (what
+// Install or Build returned) for the OpenAPI documents: their discovery
+// entries and what the storage tells beyond them (a DELETE answering with
+// the deleted object).
+func (g *APIGroupVersion) OpenAPIResources(resources []metav1.APIResource) []openapi.Resource {
+	out := openapi.ResourcesOf(g.GroupVersion, resources)
+	for i := range out {
+		if d, ok := g.Storage[out[i].Name].(rest.MayReturnFullObjectDeleter); ok {
+			out[i].DeleteReturnsObject = d.DeleteReturnsDeletedObject()
+		}
+	}
+	return out
 }
 
 func (g *APIGroupVersion) complete() {
