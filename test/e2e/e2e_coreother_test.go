@@ -8,9 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // coreOtherManifest holds one object of each kind the test drives: a node
@@ -323,6 +327,96 @@ func TestCoreOtherDefaultsEveryPath(t *testing.T) {
 				t.Errorf("%s patch pv: got policy %q, mode %v, phase %q; want Retain, Filesystem, Pending", p.name,
 					pv.Spec.PersistentVolumeReclaimPolicy, pv.Spec.VolumeMode, pv.Status.Phase)
 			}
+		}
+	})
+}
+
+// TestCoreOtherProtobufAndNamespaceDeletion writes and reads every kind in
+// protobuf, watches controllers, and checks that deleting a namespace
+// removes its claims, controllers, limit ranges and quotas (the namespace
+// controller empties them, so the namespace goes).
+func TestCoreOtherProtobufAndNamespaceDeletion(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		cfg := e.config()
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
+		cs := kubernetes.NewForConfigOrDie(cfg)
+		ns := e.newNamespace(t)
+		watcher, err := cs.CoreV1().ReplicationControllers(ns).Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer watcher.Stop()
+		replicas := int32(2)
+		rc := &corev1.ReplicationController{
+			ObjectMeta: metav1.ObjectMeta{Name: "web"},
+			Spec: corev1.ReplicationControllerSpec{
+				Replicas: &replicas,
+				Template: &corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "web:1"}}},
+				},
+			},
+		}
+		created, err := cs.CoreV1().ReplicationControllers(ns).Create(ctx, rc, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create rc in protobuf: %v", err)
+		}
+		if created.Spec.Selector["app"] != "web" || created.Spec.Template.Spec.DNSPolicy != corev1.DNSClusterFirst {
+			t.Errorf("got selector %v, dnsPolicy %q; want the defaults", created.Spec.Selector, created.Spec.Template.Spec.DNSPolicy)
+		}
+		select {
+		case ev := <-watcher.ResultChan():
+			if got, ok := ev.Object.(*corev1.ReplicationController); !ok || ev.Type != "ADDED" || got.Name != "web" {
+				t.Errorf("got watch event %s %T, want ADDED web", ev.Type, ev.Object)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no watch event within 30s")
+		}
+		pvc := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "data"},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+			},
+		}
+		if _, err := cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create pvc: %v", err)
+		}
+		if _, err := cs.CoreV1().LimitRanges(ns).Create(ctx, &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "l"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create limit range: %v", err)
+		}
+		if _, err := cs.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create quota: %v", err)
+		}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: ns}, Status: corev1.NodeStatus{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}
+		got, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create node: %v", err)
+		}
+		defer func() { _ = cs.CoreV1().Nodes().Delete(ctx, ns, metav1.DeleteOptions{}) }()
+		if q := got.Status.Allocatable[corev1.ResourceCPU]; q.String() != "2" {
+			t.Errorf("got allocatable cpu %q, want the capacity (defaulted)", q.String())
+		}
+		if _, err := cs.CoreV1().ComponentStatuses().List(ctx, metav1.ListOptions{}); err != nil {
+			t.Errorf("list componentstatuses in protobuf: %v", err)
+		}
+
+		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			_, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				left, _ := cs.CoreV1().ReplicationControllers(ns).List(ctx, metav1.ListOptions{})
+				t.Fatalf("namespace %s still there after 30s (get: %v); controllers left: %d", ns, err, len(left.Items))
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	})
 }
