@@ -1,6 +1,8 @@
 package controlplane
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
@@ -11,6 +13,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/node"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/persistentvolume"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/persistentvolumeclaim"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/pod"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/podtemplate"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/replicationcontroller"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
@@ -37,6 +41,9 @@ var coreGroup = apiGroup{name: corev1.GroupName, versions: []apiVersion{{
 		{name: "limitranges", storage: storeOf(limitrange.NewREST)},
 		{name: "resourcequotas", storage: statusStoreOf(resourcequota.NewREST)},
 		{name: "componentstatuses", storage: withConfig(componentStatusStorage)},
+		{name: "pods", storage: podStorage, fieldLabels: pod.FieldLabelConversion},
+		{name: "podtemplates", storage: storeOf(podtemplate.NewREST)},
+		{name: "bindings", storage: legacyBindingStorage},
 	},
 }}}
 
@@ -58,4 +65,38 @@ func namespaceStorage(b *storageBuilder) (resourceStorage, error) {
 		return resourceStorage{}, err
 	}
 	return resourceStorage{storage: ns, subresources: map[string]rest.Storage{"status": status, "finalize": finalize}}, nil
+}
+
+// podStorage is the pods line: the resource and its subresources. The
+// connection subresources read nodes through the nodes line when the
+// table has one. ("eviction" is added by the policy group's owner.)
+func podStorage(b *storageBuilder) (resourceStorage, error) {
+	var c pod.Config
+	nodes := corev1.SchemeGroupVersion.WithResource("nodes")
+	if _, ok := b.lines[nodes]; ok {
+		rs, err := b.storage(nodes)
+		if err != nil {
+			return resourceStorage{}, err
+		}
+		getter, ok := rs.storage.(pod.NodeGetter)
+		if !ok {
+			return resourceStorage{}, fmt.Errorf("controlplane: the storage of %s is a %T, not a node getter", nodes, rs.storage)
+		}
+		c.Nodes = getter
+	}
+	st, err := pod.NewREST(b.opts, c)
+	if err != nil {
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: st.Pod, subresources: st.Subresources()}, nil
+}
+
+// legacyBindingStorage is the bindings line: POST of a Binding named after
+// its pod, through the pods line's binding subresource.
+func legacyBindingStorage(b *storageBuilder) (resourceStorage, error) {
+	binding, err := subresourceAs[*pod.BindingREST](b, corev1.SchemeGroupVersion.WithResource("pods"), "binding")
+	if err != nil {
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: pod.NewLegacyBindingREST(binding), shared: true}, nil
 }

@@ -1,22 +1,25 @@
 package corev1
 
 import (
+	"maps"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
 
 // SetDefaults_ReplicationController takes an empty selector and empty
-// labels from the template's labels.
+// labels from the template's labels (copies of them: upstream shares the
+// map, which only matters to code changing one after decoding).
 func SetDefaults_ReplicationController(obj *corev1.ReplicationController) {
 	if obj.Spec.Template == nil || obj.Spec.Template.Labels == nil {
 		return
 	}
 	labels := obj.Spec.Template.Labels
 	if len(obj.Spec.Selector) == 0 {
-		obj.Spec.Selector = labels
+		obj.Spec.Selector = maps.Clone(labels)
 	}
 	if len(obj.Labels) == 0 {
-		obj.Labels = labels
+		obj.Labels = maps.Clone(labels)
 	}
 }
 

@@ -14,12 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
+// controller is a controller as decoding (which defaults) gives it.
 func controller(name string) *corev1.ReplicationController {
-	return &corev1.ReplicationController{
+	rc := &corev1.ReplicationController{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.ReplicationControllerSpec{
 			Replicas: ptr.To[int32](3),
@@ -33,6 +35,8 @@ func controller(name string) *corev1.ReplicationController {
 			},
 		},
 	}
+	scheme.Scheme.Default(rc)
+	return rc
 }
 
 func newStores(t *testing.T) (*generic.Store, *generic.StatusREST, *generic.ScaleREST) {

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -69,16 +68,17 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 // label (pods and their hostnames are named after it) and about the pod
 // template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
-	rc := obj.(*corev1.ReplicationController)
-	var out []string
-	if msgs := utilvalidation.IsDNS1123Label(rc.Name); len(msgs) != 0 {
-		out = append(out, fmt.Sprintf("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: %v", msgs))
-	}
-	return out
+	return core.ReplicationControllerWarnings(obj.(*corev1.ReplicationController))
 }
 
-func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+// WarningsOnUpdate warns about the pod template when the spec changed, as
+// upstream.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	rc, oldRC := obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController)
+	if rc.Generation == oldRC.Generation || rc.Spec.Template == nil {
+		return nil
+	}
+	return core.PodSpecWarnings(&rc.Spec.Template.ObjectMeta, &rc.Spec.Template.Spec, field.NewPath("spec", "template"))
 }
 
 func (strategy) Canonicalize(runtime.Object)    {}

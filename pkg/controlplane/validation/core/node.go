@@ -161,11 +161,11 @@ func validateNodeUpdateRules(node, old *corev1.Node) field.ErrorList {
 // allocatable resources.
 func validateNodeResources(node *corev1.Node) field.ErrorList {
 	var allErrs field.ErrorList
-	for _, name := range sortedResourceNames(node.Status.Capacity) {
-		allErrs = append(allErrs, resourceQuantityErrors(name, node.Status.Capacity[name], field.NewPath("status", "capacity", string(name)))...)
+	for _, name := range sortedNames(node.Status.Capacity) {
+		allErrs = append(allErrs, ValidateResourceQuantityValue(name, node.Status.Capacity[name], field.NewPath("status", "capacity", string(name)))...)
 	}
-	for _, name := range sortedResourceNames(node.Status.Allocatable) {
-		allErrs = append(allErrs, resourceQuantityErrors(name, node.Status.Allocatable[name], field.NewPath("status", "allocatable", string(name)))...)
+	for _, name := range sortedNames(node.Status.Allocatable) {
+		allErrs = append(allErrs, ValidateResourceQuantityValue(name, node.Status.Allocatable[name], field.NewPath("status", "allocatable", string(name)))...)
 	}
 	return allErrs
 }

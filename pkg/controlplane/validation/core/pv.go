@@ -131,10 +131,10 @@ func validatePersistentVolumeSpec(spec *corev1.PersistentVolumeSpec, name string
 	if _, ok := spec.Capacity[corev1.ResourceStorage]; !ok || len(spec.Capacity) > 1 {
 		allErrs = append(allErrs, field.NotSupported(capPath, spec.Capacity, []corev1.ResourceName{corev1.ResourceStorage}))
 	}
-	for _, r := range sortedResourceNames(spec.Capacity) {
+	for _, r := range sortedNames(spec.Capacity) {
 		q := spec.Capacity[r]
 		allErrs = append(allErrs, basicResourceErrors(q, capPath.Key(string(r)))...)
-		allErrs = append(allErrs, positiveQuantityErrors(q, capPath.Key(string(r)))...)
+		allErrs = append(allErrs, ValidatePositiveQuantityValue(q, capPath.Key(string(r)))...)
 	}
 	if p := spec.PersistentVolumeReclaimPolicy; p != "" && !slices.Contains(reclaimPolicies, p) {
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("persistentVolumeReclaimPolicy"), p, reclaimPolicies))
@@ -145,7 +145,7 @@ func validatePersistentVolumeSpec(spec *corev1.PersistentVolumeSpec, name string
 		if na.Required == nil {
 			allErrs = append(allErrs, field.Required(fldPath.Child("nodeAffinity", "required"), "must specify required node constraints"))
 		} else {
-			allErrs = append(allErrs, volumeNodeSelectorErrors(na.Required, opts.allowInvalidLabelValueInRequiredNodeAffinity, fldPath.Child("nodeAffinity", "required"))...)
+			allErrs = append(allErrs, ValidateNodeSelector(na.Required, opts.allowInvalidLabelValueInRequiredNodeAffinity, fldPath.Child("nodeAffinity", "required"))...)
 		}
 	}
 	allErrs = append(allErrs, validatePersistentVolumeSource(&spec.PersistentVolumeSource, name, nodeAffinitySet, fldPath)...)
@@ -198,11 +198,7 @@ func accessModesErrors(modes []corev1.PersistentVolumeAccessMode, fldPath *field
 // classNameErrors checks a storage or volume attributes class name: a DNS
 // subdomain.
 func classNameErrors(name string, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
-		allErrs = append(allErrs, field.Invalid(fldPath, name, msg))
-	}
-	return allErrs
+	return nameErrors(validateClassName, name, fldPath)
 }
 
 // deprecatedStorageClassAnnotationMsg is upstream's warning for the beta
@@ -210,8 +206,9 @@ func classNameErrors(name string, fldPath *field.Path) field.ErrorList {
 const deprecatedStorageClassAnnotationMsg = `deprecated since v1.8; use "storageClassName" attribute instead`
 
 // PersistentVolumeWarnings are upstream's warnings for a volume: the
-// deprecated storage class annotation, the Recycle reclaim policy, and
-// volume plugins that no longer work.
+// deprecated storage class annotation, the Recycle reclaim policy,
+// deprecated node labels in its node affinity, and volume plugins that no
+// longer work.
 func PersistentVolumeWarnings(pv *corev1.PersistentVolume) []string {
 	var out []string
 	if _, ok := pv.Annotations[corev1.BetaStorageClassAnnotation]; ok {
@@ -220,6 +217,16 @@ func PersistentVolumeWarnings(pv *corev1.PersistentVolume) []string {
 	spec := field.NewPath("spec")
 	if pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
 		out = append(out, fmt.Sprintf("%s: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.", spec.Child("persistentVolumeReclaimPolicy")))
+	}
+	if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
+		termsPath := spec.Child("nodeAffinity", "required", "nodeSelectorTerms")
+		for i, term := range na.Required.NodeSelectorTerms {
+			for j, e := range term.MatchExpressions {
+				if msg, ok := deprecatedNodeLabels[e.Key]; ok {
+					out = append(out, fmt.Sprintf("%s: %s is %s", termsPath.Index(i).Child("matchExpressions").Index(j).Child("key"), e.Key, msg))
+				}
+			}
+		}
 	}
 	s := &pv.Spec.PersistentVolumeSource
 	for _, d := range []struct {

@@ -75,10 +75,10 @@ func ValidatePersistentVolumeClaimSpec(spec *corev1.PersistentVolumeClaimSpec, f
 	storagePath := fldPath.Child("resources").Key(string(corev1.ResourceStorage))
 	if q, ok := spec.Resources.Requests[corev1.ResourceStorage]; !ok {
 		allErrs = append(allErrs, field.Required(storagePath, ""))
-	} else if errs := positiveQuantityErrors(q, storagePath); len(errs) > 0 {
+	} else if errs := ValidatePositiveQuantityValue(q, storagePath); len(errs) > 0 {
 		allErrs = append(allErrs, errs...)
 	} else {
-		allErrs = append(allErrs, resourceQuantityErrors(corev1.ResourceStorage, q, storagePath)...)
+		allErrs = append(allErrs, ValidateResourceQuantityValue(corev1.ResourceStorage, q, storagePath)...)
 	}
 	if c := spec.StorageClassName; c != nil && *c != "" {
 		allErrs = append(allErrs, classNameErrors(*c, fldPath.Child("storageClassName"))...)
@@ -247,11 +247,11 @@ func ValidatePersistentVolumeClaimStatusUpdateFields(pvc, _ *corev1.PersistentVo
 		allErrs = append(allErrs, field.Required(field.NewPath("Spec", "accessModes"), ""))
 	}
 	capPath := field.NewPath("status", "capacity")
-	for _, r := range sortedResourceNames(pvc.Status.Capacity) {
+	for _, r := range sortedNames(pvc.Status.Capacity) {
 		allErrs = append(allErrs, basicResourceErrors(pvc.Status.Capacity[r], capPath.Key(string(r)))...)
 	}
 	statusPath := field.NewPath("status", "allocatedResourceStatus")
-	for _, k := range sortedResourceNames(toResourceList(pvc.Status.AllocatedResourceStatuses)) {
+	for _, k := range sortedNames(toResourceList(pvc.Status.AllocatedResourceStatuses)) {
 		if errs := claimResourceKeyErrors(string(k), statusPath); len(errs) > 0 {
 			allErrs = append(allErrs, errs...)
 		}
@@ -260,7 +260,7 @@ func ValidatePersistentVolumeClaimStatusUpdateFields(pvc, _ *corev1.PersistentVo
 		}
 	}
 	allocPath := field.NewPath("status", "allocatedResources")
-	for _, r := range sortedResourceNames(pvc.Status.AllocatedResources) {
+	for _, r := range sortedNames(pvc.Status.AllocatedResources) {
 		if errs := claimResourceKeyErrors(string(r), allocPath); len(errs) > 0 {
 			allErrs = append(allErrs, errs...)
 			continue
@@ -269,7 +269,7 @@ func ValidatePersistentVolumeClaimStatusUpdateFields(pvc, _ *corev1.PersistentVo
 		if errs := basicResourceErrors(q, allocPath.Key(string(r))); len(errs) > 0 {
 			allErrs = append(allErrs, errs...)
 		} else {
-			allErrs = append(allErrs, resourceQuantityErrors(corev1.ResourceStorage, q, allocPath.Key(string(r)))...)
+			allErrs = append(allErrs, ValidateResourceQuantityValue(corev1.ResourceStorage, q, allocPath.Key(string(r)))...)
 		}
 	}
 	return allErrs
@@ -302,7 +302,7 @@ func claimResourceKeyErrors(value string, fldPath *field.Path) field.ErrorList {
 	if len(allErrs) != 0 {
 		return allErrs
 	}
-	if resName(value).native() && corev1.ResourceName(value) != corev1.ResourceStorage {
+	if isNativeResource(corev1.ResourceName(value)) && corev1.ResourceName(value) != corev1.ResourceStorage {
 		return field.ErrorList{field.NotSupported(fldPath, value, []corev1.ResourceName{corev1.ResourceStorage})}
 	}
 	return nil

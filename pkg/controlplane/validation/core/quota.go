@@ -62,7 +62,7 @@ func validateLimitRangeSpec(lr *corev1.LimitRange) field.ErrorList {
 
 		names := map[corev1.ResourceName]bool{}
 		collect := func(list corev1.ResourceList, child string) {
-			for _, name := range sortedResourceNames(list) {
+			for _, name := range sortedNames(list) {
 				allErrs = append(allErrs, limitResourceNameErrors(limit.Type, name, idx.Child(child).Key(string(name)))...)
 				names[name] = true
 			}
@@ -127,9 +127,9 @@ func limitTypeErrors(t corev1.LimitType, fldPath *field.Path) field.ErrorList {
 func limitResourceNameErrors(t corev1.LimitType, name corev1.ResourceName, fldPath *field.Path) field.ErrorList {
 	switch t {
 	case corev1.LimitTypePod, corev1.LimitTypeContainer:
-		return containerResourceNameErrors(name, fldPath)
+		return validateContainerResourceName(name, fldPath)
 	default:
-		return qualifiedResourceNameErrors(name, fldPath)
+		return validateResourceName(name, fldPath)
 	}
 }
 
@@ -176,7 +176,7 @@ func limitRangeQuantityErrors(k corev1.ResourceName, minList, maxList, defaults,
 			allErrs = append(allErrs, field.Invalid(idx.Child("maxLimitRequestRatio").Key(key), ratio, fmt.Sprintf("ratio %s is greater than max/min = %f", ratio.String(), ratioLimit)))
 		}
 	}
-	if !resName(k).overcommit() && hasDefault && hasDefReq && def.Cmp(defReq) != 0 {
+	if !isOvercommitAllowed(k) && hasDefault && hasDefReq && def.Cmp(defReq) != 0 {
 		allErrs = append(allErrs, field.Invalid(idx.Child("defaultRequest").Key(key), defReq, fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", def.String(), defReq.String(), key)))
 	}
 	return allErrs
@@ -258,10 +258,10 @@ func validateResourceQuotaSpec(spec *corev1.ResourceQuotaSpec, fldPath *field.Pa
 
 func quotaResourcesErrors(list corev1.ResourceList, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	for _, name := range sortedResourceNames(list) {
+	for _, name := range sortedNames(list) {
 		p := fldPath.Key(string(name))
 		allErrs = append(allErrs, ValidateResourceQuotaResourceName(name, p)...)
-		allErrs = append(allErrs, resourceQuantityErrors(name, list[name], p)...)
+		allErrs = append(allErrs, ValidateResourceQuantityValue(name, list[name], p)...)
 	}
 	return allErrs
 }
@@ -308,14 +308,14 @@ func validateResourceQuotaScopes(spec *corev1.ResourceQuotaSpec, fldPath *field.
 	}
 	var allErrs field.ErrorList
 	scopesPath := fldPath.Child("scopes")
-	hard := sortedResourceNames(spec.Hard)
+	hard := sortedNames(spec.Hard)
 	used := map[corev1.ResourceQuotaScope]bool{}
 	for _, scope := range spec.Scopes {
 		if !slices.Contains(quotaScopes, scope) {
 			allErrs = append(allErrs, field.Invalid(scopesPath, spec.Scopes, "unsupported scope"))
 		}
 		for _, k := range hard {
-			if resName(k).standardQuota() && !scopeFitsResource(scope, k) {
+			if isStandardQuotaResourceName(k) && !scopeFitsResource(scope, k) {
 				allErrs = append(allErrs, field.Invalid(scopesPath, spec.Scopes, "unsupported scope applied to resource"))
 			}
 		}
@@ -335,14 +335,14 @@ func validateResourceQuotaScopes(spec *corev1.ResourceQuotaSpec, fldPath *field.
 func validateScopeSelector(spec *corev1.ResourceQuotaSpec, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	exprPath := fldPath.Child("matchExpressions")
-	hard := sortedResourceNames(spec.Hard)
+	hard := sortedNames(spec.Hard)
 	used := map[corev1.ResourceQuotaScope]bool{}
 	for _, req := range spec.ScopeSelector.MatchExpressions {
 		if !slices.Contains(quotaScopes, req.ScopeName) {
 			allErrs = append(allErrs, field.Invalid(exprPath.Child("scopeName"), req.ScopeName, "unsupported scope"))
 		}
 		for _, k := range hard {
-			if resName(k).standardQuota() && !scopeFitsResource(req.ScopeName, k) {
+			if isStandardQuotaResourceName(k) && !scopeFitsResource(req.ScopeName, k) {
 				allErrs = append(allErrs, field.Invalid(exprPath, spec.ScopeSelector, "unsupported scope applied to resource"))
 			}
 		}

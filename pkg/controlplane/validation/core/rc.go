@@ -1,14 +1,30 @@
 package core
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	metavalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
 )
+
+// ReplicationControllerWarnings are upstream's warnings for a controller:
+// a name that is not a DNS label (pods and their hostnames are named
+// after it), and those of its pod template ([PodSpecWarnings]).
+func ReplicationControllerWarnings(rc *corev1.ReplicationController) []string {
+	var out []string
+	if msgs := validation.IsDNS1123Label(rc.Name); len(msgs) != 0 {
+		out = append(out, fmt.Sprintf("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: %v", msgs))
+	}
+	if t := rc.Spec.Template; t != nil {
+		out = append(out, PodSpecWarnings(&t.ObjectMeta, &t.Spec, field.NewPath("spec", "template"))...)
+	}
+	return out
+}
 
 // Validation of core/v1 replication controllers, as upstream's
 // ValidateReplicationController, ValidateReplicationControllerUpdate and
@@ -23,23 +39,26 @@ var ValidateReplicationControllerName = apimachineryvalidation.NameIsDNSSubdomai
 // [ValidateReplicationControllerFields].
 func ValidateReplicationController(rc *corev1.ReplicationController) field.ErrorList {
 	allErrs := metavalidation.ValidateObjectMeta(&rc.ObjectMeta, true, ValidateReplicationControllerName, field.NewPath("metadata"))
-	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, field.NewPath("spec"))...)
+	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, nil, field.NewPath("spec"))...)
 }
 
-// ValidateReplicationControllerFields checks a controller but for the
+// ValidateReplicationControllerFields checks a new controller but for the
 // generic metadata rules: minReadySeconds and replicas not negative, a
 // non-empty selector, and a pod template whose labels the selector
-// matches, restarting Always and without activeDeadlineSeconds.
+// matches, valid as a pod template ([ValidatePodTemplateSpec]),
+// restarting Always and without activeDeadlineSeconds.
 func ValidateReplicationControllerFields(rc *corev1.ReplicationController) field.ErrorList {
 	allErrs := metavalidation.ValidateKubeFinalizerNames(rc.Finalizers, field.NewPath("metadata", "finalizers"))
-	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, field.NewPath("spec"))...)
+	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, nil, field.NewPath("spec"))...)
 }
 
 // ValidateReplicationControllerUpdateFields checks an update of a
 // controller but for the generic metadata rules: the new spec as on
-// create (upstream has no update-specific rule).
-func ValidateReplicationControllerUpdateFields(rc, _ *corev1.ReplicationController) field.ErrorList {
-	return ValidateReplicationControllerFields(rc)
+// create, the pod template's rules relaxed where the stored template
+// already breaks them (upstream has no update-specific rule).
+func ValidateReplicationControllerUpdateFields(rc, old *corev1.ReplicationController) field.ErrorList {
+	allErrs := metavalidation.ValidateKubeFinalizerNames(rc.Finalizers, field.NewPath("metadata", "finalizers"))
+	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, old.Spec.Template, field.NewPath("spec"))...)
 }
 
 // ValidateReplicationControllerStatusUpdateFields checks a status update
@@ -72,7 +91,7 @@ func validateReplicationControllerStatus(s *corev1.ReplicationControllerStatus, 
 	return allErrs
 }
 
-func validateReplicationControllerSpec(spec *corev1.ReplicationControllerSpec, fldPath *field.Path) field.ErrorList {
+func validateReplicationControllerSpec(spec *corev1.ReplicationControllerSpec, oldTemplate *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), fldPath.Child("minReadySeconds"))
 	if labels.Set(spec.Selector).AsSelector().Empty() {
 		allErrs = append(allErrs, field.Required(fldPath.Child("selector"), ""))
@@ -82,13 +101,15 @@ func validateReplicationControllerSpec(spec *corev1.ReplicationControllerSpec, f
 		replicas = *spec.Replicas
 	}
 	allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(replicas), fldPath.Child("replicas"))...)
-	return append(allErrs, validateTemplateForReplicationController(spec.Template, spec.Selector, fldPath.Child("template"))...)
+	return append(allErrs, validateTemplateForReplicationController(spec.Template, oldTemplate, spec.Selector, fldPath.Child("template"))...)
 }
 
 // validateTemplateForReplicationController checks a controller's pod
 // template: required, labels matched by the selector, a valid pod
-// template, restart policy Always, no activeDeadlineSeconds.
-func validateTemplateForReplicationController(t *corev1.PodTemplateSpec, selector map[string]string, fldPath *field.Path) field.ErrorList {
+// template restarting Always, no activeDeadlineSeconds (upstream's
+// ValidatePodTemplateSpecForRC). oldTemplate is the stored one on
+// updates.
+func validateTemplateForReplicationController(t, oldTemplate *corev1.PodTemplateSpec, selector map[string]string, fldPath *field.Path) field.ErrorList {
 	if t == nil {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}
@@ -96,11 +117,9 @@ func validateTemplateForReplicationController(t *corev1.PodTemplateSpec, selecto
 	if sel := labels.Set(selector).AsSelector(); !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
 	}
-	allErrs = append(allErrs, metav1validation.ValidateLabels(t.Labels, fldPath.Child("labels"))...)
-	allErrs = append(allErrs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fldPath.Child("annotations"))...)
-	if t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
-		allErrs = append(allErrs, field.NotSupported(fldPath.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []corev1.RestartPolicy{corev1.RestartPolicyAlways}))
-	}
+	opts := ValidationOptionsForPodTemplate(t, oldTemplate)
+	opts.RestartPolicies = []corev1.RestartPolicy{corev1.RestartPolicyAlways}
+	allErrs = append(allErrs, ValidatePodTemplateSpec(t, fldPath, opts)...)
 	if t.Spec.ActiveDeadlineSeconds != nil {
 		allErrs = append(allErrs, field.Forbidden(fldPath.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in ReplicationController is not Supported"))
 	}

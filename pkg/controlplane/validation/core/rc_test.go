@@ -6,10 +6,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 )
 
+// validRC is upstream's docs example, defaulted as decoding defaults it.
 func validRC() *corev1.ReplicationController {
-	return &corev1.ReplicationController{
+	rc := &corev1.ReplicationController{
 		ObjectMeta: metav1.ObjectMeta{Name: "nginx", Namespace: "default", ResourceVersion: "1"},
 		Spec: corev1.ReplicationControllerSpec{
 			Replicas: ptr.To[int32](3),
@@ -27,6 +30,8 @@ func validRC() *corev1.ReplicationController {
 			},
 		},
 	}
+	scheme.Scheme.Default(rc)
+	return rc
 }
 
 // The expected types, paths and messages are upstream's
@@ -65,6 +70,17 @@ func TestValidateReplicationController(t *testing.T) {
 		}, []string{
 			"FieldValueForbidden spec.template.spec.activeDeadlineSeconds: activeDeadlineSeconds in ReplicationController is not Supported",
 		}},
+		{"container without image", func(rc *corev1.ReplicationController) { rc.Spec.Template.Spec.Containers[0].Image = "" }, []string{
+			"FieldValueRequired spec.template.spec.containers[0].image: ",
+		}},
+		{"no containers", func(rc *corev1.ReplicationController) { rc.Spec.Template.Spec.Containers = nil }, []string{
+			"FieldValueRequired spec.template.spec.containers: ",
+		}},
+		{"ephemeral container in the template", func(rc *corev1.ReplicationController) {
+			rc.Spec.Template.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+				Name: "debug", Image: "busybox", ImagePullPolicy: corev1.PullIfNotPresent, TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+			}}}
+		}, []string{"FieldValueForbidden spec.template.spec.ephemeralContainers: ephemeral containers not allowed in pod template"}},
 		{"invalid name", func(rc *corev1.ReplicationController) { rc.Name = "Nginx" }, []string{
 			"FieldValueInvalid metadata.name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
 		}},
