@@ -34,7 +34,7 @@ var coreGroup = apiGroup{name: corev1.GroupName, versions: []apiVersion{{
 		{name: "events", storage: storeOf(event.NewREST), fieldLabels: event.FieldLabelConversion},
 		{name: "services", storage: serviceStorage, fieldLabels: service.FieldLabelConversion},
 		{name: "endpoints", storage: storeOf(endpoints.NewREST)},
-		{name: "nodes", storage: statusStoreOf(node.NewREST), fieldLabels: node.FieldLabelConversion},
+		{name: "nodes", storage: nodeStorage, fieldLabels: node.FieldLabelConversion},
 		{name: "persistentvolumes", storage: statusStoreOf(persistentvolume.NewREST)},
 		{name: "persistentvolumeclaims", storage: statusStoreOf(persistentvolumeclaim.NewREST)},
 		{name: "replicationcontrollers", storage: replicationControllerStorage, fieldLabels: replicationcontroller.FieldLabelConversion},

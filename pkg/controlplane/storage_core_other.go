@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/componentstatus"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/node"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/replicationcontroller"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -23,6 +24,16 @@ func statusStoreOf(newREST func(generic.RESTOptions) (*generic.Store, *generic.S
 		}
 		return resourceStorage{storage: st, subresources: map[string]rest.Storage{"status": status}}, nil
 	}
+}
+
+// nodeStorage is the nodes line: the resource and its status and proxy
+// subresources.
+func nodeStorage(b *storageBuilder) (resourceStorage, error) {
+	st, status, err := node.NewREST(b.opts)
+	if err != nil {
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: st, subresources: map[string]rest.Storage{"status": status, "proxy": node.NewProxyREST(st)}}, nil
 }
 
 // replicationControllerStorage is the replicationcontrollers line: the

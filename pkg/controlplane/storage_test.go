@@ -71,7 +71,7 @@ func TestBuiltinTables(t *testing.T) {
 	wantPaths := map[schema.GroupVersion][]string{
 		{Version: "v1"}: {
 			"bindings", "componentstatuses", "configmaps", "endpoints", "events", "limitranges", "namespaces",
-			"namespaces/finalize", "namespaces/status", "nodes", "nodes/status",
+			"namespaces/finalize", "namespaces/status", "nodes", "nodes/proxy", "nodes/status",
 			"persistentvolumeclaims", "persistentvolumeclaims/status", "persistentvolumes", "persistentvolumes/status",
 			"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/exec", "pods/log",
 			"pods/portforward", "pods/proxy", "pods/resize", "pods/status", "podtemplates",

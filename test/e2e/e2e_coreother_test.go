@@ -420,3 +420,57 @@ func TestCoreOtherProtobufAndNamespaceDeletion(t *testing.T) {
 		}
 	})
 }
+
+// TestNodeProxyErrors drives nodes/{name}/proxy as far as a test may
+// without a kubelet on a routable address: a missing node is 404, a node
+// without an address upstream's error, a node whose kubelet is on
+// loopback 400 (kube-apiserver never proxies to loopback), a name that
+// does not parse 400, through raw requests, client-go and kubectl get
+// --raw. (Forwarding to a kubelet is tested in the node package.)
+func TestNodeProxyErrors(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		suffix := e.newNamespace(t)
+		loopback, bare := "loop-"+suffix, "bare-"+suffix
+		for _, n := range []*corev1.Node{
+			{ObjectMeta: metav1.ObjectMeta{Name: loopback}, Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}}},
+			{ObjectMeta: metav1.ObjectMeta{Name: bare}},
+		} {
+			if _, err := e.cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = e.cs.CoreV1().Nodes().Delete(context.Background(), n.Name, metav1.DeleteOptions{}) })
+		}
+		for _, c := range []struct {
+			path string
+			code int
+			msg  string
+		}{
+			{"/api/v1/nodes/missing-" + suffix + "/proxy/healthz", 404, `nodes \"missing-` + suffix + `\" not found`},
+			{"/api/v1/nodes/" + loopback + "/proxy/healthz", 400, "address not allowed"},
+			{"/api/v1/nodes/" + loopback + ":10255/proxy/metrics", 400, "address not allowed"},
+			{"/api/v1/nodes/" + bare + "/proxy/", 500, "no preferred addresses found"},
+			{"/api/v1/nodes/ftp:" + loopback + ":80/proxy/", 400, `invalid node request \"ftp:` + loopback + `:80\"`},
+		} {
+			r := e.raw(t, "GET", c.path, nil)
+			if r.code != c.code || !strings.Contains(string(r.body), c.msg) || !strings.Contains(string(r.body), `"kind":"Status"`) {
+				t.Errorf("GET %s: got %d %s, want %d and a Status with %q", c.path, r.code, r.body, c.code, c.msg)
+			}
+		}
+		// Every proxy method reaches the same check.
+		if r := e.raw(t, "POST", "/api/v1/nodes/"+loopback+"/proxy/x", []byte("{}")); r.code != 400 {
+			t.Errorf("POST nodes/proxy: got %d %s, want 400", r.code, r.body)
+		}
+		_, err := e.cs.CoreV1().RESTClient().Get().Resource("nodes").Name("https:missing-" + suffix + ":10250").SubResource("proxy").Suffix("healthz").DoRaw(ctx)
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("client-go GET nodes/https:missing:10250/proxy/healthz: got %v, want NotFound", err)
+		}
+		if bins := kubectls(t); len(bins) > 0 {
+			k := newKC(t, e, bins[0])
+			r := k.run(t, "", nil, "get", "--raw", "/api/v1/nodes/"+loopback+"/proxy/healthz")
+			if r.code == 0 || !strings.Contains(r.stderr, "address not allowed") {
+				t.Errorf("kubectl get --raw nodes/proxy of a loopback node: %s", r)
+			}
+		}
+	})
+}

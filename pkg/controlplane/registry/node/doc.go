@@ -6,6 +6,12 @@
 // AGE VERSION and, with -o wide, INTERNAL-IP EXTERNAL-IP OS-IMAGE
 // KERNEL-VERSION CONTAINER-RUNTIME.
 //
+// nodes/{[scheme:]name[:port]}/proxy/{path} (ProxyREST) forwards a request
+// to the node's kubelet (its address of the first preferred type, the
+// kubelet port, https) or to another port of that address, as upstream:
+// through the kubelet client of package kubelet, never to a loopback,
+// link-local or unspecified address.
+//
 // No kubelet runs behind kapi: node objects stay as their writers leave
 // them (no node lifecycle controller marks them NotReady).
 package node
