@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -47,12 +48,22 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		// What aggregated API servers built on k8s.io/apiserver read to
 		// trust this server's front proxy and client certificates.
 		ExtensionAPIServerAuthentication: requestheader.AuthenticationConfigMapData(c.ClientCAPEM, c.RequestHeader, c.RequestHeaderCAPEM),
+		StorageHealth:                    c.storageHealth(),
 	})
 	if err != nil {
 		return fmt.Errorf("%s resources: %w", CoreName, err)
 	}
 	publishOpenAPI(api, installed)
 	return nil
+}
+
+// storageHealth is the etcd health check of the chain's storage, nil on
+// the memory backend.
+func (c *Config) storageHealth() func(context.Context) error {
+	if c.storage == nil {
+		return nil
+	}
+	return c.storage.health
 }
 
 // advertised is the address and port the "kubernetes" Service's endpoints

@@ -28,6 +28,9 @@ type storageBundle struct {
 	client   *clientv3.Client
 	memory   *memory.Backend
 	stop     func()
+	// health checks etcd (nil on the memory backend); componentstatuses
+	// report it as etcd-0.
+	health func(ctx context.Context) error
 }
 
 // close stops compaction, then the client, then the embedded etcd: storage
@@ -129,6 +132,7 @@ func (c *Config) applyStorage() error {
 	client := func() *clientv3.Client { return b.client }
 	health := etcd3.NewHealthCheck(client, o.Prefix, o.HealthcheckTimeout)
 	ready := etcd3.NewHealthCheck(client, o.Prefix, o.ReadycheckTimeout)
+	b.health = health
 	drained := c.Generic.LifecycleSignals.InFlightRequestsDrained.Signaled()
 	etcdCheck := healthz.NamedGroupedCheck("etcd", "etcd", func(r *http.Request) error {
 		select {

@@ -105,6 +105,11 @@ type Config struct {
 	// ClusterAuthenticationInterval is how often that configmap is
 	// reconciled (default DefaultClusterAuthenticationInterval, 1m).
 	ClusterAuthenticationInterval time.Duration
+
+	// StorageHealth checks the storage (etcd, embedded or external); the
+	// componentstatuses report it as etcd-0. Nil on the memory backend,
+	// which has no etcd to report.
+	StorageHealth func(ctx context.Context) error
 }
 
 // TokenAuthenticator authenticates the bearer tokens of TokenReviews.

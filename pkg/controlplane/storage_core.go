@@ -8,9 +8,15 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/endpoints"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/limitrange"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/node"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/persistentvolume"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/persistentvolumeclaim"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/pod"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/podtemplate"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/replicationcontroller"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
@@ -28,6 +34,13 @@ var coreGroup = apiGroup{name: corev1.GroupName, versions: []apiVersion{{
 		{name: "events", storage: storeOf(event.NewREST), fieldLabels: event.FieldLabelConversion},
 		{name: "services", storage: serviceStorage, fieldLabels: service.FieldLabelConversion},
 		{name: "endpoints", storage: storeOf(endpoints.NewREST)},
+		{name: "nodes", storage: nodeStorage, fieldLabels: node.FieldLabelConversion},
+		{name: "persistentvolumes", storage: statusStoreOf(persistentvolume.NewREST)},
+		{name: "persistentvolumeclaims", storage: statusStoreOf(persistentvolumeclaim.NewREST)},
+		{name: "replicationcontrollers", storage: replicationControllerStorage, fieldLabels: replicationcontroller.FieldLabelConversion},
+		{name: "limitranges", storage: storeOf(limitrange.NewREST)},
+		{name: "resourcequotas", storage: statusStoreOf(resourcequota.NewREST)},
+		{name: "componentstatuses", storage: withConfig(componentStatusStorage)},
 		{name: "pods", storage: podStorage, fieldLabels: pod.FieldLabelConversion},
 		{name: "podtemplates", storage: storeOf(podtemplate.NewREST)},
 		{name: "bindings", storage: legacyBindingStorage},

@@ -70,9 +70,13 @@ func TestBuiltinTables(t *testing.T) {
 
 	wantPaths := map[schema.GroupVersion][]string{
 		{Version: "v1"}: {
-			"bindings", "configmaps", "endpoints", "events", "namespaces", "namespaces/finalize", "namespaces/status",
+			"bindings", "componentstatuses", "configmaps", "endpoints", "events", "limitranges", "namespaces",
+			"namespaces/finalize", "namespaces/status", "nodes", "nodes/proxy", "nodes/status",
+			"persistentvolumeclaims", "persistentvolumeclaims/status", "persistentvolumes", "persistentvolumes/status",
 			"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/exec", "pods/log",
 			"pods/portforward", "pods/proxy", "pods/resize", "pods/status", "podtemplates",
+			"replicationcontrollers", "replicationcontrollers/scale", "replicationcontrollers/status",
+			"resourcequotas", "resourcequotas/status",
 			"secrets", "serviceaccounts", "services", "services/status",
 		},
 		{Group: "discovery.k8s.io", Version: "v1"}:      {"endpointslices"},
@@ -121,7 +125,8 @@ func TestBuiltinTables(t *testing.T) {
 	slices.Sort(gotContent)
 	wantContent := []string{
 		"configmaps", "endpoints", "endpointslices.discovery.k8s.io", "events", "leases.coordination.k8s.io",
-		"pods", "podtemplates", "secrets", "serviceaccounts", "services",
+		"limitranges", "persistentvolumeclaims", "pods", "podtemplates", "replicationcontrollers", "resourcequotas",
+		"secrets", "serviceaccounts", "services",
 	}
 	if !slices.Equal(gotContent, wantContent) {
 		t.Errorf("got namespace content %v, want %v", gotContent, wantContent)
@@ -137,8 +142,8 @@ func TestBuiltinTables(t *testing.T) {
 	}
 	slices.Sort(gotKinds)
 	wantKinds := []string{
-		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Pod", "/v1, Kind=Secret", "/v1, Kind=Service",
-		"events.k8s.io/v1, Kind=Event",
+		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Node", "/v1, Kind=Pod", "/v1, Kind=ReplicationController",
+		"/v1, Kind=Secret", "/v1, Kind=Service", "events.k8s.io/v1, Kind=Event",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("got field label conversions for %v, want %v", gotKinds, wantKinds)

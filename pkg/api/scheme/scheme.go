@@ -48,4 +48,5 @@ func init() {
 	// kube-apiserver's defaulting, applied by the codecs' decoders (request
 	// bodies, patches, storage reads): one line per group-version.
 	utilruntime.Must(defaultscorev1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultscorev1.RegisterOtherDefaults(Scheme))
 }

@@ -12,6 +12,12 @@
 // which is what upstream's generated defaulters of apps/v1, batch/v1 and
 // core/v1 ReplicationController do for an embedded template.
 //
+// The same holds for nodes, persistent volumes and claims, replication
+// controllers, limit ranges and resource quotas: [RegisterOtherDefaults]
+// registers their SetObjectDefaults_<Type> (upstream's defaults for
+// allocatable, volume modes, reclaim policies, replicas and selectors,
+// limit-range defaults, quota quantity rounding).
+//
 // [PrepareForCreate] is the part of upstream's pod strategy that fills in
 // fields on create (status phase and QoS class, generation, the
 // scheduling-gated condition, label-key selector merges, AppArmor fields

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/kubelet"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -32,7 +32,7 @@ import (
 // connecter is what the connection subresources share.
 type connecter struct {
 	pods    *generic.Store
-	kubelet *kubelets
+	kubelet *kubelet.Client
 }
 
 func (c *connecter) getPod(ctx context.Context, name string) (*corev1.Pod, error) {
@@ -200,7 +200,7 @@ func (r *LogREST) Connect(ctx context.Context, name string, req *http.Request, f
 		// Upstream's empty location: no content.
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }), nil
 	}
-	loc, err := r.kubelet.location(ctx, pod.Spec.NodeName)
+	loc, err := r.kubelet.Location(ctx, pod.Spec.NodeName)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (r *LogREST) Connect(ctx context.Context, name string, req *http.Request, f
 	}
 	loc.Path = fmt.Sprintf("/containerLogs/%s/%s/%s", pod.Namespace, pod.Name, container)
 	loc.RawQuery = params.Encode()
-	return &logStreamer{location: loc, transport: r.kubelet.transport(), follow: opts.Follow, name: name, fail: fail}, nil
+	return &logStreamer{location: loc, transport: r.kubelet.Transport(), follow: opts.Follow, name: name, fail: fail}, nil
 }
 
 // logStreamer streams a kubelet's log response to the client (upstream's
@@ -330,7 +330,7 @@ func (r *streamREST) Connect(ctx context.Context, name string, req *http.Request
 	if pod.Spec.NodeName == "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", name))
 	}
-	loc, err := r.kubelet.location(ctx, pod.Spec.NodeName)
+	loc, err := r.kubelet.Location(ctx, pod.Spec.NodeName)
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +352,7 @@ func (r *streamREST) Connect(ctx context.Context, name string, req *http.Request
 		loc.Path = fmt.Sprintf("/%s/%s/%s", r.path, pod.Namespace, pod.Name)
 	}
 	loc.RawQuery = params.Encode()
-	return &proxyHandler{location: loc, transport: r.kubelet.transport(), upgradeRequired: true, fail: fail}, nil
+	return &kubelet.ProxyHandler{Location: loc, Transport: r.kubelet.Transport(), UpgradeRequired: true, Fail: fail}, nil
 }
 
 // ProxyREST serves pods/proxy: requests to the pod's IP
@@ -375,7 +375,7 @@ func (*ProxyREST) ConnectMethods() []string {
 
 // Connect implements rest.Connecter.
 func (r *ProxyREST) Connect(ctx context.Context, id string, req *http.Request, fail rest.ErrorWriter) (http.Handler, error) {
-	scheme, name, port, ok := splitSchemeNamePort(id)
+	scheme, name, port, ok := kubelet.SplitSchemeNamePort(id)
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid pod request %q", id))
 	}
@@ -410,41 +410,7 @@ func (r *ProxyREST) Connect(ctx context.Context, id string, req *http.Request, f
 	} else {
 		loc.Host = net.JoinHostPort(podIP, port)
 	}
-	loc.Path = proxyPath(req)
+	loc.Path = kubelet.ProxyPath(req)
 	loc.RawQuery = req.URL.RawQuery
-	return &proxyHandler{location: loc, transport: r.kubelet.transport(), fail: fail}, nil
-}
-
-// proxyPath is the path below pods/{name}/proxy in the request ("/" when
-// none), keeping a trailing slash.
-func proxyPath(req *http.Request) string {
-	info, ok := request.RequestInfoFrom(req.Context())
-	if !ok || len(info.Parts) <= 3 {
-		return "/"
-	}
-	p := "/" + strings.Join(info.Parts[3:], "/")
-	if strings.HasSuffix(req.URL.Path, "/") && !strings.HasSuffix(p, "/") {
-		p += "/"
-	}
-	return p
-}
-
-// splitSchemeNamePort splits "[scheme:]name[:port]" (scheme http or
-// https).
-func splitSchemeNamePort(id string) (scheme, name, port string, ok bool) {
-	parts := strings.Split(id, ":")
-	switch len(parts) {
-	case 1:
-		name = parts[0]
-	case 2:
-		name, port = parts[0], parts[1]
-	case 3:
-		scheme, name, port = parts[0], parts[1], parts[2]
-	default:
-		return "", "", "", false
-	}
-	if name == "" || scheme != "" && scheme != "http" && scheme != "https" {
-		return "", "", "", false
-	}
-	return scheme, name, port, true
+	return &kubelet.ProxyHandler{Location: loc, Transport: r.kubelet.Transport(), Fail: fail}, nil
 }

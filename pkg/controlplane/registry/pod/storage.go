@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/kubelet"
 	validationcore "github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -41,6 +42,9 @@ func (s *Storage) Subresources() map[string]rest.Storage {
 	}
 }
 
+// NodeGetter reads nodes: the nodes resource's storage.
+type NodeGetter = kubelet.NodeGetter
+
 // Config is what pods need besides registry options.
 type Config struct {
 	// Nodes, if set, is the nodes resource, where the connection
@@ -71,7 +75,7 @@ func NewREST(opts generic.RESTOptions, c Config) (*Storage, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := newKubelets(c.Nodes)
+	k := kubelet.NewClient(c.Nodes)
 	conn := connecter{pods: store, kubelet: k}
 	return &Storage{
 		Pod:                 store,

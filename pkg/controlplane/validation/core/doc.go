@@ -1,5 +1,7 @@
 // Package core validates core/v1 pods, pod templates and the pod spec every
-// workload embeds, as kube-apiserver's pkg/apis/core/validation does
+// workload embeds, and nodes, persistent volumes and claims, replication
+// controllers, limit ranges and resource quotas (their updates and status
+// updates included), as kube-apiserver's pkg/apis/core/validation does
 // (kubernetes v1.37): the same field paths, error types
 // (Invalid/Required/Forbidden/NotSupported/Duplicate/NotFound/TooLong) and
 // messages, since clients and tests match on them. It works on the
