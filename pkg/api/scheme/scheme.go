@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	appsv1defaults "github.com/kapi-dev/kapi/pkg/controlplane/defaults/appsv1"
 )
 
 // Scheme knows every built-in kind kapi may serve.
@@ -43,4 +45,6 @@ func init() {
 		&metav1.APIGroup{},
 		&metav1.APIResourceList{},
 	)
+	// Defaulting of the built-in types, applied by the codecs' decoders.
+	utilruntime.Must(appsv1defaults.RegisterDefaults(Scheme))
 }
