@@ -13,10 +13,10 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/aggregator"
-	"github.com/kapi-dev/kapi/pkg/aggregator/proxy"
 	"github.com/kapi-dev/kapi/pkg/aggregator/remote"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
 
 // serviceResolver resolves Service references (the aggregator's
@@ -26,7 +26,7 @@ import (
 // serving) resolution fails.
 type serviceResolver struct {
 	mu     sync.RWMutex
-	lister proxy.ServiceLister
+	lister serviceresolver.Lister
 	stores controlplane.ServiceStores
 }
 
@@ -42,7 +42,7 @@ func (r *serviceResolver) serviceStores() controlplane.ServiceStores {
 	return r.stores
 }
 
-func (r *serviceResolver) get() (proxy.ServiceLister, error) {
+func (r *serviceResolver) get() (serviceresolver.Lister, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.lister == nil {
@@ -51,7 +51,7 @@ func (r *serviceResolver) get() (proxy.ServiceLister, error) {
 	return r.lister, nil
 }
 
-var _ proxy.ServiceLister = (*serviceResolver)(nil)
+var _ serviceresolver.Lister = (*serviceResolver)(nil)
 
 func (r *serviceResolver) GetService(ctx context.Context, namespace, name string) (*corev1.Service, error) {
 	l, err := r.get()
@@ -77,15 +77,16 @@ func (r *serviceResolver) ListEndpointSlices(ctx context.Context, namespace, ser
 	return l.ListEndpointSlices(ctx, namespace, service)
 }
 
-// ResolveEndpoint returns the URL of one ready endpoint of the service
-// namespace/name behind its port port (what kube-apiserver does with
-// --enable-aggregator-routing).
+// ResolveEndpoint returns the URL that reaches the service namespace/name
+// on its port port: one ready endpoint (what kube-apiserver does with
+// --enable-aggregator-routing), or for an ExternalName service its
+// external name and port (see package serviceresolver).
 func (r *serviceResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
 	l, err := r.get()
 	if err != nil {
 		return nil, err
 	}
-	return proxy.ResolveEndpoint(context.Background(), l, namespace, name, port)
+	return serviceresolver.Resolve(context.Background(), l, namespace, name, port)
 }
 
 // installAggregator makes s the aggregator: it serves the OpenAPI

@@ -25,6 +25,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
 
 // Names the chain knows the aggregator's parts by (upstream's).
@@ -50,7 +51,7 @@ const (
 )
 
 // ServiceLister is what the aggregator resolves services through.
-type ServiceLister = proxy.ServiceLister
+type ServiceLister = serviceresolver.Lister
 
 // Config is what the aggregator's content is built from.
 type Config struct {
@@ -291,7 +292,7 @@ func (a *Aggregator) Target(ctx context.Context, svc *apiregistrationv1.APIServi
 	if err != nil {
 		return nil, nil, fmt.Errorf("apiservice %s: %w", svc.Name, err)
 	}
-	u, err := proxy.ResolveEndpoint(ctx, a.cfg.Services, svc.Spec.Service.Namespace, svc.Spec.Service.Name, port(svc))
+	u, err := serviceresolver.Resolve(ctx, a.cfg.Services, svc.Spec.Service.Namespace, svc.Spec.Service.Name, port(svc))
 	if err != nil {
 		return nil, nil, fmt.Errorf("apiservice %s: %w", svc.Name, err)
 	}

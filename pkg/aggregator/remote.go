@@ -14,9 +14,9 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/aggregator/apiservice"
-	"github.com/kapi-dev/kapi/pkg/aggregator/proxy"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
 
 // discoveryAttempts is how many discovery requests one probe sends at
@@ -211,7 +211,7 @@ func (a *Aggregator) checkEndpoints(ctx context.Context, ref *apiregistrationv1.
 		}
 		return apiregistrationv1.APIServiceCondition{}, true
 	}
-	addrs, err := proxy.ReadyAddresses(ctx, a.cfg.Services, ref.Namespace, ref.Name, portName)
+	addrs, err := serviceresolver.ReadyAddresses(ctx, a.cfg.Services, ref.Namespace, ref.Name, portName)
 	if err != nil {
 		return cond(apiregistrationv1.ConditionUnknown, "EndpointsAccessError", fmt.Sprintf("service/%s in %q cannot be checked due to: %v", ref.Name, ref.Namespace, err)), false
 	}
@@ -283,7 +283,7 @@ func (a *Aggregator) checkDiscovery(ctx context.Context, svc *apiregistrationv1.
 }
 
 func (a *Aggregator) discoveryOnce(ctx context.Context, client *http.Client, svc *apiregistrationv1.APIService, path string) error {
-	u, err := proxy.ResolveEndpoint(ctx, a.cfg.Services, svc.Spec.Service.Namespace, svc.Spec.Service.Name, port(svc))
+	u, err := serviceresolver.Resolve(ctx, a.cfg.Services, svc.Spec.Service.Namespace, svc.Spec.Service.Name, port(svc))
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ type ServiceStores struct {
 }
 
 // Reader returns a reader of Services and their endpoints (its method set
-// is the aggregator's proxy.ServiceLister).
+// is serviceresolver.Lister, package pkg/webhook/serviceresolver).
 func (s ServiceStores) Reader() *service.Reader {
 	return service.NewReader(s.Services, s.Endpoints, s.EndpointSlices)
 }

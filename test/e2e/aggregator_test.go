@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -43,27 +42,26 @@ var (
 type aggregation struct {
 	front, back *kapitest.Server
 	backDir     string
-	ip          string // the backend's address
 	backCAPEM   []byte
 	auditPath   string
 	frontDyn    dynamic.Interface
 	frontCS     kubernetes.Interface
 }
 
-// startAggregation starts both servers: the backend trusts the front's
-// generated front-proxy CA and serves a certificate for
+// startAggregation starts both servers on 127.0.0.1: the backend trusts
+// the front's generated front-proxy CA and serves a certificate for
 // backend.default.svc (prepared in its --cert-dir before it starts, signed
 // by its own CA, which becomes the APIService's caBundle). It serves a CRD
 // group of its own, gadgets.backend.example.com.
 func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 	t.Helper()
-	a := &aggregation{ip: hostIP(t)}
+	a := &aggregation{}
 	if frontOpts == nil {
 		frontOpts = []kapitest.Option{kapitest.WithOptions(func(o *app.Options) { o.APIServiceAvailabilityPeriod = time.Second })}
 	}
 	a.front = kapitest.Start(t, frontOpts...)
 	a.backDir = t.TempDir()
-	bundle, err := pki.Ensure(pki.Config{Dir: filepath.Join(a.backDir, "pki"), Hosts: []string{"backend.default.svc", a.ip}})
+	bundle, err := pki.Ensure(pki.Config{Dir: filepath.Join(a.backDir, "pki"), Hosts: []string{"backend.default.svc"}})
 	if err != nil {
 		t.Fatalf("backend PKI: %v", err)
 	}
@@ -71,7 +69,6 @@ func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 	a.auditPath = filepath.Join(a.backDir, "audit.log")
 	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
 		o.DataDir = a.backDir
-		o.SecureServing.BindAddress = a.ip
 		o.Storage.Backend = "etcd3" // the CRD survives the restart below
 		o.SecureServing.CertDir = filepath.Join(a.backDir, "pki")
 		o.RequestHeader.ClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
@@ -125,38 +122,21 @@ func createGadgetCRD(t testing.TB, cfg *rest.Config) {
 	})
 }
 
-// register creates, on the front, the Service, the EndpointSlice (the
-// backend's loopback address and port) and the APIService.
+// register creates, on the front, the Service backend of type
+// ExternalName pointing at localhost and the APIService
+// v1.backend.example.com on it, with the backend's port as the
+// APIService's service port (an ExternalName Service is reached at
+// <externalName>:<APIService port>, verified as backend.default.svc).
 func (a *aggregation) register(t testing.TB, caBundle []byte) {
 	t.Helper()
 	ctx := context.Background()
-	_, portStr, _ := net.SplitHostPort(a.back.Address)
-	port, _ := strconv.Atoi(portStr)
-	_, err := a.frontCS.CoreV1().Services("default").Create(ctx, &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "backend"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{
-			Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(int32(port)),
-		}}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create service: %v", err)
-	}
-	ready := true
-	_, err = a.frontCS.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
-		ObjectMeta:  metav1.ObjectMeta{Name: "backend-1", Labels: map[string]string{discoveryv1.LabelServiceName: "backend"}},
-		AddressType: addressTypeOf(a.ip),
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{a.ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
-		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(port)), Protocol: ptrTo(corev1.ProtocolTCP)}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create endpointslice: %v", err)
-	}
+	makeExternalService(t, a.frontCS, "backend")
 	svc := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
 		"metadata": map[string]any{"name": "v1.backend.example.com"},
 		"spec": map[string]any{
 			"group": "backend.example.com", "version": "v1",
-			"service":              map[string]any{"namespace": "default", "name": "backend", "port": int64(443)},
+			"service":              map[string]any{"namespace": "default", "name": "backend", "port": int64(portOf(t, a.back.Address))},
 			"caBundle":             caBundle,
 			"groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
 		},
@@ -164,6 +144,35 @@ func (a *aggregation) register(t testing.TB, caBundle []byte) {
 	if _, err := a.frontDyn.Resource(apiServiceGVR).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create APIService: %v", err)
 	}
+}
+
+// makeExternalService creates default/name, a Service of type
+// ExternalName pointing at localhost: what reaches a backend on this
+// machine's loopback interface (endpoints may not be loopback addresses,
+// as upstream validates them). It has no ports: the port is the one of
+// the reference (APIService or webhook).
+func makeExternalService(t testing.TB, cs kubernetes.Interface, name string) {
+	t.Helper()
+	if _, err := cs.CoreV1().Services("default").Create(context.Background(), &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create service %s: %v", name, err)
+	}
+}
+
+// portOf is the port of a host:port address.
+func portOf(t testing.TB, addr string) int {
+	t.Helper()
+	_, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("address %q: %v", addr, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		t.Fatalf("address %q: %v", addr, err)
+	}
+	return port
 }
 
 // available returns the APIService's Available condition (status, reason,
@@ -199,47 +208,6 @@ func (a *aggregation) waitAvailable(t testing.TB, want, reason string) string {
 		return nil
 	})
 	return msg
-}
-
-// hostIP returns a non-loopback address of this machine, IPv4 if there
-// is one, else a global or unique-local IPv6 one. Endpoints may not be
-// loopback addresses (as upstream validates them), so aggregated backends
-// and webhooks in these tests listen on such an address.
-func hostIP(t testing.TB) string {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatalf("interface addresses: %v", err)
-	}
-	var v6 string
-	for _, a := range addrs {
-		ipn, ok := a.(*net.IPNet)
-		if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() || ipn.IP.IsUnspecified() {
-			continue
-		}
-		if ipn.IP.To4() != nil {
-			return ipn.IP.String()
-		}
-		if v6 == "" {
-			v6 = ipn.IP.String()
-		}
-	}
-	if v6 != "" {
-		return v6
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no non-loopback address on this machine: aggregated backends need one (endpoints may not be loopback)")
-	}
-	t.Skip("no non-loopback address on this machine: aggregated backends need one (endpoints may not be loopback)")
-	return ""
-}
-
-// addressTypeOf is the EndpointSlice address type of ip.
-func addressTypeOf(ip string) discoveryv1.AddressType {
-	if net.ParseIP(ip).To4() != nil {
-		return discoveryv1.AddressTypeIPv4
-	}
-	return discoveryv1.AddressTypeIPv6
 }
 
 func TestAggregatedAPIServer(t *testing.T) {
@@ -412,11 +380,9 @@ func TestAggregatedAPIServer(t *testing.T) {
 
 	// It starts again on the same port and data: Available again, and the
 	// proxy serves it.
-	_, portStr, _ := net.SplitHostPort(a.back.Address)
-	port, _ := strconv.Atoi(portStr)
+	port := portOf(t, a.back.Address)
 	a.back = kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
 		o.DataDir = a.backDir
-		o.SecureServing.BindAddress = a.ip
 		o.Storage.Backend = "etcd3" // the CRD survives the restart below
 		o.SecureServing.CertDir = filepath.Join(a.backDir, "pki")
 		o.SecureServing.BindPort = port
@@ -429,23 +395,22 @@ func TestAggregatedAPIServer(t *testing.T) {
 	})
 }
 
-// TestAggregatorFollowsEndpointChanges: with the default probe period
-// (30 s), an available APIService becomes unavailable as soon as its
-// backend's EndpointSlice goes, and available again when it comes back:
-// the aggregator follows Service and EndpointSlice changes.
-func TestAggregatorFollowsEndpointChanges(t *testing.T) {
+// TestAggregatorFollowsServiceChanges: with the default probe period
+// (30 s), an available APIService's condition follows its Service and the
+// Service's EndpointSlices as soon as they change, not at the next probe.
+// The ExternalName Service becomes a ClusterIP one without endpoints
+// (EndpointsNotFound), gets an EndpointSlice whose one endpoint is not
+// ready (MissingEndpoints), loses it (EndpointsNotFound) and becomes
+// ExternalName again (Passed). The endpoint's address is a documentation
+// address (192.0.2.10, RFC 5737) that nothing dials: it is never ready.
+func TestAggregatorFollowsServiceChanges(t *testing.T) {
 	a := startAggregation(t, kapitest.WithOptions(func(*app.Options) {}))
 	a.register(t, a.backCAPEM)
 	a.waitAvailable(t, "True", "Passed")
 	ctx := context.Background()
+	services := a.frontCS.CoreV1().Services("default")
 	slices := a.frontCS.DiscoveryV1().EndpointSlices("default")
-	slice, err := slices.Get(ctx, "backend-1", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := slices.Delete(ctx, "backend-1", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	port := int32(portOf(t, a.back.Address))
 	within := func(want, reason string) {
 		t.Helper()
 		deadline := time.Now().Add(15 * time.Second) // half the probe period
@@ -460,30 +425,65 @@ func TestAggregatorFollowsEndpointChanges(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	update := func(mutate func(*corev1.Service)) {
+		t.Helper()
+		svc, err := services.Get(ctx, "backend", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mutate(svc)
+		if _, err := services.Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update service backend to %s: %v", svc.Spec.Type, err)
+		}
+	}
+
+	update(func(svc *corev1.Service) {
+		svc.Spec.Type, svc.Spec.ExternalName = corev1.ServiceTypeClusterIP, ""
+		svc.Spec.Ports = []corev1.ServicePort{{Name: "https", Port: port, Protocol: corev1.ProtocolTCP}}
+	})
 	within("False", "EndpointsNotFound")
-	slice.ResourceVersion = ""
-	if _, err := slices.Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+
+	notReady := false
+	if _, err := slices.Create(ctx, &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "backend-1", Labels: map[string]string{discoveryv1.LabelServiceName: "backend"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"192.0.2.10"}, Conditions: discoveryv1.EndpointConditions{Ready: &notReady}}},
+		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(port), Protocol: ptrTo(corev1.ProtocolTCP)}},
+	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	within("False", "MissingEndpoints")
+
+	if err := slices.Delete(ctx, "backend-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	within("False", "EndpointsNotFound")
+
+	update(func(svc *corev1.Service) {
+		svc.Spec.Type, svc.Spec.ExternalName, svc.Spec.Ports = corev1.ServiceTypeExternalName, "localhost", nil
+		svc.Spec.ClusterIP, svc.Spec.ClusterIPs, svc.Spec.IPFamilies, svc.Spec.IPFamilyPolicy = "", nil, nil, nil
+		svc.Spec.InternalTrafficPolicy = nil
+	})
 	within("True", "Passed")
 }
 
 // TestAggregatorBadBackends registers APIServices that cannot work: a
-// missing service, a port with nothing listening, a wrong caBundle. Each
-// gets its upstream reason; the front keeps serving.
+// missing service, a port with nothing listening, a backend that never
+// answers, a wrong caBundle (the backends on 127.0.0.1, reached through
+// ExternalName Services pointing at localhost). Each gets its upstream
+// reason; the front keeps serving.
 func TestAggregatorBadBackends(t *testing.T) {
-	ip := hostIP(t)
 	front := kapitest.Start(t)
 	cfg := rest.CopyConfig(front.Config)
 	dyn := dynamic.NewForConfigOrDie(cfg)
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	ctx := context.Background()
 
-	create := func(name, group, service string, caBundle []byte) {
+	create := func(name, group, service string, port int, caBundle []byte) {
 		t.Helper()
 		spec := map[string]any{
 			"group": group, "version": "v1",
-			"service":              map[string]any{"namespace": "default", "name": service, "port": int64(443)},
+			"service":              map[string]any{"namespace": "default", "name": service, "port": int64(port)},
 			"groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
 		}
 		if caBundle != nil {
@@ -524,22 +524,22 @@ func TestAggregatorBadBackends(t *testing.T) {
 	}
 
 	// A missing service.
-	create("v1.missing.example.com", "missing.example.com", "nowhere", nil)
+	create("v1.missing.example.com", "missing.example.com", "nowhere", 443, nil)
 	wantReason("v1.missing.example.com", "ServiceNotFound")
 
 	// A port with nothing listening: bind a port, close it, point there.
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadPort := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	makeServiceAt(t, cs, "dead", ip, deadPort)
-	create("v1.dead.example.com", "dead.example.com", "dead", nil)
+	makeExternalService(t, cs, "dead")
+	create("v1.dead.example.com", "dead.example.com", "dead", deadPort, nil)
 	wantReason("v1.dead.example.com", "FailedDiscoveryCheck")
 
 	// A backend that accepts connections and never answers.
-	hang, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	hang, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,20 +553,18 @@ func TestAggregatorBadBackends(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	makeServiceAt(t, cs, "hang", ip, hang.Addr().(*net.TCPAddr).Port)
-	create("v1.hang.example.com", "hang.example.com", "hang", nil)
+	makeExternalService(t, cs, "hang")
+	create("v1.hang.example.com", "hang.example.com", "hang", hang.Addr().(*net.TCPAddr).Port, nil)
 
 	// A real kapi backend with the wrong caBundle: the message names the
 	// certificate problem.
-	other := kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) { o.SecureServing.BindAddress = ip }))
-	_, portStr, _ := net.SplitHostPort(other.Address)
-	otherPort, _ := strconv.Atoi(portStr)
-	makeServiceAt(t, cs, "wrongca", ip, otherPort)
+	other := kapitest.Start(t)
+	makeExternalService(t, cs, "wrongca")
 	wrongCA, err := os.ReadFile(filepath.Join(front.DataDir(), "pki", pki.CACertFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	create("v1.wrongca.example.com", "wrongca.example.com", "wrongca", wrongCA)
+	create("v1.wrongca.example.com", "wrongca.example.com", "wrongca", portOf(t, other.Address), wrongCA)
 	msg := wantReason("v1.wrongca.example.com", "FailedDiscoveryCheck")
 	if !strings.Contains(msg, "x509") && !strings.Contains(msg, "certificate") {
 		t.Errorf("got FailedDiscoveryCheck message %q, want it to name the certificate problem", msg)
@@ -592,28 +590,6 @@ func gadgetColored(name, color string) *unstructured.Unstructured {
 	u := gadget(name)
 	u.Object["spec"] = map[string]any{"color": color}
 	return u
-}
-
-func makeServiceAt(t *testing.T, cs kubernetes.Interface, name, ip string, port int) {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{
-			Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(int32(port)),
-		}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create service %s: %v", name, err)
-	}
-	ready := true
-	if _, err := cs.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
-		ObjectMeta:  metav1.ObjectMeta{Name: name + "-1", Labels: map[string]string{discoveryv1.LabelServiceName: name}},
-		AddressType: addressTypeOf(ip),
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
-		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(port)), Protocol: ptrTo(corev1.ProtocolTCP)}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create endpointslice %s: %v", name, err)
-	}
 }
 
 func rawGet(t *testing.T, s *kapitest.Server, path string) int {

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -31,13 +28,13 @@ import (
 
 // TestConversionWebhookBehindService runs a CRD whose conversion webhook
 // is referenced as a Service (clientConfig.service), as operators deploy
-// them: kapi resolves the Service through its EndpointSlice, verifies
-// the webhook's certificate for <service>.<namespace>.svc against the
+// them: the Service is of type ExternalName pointing at localhost, so kapi
+// sends the review to localhost:<the reference's port>, verifies the
+// webhook's certificate for <service>.<namespace>.svc against the
 // caBundle, and converts between v1 (spec.size) and v2 (spec.replicas).
 // The CRD's group-version also gets its local APIService, which goes with
 // the CRD.
 func TestConversionWebhookBehindService(t *testing.T) {
-	ip := hostIP(t)
 	srv := kapitest.Start(t)
 	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(srv.Config)
@@ -45,12 +42,12 @@ func TestConversionWebhookBehindService(t *testing.T) {
 	ext := apiextensionsclient.NewForConfigOrDie(srv.Config)
 
 	// The webhook: a certificate for convert.default.svc from a CA of
-	// its own, listening on the host address.
+	// its own, listening on 127.0.0.1.
 	bundle, err := pki.Ensure(pki.Config{Dir: filepath.Join(t.TempDir(), "pki"), Hosts: []string{"convert.default.svc"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := tls.Listen("tcp", net.JoinHostPort(ip, "0"), &tls.Config{Certificates: []tls.Certificate{bundle.Serving}, MinVersion: tls.VersionTLS12})
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{bundle.Serving}, MinVersion: tls.VersionTLS12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,21 +60,7 @@ func TestConversionWebhookBehindService(t *testing.T) {
 	defer hook.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 
-	if _, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "convert"},
-		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(int32(port))}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	ready := true
-	if _, err := cs.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
-		ObjectMeta:  metav1.ObjectMeta{Name: "convert-1", Labels: map[string]string{discoveryv1.LabelServiceName: "convert"}},
-		AddressType: addressTypeOf(ip),
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
-		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(port))}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	makeExternalService(t, cs, "convert")
 
 	schemaWith := func(field string) *apiextensionsv1.CustomResourceValidation {
 		return &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
@@ -102,7 +85,7 @@ func TestConversionWebhookBehindService(t *testing.T) {
 				Webhook: &apiextensionsv1.WebhookConversion{
 					ConversionReviewVersions: []string{"v1"},
 					ClientConfig: &apiextensionsv1.WebhookClientConfig{
-						Service:  &apiextensionsv1.ServiceReference{Namespace: "default", Name: "convert", Path: ptrTo("/convert")},
+						Service:  &apiextensionsv1.ServiceReference{Namespace: "default", Name: "convert", Path: ptrTo("/convert"), Port: ptrTo(int32(port))},
 						CABundle: bundle.CAPEM,
 					},
 				},

@@ -18,6 +18,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
 
 // DiscoveryTimeout bounds a proxied discovery request (GET
@@ -30,7 +31,7 @@ const redirectMessage = "the backend attempted to redirect this request, which i
 // Handler proxies every request it gets to the backend of one APIService.
 // [Handler.Update] may be called at any time, concurrently with requests.
 type Handler struct {
-	services ServiceLister
+	services serviceresolver.Lister
 	logger   *slog.Logger
 	errorLog *log.Logger
 	target   atomic.Pointer[target]
@@ -48,7 +49,7 @@ type target struct {
 }
 
 // NewHandler returns a handler that answers 503 until it is updated.
-func NewHandler(services ServiceLister, logger *slog.Logger) *Handler {
+func NewHandler(services serviceresolver.Lister, logger *slog.Logger) *Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -100,7 +101,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "missing user", http.StatusInternalServerError)
 		return
 	}
-	loc, err := ResolveEndpoint(ctx, h.services, tg.namespace, tg.service, tg.port)
+	loc, err := serviceresolver.Resolve(ctx, h.services, tg.namespace, tg.service, tg.port)
 	if err != nil {
 		h.logger.Error("resolve aggregated service", "apiservice", tg.name, "service", tg.namespace+"/"+tg.service, "err", err)
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
 
 // DefaultDialTimeout bounds connecting to a backend (upstream's dialer's).
@@ -40,7 +42,7 @@ func NewTransport(svc *apiregistrationv1.APIService, clientCert *tls.Certificate
 	}
 	tlsConfig := &tls.Config{
 		MinVersion:         tls.VersionTLS12,
-		ServerName:         svc.Spec.Service.Name + "." + svc.Spec.Service.Namespace + ".svc",
+		ServerName:         serviceresolver.ServerName(svc.Spec.Service.Namespace, svc.Spec.Service.Name),
 		InsecureSkipVerify: svc.Spec.InsecureSkipTLSVerify, //nolint:gosec // the APIService asks for it
 	}
 	if len(svc.Spec.CABundle) > 0 {

@@ -13,7 +13,8 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
-	appsv1defaults "github.com/kapi-dev/kapi/pkg/controlplane/defaults/appsv1"
+	defaultsappsv1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/appsv1"
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
 )
 
 // Scheme knows every built-in kind kapi may serve.
@@ -45,6 +46,8 @@ func init() {
 		&metav1.APIGroup{},
 		&metav1.APIResourceList{},
 	)
-	// Defaulting of the built-in types, applied by the codecs' decoders.
-	utilruntime.Must(appsv1defaults.RegisterDefaults(Scheme))
+	// kube-apiserver's defaulting, applied by the codecs' decoders (request
+	// bodies, patches, storage reads): one line per group-version.
+	utilruntime.Must(defaultscorev1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsappsv1.RegisterDefaults(Scheme))
 }

@@ -22,6 +22,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
 
 // maxErrorBodyBytes bounds how much of a non-JSON error answer goes into
@@ -95,8 +97,8 @@ func newHookClient(name string, cc *apiextensionsv1.WebhookClientConfig, opts Op
 		if svc.Port != nil && *svc.Port != 0 {
 			port = *svc.Port
 		}
-		serverName := svc.Name + "." + svc.Namespace + ".svc"
-		host := net.JoinHostPort(serverName, strconv.Itoa(int(port)))
+		serverName := serviceresolver.ServerName(svc.Namespace, svc.Name)
+		host := serviceresolver.HostPort(svc.Namespace, svc.Name, port)
 		p := "/"
 		if svc.Path != nil {
 			p = path.Join("/", *svc.Path)
@@ -105,7 +107,7 @@ func newHookClient(name string, cc *apiextensionsv1.WebhookClientConfig, opts Op
 		tlsConfig.ServerName = serverName
 		transport.ForceAttemptHTTP2 = false
 		tlsConfig.NextProtos = []string{"http/1.1"}
-		rt = &resolvingTransport{next: transport, resolver: opts.ServiceResolver, host: host, namespace: svc.Namespace, name: svc.Name, port: port}
+		rt = &serviceresolver.RoundTripper{Next: transport, Resolver: opts.ServiceResolver, Namespace: svc.Namespace, Name: svc.Name, Port: port}
 	}
 	return &hookClient{
 		client:    &http.Client{Transport: rt, Timeout: opts.Timeout},
@@ -142,42 +144,6 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// resolvingTransport sends requests for a service's host name to the
-// address the resolver gives, per request (so new endpoints are picked
-// up), keeping the Host header and TLS server name of the service.
-type resolvingTransport struct {
-	next            http.RoundTripper
-	resolver        ServiceResolver
-	host            string
-	namespace, name string
-	port            int32
-}
-
-func (t *resolvingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host != t.host {
-		return t.next.RoundTrip(req)
-	}
-	u, err := t.resolver.ResolveEndpoint(t.namespace, t.name, t.port)
-	if err != nil {
-		if req.Body != nil {
-			_ = req.Body.Close()
-		}
-		return nil, err
-	}
-	if u == nil || u.Host == "" {
-		if req.Body != nil {
-			_ = req.Body.Close()
-		}
-		return nil, fmt.Errorf("service %s/%s resolved to no address", t.namespace, t.name)
-	}
-	out := req.Clone(req.Context())
-	if out.Host == "" {
-		out.Host = req.URL.Host
-	}
-	out.URL.Host = u.Host
-	return t.next.RoundTrip(out)
 }
 
 // post sends body and returns the answer's body. Transport errors are

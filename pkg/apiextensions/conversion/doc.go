@@ -16,8 +16,10 @@
 // already in the desired version are not sent; when none is left, no call
 // is made). It is POSTed as JSON to the configured URL, or to
 // https://<name>.<namespace>.svc:<port><path> for a service reference (port
-// 443 by default) with the address given by a [ServiceResolver], the query
-// "?timeout=<timeout>" appended as client-go does. TLS is verified against
+// 443 by default) with the address given by a [ServiceResolver] (kapi's
+// resolves an ExternalName Service to its external name: see package
+// serviceresolver), the query "?timeout=<timeout>" appended as client-go
+// does. TLS is verified against
 // caBundle (system roots if it is empty) with server name
 // <name>.<namespace>.svc for a service. As upstream, HTTP/2 is only
 // negotiated with a URL on a loopback host; services and other hosts use

@@ -384,6 +384,11 @@ func (p *patcher) applyStrategic(ctx context.Context, current runtime.Object) (r
 	if err := p.reportStrict(ctx, strictErrs, fmt.Sprintf("%+v", patchMap)); err != nil {
 		return nil, err
 	}
+	// Decoding the patched object would have defaulted it (as the other
+	// patch types do): default it here, as upstream does.
+	if p.scope.Defaulter != nil {
+		p.scope.Defaulter.Default(obj)
+	}
 	return obj, nil
 }
 

@@ -58,6 +58,9 @@ type RequestScope struct {
 	Creater   runtime.ObjectCreater
 	Convertor runtime.ObjectConvertor
 	Typer     runtime.ObjectTyper
+	// Defaulter, if set, defaults objects a patch builds without decoding
+	// them (strategic merge patches), as decoding does.
+	Defaulter runtime.ObjectDefaulter
 
 	// TableConvertor converts objects to Tables; nil disables as=Table.
 	TableConvertor rest.TableConvertor

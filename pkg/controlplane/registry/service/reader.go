@@ -18,8 +18,8 @@ import (
 // from the resources' stores (no authentication, authorization or
 // admission): what the aggregator's proxy and webhook clients resolve a
 // Service reference with. It is safe for concurrent use; a missing object
-// is a NotFound API error. Its method set is the aggregator's
-// proxy.ServiceLister.
+// is a NotFound API error. Its method set is serviceresolver.Lister
+// (package pkg/webhook/serviceresolver).
 type Reader struct {
 	services  rest.Getter
 	endpoints rest.Getter

@@ -1,7 +1,8 @@
-package proxy
+package serviceresolver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -13,10 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// ServiceLister is what the proxy reads services and their endpoints
-// from. Implementations must be safe for concurrent use; a missing object
-// is an error for which apierrors.IsNotFound is true.
-type ServiceLister interface {
+// Lister is what services and their endpoints are read from.
+// Implementations must be safe for concurrent use; a missing object is an
+// error for which apierrors.IsNotFound is true.
+type Lister interface {
 	// GetService returns the service namespace/name.
 	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
 	// ListEndpointSlices returns the EndpointSlices of the service
@@ -27,20 +28,43 @@ type ServiceLister interface {
 	GetEndpoints(ctx context.Context, namespace, name string) (*corev1.Endpoints, error)
 }
 
-// ResolveEndpoint returns the https URL (no path) of one ready endpoint
-// of the service namespace/name for its service port port, chosen at
-// random among the ready ones, as kube-apiserver's endpoint routing does:
-// the service port's name selects the endpoint port (the target port).
-// EndpointSlices are read first; only if the service has none, its
-// Endpoints. An ExternalName service resolves to its external name and
-// port. The errors are upstream's.
-func ResolveEndpoint(ctx context.Context, services ServiceLister, namespace, name string, port int32) (*url.URL, error) {
+// errEmptyReference is upstream's error for a reference without a name,
+// namespace or port (k8s.io/apiserver pkg/util/webhook
+// defaultServiceResolver).
+var errEmptyReference = errors.New("cannot resolve an empty service name or namespace or port")
+
+// ServerName is the name a Service's backend is verified as:
+// <name>.<namespace>.svc.
+func ServerName(namespace, name string) string { return name + "." + namespace + ".svc" }
+
+// HostPort is the host of a webhook URL for a service reference:
+// <name>.<namespace>.svc:<port>.
+func HostPort(namespace, name string, port int32) string {
+	return net.JoinHostPort(ServerName(namespace, name), strconv.Itoa(int(port)))
+}
+
+// Resolve returns the https URL (no path) that reaches the service
+// namespace/name on its port port, as the package documentation
+// describes: an ExternalName service's external name and port, else one
+// ready endpoint chosen at random.
+func Resolve(ctx context.Context, services Lister, namespace, name string, port int32) (*url.URL, error) {
+	if namespace == "" || name == "" || port == 0 {
+		return nil, errEmptyReference
+	}
+	if port < 0 || port > 65535 {
+		return nil, fmt.Errorf("service %s/%s: invalid port %d", namespace, name, port)
+	}
 	svc, err := services.GetService(ctx, namespace, name)
 	if err != nil {
 		return nil, fmt.Errorf("get service %s/%s: %w", namespace, name, err)
 	}
 	switch svc.Spec.Type {
 	case corev1.ServiceTypeExternalName:
+		if svc.Spec.ExternalName == "" {
+			// Validation forbids it; a Service built in-process may not
+			// have been validated.
+			return nil, fmt.Errorf("service %s/%s of type ExternalName has no externalName", namespace, name)
+		}
 		return &url.URL{Scheme: "https", Host: net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(port)))}, nil
 	case "", corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
 	default:
@@ -74,7 +98,7 @@ func FindServicePort(svc *corev1.Service, port int32) (*corev1.ServicePort, erro
 // service namespace/name on its port named portName: from its
 // EndpointSlices (IPv4 and IPv6 ones) if it has any, else from its
 // Endpoints (a missing Endpoints object means none).
-func ReadyAddresses(ctx context.Context, services ServiceLister, namespace, name, portName string) ([]string, error) {
+func ReadyAddresses(ctx context.Context, services Lister, namespace, name, portName string) ([]string, error) {
 	slices, err := services.ListEndpointSlices(ctx, namespace, name)
 	if err != nil {
 		return nil, fmt.Errorf("list endpointslices of %s/%s: %w", namespace, name, err)

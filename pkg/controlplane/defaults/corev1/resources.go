@@ -1,0 +1,186 @@
+package corev1
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Pod-level resources (spec.resources, the PodLevelResources feature, on by
+// default since v1.34) are completed from the containers' as upstream's
+// defaultHugePagePodLimits, defaultPodRequests and defaultPodLimits do.
+
+// supportedPodLevelResource reports whether name may be set at pod level:
+// cpu, memory and hugepages-*.
+func supportedPodLevelResource(name corev1.ResourceName) bool {
+	return name == corev1.ResourceCPU || name == corev1.ResourceMemory || isHugePages(name)
+}
+
+func isHugePages(name corev1.ResourceName) bool {
+	return strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+}
+
+// overcommitAllowed reports whether requests of name may be below its
+// limits: native resources other than hugepages.
+func overcommitAllowed(name corev1.ResourceName) bool {
+	native := !strings.Contains(string(name), "/") || strings.Contains(string(name), corev1.ResourceDefaultNamespacePrefix)
+	return native && !isHugePages(name)
+}
+
+// podLevelSet reports whether list holds a resource supported at pod
+// level.
+func podLevelSet(list corev1.ResourceList) bool {
+	for name := range list {
+		if supportedPodLevelResource(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultHugePagePodLimits: when pod-level resources are set, each
+// hugepages limit of the containers becomes a pod-level limit, unless the
+// pod sets one or a pod-level request for it.
+func defaultHugePagePodLimits(pod *corev1.Pod) {
+	r := pod.Spec.Resources
+	if r == nil || len(r.Limits) == 0 && len(r.Requests) == 0 {
+		return
+	}
+	limits := r.Limits
+	if limits == nil {
+		limits = corev1.ResourceList{}
+	}
+	for name, q := range aggregateContainers(&pod.Spec, containerLimits) {
+		if !isHugePages(name) {
+			continue
+		}
+		if _, ok := r.Requests[name]; ok {
+			continue
+		}
+		if _, ok := limits[name]; !ok {
+			limits[name] = q.DeepCopy()
+		}
+	}
+	if len(limits) > 0 {
+		r.Limits = limits
+	}
+}
+
+// defaultPodRequests: when pod-level limits are set, each missing
+// pod-level request becomes the containers' aggregated request (for
+// resources that may be overcommitted), else the pod-level limit.
+func defaultPodRequests(pod *corev1.Pod) {
+	r := pod.Spec.Resources
+	if r == nil || len(r.Limits) == 0 {
+		return
+	}
+	requests := r.Requests
+	if requests == nil {
+		requests = corev1.ResourceList{}
+	}
+	for name, q := range aggregateContainers(&pod.Spec, containerRequests) {
+		if _, ok := requests[name]; !ok && supportedPodLevelResource(name) && overcommitAllowed(name) {
+			requests[name] = q.DeepCopy()
+		}
+	}
+	for name, q := range r.Limits {
+		if _, ok := requests[name]; !ok && supportedPodLevelResource(name) {
+			requests[name] = q.DeepCopy()
+		}
+	}
+	if len(requests) > 0 {
+		r.Requests = requests
+	}
+}
+
+// defaultPodLimits: when pod-level requests but no pod-level limits are
+// set, a resource every container limits (and that may be overcommitted)
+// gets the containers' aggregated limit as its pod-level limit.
+func defaultPodLimits(pod *corev1.Pod) {
+	r := pod.Spec.Resources
+	if r == nil || podLevelSet(r.Limits) || !podLevelSet(r.Requests) {
+		return
+	}
+	limits := r.Limits
+	if limits == nil {
+		limits = corev1.ResourceList{}
+	}
+	for name, q := range aggregateContainers(&pod.Spec, containerLimits) {
+		if _, ok := limits[name]; ok {
+			continue
+		}
+		if !supportedPodLevelResource(name) || !overcommitAllowed(name) || !allContainersLimit(&pod.Spec, name) {
+			continue
+		}
+		limits[name] = q.DeepCopy()
+	}
+	if len(limits) > 0 {
+		r.Limits = limits
+	}
+}
+
+// allContainersLimit reports whether every container and init container
+// has a limit for name.
+func allContainersLimit(spec *corev1.PodSpec, name corev1.ResourceName) bool {
+	for _, list := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for i := range list {
+			if _, ok := list[i].Resources.Limits[name]; !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func containerRequests(c *corev1.Container) corev1.ResourceList { return c.Resources.Requests }
+func containerLimits(c *corev1.Container) corev1.ResourceList   { return c.Resources.Limits }
+
+// aggregateContainers is what a pod's containers need of each resource
+// (upstream's AggregateContainerRequests/Limits from the spec): the sum
+// of the containers and sidecars (restartable init containers), or more
+// if an init container, run next to the sidecars started before it,
+// needs more.
+func aggregateContainers(spec *corev1.PodSpec, of func(*corev1.Container) corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for i := range spec.Containers {
+		addResources(out, of(&spec.Containers[i]))
+	}
+	sidecars := corev1.ResourceList{}
+	initPeak := corev1.ResourceList{}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		use := of(c)
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			addResources(out, use)
+			addResources(sidecars, use)
+			use = sidecars
+		} else {
+			combined := corev1.ResourceList{}
+			addResources(combined, use)
+			addResources(combined, sidecars)
+			use = combined
+		}
+		maxResources(initPeak, use)
+	}
+	maxResources(out, initPeak)
+	return out
+}
+
+func addResources(list, add corev1.ResourceList) {
+	for name, q := range add {
+		if v, ok := list[name]; ok {
+			v.Add(q)
+			list[name] = v
+		} else {
+			list[name] = q.DeepCopy()
+		}
+	}
+}
+
+func maxResources(list, other corev1.ResourceList) {
+	for name, q := range other {
+		if v, ok := list[name]; !ok || q.Cmp(v) > 0 {
+			list[name] = q.DeepCopy()
+		}
+	}
+}
