@@ -98,19 +98,13 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return appsvalidation.ValidateDaemonSetUpdateFields(ds, o, workload.TemplateValidationOptions(&ds.Spec.Template, &o.Spec.Template))
 }
 
-// WarningsOnCreate warns about the pod template.
-func (strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
-	ds := obj.(*appsv1.DaemonSet)
-	return workload.TemplateWarnings(ctx, &ds.Spec.Template, nil)
-}
+// WarningsOnCreate: upstream warns only about the pod template
+// (GetWarningsForPodTemplate), which kapi does not give.
+func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
 
-// WarningsOnUpdate warns about the pod template when the generation moved.
-func (strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
-	ds, o := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
-	if ds.Generation == o.Generation {
-		return nil
-	}
-	return workload.TemplateWarnings(ctx, &ds.Spec.Template, &o.Spec.Template)
+// WarningsOnUpdate: none (see WarningsOnCreate).
+func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
 }
 
 func (strategy) Canonicalize(runtime.Object)    {}

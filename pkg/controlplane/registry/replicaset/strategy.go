@@ -58,20 +58,15 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return appsvalidation.ValidateReplicaSetUpdateFields(rs, o, workload.TemplateValidationOptions(&rs.Spec.Template, &o.Spec.Template))
 }
 
-// WarningsOnCreate warns about a name that is not a DNS label and about
-// the pod template.
-func (strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
-	rs := obj.(*appsv1.ReplicaSet)
-	return append(workload.NameWarnings(rs.Name), workload.TemplateWarnings(ctx, &rs.Spec.Template, nil)...)
+// WarningsOnCreate warns about a name that is not a DNS label. Upstream's
+// warnings about the pod template are not given.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return workload.NameWarnings(obj.(*appsv1.ReplicaSet).Name)
 }
 
-// WarningsOnUpdate warns about the pod template when the generation moved.
-func (strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
-	rs, o := obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet)
-	if rs.Generation == o.Generation {
-		return nil
-	}
-	return workload.TemplateWarnings(ctx, &rs.Spec.Template, &o.Spec.Template)
+// WarningsOnUpdate: none (see WarningsOnCreate).
+func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
 }
 
 func (strategy) Canonicalize(runtime.Object)    {}

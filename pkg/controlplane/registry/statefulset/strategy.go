@@ -58,27 +58,23 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return appsvalidation.ValidateStatefulSetUpdateFields(ss, o, workload.TemplateValidationOptions(&ss.Spec.Template, &o.Spec.Template))
 }
 
-// WarningsOnCreate warns about the pod template, the claim templates and a
-// negative revisionHistoryLimit.
-func (strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
+// WarningsOnCreate warns about the claim templates and a negative
+// revisionHistoryLimit. Upstream's warnings about the pod template are not
+// given.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
 	ss := obj.(*appsv1.StatefulSet)
-	warnings := workload.TemplateWarnings(ctx, &ss.Spec.Template, nil)
-	warnings = append(warnings, workload.ClaimTemplateWarnings(ss.Spec.VolumeClaimTemplates, false)...)
+	warnings := workload.ClaimTemplateWarnings(ss.Spec.VolumeClaimTemplates, false)
 	if l := ss.Spec.RevisionHistoryLimit; l != nil && *l < 0 {
 		warnings = append(warnings, negativeHistoryWarning)
 	}
 	return warnings
 }
 
-// WarningsOnUpdate warns about the pod template when the generation moved,
-// about the claim templates and a negative revisionHistoryLimit.
-func (strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
-	ss, o := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
-	var warnings []string
-	if ss.Generation != o.Generation {
-		warnings = workload.TemplateWarnings(ctx, &ss.Spec.Template, &o.Spec.Template)
-	}
-	warnings = append(warnings, workload.ClaimTemplateWarnings(ss.Spec.VolumeClaimTemplates, true)...)
+// WarningsOnUpdate warns about the claim templates and a negative
+// revisionHistoryLimit.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	ss := obj.(*appsv1.StatefulSet)
+	warnings := workload.ClaimTemplateWarnings(ss.Spec.VolumeClaimTemplates, true)
 	if l := ss.Spec.RevisionHistoryLimit; l != nil && *l < 0 {
 		warnings = append(warnings, negativeHistoryWarning)
 	}

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"context"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,11 +23,4 @@ func NameWarnings(name string) []string {
 func TemplateValidationOptions(t, old *corev1.PodTemplateSpec) appsvalidation.PodValidationOptions {
 	_, _ = t, old
 	return appsvalidation.PodValidationOptions{}
-}
-
-// TemplateWarnings are the warnings about a workload's pod template (old
-// is nil on create).
-func TemplateWarnings(ctx context.Context, t, old *corev1.PodTemplateSpec) []string {
-	_, _, _ = ctx, t, old
-	return nil
 }
