@@ -5,13 +5,19 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/kapitest"
 )
@@ -34,6 +40,94 @@ func testAppsThroughServer(t *testing.T, opts ...kapitest.Option) {
 	t.Run("discovery", func(t *testing.T) { testAppsDiscovery(t, cs) })
 	t.Run("defaults on every write path", func(t *testing.T) { testAppsDefaultsOnWrites(t, cs) })
 	t.Run("generation", func(t *testing.T) { testAppsGeneration(t, cs) })
+	t.Run("protobuf, watch, field selector", func(t *testing.T) { testAppsProtobufWatch(t, srv) })
+}
+
+// testAppsProtobufWatch reads and watches apps/v1 objects, their scale
+// and replicasets by status.replicas, over protobuf.
+func testAppsProtobufWatch(t *testing.T, srv *kapitest.Server) {
+	cfg := rest.CopyConfig(srv.Config)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	sets := cs.AppsV1().StatefulSets("default")
+	w, err := sets.Watch(ctx, metav1.ListOptions{LabelSelector: "watched=yes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ss := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "pb", Labels: map[string]string{"watched": "yes"}},
+		Spec: appsv1.StatefulSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "pb"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "pb"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "redis:7"}}},
+			},
+		},
+	}
+	if _, err := sets.Create(ctx, ss, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sets.UpdateScale(ctx, "pb", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "pb"}, Spec: autoscalingv1.ScaleSpec{Replicas: 3}}, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		typ      watch.EventType
+		replicas int32
+	}{{watch.Added, 1}, {watch.Modified, 3}} {
+		select {
+		case ev := <-w.ResultChan():
+			got, ok := ev.Object.(*appsv1.StatefulSet)
+			if !ok || ev.Type != want.typ || *got.Spec.Replicas != want.replicas {
+				t.Fatalf("got event %s %T, want %s with %d replicas", ev.Type, ev.Object, want.typ, want.replicas)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s event", want.typ)
+		}
+	}
+	scale, err := sets.GetScale(ctx, "pb", metav1.GetOptions{})
+	if err != nil || scale.Spec.Replicas != 3 || scale.Status.Selector != "app=pb" {
+		t.Errorf("got scale %+v, %v; want 3 replicas, selector app=pb", scale, err)
+	}
+
+	rss := cs.AppsV1().ReplicaSets("default")
+	for _, name := range []string{"zero", "two"} {
+		rs := &appsv1.ReplicaSet{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: appsv1.ReplicaSetSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"rs": name}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"rs": name}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+				},
+			},
+		}
+		created, err := rss.Create(ctx, rs, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "two" {
+			created.Status = appsv1.ReplicaSetStatus{Replicas: 2}
+			if _, err := rss.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	list, err := rss.List(ctx, metav1.ListOptions{FieldSelector: "status.replicas=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].Name != "two" {
+		t.Errorf("got %d replicasets with status.replicas=2, want only two", len(list.Items))
+	}
+	if _, err := rss.List(ctx, metav1.ListOptions{FieldSelector: "spec.replicas=2"}); !apierrors.IsBadRequest(err) {
+		t.Errorf("got %v for an unsupported field selector, want 400", err)
+	}
 }
 
 func testAppsDiscovery(t *testing.T, cs kubernetes.Interface) {
