@@ -114,9 +114,11 @@ func TestBuiltinTables(t *testing.T) {
 	var gotContent []string
 	for gr, c := range content {
 		gotContent = append(gotContent, gr.String())
-		// Every line has a collection delete (services too, as upstream).
+		// Every built-in namespaced resource deletes collections
+		// (services too, which release their IPs and ports item by item
+		// inside their DeleteCollection).
 		if _, isOneByOne := c.(oneByOne); isOneByOne {
-			t.Errorf("%s: emptied one by one, want with its collection delete", gr)
+			t.Errorf("%s: emptied one by one, want a collection delete", gr)
 		}
 	}
 	slices.Sort(gotContent)
