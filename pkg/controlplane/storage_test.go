@@ -70,7 +70,9 @@ func TestBuiltinTables(t *testing.T) {
 
 	wantPaths := map[schema.GroupVersion][]string{
 		{Version: "v1"}: {
-			"configmaps", "endpoints", "events", "namespaces", "namespaces/finalize", "namespaces/status",
+			"bindings", "configmaps", "endpoints", "events", "namespaces", "namespaces/finalize", "namespaces/status",
+			"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/exec", "pods/log",
+			"pods/portforward", "pods/proxy", "pods/resize", "pods/status", "podtemplates",
 			"secrets", "serviceaccounts", "services", "services/status",
 		},
 		{Group: "discovery.k8s.io", Version: "v1"}:      {"endpointslices"},
@@ -124,7 +126,7 @@ func TestBuiltinTables(t *testing.T) {
 	slices.Sort(gotContent)
 	wantContent := []string{
 		"configmaps", "endpoints", "endpointslices.discovery.k8s.io", "events", "leases.coordination.k8s.io",
-		"secrets", "serviceaccounts", "services",
+		"pods", "podtemplates", "secrets", "serviceaccounts", "services",
 		"controllerrevisions.apps", "daemonsets.apps", "deployments.apps", "replicasets.apps", "statefulsets.apps",
 	}
 	slices.Sort(wantContent)
@@ -142,7 +144,7 @@ func TestBuiltinTables(t *testing.T) {
 	}
 	slices.Sort(gotKinds)
 	wantKinds := []string{
-		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Secret", "/v1, Kind=Service",
+		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Pod", "/v1, Kind=Secret", "/v1, Kind=Service",
 		"apps/v1, Kind=ReplicaSet", "events.k8s.io/v1, Kind=Event",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
