@@ -98,13 +98,18 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return appsvalidation.ValidateDaemonSetUpdateFields(ds, o, workload.TemplateValidationOptions(&ds.Spec.Template, &o.Spec.Template))
 }
 
-// WarningsOnCreate: upstream warns only about the pod template
-// (GetWarningsForPodTemplate), which kapi does not give.
-func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+// WarningsOnCreate warns about the pod template.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return workload.TemplateWarnings(&obj.(*appsv1.DaemonSet).Spec.Template)
+}
 
-// WarningsOnUpdate: none (see WarningsOnCreate).
-func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+// WarningsOnUpdate warns about the pod template when the generation moved.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	ds := obj.(*appsv1.DaemonSet)
+	if ds.Generation == old.(*appsv1.DaemonSet).Generation {
+		return nil
+	}
+	return workload.TemplateWarnings(&ds.Spec.Template)
 }
 
 func (strategy) Canonicalize(runtime.Object)    {}

@@ -50,9 +50,11 @@ func TestDeploymentStore(t *testing.T) {
 	}
 
 	// Create: status cleared, generation 1; a name that is not a DNS
-	// label is accepted with upstream's warning.
+	// label and a deprecated node label are accepted with upstream's
+	// warnings.
 	in := newDeployment("web.v1")
 	in.Status = appsv1.DeploymentStatus{Replicas: 9}
+	in.Spec.Template.Spec.NodeSelector = map[string]string{"beta.kubernetes.io/os": "linux"}
 	obj, err := store.Create(ctx, in, nil, &metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +63,9 @@ func TestDeploymentStore(t *testing.T) {
 	if d.Status.Replicas != 0 || d.Generation != 1 {
 		t.Errorf("got status %+v generation %d, want an empty status and generation 1", d.Status, d.Generation)
 	}
-	if w := warnings.List(); len(w) != 1 || !strings.HasPrefix(w[0], "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [") {
-		t.Errorf("got warnings %q, want upstream's DNS label warning", w)
+	if w := warnings.List(); len(w) != 2 || !strings.HasPrefix(w[0], "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [") ||
+		w[1] != `spec.template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead` {
+		t.Errorf("got warnings %q, want upstream's DNS label and node label warnings", w)
 	}
 
 	// An update through the main resource cannot set the status.

@@ -62,15 +62,19 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 }
 
 // WarningsOnCreate warns about a name that is not a DNS label (it becomes
-// part of pod names and hostnames). Upstream's warnings about the pod
-// template (pkg/api/pod GetWarningsForPodTemplate) are not given.
+// part of pod names and hostnames) and about the pod template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
-	return workload.NameWarnings(obj.(*appsv1.Deployment).Name)
+	d := obj.(*appsv1.Deployment)
+	return append(workload.NameWarnings(d.Name), workload.TemplateWarnings(&d.Spec.Template)...)
 }
 
-// WarningsOnUpdate: none (see WarningsOnCreate).
-func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+// WarningsOnUpdate warns about the pod template when the generation moved.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	d := obj.(*appsv1.Deployment)
+	if d.Generation == old.(*appsv1.Deployment).Generation {
+		return nil
+	}
+	return workload.TemplateWarnings(&d.Spec.Template)
 }
 
 func (strategy) Canonicalize(runtime.Object)    {}

@@ -58,15 +58,20 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return appsvalidation.ValidateReplicaSetUpdateFields(rs, o, workload.TemplateValidationOptions(&rs.Spec.Template, &o.Spec.Template))
 }
 
-// WarningsOnCreate warns about a name that is not a DNS label. Upstream's
-// warnings about the pod template are not given.
+// WarningsOnCreate warns about a name that is not a DNS label and about
+// the pod template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
-	return workload.NameWarnings(obj.(*appsv1.ReplicaSet).Name)
+	rs := obj.(*appsv1.ReplicaSet)
+	return append(workload.NameWarnings(rs.Name), workload.TemplateWarnings(&rs.Spec.Template)...)
 }
 
-// WarningsOnUpdate: none (see WarningsOnCreate).
-func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+// WarningsOnUpdate warns about the pod template when the generation moved.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	rs := obj.(*appsv1.ReplicaSet)
+	if rs.Generation == old.(*appsv1.ReplicaSet).Generation {
+		return nil
+	}
+	return workload.TemplateWarnings(&rs.Spec.Template)
 }
 
 func (strategy) Canonicalize(runtime.Object)    {}

@@ -58,23 +58,27 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return appsvalidation.ValidateStatefulSetUpdateFields(ss, o, workload.TemplateValidationOptions(&ss.Spec.Template, &o.Spec.Template))
 }
 
-// WarningsOnCreate warns about the claim templates and a negative
-// revisionHistoryLimit. Upstream's warnings about the pod template are not
-// given.
+// WarningsOnCreate warns about the pod template, the claim templates and a
+// negative revisionHistoryLimit.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
 	ss := obj.(*appsv1.StatefulSet)
-	warnings := workload.ClaimTemplateWarnings(ss.Spec.VolumeClaimTemplates, false)
+	warnings := workload.TemplateWarnings(&ss.Spec.Template)
+	warnings = append(warnings, workload.ClaimTemplateWarnings(ss.Spec.VolumeClaimTemplates, false)...)
 	if l := ss.Spec.RevisionHistoryLimit; l != nil && *l < 0 {
 		warnings = append(warnings, negativeHistoryWarning)
 	}
 	return warnings
 }
 
-// WarningsOnUpdate warns about the claim templates and a negative
-// revisionHistoryLimit.
-func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+// WarningsOnUpdate warns about the pod template when the generation moved,
+// about the claim templates and a negative revisionHistoryLimit.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
 	ss := obj.(*appsv1.StatefulSet)
-	warnings := workload.ClaimTemplateWarnings(ss.Spec.VolumeClaimTemplates, true)
+	var warnings []string
+	if ss.Generation != old.(*appsv1.StatefulSet).Generation {
+		warnings = workload.TemplateWarnings(&ss.Spec.Template)
+	}
+	warnings = append(warnings, workload.ClaimTemplateWarnings(ss.Spec.VolumeClaimTemplates, true)...)
 	if l := ss.Spec.RevisionHistoryLimit; l != nil && *l < 0 {
 		warnings = append(warnings, negativeHistoryWarning)
 	}

@@ -6,26 +6,30 @@ import (
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
 )
 
-// PodValidationOptions are the options of pod template validation.
-type PodValidationOptions struct {
-	AllowInvalidLabelValueInSelector bool
-}
+// PodValidationOptions are the options of pod template validation (core's:
+// what a stored template lets an update keep, and --allow-privileged). The
+// workloads state their restart policy rule themselves, after core's
+// checks, as upstream's apps validation does; RestartPolicies is left
+// empty.
+type PodValidationOptions = core.PodValidationOptions
 
-// validatePodTemplate checks a workload's pod template as a pod template.
+// validatePodTemplate checks a workload's pod template as a pod template
+// (core's ValidatePodTemplateSpec: labels, annotations, the pod spec).
 func validatePodTemplate(t *corev1.PodTemplateSpec, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
-	_, _, _ = t, fldPath, opts // pkg/controlplane/validation/core lands with the pods branch
-	return nil
+	return core.ValidatePodTemplateSpec(t, fldPath, opts)
 }
 
-// validatePodTemplateMeta checks a template's labels and annotations (the
-// paths are upstream's: <template>.labels and <template>.annotations).
+// validatePodTemplateMeta checks a template's labels and annotations, the
+// pod-specific annotations included (the paths are upstream's:
+// <template>.labels and <template>.annotations).
 func validatePodTemplateMeta(t *corev1.PodTemplateSpec, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
 	allErrs := metav1validation.ValidateLabels(t.Labels, fldPath.Child("labels"))
 	allErrs = append(allErrs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fldPath.Child("annotations"))...)
-	_ = opts
-	return allErrs
+	return append(allErrs, core.ValidatePodSpecificAnnotations(t.Annotations, &t.Spec, fldPath.Child("annotations"), opts)...)
 }
 
 // templatesEqual compares two pod templates semantically.

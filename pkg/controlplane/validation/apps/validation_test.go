@@ -484,3 +484,43 @@ func TestValidateNames(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Workload templates are validated as pod templates (core's
+// ValidatePodTemplateSpec), except a statefulset's, whose pod spec
+// upstream leaves unchecked (only its labels and annotations).
+func TestValidateTemplates(t *testing.T) {
+	noImage := func(s *corev1.PodSpec) { s.Containers[0].Image = "" }
+	d := validDeployment()
+	noImage(&d.Spec.Template.Spec)
+	d.Spec.Template.Spec.RestartPolicy = "Sometimes"
+	checkErrors(t, ValidateDeploymentFields(d, PodValidationOptions{}), []string{
+		"FieldValueRequired spec.template.spec.containers[0].image: ",
+		`FieldValueNotSupported spec.template.spec.restartPolicy: supported values: "Always", "OnFailure", "Never"`,
+		"FieldValueNotSupported spec.template.spec.restartPolicy: " + restartNotAlways,
+	})
+
+	rs := validReplicaSet()
+	rs.Spec.Template.Spec.Containers = append(rs.Spec.Template.Spec.Containers, rs.Spec.Template.Spec.Containers[0])
+	rs.Spec.Template.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+		Name: "debug", Image: "busybox", ImagePullPolicy: corev1.PullAlways, TerminationMessagePolicy: corev1.TerminationMessageReadFile}}}
+	errs := ValidateReplicaSetFields(rs, PodValidationOptions{})
+	got := strings.Join(errStrings(errs), "\n")
+	for _, want := range []string{"FieldValueDuplicate spec.template.spec.containers[1].name: ",
+		"FieldValueForbidden spec.template.spec.ephemeralContainers: ephemeral containers not allowed in pod template"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("replicaset: got errors\n%s\nwant %q among them", got, want)
+		}
+	}
+
+	ds := validDaemonSet()
+	ds.Spec.Template.Spec.Containers = nil
+	checkErrors(t, ValidateDaemonSetFields(ds, PodValidationOptions{}), []string{"FieldValueRequired spec.template.spec.containers: "})
+
+	ss := validStatefulSet()
+	noImage(&ss.Spec.Template.Spec)
+	checkErrors(t, ValidateStatefulSetFields(ss, PodValidationOptions{}), nil)
+	ss.Spec.Template.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "x"}
+	checkErrors(t, ValidateStatefulSetFields(ss, PodValidationOptions{}), []string{
+		"FieldValueInvalid spec.template.annotations[kubernetes.io/config.mirror]: must set spec.nodeName if mirror pod annotation is set",
+	})
+}
