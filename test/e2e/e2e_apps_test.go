@@ -130,6 +130,27 @@ func testKubectlAppsDeployment(t *testing.T, e *env, k *kc) {
 		t.Errorf("set image of a missing container: %s", r)
 	}
 
+	// An invalid deployment: upstream's message, as kubectl prints it.
+	r = k.run(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: bad}
+spec:
+  replicas: -1
+  selector: {matchLabels: {app: bad}}
+  template:
+    metadata: {labels: {app: other}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: nginx}]
+`, nil, "-n", ns, "apply", "-f", "-")
+	want := `The Deployment "bad" is invalid: ` + "\n" +
+		`* spec.replicas: Invalid value: -1: must be greater than or equal to 0` + "\n" +
+		`* spec.template.metadata.labels: Invalid value: {"app":"other"}: ` + "`selector` does not match template `labels`" + "\n" +
+		`* spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`
+	if r.code == 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("apply an invalid deployment: %s\nwant stderr containing\n%s", r, want)
+	}
+
 	// Statefulsets and replicasets scale too (kubectl's scale client).
 	k.apply(t, ns, appsManifest(ns))
 	k.ok(t, "-n", ns, "scale", "statefulset", "db", "--replicas=3")
