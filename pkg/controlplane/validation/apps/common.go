@@ -112,9 +112,9 @@ func validateRequiredSelector(sel *metav1.LabelSelector, word string, fldPath *f
 	return allErrs
 }
 
-// selectorMatches reports whether a non-empty selector matches the
-// template's labels (an empty selector matches by definition here, as
-// upstream skips the check for it).
+// templateLabelsMismatch reports a selector that does not match the
+// template's labels at <template>.metadata.labels. An empty selector is not
+// checked, as upstream (a nil one selects nothing and is reported).
 func templateLabelsMismatch(selector labels.Selector, template *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
 	if selector.Empty() || selector.Matches(labels.Set(template.Labels)) {
 		return nil
@@ -125,8 +125,8 @@ func templateLabelsMismatch(selector labels.Selector, template *corev1.PodTempla
 // ValidatePodTemplateSpecForReplicaSet is the template check of
 // deployments and replicasets: the selector matches the template's labels,
 // the template is a valid pod template, its restartPolicy is Always and it
-// has no activeDeadlineSeconds. kind names the workload in the message of
-// the last rule ("ReplicaSet" for both, as upstream).
+// has no activeDeadlineSeconds (the message names "ReplicaSet" for both
+// kinds, as upstream's).
 func ValidatePodTemplateSpecForReplicaSet(template *corev1.PodTemplateSpec, selector labels.Selector, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
 	allErrs := templateLabelsMismatch(selector, template, fldPath)
 	allErrs = append(allErrs, validatePodTemplate(template, fldPath, opts)...)
