@@ -44,6 +44,7 @@ var builtinGroups = []apiGroup{
 	coordinationGroup,
 	authenticationGroup,
 	authorizationGroup,
+	appsGroup,
 }
 
 // apiGroup is one API group's table.

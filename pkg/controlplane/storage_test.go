@@ -86,6 +86,10 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "authorization.k8s.io", Version: "v1"}: {
 			"localsubjectaccessreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews",
 		},
+		{Group: "apps", Version: "v1"}: {
+			"controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status",
+			"replicasets", "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status",
+		},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -106,6 +110,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Version: "v1"}, {Group: "discovery.k8s.io", Version: "v1"}, {Group: "events.k8s.io", Version: "v1"},
 		{Group: "coordination.k8s.io", Version: "v1"}, {Group: "authentication.k8s.io", Version: "v1"},
 		{Group: "authorization.k8s.io", Version: "v1"},
+		{Group: "apps", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -127,7 +132,9 @@ func TestBuiltinTables(t *testing.T) {
 		"configmaps", "endpoints", "endpointslices.discovery.k8s.io", "events", "leases.coordination.k8s.io",
 		"limitranges", "persistentvolumeclaims", "pods", "podtemplates", "replicationcontrollers", "resourcequotas",
 		"secrets", "serviceaccounts", "services",
+		"controllerrevisions.apps", "daemonsets.apps", "deployments.apps", "replicasets.apps", "statefulsets.apps",
 	}
+	slices.Sort(wantContent)
 	if !slices.Equal(gotContent, wantContent) {
 		t.Errorf("got namespace content %v, want %v", gotContent, wantContent)
 	}
@@ -143,7 +150,7 @@ func TestBuiltinTables(t *testing.T) {
 	slices.Sort(gotKinds)
 	wantKinds := []string{
 		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Node", "/v1, Kind=Pod", "/v1, Kind=ReplicationController",
-		"/v1, Kind=Secret", "/v1, Kind=Service", "events.k8s.io/v1, Kind=Event",
+		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "events.k8s.io/v1, Kind=Event",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("got field label conversions for %v, want %v", gotKinds, wantKinds)

@@ -110,7 +110,7 @@ func TestKubectlCoreOther(t *testing.T) {
 }
 
 // rows are the lines of a kubectl table, each split on runs of spaces.
-func rows(out string) [][]string {
+func coreRows(out string) [][]string {
 	var out2 [][]string
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		if strings.TrimSpace(line) != "" {
@@ -139,7 +139,7 @@ func testKubectlCoreOther(t *testing.T, e *env, k *kc) {
 	}
 
 	// get nodes -o wide (upstream's printNode).
-	got := rows(k.ok(t, "get", "nodes", "-l", "test="+suffix, "-o", "wide"))
+	got := coreRows(k.ok(t, "get", "nodes", "-l", "test="+suffix, "-o", "wide"))
 	wantHeader := []string{"NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"}
 	if len(got) != 2 || !slices.Equal(got[0], wantHeader) {
 		t.Fatalf("get nodes -o wide: got %q, want the header %q and one node", got, wantHeader)
@@ -149,7 +149,7 @@ func testKubectlCoreOther(t *testing.T, e *env, k *kc) {
 		t.Errorf("get nodes -o wide: got row %q, want %q", row, want)
 	}
 	k.ok(t, "cordon", node)
-	got = rows(k.ok(t, "get", "nodes", "--field-selector", "spec.unschedulable=true", "-l", "test="+suffix))
+	got = coreRows(k.ok(t, "get", "nodes", "--field-selector", "spec.unschedulable=true", "-l", "test="+suffix))
 	if len(got) != 2 || got[1][0] != node || got[1][1] != "Ready,SchedulingDisabled" {
 		t.Errorf("get nodes --field-selector spec.unschedulable=true: got %q, want the cordoned node", got)
 	}
@@ -163,14 +163,14 @@ func testKubectlCoreOther(t *testing.T, e *env, k *kc) {
 	if len(blocks) != 2 {
 		t.Fatalf("get pv,pvc: got %q, want two tables", out)
 	}
-	got = rows(blocks[0])
+	got = coreRows(blocks[0])
 	if want := []string{"NAME", "CAPACITY", "ACCESS MODES", "RECLAIM POLICY", "STATUS", "CLAIM", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"}; len(got) != 2 || !slices.Equal(got[0], want) {
 		t.Fatalf("get pv: got %q, want the header %q and one volume", got, want)
 	}
 	if want := []string{"persistentvolume/" + pv, "10Gi", "RWO", "Retain", "Pending", "manual", "<unset>"}; !slices.Equal(got[1][:len(want)], want) {
 		t.Errorf("get pv: got row %q, want it to start with %q", got[1], want)
 	}
-	got = rows(blocks[1])
+	got = coreRows(blocks[1])
 	if want := []string{"NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "AGE"}; len(got) != 2 || !slices.Equal(got[0], want) {
 		t.Fatalf("get pvc: got %q, want the header %q and one claim", got, want)
 	}
@@ -179,7 +179,7 @@ func testKubectlCoreOther(t *testing.T, e *env, k *kc) {
 	}
 
 	// get rc -o wide, scale rc.
-	got = rows(k.ok(t, "-n", ns, "get", "rc", "-o", "wide"))
+	got = coreRows(k.ok(t, "-n", ns, "get", "rc", "-o", "wide"))
 	if want := []string{"NAME", "DESIRED", "CURRENT", "READY", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"}; len(got) != 2 || !slices.Equal(got[0], want) {
 		t.Fatalf("get rc -o wide: got %q, want the header %q and one controller", got, want)
 	}
@@ -200,8 +200,8 @@ func testKubectlCoreOther(t *testing.T, e *env, k *kc) {
 	// get limits,quota.
 	out = k.ok(t, "-n", ns, "get", "limits,quota")
 	blocks = strings.Split(strings.TrimSpace(out), "\n\n")
-	if len(blocks) != 2 || !slices.Equal(rows(blocks[0])[0], []string{"NAME", "CREATED AT"}) ||
-		!slices.Equal(rows(blocks[1])[0], []string{"NAME", "REQUEST", "LIMIT", "AGE"}) {
+	if len(blocks) != 2 || !slices.Equal(coreRows(blocks[0])[0], []string{"NAME", "CREATED AT"}) ||
+		!slices.Equal(coreRows(blocks[1])[0], []string{"NAME", "REQUEST", "LIMIT", "AGE"}) {
 		t.Errorf("get limits,quota: got %q, want NAME CREATED AT and NAME REQUEST LIMIT AGE", out)
 	}
 
@@ -211,7 +211,7 @@ func testKubectlCoreOther(t *testing.T, e *env, k *kc) {
 	if r.code != 0 || !strings.Contains(r.stderr, "Warning: v1 ComponentStatus is deprecated in v1.19+") {
 		t.Fatalf("get cs: %s", r)
 	}
-	got = rows(r.stdout)
+	got = coreRows(r.stdout)
 	if len(got) == 0 || !slices.Equal(got[0], []string{"NAME", "STATUS", "MESSAGE", "ERROR"}) {
 		t.Fatalf("get cs: got %q", got)
 	}

@@ -13,6 +13,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	defaultsappsv1 "github.com/kapi-dev/kapi/pkg/api/defaults/appsv1"
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 )
 
@@ -49,4 +50,5 @@ func init() {
 	// bodies, patches, storage reads): one line per group-version.
 	utilruntime.Must(defaultscorev1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultscorev1.RegisterOtherDefaults(Scheme))
+	utilruntime.Must(defaultsappsv1.RegisterDefaults(Scheme))
 }

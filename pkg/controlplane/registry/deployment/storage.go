@@ -1,0 +1,61 @@
+package deployment
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/workload"
+	appsvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation/apps"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// Resource is the resource served.
+var Resource = appsv1.Resource("deployments")
+
+// NewREST returns the store of apps/v1 deployments (short name "deploy",
+// category "all") and its status and scale subresources, on the storage
+// opts makes for it.
+func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, workload.ScaleREST, error) {
+	store, err := generic.NewStore(opts, appsv1.SchemeGroupVersion, &generic.Store{
+		NewFunc:                   func() runtime.Object { return &appsv1.Deployment{} },
+		NewListFunc:               func() runtime.Object { return &appsv1.DeploymentList{} },
+		DefaultQualifiedResource:  Resource,
+		SingularQualifiedResource: appsv1.Resource("deployment"),
+		ResourceShortNames:        []string{"deploy"},
+		ResourceCategories:        []string{"all"},
+		NameValidator:             appsvalidation.ValidateDeploymentName,
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		TableConvertor:            TableConvertor,
+	})
+	if err != nil {
+		return nil, nil, workload.ScaleREST{}, err
+	}
+	return store, generic.NewStatusREST(store, StatusStrategy), workload.NewScaleREST(store, scaleAccessor{}), nil
+}
+
+// scaleAccessor reads and writes a deployment's replicas for /scale.
+type scaleAccessor struct{}
+
+func (scaleAccessor) Replicas(obj runtime.Object) (int32, int32, string, error) {
+	d, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		return 0, 0, "", fmt.Errorf("not a deployment: %T", obj)
+	}
+	var spec int32
+	if d.Spec.Replicas != nil {
+		spec = *d.Spec.Replicas
+	}
+	return spec, d.Status.Replicas, workload.SelectorString(d.Spec.Selector), nil
+}
+
+func (scaleAccessor) SetReplicas(obj runtime.Object, replicas int32) error {
+	d, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		return fmt.Errorf("not a deployment: %T", obj)
+	}
+	d.Spec.Replicas = &replicas
+	return nil
+}

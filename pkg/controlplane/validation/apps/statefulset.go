@@ -1,0 +1,188 @@
+package apps
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// ValidateStatefulSetName is the rule for statefulset names: DNS labels
+// (they become pod hostnames).
+var ValidateStatefulSetName = apimachineryvalidation.NameIsDNSLabel
+
+// ValidatePodTemplateSpecForStatefulSet is the template check of
+// statefulsets: the selector matches the template's labels, and the
+// template's labels and annotations are valid. As upstream, the pod spec
+// itself is not validated here (only its restart policy and deadline, by
+// [ValidateStatefulSetSpec]).
+func ValidatePodTemplateSpecForStatefulSet(template *corev1.PodTemplateSpec, selector labels.Selector, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
+	allErrs := templateLabelsMismatch(selector, template, fldPath)
+	return append(allErrs, validatePodTemplateMeta(template, fldPath, opts)...)
+}
+
+// validateRetentionPolicyType checks one persistentVolumeClaimRetentionPolicy value.
+func validateRetentionPolicyType(p appsv1.PersistentVolumeClaimRetentionPolicyType, fldPath *field.Path) field.ErrorList {
+	switch p {
+	case appsv1.RetainPersistentVolumeClaimRetentionPolicyType, appsv1.DeletePersistentVolumeClaimRetentionPolicyType:
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(fldPath, p, []string{
+		string(appsv1.RetainPersistentVolumeClaimRetentionPolicyType), string(appsv1.DeletePersistentVolumeClaimRetentionPolicyType)})}
+}
+
+// validateRollingUpdateStatefulSet checks partition (not negative) and
+// maxUnavailable (a positive integer or percentage, at most 100%).
+func validateRollingUpdateStatefulSet(ru *appsv1.RollingUpdateStatefulSetStrategy, fldPath *field.Path) field.ErrorList {
+	allErrs := nonNegative(int64(deref(ru.Partition)), fldPath.Child("partition"))
+	if ru.MaxUnavailable != nil {
+		p := fldPath.Child("maxUnavailable")
+		allErrs = append(allErrs, ValidatePositiveIntOrPercent(*ru.MaxUnavailable, p)...)
+		if intOrPercentValue(*ru.MaxUnavailable) == 0 {
+			allErrs = append(allErrs, field.Invalid(p, *ru.MaxUnavailable, "cannot be 0"))
+		}
+		allErrs = append(allErrs, IsNotMoreThan100Percent(*ru.MaxUnavailable, p)...)
+	}
+	return allErrs
+}
+
+// ValidateStatefulSetSpec checks a statefulset's spec. The Recreate update
+// strategy is alpha in v1.37 behind a gate that is off by default: it is
+// rejected, as kube-apiserver with default gates does.
+func ValidateStatefulSetSpec(spec *appsv1.StatefulSetSpec, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
+	var allErrs field.ErrorList
+	switch spec.PodManagementPolicy {
+	case "":
+		allErrs = append(allErrs, field.Required(fldPath.Child("podManagementPolicy"), ""))
+	case appsv1.OrderedReadyPodManagement, appsv1.ParallelPodManagement:
+	default:
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("podManagementPolicy"), spec.PodManagementPolicy,
+			fmt.Sprintf("must be '%s' or '%s'", appsv1.OrderedReadyPodManagement, appsv1.ParallelPodManagement)))
+	}
+
+	us := spec.UpdateStrategy
+	switch us.Type {
+	case "":
+		allErrs = append(allErrs, field.Required(fldPath.Child("updateStrategy"), ""))
+	case appsv1.OnDeleteStatefulSetStrategyType:
+		if us.RollingUpdate != nil {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("updateStrategy", "rollingUpdate"), us.RollingUpdate,
+				fmt.Sprintf("only allowed for updateStrategy '%s'", appsv1.RollingUpdateStatefulSetStrategyType)))
+		}
+	case appsv1.RollingUpdateStatefulSetStrategyType:
+		if us.RollingUpdate != nil {
+			allErrs = append(allErrs, validateRollingUpdateStatefulSet(us.RollingUpdate, fldPath.Child("updateStrategy", "rollingUpdate"))...)
+		}
+	default:
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("updateStrategy"), us,
+			fmt.Sprintf("must be '%s' or '%s'", appsv1.RollingUpdateStatefulSetStrategyType, appsv1.OnDeleteStatefulSetStrategyType)))
+	}
+
+	if p := spec.PersistentVolumeClaimRetentionPolicy; p != nil {
+		rp := fldPath.Child("persistentVolumeClaimRetentionPolicy")
+		allErrs = append(allErrs, validateRetentionPolicyType(p.WhenDeleted, rp.Child("whenDeleted"))...)
+		allErrs = append(allErrs, validateRetentionPolicyType(p.WhenScaled, rp.Child("whenScaled"))...)
+	}
+
+	allErrs = append(allErrs, nonNegative(int64(deref(spec.Replicas)), fldPath.Child("replicas"))...)
+	allErrs = append(allErrs, nonNegative(int64(spec.MinReadySeconds), fldPath.Child("minReadySeconds"))...)
+	if spec.Ordinals != nil {
+		// upstream's path: one child named "ordinals.start"
+		allErrs = append(allErrs, nonNegative(int64(spec.Ordinals.Start), fldPath.Child("ordinals.start"))...)
+	}
+
+	allErrs = append(allErrs, validateRequiredSelector(spec.Selector, "statefulset", fldPath.Child("selector"))...)
+	if selector, err := metav1.LabelSelectorAsSelector(spec.Selector); err != nil {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("selector"), spec.Selector, ""))
+	} else {
+		allErrs = append(allErrs, ValidatePodTemplateSpecForStatefulSet(&spec.Template, selector, fldPath.Child("template"), opts)...)
+	}
+	allErrs = append(allErrs, validateAlwaysRestart(&spec.Template.Spec, fldPath.Child("template", "spec"), "StatefulSet")...)
+	return allErrs
+}
+
+// ValidateStatefulSetFields checks a new statefulset but for the generic
+// metadata rules.
+func ValidateStatefulSetFields(ss *appsv1.StatefulSet, opts PodValidationOptions) field.ErrorList {
+	allErrs := metaFields(&ss.ObjectMeta)
+	return append(allErrs, ValidateStatefulSetSpec(&ss.Spec, specPath, opts)...)
+}
+
+// ValidateStatefulSet checks a new statefulset.
+func ValidateStatefulSet(ss *appsv1.StatefulSet, opts PodValidationOptions) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMeta(&ss.ObjectMeta, true, ValidateStatefulSetName, metadataPath)
+	return append(allErrs, ValidateStatefulSetFields(ss, opts)...)
+}
+
+// statefulSetUpdatableFields names what an update may change in a
+// statefulset's spec, in upstream's message.
+const statefulSetUpdatableFields = "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+
+// ValidateStatefulSetUpdateFields checks an update of a statefulset but for
+// the generic metadata rules: the new spec is valid and only replicas,
+// ordinals, template, updateStrategy, persistentVolumeClaimRetentionPolicy
+// and minReadySeconds changed. The name is not checked again (upstream
+// accepts existing names that were valid DNS subdomains).
+func ValidateStatefulSetUpdateFields(ss, old *appsv1.StatefulSet, opts PodValidationOptions) field.ErrorList {
+	allErrs := metaFields(&ss.ObjectMeta)
+	allErrs = append(allErrs, ValidateStatefulSetSpec(&ss.Spec, specPath, opts)...)
+	rest := ss.Spec.DeepCopy()
+	rest.Replicas = old.Spec.Replicas
+	rest.Template = old.Spec.Template
+	rest.UpdateStrategy = old.Spec.UpdateStrategy
+	rest.MinReadySeconds = old.Spec.MinReadySeconds
+	rest.Ordinals = old.Spec.Ordinals
+	rest.PersistentVolumeClaimRetentionPolicy = old.Spec.PersistentVolumeClaimRetentionPolicy
+	if !equality.Semantic.DeepEqual(*rest, old.Spec) {
+		allErrs = append(allErrs, field.Forbidden(specPath, statefulSetUpdatableFields))
+	}
+	return allErrs
+}
+
+// ValidateStatefulSetUpdate checks an update of a statefulset.
+func ValidateStatefulSetUpdate(ss, old *appsv1.StatefulSet, opts PodValidationOptions) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&ss.ObjectMeta, &old.ObjectMeta, metadataPath)
+	return append(allErrs, ValidateStatefulSetUpdateFields(ss, old, opts)...)
+}
+
+// ValidateStatefulSetStatus checks a statefulset's status.
+func ValidateStatefulSetStatus(s *appsv1.StatefulSetStatus, fldPath *field.Path) field.ErrorList {
+	allErrs := nonNegative(int64(s.Replicas), fldPath.Child("replicas"))
+	allErrs = append(allErrs, nonNegative(int64(s.ReadyReplicas), fldPath.Child("readyReplicas"))...)
+	allErrs = append(allErrs, nonNegative(int64(s.CurrentReplicas), fldPath.Child("currentReplicas"))...)
+	allErrs = append(allErrs, nonNegative(int64(s.UpdatedReplicas), fldPath.Child("updatedReplicas"))...)
+	allErrs = append(allErrs, nonNegative(int64(s.AvailableReplicas), fldPath.Child("availableReplicas"))...)
+	allErrs = append(allErrs, nonNegative(s.ObservedGeneration, fldPath.Child("observedGeneration"))...)
+	if s.CollisionCount != nil {
+		allErrs = append(allErrs, nonNegative(int64(*s.CollisionCount), fldPath.Child("collisionCount"))...)
+	}
+	if s.ReadyReplicas > s.Replicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("readyReplicas"), s.ReadyReplicas, greaterThanReplicasMsg))
+	}
+	if s.CurrentReplicas > s.Replicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("currentReplicas"), s.CurrentReplicas, greaterThanReplicasMsg))
+	}
+	if s.UpdatedReplicas > s.Replicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("updatedReplicas"), s.UpdatedReplicas, greaterThanReplicasMsg))
+	}
+	if s.AvailableReplicas > s.Replicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("availableReplicas"), s.AvailableReplicas, greaterThanReplicasMsg))
+	}
+	if s.AvailableReplicas > s.ReadyReplicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("availableReplicas"), s.AvailableReplicas, "cannot be greater than status.readyReplicas"))
+	}
+	return allErrs
+}
+
+// ValidateStatefulSetStatusUpdateFields checks a /status update but for the
+// generic metadata rules.
+func ValidateStatefulSetStatusUpdateFields(ss, old *appsv1.StatefulSet) field.ErrorList {
+	allErrs := metaFields(&ss.ObjectMeta)
+	allErrs = append(allErrs, ValidateStatefulSetStatus(&ss.Status, statusPath)...)
+	return append(allErrs, validateCollisionCountUpdate(ss.Status.CollisionCount, old.Status.CollisionCount)...)
+}
