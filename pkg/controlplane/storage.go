@@ -44,6 +44,7 @@ var builtinGroups = []apiGroup{
 	coordinationGroup,
 	authenticationGroup,
 	authorizationGroup,
+	batchGroup,
 }
 
 // apiGroup is one API group's table.

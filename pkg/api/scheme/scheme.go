@@ -13,6 +13,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	defaultsbatchv1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/batchv1"
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
 )
 
@@ -48,4 +49,5 @@ func init() {
 	// kube-apiserver's defaulting, applied by the codecs' decoders (request
 	// bodies, patches, storage reads): one line per group-version.
 	utilruntime.Must(defaultscorev1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsbatchv1.RegisterDefaults(Scheme))
 }
