@@ -45,6 +45,8 @@ var builtinGroups = []apiGroup{
 	authenticationGroup,
 	authorizationGroup,
 	batchGroup,
+	autoscalingGroup,
+	policyGroup,
 }
 
 // apiGroup is one API group's table.

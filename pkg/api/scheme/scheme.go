@@ -13,6 +13,9 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	conversionautoscaling "github.com/kapi-dev/kapi/pkg/controlplane/conversion/autoscaling"
+	defaultsautoscalingv1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/autoscalingv1"
+	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/autoscalingv2"
 	defaultsbatchv1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/batchv1"
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/controlplane/defaults/corev1"
 )
@@ -50,4 +53,9 @@ func init() {
 	// bodies, patches, storage reads): one line per group-version.
 	utilruntime.Must(defaultscorev1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsbatchv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsautoscalingv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsautoscalingv2.RegisterDefaults(Scheme))
+	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
+	// (one storage, two served versions).
+	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))
 }
