@@ -32,6 +32,7 @@ func (c *Config) applyHandlerChain() error {
 		if err != nil {
 			return fmt.Errorf("--audit-log-path: %w", err)
 		}
+		b.SetMetrics(c.AuditMetrics)
 		auditBackend = b
 		g.AuditBackend = b
 	}
@@ -53,6 +54,7 @@ func (c *Config) applyHandlerChain() error {
 		Authenticator:                  c.Authenticator,
 		AuditBackend:                   auditBackend,
 		AuditPolicy:                    audit.MetadataPolicy(),
+		AuditMetrics:                   c.AuditMetrics,
 		MaxRequestsInFlight:            o.Run.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight:    o.Run.MaxMutatingRequestsInFlight,
 		Authorizer:                     c.Authorizer,

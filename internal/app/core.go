@@ -1,16 +1,11 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
@@ -39,6 +34,8 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Discovery:             c.Discovery,
 		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
 		Logger:                c.Logger,
+		Metrics:               c.Metrics,
+		AdmissionMetrics:      c.AdmissionMetrics,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,
@@ -54,7 +51,8 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 	if err != nil {
 		return fmt.Errorf("%s resources: %w", CoreName, err)
 	}
-	return publishOpenAPI(api, installed)
+	publishOpenAPI(api, installed)
+	return nil
 }
 
 // advertised is the address and port the "kubernetes" Service's endpoints
@@ -76,107 +74,19 @@ func (c *Config) advertised() (net.IP, int, error) {
 	return ip, port, nil
 }
 
-// publishOpenAPI adds each group-version's schemas: one v3 document per
-// group-version (what kubectl explain and client-side validation read) and
-// their definitions in the v2 document.
-func publishOpenAPI(api *server.OpenAPI, installed []controlplane.Installed) error {
-	defs := openapi.NewDefinitions()
-	var all []schema.GroupVersionKind
+// publishOpenAPI publishes each group-version's operations and schemas:
+// one v3 document per group-version (what kubectl explain, client-side
+// validation and kubectl's server-side field validation check read) and
+// their part of the v2 document, built by pkg/openapi when first asked for.
+func publishOpenAPI(api *server.OpenAPI, installed []controlplane.Installed) {
+	groups := make([]openapi.GroupVersionResources, 0, len(installed))
 	for _, gv := range installed {
-		gvks := servedKinds(defs, gv.GroupVersion, gv.Resources)
-		all = append(all, gvks...)
-		schemas, err := defs.Schemas(gvks...)
-		if err != nil {
-			return fmt.Errorf("openapi v3 for %s: %w", gv.GroupVersion, err)
+		resources := gv.OpenAPI
+		if resources == nil {
+			resources = openapi.ResourcesOf(gv.GroupVersion, gv.Resources)
 		}
-		info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version.Get().GitVersion}}
-		doc, err := json.Marshal(openapi.NewDocumentV3(info, resourcePaths(defs, gv.GroupVersion, gv.Resources), schemas))
-		if err != nil {
-			return fmt.Errorf("encode openapi v3 for %s: %w", gv.GroupVersion, err)
-		}
-		api.SetV3(gvPath(gv.GroupVersion), doc)
+		groups = append(groups, openapi.GroupVersionResources{GroupVersion: gv.GroupVersion, Resources: resources})
 	}
-	v2, err := defs.SchemasV2(all...)
-	if err != nil {
-		return fmt.Errorf("openapi v2: %w", err)
-	}
-	definitions := make(map[string]any, len(v2))
-	for k, v := range v2 {
-		definitions[k] = v
-	}
-	api.MergeV2(nil, definitions)
-	return nil
-}
-
-// servedKinds are the kinds (and their lists) of a group-version's main
-// resources that have definitions.
-func servedKinds(defs *openapi.Definitions, gv schema.GroupVersion, resources []metav1.APIResource) []schema.GroupVersionKind {
-	seen := map[schema.GroupVersionKind]bool{}
-	var out []schema.GroupVersionKind
-	for _, r := range resources {
-		if strings.Contains(r.Name, "/") || r.Kind == "" {
-			continue
-		}
-		for _, kind := range []string{r.Kind, r.Kind + "List"} {
-			gvk := gv.WithKind(kind)
-			if _, ok := defs.NameForGVK(gvk); ok && !seen[gvk] {
-				seen[gvk] = true
-				out = append(out, gvk)
-			}
-		}
-	}
-	return out
-}
-
-// resourcePaths returns the read paths of each main resource (collection
-// and item), each with a get operation naming its kind in
-// x-kubernetes-group-version-kind: kubectl explain finds a resource's kind
-// through them.
-func resourcePaths(defs *openapi.Definitions, gv schema.GroupVersion, resources []metav1.APIResource) map[string]*spec3.Path {
-	paths := map[string]*spec3.Path{}
-	root := "/" + gvPath(gv)
-	for _, r := range resources {
-		if strings.Contains(r.Name, "/") || r.Kind == "" {
-			continue
-		}
-		collection := root + "/" + r.Name
-		if r.Namespaced {
-			collection = root + "/namespaces/{namespace}/" + r.Name
-		}
-		gvk := map[string]any{"group": gv.Group, "version": gv.Version, "kind": r.Kind}
-		for _, p := range []struct {
-			path, action, kind string
-		}{
-			{collection, "list", r.Kind + "List"},
-			{collection + "/{name}", "get", r.Kind},
-		} {
-			name, ok := defs.NameForGVK(gv.WithKind(p.kind))
-			if !ok {
-				continue
-			}
-			op := &spec3.Operation{
-				OperationProps: spec3.OperationProps{
-					OperationId: p.action + strings.ToUpper(r.Name[:1]) + r.Name[1:],
-					Responses: &spec3.Responses{ResponsesProps: spec3.ResponsesProps{StatusCodeResponses: map[int]*spec3.Response{
-						200: {ResponseProps: spec3.ResponseProps{Description: "OK", Content: map[string]*spec3.MediaType{
-							"application/json": {MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema("#/components/schemas/" + name)}},
-						}}},
-					}}},
-				},
-				VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
-					"x-kubernetes-action":             p.action,
-					"x-kubernetes-group-version-kind": gvk,
-				}},
-			}
-			paths[p.path] = &spec3.Path{PathProps: spec3.PathProps{Get: op}}
-		}
-	}
-	return paths
-}
-
-func gvPath(gv schema.GroupVersion) string {
-	if gv.Group == "" {
-		return "api/" + gv.Version
-	}
-	return "apis/" + gv.Group + "/" + gv.Version
+	info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version.Get().GitVersion}}
+	openapi.PublishGroupVersions(api, openapi.Default, info, groups)
 }

@@ -113,6 +113,7 @@ func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI,
 		ServiceChanges:     serviceChanges,
 		OnChange:           func(all []*apiregistrationv1.APIService) { backends.Sync(all) },
 		Logger:             c.Logger,
+		Metrics:            c.Metrics,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", AggregatorName, err)
@@ -145,5 +146,6 @@ func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI,
 	if err := s.AddBootSequenceHealthChecks(agg.AutoregisterCompletion()); err != nil {
 		return fmt.Errorf("%s: %w", AggregatorName, err)
 	}
-	return publishOpenAPI(api, []controlplane.Installed{{GroupVersion: apiregistrationv1.SchemeGroupVersion, Resources: agg.Resources()}})
+	publishOpenAPI(api, []controlplane.Installed{{GroupVersion: apiregistrationv1.SchemeGroupVersion, Resources: agg.Resources()}})
+	return nil
 }

@@ -19,7 +19,9 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/kapi-dev/kapi/pkg/admission"
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
@@ -31,6 +33,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage/datadir"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 	"github.com/kapi-dev/kapi/pkg/version"
 )
 
@@ -71,7 +74,13 @@ type Config struct {
 	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
 	// generated one unless --requestheader-client-ca-file is set).
 	RequestHeaderCAPEM []byte
-	Metrics            *metrics.Metrics
+	// Metrics are the request metrics of the chain; AdmissionMetrics,
+	// AuditMetrics and StorageMetrics those of admission, audit and
+	// storage. All live on Generic.MetricsRegistry.
+	Metrics          *metrics.Metrics
+	AdmissionMetrics *admission.Metrics
+	AuditMetrics     *audit.Metrics
+	StorageMetrics   *storagemetrics.Metrics
 	// Discovery holds the group-versions of the whole chain.
 	Discovery *discovery.Manager
 
@@ -171,6 +180,12 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	c.Generic = g
 	if c.Metrics, err = metrics.New(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("request metrics: %w", err)
+	}
+	if c.AdmissionMetrics, err = admission.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("admission metrics: %w", err)
+	}
+	if c.AuditMetrics, err = audit.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("audit metrics: %w", err)
 	}
 
 	// The log check flushes klog, which the k8s libraries log through.
@@ -439,6 +454,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		// server's Services and EndpointSlices, once it is installed.
 		ConversionServiceResolver: c.services,
 		Logger:                    c.Logger,
+		Metrics:                   c.Metrics,
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", APIExtensionsName, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // storageBundle is the storage the chain runs on: an etcd client (embedded
@@ -68,9 +69,13 @@ var reconnectParams = grpc.ConnectParams{
 func (c *Config) applyStorage() error {
 	o := c.Options.Storage
 	b := &storageBundle{}
+	var err error
+	if c.StorageMetrics, err = storagemetrics.New(c.Generic.MetricsRegistry); err != nil {
+		return fmt.Errorf("storage metrics: %w", err)
+	}
 	switch {
 	case o.Backend == options.StorageBackendMemory:
-		b.memory = memory.NewBackend(memory.BackendConfig{Logger: c.Logger})
+		b.memory = memory.NewBackend(memory.BackendConfig{Logger: c.Logger, Metrics: c.StorageMetrics})
 		c.storage = b
 		c.addCleanup(b.close)
 		c.Logger.Info("storage: memory (ephemeral)")
@@ -111,6 +116,11 @@ func (c *Config) applyStorage() error {
 	}
 	c.storage = b
 	c.addCleanup(b.close)
+	// The database size (apiserver_storage_size_bytes and the deprecated
+	// apiserver_storage_db_total_size_in_bytes), read at scrape time.
+	if err := c.Generic.MetricsRegistry.Register(etcd3.NewSizeCollector(b.client)); err != nil {
+		return fmt.Errorf("storage size metrics: %w", err)
+	}
 
 	if o.CompactionInterval > 0 {
 		b.stop = etcd3.StartCompactor(context.Background(), b.client, o.CompactionInterval, c.Logger)

@@ -13,6 +13,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacher"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // StorageFactory returns how each resource gets its storage, built-in and
@@ -29,6 +30,7 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 	client := c.storage.client
 	prefix := c.Options.Storage.Prefix
 	logger := c.Logger
+	m := c.StorageMetrics
 	return func(cfg generic.StorageConfig) (storage.Interface, func(), error) {
 		codec := cfg.Codec
 		if codec == nil {
@@ -37,18 +39,20 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 				return nil, nil, err
 			}
 		}
-		return etcdWithCache(client, prefix, logger, cfg, codec)
+		return etcdWithCache(client, prefix, logger, m, cfg, codec)
 	}
 }
 
 // etcdWithCache is one resource's etcd3 store behind its watch cache.
-func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, cfg generic.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
+func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
 	store := etcd3.New(client, etcd3.Config{
-		Prefix:      prefix,
-		Codec:       codec,
-		NewFunc:     cfg.NewFunc,
-		NewListFunc: cfg.NewListFunc,
-		Logger:      logger,
+		Prefix:        prefix,
+		Codec:         codec,
+		NewFunc:       cfg.NewFunc,
+		NewListFunc:   cfg.NewListFunc,
+		Logger:        logger,
+		GroupResource: cfg.Resource,
+		Metrics:       m,
 	})
 	cache, err := cacher.New(cacher.Config{
 		Storage:        store,
@@ -57,6 +61,8 @@ func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, 
 		NewListFunc:    cfg.NewListFunc,
 		GetAttrs:       cfg.GetAttrs,
 		Logger:         logger.With("resource", cfg.Resource.String()),
+		GroupResource:  cfg.Resource,
+		Metrics:        m,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("watch cache for %s: %w", cfg.Resource, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
 
@@ -87,6 +88,8 @@ type Config struct {
 	// period.
 	ServiceChanges <-chan types.NamespacedName
 	Logger         *slog.Logger
+	// Metrics receives the watch events of apiservices; nil: none.
+	Metrics *metrics.Metrics
 }
 
 // Aggregator is the installed aggregator.
@@ -196,6 +199,7 @@ func Install(s *server.GenericServer, cfg Config) (*Aggregator, error) {
 		},
 		FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
 		MinRequestTimeout: cfg.MinRequestTimeout,
+		Metrics:           cfg.Metrics,
 		Logger:            logger,
 	}
 	resources, err := g.Install(s.Handler())

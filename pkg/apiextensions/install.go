@@ -21,6 +21,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // Names the chain knows the apiextensions server's parts by (upstream's).
@@ -58,6 +59,9 @@ type Config struct {
 	// whose webhook is a service are not served (URL webhooks work).
 	ConversionServiceResolver conversion.ServiceResolver
 	Logger                    *slog.Logger
+	// Metrics receives the watch events of CRDs and custom resources;
+	// nil: none.
+	Metrics *metrics.Metrics
 }
 
 // Install serves customresourcedefinitions on s (the apiextensions server
@@ -89,6 +93,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 		},
 		FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
 		MinRequestTimeout: cfg.MinRequestTimeout,
+		Metrics:           cfg.Metrics,
 		Logger:            logger,
 	}
 	resources, err := g.Install(s.Handler())
@@ -102,11 +107,8 @@ func Install(s *server.GenericServer, cfg Config) error {
 
 	var crAPI *crOpenAPI
 	if cfg.OpenAPI != nil {
-		defs := openapi.NewDefinitions()
-		if err := publishCRDGroup(cfg.OpenAPI, defs); err != nil {
-			return err
-		}
-		if crAPI, err = newCROpenAPI(cfg.OpenAPI, defs); err != nil {
+		publishCRDGroup(cfg.OpenAPI, g.GroupVersion, g.OpenAPIResources(resources))
+		if crAPI, err = newCROpenAPI(cfg.OpenAPI, openapi.Default()); err != nil {
 			return err
 		}
 	}
@@ -116,6 +118,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 		discovery:          cfg.Discovery,
 		openAPI:            crAPI,
 		minRequestTimeout:  cfg.MinRequestTimeout,
+		metrics:            cfg.Metrics,
 		logger:             logger,
 		serializer:         customresource.NewSerializer(),
 		crds:               map[string]*crdServing{},
@@ -123,7 +126,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 	}
 	// ObjectMeta's schemas for server-side apply: those the OpenAPI
 	// documents already hold, else built on first use.
-	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return customresource.MetaSchemas(openapi.NewDefinitions()) })
+	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return customresource.MetaSchemas(openapi.Default()) })
 	if crAPI != nil {
 		meta := crAPI.meta
 		crs.metaSchemas = func() (map[string]*spec.Schema, error) { return meta, nil }

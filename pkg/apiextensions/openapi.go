@@ -3,13 +3,18 @@ package apiextensions
 import (
 	"encoding/json"
 	"fmt"
-
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/kube-openapi/pkg/spec3"
-	"k8s.io/kube-openapi/pkg/validation/spec"
+	"slices"
+	"sync"
 
 	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -20,19 +25,30 @@ const (
 	listMetaName   = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
 )
 
-// crOpenAPI publishes OpenAPI v3 documents: one per group-version of
-// custom resources (each kind's schema with apiVersion, kind and metadata,
-// its list, and read paths naming x-kubernetes-group-version-kind, which
-// kubectl explain looks for), and the same definitions and paths in the
-// v2 document (schemas made v2-compatible as upstream), removed when the
-// CRD goes. A nil crOpenAPI publishes nothing.
+// crBuiltinDefinitions are the built-in definitions the documents of
+// custom resources reference: metadata, the bodies and responses of
+// their operations, and the scale subresource's Scale.
+var crBuiltinDefinitions = []string{
+	objectMetaName, listMetaName,
+	openapi.NameForObject(&metav1.Status{}),
+	openapi.NameForObject(&metav1.DeleteOptions{}),
+	openapi.NameForObject(&metav1.Patch{}),
+	openapi.NameForObject(&autoscalingv1.Scale{}),
+}
+
+// crOpenAPI publishes the OpenAPI of custom resources, per group-version:
+// a v3 document (every CRD serving the group-version: its kind's and
+// list's schemas and the operations apiextensions-apiserver's builder
+// publishes, built by pkg/openapi), and the same paths and definitions as
+// the group-version's part of the v2 document (schemas made
+// v2-compatible as upstream), removed when the CRD goes. Both are built
+// when first requested: serving a CRD (each of hundreds at start) costs
+// no OpenAPI work. A nil crOpenAPI publishes nothing.
 type crOpenAPI struct {
-	api *server.OpenAPI
+	api  *server.OpenAPI
+	defs *openapi.Definitions
 	// meta are the ObjectMeta and ListMeta schemas and what they reference.
 	meta map[string]*spec.Schema
-	// v2 is what each group-version put into the v2 document (used
-	// under the crServer's lock).
-	v2 map[schema.GroupVersion]v2Entries
 }
 
 func newCROpenAPI(api *server.OpenAPI, defs *openapi.Definitions) (*crOpenAPI, error) {
@@ -43,50 +59,134 @@ func newCROpenAPI(api *server.OpenAPI, defs *openapi.Definitions) (*crOpenAPI, e
 	if err != nil {
 		return nil, fmt.Errorf("openapi: metadata schemas: %w", err)
 	}
-	return &crOpenAPI{api: api, meta: meta, v2: map[schema.GroupVersion]v2Entries{}}, nil
+	// The built-in definitions custom resources' v2 paths reference, for
+	// good: several group-versions share them.
+	api.AddV2Source(func() (map[string]any, map[string]any, error) {
+		v2, err := defs.SchemasV2ForNames(crBuiltinDefinitions...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("openapi v2 of custom resources: %w", err)
+		}
+		out := make(map[string]any, len(v2))
+		for k, v := range v2 {
+			out[k] = v
+		}
+		return nil, out, nil
+	})
+	return &crOpenAPI{api: api, defs: defs, meta: meta}, nil
 }
-
-func gvPath(gv schema.GroupVersion) string { return "apis/" + gv.Group + "/" + gv.Version }
 
 func (o *crOpenAPI) remove(gv schema.GroupVersion) {
 	if o == nil {
 		return
 	}
-	o.api.SetV3(gvPath(gv), nil)
-	o.removeV2(gv)
+	o.api.SetV3(openapi.DocumentPath(gv), nil)
+	o.api.SetV2Func(openapi.DocumentPath(gv), nil)
 }
 
-// set publishes the document of gv for crds (each serving gv).
-func (o *crOpenAPI) set(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	if o == nil {
-		return nil
-	}
-	schemas := make(map[string]*spec.Schema, len(o.meta)+2*len(crds))
-	for k, v := range o.meta {
-		schemas[k] = v
-	}
-	paths := map[string]*spec3.Path{}
+// crResources are the (sub)resources gv serves for crds, and the
+// definition names of the custom kinds.
+func crResources(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition) ([]openapi.Resource, map[schema.GroupVersionKind]string) {
+	var out []openapi.Resource
+	names := map[schema.GroupVersionKind]string{}
 	for _, crd := range crds {
-		if err := o.addCRD(gv, crd, schemas, paths); err != nil {
-			return fmt.Errorf("%s: %w", crd.Name, err)
+		v := crdVersion(crd, gv.Version)
+		if v == nil {
+			continue
+		}
+		n := crd.Status.AcceptedNames
+		namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+		kind := gv.WithKind(n.Kind)
+		names[kind] = customresource.DefinitionName(gv, n.Kind)
+		names[gv.WithKind(n.ListKind)] = customresource.DefinitionName(gv, n.ListKind)
+		out = append(out, openapi.Resource{Name: n.Plural, Namespaced: namespaced, Kind: kind, ListKind: n.ListKind})
+		if v.Subresources != nil && v.Subresources.Status != nil {
+			out = append(out, openapi.Resource{Name: n.Plural + "/status", Namespaced: namespaced, Kind: kind})
+		}
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			out = append(out, openapi.Resource{Name: n.Plural + "/scale", Namespaced: namespaced, Kind: autoscalingv1.SchemeGroupVersion.WithKind("Scale")})
+		}
+	}
+	return out, names
+}
+
+// paths builds gv's operations for crds.
+func (o *crOpenAPI) paths(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition) (*openapi.Paths, map[schema.GroupVersionKind]string, error) {
+	resources, names := crResources(gv, crds)
+	p, err := openapi.BuildPaths(gv, resources, openapi.PathsConfig{
+		Style: openapi.CustomResource,
+		DefinitionName: func(gvk schema.GroupVersionKind) (string, bool) {
+			if n, ok := names[gvk]; ok {
+				return n, true
+			}
+			return o.defs.NameForGVK(gvk)
+		},
+	})
+	return p, names, err
+}
+
+// set publishes the documents of gv for crds (each serving gv, none
+// modified afterwards), built when first requested.
+func (o *crOpenAPI) set(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition) {
+	if o == nil {
+		return
+	}
+	type built struct {
+		paths *openapi.Paths
+		names map[schema.GroupVersionKind]string
+	}
+	build := sync.OnceValues(func() (built, error) {
+		p, names, err := o.paths(gv, crds)
+		return built{p, names}, err
+	})
+	o.api.SetV3Func(openapi.DocumentPath(gv), func() ([]byte, error) {
+		b, err := build()
+		if err != nil {
+			return nil, err
+		}
+		return o.documentV3(gv, crds, b.paths, b.names)
+	})
+	o.api.SetV2Func(openapi.DocumentPath(gv), func() (map[string]any, map[string]any, error) {
+		b, err := build()
+		if err != nil {
+			return nil, nil, err
+		}
+		return partV2(gv, crds, b.paths)
+	})
+}
+
+// documentV3 encodes gv's v3 document: the operations, the custom kinds'
+// schemas and the built-in ones the operations reference.
+func (o *crOpenAPI) documentV3(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition, paths *openapi.Paths, names map[schema.GroupVersionKind]string) ([]byte, error) {
+	custom := map[string]bool{}
+	for _, n := range names {
+		custom[n] = true
+	}
+	builtin := slices.DeleteFunc(paths.Definitions(), func(n string) bool { return custom[n] })
+	schemas, err := o.defs.SchemasForNames(append(builtin, objectMetaName, listMetaName)...)
+	if err != nil {
+		return nil, fmt.Errorf("openapi v3 for %s: %w", gv, err)
+	}
+	for _, crd := range crds {
+		if err := addCRDV3(gv, crd, schemas); err != nil {
+			return nil, fmt.Errorf("openapi v3 for %s: %s: %w", gv, crd.Name, err)
 		}
 	}
 	info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes CRD Swagger", Version: "v0.1.0"}}
-	doc, err := json.Marshal(openapi.NewDocumentV3(info, paths, schemas))
+	doc, err := json.Marshal(openapi.NewDocumentV3(info, paths.V3(), schemas))
 	if err != nil {
-		return fmt.Errorf("encode openapi v3 for %s: %w", gv, err)
+		return nil, fmt.Errorf("encode openapi v3 for %s: %w", gv, err)
 	}
-	o.api.SetV3(gvPath(gv), doc)
-	return o.setV2(gv, crds)
+	return doc, nil
 }
 
-func (o *crOpenAPI) addCRD(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, schemas map[string]*spec.Schema, paths map[string]*spec3.Path) error {
+// addCRDV3 adds the v3 schemas of crd's kind and list in version
+// gv.Version to schemas.
+func addCRDV3(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, schemas map[string]*spec.Schema) error {
 	version := crdVersion(crd, gv.Version)
 	if version == nil {
 		return nil
 	}
-	names := crd.Status.AcceptedNames
-	item := &spec.Schema{}
+	var item *spec.Schema
 	if version.Schema != nil && version.Schema.OpenAPIV3Schema != nil {
 		s, err := structuralschema.ToOpenAPI(version.Schema.OpenAPIV3Schema)
 		if err != nil {
@@ -94,99 +194,28 @@ func (o *crOpenAPI) addCRD(gv schema.GroupVersion, crd *apiextensionsv1.CustomRe
 		}
 		item = s
 	}
-	itemName, listName, list := kindDefinitions(gv, names, item, func(name, desc string) spec.Schema { return *refSchema(name, desc) })
+	itemName, listName, item, list := kindDefinitions(gv, crd, item, false, refSchema)
 	schemas[itemName] = item
 	schemas[listName] = list
-
-	root := "/" + gvPath(gv)
-	collection := root + "/" + names.Plural
-	if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
-		collection = root + "/namespaces/{namespace}/" + names.Plural
-	}
-	for _, p := range []struct{ path, action, kind, def string }{
-		{collection, "list", names.ListKind, listName},
-		{collection + "/{name}", "get", names.Kind, itemName},
-	} {
-		op := &spec3.Operation{
-			OperationProps: spec3.OperationProps{
-				OperationId: p.action + names.Kind,
-				Responses: &spec3.Responses{ResponsesProps: spec3.ResponsesProps{StatusCodeResponses: map[int]*spec3.Response{
-					200: {ResponseProps: spec3.ResponseProps{Description: "OK", Content: map[string]*spec3.MediaType{
-						"application/json": {MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema("#/components/schemas/" + p.def)}},
-					}}},
-				}}},
-			},
-			VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
-				"x-kubernetes-action":             p.action,
-				"x-kubernetes-group-version-kind": map[string]any{"group": gv.Group, "version": gv.Version, "kind": p.kind},
-			}},
-		}
-		paths[p.path] = &spec3.Path{PathProps: spec3.PathProps{Get: op}}
-	}
 	return nil
 }
 
 // refSchema is a reference to a component, wrapped in allOf when it has a
 // description (a $ref takes no siblings in OpenAPI v3), as upstream.
-func refSchema(name, desc string) *spec.Schema {
+func refSchema(name, desc string) spec.Schema {
 	ref := spec.RefSchema("#/components/schemas/" + name)
 	if desc == "" {
-		return ref
+		return *ref
 	}
-	return &spec.Schema{SchemaProps: spec.SchemaProps{Description: desc, AllOf: []spec.Schema{*ref}}}
+	return spec.Schema{SchemaProps: spec.SchemaProps{Description: desc, AllOf: []spec.Schema{*ref}}}
 }
 
-// publishCRDGroup publishes apiextensions.k8s.io/v1's documents: its v3
-// document and its definitions in the v2 document.
-func publishCRDGroup(api *server.OpenAPI, defs *openapi.Definitions) error {
+// publishCRDGroup publishes apiextensions.k8s.io/v1's documents (its
+// resources as g serves them, built-in rules), built when first asked for.
+func publishCRDGroup(api *server.OpenAPI, gv schema.GroupVersion, resources []openapi.Resource) {
 	if api == nil {
-		return nil
-	}
-	gv := apiextensionsv1.SchemeGroupVersion
-	gvks := []schema.GroupVersionKind{gv.WithKind("CustomResourceDefinition"), gv.WithKind("CustomResourceDefinitionList")}
-	schemas, err := defs.Schemas(gvks...)
-	if err != nil {
-		return fmt.Errorf("openapi v3 for %s: %w", gv, err)
-	}
-	root := "/" + gvPath(gv) + "/customresourcedefinitions"
-	paths := map[string]*spec3.Path{}
-	for _, p := range []struct{ path, action, kind string }{
-		{root, "list", "CustomResourceDefinitionList"},
-		{root + "/{name}", "get", "CustomResourceDefinition"},
-	} {
-		name, ok := defs.NameForGVK(gv.WithKind(p.kind))
-		if !ok {
-			return fmt.Errorf("openapi: no definition for %s", p.kind)
-		}
-		paths[p.path] = &spec3.Path{PathProps: spec3.PathProps{Get: &spec3.Operation{
-			OperationProps: spec3.OperationProps{
-				OperationId: p.action + "ApiextensionsV1CustomResourceDefinition",
-				Responses: &spec3.Responses{ResponsesProps: spec3.ResponsesProps{StatusCodeResponses: map[int]*spec3.Response{
-					200: {ResponseProps: spec3.ResponseProps{Description: "OK", Content: map[string]*spec3.MediaType{
-						"application/json": {MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema("#/components/schemas/" + name)}},
-					}}},
-				}}},
-			},
-			VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
-				"x-kubernetes-action":             p.action,
-				"x-kubernetes-group-version-kind": map[string]any{"group": gv.Group, "version": gv.Version, "kind": p.kind},
-			}},
-		}}}
+		return
 	}
 	info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version.Get().GitVersion}}
-	doc, err := json.Marshal(openapi.NewDocumentV3(info, paths, schemas))
-	if err != nil {
-		return fmt.Errorf("encode openapi v3 for %s: %w", gv, err)
-	}
-	api.SetV3(gvPath(gv), doc)
-	v2, err := defs.SchemasV2(gvks...)
-	if err != nil {
-		return fmt.Errorf("openapi v2 for %s: %w", gv, err)
-	}
-	definitions := make(map[string]any, len(v2))
-	for k, v := range v2 {
-		definitions[k] = v
-	}
-	api.MergeV2(nil, definitions)
-	return nil
+	openapi.PublishGroupVersions(api, openapi.Default, info, []openapi.GroupVersionResources{{GroupVersion: gv, Resources: resources}})
 }

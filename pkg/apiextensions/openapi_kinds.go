@@ -1,11 +1,10 @@
 package apiextensions
 
 import (
+	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-
-	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 )
 
 const (
@@ -23,25 +22,38 @@ func crdVersion(crd *apiextensionsv1.CustomResourceDefinition, name string) *api
 	return nil
 }
 
-// kindDefinitions completes item (a version's schema) into the definition
-// of its kind and builds the definition of its list, both named and
-// shaped as upstream publishes them, in OpenAPI v2 or v3: ref makes a
-// reference to another definition in the document's own form.
-func kindDefinitions(gv schema.GroupVersion, names apiextensionsv1.CustomResourceDefinitionNames, item *spec.Schema,
-	ref func(name, desc string) spec.Schema) (itemName, listName string, list *spec.Schema) {
+// kindDefinitions completes item (a version's schema, nil if it has none)
+// into the definition of crd's kind in version gv and builds the
+// definition of its list, both named and shaped as upstream's builder
+// publishes them, in OpenAPI v2 or v3: ref makes a reference to another
+// definition in the document's own form. As upstream, a kind without a
+// schema is only an object, and so is, in v2, one whose unknown fields
+// are preserved at the root: kubectl's client-side validation would
+// otherwise reject every field but apiVersion, kind and metadata.
+func kindDefinitions(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, item *spec.Schema, v2 bool,
+	ref func(name, desc string) spec.Schema) (itemName, listName string, outItem, list *spec.Schema) {
+	names := crd.Status.AcceptedNames
 	str := func(desc string) spec.Schema {
 		return spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}, Description: desc}}
 	}
 	gvk := func(kind string) []any {
 		return []any{map[string]any{"group": gv.Group, "version": gv.Version, "kind": kind}}
 	}
-	item.Type = spec.StringOrArray{"object"}
-	if item.Properties == nil {
-		item.Properties = map[string]spec.Schema{}
+	preserved := false
+	if item != nil {
+		preserved, _ = item.Extensions.GetBool("x-kubernetes-preserve-unknown-fields")
 	}
-	item.Properties["apiVersion"] = str(apiVersionDesc)
-	item.Properties["kind"] = str(kindDesc)
-	item.Properties["metadata"] = ref(objectMetaName, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
+	if item == nil || (v2 && (preserved || crd.Spec.PreserveUnknownFields)) {
+		item = &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"object"}}}
+	} else {
+		item.Type = spec.StringOrArray{"object"}
+		if item.Properties == nil {
+			item.Properties = map[string]spec.Schema{}
+		}
+		item.Properties["apiVersion"] = str(apiVersionDesc)
+		item.Properties["kind"] = str(kindDesc)
+		item.Properties["metadata"] = ref(objectMetaName, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
+	}
 	item.AddExtension("x-kubernetes-group-version-kind", gvk(names.Kind))
 	itemName = customresource.DefinitionName(gv, names.Kind)
 
@@ -62,5 +74,5 @@ func kindDefinitions(gv schema.GroupVersion, names apiextensionsv1.CustomResourc
 		},
 	}}
 	list.AddExtension("x-kubernetes-group-version-kind", gvk(names.ListKind))
-	return itemName, customresource.DefinitionName(gv, names.ListKind), list
+	return itemName, customresource.DefinitionName(gv, names.ListKind), item, list
 }

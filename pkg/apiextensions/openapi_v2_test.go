@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
@@ -42,11 +45,61 @@ func TestV2Schema(t *testing.T) {
 		{"int-or-string untyped", len(got.Properties["ios"].Type), 0},
 		{"no anyOf", len(got.Properties["ios"].AnyOf), 0},
 		{"preserve-unknown without properties", len(got.Properties["free"].Properties), 0},
+		{"preserve-unknown object untyped", len(got.Properties["free"].Type), 0},
 		{"list kept", got.Properties["list"].Items.Schema.Type[0], "string"},
 	} {
 		if !reflect.DeepEqual(tc.got, tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.want)
 		}
+	}
+}
+
+// As upstream's builder: in v2, a kind whose unknown fields are preserved
+// at the root (or without a schema) is an object and nothing more, else
+// kubectl's client-side validation rejects every field but apiVersion,
+// kind and metadata; in v3 it keeps its properties.
+func TestKindDefinitionsPreservedRoot(t *testing.T) {
+	crd := crdtest.NewCRD("example.com", "things", "Thing", apiextensionsv1.NamespaceScoped)
+	crd.Status.AcceptedNames = crd.Spec.Names
+	crd.Status.AcceptedNames.ListKind = "ThingList"
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema = &apiextensionsv1.JSONSchemaProps{
+		Type: "object", XPreserveUnknownFields: ptr.To(true),
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object"}},
+	}
+	gv := schemaGV("example.com", "v1")
+	defs := map[string]any{}
+	if err := addCRDV2(gv, crd, defs); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(defs["com.example.v1.Thing"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"type":"object","x-kubernetes-group-version-kind":[{"group":"example.com","kind":"Thing","version":"v1"}]}`; string(b) != want {
+		t.Errorf("v2 Thing = %s, want %s", b, want)
+	}
+	if defs["com.example.v1.ThingList"] == nil {
+		t.Error("v2 ThingList missing")
+	}
+
+	schemas := map[string]*spec.Schema{}
+	if err := addCRDV3(gv, crd, schemas); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"apiVersion", "kind", "metadata", "spec"} {
+		if _, ok := schemas["com.example.v1.Thing"].Properties[p]; !ok {
+			t.Errorf("v3 Thing lacks property %s", p)
+		}
+	}
+
+	// No schema at all: an object in both.
+	crd.Spec.Versions[0].Schema = nil
+	defs = map[string]any{}
+	if err := addCRDV2(gv, crd, defs); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(defs["com.example.v1.Thing"]); !strings.HasPrefix(string(b), `{"type":"object","x-kubernetes-group-version-kind"`) {
+		t.Errorf("v2 Thing without schema = %s, want an object", b)
 	}
 }
 
@@ -142,4 +195,8 @@ func TestOpenAPIV2(t *testing.T) {
 			}
 		}
 	}
+}
+
+func schemaGV(group, version string) schema.GroupVersion {
+	return schema.GroupVersion{Group: group, Version: version}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
@@ -43,6 +44,7 @@ type crServer struct {
 	discovery         *discovery.Manager
 	openAPI           *crOpenAPI
 	minRequestTimeout time.Duration
+	metrics           *metrics.Metrics // watch events; nil: none
 	logger            *slog.Logger
 	serializer        customresource.Serializer
 	// metaSchemas returns ObjectMeta's schemas (server-side apply);
@@ -398,6 +400,7 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 		Convertor:         convertor,
 		FieldManagers:     customresource.FieldManagers(byKind),
 		MinRequestTimeout: s.minRequestTimeout,
+		Metrics:           s.metrics,
 		Logger:            s.logger,
 	}
 	h, resources, err := g.Build()
@@ -422,9 +425,7 @@ func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
 	for i, c := range served {
 		crds[i] = c.crd
 	}
-	if err := s.openAPI.set(gv, crds); err != nil {
-		s.logger.Warn("openapi for custom resources", "groupVersion", gv.String(), "err", err)
-	}
+	s.openAPI.set(gv, crds)
 	return nil
 }
 

@@ -20,6 +20,7 @@ type Context struct {
 	event       *Event // nil until Begin: the request is not audited
 	policy      Policy
 	backend     Backend
+	metrics     *Metrics
 }
 
 type contextKey struct{}
@@ -79,10 +80,17 @@ func LogResponseStatus(ctx context.Context, s *metav1.Status) {
 	c.event.ResponseStatus = rs
 }
 
-// Begin starts recording ev under policy p, sending stages to b. A policy
-// level of None (or a nil backend) leaves the request unaudited.
-func (c *Context) Begin(ev *Event, p Policy, b Backend) {
-	if c == nil || b == nil || !LevelNone.Less(p.Level) {
+// Begin starts recording ev under policy p, sending stages to b and
+// counting the request's level and its events in m (nil: not counted). A
+// policy level of None (or a nil backend) leaves the request unaudited
+// (its level None is still counted, as upstream counts every request the
+// policy is evaluated for).
+func (c *Context) Begin(ev *Event, p Policy, b Backend, m *Metrics) {
+	if c == nil || b == nil {
+		return
+	}
+	m.observeLevel(p.Level)
+	if !LevelNone.Less(p.Level) {
 		return
 	}
 	c.mu.Lock()
@@ -90,7 +98,7 @@ func (c *Context) Begin(ev *Event, p Policy, b Backend) {
 	ev.Kind = EventKind
 	ev.APIVersion = GroupVersion
 	ev.Level = p.Level
-	c.event, c.policy, c.backend = ev, p, b
+	c.event, c.policy, c.backend, c.metrics = ev, p, b, m
 }
 
 // Enabled reports whether the request is being audited.
@@ -165,8 +173,9 @@ func (c *Context) Emit(stage Stage) bool {
 	c.event.Stage = stage
 	c.event.StageTimestamp = metav1.NewMicroTime(time.Now())
 	ev := c.snapshotLocked()
-	b := c.backend
+	b, m := c.backend, c.metrics
 	c.mu.Unlock()
+	m.observeEvent()
 	return b.ProcessEvents(ev)
 }
 

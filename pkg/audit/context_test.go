@@ -37,7 +37,7 @@ func TestContextEmit(t *testing.T) {
 			AddAnnotation(ctx, "a", "1")
 			AddAnnotation(ctx, "a", "2") // first wins
 			b := &memBackend{}
-			FromContext(ctx).Begin(&Event{AuditID: "id"}, tt.policy, b)
+			FromContext(ctx).Begin(&Event{AuditID: "id"}, tt.policy, b, nil)
 			for _, s := range tt.stages {
 				FromContext(ctx).Emit(s)
 			}
@@ -63,7 +63,7 @@ func TestContextSnapshotsAreIndependent(t *testing.T) {
 	ctx := WithContext(context.Background())
 	b := &memBackend{}
 	ac := FromContext(ctx)
-	ac.Begin(&Event{}, Policy{Level: LevelMetadata}, b)
+	ac.Begin(&Event{}, Policy{Level: LevelMetadata}, b, nil)
 	ac.SetResponseCode(200)
 	ac.Emit(StageResponseStarted)
 	LogResponseStatus(ctx, &metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden, Message: "no"})
@@ -86,7 +86,7 @@ func TestNilContextIsNoop(t *testing.T) {
 	AddAnnotation(ctx, "a", "b")
 	LogResponseStatus(ctx, &metav1.Status{})
 	var c *Context
-	c.Begin(&Event{}, MetadataPolicy(), &memBackend{})
+	c.Begin(&Event{}, MetadataPolicy(), &memBackend{}, nil)
 	c.SetResponseCode(200)
 	if c.Enabled() {
 		t.Errorf("nil context: got enabled, want not")

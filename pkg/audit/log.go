@@ -26,9 +26,10 @@ const DefaultQueueSize = 10000
 // event whose ProcessEvents returned true before Shutdown was called is
 // always written.
 type LogBackend struct {
-	logger *slog.Logger
-	out    *bufio.Writer
-	closer io.Closer // nil when the writer is not ours to close (stdout)
+	logger  *slog.Logger
+	metrics *Metrics // events lost: apiserver_audit_error_total{plugin="log"}
+	out     *bufio.Writer
+	closer  io.Closer // nil when the writer is not ours to close (stdout)
 
 	queue           chan *Event
 	shutdownStarted chan struct{} // closed first thing in Shutdown
@@ -78,18 +79,30 @@ func NewLogBackend(w io.Writer, closer io.Closer, logger *slog.Logger) *LogBacke
 	}
 }
 
+// SetMetrics makes the backend count the events it loses (encoding or
+// writing failures, events refused after Shutdown) in m's
+// apiserver_audit_error_total{plugin="log"}. Call it before Run and before
+// any event is processed. The error count starts at 0 (upstream creates
+// it on the first error) so that dashboards see the series from the start.
+func (b *LogBackend) SetMetrics(m *Metrics) {
+	b.metrics = m
+	m.PluginError(PluginLog, 0)
+}
+
 // ProcessEvents queues events for writing, blocking while the queue is full.
 // It returns false, dropping the rest, once Shutdown has begun.
 func (b *LogBackend) ProcessEvents(events ...*Event) bool {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
+		b.metrics.PluginError(PluginLog, len(events))
 		return false
 	}
-	for _, ev := range events {
+	for i, ev := range events {
 		select {
 		case b.queue <- ev:
 		case <-b.shutdownStarted:
+			b.metrics.PluginError(PluginLog, len(events)-i)
 			return false
 		}
 	}
@@ -152,11 +165,13 @@ func (b *LogBackend) writeLoop() {
 func (b *LogBackend) write(ev *Event) {
 	line, err := json.Marshal(ev)
 	if err != nil {
+		b.metrics.PluginError(PluginLog, 1)
 		b.logger.Error("encode audit event", "auditID", ev.AuditID, "err", err)
 		return
 	}
 	line = append(line, '\n')
 	if _, err := b.out.Write(line); err != nil {
+		b.metrics.PluginError(PluginLog, 1)
 		b.logger.Error("write audit event", "auditID", ev.AuditID, "err", err)
 	}
 }

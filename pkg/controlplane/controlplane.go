@@ -29,9 +29,11 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // Config is what the core server's content is built from.
@@ -46,6 +48,11 @@ type Config struct {
 	// terminating namespaces (default 5s); it also reacts to watch events.
 	NamespaceResync time.Duration
 	Logger          *slog.Logger
+	// Metrics receives the watch events the resources send; nil: none.
+	Metrics *metrics.Metrics
+	// AdmissionMetrics receives the latencies of the admission chain;
+	// nil: none.
+	AdmissionMetrics *admission.Metrics
 
 	// ServiceClusterIPRange is --service-cluster-ip-range: the range
 	// Service ClusterIPs are allocated from (default
@@ -152,6 +159,8 @@ func (c *Config) complete() error {
 type Installed struct {
 	GroupVersion schema.GroupVersion
 	Resources    []metav1.APIResource
+	// OpenAPI describes Resources for the OpenAPI documents.
+	OpenAPI []openapi.Resource
 }
 
 // Install adds the built-in resources of the group tables (see
@@ -222,7 +231,7 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 
 	// Creating into a missing or terminating namespace is refused, and the
 	// system namespaces cannot be deleted (NamespaceLifecycle).
-	chain := admission.Chain{namespacelifecycle.New(clusterScoped{ns})}
+	chain := admission.NewChain(c.AdmissionMetrics, namespacelifecycle.New(clusterScoped{ns}))
 	installed, err := installGroups(s, c, b, chain)
 	if err != nil {
 		return nil, err
@@ -305,6 +314,7 @@ func installGroups(s *server.GenericServer, c Config, b *storageBuilder, chain a
 				GroupVersion:      schema.GroupVersion{Group: group.name, Version: version.name},
 				Storage:           storage,
 				MinRequestTimeout: c.MinRequestTimeout,
+				Metrics:           c.Metrics,
 				Admission:         chain,
 				FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
 				Logger:            c.Logger,
@@ -313,7 +323,7 @@ func installGroups(s *server.GenericServer, c Config, b *storageBuilder, chain a
 			if err != nil {
 				return nil, fmt.Errorf("install %s: %w", g.GroupVersion, err)
 			}
-			installed = append(installed, Installed{GroupVersion: g.GroupVersion, Resources: resources})
+			installed = append(installed, Installed{GroupVersion: g.GroupVersion, Resources: resources, OpenAPI: g.OpenAPIResources(resources)})
 			if err := c.Discovery.AddGroupVersion(g.GroupVersion, resources); err != nil {
 				return nil, fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
 			}

@@ -11,7 +11,17 @@
 //     kube-apiserver serves them (v3: a $ref with siblings is wrapped in
 //     allOf; v2: defaults pruned, the x-kubernetes-v2-definition variant of
 //     types such as IntOrString used);
-//   - an OpenAPI v3 document for one group-version;
+//   - the operations of a group-version's resources ([BuildPaths]): every
+//     operation upstream publishes for each path (list, watch and the
+//     deprecated watch paths, create, read, replace, patch, delete,
+//     deletecollection, subresources), with upstream's operation IDs,
+//     parameters, request bodies, responses, media types, tags and the
+//     x-kubernetes-action and x-kubernetes-group-version-kind extensions,
+//     under k8s.io/apiserver's installer rules (built-in resources) or
+//     apiextensions-apiserver's builder rules (custom resources), rendered
+//     as OpenAPI v2 or v3. This is the one place kapi builds OpenAPI paths;
+//   - an OpenAPI v3 document for one group-version, and its publication
+//     ([PublishGroupVersions]) to be built when first requested;
 //   - structured-merge-diff type information (a [typed.Parser] and a
 //     [managedfields.TypeConverter]) for server-side apply.
 //

@@ -4,6 +4,7 @@ import (
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
@@ -20,34 +21,144 @@ import (
 // v2 is served as JSON or, when asked, as the protobuf that client-go's
 // discovery client requests. v3 is an index of per-group-version documents,
 // each addressed with a hash so clients can cache it.
+//
+// Nothing is encoded when content is registered: a v3 document registered
+// with [OpenAPI.SetV3Func] is built on its first request, contributions
+// added with [OpenAPI.AddV2Source] are computed when the v2 document is
+// first needed, and the v2 document is encoded again only when it is
+// served after a change. Registering content therefore costs a server's
+// start (and a CRD's creation) almost nothing, however big the documents.
 type OpenAPI struct {
 	title, version string
 
-	mu     sync.RWMutex
-	v2     map[string]any // paths
-	v2Defs map[string]any
-	v3     map[string][]byte // "apis/apps/v1" -> document JSON
-	// caches, rebuilt on change
+	mu sync.Mutex
+	// v2 content: paths, definitions and shared parameters (the
+	// "#/parameters/..." an aggregated server's paths may reference).
+	v2, v2Defs, v2Params map[string]any
+	// v2Sources are contributions not computed yet.
+	v2Sources []V2Source
+	// v2Parts are replaceable contributions, by key, each computed once.
+	v2Parts map[string]*v2Part
+	// v2JSON is the encoded v2 document, nil when stale; v2Proto its
+	// protobuf form, nil until asked for. v2Gen counts the encodings, so
+	// a protobuf form is only kept for the encoding it was made from.
 	v2JSON, v2Proto []byte
+	v2ETag          string
+	v2Gen           uint64
+	v3              map[string]*v3Doc // "apis/apps/v1" -> document
+
+	logger *slog.Logger
+}
+
+// V2Source computes a part of the v2 document: paths and definitions
+// (JSON values, or values that encode to them).
+type V2Source = func() (paths, definitions map[string]any, err error)
+
+// v2Part is one replaceable contribution to the v2 document.
+type v2Part struct {
+	once        sync.Once
+	build       V2Source
+	paths, defs map[string]any
+	err         error
+}
+
+func (p *v2Part) get() (paths, defs map[string]any, err error) {
+	p.once.Do(func() {
+		p.paths, p.defs, p.err = p.build()
+		p.build = nil
+	})
+	return p.paths, p.defs, p.err
+}
+
+// v3Doc is one group-version's v3 document, built at most once.
+type v3Doc struct {
+	once  sync.Once
+	build func() ([]byte, error)
+	doc   []byte
+	hash  string
+	err   error
+}
+
+func (d *v3Doc) get() ([]byte, string, error) {
+	d.once.Do(func() {
+		d.doc, d.err = d.build()
+		if d.err == nil {
+			d.hash = hashOf(d.doc)
+		}
+		d.build = nil
+	})
+	return d.doc, d.hash, d.err
 }
 
 // NewOpenAPI returns empty documents titled title (kube uses "Kubernetes").
 func NewOpenAPI(title, version string) *OpenAPI {
-	o := &OpenAPI{title: title, version: version, v2: map[string]any{}, v2Defs: map[string]any{}, v3: map[string][]byte{}}
-	o.rebuildV2()
-	return o
+	return &OpenAPI{
+		title: title, version: version,
+		v2: map[string]any{}, v2Defs: map[string]any{}, v2Params: map[string]any{},
+		v2Parts: map[string]*v2Part{},
+		v3:      map[string]*v3Doc{},
+		logger:  slog.Default(),
+	}
+}
+
+// SetLogger sets the logger of build failures (default slog.Default()).
+func (o *OpenAPI) SetLogger(l *slog.Logger) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.logger = l
 }
 
 // SetV3 sets the document of one group-version path (e.g. "api/v1",
 // "apis/apps/v1"); nil removes it.
 func (o *OpenAPI) SetV3(gvPath string, doc []byte) {
+	if doc == nil {
+		o.SetV3Func(gvPath, nil)
+		return
+	}
+	o.SetV3Func(gvPath, func() ([]byte, error) { return doc, nil })
+}
+
+// SetV3Func sets the document of one group-version path to what build
+// returns, called once, when the document (or the index, which names
+// every document's hash) is first requested; nil removes it. build must
+// be safe to call from any goroutine. An error is served as a 500 on
+// every request for the document.
+func (o *OpenAPI) SetV3Func(gvPath string, build func() ([]byte, error)) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if doc == nil {
+	if build == nil {
 		delete(o.v3, gvPath)
 		return
 	}
-	o.v3[gvPath] = doc
+	o.v3[gvPath] = &v3Doc{build: build}
+}
+
+// AddV2Source adds a part of the v2 document, computed when the document
+// is first served (or [OpenAPI.HasV2Definition] asks). A source's paths and
+// definitions are kept for good: use it for content that never changes,
+// such as built-in resources.
+func (o *OpenAPI) AddV2Source(src V2Source) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.v2Sources = append(o.v2Sources, src)
+	o.v2JSON = nil
+}
+
+// SetV2Func sets the part of the v2 document named key (a group-version,
+// say) to the paths and definitions build returns, computed once, when
+// the document is next needed; nil removes the part. Parts are kept
+// apart: replacing or removing one never touches the paths and
+// definitions of another, nor those [OpenAPI.MergeV2] added. A failing
+// part is logged and left out. build must not call o.
+func (o *OpenAPI) SetV2Func(key string, build V2Source) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if build == nil {
+		delete(o.v2Parts, key)
+	} else {
+		o.v2Parts[key] = &v2Part{build: build}
+	}
+	o.v2JSON = nil
 }
 
 // MergeV2 adds paths and definitions to the v2 document.
@@ -60,7 +171,7 @@ func (o *OpenAPI) MergeV2(paths, definitions map[string]any) {
 	for k, v := range definitions {
 		o.v2Defs[k] = v
 	}
-	o.rebuildV2()
+	o.v2JSON = nil
 }
 
 // RemoveV2 removes paths and definitions from the v2 document (names not
@@ -74,22 +185,62 @@ func (o *OpenAPI) RemoveV2(paths, definitions []string) {
 	for _, k := range definitions {
 		delete(o.v2Defs, k)
 	}
-	o.rebuildV2()
+	o.v2JSON = nil
+}
+
+// MergeV2Parameters adds shared parameters (the document's "parameters",
+// which paths reference as "#/parameters/<name>") to the v2 document.
+func (o *OpenAPI) MergeV2Parameters(params map[string]any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for k, v := range params {
+		o.v2Params[k] = v
+	}
+	o.v2JSON = nil
+}
+
+// RemoveV2Parameters removes shared parameters from the v2 document.
+func (o *OpenAPI) RemoveV2Parameters(names []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, k := range names {
+		delete(o.v2Params, k)
+	}
+	o.v2JSON = nil
 }
 
 // HasV2Definition reports whether the v2 document defines name.
 func (o *OpenAPI) HasV2Definition(name string) bool {
-	o.mu.RLock()
-	defer o.mu.RUnlock()
-	_, ok := o.v2Defs[name]
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.computeSourcesLocked()
+	if _, ok := o.v2Defs[name]; ok {
+		return true
+	}
+	for _, p := range o.v2Parts {
+		if _, defs, err := p.get(); err == nil {
+			if _, ok := defs[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// HasV2Parameter reports whether the v2 document has the shared parameter
+// name.
+func (o *OpenAPI) HasV2Parameter(name string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, ok := o.v2Params[name]
 	return ok
 }
 
 // V3Paths returns the group-version paths of the v3 documents held
 // ("api/v1", "apis/apps/v1", ...), sorted.
 func (o *OpenAPI) V3Paths() []string {
-	o.mu.RLock()
-	defer o.mu.RUnlock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	out := make([]string, 0, len(o.v3))
 	for k := range o.v3 {
 		out = append(out, k)
@@ -98,22 +249,101 @@ func (o *OpenAPI) V3Paths() []string {
 	return out
 }
 
-func (o *OpenAPI) rebuildV2() {
+// computeSourcesLocked merges the pending sources. A failing source is
+// logged and left out: the rest of the document is still served.
+func (o *OpenAPI) computeSourcesLocked() {
+	for _, src := range o.v2Sources {
+		paths, defs, err := src()
+		if err != nil {
+			o.logger.Error("openapi v2 source", "err", err)
+			continue
+		}
+		for k, v := range paths {
+			o.v2[k] = v
+		}
+		for k, v := range defs {
+			o.v2Defs[k] = v
+		}
+	}
+	o.v2Sources = nil
+}
+
+// v2Document returns the encoded v2 document, its ETag and generation,
+// encoding it again if it changed since the last call.
+func (o *OpenAPI) v2Document() ([]byte, string, uint64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.v2JSON != nil {
+		return o.v2JSON, o.v2ETag, o.v2Gen, nil
+	}
+	o.computeSourcesLocked()
+	paths, defs := o.v2, o.v2Defs
+	if len(o.v2Parts) > 0 {
+		paths = make(map[string]any, len(o.v2)+8*len(o.v2Parts))
+		defs = make(map[string]any, len(o.v2Defs)+2*len(o.v2Parts))
+		for k, v := range o.v2 {
+			paths[k] = v
+		}
+		for k, v := range o.v2Defs {
+			defs[k] = v
+		}
+		for key, p := range o.v2Parts {
+			ps, ds, err := p.get()
+			if err != nil {
+				o.logger.Error("openapi v2 part", "part", key, "err", err)
+				continue
+			}
+			for k, v := range ps {
+				paths[k] = v
+			}
+			for k, v := range ds {
+				defs[k] = v
+			}
+		}
+	}
 	doc := map[string]any{
 		"swagger":     "2.0",
 		"info":        map[string]any{"title": o.title, "version": o.version},
-		"paths":       o.v2,
-		"definitions": o.v2Defs,
+		"paths":       paths,
+		"definitions": defs,
+	}
+	if len(o.v2Params) > 0 {
+		doc["parameters"] = o.v2Params
 	}
 	js, err := json.Marshal(doc)
 	if err != nil {
-		panic(fmt.Sprintf("encode openapi v2: %v", err)) // only maps of JSON values get here
+		return nil, "", 0, fmt.Errorf("encode openapi v2: %w", err)
 	}
-	o.v2JSON = js
-	o.v2Proto = nil
-	if d, err := openapi_v2.ParseDocument(js); err == nil {
-		o.v2Proto, _ = proto.Marshal(d)
+	o.v2Gen++
+	o.v2JSON, o.v2Proto, o.v2ETag = js, nil, hashOf(js)
+	return js, o.v2ETag, o.v2Gen, nil
+}
+
+// v2Protobuf returns the protobuf form of js, the v2 document of
+// generation gen (nil if it cannot be parsed), computed once per
+// generation.
+func (o *OpenAPI) v2Protobuf(js []byte, gen uint64) []byte {
+	o.mu.Lock()
+	if o.v2Gen == gen && o.v2Proto != nil {
+		pb := o.v2Proto
+		o.mu.Unlock()
+		return pb
 	}
+	o.mu.Unlock()
+	d, err := openapi_v2.ParseDocument(js)
+	if err != nil {
+		return nil
+	}
+	pb, err := proto.Marshal(d)
+	if err != nil {
+		return nil
+	}
+	o.mu.Lock()
+	if o.v2Gen == gen && o.v2JSON != nil {
+		o.v2Proto = pb
+	}
+	o.mu.Unlock()
+	return pb
 }
 
 // The protobuf form is asked for with either name; the response names it
@@ -121,15 +351,18 @@ func (o *OpenAPI) rebuildV2() {
 const protoV2ContentType = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 func (o *OpenAPI) serveV2(w http.ResponseWriter, r *http.Request) {
-	o.mu.RLock()
-	js, pb := o.v2JSON, o.v2Proto
-	o.mu.RUnlock()
-	etag := fmt.Sprintf("%X", sha512.Sum512(js))
-	w.Header().Set("Etag", strconvQuote(etag))
-	if strings.Contains(r.Header.Get("Accept"), "com.github.proto-openapi.spec.v2") && pb != nil {
-		w.Header().Set("Content-Type", protoV2ContentType)
-		_, _ = w.Write(pb)
+	js, etag, gen, err := o.v2Document()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
+	}
+	w.Header().Set("Etag", strconvQuote(etag))
+	if strings.Contains(r.Header.Get("Accept"), "com.github.proto-openapi.spec.v2") {
+		if pb := o.v2Protobuf(js, gen); pb != nil {
+			w.Header().Set("Content-Type", protoV2ContentType)
+			_, _ = w.Write(pb)
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(js)
@@ -141,34 +374,46 @@ func hashOf(b []byte) string { return fmt.Sprintf("%X", sha512.Sum512(b)) }
 
 // serveV3 serves the index at /openapi/v3 and the documents under it.
 func (o *OpenAPI) serveV3(w http.ResponseWriter, r *http.Request) {
-	o.mu.RLock()
-	defer o.mu.RUnlock()
 	p := strings.TrimPrefix(r.URL.Path, "/openapi/v3")
 	p = strings.Trim(p, "/")
+	o.mu.Lock()
+	docs := make(map[string]*v3Doc, len(o.v3))
+	for k, d := range o.v3 {
+		docs[k] = d
+	}
+	o.mu.Unlock()
 	if p == "" {
 		type entry struct {
 			ServerRelativeURL string `json:"serverRelativeURL"`
 		}
 		paths := map[string]entry{}
-		keys := make([]string, 0, len(o.v3))
-		for k := range o.v3 {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			paths[k] = entry{ServerRelativeURL: "/openapi/v3/" + k + "?hash=" + hashOf(o.v3[k])}
+		for k, d := range docs {
+			_, h, err := d.get()
+			if err != nil {
+				// Left out of the index: its URL would only answer 500.
+				o.mu.Lock()
+				logger := o.logger
+				o.mu.Unlock()
+				logger.Error("openapi v3 document", "path", k, "err", err)
+				continue
+			}
+			paths[k] = entry{ServerRelativeURL: "/openapi/v3/" + k + "?hash=" + h}
 		}
 		body, _ := json.Marshal(map[string]any{"paths": paths})
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
 		return
 	}
-	doc, ok := o.v3[p]
+	d, ok := docs[p]
 	if !ok {
 		http.Error(w, "404 page not found", http.StatusNotFound)
 		return
 	}
-	h := hashOf(doc)
+	doc, h, err := d.get()
+	if err != nil {
+		http.Error(w, fmt.Sprintf("openapi v3 document %s: %v", p, err), http.StatusInternalServerError)
+		return
+	}
 	w.Header().Set("Etag", strconvQuote(h))
 	if r.URL.Query().Get("hash") == h {
 		// Immutable under its hash, as upstream.

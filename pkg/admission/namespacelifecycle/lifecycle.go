@@ -38,6 +38,12 @@ func New(namespaces NamespaceGetter) *Plugin {
 
 var _ admission.Validator = (*Plugin)(nil)
 
+// PluginName is the plugin's name, as upstream registers it.
+const PluginName = "NamespaceLifecycle"
+
+// Name implements admission.Validator.
+func (p *Plugin) Name() string { return PluginName }
+
 // accessReviews may be created in any namespace, existing or not, as
 // upstream exempts them: they store nothing and answer a question.
 var accessReviews = map[schema.GroupResource]bool{

@@ -108,6 +108,7 @@ type service struct {
 	v2Hash     string // hash of the body when the backend sends no ETag
 	v2Paths    []string
 	v2Defs     []string
+	v2Params   []string
 	v3ETag     string // ETag of the backend's /openapi/v3 index
 	v3URL      string // serverRelativeURL of the v3 document set, "" if none
 }
@@ -156,7 +157,7 @@ func New(cfg Config) (*Controller, error) {
 		services: map[schema.GroupVersion]*service{},
 		ready:    make(chan struct{}, 1),
 		resched:  make(chan struct{}, 1),
-		oa:       openAPIMerger{api: cfg.OpenAPI, refs: map[string]int{}},
+		oa:       openAPIMerger{api: cfg.OpenAPI, refs: map[string]int{}, params: map[string]int{}},
 	}, nil
 }
 

@@ -47,8 +47,8 @@ func FuzzDecode(f *testing.F) {
 			// fetch failure), but must not panic.
 			_ = m.AddGroupVersion(gv, resources, discovery.Remote())
 		}
-		if paths, defs, err := selectV2(body, "/apis/wardle.example.com/v1alpha1"); err == nil {
-			if _, err := json.Marshal(map[string]any{"paths": paths, "definitions": defs}); err != nil {
+		if part, err := selectV2(body, "/apis/wardle.example.com/v1alpha1"); err == nil {
+			if _, err := json.Marshal(map[string]any{"paths": part.paths, "definitions": part.defs, "parameters": part.params}); err != nil {
 				t.Errorf("selected v2 parts do not encode: %v", err)
 			}
 		}

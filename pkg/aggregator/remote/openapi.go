@@ -49,67 +49,96 @@ func gvPaths(gv schema.GroupVersion) (v2, v3 string) {
 }
 
 // openAPIMerger merges the v2 parts of every remote APIService into one
-// document. A definition several backends reference is merged by the
+// document: the paths under each group-version, the definitions and the
+// shared parameters ("#/parameters/...", which servers built on
+// k8s.io/apiserver use for most query parameters) they reference. A
+// definition or parameter several backends reference is merged by the
 // first and removed with the last (reference counted).
 type openAPIMerger struct {
 	api *server.OpenAPI
 
-	mu   sync.Mutex
-	refs map[string]int // definition name -> services that merged it
+	mu     sync.Mutex
+	refs   map[string]int // definition name -> services that merged it
+	params map[string]int // shared parameter name -> services that merged it
 }
 
-// set replaces what s merged with paths and defs (nil, nil removes it all).
+// v2Part is what one backend contributes to the v2 document.
+type v2Part struct {
+	paths, defs, params map[string]any
+}
+
+// set replaces what s merged with part (the zero part removes it all).
 // s is busy, or idle with Controller.mu held.
-func (m *openAPIMerger) set(s *service, paths, defs map[string]any) {
+func (m *openAPIMerger) set(s *service, part v2Part) {
 	if m.api == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	released := map[string]bool{}
-	for _, d := range s.v2Defs {
-		m.refs[d]--
-		if m.refs[d] <= 0 {
-			delete(m.refs, d)
-			released[d] = true
-		}
-	}
-	merge := map[string]any{}
-	kept := make([]string, 0, len(defs))
-	for name, v := range defs {
-		if isLocalDefinition(name) || (m.refs[name] == 0 && !released[name] && m.api.HasV2Definition(name)) {
-			continue
-		}
-		if m.refs[name] == 0 {
-			merge[name] = v // first (or only) owner: ours is the copy served
-		}
-		m.refs[name]++
-		kept = append(kept, name)
-	}
-	var removeDefs, removePaths []string
-	for d := range released {
-		if _, ok := merge[d]; !ok {
-			removeDefs = append(removeDefs, d)
-		}
-	}
+	mergeDefs, removeDefs, keptDefs := m.shared(m.refs, s.v2Defs, part.defs, func(name string) bool {
+		return isLocalDefinition(name) || m.api.HasV2Definition(name)
+	})
+	mergeParams, removeParams, keptParams := m.shared(m.params, s.v2Params, part.params, m.api.HasV2Parameter)
+	var removePaths []string
 	for _, p := range s.v2Paths {
-		if _, ok := paths[p]; !ok {
+		if _, ok := part.paths[p]; !ok {
 			removePaths = append(removePaths, p)
 		}
 	}
-	if len(paths) > 0 || len(merge) > 0 {
-		m.api.MergeV2(paths, merge)
+	if len(mergeParams) > 0 {
+		m.api.MergeV2Parameters(mergeParams)
+	}
+	if len(part.paths) > 0 || len(mergeDefs) > 0 {
+		m.api.MergeV2(part.paths, mergeDefs)
 	}
 	if len(removePaths) > 0 || len(removeDefs) > 0 {
 		m.api.RemoveV2(removePaths, removeDefs)
 	}
+	if len(removeParams) > 0 {
+		m.api.RemoveV2Parameters(removeParams)
+	}
 	s.v2Paths = s.v2Paths[:0]
-	for p := range paths {
+	for p := range part.paths {
 		s.v2Paths = append(s.v2Paths, p)
 	}
 	sort.Strings(s.v2Paths)
+	s.v2Defs, s.v2Params = keptDefs, keptParams
+}
+
+// shared applies reference counting to one kind of shared entry
+// (definitions or parameters): s held the names old and now brings next.
+// It returns the entries to merge (names no other service holds), the
+// names to remove (no longer held by anyone) and the names s now holds.
+// A name not held by any service that the document has anyway (the
+// chain's own, taken reports) is left alone.
+func (m *openAPIMerger) shared(refs map[string]int, old []string, next map[string]any, taken func(string) bool) (merge map[string]any, remove, kept []string) {
+	released := map[string]bool{}
+	for _, n := range old {
+		refs[n]--
+		if refs[n] <= 0 {
+			delete(refs, n)
+			released[n] = true
+		}
+	}
+	merge = map[string]any{}
+	kept = make([]string, 0, len(next))
+	for name, v := range next {
+		if refs[name] == 0 && !released[name] && taken(name) {
+			continue
+		}
+		if refs[name] == 0 {
+			merge[name] = v // first (or only) owner: ours is the copy served
+		}
+		refs[name]++
+		kept = append(kept, name)
+	}
+	for n := range released {
+		if _, ok := merge[n]; !ok {
+			remove = append(remove, n)
+		}
+	}
 	sort.Strings(kept)
-	s.v2Defs = kept
+	return merge, remove, kept
 }
 
 // removeOpenAPI removes everything s added to OpenAPI. s is not busy and
@@ -118,7 +147,7 @@ func (c *Controller) removeOpenAPI(s *service) {
 	if c.cfg.OpenAPI == nil {
 		return
 	}
-	c.oa.set(s, nil, nil)
+	c.oa.set(s, v2Part{})
 	if s.v3URL != "" {
 		_, v3 := gvPaths(s.gv)
 		c.cfg.OpenAPI.SetV3(v3, nil)
@@ -142,7 +171,7 @@ func (c *Controller) syncV2(ctx context.Context, cl *client, s *service) error {
 		return nil
 	case http.StatusNotFound:
 		// The backend serves no OpenAPI v2.
-		c.oa.set(s, nil, nil)
+		c.oa.set(s, v2Part{})
 		s.v2ETag, s.v2Hash = "", ""
 		return nil
 	case http.StatusOK:
@@ -158,56 +187,64 @@ func (c *Controller) syncV2(ctx context.Context, cl *client, s *service) error {
 		}
 	}
 	v2, _ := gvPaths(s.gv)
-	paths, defs, err := selectV2(resp.body, v2)
+	part, err := selectV2(resp.body, v2)
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", path, err)
 	}
-	c.oa.set(s, paths, defs)
+	c.oa.set(s, part)
 	s.v2ETag, s.v2Hash = etag, hash
 	return nil
 }
 
 // selectV2 decodes an OpenAPI v2 document and returns its paths equal to
-// prefix or below it ("<prefix>/..."), and the definitions they reference,
-// directly or through other definitions. Numbers keep their exact text.
-func selectV2(body []byte, prefix string) (paths, defs map[string]any, err error) {
+// prefix or below it ("<prefix>/..."), the definitions they reference,
+// directly or through other definitions, and the shared parameters they
+// reference. Numbers keep their exact text.
+func selectV2(body []byte, prefix string) (v2Part, error) {
 	var doc struct {
 		Paths       map[string]any `json:"paths"`
 		Definitions map[string]any `json:"definitions"`
+		Parameters  map[string]any `json:"parameters"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, nil, fmt.Errorf("decode openapi v2: %w", err)
+		return v2Part{}, fmt.Errorf("decode openapi v2: %w", err)
 	}
-	paths = map[string]any{}
-	var pending []string
+	part := v2Part{paths: map[string]any{}, defs: map[string]any{}, params: map[string]any{}}
+	var pending, params []string
 	for k, v := range doc.Paths {
 		if k == prefix || strings.HasPrefix(k, prefix+"/") {
-			paths[k] = v
-			pending = collectRefs(v, pending)
+			part.paths[k] = v
+			pending, params = collectRefs(v, pending, params)
 		}
 	}
-	defs = map[string]any{}
+	// A shared parameter may reference definitions too (a body's schema).
+	for _, name := range params {
+		if p, ok := doc.Parameters[name]; ok {
+			part.params[name] = p
+			pending, _ = collectRefs(p, pending, nil)
+		}
+	}
 	for len(pending) > 0 {
 		name := pending[len(pending)-1]
 		pending = pending[:len(pending)-1]
-		if _, done := defs[name]; done {
+		if _, done := part.defs[name]; done {
 			continue
 		}
 		d, ok := doc.Definitions[name]
 		if !ok {
 			continue
 		}
-		defs[name] = d
-		pending = collectRefs(d, pending)
+		part.defs[name] = d
+		pending, _ = collectRefs(d, pending, nil)
 	}
-	return paths, defs, nil
+	return part, nil
 }
 
-// collectRefs appends the definition names of the "$ref":
-// "#/definitions/<name>" found anywhere in v.
-func collectRefs(v any, out []string) []string {
+// collectRefs appends the names of the "$ref": "#/definitions/<name>"
+// found anywhere in v to defs, and of the "#/parameters/<name>" to params.
+func collectRefs(v any, defs, params []string) ([]string, []string) {
 	stack := []any{v}
 	for len(stack) > 0 {
 		cur := stack[len(stack)-1]
@@ -217,7 +254,9 @@ func collectRefs(v any, out []string) []string {
 			for k, e := range t {
 				if ref, ok := e.(string); ok && k == "$ref" {
 					if name, ok := strings.CutPrefix(ref, "#/definitions/"); ok && name != "" {
-						out = append(out, unescapePointer(name))
+						defs = append(defs, unescapePointer(name))
+					} else if name, ok := strings.CutPrefix(ref, "#/parameters/"); ok && name != "" {
+						params = append(params, unescapePointer(name))
 					}
 					continue
 				}
@@ -227,7 +266,7 @@ func collectRefs(v any, out []string) []string {
 			stack = append(stack, t...)
 		}
 	}
-	return out
+	return defs, params
 }
 
 // unescapePointer undoes JSON pointer escaping in one reference token.

@@ -18,7 +18,7 @@ import (
 
 // sharedTypeConverter is built on first use and read-only afterwards.
 var sharedTypeConverter = sync.OnceValues(func() (managedfields.TypeConverter, error) {
-	tc, err := openapi.NewDefinitions().TypeConverter()
+	tc, err := openapi.Default().TypeConverter()
 	if err != nil {
 		return nil, fmt.Errorf("type converter of the built-in kinds: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // DefaultMaxRequestBodyBytes is the largest request body accepted (3 MiB,
@@ -84,6 +85,9 @@ type RequestScope struct {
 	// MinRequestTimeout is --min-request-timeout: a watch without
 	// timeoutSeconds lasts MinRequestTimeout × (1 + rand[0,1)).
 	MinRequestTimeout time.Duration
+	// Metrics receives the watch events sent (apiserver_watch_events_*);
+	// nil: none.
+	Metrics *metrics.Metrics
 
 	Logger *slog.Logger
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // watchTimeout is how long a watch lasts: timeoutSeconds when given, else
@@ -103,6 +104,7 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 		objEncoder:   objEncoder,
 		eventEncoder: eventEncoder,
 		out:          framer.NewFrameWriter(w),
+		sent:         s.Metrics.WatchEvents(s.Kind),
 	}
 	ch := wi.ResultChan()
 	for {
@@ -138,6 +140,9 @@ type watchEncoder struct {
 	eventEncoder runtime.Encoder
 	out          io.Writer
 	obj, event   bytes.Buffer
+	// sent counts the events written (apiserver_watch_events_total and
+	// _sizes, labelled with the kind served).
+	sent metrics.WatchEventRecorder
 }
 
 func (e *watchEncoder) encode(ev watch.Event) error {
@@ -173,6 +178,9 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 	if err := e.eventEncoder.Encode(out, &e.event); err != nil {
 		return fmt.Errorf("unable to encode watch event: %w", err)
 	}
-	_, err := e.out.Write(e.event.Bytes())
-	return err
+	if _, err := e.out.Write(e.event.Bytes()); err != nil {
+		return err
+	}
+	e.sent.Sent(e.event.Len())
+	return nil
 }

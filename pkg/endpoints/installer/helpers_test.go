@@ -19,6 +19,7 @@ import (
 	kapirest "github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 type testServer struct {
@@ -30,6 +31,12 @@ type testServer struct {
 // configmaps/status, namespaces) through a real GenericServer's handler
 // with the RequestInfo and warning filters, over TLS with HTTP/2.
 func startServer(t *testing.T) *testServer {
+	t.Helper()
+	return startServerWithMetrics(t, nil)
+}
+
+// startServerWithMetrics is startServer recording watch events in m.
+func startServerWithMetrics(t *testing.T, m *metrics.Metrics) *testServer {
 	t.Helper()
 	cms := newCMStore()
 	cfg := server.NewConfig(slog.New(slog.DiscardHandler))
@@ -53,6 +60,7 @@ func startServer(t *testing.T) *testServer {
 			"namespaces":        nsStore{},
 		},
 		MinRequestTimeout: 30 * time.Minute,
+		Metrics:           m,
 		Logger:            slog.New(slog.DiscardHandler),
 	}
 	if _, err := g.Install(s.Handler()); err != nil {

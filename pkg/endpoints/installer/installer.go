@@ -17,8 +17,10 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/metrics"
 )
 
 // APIGroupVersion is one group-version's resources, served under one REST
@@ -59,6 +61,8 @@ type APIGroupVersion struct {
 	FieldManagers func(kind schema.GroupVersionKind, subresource string, resetFields map[fieldpath.APIVersion]*fieldpath.Set) (handlers.FieldManager, error)
 	// Admission validates every write (optional).
 	Admission admission.Chain
+	// Metrics receives the watch events sent (optional).
+	Metrics *metrics.Metrics
 
 	Logger *slog.Logger
 }
@@ -116,6 +120,20 @@ func (g *APIGroupVersion) Build() (http.Handler, []metav1.APIResource, error) {
 	}
 	h.discovery = &metav1.APIResourceList{GroupVersion: g.GroupVersion.String(), APIResources: resources}
 	return h, resources, nil
+}
+
+// OpenAPIResources describes the (sub)resources listed in resources (what
+// Install or Build returned) for the OpenAPI documents: their discovery
+// entries and what the storage tells beyond them (a DELETE answering with
+// the deleted object).
+func (g *APIGroupVersion) OpenAPIResources(resources []metav1.APIResource) []openapi.Resource {
+	out := openapi.ResourcesOf(g.GroupVersion, resources)
+	for i := range out {
+		if d, ok := g.Storage[out[i].Name].(rest.MayReturnFullObjectDeleter); ok {
+			out[i].DeleteReturnsObject = d.DeleteReturnsDeletedObject()
+		}
+	}
+	return out
 }
 
 func (g *APIGroupVersion) complete() {
@@ -203,6 +221,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Namespaced:          namespaced,
 		MaxRequestBodyBytes: g.MaxRequestBodyBytes,
 		MinRequestTimeout:   g.MinRequestTimeout,
+		Metrics:             g.Metrics,
 		Logger:              g.Logger,
 	}
 

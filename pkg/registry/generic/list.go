@@ -129,6 +129,14 @@ var deleteCollectionPageSize int64 = DefaultDeleteCollectionPageSize
 // not atomic: some objects may be deleted when it fails.
 func (e *Store) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions,
 	listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
+	return e.DeleteCollectionWith(ctx, e, deleteValidation, options, listOptions)
+}
+
+// DeleteCollectionWith is DeleteCollection deleting each object with
+// deleter: a resource that wraps the store's Delete (to release what a
+// deleted object held) deletes collections through its own Delete.
+func (e *Store) DeleteCollectionWith(ctx context.Context, deleter rest.GracefulDeleter, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions,
+	listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
 	if listOptions == nil {
 		listOptions = &metainternalversion.ListOptions{}
 	} else {
@@ -163,7 +171,7 @@ func (e *Store) DeleteCollection(ctx context.Context, deleteValidation rest.Vali
 				if e.NamespaceScoped() && m.GetNamespace() != "" {
 					ictx = request.WithNamespace(ctx, m.GetNamespace())
 				}
-				if _, _, err := e.Delete(ictx, m.GetName(), deleteValidation, options.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+				if _, _, err := deleter.Delete(ictx, m.GetName(), deleteValidation, options.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
 					fail(err)
 				}
 			}

@@ -86,7 +86,8 @@ func MemoryStorage(b *memory.Backend) StorageFactory {
 		if codec == nil {
 			codec = scheme.Codecs.LegacyCodec(cfg.StorageVersion)
 		}
-		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc}), nil, nil
+		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc,
+			GroupResource: cfg.Resource, ResourcePrefix: cfg.Prefix}), nil, nil
 	}
 }
 

@@ -123,22 +123,27 @@ type Store struct {
 
 // Interfaces a Store implements.
 var (
-	_ rest.Storage              = (*Store)(nil)
-	_ rest.Scoper               = (*Store)(nil)
-	_ rest.Getter               = (*Store)(nil)
-	_ rest.Lister               = (*Store)(nil)
-	_ rest.Watcher              = (*Store)(nil)
-	_ rest.Creater              = (*Store)(nil)
-	_ rest.Updater              = (*Store)(nil)
-	_ rest.Patcher              = (*Store)(nil)
-	_ rest.GracefulDeleter      = (*Store)(nil)
-	_ rest.CollectionDeleter    = (*Store)(nil)
-	_ rest.TableConvertor       = (*Store)(nil)
-	_ rest.SingularNameProvider = (*Store)(nil)
-	_ rest.ShortNamesProvider   = (*Store)(nil)
-	_ rest.CategoriesProvider   = (*Store)(nil)
-	_ rest.ResetFieldsStrategy  = (*Store)(nil)
+	_ rest.Storage                    = (*Store)(nil)
+	_ rest.Scoper                     = (*Store)(nil)
+	_ rest.Getter                     = (*Store)(nil)
+	_ rest.Lister                     = (*Store)(nil)
+	_ rest.Watcher                    = (*Store)(nil)
+	_ rest.Creater                    = (*Store)(nil)
+	_ rest.Updater                    = (*Store)(nil)
+	_ rest.Patcher                    = (*Store)(nil)
+	_ rest.GracefulDeleter            = (*Store)(nil)
+	_ rest.CollectionDeleter          = (*Store)(nil)
+	_ rest.MayReturnFullObjectDeleter = (*Store)(nil)
+	_ rest.TableConvertor             = (*Store)(nil)
+	_ rest.SingularNameProvider       = (*Store)(nil)
+	_ rest.ShortNamesProvider         = (*Store)(nil)
+	_ rest.CategoriesProvider         = (*Store)(nil)
+	_ rest.ResetFieldsStrategy        = (*Store)(nil)
 )
+
+// DeleteReturnsDeletedObject reports whether Delete answers with the
+// deleted object (ReturnDeletedObject).
+func (e *Store) DeleteReturnsDeletedObject() bool { return e.ReturnDeletedObject }
 
 // DefaultResourcePrefix returns the storage prefix of a resource:
 // "/<resource>" in the core group, "/<group>/<resource>" otherwise.

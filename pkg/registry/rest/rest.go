@@ -127,6 +127,13 @@ type GracefulDeleter interface {
 	Delete(ctx context.Context, name string, deleteValidation ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error)
 }
 
+// MayReturnFullObjectDeleter is a GracefulDeleter that says whether its
+// Delete answers with the deleted object rather than a Status; the
+// OpenAPI documents name that as the DELETE response.
+type MayReturnFullObjectDeleter interface {
+	DeleteReturnsDeletedObject() bool
+}
+
 // CollectionDeleter deletes every object selected by listOptions.
 type CollectionDeleter interface {
 	DeleteCollection(ctx context.Context, deleteValidation ValidateObjectFunc, options *metav1.DeleteOptions,

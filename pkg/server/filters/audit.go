@@ -2,6 +2,7 @@ package filters
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -24,17 +25,23 @@ import (
 // headers; ResponseComplete when the handler returns; Panic (code 500,
 // message "APIServer panic'd: <v>") when it panics, and the panic goes on.
 // Stages in policy.OmitStages are skipped. A nil backend or level None
-// disables the filter.
-func WithAudit(handler http.Handler, backend audit.Backend, policy audit.Policy, isLongRunning LongRunningFunc) http.Handler {
+// disables the filter. m (nil: none) counts each request's level and the
+// events sent; a request whose RequestReceived event the backend refuses
+// is answered 500 and counted as rejected, as upstream does.
+func WithAudit(handler http.Handler, backend audit.Backend, policy audit.Policy, isLongRunning LongRunningFunc, m *audit.Metrics) http.Handler {
 	if backend == nil || !audit.LevelNone.Less(policy.Level) {
 		return handler
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r, ac := auditContext(r)
-		ac.Begin(newAuditEvent(r), policy, backend)
+		ac.Begin(newAuditEvent(r), policy, backend, m)
 		info, _ := request.RequestInfoFrom(r.Context())
 		longRunning := info != nil && isLongRunning(r, info)
-		ac.Emit(audit.StageRequestReceived)
+		if !ac.Emit(audit.StageRequestReceived) {
+			m.RequestRejected()
+			internalError(w, r, errAuditNotStored, orDefault(nil))
+			return
+		}
 
 		aw := &auditResponseWriter{ResponseWriter: w, ac: ac, emitStarted: longRunning}
 		defer func() {
@@ -56,6 +63,9 @@ func WithAudit(handler http.Handler, backend audit.Backend, policy audit.Policy,
 		handler.ServeHTTP(aw, r)
 	})
 }
+
+// errAuditNotStored answers a request whose audit event was refused.
+var errAuditNotStored = errors.New("failed to store audit event")
 
 // auditContext returns the request's audit Context, adding one if
 // WithAuditInit did not run.

@@ -85,7 +85,7 @@ func TestWithAudit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			log := newAuditLog(t)
-			inner := WithAudit(tt.handler, log, tt.policy, DefaultLongRunning)
+			inner := WithAudit(tt.handler, log, tt.policy, DefaultLongRunning, nil)
 			h := WithAuditInit(withInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				r = r.WithContext(request.WithUser(r.Context(), alice))
 				addTestAnnotation(r)
@@ -141,7 +141,7 @@ func addTestAnnotation(r *http.Request) { audit.AddAnnotation(r.Context(), "test
 func TestWithFailedAuthenticationAudit(t *testing.T) {
 	log := newAuditLog(t)
 	h := WithAuditInit(withInfo(WithAuthentication(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}),
-		tokenAuthenticator{}, WithFailedAuthenticationAudit(Unauthorized(), log, audit.MetadataPolicy()), discard())))
+		tokenAuthenticator{}, WithFailedAuthenticationAudit(Unauthorized(), log, audit.MetadataPolicy(), nil), discard())))
 	req := httptest.NewRequest("GET", "/api/v1/pods", nil)
 	req.Header.Set("Authorization", "Bearer nope")
 	rec := httptest.NewRecorder()

@@ -65,6 +65,8 @@ type ChainConfig struct {
 	AuditBackend audit.Backend
 	// AuditPolicy says what is recorded (e.g. audit.MetadataPolicy()).
 	AuditPolicy audit.Policy
+	// AuditMetrics counts audit levels, events and rejections; nil: none.
+	AuditMetrics *audit.Metrics
 
 	// MaxRequestsInFlight and MaxMutatingRequestsInFlight are the
 	// max-in-flight limits (0: unlimited; both 0: no filter).
@@ -109,18 +111,18 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	h := apiHandler
 	h = WithAuthorization(h, c.Authorizer, log)
 	h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunning, c.Metrics, log)
-	h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.LongRunning)
+	h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.LongRunning, c.AuditMetrics)
 	failed := c.AuthenticationFailed
 	if failed == nil {
 		failed = Unauthorized()
 	}
-	failed = WithFailedAuthenticationAudit(failed, c.AuditBackend, c.AuditPolicy)
+	failed = WithFailedAuthenticationAudit(failed, c.AuditBackend, c.AuditPolicy, c.AuditMetrics)
 	h = WithAuthentication(h, c.Authenticator, failed, log)
 	h = WithCORS(h, c.CORSAllowedOrigins)
 	h = WithWarningRecorder(h, log)
 	h = WithTimeout(h, c.LongRunning, c.TimedOutHandlers, log)
 	h = WithRequestDeadline(h, c.RequestTimeout, c.LongRunning, log)
-	h = metrics.WithRequestMetrics(h, c.Metrics)
+	h = metrics.WithRequestMetrics(h, c.Metrics, metrics.LongRunningFunc(c.LongRunning))
 	h = WithWaitGroup(h, c.LongRunning, c.NonLongRunningRequestWaitGroup, log)
 	h = WithWatchTermination(h, c.WatchDrainer, log)
 	h = WithProbabilisticGoaway(h, c.GoawayChance, nil)

@@ -2,17 +2,14 @@ package metrics
 
 import (
 	"fmt"
-	"net/http"
-	"strconv"
-	"strings"
-	"time"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Component is the value of the component label for this server's requests.
+// Component is the value of the component label of this server's resource
+// requests (upstream's metrics.APIServerComponent).
 const Component = "apiserver"
 
 // Request kinds of apiserver_current_inflight_requests.
@@ -21,13 +18,50 @@ const (
 	MutatingKind = "mutating"
 )
 
+// Names, label names, help texts and buckets follow k8s.io/apiserver
+// v1.37: pkg/endpoints/metrics/metrics.go, as listed in
+// test/instrumentation/testdata/stable-metrics-list.yaml (STABLE ones) and
+// documentation-list.yaml (the others). Help texts carry the stability
+// prefix component-base adds. The expected families are checked against
+// test/e2e/testdata/metrics/families.json.
+var (
+	// requestDurationBuckets are apiserver_request_duration_seconds'.
+	requestDurationBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
+		4, 5, 6, 8, 10, 15, 20, 30, 45, 60}
+	// requestSLIBuckets are apiserver_request_sli_duration_seconds'.
+	requestSLIBuckets = []float64{0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
+		4, 5, 6, 8, 10, 15, 20, 30, 45, 60}
+	// responseSizeBuckets are 1 KB to 1 GB, ×10 (ExponentialBuckets(1000, 10, 7)).
+	responseSizeBuckets = prometheus.ExponentialBuckets(1000, 10, 7)
+	// watchEventSizeBuckets are 1 KiB to 128 KiB, ×2
+	// (ExponentialBuckets(1024, 2, 8)).
+	watchEventSizeBuckets = prometheus.ExponentialBuckets(1024, 2, 8)
+
+	requestLabels     = []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"}
+	durationLabels    = []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"}
+	resourceLabels    = []string{"verb", "group", "version", "resource", "subresource", "scope", "component"}
+	watchEventsLabels = []string{"group", "version", "kind"}
+)
+
 // Metrics are the request metrics of one server. A nil *Metrics is valid and
-// records nothing.
+// records nothing. All methods are safe for concurrent use.
 type Metrics struct {
-	requests           *prometheus.CounterVec
-	latencies          *prometheus.HistogramVec
-	inflight           *prometheus.GaugeVec
+	requests           *prometheus.CounterVec   // apiserver_request_total
+	latencies          *prometheus.HistogramVec // apiserver_request_duration_seconds
+	sliLatencies       *prometheus.HistogramVec // apiserver_request_sli_duration_seconds
+	responseSizes      *prometheus.HistogramVec // apiserver_response_sizes
+	longRunning        *prometheus.GaugeVec     // apiserver_longrunning_requests
+	inflight           *prometheus.GaugeVec     // apiserver_current_inflight_requests
+	inflightReadOnly   prometheus.Gauge
+	inflightMutating   prometheus.Gauge
 	tlsHandshakeErrors prometheus.Counter
+	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
+	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
+
+	// series caches the children of one label combination, so that a
+	// request costs one map lookup instead of one per family.
+	mu     sync.RWMutex
+	series map[seriesKey]*series
 }
 
 // New creates the metrics and registers them on reg (nil: not registered).
@@ -36,27 +70,51 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apiserver_request_total",
-			Help: "Counter of apiserver requests broken out for each verb, group, version, resource, subresource, scope, component, and HTTP response code.",
-		}, []string{"verb", "group", "version", "resource", "subresource", "scope", "component", "code"}),
+			Help: "[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+		}, requestLabels),
 		latencies: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "apiserver_request_duration_seconds",
-			Help: "Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.",
-			Buckets: []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
-				4, 5, 6, 8, 10, 15, 20, 30, 45, 60},
-		}, []string{"verb", "group", "version", "resource", "subresource", "scope", "component"}),
+			Name:    "apiserver_request_duration_seconds",
+			Help:    "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+			Buckets: requestDurationBuckets,
+		}, durationLabels),
+		sliLatencies: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_request_sli_duration_seconds",
+			Help:    "[ALPHA] Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.",
+			Buckets: requestSLIBuckets,
+		}, resourceLabels),
+		responseSizes: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_response_sizes",
+			Help:    "[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.",
+			Buckets: responseSizeBuckets,
+		}, resourceLabels),
+		longRunning: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "apiserver_longrunning_requests",
+			Help: "[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
+		}, resourceLabels),
 		inflight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apiserver_current_inflight_requests",
-			Help: "Number of requests currently being served, by request kind (readOnly or mutating).",
+			Help: "[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
 		}, []string{"request_kind"}),
 		tlsHandshakeErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "apiserver_tls_handshake_errors_total",
-			Help: "Number of requests dropped with 'TLS handshake error from' error",
+			Help: "[ALPHA] Number of requests dropped with 'TLS handshake error from' error",
 		}),
+		watchEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_watch_events_total",
+			Help: "[BETA] Number of events sent in watch clients",
+		}, watchEventsLabels),
+		watchEventSizes: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_watch_events_sizes",
+			Help:    "[BETA] Watch event size distribution in bytes",
+			Buckets: watchEventSizeBuckets,
+		}, watchEventsLabels),
+		series: make(map[seriesKey]*series),
 	}
-	m.inflight.WithLabelValues(ReadOnlyKind).Set(0)
-	m.inflight.WithLabelValues(MutatingKind).Set(0)
+	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
+	m.inflightMutating = m.inflight.WithLabelValues(MutatingKind)
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.inflight, m.tlsHandshakeErrors} {
+		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
+			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}
@@ -70,7 +128,14 @@ func (m *Metrics) SetInflight(kind string, n int) {
 	if m == nil {
 		return
 	}
-	m.inflight.WithLabelValues(kind).Set(float64(n))
+	switch kind {
+	case ReadOnlyKind:
+		m.inflightReadOnly.Set(float64(n))
+	case MutatingKind:
+		m.inflightMutating.Set(float64(n))
+	default:
+		m.inflight.WithLabelValues(kind).Set(float64(n))
+	}
 }
 
 // TLSHandshakeError counts one failed TLS handshake.
@@ -81,59 +146,98 @@ func (m *Metrics) TLSHandshakeError() {
 	m.tlsHandshakeErrors.Inc()
 }
 
-// RecordRequest counts one finished request. info may be nil. The latency is
-// not observed for WATCH and CONNECT (long-lived by nature), as upstream.
-func (m *Metrics) RecordRequest(r *http.Request, info *request.RequestInfo, code int, elapsed time.Duration) {
+// WatchEventRecorder counts the events one watch sends and observes their
+// sizes. The zero value records nothing.
+type WatchEventRecorder struct {
+	events prometheus.Counter
+	sizes  prometheus.Observer
+}
+
+// WatchEvents returns the recorder of the watch events of objects of kind
+// (the kind served, upstream's group, version and kind labels). Resolve it
+// once per watch, not per event.
+func (m *Metrics) WatchEvents(kind schema.GroupVersionKind) WatchEventRecorder {
 	if m == nil {
+		return WatchEventRecorder{}
+	}
+	return WatchEventRecorder{
+		events: m.watchEvents.WithLabelValues(kind.Group, kind.Version, kind.Kind),
+		sizes:  m.watchEventSizes.WithLabelValues(kind.Group, kind.Version, kind.Kind),
+	}
+}
+
+// Sent records one event of size bytes written to the client.
+func (r WatchEventRecorder) Sent(size int) {
+	if r.events == nil {
 		return
 	}
-	verb := CanonicalVerb(r, info)
-	var group, version, resource, subresource, scope string
-	if info != nil && info.IsResourceRequest {
-		group, version, resource, subresource = info.APIGroup, info.APIVersion, info.Resource, info.Subresource
-		scope = Scope(info)
-	}
-	m.requests.WithLabelValues(verb, group, version, resource, subresource, scope, Component, strconv.Itoa(code)).Inc()
-	if verb != "WATCH" && verb != "CONNECT" {
-		m.latencies.WithLabelValues(verb, group, version, resource, subresource, scope, Component).Observe(elapsed.Seconds())
-	}
+	r.events.Inc()
+	r.sizes.Observe(float64(size))
 }
 
-// CanonicalVerb is the verb label upstream reports: the HTTP method, with
-// collection GETs as LIST, watches as WATCH, apply patches as APPLY and
-// connect-style subresources as CONNECT.
-func CanonicalVerb(r *http.Request, info *request.RequestInfo) string {
-	method := strings.ToUpper(r.Method)
-	if info == nil || !info.IsResourceRequest {
-		return method
-	}
-	switch info.Verb {
-	case "list":
-		return "LIST"
-	case "watch":
-		return "WATCH"
-	case "proxy":
-		return "CONNECT"
-	}
-	switch info.Subresource {
-	case "attach", "exec", "portforward", "proxy":
-		return "CONNECT"
-	}
-	if method == http.MethodPatch && r.Header.Get("Content-Type") == "application/apply-patch+yaml" {
-		return "APPLY"
-	}
-	return method
+// seriesKey is one combination of the request labels (all but code).
+type seriesKey struct {
+	verb, dryRun, group, version, resource, subresource, scope, component string
 }
 
-// Scope is the scope label: "resource" for a named object, "namespace" for a
-// namespaced collection, "cluster" otherwise.
-func Scope(info *request.RequestInfo) string {
-	switch {
-	case info.Name != "":
-		return "resource"
-	case info.Namespace != "":
-		return "namespace"
-	default:
-		return "cluster"
+// series are the children of one seriesKey.
+type series struct {
+	latency prometheus.Observer
+	sli     prometheus.Observer
+	size    prometheus.Observer // nil when sizes are not observed (writes)
+
+	mu    sync.RWMutex
+	codes []codeCounter // few: one per response code seen
+}
+
+type codeCounter struct {
+	code    int
+	counter prometheus.Counter
+}
+
+// seriesFor returns the children of k, creating them on first use.
+func (m *Metrics) seriesFor(k seriesKey) *series {
+	m.mu.RLock()
+	s, ok := m.series[k]
+	m.mu.RUnlock()
+	if ok {
+		return s
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.series[k]; ok {
+		return s
+	}
+	s = &series{
+		latency: m.latencies.WithLabelValues(k.verb, k.dryRun, k.group, k.version, k.resource, k.subresource, k.scope, k.component),
+		sli:     m.sliLatencies.WithLabelValues(k.verb, k.group, k.version, k.resource, k.subresource, k.scope, k.component),
+	}
+	// Upstream observes response sizes of reads only.
+	if k.verb == "GET" || k.verb == "LIST" || k.verb == "WATCH" {
+		s.size = m.responseSizes.WithLabelValues(k.verb, k.group, k.version, k.resource, k.subresource, k.scope, k.component)
+	}
+	m.series[k] = s
+	return s
+}
+
+// counter returns the apiserver_request_total child of k and code.
+func (m *Metrics) counter(s *series, k seriesKey, code int) prometheus.Counter {
+	s.mu.RLock()
+	for _, c := range s.codes {
+		if c.code == code {
+			s.mu.RUnlock()
+			return c.counter
+		}
+	}
+	s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.codes {
+		if c.code == code {
+			return c.counter
+		}
+	}
+	c := m.requests.WithLabelValues(k.verb, k.dryRun, k.group, k.version, k.resource, k.subresource, k.scope, k.component, codeString(code))
+	s.codes = append(s.codes, codeCounter{code: code, counter: c})
+	return c
 }

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
@@ -30,40 +32,89 @@ func TestNewRegistersOnce(t *testing.T) {
 }
 
 func TestWithRequestMetrics(t *testing.T) {
+	ok := func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("12345")) }
 	tests := []struct {
 		name    string
 		method  string
 		target  string
 		header  http.Header
 		handler http.HandlerFunc
-		want    string // labels of the one apiserver_request_total series expected
+		// want are the labels of the one apiserver_request_total series
+		// expected ("" : none); wantSize says whether the response size
+		// is observed.
+		want     string
+		wantSize bool
 	}{
 		{
 			name: "namespaced get", method: "GET", target: "/api/v1/namespaces/ns/pods/p",
 			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(404) },
-			want:    `code="404",component="apiserver",group="",resource="pods",scope="resource",subresource="",verb="GET",version="v1"`,
+			want:    `code="404",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="GET",version="v1"`, wantSize: true,
 		},
 		{
 			name: "list is LIST with namespace scope", method: "GET", target: "/apis/apps/v1/namespaces/ns/deployments",
-			handler: func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("x")) },
-			want:    `code="200",component="apiserver",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1"`,
+			handler: ok,
+			want:    `code="200",component="apiserver",dry_run="",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1"`, wantSize: true,
+		},
+		{
+			name: "HEAD of a collection is LIST", method: "HEAD", target: "/api/v1/configmaps",
+			handler: ok,
+			want:    `code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="cluster",subresource="",verb="LIST",version="v1"`, wantSize: true,
 		},
 		{
 			name: "watch", method: "GET", target: "/api/v1/pods?watch=true",
 			handler: func(w http.ResponseWriter, r *http.Request) { w.(http.Flusher).Flush() },
-			want:    `code="200",component="apiserver",group="",resource="pods",scope="cluster",subresource="",verb="WATCH",version="v1"`,
+			want:    `code="200",component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="WATCH",version="v1"`, wantSize: true,
+		},
+		{
+			name: "create is resource-scoped", method: "POST", target: "/api/v1/namespaces/ns/configmaps",
+			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) },
+			want:    `code="201",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"`,
+		},
+		{
+			name: "dry run", method: "POST", target: "/api/v1/namespaces/ns/configmaps?dryRun=All&dryRun=All",
+			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) },
+			want:    `code="201",component="apiserver",dry_run="All",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"`,
+		},
+		{
+			name: "escaped dry run", method: "DELETE", target: "/api/v1/namespaces/ns/configmaps/c?dry%52un=%41ll",
+			handler: ok,
+			want:    `code="200",component="apiserver",dry_run="All",group="",resource="configmaps",scope="resource",subresource="",verb="DELETE",version="v1"`,
+		},
+		{
+			name: "invalid dry run", method: "DELETE", target: "/api/v1/namespaces/ns/configmaps?dryRun=All&dryRun=x",
+			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(400) },
+			want:    `code="400",component="apiserver",dry_run="invalid",group="",resource="configmaps",scope="namespace",subresource="",verb="DELETE",version="v1"`,
 		},
 		{
 			name: "apply patch", method: "PATCH", target: "/api/v1/namespaces/ns/configmaps/c",
 			header:  http.Header{"Content-Type": {"application/apply-patch+yaml"}},
 			handler: func(w http.ResponseWriter, r *http.Request) {},
-			want:    `code="200",component="apiserver",group="",resource="configmaps",scope="resource",subresource="",verb="APPLY",version="v1"`,
+			want:    `code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="APPLY",version="v1"`,
 		},
 		{
-			name: "non-resource", method: "GET", target: "/healthz",
-			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) },
-			want:    `code="500",component="apiserver",group="",resource="",scope="",subresource="",verb="GET",version=""`,
+			name: "connect subresource", method: "GET", target: "/api/v1/namespaces/ns/pods/p/log",
+			handler: ok,
+			want:    `code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="log",verb="CONNECT",version="v1"`,
 		},
+		{
+			name: "unknown method", method: "OPTIONS", target: "/api/v1/namespaces",
+			handler: ok,
+			want:    `code="200",component="apiserver",dry_run="",group="",resource="namespaces",scope="cluster",subresource="",verb="other",version="v1"`,
+		},
+		{
+			name: "health endpoint", method: "GET", target: "/healthz",
+			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) },
+			want:    `code="500",component="",dry_run="",group="",resource="",scope="",subresource="/healthz",verb="GET",version=""`, wantSize: true,
+		},
+		{
+			name: "aggregated discovery", method: "GET", target: "/apis",
+			header:  http.Header{"Accept": {"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}},
+			handler: ok,
+			want:    `code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/apis",verb="GET",version=""`, wantSize: true,
+		},
+		{name: "legacy discovery is not recorded", method: "GET", target: "/apis", handler: ok},
+		{name: "a health check is not recorded", method: "GET", target: "/readyz/ping", handler: ok},
+		{name: "version is not recorded", method: "GET", target: "/version", handler: ok},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,7 +123,7 @@ func TestWithRequestMetrics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := withInfo(WithRequestMetrics(tt.handler, m))
+			h := withInfo(WithRequestMetrics(tt.handler, m, nil))
 			req := httptest.NewRequest(tt.method, tt.target, nil)
 			for k, v := range tt.header {
 				req.Header[k] = v
@@ -80,18 +131,145 @@ func TestWithRequestMetrics(t *testing.T) {
 			h.ServeHTTP(httptest.NewRecorder(), req)
 
 			series := gather(t, reg, "apiserver_request_total")
+			if tt.want == "" {
+				if len(series) != 0 {
+					t.Errorf("got series %q, want none", series)
+				}
+				return
+			}
 			if len(series) != 1 || series[0] != tt.want+" 1" {
 				t.Errorf("got series %q, want [%q]", series, tt.want+" 1")
 			}
-			wantHist := 1
-			if strings.Contains(tt.want, `verb="WATCH"`) {
-				wantHist = 0
+			// Every request, watches included, has one latency and one
+			// SLI latency observation under the labels without code.
+			withoutCode := tt.want[strings.Index(tt.want, ",")+1:]
+			if got := gather(t, reg, "apiserver_request_duration_seconds"); len(got) != 1 || got[0] != withoutCode+" 1" {
+				t.Errorf("got latency series %q, want [%q]", got, withoutCode+" 1")
 			}
-			if got := len(gather(t, reg, "apiserver_request_duration_seconds")); got != wantHist {
-				t.Errorf("got %d latency series, want %d", got, wantHist)
+			noDryRun := strings.Replace(withoutCode, `dry_run="`+labelValue(tt.want, "dry_run")+`",`, "", 1)
+			if got := gather(t, reg, "apiserver_request_sli_duration_seconds"); len(got) != 1 || got[0] != noDryRun+" 1" {
+				t.Errorf("got SLI series %q, want [%q]", got, noDryRun+" 1")
+			}
+			sizes := gather(t, reg, "apiserver_response_sizes")
+			switch {
+			case tt.wantSize && (len(sizes) != 1 || sizes[0] != noDryRun+" 1"):
+				t.Errorf("got size series %q, want [%q]", sizes, noDryRun+" 1")
+			case !tt.wantSize && len(sizes) != 0:
+				t.Errorf("got size series %q, want none", sizes)
 			}
 		})
 	}
+}
+
+// labelValue returns the value of label name in series labels s.
+func labelValue(s, name string) string {
+	_, rest, _ := strings.Cut(s, name+`="`)
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
+}
+
+func TestResponseSizeAndCodes(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := 200
+	h := withInfo(WithRequestMetrics(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(code)
+		_, _ = w.Write(make([]byte, 1500))
+		_, _ = w.Write(make([]byte, 500))
+	}), m, nil))
+	for _, c := range []int{200, 200, 404, 200} {
+		code = c
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/namespaces/ns/configmaps/c", nil))
+	}
+	codes := gather(t, reg, "apiserver_request_total")
+	if len(codes) != 2 || labelValue(codes[0], "code") != "200" || !strings.HasSuffix(codes[0], " 3") ||
+		labelValue(codes[1], "code") != "404" || !strings.HasSuffix(codes[1], " 1") {
+		t.Errorf("got %q, want code 200 three times and 404 once", codes)
+	}
+	h2 := histogram(t, reg, "apiserver_response_sizes")
+	if h2.GetSampleCount() != 4 || h2.GetSampleSum() != 4*2000 {
+		t.Errorf("got %d sizes summing to %g, want 4 summing to 8000", h2.GetSampleCount(), h2.GetSampleSum())
+	}
+	// 2000 bytes: above the 1000 bucket, within the 10000 one.
+	if b := h2.GetBucket(); b[0].GetCumulativeCount() != 0 || b[1].GetCumulativeCount() != 4 {
+		t.Errorf("got buckets %v, want 0 ≤ 1000 and 4 ≤ 10000", b)
+	}
+}
+
+func TestLongRunningGauge(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := make(chan struct{})
+	release := make(chan struct{})
+	h := withInfo(WithRequestMetrics(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") != "" {
+			close(inside)
+			<-release
+		}
+	}), m, func(r *http.Request, info *request.RequestInfo) bool { return request.IsLongRunning(info) }))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/namespaces/ns/configmaps?watch=1", nil))
+	}()
+	<-inside
+	want := `component="apiserver",group="",resource="configmaps",scope="namespace",subresource="",verb="WATCH",version="v1"`
+	if got := gather(t, reg, "apiserver_longrunning_requests"); len(got) != 1 || got[0] != want+" 1" {
+		t.Errorf("during the watch: got %q, want [%q]", got, want+" 1")
+	}
+	close(release)
+	<-done
+	if got := gather(t, reg, "apiserver_longrunning_requests"); len(got) != 1 || got[0] != want+" 0" {
+		t.Errorf("after the watch: got %q, want [%q]", got, want+" 0")
+	}
+	// A short request is not long-running.
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/namespaces/ns/configmaps/c", nil))
+	if got := gather(t, reg, "apiserver_longrunning_requests"); len(got) != 1 {
+		t.Errorf("got %q, want only the watch's series", got)
+	}
+}
+
+func TestWatchEvents(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.WatchEvents(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"})
+	r.Sent(100)
+	r.Sent(3000)
+	want := `group="apps",kind="Deployment",version="v1"`
+	if got := gather(t, reg, "apiserver_watch_events_total"); len(got) != 1 || got[0] != want+" 2" {
+		t.Errorf("got %q, want [%q]", got, want+" 2")
+	}
+	hist := histogram(t, reg, "apiserver_watch_events_sizes")
+	if hist.GetSampleCount() != 2 || hist.GetSampleSum() != 3100 || hist.GetBucket()[0].GetCumulativeCount() != 1 {
+		t.Errorf("got %v, want 2 sizes summing to 3100, one ≤ 1024", hist)
+	}
+	var none *Metrics
+	none.WatchEvents(schema.GroupVersionKind{}).Sent(1) // records nothing, no panic
+}
+
+// histogram returns the one histogram of family name.
+func histogram(t *testing.T, reg *prometheus.Registry, name string) *dto.Histogram {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetHistogram()
+		}
+	}
+	t.Fatalf("no single %s series", name)
+	return nil
 }
 
 func TestWithRequestMetricsPanic(t *testing.T) {
@@ -100,7 +278,7 @@ func TestWithRequestMetricsPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := withInfo(WithRequestMetrics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }), m))
+	h := withInfo(WithRequestMetrics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }), m, nil))
 	func() {
 		defer func() {
 			if p := recover(); p != "boom" {
@@ -109,7 +287,7 @@ func TestWithRequestMetricsPanic(t *testing.T) {
 		}()
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/pods", nil))
 	}()
-	want := `code="500",component="apiserver",group="",resource="pods",scope="cluster",subresource="",verb="LIST",version="v1" 1`
+	want := `code="500",component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="LIST",version="v1" 1`
 	if got := gather(t, reg, "apiserver_request_total"); len(got) != 1 || got[0] != want {
 		t.Errorf("got %q, want [%q]", got, want)
 	}
@@ -159,7 +337,7 @@ func TestMetricsNilSafe(t *testing.T) {
 	var m *Metrics
 	m.SetInflight(ReadOnlyKind, 3)
 	m.TLSHandshakeError()
-	m.RecordRequest(httptest.NewRequest("GET", "/", nil), nil, 200, 0)
+	m.RecordRequest(httptest.NewRequest("GET", "/", nil), nil, 200, 0, 0)
 }
 
 func TestInflightAndTLS(t *testing.T) {
@@ -226,4 +404,36 @@ func formatSeries(m *dto.Metric) string {
 		v = float64(m.GetHistogram().GetSampleCount())
 	}
 	return fmt.Sprintf("%s %g", strings.Join(labels, ","), v)
+}
+
+func TestRecordConcurrently(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := request.NewResolver()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				r := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/namespaces/ns%d/configmaps", i%3), nil)
+				info, _ := res.Resolve(r)
+				m.RecordRequest(r, info, 200+g%2*204, 10, time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	var total float64
+	for _, s := range gather(t, reg, "apiserver_request_total") {
+		var v float64
+		_, _ = fmt.Sscanf(s[strings.LastIndex(s, " ")+1:], "%g", &v)
+		total += v
+	}
+	if total != 8*200 {
+		t.Errorf("got %g requests counted, want %d", total, 8*200)
+	}
+	if got := gather(t, reg, "apiserver_request_total"); len(got) != 2 {
+		t.Errorf("got %d series, want 2 (codes 200 and 404)", len(got))
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // ProgressRequester may be implemented by the underlying store: it asks for
@@ -22,6 +23,13 @@ import (
 // wait for the cache to catch up.
 type ProgressRequester interface {
 	RequestWatchProgress(ctx context.Context) error
+}
+
+// Counter may be implemented by the underlying store: it counts the
+// objects stored under key (recursively). The cacher's object count falls
+// back to it until the cache is ready.
+type Counter interface {
+	Count(ctx context.Context, key string) (int64, error)
 }
 
 // Cacher is the watch cache of one resource; see the package doc. It
@@ -36,7 +44,9 @@ type Cacher struct {
 	cancel context.CancelFunc // ends the reflector and the bookmark loop
 	wg     sync.WaitGroup     // reflector, bookmark loop, watcher goroutines
 
-	stats stats
+	stats   stats
+	metrics *storagemetrics.Cache // nil: none
+	untrack func()                // stops the object count
 
 	progressMu   sync.Mutex
 	lastProgress time.Time
@@ -71,6 +81,10 @@ func New(cfg Config) (*Cacher, error) {
 		changed:  make(chan struct{}),
 	}
 	c.progress, _ = cfg.Storage.(ProgressRequester)
+	res := cfg.Metrics.Resource(cfg.GroupResource)
+	c.metrics = res.Cache()
+	c.metrics.Capacity(0, cfg.EventWindow)
+	c.untrack = res.TrackObjects(c.countObjects)
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.wg.Add(2)
@@ -90,6 +104,22 @@ func (c *Cacher) Stop() {
 	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait()
+	c.untrack()
+}
+
+// countObjects counts the objects cached, or, until the cache is ready,
+// asks the underlying store if it can count.
+func (c *Cacher) countObjects(ctx context.Context) (int64, error) {
+	c.mu.RLock()
+	ready, n := c.ready && !c.stopped, len(c.objects.items)
+	c.mu.RUnlock()
+	if ready {
+		return int64(n), nil
+	}
+	if counter, ok := c.store.(Counter); ok {
+		return counter.Count(ctx, c.cfg.ResourcePrefix)
+	}
+	return 0, errors.New("watch cache not ready")
 }
 
 // stats count how requests were served (for tests and debugging).
@@ -262,6 +292,10 @@ func (c *Cacher) waitReady(ctx context.Context) bool {
 // the cache to catch up is bounded by ConsistentReadWait; false means the
 // cache is not there and the caller uses the underlying store.
 func (c *Cacher) waitFresh(ctx context.Context, need uint64, known bool) (bool, error) {
+	if need > 0 && c.metrics != nil {
+		start := time.Now()
+		defer func() { c.metrics.ReadWait(time.Since(start)) }()
+	}
 	if !c.waitReady(ctx) {
 		return false, nil
 	}

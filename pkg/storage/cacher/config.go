@@ -9,8 +9,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // Defaults of [Config].
@@ -93,6 +95,13 @@ type Config struct {
 	Clock Clock
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
+
+	// GroupResource is the resource cached (the group and resource labels
+	// of the metrics).
+	GroupResource schema.GroupResource
+	// Metrics receives the watch cache's metrics and its object count;
+	// nil: none.
+	Metrics *storagemetrics.Metrics
 }
 
 // Validate reports what is missing from cfg.

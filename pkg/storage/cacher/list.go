@@ -28,10 +28,14 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	if !c.listFromCache(key, opts) {
 		return c.listThrough(ctx, key, opts, listObj)
 	}
+	// A consistent read counts whether it succeeded and whether it fell
+	// back to the underlying store.
+	consistent := opts.ResourceVersion == ""
 	need, known := uint64(0), false
-	if opts.ResourceVersion == "" {
+	if consistent {
 		cur, err := c.store.CurrentRevision(ctx)
 		if err != nil {
+			c.metrics.ConsistentRead(false, false)
 			return fmt.Errorf("list %q: %w", key, err)
 		}
 		need, known = cur, true
@@ -40,27 +44,43 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	}
 	ok, err := c.waitFresh(ctx, need, known)
 	if err != nil {
+		if consistent {
+			c.metrics.ConsistentRead(false, false)
+		}
 		return fmt.Errorf("list %q: %w", key, err)
 	}
 	if !ok {
-		return c.listThrough(ctx, key, opts, listObj)
+		err := c.listThrough(ctx, key, opts, listObj)
+		if consistent {
+			c.metrics.ConsistentRead(err == nil, true)
+		}
+		return err
 	}
 
 	c.stats.listsCached.Add(1)
 	w := cacheWatcher{key: key, prefix: scopePrefix(key), recursive: opts.Recursive, pred: opts.Predicate, all: opts.Predicate.Empty()}
 	var matched []*entry
+	fetched := 0
 	c.mu.RLock()
 	rv := c.rv
 	if opts.Recursive {
 		c.objects.scan(w.prefix, func(e *entry) {
+			fetched++
 			if w.matches(e) {
 				matched = append(matched, e)
 			}
 		})
-	} else if e := c.objects.get(key); e != nil && w.matches(e) {
-		matched = []*entry{e}
+	} else if e := c.objects.get(key); e != nil {
+		fetched = 1
+		if w.matches(e) {
+			matched = []*entry{e}
+		}
 	}
 	c.mu.RUnlock()
+	c.metrics.List(fetched, len(matched))
+	if consistent {
+		c.metrics.ConsistentRead(true, false)
+	}
 
 	items := make([]runtime.Object, len(matched))
 	for i, e := range matched {

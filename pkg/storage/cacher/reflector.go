@@ -235,8 +235,10 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	defer c.mu.Unlock()
 	c.terminateAllLocked()
 	c.objects = st
+	c.metrics.Capacity(len(c.events.buf), c.cfg.EventWindow)
 	c.events.reset(c.cfg.EventWindow)
 	c.rv, c.windowStart = rv, rv
+	c.metrics.Initialized(rv)
 	c.ready = true
 	c.notifyLocked()
 	c.cfg.Logger.Debug("watch cache initialized", "prefix", c.cfg.ResourcePrefix, "revision", rv, "objects", len(entries))
@@ -257,6 +259,7 @@ func (c *Cacher) advance(rv uint64) {
 	defer c.mu.Unlock()
 	if rv > c.rv {
 		c.rv = rv
+		c.metrics.ResourceVersion(rv)
 		c.notifyLocked()
 	}
 }
@@ -264,6 +267,7 @@ func (c *Cacher) advance(rv uint64) {
 // apply applies one change of the underlying store: the object store, the
 // event window and every interested watcher.
 func (c *Cacher) apply(typ watch.EventType, obj runtime.Object) error {
+	c.metrics.EventReceived()
 	cur, err := c.newEntry(obj)
 	if err != nil {
 		return err
@@ -288,6 +292,8 @@ func (c *Cacher) apply(typ watch.EventType, obj runtime.Object) error {
 	c.rv = cur.rv
 	c.appendLocked(ev)
 	c.dispatchLocked(ev)
+	c.metrics.EventDispatched()
+	c.metrics.ResourceVersion(cur.rv)
 	c.notifyLocked()
 	return nil
 }
@@ -307,6 +313,7 @@ func (c *Cacher) appendLocked(ev *event) {
 		case size < c.cfg.MaxEventWindow && fresh > 0 && ev.at.Sub(r.at(0).at) < fresh:
 			r.resize(min(2*size, c.cfg.MaxEventWindow))
 		}
+		c.metrics.Capacity(size, len(r.buf))
 	}
 	if r.full() {
 		c.dropLocked(1)

@@ -192,9 +192,13 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 		}
 	}
 	for _, e := range initial {
-		if w.matches(e) && !send(watch.Event{Type: watch.Added, Object: e.obj}) {
+		if !w.matches(e) {
+			continue
+		}
+		if !send(watch.Event{Type: watch.Added, Object: e.obj}) {
 			return
 		}
+		w.c.metrics.InitEvent()
 	}
 	if endBookmark {
 		obj, err := w.c.bookmarkObject(w.after, true)
@@ -276,6 +280,7 @@ func (c *Cacher) dispatchLocked(ev *event) {
 		default:
 			delete(c.watchers, w)
 			w.terminate()
+			c.metrics.WatcherTerminated()
 			c.cfg.Logger.Warn("watch cache terminated a slow watcher",
 				"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", ev.rv)
 		}

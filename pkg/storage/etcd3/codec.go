@@ -48,6 +48,7 @@ func (s *Store) decode(key string, data []byte, into runtime.Object, rev int64) 
 // resourceVersion to rev.
 func (s *Store) decodeFresh(key string, data []byte, into runtime.Object, rev int64) error {
 	if _, _, err := s.codec.Decode(data, nil, into); err != nil {
+		s.metrics.DecodeError()
 		return &storage.StorageError{Code: storage.ErrCodeInvalidObj, Key: key, ResourceVersion: rev, Message: "decode", Err: err}
 	}
 	if err := storage.SetObjectResourceVersion(into, uint64(rev)); err != nil {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // maxPageSize caps the page size GetList grows to while a predicate filters
@@ -85,8 +87,17 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		hasMore bool
 		resp    *clientv3.GetResponse
 	)
+	// What serving the LIST cost, recorded on errors too (as upstream).
+	var fetched, evaluated int
+	defer func() { s.metrics.StorageList(fetched, evaluated, items.len()) }()
+	op := storagemetrics.OpGet
+	if opts.Recursive {
+		op = storagemetrics.OpList
+	}
 	for {
+		start := time.Now()
 		resp, err = s.client.Get(ctx, k, options...)
+		s.metrics.EtcdRequest(op, start, err)
 		if err != nil {
 			err = interpretError(err, key)
 			if continuing && storage.HasCode(err, storage.ErrCodeExpired) {
@@ -109,6 +120,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		if pred.Empty() {
 			items.grow(len(resp.Kvs))
 		}
+		fetched += len(resp.Kvs)
 
 		for i, kv := range resp.Kvs {
 			if paging && int64(items.len()) >= pred.Limit {
@@ -126,6 +138,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			if ok, err := pred.Matches(obj); err == nil && ok {
 				items.add(obj)
 			}
+			evaluated++
 			resp.Kvs[i] = nil // free early: long lists take a while to decode
 		}
 

@@ -11,8 +11,10 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // DefaultPrefix is the default key prefix (kube's --etcd-prefix).
@@ -42,6 +44,12 @@ type Config struct {
 	// progress notification to a watch until the store's revision reaches
 	// the watch's start revision, so an idle store would give none.
 	ProgressNotifyInterval time.Duration
+	// GroupResource is the resource stored (the group and resource labels
+	// of the metrics).
+	GroupResource schema.GroupResource
+	// Metrics receives the etcd requests, events, LIST costs and decode
+	// errors of the store; nil: none.
+	Metrics *storagemetrics.Metrics
 }
 
 // DefaultProgressNotifyInterval is etcd's default progress notification
@@ -58,6 +66,7 @@ type Store struct {
 	pathPrefix  string // always ends in "/"
 	logger      *slog.Logger
 	progress    time.Duration
+	metrics     *storagemetrics.Resource // nil: none
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -90,6 +99,7 @@ func New(client *clientv3.Client, cfg Config) *Store {
 		newListFunc: cfg.NewListFunc,
 		pathPrefix:  p,
 		logger:      logger,
+		metrics:     cfg.Metrics.Resource(cfg.GroupResource),
 	}
 }
 
@@ -116,7 +126,9 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ob
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	resp, err := s.client.Get(ctx, k)
+	s.metrics.EtcdRequest(storagemetrics.OpGet, start, err)
 	if err != nil {
 		return interpretError(err, key)
 	}
@@ -150,10 +162,12 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object)
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(k), "=", 0)).
 		Then(clientv3.OpPut(k, string(data))).
 		Commit()
+	s.metrics.EtcdRequest(storagemetrics.OpCreate, start, err)
 	if err != nil {
 		return interpretError(err, key)
 	}
@@ -167,13 +181,35 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object)
 }
 
 // CurrentRevision implements [storage.Interface]: the revision of a
-// linearizable read made now.
+// linearizable read made now (recorded as a "list", as upstream's
+// GetCurrentResourceVersion lists one item).
 func (s *Store) CurrentRevision(ctx context.Context) (uint64, error) {
+	start := time.Now()
 	resp, err := s.client.Get(ctx, s.pathPrefix, clientv3.WithCountOnly())
+	s.metrics.EtcdRequest(storagemetrics.OpList, start, err)
 	if err != nil {
 		return 0, interpretError(err, "")
 	}
 	return uint64(resp.Header.Revision), nil
+}
+
+// Count returns the number of objects stored under key (recursively), as
+// upstream's Stats counts them ("listWithCount").
+func (s *Store) Count(ctx context.Context, key string) (int64, error) {
+	k, err := s.prepareKey(key)
+	if err != nil {
+		return 0, err
+	}
+	if !strings.HasSuffix(k, "/") {
+		k += "/"
+	}
+	start := time.Now()
+	resp, err := s.client.Get(ctx, k, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	s.metrics.EtcdRequest(storagemetrics.OpListWithCount, start, err)
+	if err != nil {
+		return 0, interpretError(err, key)
+	}
+	return resp.Count, nil
 }
 
 // Compact discards etcd's history before rev (rev itself stays readable).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // objState is what a write is conditioned on: an object, its encoded
@@ -31,7 +33,9 @@ type stateReader struct {
 
 // current reads the key now.
 func (r *stateReader) current(ctx context.Context) (*objState, error) {
+	start := time.Now()
 	resp, err := r.s.client.Get(ctx, r.etcdKey)
+	r.s.metrics.EtcdRequest(storagemetrics.OpGet, start, err)
 	if err != nil {
 		return nil, interpretError(err, r.key)
 	}
@@ -145,11 +149,13 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 			return s.decode(key, st.data, destination, st.rev)
 		}
 
+		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", st.rev)).
 			Then(clientv3.OpPut(k, string(data))).
 			Else(clientv3.OpGet(k)).
 			Commit()
+		s.metrics.EtcdRequest(storagemetrics.OpUpdate, start, err)
 		if err != nil {
 			return interpretError(err, key)
 		}
@@ -209,11 +215,13 @@ func (s *Store) Delete(ctx context.Context, key string, out runtime.Object, prec
 			continue
 		}
 
+		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", st.rev)).
 			Then(clientv3.OpDelete(k)).
 			Else(clientv3.OpGet(k)).
 			Commit()
+		s.metrics.EtcdRequest(storagemetrics.OpDelete, start, err)
 		if err != nil {
 			return interpretError(err, key)
 		}

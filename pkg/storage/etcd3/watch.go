@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 const (
@@ -204,6 +205,7 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 				return
 			}
 			if resp.IsProgressNotify() {
+				w.s.metrics.EtcdBookmark()
 				lastRev = max(lastRev, resp.Header.Revision)
 				if w.bookmarks && !w.sendBookmark(ctx, resp.Header.Revision, false) {
 					return
@@ -211,6 +213,7 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 				continue
 			}
 			for _, e := range resp.Events {
+				w.s.metrics.EtcdEvent()
 				lastRev = max(lastRev, e.Kv.ModRevision)
 				ev, ok, err := w.transform(e)
 				if err != nil {
@@ -234,8 +237,14 @@ func (w *watcher) sync(ctx context.Context) (int64, error) {
 	}
 	from := w.etcdKey
 	var rev int64
+	op := storagemetrics.OpGet
+	if w.recursive {
+		op = storagemetrics.OpList
+	}
 	for {
+		start := time.Now()
 		resp, err := w.s.client.Get(ctx, from, opts...)
+		w.s.metrics.EtcdRequest(op, start, err)
 		if err != nil {
 			return 0, err
 		}

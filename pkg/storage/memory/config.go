@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // Defaults of [BackendConfig].
@@ -44,6 +47,10 @@ type BackendConfig struct {
 	// ErrCodeTooLargeResourceVersion. Default DefaultFreshWait; negative
 	// means no wait.
 	FreshWait time.Duration
+	// Metrics receives the LIST costs and object counts of the stores
+	// whose Config names their resource; nil: none. (The memory backend
+	// is not etcd: it records no etcd_* metrics.)
+	Metrics *storagemetrics.Metrics
 }
 
 func (c BackendConfig) withDefaults() BackendConfig {
@@ -84,4 +91,10 @@ type Config struct {
 	// which Store.Close closes.
 	Backend       *Backend
 	BackendConfig BackendConfig
+	// GroupResource and ResourcePrefix (its key prefix, e.g.
+	// "/configmaps") name the resource stored, for the backend's metrics:
+	// with both set, the store records its LIST costs and its object
+	// count.
+	GroupResource  schema.GroupResource
+	ResourcePrefix string
 }

@@ -88,6 +88,9 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	}
 	items := make([]runtime.Object, 0, size)
 	examined := 0
+	// What serving the LIST cost, recorded on errors too (as upstream's
+	// storage does): every state read is tested, so fetched = evaluated.
+	defer func() { s.metrics.StorageList(examined, examined, len(items)) }()
 	hasMore := false
 	var lastKey string
 	for _, e := range kvs {
@@ -155,6 +158,27 @@ func (s *Store) newItemFunc(listObj runtime.Object) func() runtime.Object {
 		}
 	}
 	return s.newFunc
+}
+
+// count returns the number of keys under prefix that exist now.
+func (b *Backend) count(key, prefix string) (int64, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return 0, errClosed(key)
+	}
+	end := prefixEnd(prefix)
+	var n int64
+	b.keys.ascend(prefix, func(k string) bool {
+		if k >= end {
+			return false
+		}
+		if _, ok := b.latestLocked(k); ok {
+			n++
+		}
+		return true
+	})
+	return n, nil
 }
 
 // list reads, at revision rev (0: current), the key alone or (recursive) the

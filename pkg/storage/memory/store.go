@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // Store is the [storage.Interface] of one resource on a [Backend].
@@ -20,6 +21,8 @@ type Store struct {
 	codec       runtime.Codec
 	newFunc     func() runtime.Object
 	newListFunc func() runtime.Object
+	metrics     *storagemetrics.Resource // nil: none
+	untrack     func()                   // stops the object count
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -37,20 +40,44 @@ func New(cfg Config) *Store {
 }
 
 // Store returns the store of one resource on b (cfg.Backend and
-// cfg.BackendConfig are ignored). Its Close does nothing: close b instead.
+// cfg.BackendConfig are ignored). Its Close only stops its object count:
+// close b instead.
 func (b *Backend) Store(cfg Config) *Store {
-	return &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc}
+	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}}
+	if cfg.GroupResource.Resource != "" && cfg.ResourcePrefix != "" {
+		s.metrics = b.cfg.Metrics.Resource(cfg.GroupResource)
+		prefix := cfg.ResourcePrefix
+		s.untrack = s.metrics.TrackObjects(func(ctx context.Context) (int64, error) { return s.Count(ctx, prefix) })
+	}
+	return s
 }
 
 // Backend returns the backend the store lives on.
 func (s *Store) Backend() *Backend { return s.b }
 
-// Close closes the store's backend if New created it for this store.
+// Close stops the store's object count and closes its backend if New
+// created it for this store.
 func (s *Store) Close() error {
+	s.untrack()
 	if s.owned {
 		return s.b.Close()
 	}
 	return nil
+}
+
+// Count returns the number of objects stored under key (recursively).
+func (s *Store) Count(ctx context.Context, key string) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("count %q: %w", key, err)
+	}
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	prefix := key
+	if !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	return s.b.count(key, prefix)
 }
 
 // CurrentRevision implements [storage.Interface].

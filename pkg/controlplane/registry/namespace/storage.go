@@ -33,19 +33,20 @@ type REST struct {
 }
 
 var (
-	_ rest.Storage              = (*REST)(nil)
-	_ rest.Scoper               = (*REST)(nil)
-	_ rest.Getter               = (*REST)(nil)
-	_ rest.Lister               = (*REST)(nil)
-	_ rest.Watcher              = (*REST)(nil)
-	_ rest.Creater              = (*REST)(nil)
-	_ rest.Updater              = (*REST)(nil)
-	_ rest.Patcher              = (*REST)(nil)
-	_ rest.GracefulDeleter      = (*REST)(nil)
-	_ rest.TableConvertor       = (*REST)(nil)
-	_ rest.SingularNameProvider = (*REST)(nil)
-	_ rest.ShortNamesProvider   = (*REST)(nil)
-	_ rest.ResetFieldsStrategy  = (*REST)(nil)
+	_ rest.Storage                    = (*REST)(nil)
+	_ rest.Scoper                     = (*REST)(nil)
+	_ rest.Getter                     = (*REST)(nil)
+	_ rest.Lister                     = (*REST)(nil)
+	_ rest.Watcher                    = (*REST)(nil)
+	_ rest.Creater                    = (*REST)(nil)
+	_ rest.Updater                    = (*REST)(nil)
+	_ rest.Patcher                    = (*REST)(nil)
+	_ rest.GracefulDeleter            = (*REST)(nil)
+	_ rest.MayReturnFullObjectDeleter = (*REST)(nil)
+	_ rest.TableConvertor             = (*REST)(nil)
+	_ rest.SingularNameProvider       = (*REST)(nil)
+	_ rest.ShortNamesProvider         = (*REST)(nil)
+	_ rest.ResetFieldsStrategy        = (*REST)(nil)
 )
 
 // FinalizeREST is the namespaces/finalize subresource: update only (no
@@ -168,6 +169,10 @@ func (r *REST) ConvertToTable(ctx context.Context, object, tableOptions runtime.
 func (r *REST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return r.store.GetResetFields()
 }
+
+// DeleteReturnsDeletedObject reports whether Delete answers with the
+// deleted object (it does, as upstream's).
+func (r *REST) DeleteReturnsDeletedObject() bool { return r.store.DeleteReturnsDeletedObject() }
 
 // Delete implements rest.GracefulDeleter with the namespace lifecycle
 // (see the package doc). It reports true only when the namespace is gone.

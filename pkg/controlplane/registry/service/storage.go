@@ -38,20 +38,22 @@ type REST struct {
 }
 
 var (
-	_ rest.Storage              = (*REST)(nil)
-	_ rest.Scoper               = (*REST)(nil)
-	_ rest.Getter               = (*REST)(nil)
-	_ rest.Lister               = (*REST)(nil)
-	_ rest.Watcher              = (*REST)(nil)
-	_ rest.Creater              = (*REST)(nil)
-	_ rest.Updater              = (*REST)(nil)
-	_ rest.Patcher              = (*REST)(nil)
-	_ rest.GracefulDeleter      = (*REST)(nil)
-	_ rest.TableConvertor       = (*REST)(nil)
-	_ rest.SingularNameProvider = (*REST)(nil)
-	_ rest.ShortNamesProvider   = (*REST)(nil)
-	_ rest.CategoriesProvider   = (*REST)(nil)
-	_ rest.ResetFieldsStrategy  = (*REST)(nil)
+	_ rest.Storage                    = (*REST)(nil)
+	_ rest.Scoper                     = (*REST)(nil)
+	_ rest.Getter                     = (*REST)(nil)
+	_ rest.Lister                     = (*REST)(nil)
+	_ rest.Watcher                    = (*REST)(nil)
+	_ rest.Creater                    = (*REST)(nil)
+	_ rest.Updater                    = (*REST)(nil)
+	_ rest.Patcher                    = (*REST)(nil)
+	_ rest.GracefulDeleter            = (*REST)(nil)
+	_ rest.MayReturnFullObjectDeleter = (*REST)(nil)
+	_ rest.CollectionDeleter          = (*REST)(nil)
+	_ rest.TableConvertor             = (*REST)(nil)
+	_ rest.SingularNameProvider       = (*REST)(nil)
+	_ rest.ShortNamesProvider         = (*REST)(nil)
+	_ rest.CategoriesProvider         = (*REST)(nil)
+	_ rest.ResetFieldsStrategy        = (*REST)(nil)
 )
 
 // Config is what the services resource needs besides registry options.
@@ -277,6 +279,10 @@ func (u *allocatingUpdate) UpdatedObject(ctx context.Context, existing runtime.O
 	return svc, nil
 }
 
+// DeleteReturnsDeletedObject reports whether Delete answers with the
+// deleted object (it does, as upstream's).
+func (r *REST) DeleteReturnsDeletedObject() bool { return r.store.DeleteReturnsDeletedObject() }
+
 // Delete implements rest.GracefulDeleter: once the service is gone its
 // ClusterIPs and NodePorts are released and its Endpoints deleted.
 func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
@@ -288,6 +294,14 @@ func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.Va
 		r.afterDelete(ctx, svc, options != nil && len(options.DryRun) > 0)
 	}
 	return out, deleted, nil
+}
+
+// DeleteCollection implements rest.CollectionDeleter, as upstream's
+// services do: every selected Service is deleted as by Delete, so each
+// one's ClusterIPs and NodePorts are released and its Endpoints deleted.
+func (r *REST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions,
+	listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
+	return r.store.DeleteCollectionWith(ctx, r, deleteValidation, options, listOptions)
 }
 
 // afterDelete releases what svc held and deletes its Endpoints.

@@ -16,6 +16,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -503,6 +504,38 @@ func TestServiceDeleteReleases(t *testing.T) {
 	}
 	if ips, _ := e.allocatedCount(t); ips != 0 {
 		t.Errorf("got %d IPs after the last finalizer went, want 0", ips)
+	}
+}
+
+// Deleting a collection releases what each deleted Service held, as
+// deleting them one by one does (upstream's services have deletecollection).
+func TestServiceDeleteCollectionReleases(t *testing.T) {
+	e := newEnv(t, "10.0.0.0/24", 100)
+	for _, name := range []string{"a", "b", "c"} {
+		e.create(t, svc(name, func(s *corev1.Service) {
+			s.Spec.Type = corev1.ServiceTypeNodePort
+			s.Labels = map[string]string{"drop": fmt.Sprint(name != "c")}
+		}))
+	}
+	if ips, ports := e.allocatedCount(t); ips != 3 || ports != 3 {
+		t.Fatalf("got %d IPs %d ports after three creates, want 3 and 3", ips, ports)
+	}
+	sel, err := labels.Parse("drop=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := e.main.DeleteCollection(ctx("ns"), nil, &metav1.DeleteOptions{}, &metainternalversion.ListOptions{LabelSelector: sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, ok := obj.(*corev1.ServiceList); !ok || len(list.Items) != 2 {
+		t.Errorf("got %T %v, want the list of the two deleted Services", obj, obj)
+	}
+	if ips, ports := e.allocatedCount(t); ips != 1 || ports != 1 {
+		t.Errorf("got %d IPs %d ports after deleting two of three, want 1 and 1", ips, ports)
+	}
+	if _, err := e.main.Get(ctx("ns"), "c", &metav1.GetOptions{}); err != nil {
+		t.Errorf("get the kept service: %v", err)
 	}
 }
 

@@ -1,0 +1,119 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// fakeValidator handles the operations in ops and rejects names in deny.
+type fakeValidator struct {
+	name  string
+	ops   map[Operation]bool
+	deny  map[string]bool
+	calls int
+}
+
+func (f *fakeValidator) Name() string              { return f.name }
+func (f *fakeValidator) Handles(op Operation) bool { return f.ops[op] }
+func (f *fakeValidator) Validate(_ context.Context, a Attributes) error {
+	f.calls++
+	if f.deny[a.Name] {
+		return errors.New("denied")
+	}
+	return nil
+}
+
+func TestChainMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &fakeValidator{name: "First", ops: map[Operation]bool{Create: true, Delete: true}, deny: map[string]bool{"bad": true}}
+	second := &fakeValidator{name: "Second", ops: map[Operation]bool{Create: true}}
+	c := NewChain(m, first, nil, second)
+	ctx := context.Background()
+	if err := c.Validate(ctx, Attributes{Operation: Create, Name: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(ctx, Attributes{Operation: Create, Name: "bad"}); err == nil {
+		t.Fatal("bad: got no error")
+	}
+	if err := c.Validate(ctx, Attributes{Operation: Delete, Name: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if second.calls != 1 {
+		t.Errorf("second validator: got %d calls, want 1 (not after a rejection, not on delete)", second.calls)
+	}
+	if c.Handles(Update) || !c.Handles(Delete) {
+		t.Errorf("Handles: got update %v delete %v, want false true", c.Handles(Update), c.Handles(Delete))
+	}
+
+	wantSteps := []string{
+		`operation="CREATE",rejected="false",type="validate" 1`,
+		`operation="CREATE",rejected="true",type="validate" 1`,
+		`operation="DELETE",rejected="false",type="validate" 1`,
+	}
+	for _, name := range []string{"apiserver_admission_step_admission_duration_seconds", "apiserver_admission_step_admission_duration_seconds_summary"} {
+		if got := gather(t, reg, name); strings.Join(got, ";") != strings.Join(wantSteps, ";") {
+			t.Errorf("%s: got %q, want %q", name, got, wantSteps)
+		}
+	}
+	wantControllers := []string{
+		`name="First",operation="CREATE",rejected="false",type="validate" 1`,
+		`name="First",operation="CREATE",rejected="true",type="validate" 1`,
+		`name="First",operation="DELETE",rejected="false",type="validate" 1`,
+		`name="Second",operation="CREATE",rejected="false",type="validate" 1`,
+	}
+	if got := gather(t, reg, "apiserver_admission_controller_admission_duration_seconds"); strings.Join(got, ";") != strings.Join(wantControllers, ";") {
+		t.Errorf("got %q, want %q", got, wantControllers)
+	}
+}
+
+func TestChainWithoutMetrics(t *testing.T) {
+	var zero Chain
+	if zero.Handles(Create) {
+		t.Error("the zero chain handles create")
+	}
+	if err := zero.Validate(context.Background(), Attributes{Operation: Create}); err != nil {
+		t.Errorf("the zero chain: %v", err)
+	}
+	v := &fakeValidator{name: "V", ops: map[Operation]bool{Create: true}, deny: map[string]bool{"x": true}}
+	if err := NewChain(nil, v).Validate(context.Background(), Attributes{Operation: Create, Name: "x"}); err == nil {
+		t.Error("got no error from the denying validator")
+	}
+}
+
+// gather returns the series of family name as `l1="v1",... count`, sorted.
+func gather(t *testing.T, reg *prometheus.Registry, name string) []string {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, s := range mf.GetMetric() {
+			var labels []string
+			for _, l := range s.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			count := s.GetHistogram().GetSampleCount()
+			if s.Summary != nil {
+				count = s.GetSummary().GetSampleCount()
+			}
+			out = append(out, fmt.Sprintf("%s %d", strings.Join(labels, ","), count))
+		}
+	}
+	sort.Strings(out)
+	return out
+}

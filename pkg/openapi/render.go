@@ -1,0 +1,170 @@
+package openapi
+
+import (
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// ExtensionAction is the vendor extension naming an operation's action
+// (get, list, watch, watchlist, post, put, patch, delete,
+// deletecollection).
+const ExtensionAction = "x-kubernetes-action"
+
+func (op *operation) extensions() spec.Extensions {
+	if op.action == "" {
+		return nil // discovery: no resource, no kind
+	}
+	return spec.Extensions{
+		ExtensionAction: op.action,
+		// On an operation the extension is one object, not a list.
+		ExtensionGVK: map[string]any{"group": op.gvk.Group, "version": op.gvk.Version, "kind": op.gvk.Kind},
+	}
+}
+
+// V2 renders the operations as Swagger 2.0 paths, shaped as
+// kube-apiserver serves them at /openapi/v2 (parameters inline rather than
+// shared under "parameters"), references pointing at #/definitions/.
+func (p *Paths) V2() map[string]*spec.PathItem {
+	out := make(map[string]*spec.PathItem, len(p.items))
+	for path, item := range p.items {
+		pi := &spec.PathItem{}
+		for _, prm := range item.params {
+			pi.Parameters = append(pi.Parameters, prm.v2())
+		}
+		for method, op := range item.ops {
+			o := op.v2()
+			switch method {
+			case "get":
+				pi.Get = o
+			case "put":
+				pi.Put = o
+			case "post":
+				pi.Post = o
+			case "patch":
+				pi.Patch = o
+			case "delete":
+				pi.Delete = o
+			}
+		}
+		out[path] = pi
+	}
+	return out
+}
+
+func (prm param) v2() spec.Parameter {
+	return spec.Parameter{
+		ParamProps:        spec.ParamProps{Name: prm.name, In: prm.in, Description: prm.description, Required: prm.required},
+		SimpleSchema:      spec.SimpleSchema{Type: prm.typ},
+		CommonValidations: spec.CommonValidations{UniqueItems: true},
+	}
+}
+
+func (op *operation) v2() *spec.Operation {
+	o := &spec.Operation{
+		VendorExtensible: spec.VendorExtensible{Extensions: op.extensions()},
+		OperationProps: spec.OperationProps{
+			Description: op.description,
+			Consumes:    op.consumes,
+			Produces:    op.produces,
+			Schemes:     []string{"https"},
+			Tags:        []string{op.tag},
+			ID:          op.id,
+			Responses: &spec.Responses{ResponsesProps: spec.ResponsesProps{
+				StatusCodeResponses: make(map[int]spec.Response, len(op.responses)),
+			}},
+		},
+	}
+	params := make([]spec.Parameter, 0, len(op.params)+1)
+	if op.body != "" {
+		params = append(params, spec.Parameter{ParamProps: spec.ParamProps{
+			Name: "body", In: "body", Required: op.bodyRequired, Schema: spec.RefSchema(refPrefixV2 + op.body),
+		}})
+	}
+	for _, prm := range op.params {
+		params = append(params, prm.v2())
+	}
+	o.Parameters = params
+	for _, r := range op.responses {
+		resp := spec.Response{ResponseProps: spec.ResponseProps{Description: r.description}}
+		if r.definition != "" {
+			resp.Schema = spec.RefSchema(refPrefixV2 + r.definition)
+		}
+		o.Responses.StatusCodeResponses[r.code] = resp
+	}
+	return o
+}
+
+// V3 renders the operations as OpenAPI v3 paths, shaped as kube-apiserver
+// serves them under /openapi/v3, references pointing at
+// #/components/schemas/.
+func (p *Paths) V3() map[string]*spec3.Path {
+	out := make(map[string]*spec3.Path, len(p.items))
+	for path, item := range p.items {
+		pi := &spec3.Path{}
+		for _, prm := range item.params {
+			pi.Parameters = append(pi.Parameters, prm.v3())
+		}
+		for method, op := range item.ops {
+			o := op.v3()
+			switch method {
+			case "get":
+				pi.Get = o
+			case "put":
+				pi.Put = o
+			case "post":
+				pi.Post = o
+			case "patch":
+				pi.Patch = o
+			case "delete":
+				pi.Delete = o
+			}
+		}
+		out[path] = pi
+	}
+	return out
+}
+
+func (prm param) v3() *spec3.Parameter {
+	return &spec3.Parameter{ParameterProps: spec3.ParameterProps{
+		Name: prm.name, In: prm.in, Description: prm.description, Required: prm.required,
+		Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{prm.typ}, UniqueItems: true}},
+	}}
+}
+
+func content(mediaTypes []string, definition string) map[string]*spec3.MediaType {
+	out := make(map[string]*spec3.MediaType, len(mediaTypes))
+	for _, mt := range mediaTypes {
+		out[mt] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema(refPrefixV3 + definition)}}
+	}
+	return out
+}
+
+func (op *operation) v3() *spec3.Operation {
+	o := &spec3.Operation{
+		VendorExtensible: spec.VendorExtensible{Extensions: op.extensions()},
+		OperationProps: spec3.OperationProps{
+			Description: op.description,
+			OperationId: op.id,
+			Tags:        []string{op.tag},
+			Responses: &spec3.Responses{ResponsesProps: spec3.ResponsesProps{
+				StatusCodeResponses: make(map[int]*spec3.Response, len(op.responses)),
+			}},
+		},
+	}
+	for _, prm := range op.params {
+		o.Parameters = append(o.Parameters, prm.v3())
+	}
+	if op.body != "" {
+		o.RequestBody = &spec3.RequestBody{RequestBodyProps: spec3.RequestBodyProps{
+			Content: content(op.consumes, op.body), Required: op.bodyRequired,
+		}}
+	}
+	for _, r := range op.responses {
+		resp := &spec3.Response{ResponseProps: spec3.ResponseProps{Description: r.description}}
+		if r.definition != "" {
+			resp.Content = content(op.produces, r.definition)
+		}
+		o.Responses.StatusCodeResponses[r.code] = resp
+	}
+	return o
+}

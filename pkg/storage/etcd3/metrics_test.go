@@ -1,0 +1,171 @@
+package etcd3
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
+)
+
+// series returns family name's series as `l1="v1",... value` (histograms:
+// their count), sorted.
+func series(t testing.TB, reg *prometheus.Registry, name string) []string {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			v := m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
+			out = append(out, fmt.Sprintf("%s %g", strings.Join(labels, ","), v))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestStoreMetrics checks that each etcd request is recorded under
+// upstream's operation name, with the LIST costs, the events received by
+// watches, and the object count.
+func TestStoreMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := storagemetrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startEtcd(t)
+	s := New(srv.Client(), Config{
+		Codec:         testCodec,
+		NewFunc:       func() runtime.Object { return &corev1.ConfigMap{} },
+		NewListFunc:   func() runtime.Object { return &corev1.ConfigMapList{} },
+		Logger:        quietLogger(),
+		GroupResource: schema.GroupResource{Resource: "configmaps"},
+		Metrics:       m,
+	})
+	ctx := context.Background()
+	rev, err := s.CurrentRevision(ctx) // recorded as a "list", as upstream
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Watch(ctx, "/configmaps", storage.ListOptions{Recursive: true, ResourceVersion: fmt.Sprint(rev)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	mustCreate(t, s, newCM("a", nil, nil))
+	mustCreate(t, s, newCM("b", nil, nil))
+	updateData(t, s, "a", "k", "v") // a get, then an update
+	if err := s.Get(ctx, cmKey("b"), storage.GetOptions{}, &corev1.ConfigMap{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, cmKey("b"), &corev1.ConfigMap{}, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	list := &corev1.ConfigMapList{}
+	if err := s.GetList(ctx, "/configmaps", storage.ListOptions{Recursive: true}, list); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(ctx, "/configmaps"); err != nil || n != 1 {
+		t.Errorf("Count: got %d, %v; want 1", n, err)
+	}
+	// The watch's events: ADDED a, ADDED b, MODIFIED a, DELETED b.
+	for i := range 4 {
+		select {
+		case ev := <-w.ResultChan():
+			if ev.Type == watch.Error {
+				t.Fatalf("watch error: %v", ev.Object)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("timed out waiting for watch event %d", i)
+		}
+	}
+
+	op := func(o string, n int) string {
+		return fmt.Sprintf(`group="",operation=%q,resource="configmaps" %d`, o, n)
+	}
+	// Get: the explicit one, the update's read and the delete's read;
+	// list: CurrentRevision and GetList.
+	want := []string{op("create", 2), op("delete", 1), op("get", 3), op("list", 2), op("listWithCount", 1), op("update", 1)}
+	for _, name := range []string{"etcd_request_duration_seconds", "etcd_requests_total"} {
+		if got := series(t, reg, name); strings.Join(got, ";") != strings.Join(want, ";") {
+			t.Errorf("%s: got %q, want %q", name, got, want)
+		}
+	}
+	cms := `group="",resource="configmaps"`
+	for _, c := range []struct{ family, want string }{
+		{"apiserver_storage_events_received_total", cms + " 4"},
+		{"apiserver_storage_list_total", cms + " 1"},
+		{"apiserver_storage_list_fetched_objects_total", cms + " 1"},
+		{"apiserver_storage_list_evaluated_objects_total", cms + " 1"},
+		{"apiserver_storage_list_returned_objects_total", cms + " 1"},
+	} {
+		if got := series(t, reg, c.family); len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s: got %q, want [%q]", c.family, got, c.want)
+		}
+	}
+	if got := series(t, reg, "etcd_request_errors_total"); len(got) != 0 {
+		t.Errorf("errors: got %q, want none", got)
+	}
+}
+
+// TestSizeCollector checks the database size families against etcd's own
+// status, read just before and just after the scrape (the database may
+// grow meanwhile).
+func TestSizeCollector(t *testing.T) {
+	srv := startEtcd(t)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewSizeCollector(srv.Client()))
+	ep := srv.Endpoints()[0]
+	dbSize := func() float64 {
+		st, err := srv.Client().Status(context.Background(), ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(st.DbSize)
+	}
+	before := dbSize()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := dbSize()
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			l := m.GetLabel()
+			if len(l) != 1 {
+				t.Fatalf("%s: got labels %v, want one", mf.GetName(), l)
+			}
+			got[mf.GetName()+" "+l[0].GetName()+"="+l[0].GetValue()] = m.GetGauge().GetValue()
+		}
+	}
+	for _, k := range []string{"apiserver_storage_size_bytes storage_cluster_id=etcd-0", "apiserver_storage_db_total_size_in_bytes endpoint=" + ep} {
+		v, ok := got[k]
+		if !ok || v < before || v > after || v <= 0 {
+			t.Errorf("%s: got %g (present: %v), want between %g and %g", k, v, ok, before, after)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("got %v, want the two series", got)
+	}
+}

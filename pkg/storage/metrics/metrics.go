@@ -1,0 +1,221 @@
+package metrics
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Names, label names, help texts and buckets follow k8s.io/apiserver
+// v1.37: pkg/storage/etcd3/metrics/metrics.go and
+// pkg/storage/cacher/metrics/metrics.go. Help texts carry the stability
+// prefix component-base adds.
+
+// etcdRequestBuckets are etcd_request_duration_seconds' (the same as
+// apiserver_request_duration_seconds').
+var etcdRequestBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
+	4, 5, 6, 8, 10, 15, 20, 30, 45, 60}
+
+// readWaitBuckets are apiserver_watch_cache_read_wait_seconds'.
+var readWaitBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3}
+
+var (
+	opLabels    = []string{"operation", "group", "resource"}
+	grLabels    = []string{"group", "resource"}
+	indexLabels = []string{"group", "resource", "index"}
+)
+
+// Metrics are the storage metrics of one server. Methods are safe for
+// concurrent use.
+type Metrics struct {
+	etcdLatency    *prometheus.HistogramVec // etcd_request_duration_seconds
+	etcdRequests   *prometheus.CounterVec   // etcd_requests_total
+	etcdErrors     *prometheus.CounterVec   // etcd_request_errors_total
+	eventsReceived *prometheus.CounterVec   // apiserver_storage_events_received_total
+	bookmarks      *prometheus.GaugeVec     // etcd_bookmark_counts
+	decodeErrors   *prometheus.CounterVec   // apiserver_storage_decode_errors_total
+	listTotal      *prometheus.CounterVec   // apiserver_storage_list_total
+	listFetched    *prometheus.CounterVec   // apiserver_storage_list_fetched_objects_total
+	listEvaluated  *prometheus.CounterVec   // apiserver_storage_list_evaluated_objects_total
+	listReturned   *prometheus.CounterVec   // apiserver_storage_list_returned_objects_total
+	objects        *objectCounts            // apiserver_storage_objects, apiserver_resource_objects
+
+	cacheEventsReceived   *prometheus.CounterVec   // apiserver_watch_cache_events_received_total
+	cacheEventsDispatched *prometheus.CounterVec   // apiserver_watch_cache_events_dispatched_total
+	cacheInitializations  *prometheus.CounterVec   // apiserver_watch_cache_initializations_total
+	cacheResourceVersion  *prometheus.GaugeVec     // apiserver_watch_cache_resource_version
+	cacheCapacity         *prometheus.GaugeVec     // watch_cache_capacity
+	cacheCapacityUp       *prometheus.CounterVec   // watch_cache_capacity_increase_total
+	cacheCapacityDown     *prometheus.CounterVec   // watch_cache_capacity_decrease_total
+	cacheReadWait         *prometheus.HistogramVec // apiserver_watch_cache_read_wait_seconds
+	cacheConsistentReads  *prometheus.CounterVec   // apiserver_watch_cache_consistent_read_total
+	cacheInitEvents       *prometheus.CounterVec   // apiserver_init_events_total
+	cacheTerminated       *prometheus.CounterVec   // apiserver_terminated_watchers_total
+	cacheList             *prometheus.CounterVec   // apiserver_cache_list_total
+	cacheListFetched      *prometheus.CounterVec   // apiserver_cache_list_fetched_objects_total
+	cacheListReturned     *prometheus.CounterVec   // apiserver_cache_list_returned_objects_total
+}
+
+// New creates the storage metrics and registers them on reg (nil: not
+// registered). Registering twice on one registry fails.
+func New(reg prometheus.Registerer) (*Metrics, error) {
+	counter := func(name, help string, labels []string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	}
+	gauge := func(name, help string, labels []string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+	}
+	m := &Metrics{
+		etcdLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "etcd_request_duration_seconds",
+			Help:    "[ALPHA] Etcd request latency in seconds for each operation and object type.",
+			Buckets: etcdRequestBuckets,
+		}, opLabels),
+		etcdRequests:   counter("etcd_requests_total", "[ALPHA] Etcd request counts for each operation and object type.", opLabels),
+		etcdErrors:     counter("etcd_request_errors_total", "[ALPHA] Etcd failed request counts for each operation and object type.", opLabels),
+		eventsReceived: counter("apiserver_storage_events_received_total", "[BETA] Number of etcd events received split by kind.", grLabels),
+		bookmarks:      gauge("etcd_bookmark_counts", "[ALPHA] Number of etcd bookmarks (progress notify events) split by kind.", grLabels),
+		decodeErrors:   counter("apiserver_storage_decode_errors_total", "[ALPHA] Number of stored object decode errors split by object type", grLabels),
+		listTotal:      counter("apiserver_storage_list_total", "[ALPHA] Number of LIST requests served from storage", grLabels),
+		listFetched:    counter("apiserver_storage_list_fetched_objects_total", "[ALPHA] Number of objects read from storage in the course of serving a LIST request", grLabels),
+		listEvaluated:  counter("apiserver_storage_list_evaluated_objects_total", "[ALPHA] Number of objects tested in the course of serving a LIST request from storage", grLabels),
+		listReturned:   counter("apiserver_storage_list_returned_objects_total", "[ALPHA] Number of objects returned for a LIST request from storage", grLabels),
+		objects:        newObjectCounts(),
+
+		cacheEventsReceived:   counter("apiserver_watch_cache_events_received_total", "[ALPHA] Counter of events received in watch cache broken by resource type.", grLabels),
+		cacheEventsDispatched: counter("apiserver_watch_cache_events_dispatched_total", "[ALPHA] Counter of events dispatched in watch cache broken by resource type.", grLabels),
+		cacheInitializations:  counter("apiserver_watch_cache_initializations_total", "[ALPHA] Counter of watch cache initializations broken by resource type.", grLabels),
+		cacheResourceVersion:  gauge("apiserver_watch_cache_resource_version", "[ALPHA] Current resource version of watch cache broken by resource type. This is truncated to the 15 least significant digits.", grLabels),
+		// Upstream names these three without the apiserver_ namespace.
+		cacheCapacity:     gauge("watch_cache_capacity", "[ALPHA] Total capacity of watch cache broken by resource type.", grLabels),
+		cacheCapacityUp:   counter("watch_cache_capacity_increase_total", "[ALPHA] Total number of watch cache capacity increase events broken by resource type.", grLabels),
+		cacheCapacityDown: counter("watch_cache_capacity_decrease_total", "[ALPHA] Total number of watch cache capacity decrease events broken by resource type.", grLabels),
+		cacheReadWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_watch_cache_read_wait_seconds",
+			Help:    "[ALPHA] Histogram of time spent waiting for a watch cache to become fresh.",
+			Buckets: readWaitBuckets,
+		}, grLabels),
+		cacheConsistentReads: counter("apiserver_watch_cache_consistent_read_total", "[ALPHA] Counter for consistent reads from cache.", []string{"group", "resource", "success", "fallback"}),
+		cacheInitEvents:      counter("apiserver_init_events_total", "[ALPHA] Counter of init events processed in watch cache broken by resource type.", grLabels),
+		cacheTerminated:      counter("apiserver_terminated_watchers_total", "[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.", grLabels),
+		cacheList:            counter("apiserver_cache_list_total", "[ALPHA] Number of LIST requests served from watch cache", indexLabels),
+		cacheListFetched:     counter("apiserver_cache_list_fetched_objects_total", "[ALPHA] Number of objects read from watch cache in the course of serving a LIST request", indexLabels),
+		cacheListReturned:    counter("apiserver_cache_list_returned_objects_total", "[ALPHA] Number of objects returned for a LIST request from watch cache", grLabels),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{
+			m.etcdLatency, m.etcdRequests, m.etcdErrors, m.eventsReceived, m.bookmarks, m.decodeErrors,
+			m.listTotal, m.listFetched, m.listEvaluated, m.listReturned, m.objects,
+			m.cacheEventsReceived, m.cacheEventsDispatched, m.cacheInitializations, m.cacheResourceVersion,
+			m.cacheCapacity, m.cacheCapacityUp, m.cacheCapacityDown, m.cacheReadWait, m.cacheConsistentReads,
+			m.cacheInitEvents, m.cacheTerminated, m.cacheList, m.cacheListFetched, m.cacheListReturned,
+		} {
+			if err := reg.Register(c); err != nil {
+				return nil, fmt.Errorf("register storage metrics: %w", err)
+			}
+		}
+	}
+	return m, nil
+}
+
+// Resource is the storage metrics of one resource (group and resource
+// labels). A nil *Resource records nothing; methods are safe for
+// concurrent use.
+type Resource struct {
+	m  *Metrics
+	gr schema.GroupResource
+
+	listTotal, listFetched, listEvaluated, listReturned func() prometheus.Counter
+	eventsReceived                                      func() prometheus.Counter
+}
+
+// Resource returns the metrics of resource gr (nil if m is nil).
+func (m *Metrics) Resource(gr schema.GroupResource) *Resource {
+	if m == nil {
+		return nil
+	}
+	lazy := func(vec *prometheus.CounterVec) func() prometheus.Counter {
+		return sync.OnceValue(func() prometheus.Counter { return vec.WithLabelValues(gr.Group, gr.Resource) })
+	}
+	return &Resource{
+		m:              m,
+		gr:             gr,
+		listTotal:      lazy(m.listTotal),
+		listFetched:    lazy(m.listFetched),
+		listEvaluated:  lazy(m.listEvaluated),
+		listReturned:   lazy(m.listReturned),
+		eventsReceived: lazy(m.eventsReceived),
+	}
+}
+
+// Etcd operations, as upstream names them in etcd_request_duration_seconds.
+const (
+	OpGet           = "get"
+	OpCreate        = "create"
+	OpUpdate        = "update"
+	OpDelete        = "delete"
+	OpList          = "list"
+	OpListWithCount = "listWithCount"
+)
+
+// EtcdRequest records one request to etcd, started at start, that failed
+// with err (nil: succeeded).
+func (r *Resource) EtcdRequest(op string, start time.Time, err error) {
+	if r == nil {
+		return
+	}
+	r.m.etcdLatency.WithLabelValues(op, r.gr.Group, r.gr.Resource).Observe(time.Since(start).Seconds())
+	r.m.etcdRequests.WithLabelValues(op, r.gr.Group, r.gr.Resource).Inc()
+	if err != nil {
+		r.m.etcdErrors.WithLabelValues(op, r.gr.Group, r.gr.Resource).Inc()
+	}
+}
+
+// EtcdEvent counts one event received from an etcd watch.
+func (r *Resource) EtcdEvent() {
+	if r != nil {
+		r.eventsReceived().Inc()
+	}
+}
+
+// EtcdBookmark counts one progress notification received from etcd.
+func (r *Resource) EtcdBookmark() {
+	if r != nil {
+		r.m.bookmarks.WithLabelValues(r.gr.Group, r.gr.Resource).Inc()
+	}
+}
+
+// DecodeError counts one stored object that could not be decoded.
+func (r *Resource) DecodeError() {
+	if r != nil {
+		r.m.decodeErrors.WithLabelValues(r.gr.Group, r.gr.Resource).Inc()
+	}
+}
+
+// StorageList records one LIST served by the storage (not the watch
+// cache): the objects read, the ones tested against the selectors and the
+// ones returned.
+func (r *Resource) StorageList(fetched, evaluated, returned int) {
+	if r == nil {
+		return
+	}
+	r.listTotal().Inc()
+	r.listFetched().Add(float64(fetched))
+	r.listEvaluated().Add(float64(evaluated))
+	r.listReturned().Add(float64(returned))
+}
+
+// TrackObjects makes count the source of the resource's object count
+// (apiserver_storage_objects, apiserver_resource_objects), read at every
+// scrape; a failing count reports -1, as upstream. A later call for the
+// same resource replaces the source. The returned function stops tracking
+// (if the source was not replaced since).
+func (r *Resource) TrackObjects(count CountFunc) (untrack func()) {
+	if r == nil {
+		return func() {}
+	}
+	return r.m.objects.track(r.gr, count)
+}

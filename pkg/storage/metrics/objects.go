@@ -1,0 +1,85 @@
+package metrics
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// CountFunc counts the objects of a resource.
+type CountFunc func(ctx context.Context) (int64, error)
+
+// countTimeout bounds one count at scrape time.
+const countTimeout = time.Second
+
+// objectCounts is the collector of apiserver_storage_objects (deprecated
+// since 1.34, kept as dashboards still read it) and
+// apiserver_resource_objects: each resource's count is read from its
+// source when scraped, where upstream polls every minute
+// (--etcd-count-metric-poll-period); the sources are local (the watch
+// cache, the memory backend) except before a watch cache is ready.
+type objectCounts struct {
+	storageObjects  *prometheus.Desc
+	resourceObjects *prometheus.Desc
+
+	mu      sync.Mutex
+	sources map[schema.GroupResource]*source
+}
+
+type source struct{ count CountFunc }
+
+func newObjectCounts() *objectCounts {
+	return &objectCounts{
+		storageObjects: prometheus.NewDesc("apiserver_storage_objects",
+			"[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			[]string{"resource"}, nil),
+		resourceObjects: prometheus.NewDesc("apiserver_resource_objects",
+			"[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			[]string{"group", "resource"}, nil),
+		sources: make(map[schema.GroupResource]*source),
+	}
+}
+
+func (o *objectCounts) track(gr schema.GroupResource, count CountFunc) func() {
+	s := &source{count: count}
+	o.mu.Lock()
+	o.sources[gr] = s
+	o.mu.Unlock()
+	return func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.sources[gr] == s {
+			delete(o.sources, gr)
+		}
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (o *objectCounts) Describe(ch chan<- *prometheus.Desc) {
+	ch <- o.storageObjects
+	ch <- o.resourceObjects
+}
+
+// Collect implements prometheus.Collector.
+func (o *objectCounts) Collect(ch chan<- prometheus.Metric) {
+	o.mu.Lock()
+	sources := make(map[schema.GroupResource]*source, len(o.sources))
+	for gr, s := range o.sources {
+		sources[gr] = s
+	}
+	o.mu.Unlock()
+	for gr, s := range sources {
+		ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
+		n, err := s.count(ctx)
+		cancel()
+		v := float64(n)
+		if err != nil {
+			v = -1
+		}
+		ch <- prometheus.MustNewConstMetric(o.storageObjects, prometheus.GaugeValue, v, gr.String())
+		ch <- prometheus.MustNewConstMetric(o.resourceObjects, prometheus.GaugeValue, v, gr.Group, gr.Resource)
+	}
+}
