@@ -153,7 +153,10 @@ func (r *V1REST) DeleteCollection(ctx context.Context, deleteValidation rest.Val
 	return toV1(out)
 }
 
-// ConvertToTable implements rest.TableConvertor.
+// ConvertToTable implements rest.TableConvertor: rows are rendered from
+// the v1 objects converted back to v2. (Upstream renders its internal
+// object: when a v2 autoscaler lists its CPU utilization metric before
+// others, v1 cannot tell where it was, and TARGETS lists it last here.)
 func (r *V1REST) ConvertToTable(ctx context.Context, object, tableOptions runtime.Object) (*metav1.Table, error) {
 	return TableConvertor.ConvertToTable(ctx, object, tableOptions)
 }
