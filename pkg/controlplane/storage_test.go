@@ -81,6 +81,10 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "authorization.k8s.io", Version: "v1"}: {
 			"localsubjectaccessreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews",
 		},
+		{Group: "batch", Version: "v1"}:       {"cronjobs", "cronjobs/status", "jobs", "jobs/status"},
+		{Group: "autoscaling", Version: "v2"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
+		{Group: "autoscaling", Version: "v1"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
+		{Group: "policy", Version: "v1"}:      {"poddisruptionbudgets", "poddisruptionbudgets/status"},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -101,6 +105,8 @@ func TestBuiltinTables(t *testing.T) {
 		{Version: "v1"}, {Group: "discovery.k8s.io", Version: "v1"}, {Group: "events.k8s.io", Version: "v1"},
 		{Group: "coordination.k8s.io", Version: "v1"}, {Group: "authentication.k8s.io", Version: "v1"},
 		{Group: "authorization.k8s.io", Version: "v1"},
+		{Group: "batch", Version: "v1"}, {Group: "autoscaling", Version: "v2"}, {Group: "autoscaling", Version: "v1"},
+		{Group: "policy", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -116,8 +122,9 @@ func TestBuiltinTables(t *testing.T) {
 	}
 	slices.Sort(gotContent)
 	wantContent := []string{
-		"configmaps", "endpoints", "endpointslices.discovery.k8s.io", "events", "leases.coordination.k8s.io",
-		"secrets", "serviceaccounts", "services",
+		"configmaps", "cronjobs.batch", "endpoints", "endpointslices.discovery.k8s.io", "events",
+		"horizontalpodautoscalers.autoscaling", "jobs.batch", "leases.coordination.k8s.io",
+		"poddisruptionbudgets.policy", "secrets", "serviceaccounts", "services",
 	}
 	if !slices.Equal(gotContent, wantContent) {
 		t.Errorf("got namespace content %v, want %v", gotContent, wantContent)
@@ -134,7 +141,7 @@ func TestBuiltinTables(t *testing.T) {
 	slices.Sort(gotKinds)
 	wantKinds := []string{
 		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Secret", "/v1, Kind=Service",
-		"events.k8s.io/v1, Kind=Event",
+		"batch/v1, Kind=Job", "events.k8s.io/v1, Kind=Event",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("got field label conversions for %v, want %v", gotKinds, wantKinds)
