@@ -8,14 +8,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
 
@@ -353,6 +357,78 @@ func TestHPAManagedFieldsAcrossVersions(t *testing.T) {
 		}
 		if final.Status.CurrentReplicas != 3 || final.Spec.MaxReplicas != 4 {
 			t.Errorf("after a v1 status update: max %d current %d", final.Spec.MaxReplicas, final.Status.CurrentReplicas)
+		}
+	})
+}
+
+// TestBatchAutoscalingPolicyProtobuf: the resources round-trip over
+// protobuf (client-go's protobuf content type), including the autoscaling
+// v1 view, and their watches deliver protobuf events.
+func TestBatchAutoscalingPolicyProtobuf(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		ns := e.newNamespace(t)
+		cfg := e.config()
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
+		cs := kubernetes.NewForConfigOrDie(cfg)
+
+		w, err := cs.BatchV1().CronJobs(ns).Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		cj, err := cs.BatchV1().CronJobs(ns).Create(ctx, &batchv1.CronJob{
+			ObjectMeta: metav1.ObjectMeta{Name: "pb"},
+			Spec: batchv1.CronJobSpec{Schedule: "@hourly", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{
+				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+			}}}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cj.Spec.ConcurrencyPolicy != batchv1.AllowConcurrent || *cj.Spec.SuccessfulJobsHistoryLimit != 3 {
+			t.Errorf("cronjob over protobuf not defaulted: %+v", cj.Spec)
+		}
+		select {
+		case ev := <-w.ResultChan():
+			if got, ok := ev.Object.(*batchv1.CronJob); !ok || got.Name != "pb" {
+				t.Errorf("watch event %s %T", ev.Type, ev.Object)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("no watch event")
+		}
+
+		hpa, err := cs.AutoscalingV1().HorizontalPodAutoscalers(ns).Create(ctx, &autoscalingv1.HorizontalPodAutoscaler{
+			ObjectMeta: metav1.ObjectMeta{Name: "pb"},
+			Spec: autoscalingv1.HorizontalPodAutoscalerSpec{
+				ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "pb"},
+				MaxReplicas:    3,
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *hpa.Spec.MinReplicas != 1 || hpa.Spec.TargetCPUUtilizationPercentage == nil || *hpa.Spec.TargetCPUUtilizationPercentage != 80 {
+			t.Errorf("v1 autoscaler over protobuf: %+v", hpa.Spec)
+		}
+		list, err := cs.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) != 1 || list.Items[0].Spec.Metrics[0].Resource.Name != corev1.ResourceCPU {
+			t.Errorf("v2 list over protobuf: %+v", list.Items)
+		}
+
+		pdb, err := cs.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, &policyv1.PodDisruptionBudget{
+			ObjectMeta: metav1.ObjectMeta{Name: "pb"},
+			Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromString("10%"))},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pdb.Spec.MaxUnavailable.String() != "10%" {
+			t.Errorf("pdb over protobuf: %+v", pdb.Spec)
 		}
 	})
 }
