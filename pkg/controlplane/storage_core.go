@@ -1,12 +1,16 @@
 package controlplane
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/configmap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/endpoints"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/pod"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/podtemplate"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
@@ -24,6 +28,9 @@ var coreGroup = apiGroup{name: corev1.GroupName, versions: []apiVersion{{
 		{name: "events", storage: storeOf(event.NewREST), fieldLabels: event.FieldLabelConversion},
 		{name: "services", storage: serviceStorage, fieldLabels: service.FieldLabelConversion},
 		{name: "endpoints", storage: storeOf(endpoints.NewREST)},
+		{name: "pods", storage: podStorage, fieldLabels: pod.FieldLabelConversion},
+		{name: "podtemplates", storage: storeOf(podtemplate.NewREST)},
+		{name: "bindings", storage: legacyBindingStorage},
 	},
 }}}
 
@@ -45,4 +52,38 @@ func namespaceStorage(b *storageBuilder) (resourceStorage, error) {
 		return resourceStorage{}, err
 	}
 	return resourceStorage{storage: ns, subresources: map[string]rest.Storage{"status": status, "finalize": finalize}}, nil
+}
+
+// podStorage is the pods line: the resource and its subresources. The
+// connection subresources read nodes through the nodes line when the
+// table has one. ("eviction" is added by the policy group's owner.)
+func podStorage(b *storageBuilder) (resourceStorage, error) {
+	var c pod.Config
+	nodes := corev1.SchemeGroupVersion.WithResource("nodes")
+	if _, ok := b.lines[nodes]; ok {
+		rs, err := b.storage(nodes)
+		if err != nil {
+			return resourceStorage{}, err
+		}
+		getter, ok := rs.storage.(pod.NodeGetter)
+		if !ok {
+			return resourceStorage{}, fmt.Errorf("controlplane: the storage of %s is a %T, not a node getter", nodes, rs.storage)
+		}
+		c.Nodes = getter
+	}
+	st, err := pod.NewREST(b.opts, c)
+	if err != nil {
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: st.Pod, subresources: st.Subresources()}, nil
+}
+
+// legacyBindingStorage is the bindings line: POST of a Binding named after
+// its pod, through the pods line's binding subresource.
+func legacyBindingStorage(b *storageBuilder) (resourceStorage, error) {
+	binding, err := subresourceAs[*pod.BindingREST](b, corev1.SchemeGroupVersion.WithResource("pods"), "binding")
+	if err != nil {
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: pod.NewLegacyBindingREST(binding), shared: true}, nil
 }

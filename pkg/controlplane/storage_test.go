@@ -70,7 +70,9 @@ func TestBuiltinTables(t *testing.T) {
 
 	wantPaths := map[schema.GroupVersion][]string{
 		{Version: "v1"}: {
-			"configmaps", "endpoints", "events", "namespaces", "namespaces/finalize", "namespaces/status",
+			"bindings", "configmaps", "endpoints", "events", "namespaces", "namespaces/finalize", "namespaces/status",
+			"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/exec", "pods/log",
+			"pods/portforward", "pods/proxy", "pods/resize", "pods/status", "podtemplates",
 			"secrets", "serviceaccounts", "services", "services/status",
 		},
 		{Group: "discovery.k8s.io", Version: "v1"}:      {"endpointslices"},
@@ -126,7 +128,7 @@ func TestBuiltinTables(t *testing.T) {
 	wantContent := []string{
 		"configmaps", "cronjobs.batch", "endpoints", "endpointslices.discovery.k8s.io", "events",
 		"horizontalpodautoscalers.autoscaling", "jobs.batch", "leases.coordination.k8s.io",
-		"poddisruptionbudgets.policy", "secrets", "serviceaccounts", "services",
+		"poddisruptionbudgets.policy", "pods", "podtemplates", "secrets", "serviceaccounts", "services",
 	}
 	if !slices.Equal(gotContent, wantContent) {
 		t.Errorf("got namespace content %v, want %v", gotContent, wantContent)
@@ -142,7 +144,7 @@ func TestBuiltinTables(t *testing.T) {
 	}
 	slices.Sort(gotKinds)
 	wantKinds := []string{
-		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Secret", "/v1, Kind=Service",
+		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Pod", "/v1, Kind=Secret", "/v1, Kind=Service",
 		"batch/v1, Kind=Job", "events.k8s.io/v1, Kind=Event",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {

@@ -61,7 +61,10 @@ func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 	}
 	a.front = kapitest.Start(t, frontOpts...)
 	a.backDir = t.TempDir()
-	bundle, err := pki.Ensure(pki.Config{Dir: filepath.Join(a.backDir, "pki"), Hosts: []string{"backend.default.svc"}})
+	// The backend's own start keeps this certificate only if it already
+	// covers every name the backend requires of its serving certificate,
+	// the first service IP of its (default) service range among them.
+	bundle, err := pki.Ensure(pki.Config{Dir: filepath.Join(a.backDir, "pki"), Hosts: []string{"backend.default.svc", "10.0.0.1"}})
 	if err != nil {
 		t.Fatalf("backend PKI: %v", err)
 	}

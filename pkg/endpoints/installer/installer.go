@@ -193,6 +193,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 	deleter, isDeleter := storage.(rest.GracefulDeleter)
 	collectionDeleter, isCollectionDeleter := storage.(rest.CollectionDeleter)
 	tableConvertor, _ := storage.(rest.TableConvertor)
+	connecter, isConnecter := storage.(rest.Connecter)
 
 	var fieldManager handlers.FieldManager
 	if g.FieldManagers != nil && (isCreater || isUpdater || isPatcher) {
@@ -279,6 +280,19 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		r.delete = handlers.DeleteResource(deleter, scope)
 		verbs["delete"] = true
 	}
+	if isConnecter && isSub {
+		r.connect = handlers.ConnectResource(connecter, scope)
+		if sc, ok := connecter.(rest.SubpathConnecter); ok {
+			r.connectSubpath = sc.ConnectSubpath()
+		}
+		r.connectMethods = map[string]bool{}
+		for _, m := range connecter.ConnectMethods() {
+			r.connectMethods[m] = true
+			if v := connectVerbs[m]; v != "" {
+				verbs[v] = true
+			}
+		}
+	}
 
 	res := metav1.APIResource{
 		Name:       path,
@@ -308,6 +322,16 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		}
 	}
 	return r, res, nil
+}
+
+// connectVerbs are the verbs a connect subresource's methods show in
+// discovery (HEAD and OPTIONS add none).
+var connectVerbs = map[string]string{
+	http.MethodGet:    "get",
+	http.MethodPost:   "create",
+	http.MethodPut:    "update",
+	http.MethodPatch:  "patch",
+	http.MethodDelete: "delete",
 }
 
 // kindOf is the kind a storage serves in this group-version: the

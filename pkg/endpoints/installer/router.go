@@ -24,6 +24,12 @@ type routes struct {
 	list, watchList, create, deleteCollection http.Handler
 	// item: /[namespaces/{ns}/]{resource}/{name}[/{subresource}]
 	get, watch, update, patch, delete http.Handler
+	// connect serves a connect subresource (rest.Connecter) for the
+	// methods in connectMethods, and the paths below it if
+	// connectSubpath.
+	connect        http.Handler
+	connectMethods map[string]bool
+	connectSubpath bool
 }
 
 // groupHandler serves every path under one group-version root.
@@ -50,7 +56,7 @@ func (h *groupHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.serveRoot(w, req)
 		return
 	}
-	handler, err := h.route(info)
+	handler, err := h.route(info, req.Method)
 	if err != nil {
 		h.fail(w, req, err)
 		return
@@ -79,13 +85,15 @@ func (h *groupHandler) serveRoot(w http.ResponseWriter, req *http.Request) {
 // resource's item outside a namespace, a cluster-scoped resource under
 // /namespaces/{ns}/, extra path segments), 405 for a verb the path does
 // not serve.
-func (h *groupHandler) route(info *request.RequestInfo) (http.Handler, error) {
+func (h *groupHandler) route(info *request.RequestInfo, method string) (http.Handler, error) {
 	key := info.Resource
 	if info.Subresource != "" {
 		key += "/" + info.Subresource
 	}
 	r := h.routes[key]
-	if r == nil || len(info.Parts) > 3 {
+	// Only some connect subresources (pods/{name}/proxy/{path}) serve
+	// paths below themselves.
+	if r == nil || len(info.Parts) > 3 && !r.connectSubpath {
 		return nil, handlers.NewNotFound()
 	}
 	if r.namespaced {
@@ -95,6 +103,15 @@ func (h *groupHandler) route(info *request.RequestInfo) (http.Handler, error) {
 	} else if info.Namespace != "" && !(h.gv.Group == "" && info.Resource == "namespaces" && info.Namespace == info.Name) {
 		// /namespaces/{ns}/{cluster-scoped resource}; /namespaces/{name} itself is fine.
 		return nil, handlers.NewNotFound()
+	}
+	if r.connect != nil {
+		if info.Name == "" {
+			return nil, handlers.NewNotFound()
+		}
+		if !r.connectMethods[method] {
+			return nil, handlers.NewMethodNotAllowed()
+		}
+		return r.connect, nil
 	}
 	if r.subresource {
 		if info.Verb == "watch" {

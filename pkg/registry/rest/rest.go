@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"net/http"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,3 +147,32 @@ type CollectionDeleter interface {
 type ResetFieldsStrategy interface {
 	GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set
 }
+
+// Connecter serves a subresource that is a connection rather than an
+// object (upstream's rest.Connecter: pods/log, pods/exec, pods/proxy,
+// nodes/proxy, ...). The installer routes the methods it lists to it (and
+// the paths below it for a SubpathConnecter); the verbs in discovery
+// follow from them (GET get, POST create, PUT update, PATCH patch, DELETE
+// delete).
+type Connecter interface {
+	Storage
+	// ConnectMethods are the HTTP methods served.
+	ConnectMethods() []string
+	// Connect returns the handler answering req for the named object (the
+	// namespace is the context's); an error is answered as its API status.
+	// The handler answers its own errors with fail.
+	Connect(ctx context.Context, name string, req *http.Request, fail ErrorWriter) (http.Handler, error)
+}
+
+// SubpathConnecter is a Connecter that also serves the paths below it
+// (pods/{name}/proxy/{path}).
+type SubpathConnecter interface {
+	Connecter
+	// ConnectSubpath reports whether paths below the subresource are
+	// served.
+	ConnectSubpath() bool
+}
+
+// ErrorWriter answers a request with an error, as its API status in the
+// media type the request accepts.
+type ErrorWriter func(w http.ResponseWriter, req *http.Request, err error)
