@@ -71,7 +71,7 @@ func TestBuiltinTables(t *testing.T) {
 	wantPaths := map[schema.GroupVersion][]string{
 		{Version: "v1"}: {
 			"bindings", "configmaps", "endpoints", "events", "namespaces", "namespaces/finalize", "namespaces/status",
-			"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/exec", "pods/log",
+			"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/eviction", "pods/exec", "pods/log",
 			"pods/portforward", "pods/proxy", "pods/resize", "pods/status", "podtemplates",
 			"secrets", "serviceaccounts", "services", "services/status",
 		},

@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -429,6 +430,121 @@ func TestBatchAutoscalingPolicyProtobuf(t *testing.T) {
 		}
 		if pdb.Spec.MaxUnavailable.String() != "10%" {
 			t.Errorf("pdb over protobuf: %+v", pdb.Spec)
+		}
+	})
+}
+
+// TestEvictionHonoursPodDisruptionBudgets evicts pods with client-go's
+// EvictV1 (POST pods/<name>/eviction): a budget that allows no disruption
+// answers 429 TooManyRequests as upstream and keeps the pod; one that
+// allows one lets the pod go and records it; dry-run changes nothing.
+func TestEvictionHonoursPodDisruptionBudgets(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		ns := e.newNamespace(t)
+		pods := e.cs.CoreV1().Pods(ns)
+		running := func(name string) {
+			t.Helper()
+			p, err := pods.Create(ctx, &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "web"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+			}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Status.Phase = corev1.PodRunning
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+			if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Discovery lists the subresource as upstream: a policy/v1 Eviction.
+		rl, err := e.cs.Discovery().ServerResourcesForGroupVersion("v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(rl.APIResources, func(r metav1.APIResource) bool { return r.Name == "pods/eviction" })
+		if i < 0 || rl.APIResources[i].Group != "policy" || rl.APIResources[i].Version != "v1" || rl.APIResources[i].Kind != "Eviction" ||
+			!slices.Equal(rl.APIResources[i].Verbs, []string{"create"}) {
+			t.Errorf("discovery of pods/eviction: %+v", rl.APIResources)
+		}
+		running("a")
+		running("b")
+		pdbs := e.cs.PolicyV1().PodDisruptionBudgets(ns)
+		pdb, err := pdbs.Create(ctx, &policyv1.PodDisruptionBudget{
+			ObjectMeta: metav1.ObjectMeta{Name: "web"},
+			Spec: policyv1.PodDisruptionBudgetSpec{
+				MinAvailable: ptr.To(intstr.FromInt32(1)),
+				Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		setBudget := func(allowed int32) {
+			t.Helper()
+			cur, err := pdbs.Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: allowed, CurrentHealthy: 2, DesiredHealthy: 1, ExpectedPods: 2}
+			if _, err := pdbs.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		evict := func(name string, dryRun bool) error {
+			ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+			if dryRun {
+				ev.DeleteOptions = &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}
+			}
+			return pods.EvictV1(ctx, ev)
+		}
+
+		setBudget(0)
+		err = evict("a", false)
+		if !apierrors.IsTooManyRequests(err) || !strings.Contains(err.Error(), "Cannot evict pod as it would violate the pod's disruption budget.") {
+			t.Fatalf("eviction against a spent budget: %v, want 429 TooManyRequests", err)
+		}
+		if _, err := pods.Get(ctx, "a", metav1.GetOptions{}); err != nil {
+			t.Fatalf("the refused pod is gone: %v", err)
+		}
+
+		setBudget(1)
+		if err := evict("a", true); err != nil {
+			t.Fatalf("dry-run eviction: %v", err)
+		}
+		if _, err := pods.Get(ctx, "a", metav1.GetOptions{}); err != nil {
+			t.Fatalf("a dry-run eviction deleted the pod: %v", err)
+		}
+		if err := evict("a", false); err != nil {
+			t.Fatalf("eviction within the budget: %v", err)
+		}
+		// The pod was never scheduled: its deletion is immediate.
+		if _, err := pods.Get(ctx, "a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("evicted pod: %v, want NotFound", err)
+		}
+		got, err := pdbs.Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := got.Status.DisruptedPods["a"]; got.Status.DisruptionsAllowed != 0 || !ok {
+			t.Errorf("budget after the eviction: %+v", got.Status)
+		}
+		if err := evict("b", false); !apierrors.IsTooManyRequests(err) {
+			t.Errorf("second eviction: %v, want 429", err)
+		}
+		// A pending pod goes whatever the budget.
+		if _, err := pods.Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "pending", Labels: map[string]string{"app": "web"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := evict("pending", false); err != nil {
+			t.Errorf("evicting a pending pod: %v", err)
+		}
+		if err := evict("missing", false); !apierrors.IsNotFound(err) {
+			t.Errorf("evicting a missing pod: %v, want NotFound", err)
 		}
 	})
 }
