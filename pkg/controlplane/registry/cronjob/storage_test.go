@@ -109,3 +109,20 @@ func TestCronJobTable(t *testing.T) {
 		}
 	}
 }
+
+// TestCronJobPodTemplateValidated: the job template's pod template is
+// checked by core's pod template validation.
+func TestCronJobPodTemplateValidated(t *testing.T) {
+	store, _, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Destroy()
+	ctx := registrytest.Context("batch", "v1", "cronjobs", "ns")
+	cj := newCronJob("tmpl")
+	cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = ""
+	_, err = store.Create(ctx, cj, nil, &metav1.CreateOptions{})
+	if got := strings.Join(registrytest.Causes(t, err), ","); got != "FieldValueRequired spec.jobTemplate.spec.template.spec.containers[0].image" {
+		t.Errorf("causes %s", got)
+	}
+}

@@ -57,9 +57,7 @@ func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 
 // options: the job template's pod template is validated as a Job's.
 func options() batch.Options {
-	// The pod template's own validation (core's) is not wired in yet: see
-	// the package batch documentation.
-	return batch.Options{}
+	return batch.Options{PodTemplate: job.ValidatePodTemplate}
 }
 
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {

@@ -233,3 +233,24 @@ func TestJobTable(t *testing.T) {
 		})
 	}
 }
+
+// TestJobPodTemplateValidated: the template is checked by core's pod
+// template validation, at the Job's paths.
+func TestJobPodTemplateValidated(t *testing.T) {
+	store, _, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Destroy()
+	ctx := registrytest.Context("batch", "v1", "jobs", "ns")
+	j := newJob("tmpl")
+	j.Spec.Template.Spec.Containers = append(j.Spec.Template.Spec.Containers, corev1.Container{Name: "Bad_Name"})
+	scheme.Scheme.Default(j)
+	_, err = store.Create(ctx, j, nil, &metav1.CreateOptions{})
+	causes := strings.Join(registrytest.Causes(t, err), ",")
+	for _, want := range []string{"FieldValueInvalid spec.template.spec.containers[1].name", "FieldValueRequired spec.template.spec.containers[1].image"} {
+		if !strings.Contains(causes, want) {
+			t.Errorf("causes %s lack %s", causes, want)
+		}
+	}
+}

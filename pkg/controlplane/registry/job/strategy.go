@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/fields"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/batch"
+	validationcore "github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -109,9 +111,7 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 // on a suspended Job that never started.
 func validationOptions(job, old *batchv1.Job) batch.Options {
 	opts := batch.Options{
-		// The pod template's own validation (core's) is not wired in yet:
-		// see the package batch documentation.
-		PodTemplate:             nil,
+		PodTemplate:             ValidatePodTemplate,
 		AllowElasticIndexedJobs: true,
 		RequirePrefixedLabels:   true,
 	}
@@ -123,6 +123,13 @@ func validationOptions(job, old *batchv1.Job) batch.Options {
 		opts.RequirePrefixedLabels = hadName && hadUID
 	}
 	return opts
+}
+
+// ValidatePodTemplate is core's validation of the pod template of a Job
+// (or of a CronJob's job template), with the options upstream derives
+// from the template and the stored one.
+func ValidatePodTemplate(template, old *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
+	return validationcore.ValidatePodTemplateSpec(template, fldPath, validationcore.ValidationOptionsForPodTemplate(template, old))
 }
 
 // WarningsOnCreate warns about a name that is not a DNS label (pod names
@@ -152,16 +159,17 @@ const (
 	parallelismSoftLimitForUnlimitedCompletions = 10_000
 )
 
-// WarningsForJobSpec is upstream's warning for Indexed Jobs with very
-// many completions and a high parallelism.
+// WarningsForJobSpec is upstream's: a warning for Indexed Jobs with very
+// many completions and a high parallelism, then the pod template's
+// warnings (core's, at <path>.template).
 func WarningsForJobSpec(path *field.Path, spec *batchv1.JobSpec) []string {
-	if ptr.Deref(spec.CompletionMode, "") != batchv1.IndexedCompletion {
-		return nil
+	var warnings []string
+	if ptr.Deref(spec.CompletionMode, "") == batchv1.IndexedCompletion &&
+		ptr.Deref(spec.Completions, 0) > completionsSoftLimit && ptr.Deref(spec.Parallelism, 0) > parallelismSoftLimitForUnlimitedCompletions {
+		warnings = append(warnings, fmt.Sprintf("%s: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail", path))
 	}
-	if ptr.Deref(spec.Completions, 0) > completionsSoftLimit && ptr.Deref(spec.Parallelism, 0) > parallelismSoftLimitForUnlimitedCompletions {
-		return []string{fmt.Sprintf("%s: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail", path)}
-	}
-	return nil
+	template := &spec.Template
+	return append(warnings, validationcore.PodSpecWarnings(&template.ObjectMeta, &template.Spec, path.Child("template"))...)
 }
 
 func (strategy) Canonicalize(runtime.Object)    {}

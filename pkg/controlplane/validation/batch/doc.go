@@ -9,5 +9,6 @@
 // Pod templates: the template's restart policy, its labels against the
 // selector and the generated selector labels are checked here; the rest
 // of a pod template (containers, volumes, ...) is core's pod template
-// validation, which [Options].PodTemplate supplies.
+// validation (package validation/core), which [Options].PodTemplate
+// supplies (the strategies pass it; the tables here test without it).
 package batch
