@@ -72,18 +72,24 @@ var (
 // ValidateJob checks a new Job, its metadata included.
 func ValidateJob(job *batchv1.Job, opts Options) field.ErrorList {
 	allErrs := validation.ValidateObjectMeta(&job.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain, metadataPath)
-	return append(allErrs, validateJob(job, opts)...)
+	return append(allErrs, validateJob(job, nil, opts)...)
 }
 
 // ValidateJobFields checks a new Job but for the generic metadata rules.
 func ValidateJobFields(job *batchv1.Job, opts Options) field.ErrorList {
 	allErrs := validation.ValidateKubeFinalizerNames(job.Finalizers, metadataPath.Child("finalizers"))
-	return append(allErrs, validateJob(job, opts)...)
+	return append(allErrs, validateJob(job, nil, opts)...)
 }
 
-func validateJob(job *batchv1.Job, opts Options) field.ErrorList {
+// validateJob checks a Job (updating old, nil on create) but for its
+// metadata.
+func validateJob(job, old *batchv1.Job, opts Options) field.ErrorList {
+	var oldSpec *batchv1.JobSpec
+	if old != nil {
+		oldSpec = &old.Spec
+	}
 	allErrs := validateGeneratedSelector(job, opts.RequirePrefixedLabels)
-	allErrs = append(allErrs, validateJobSpecWithSelector(&job.Spec, nil, specPath, opts)...)
+	allErrs = append(allErrs, validateJobSpecWithSelector(&job.Spec, oldSpec, specPath, opts)...)
 	spec := &job.Spec
 	if ptr.Deref(spec.CompletionMode, "") == batchv1.IndexedCompletion && spec.Completions != nil && *spec.Completions > 0 {
 		// The Job controller names an Indexed Job's pods (and sets their

@@ -30,7 +30,7 @@ func validateJobUpdate(job, old *batchv1.Job, opts Options) field.ErrorList {
 	// Upstream's strategy runs ValidateJob and then ValidateJobUpdate,
 	// which validates the spec again: spec errors are reported twice, as
 	// upstream does.
-	allErrs := validateJob(job, opts)
+	allErrs := validateJob(job, old, opts)
 	allErrs = append(allErrs, validateJobSpecUpdate(&job.Spec, &old.Spec, specPath, opts)...)
 	return allErrs
 }
