@@ -28,6 +28,7 @@ func TestBadFlagsFailBeforeStarting(t *testing.T) {
 		{"cert without key", []string{"--tls-cert-file=" + dir + "/x.crt"}, "--tls-cert-file and --tls-private-key-file must be supplied as a pair"},
 		{"missing client ca", []string{"--client-ca-file=" + dir + "/ca.crt"}, "--client-ca-file"},
 		{"tls version", []string{"--tls-min-version=VersionTLS99"}, `unknown tls version "VersionTLS99"`},
+		{"unknown cipher suite", []string{"--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_NOPE"}, "--tls-cipher-suites: Cipher suite TLS_NOPE not supported or doesn't exist"},
 		{"old tls version", []string{"--tls-min-version=VersionTLS10"}, "--tls-min-version VersionTLS10 is not allowed"},
 		{"memory with etcd servers", []string{"--storage-backend=memory", "--etcd-servers=http://127.0.0.1:2379"}, "--etcd-servers can not be set with --storage-backend=memory"},
 		{"bad etcd url", []string{"--etcd-servers=::nope"}, "--etcd-servers"},

@@ -225,6 +225,12 @@ func TestEtcdOutageRecovery(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
+	// A write during the outage times out as upstream answers it: 504
+	// with reason Timeout, not a 500 (issue 12 point 11).
+	if code, body, err := createConfigMap(c, r.base, "during", "?timeout=2s"); err != nil || code != http.StatusGatewayTimeout || !strings.Contains(body, `"reason":"Timeout"`) {
+		t.Errorf("create during the outage: got %d %s %v, want 504 with reason Timeout", code, body, err)
+	}
+
 	time.Sleep(25*time.Second - time.Since(down))
 	te.start()
 	up := time.Now()

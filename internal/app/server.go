@@ -238,6 +238,14 @@ func (c *Config) applySecureServing() error {
 	if err != nil {
 		return err
 	}
+	cipherSuites, err := o.CipherSuites()
+	if err != nil {
+		return fmt.Errorf("--tls-cipher-suites: %w", err)
+	}
+	for _, name := range o.InsecureCipherSuites() {
+		// kube-apiserver's warning for the same choice.
+		c.Logger.Warn("use of insecure cipher detected", "cipher", name)
+	}
 
 	host, _ := os.Hostname()
 	hosts := []string{o.BindAddress, host}
@@ -289,6 +297,7 @@ func (c *Config) applySecureServing() error {
 		// the server names. Each authenticator checks its own CA.
 		ClientCA:                     withPEM(clientCA, c.RequestHeaderCAPEM),
 		MinTLSVersion:                minTLS,
+		CipherSuites:                 cipherSuites,
 		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
 		DisableHTTP2:                 o.DisableHTTP2Serving,
 		OnTLSHandshakeError:          c.Metrics.TLSHandshakeError,

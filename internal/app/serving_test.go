@@ -356,3 +356,31 @@ func TestAdminKubeconfigAndPKIReusedAcrossRestarts(t *testing.T) {
 		t.Fatalf("restarted server: %+v", res)
 	}
 }
+
+// --tls-cipher-suites reaches the listener: the suites named are the only
+// TLS 1.2 suites served.
+func TestTLSCipherSuitesFlag(t *testing.T) {
+	r := startKapi(t, nil, func(o *app.Options) {
+		o.SecureServing.TLSCipherSuites = []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA"}
+	})
+	tc := r.anonymous().Transport.(*http.Transport).TLSClientConfig.Clone()
+	tc.MaxVersion = tls.VersionTLS12
+	host := strings.TrimPrefix(r.base, "https://")
+	for _, tt := range []struct {
+		offer  uint16
+		wantOK bool
+	}{
+		{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, true},
+		{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, false},
+	} {
+		cfg := tc.Clone()
+		cfg.CipherSuites = []uint16{tt.offer}
+		conn, err := tls.Dial("tcp", host, cfg)
+		if err == nil {
+			conn.Close()
+		}
+		if (err == nil) != tt.wantOK {
+			t.Errorf("offering %s: got err %v, want success %v", tls.CipherSuiteName(tt.offer), err, tt.wantOK)
+		}
+	}
+}

@@ -34,9 +34,10 @@ type autoRegistration struct {
 
 // runAutoRegistration keeps one local APIService per group-version the
 // chain serves (kube-apiserver-autoregistration, with upstream's
-// crdregistration controller folded in): created if missing, updated if
-// its spec drifted, deleted once no longer served; never touching
-// APIServices without the automanaged label.
+// crdregistration controller folded in): created whenever missing (also a
+// deleted built-in one, see syncAutoRegistered), updated if its spec
+// drifted, deleted once no longer served; never touching APIServices
+// without the automanaged label.
 func (a *Aggregator) runAutoRegistration(ctx context.Context, changed <-chan struct{}) {
 	discChanged, cancel := a.cfg.Discovery.Subscribe()
 	defer cancel()
@@ -117,20 +118,31 @@ func (a *Aggregator) syncAutoRegistration(ctx context.Context, st *autoRegistrat
 }
 
 // syncAutoRegistered reconciles one name, as upstream's autoregister
-// controller does.
+// controller does, but for one case: a missing APIService this server
+// wants is always created, "onstart" ones included.
+//
+// Upstream creates an "onstart" (built-in) APIService only once per
+// process: deleted afterwards, it stays gone, and its group drops out of
+// discovery until kube-apiserver restarts (kubernetes/kubernetes#75704).
+// kapi recreates it instead (issue 12 point 12). The "once" rule stays
+// for updates and deletions, which is what keeps servers of different
+// versions sharing one storage from undoing each other's changes: a newer
+// server that no longer serves a group deletes its APIService once, at
+// start; an older one still serving it recreates it while it runs, which
+// matches what that older server serves.
 func (a *Aggregator) syncAutoRegistered(ctx context.Context, st *autoRegistration, name string, desired, cur *apiregistrationv1.APIService) error {
 	sctx := systemContext(ctx)
 	switch {
 	case cur == nil && desired == nil:
 		return nil
-	case desired != nil && desired.Labels[AutoManagedLabel] == ManageOnStart && st.synced[name]:
-		return nil // "onstart" ones are synced once
 	case cur == nil:
 		_, err := a.store.Create(sctx, desired, nil, &metav1.CreateOptions{FieldManager: autoRegisterManager})
 		if apierrors.IsAlreadyExists(err) {
 			return nil // seen again through the informer
 		}
 		return err
+	case desired != nil && desired.Labels[AutoManagedLabel] == ManageOnStart && st.synced[name]:
+		return nil // "onstart" ones are updated once
 	}
 	manage, managed := cur.Labels[AutoManagedLabel]
 	switch {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -89,6 +90,28 @@ func TestAutoRegistration(t *testing.T) {
 		}
 		return nil
 	})
+
+	// A deleted built-in APIService comes back, still "onstart" and
+	// local (upstream leaves it deleted until a restart:
+	// kubernetes/kubernetes#75704; kapi recreates it).
+	apps, err := c.ApiregistrationV1().APIServices().Get(ctx, "v1.apps", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ApiregistrationV1().APIServices().Delete(ctx, "v1.apps", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() error {
+		got, err := c.ApiregistrationV1().APIServices().Get(ctx, "v1.apps", metav1.GetOptions{})
+		if err != nil || got.UID == apps.UID {
+			return fmt.Errorf("got %v (same object: %v), want v1.apps recreated", err, err == nil)
+		}
+		return nil
+	})
+	recreated := waitCondition(t, c, "v1.apps", 10*time.Second, reason("Local"))
+	if recreated.Labels[AutoManagedLabel] != ManageOnStart || !equality.Semantic.DeepEqual(recreated.Spec, apps.Spec) {
+		t.Errorf("recreated v1.apps: got label %q spec %+v, want onstart %+v", recreated.Labels[AutoManagedLabel], recreated.Spec, apps.Spec)
+	}
 
 	ts.disc.RemoveGroupVersion(crd)
 	ts.disc.RemoveGroupVersion(gadgets)

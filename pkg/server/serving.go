@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,23 @@ const (
 	defaultHTTP2MaxStream = 100 // lowered from 250 after the HTTP/2 rapid-reset attacks
 )
 
+// DefaultCipherSuites are the TLS 1.2 cipher suites served when
+// --tls-cipher-suites is not set: ECDHE key exchange with an AEAD cipher
+// only. Go's own default list (crypto/tls, Go 1.26) still carries the four
+// ECDHE CBC suites with SHA-1 MACs (TLS_ECDHE_{ECDSA,RSA}_WITH_AES_{128,256}_CBC_SHA);
+// they are dropped here, as the secure profiles recommended for Kubernetes
+// control planes do (and as Go's TLS 1.2 preference list ranks them: after
+// every AEAD suite). Clients that only speak CBC can still be served by
+// naming those suites in --tls-cipher-suites.
+var DefaultCipherSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
 // SecureServingInfo is how the head of the chain serves: TLS on one
 // listener (bound before Run, lifecycle.md 5).
 type SecureServingInfo struct {
@@ -38,7 +56,10 @@ type SecureServingInfo struct {
 	// certificate; the authenticator verifies it (serving.md 3).
 	ClientCA      *x509.CertPool
 	MinTLSVersion uint16
-	CipherSuites  []uint16
+	// CipherSuites are the TLS 1.2 suites offered (--tls-cipher-suites);
+	// empty means DefaultCipherSuites. TLS 1.3 suites are not
+	// configurable.
+	CipherSuites []uint16
 	// HTTP2MaxStreamsPerConnection <= 0 means 100.
 	HTTP2MaxStreamsPerConnection int
 	DisableHTTP2                 bool
@@ -66,9 +87,13 @@ func (s *SecureServingInfo) tlsConfig() (*tls.Config, error) {
 	if min == 0 {
 		min = tls.VersionTLS12
 	}
+	suites := s.CipherSuites
+	if len(suites) == 0 {
+		suites = DefaultCipherSuites
+	}
 	cfg := &tls.Config{
 		MinVersion:   min,
-		CipherSuites: s.CipherSuites,
+		CipherSuites: slices.Clone(suites),
 		NextProtos:   []string{"h2", "http/1.1"},
 	}
 	if s.DisableHTTP2 {

@@ -192,6 +192,45 @@ func TestErrorStatuses(t *testing.T) {
 				name: "unsupported field selector", method: http.MethodGet, path: coll + "?fieldSelector=data.k%3Dv",
 				want: apierrors.NewBadRequest(`"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"`).ErrStatus,
 			},
+			// A namespace segment that cannot be a path segment is a 400
+			// in every verb, never a storage key (kapi's choice, worded
+			// as upstream's "Name parameter invalid" of NamespaceKeyFunc;
+			// issue 12 point 11).
+			{
+				name: "namespace .. get", method: http.MethodGet, path: "/api/v1/namespaces/../configmaps/a",
+				want: apierrors.NewBadRequest(`Namespace parameter invalid: "..": may not be '..'`).ErrStatus,
+			},
+			{
+				name: "namespace . get", method: http.MethodGet, path: "/api/v1/namespaces/./configmaps/a",
+				want: apierrors.NewBadRequest(`Namespace parameter invalid: ".": may not be '.'`).ErrStatus,
+			},
+			{
+				name: "namespace .. list", method: http.MethodGet, path: "/api/v1/namespaces/../configmaps",
+				want: apierrors.NewBadRequest(`Namespace parameter invalid: "..": may not be '..'`).ErrStatus,
+			},
+			{
+				name: "namespace .. escaped list", method: http.MethodGet, path: "/api/v1/namespaces/%2e%2e/configmaps",
+				want: apierrors.NewBadRequest(`Namespace parameter invalid: "..": may not be '..'`).ErrStatus,
+			},
+			{
+				name: "namespace .. create", method: http.MethodPost, path: "/api/v1/namespaces/../configmaps", body: `{"metadata":{"name":"a"}}`,
+				want: apierrors.NewBadRequest(`Namespace parameter invalid: "..": may not be '..'`).ErrStatus,
+			},
+			{
+				name: "namespace .. deletecollection", method: http.MethodDelete, path: "/api/v1/namespaces/../configmaps",
+				want: apierrors.NewBadRequest(`Namespace parameter invalid: "..": may not be '..'`).ErrStatus,
+			},
+			{
+				name: "namespace . watch", method: http.MethodGet, path: "/api/v1/namespaces/./configmaps?watch=1",
+				want: apierrors.NewBadRequest(`Namespace parameter invalid: ".": may not be '.'`).ErrStatus,
+			},
+			{
+				// Upstream's etcd3 store on etcdrpc.ErrFutureRev:
+				// storage.NewTooLargeResourceVersionError(requested, current).
+				name: "exact future resourceVersion", method: http.MethodGet, path: coll + "?resourceVersion=999999999&resourceVersionMatch=Exact",
+				wantPrefix: true,
+				want:       metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGatewayTimeout, Reason: metav1.StatusReasonTimeout, Message: "Timeout: Too large resource version: 999999999, current: "},
+			},
 			{
 				name: "unknown resource", method: http.MethodGet, path: "/api/v1/namespaces/" + ns + "/widgets",
 				wantPrefix: true,
@@ -221,6 +260,26 @@ func TestErrorStatuses(t *testing.T) {
 					t.Errorf("Status differs from kube-apiserver's (-want +got):\n%s", diff)
 				}
 			})
+		}
+
+		// Create with a resourceVersion: one that does not parse is
+		// dropped and the object created, as kube-apiserver's storage
+		// does (kubernetes/kubernetes#113847); a revision is refused.
+		for _, rv := range []string{"abc", "-1", "00"} {
+			name := "rv-" + strings.Trim(rv, "-")
+			r := e.raw(t, http.MethodPost, coll, []byte(`{"metadata":{"name":"`+name+`","resourceVersion":"`+rv+`"}}`))
+			if r.code != http.StatusCreated {
+				t.Errorf("create with resourceVersion %q: got %d %s, want 201", rv, r.code, r.body)
+				continue
+			}
+			var obj metav1.PartialObjectMetadata
+			if err := json.Unmarshal(r.body, &obj); err != nil || obj.ResourceVersion == "" || obj.ResourceVersion == rv {
+				t.Errorf("create with resourceVersion %q: got resourceVersion %q (%v), want the server's", rv, obj.ResourceVersion, err)
+			}
+		}
+		if r := e.raw(t, http.MethodPost, coll, []byte(`{"metadata":{"name":"rv-5","resourceVersion":"5"}}`)); r.code != http.StatusInternalServerError ||
+			!strings.Contains(decodeStatus(t, r.body).Message, "resourceVersion should not be set on objects to be created") {
+			t.Errorf("create with resourceVersion 5: got %d %s, want upstream's 500", r.code, r.body)
 		}
 	})
 }

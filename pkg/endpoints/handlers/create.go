@@ -69,7 +69,17 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 		if s.FieldManager != nil {
 			// As upstream, a create is recorded as an Update by the
 			// manager, against an empty live object.
-			obj = s.FieldManager.UpdateNoErrors(r.New(), obj, managerOrUserAgent(opts.FieldManager, req))
+			if err := guard(s.logger(), "tracking managed fields", func() error {
+				obj = s.FieldManager.UpdateNoErrors(r.New(), obj, managerOrUserAgent(opts.FieldManager, req))
+				return nil
+			}); err != nil {
+				s.err(err, w, req)
+				return
+			}
+		}
+		if err := deadlineExceeded(ctx); err != nil {
+			s.err(err, w, req)
+			return
 		}
 		result, err := r.Create(ctx, obj, s.createValidation(req, "", opts.DryRun), opts)
 		if err != nil {

@@ -38,7 +38,20 @@ func fieldValidation(directive string) string {
 // `<Kind> in version "<v>" cannot be handled as a <Kind>: strict decoding
 // error: unknown field "spec.foo"`. The body's group-version must be the
 // scope's.
-func (s *RequestScope) decodeBody(ctx context.Context, in runtime.SerializerInfo, body []byte, into runtime.Object, validation string) (runtime.Object, error) {
+//
+// A panic while decoding is a 400 (guard). Values no later step can handle
+// are refused here too, both of which only a protobuf body can carry: an
+// IntOrString of another type than int or string, and an object nested
+// deeper than the JSON and YAML decoders allow (400).
+func (s *RequestScope) decodeBody(ctx context.Context, in runtime.SerializerInfo, body []byte, into runtime.Object, validation string) (obj runtime.Object, err error) {
+	err = guard(s.logger(), "decoding the request body", func() error {
+		obj, err = s.decode(ctx, in, body, into, validation)
+		return err
+	})
+	return obj, err
+}
+
+func (s *RequestScope) decode(ctx context.Context, in runtime.SerializerInfo, body []byte, into runtime.Object, validation string) (runtime.Object, error) {
 	directive := fieldValidation(validation)
 	dec := in.Serializer
 	if (directive == metav1.FieldValidationWarn || directive == metav1.FieldValidationStrict) && in.StrictSerializer != nil {
@@ -61,6 +74,12 @@ func (s *RequestScope) decodeBody(ctx context.Context, in runtime.SerializerInfo
 	}
 	if objGV := gvk.GroupVersion(); objGV != gv {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", objGV, gv))
+	}
+	if errs := checkIntOrStrings(obj); len(errs) > 0 {
+		return nil, s.transformDecodeError(errs.ToAggregate(), into, gvk, body)
+	}
+	if err := checkNestingDepth(obj); err != nil {
+		return nil, s.transformDecodeError(err, into, gvk, body)
 	}
 	return obj, nil
 }

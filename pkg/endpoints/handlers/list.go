@@ -16,10 +16,12 @@ import (
 // kube-apiserver does by default since 1.34 (feature WatchList).
 const watchListEnabled = true
 
-// ListResource serves GET of a collection: a list, or a watch when
-// `?watch=true` / the legacy /watch/ path asked for one (verb "watch" in
-// the RequestInfo), also for one object (`/watch/.../name`, turned into a
-// metadata.name field selector). lister or watcher may be nil when the
+// ListResource serves GET of a collection: a list, or a watch when the
+// RequestInfo's verb is "watch" (`?watch=` as request.WatchRequested
+// decides, or the legacy /watch/ path), also for one object
+// (`/watch/.../name`, turned into a metadata.name field selector). The
+// verb alone decides, so the handler streams exactly what authorization,
+// audit, max-in-flight and the timeout saw. lister or watcher may be nil when the
 // storage does not implement them (405 MethodNotSupported for a watch).
 func ListResource(lister rest.Lister, watcher rest.Watcher, s *RequestScope) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -38,12 +40,11 @@ func ListResource(lister rest.Lister, watcher rest.Watcher, s *RequestScope) htt
 			s.err(err, w, req)
 			return
 		}
-		if opts.Watch || info.Verb == "watch" {
+		if opts.Watch {
 			if watcher == nil {
 				s.err(apierrors.NewMethodNotSupported(s.Resource.GroupResource(), "watch"), w, req)
 				return
 			}
-			opts.Watch = true
 			if err := s.serveWatch(ctx, w, req, watcher, opts, o); err != nil {
 				s.err(err, w, req)
 			}
@@ -71,9 +72,9 @@ func (s *RequestScope) listOptions(req *http.Request, info *request.RequestInfo)
 	if err := s.decodeParameters(req, opts); err != nil {
 		return nil, err
 	}
-	if info.Verb == "watch" {
-		opts.Watch = true
-	}
+	// The query's `watch` was decoded with the rule request.WatchRequested
+	// follows too; the verb is authoritative all the same.
+	opts.Watch = info.Verb == "watch"
 	metainternalversion.SetListOptionsDefaults(opts, watchListEnabled)
 	if errs := metainternalversionvalidation.ValidateListOptions(opts, watchListEnabled); len(errs) > 0 {
 		return nil, invalidOptions("ListOptions", "", errs)

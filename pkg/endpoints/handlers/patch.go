@@ -29,6 +29,24 @@ import (
 // maxJSONPatchOperations bounds the operations of one JSON patch.
 const maxJSONPatchOperations = 10000
 
+// MaxJSONPatchCopyBytes bounds the bytes the "copy" operations of one JSON
+// patch may add, all operations together: kube-apiserver's
+// JSONPatchMaxCopyBytes default (3 MiB, k8s.io/apiserver/pkg/server/config.go:
+// twice etcd's 1.5 MiB request limit, as a JSON body may shrink when
+// stored as protobuf). Past it the patch fails with json-patch's
+// AccumulatedCopySizeError, a 422: a short patch whose copies double the
+// object cannot grow it without bound.
+const MaxJSONPatchCopyBytes = 3 * 1024 * 1024
+
+// json-patch v4 reads its limit from a package variable only; it is set
+// once, before any request, as upstream sets it when its server starts
+// (only ever lowered, never raised).
+func init() {
+	if l := jsonpatch.AccumulatedCopySizeLimit; l == 0 || l > MaxJSONPatchCopyBytes {
+		jsonpatch.AccumulatedCopySizeLimit = MaxJSONPatchCopyBytes
+	}
+}
+
 // PatchTypes lists the patch content types served for built-in types, in
 // upstream's order, but for server-side apply, which [PatchResource] adds
 // when the scope has a FieldManager.
@@ -171,6 +189,22 @@ func (p *patcher) Preconditions() *metav1.Preconditions { return nil }
 // UpdatedObject patches current, the stored object, or an empty one (no
 // uid) when none exists: only apply may create, as upstream.
 func (p *patcher) UpdatedObject(ctx context.Context, current runtime.Object) (runtime.Object, error) {
+	// Each attempt of the storage's update starts here: a request whose
+	// deadline passed (its 504 already sent) does no more work.
+	if err := deadlineExceeded(ctx); err != nil {
+		return nil, err
+	}
+	// Applying the patch works on the client's input: a panic in it is a
+	// 400 (guard).
+	var obj runtime.Object
+	err := guard(p.scope.logger(), "applying the patch", func() (err error) {
+		obj, err = p.updatedObject(ctx, current)
+		return err
+	})
+	return obj, err
+}
+
+func (p *patcher) updatedObject(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 	exists := current != nil && hasUID(current)
 	if !exists && p.patchType != types.ApplyYAMLPatchType {
 		return nil, apierrors.NewNotFound(p.scope.Resource.GroupResource(), p.name)
@@ -271,6 +305,10 @@ type jsonPatchOp struct {
 	Value any    `json:"value"`
 }
 
+// applyJSON applies a JSON patch or a JSON merge patch to the JSON form of
+// current. The patched document is bounded twice before anything decodes
+// it: the copies of a JSON patch by MaxJSONPatchCopyBytes (422), the whole
+// document by the request body limit (413: no PUT could carry it either).
 func (p *patcher) applyJSON(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 	enc, dec, err := p.jsonCodec(p.strict())
 	if err != nil {
@@ -312,6 +350,12 @@ func (p *patcher) applyJSON(ctx context.Context, current runtime.Object) (runtim
 		if patched, err = jsonpatch.MergePatch(currentJS, p.patch); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
+	}
+	if limit := p.scope.maxBodyBytes(); int64(len(patched)) > limit {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("the patched object is %d bytes, limit is %d", len(patched), limit))
+	}
+	if err := deadlineExceeded(ctx); err != nil {
+		return nil, err
 	}
 
 	obj := p.newObj()

@@ -7,9 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -116,7 +119,10 @@ func (s *RequestScope) requestNamespace(info *request.RequestInfo) string {
 }
 
 // requestInfo returns the request's RequestInfo and the context carrying
-// its namespace.
+// its namespace. A namespace that cannot be a path segment ("." or "..",
+// or one holding "%") is a 400 BadRequest, as kube answers for such a name
+// (`Namespace parameter invalid: "..": may not be '..'`): it never reaches
+// the storage, whose keys it would escape.
 func (s *RequestScope) requestInfo(req *http.Request) (context.Context, *request.RequestInfo, string, error) {
 	ctx := req.Context()
 	info, ok := request.RequestInfoFrom(ctx)
@@ -124,6 +130,9 @@ func (s *RequestScope) requestInfo(req *http.Request) (context.Context, *request
 		return ctx, nil, "", apierrors.NewInternalError(errors.New("no RequestInfo found in the context"))
 	}
 	ns := s.requestNamespace(info)
+	if msgs := path.IsValidPathSegmentName(ns); ns != "" && len(msgs) > 0 {
+		return ctx, nil, "", apierrors.NewBadRequest(fmt.Sprintf("Namespace parameter invalid: %q: %s", ns, strings.Join(msgs, ";")))
+	}
 	// Strategy warnings (generic.AddWarning) become Warning headers.
 	ctx = generic.WithWarner(ctx, headerWarner{ctx})
 	return request.WithNamespace(ctx, ns), info, ns, nil
@@ -135,13 +144,30 @@ type headerWarner struct{ ctx context.Context }
 
 func (w headerWarner) AddWarning(_, text string) { filters.AddWarning(w.ctx, text) }
 
-// readBody reads the request body, at most the scope's limit: a longer body
-// is a 413 RequestEntityTooLarge `limit is <n>`.
-func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
-	limit := s.MaxRequestBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxRequestBodyBytes
+// maxBodyBytes is the scope's request body limit.
+func (s *RequestScope) maxBodyBytes() int64 {
+	if s.MaxRequestBodyBytes <= 0 {
+		return DefaultMaxRequestBodyBytes
 	}
+	return s.MaxRequestBodyBytes
+}
+
+// deadlineExceeded is the 504 of a request whose context is done: its
+// deadline passed (the timeout filter has answered for it) or its client
+// left. Handlers check it between stages, so such a request stops working
+// instead of finishing in the background.
+func deadlineExceeded(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within the allotted timeout: %v", context.Cause(ctx)), 0)
+	}
+	return nil
+}
+
+// readBody reads the request body, at most the scope's limit: a longer body
+// is a 413 RequestEntityTooLarge `limit is <n>`, one not received by the
+// request's deadline a 504 Timeout.
+func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
+	limit := s.maxBodyBytes()
 	if req.Body == nil {
 		return nil, nil
 	}
@@ -152,6 +178,12 @@ func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
 	lr := &io.LimitedReader{R: req.Body, N: limit + 1}
 	data, err := io.ReadAll(lr)
 	if err != nil {
+		// The request's deadline bounds the body's reading too (the
+		// RequestDeadline filter): a body still incomplete then is the
+		// request timing out, a 504 like the timeout filter's.
+		if errors.Is(err, os.ErrDeadlineExceeded) || req.Context().Err() != nil {
+			return nil, apierrors.NewTimeoutError("request did not complete within the allotted timeout: the request body was not received in time", 0)
+		}
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to read the request body: %v", err))
 	}
 	if lr.N <= 0 {

@@ -68,6 +68,10 @@ func UpdateResource(r rest.Updater, s *RequestScope) http.Handler {
 				return
 			}
 		}
+		if err := deadlineExceeded(ctx); err != nil {
+			s.err(err, w, req)
+			return
+		}
 		objInfo := &updatedObject{obj: obj, scope: s, manager: managerOrUserAgent(opts.FieldManager, req), newEmpty: r.New}
 		createValidation, updateValidation := s.updateValidation(req, info.Name, opts.DryRun)
 		result, created, err := r.Update(ctx, info.Name, objInfo, createValidation, updateValidation, false, opts)
@@ -101,14 +105,22 @@ func (u *updatedObject) Preconditions() *metav1.Preconditions {
 	return &metav1.Preconditions{UID: &uid}
 }
 
-func (u *updatedObject) UpdatedObject(_ context.Context, oldObj runtime.Object) (runtime.Object, error) {
+func (u *updatedObject) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
+	if err := deadlineExceeded(ctx); err != nil {
+		return nil, err
+	}
 	newObj := u.obj.DeepCopyObject()
 	if u.scope.FieldManager != nil {
 		live := oldObj
 		if live == nil {
 			live = u.newEmpty()
 		}
-		newObj = u.scope.FieldManager.UpdateNoErrors(live, newObj, u.manager)
+		if err := guard(u.scope.logger(), "tracking managed fields", func() error {
+			newObj = u.scope.FieldManager.UpdateNoErrors(live, newObj, u.manager)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return newObj, nil
 }

@@ -3,6 +3,7 @@ package request
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -122,26 +123,36 @@ func (r *Resolver) Resolve(req *http.Request) (*RequestInfo, error) {
 		info.Resource = cur[0]
 	}
 
-	// A bare collection GET is a list (or a watch with ?watch=true).
-	if len(cur) == 1 && info.Verb == "get" {
+	// A GET without a name is a list, or a watch when ?watch= asks for
+	// one. A GET of one object stays a get whatever ?watch= says, as
+	// upstream (one object is watched through /watch/.../{name} or a
+	// metadata.name field selector).
+	if info.Name == "" && info.Verb == "get" {
 		info.Verb = "list"
-		if isWatch(req) {
+		if WatchRequested(req.URL.Query()) {
 			info.Verb = "watch"
 		}
 	}
-	if info.Verb == "get" && isWatch(req) && info.Name != "" && info.Subresource == "" {
-		// GET /namespaces/ns/configmaps/foo?watch=true is a watch limited to one object.
-		info.Verb = "watch"
-	}
-	if info.Verb == "delete" && len(cur) == 1 {
+	if info.Verb == "delete" && info.Name == "" {
 		info.Verb = "deletecollection"
 	}
 	return info, nil
 }
 
-func isWatch(req *http.Request) bool {
-	v := req.URL.Query().Get("watch")
-	return v == "1" || v == "true"
+// WatchRequested reports whether a query asks for a watch, with the rule
+// of the `watch` parameter of metav1.ListOptions (apimachinery's
+// runtime.Convert_Slice_string_To_bool, which upstream's request info
+// applies too): present and its first value neither "0" nor "false" (any
+// case). So ?watch=TRUE, ?watch=yes, ?watch=abc and ?watch= are watches;
+// no value is unparsable. This is the one place kapi decides it: the
+// request info's verb carries the answer to authorization, audit,
+// max-in-flight, the timeout and the list handler alike.
+func WatchRequested(q url.Values) bool {
+	v, ok := q["watch"]
+	if !ok || len(v) == 0 {
+		return false
+	}
+	return v[0] != "0" && !strings.EqualFold(v[0], "false")
 }
 
 func splitPath(p string) []string {

@@ -72,14 +72,23 @@ func (e *Store) create(ctx context.Context, obj runtime.Object, createValidation
 		return nil, apierrors.NewInternalError(err)
 	}
 	fillSystemFields(m)
+	// As kube-apiserver, whose storage only refuses a resourceVersion it
+	// can parse as a revision (ErrResourceVersionSetOnCreate, a 500
+	// `resourceVersion should not be set on objects to be created`) and
+	// clears anything else: an unparsable resourceVersion ("abc", "-1")
+	// is dropped and the object created (kubernetes/kubernetes#113847
+	// records that behaviour).
+	if _, err := storage.ParseResourceVersion(m.GetResourceVersion()); err != nil {
+		m.SetResourceVersion("")
+	}
 	if m.GetGenerateName() != "" && m.GetName() == "" {
 		m.SetName(e.GenerateNameFunc(m.GetGenerateName()))
 	}
-	if err := e.beforeCreate(ctx, obj); err != nil {
+	if err := e.guard("validating the object", func() error { return e.beforeCreate(ctx, obj) }); err != nil {
 		return nil, err
 	}
 	if createValidation != nil {
-		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+		if err := e.guard("admission", func() error { return createValidation(ctx, obj.DeepCopyObject()) }); err != nil {
 			return nil, err
 		}
 	}

@@ -74,11 +74,11 @@ func (e *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 			if err := storage.SetObjectResourceVersion(obj, 0); err != nil {
 				return nil, apierrors.NewInternalError(err)
 			}
-			if err := e.beforeCreate(ctx, obj); err != nil {
+			if err := e.guard("validating the object", func() error { return e.beforeCreate(ctx, obj) }); err != nil {
 				return nil, err
 			}
 			if createValidation != nil {
-				if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+				if err := e.guard("admission", func() error { return createValidation(ctx, obj.DeepCopyObject()) }); err != nil {
 					return nil, err
 				}
 			}
@@ -98,11 +98,11 @@ func (e *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		case newRV != existingRV:
 			return nil, apierrors.NewConflict(qr, name, errors.New(OptimisticLockErrorMsg))
 		}
-		if err := e.beforeUpdate(ctx, obj, existing); err != nil {
+		if err := e.guard("validating the object", func() error { return e.beforeUpdate(ctx, obj, existing) }); err != nil {
 			return nil, err
 		}
 		if updateValidation != nil {
-			if err := updateValidation(ctx, obj.DeepCopyObject(), existing.DeepCopyObject()); err != nil {
+			if err := e.guard("admission", func() error { return updateValidation(ctx, obj.DeepCopyObject(), existing.DeepCopyObject()) }); err != nil {
 				return nil, err
 			}
 		}

@@ -87,7 +87,8 @@ type ChainConfig struct {
 //	RequestReceivedTimestamp, RequestInfo, [RetryAfter], [HSTS],
 //	CacheControl, [WatchTermination], [WaitGroup], RequestMetrics,
 //	RequestDeadline, Timeout, WarningRecorder, [CORS], Authentication
-//	(failures audited), Audit, MaxInFlight, Authorization, apiHandler.
+//	(failures audited), Audit, ImpersonationRefused, MaxInFlight,
+//	Authorization, apiHandler.
 //
 // Request metrics sit just inside the wait group: they see every request
 // the server actually serves, including 400s from the deadline filter,
@@ -111,6 +112,7 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	h := apiHandler
 	h = WithAuthorization(h, c.Authorizer, log)
 	h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunning, c.Metrics, log)
+	h = WithImpersonationRefused(h, log)
 	h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.LongRunning, c.AuditMetrics)
 	failed := c.AuthenticationFailed
 	if failed == nil {

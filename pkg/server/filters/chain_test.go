@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,10 +134,30 @@ func TestBuildChain(t *testing.T) {
 				t.Errorf("bad timeout: got %d %q", resp.StatusCode, st.Message)
 			}
 
-			// A watch is long-running: it outlives the request timeout.
-			resp, body = get(t, c, u+"/api/v1/pods?watch=true", bearerGood)
-			if resp.StatusCode != 200 || body != "watched" {
-				t.Errorf("watch: got %d %q, want 200 watched (long-running bypasses the timeout)", resp.StatusCode, body)
+			// A watch is long-running: it outlives the request timeout,
+			// whatever spelling of ?watch= asked for it.
+			for _, v := range []string{"true", "TRUE", "yes", "on", "abc", ""} {
+				resp, body = get(t, c, u+"/api/v1/pods?watch="+v, bearerGood)
+				if resp.StatusCode != 200 || body != "watched" {
+					t.Errorf("watch=%s: got %d %q, want 200 watched (long-running bypasses the timeout)", v, resp.StatusCode, body)
+				}
+			}
+
+			// Impersonation headers are refused after authentication,
+			// never served as the caller.
+			resp, body = get(t, c, u+"/api/v1/namespaces/ns/pods/ok", http.Header{
+				"Authorization": {"Bearer good"}, "Impersonate-User": {"bob"}, "Impersonate-Group": {"system:masters"}})
+			if st := statusOf(t, body); resp.StatusCode != 403 || st.Reason != metav1.StatusReasonForbidden ||
+				st.Message != `users "bob" is forbidden: impersonation is not supported by this server: the request carries Impersonate-Group, Impersonate-User and was refused rather than served as "alice"` {
+				t.Errorf("impersonation: got %d %s %q", resp.StatusCode, st.Reason, st.Message)
+			}
+			resp, body = get(t, c, u+"/api/v1/namespaces/ns/pods/ok", http.Header{"Authorization": {"Bearer good"}, "impersonate-extra-scopes": {"x"}})
+			if st := statusOf(t, body); resp.StatusCode != 403 || st.Message != `users is forbidden: impersonation is not supported by this server: the request carries Impersonate-Extra-Scopes and was refused rather than served as "alice"` {
+				t.Errorf("impersonate-extra: got %d %q", resp.StatusCode, st.Message)
+			}
+			resp, body = get(t, c, u+"/api/v1/namespaces/ns/pods/ok", http.Header{"Authorization": {"Bearer bad"}, "Impersonate-User": {"bob"}})
+			if st := statusOf(t, body); resp.StatusCode != 401 || st.Reason != metav1.StatusReasonUnauthorized {
+				t.Errorf("impersonation with a bad token: got %d %s, want 401", resp.StatusCode, st.Reason)
 			}
 
 			// Panic recovery covers the whole chain, and the server goes on.
@@ -195,13 +216,15 @@ func TestBuildChain(t *testing.T) {
 
 			// Audit: the panic and an authorized request were recorded.
 			evs := waitForEvents(t, log, func(evs []audit.Event) bool {
-				var sawPanic, sawOK bool
+				var sawPanic, sawOK, sawImpersonation bool
 				for _, ev := range evs {
+					sawImpersonation = sawImpersonation || (ev.Stage == audit.StageResponseComplete && ev.User.Username == "alice" &&
+						ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 && strings.Contains(ev.ResponseStatus.Message, "impersonation is not supported"))
 					sawPanic = sawPanic || ev.Stage == audit.StagePanic
 					sawOK = sawOK || (ev.User.Username == "alice" && ev.Annotations[DecisionAnnotationKey] == "allow" &&
 						ev.ResponseStatus != nil && ev.ResponseStatus.Code == 200)
 				}
-				return sawPanic && sawOK
+				return sawPanic && sawOK && sawImpersonation
 			})
 			for _, ev := range evs {
 				if ev.Stage == audit.StageResponseComplete && ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 &&

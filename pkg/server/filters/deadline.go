@@ -2,9 +2,12 @@ package filters
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,8 +55,88 @@ func WithRequestDeadline(handler http.Handler, timeout time.Duration, isLongRunn
 		if !ok {
 			started = time.Now()
 		}
-		ctx, cancel := context.WithDeadline(ctx, started.Add(limit))
+		deadline := started.Add(limit)
+		ctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
-		handler.ServeHTTP(w, r.WithContext(ctx))
+		r = r.WithContext(ctx)
+		if b := boundBody(w, r, deadline); b != nil {
+			defer b.end()
+		}
+		handler.ServeHTTP(w, r)
 	})
+}
+
+// bodyReadGrace is how long after the request's deadline reads of its
+// body fail. The timeout filter answers 504 at the deadline itself; were
+// the body's read to fail at the same instant, the handler could answer
+// first and the timeout filter, finding a response started, would abort
+// it (a reset stream instead of the 504).
+const bodyReadGrace = time.Second
+
+// boundBody makes reads of r's body fail bodyReadGrace after deadline
+// (serving.md 26 bounds the whole request, its body included): a client
+// that sends its body slowly, or stops sending it, cannot hold the
+// handler, nor the connection, past the request's deadline. The timeout
+// filter answers 504 at the deadline; the handler's read fails just
+// after, so its goroutine ends instead of waiting on the client.
+//
+// It uses the connection's (HTTP/1.1) or stream's (HTTP/2) read deadline.
+// On HTTP/1.1 that deadline also governs the read net/http starts once the
+// body is consumed (to notice a client going away); left in place, it
+// would fire there too and cancel the whole connection's context, so it is
+// lifted as soon as the body has been read to its end. It is only ever
+// changed while the request is being served (the returned bound's end
+// stops that), since the response writer is not usable afterwards. nil
+// means no bound: no body, or a writer without deadlines.
+func boundBody(w http.ResponseWriter, r *http.Request, deadline time.Time) *bodyBound {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		return nil
+	}
+	b := &bodyBound{rc: http.NewResponseController(w), active: true}
+	if err := b.rc.SetReadDeadline(deadline.Add(bodyReadGrace)); err != nil {
+		return nil
+	}
+	r.Body = &boundedBody{ReadCloser: r.Body, bound: b}
+	return b
+}
+
+// bodyBound is the read deadline of one request's body.
+type bodyBound struct {
+	rc *http.ResponseController
+
+	mu     sync.Mutex
+	active bool // the request is being served and the deadline is set
+}
+
+// lift removes the deadline once the body is fully read.
+func (b *bodyBound) lift() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.active {
+		b.active = false
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+}
+
+// end is called when the request has been served: the deadline is left
+// as it is (a body not read to its end must not be waited for by the
+// server either) and never touched again.
+func (b *bodyBound) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.active = false
+}
+
+// boundedBody lifts its bound at the end of the body.
+type boundedBody struct {
+	io.ReadCloser
+	bound *bodyBound
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) {
+		b.bound.lift()
+	}
+	return n, err
 }

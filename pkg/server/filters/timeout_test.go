@@ -43,7 +43,7 @@ func TestWithTimeout(t *testing.T) {
 				w.WriteHeader(201)
 				_, _ = w.Write([]byte("done"))
 			})
-			mux.HandleFunc("/api/v1/namespaces/ns/pods/watchme", func(w http.ResponseWriter, r *http.Request) {
+			mux.HandleFunc("/api/v1/watch/namespaces/ns/pods/watchme", func(w http.ResponseWriter, r *http.Request) {
 				if _, ok := r.Context().Deadline(); ok {
 					t.Errorf("long-running request has a deadline")
 				}
@@ -78,7 +78,7 @@ func TestWithTimeout(t *testing.T) {
 				t.Errorf("fast: got %d %q X-Handler=%q, want 201 done yes", resp.StatusCode, body, resp.Header.Get("X-Handler"))
 			}
 
-			resp, body = get(t, c, srv.URL+"/api/v1/namespaces/ns/pods/watchme?watch=true", nil)
+			resp, body = get(t, c, srv.URL+"/api/v1/watch/namespaces/ns/pods/watchme", nil)
 			if resp.StatusCode != 200 || body != "streamed" {
 				t.Errorf("watch: got %d %q, want 200 streamed", resp.StatusCode, body)
 			}

@@ -103,6 +103,14 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			if continuing && storage.HasCode(err, storage.ErrCodeExpired) {
 				return continueExpired(key, continueKey, keyPrefix)
 			}
+			if withRev > 0 && storage.HasCode(err, storage.ErrCodeTooLargeResourceVersion) {
+				// A read at a future revision (resourceVersionMatch=Exact):
+				// name the revision asked for and the current one, as
+				// upstream's etcd3 store does (0 when the current one
+				// cannot be read).
+				current, _ := s.CurrentRevision(ctx)
+				return tooLargeRV(key, uint64(withRev), current)
+			}
 			return err
 		}
 		if err := checkMinRV(key, fromRV, resp.Header.Revision); err != nil {

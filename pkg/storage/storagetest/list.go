@@ -3,8 +3,10 @@ package storagetest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -182,6 +184,14 @@ func testListResourceVersion(t *testing.T, e *env) {
 			})
 			if tt.wantCode != 0 {
 				wantCode(t, "list", err, tt.wantCode)
+				// Upstream's message names the revision asked for:
+				// "Too large resource version: <rv>, current: <n>"
+				// (k8s.io/apiserver/pkg/storage/errors.go,
+				// NewTooLargeResourceVersionError).
+				var se *storage.StorageError
+				if errors.As(err, &se) && !strings.HasPrefix(se.Message, "Too large resource version: "+tt.rv+", current: ") {
+					t.Errorf("message %q: want it to name the requested revision %s and the current one", se.Message, tt.rv)
+				}
 				return
 			}
 			if err != nil {

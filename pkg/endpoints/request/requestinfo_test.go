@@ -1,0 +1,62 @@
+package request
+
+import (
+	"net/http/httptest"
+	"testing"
+)
+
+// The verb of a GET follows upstream's request info
+// (k8s.io/apiserver/pkg/endpoints/request/requestinfo.go, v1.37) and the
+// `watch` rule of metav1.ListOptions (apimachinery
+// pkg/runtime/conversion.go Convert_Slice_string_To_bool): a collection
+// GET is a watch unless ?watch= is absent, "0" or "false" in any case; a
+// GET of one object is a get whatever ?watch= says.
+func TestResolveWatchVerb(t *testing.T) {
+	tests := []struct {
+		method, target, want string
+	}{
+		{"GET", "/api/v1/namespaces/ns/configmaps", "list"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=true", "watch"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=1", "watch"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=TRUE", "watch"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=yes", "watch"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=on", "watch"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=abc", "watch"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=", "watch"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch", "watch"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=false", "list"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=FALSE", "list"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=False", "list"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=0", "list"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=false&watch=true", "list"},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=true&watch=false", "watch"},
+		{"GET", "/api/v1/configmaps?watch=yes", "watch"},
+		{"GET", "/apis/apps/v1/namespaces/ns/deployments?watch=on", "watch"},
+		{"HEAD", "/api/v1/namespaces/ns/configmaps?watch=true", "watch"},
+		{"GET", "/api/v1/namespaces?watch=true", "watch"},
+		// One object: a get, as upstream.
+		{"GET", "/api/v1/namespaces/ns/configmaps/a?watch=true", "get"},
+		{"GET", "/api/v1/namespaces/ns?watch=true", "get"},
+		{"GET", "/api/v1/namespaces/ns/configmaps/a/status?watch=true", "get"},
+		// The legacy /watch/ paths.
+		{"GET", "/api/v1/watch/namespaces/ns/configmaps", "watch"},
+		{"GET", "/api/v1/watch/namespaces/ns/configmaps/a", "watch"},
+		{"GET", "/api/v1/watch/namespaces/ns/configmaps?watch=false", "watch"},
+		// Other verbs ignore ?watch=.
+		{"POST", "/api/v1/namespaces/ns/configmaps?watch=true", "create"},
+		{"DELETE", "/api/v1/namespaces/ns/configmaps?watch=true", "deletecollection"},
+		{"DELETE", "/api/v1/namespaces/ns/configmaps/a", "delete"},
+	}
+	r := NewResolver()
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			info, err := r.Resolve(httptest.NewRequest(tt.method, tt.target, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Verb != tt.want {
+				t.Errorf("got verb %q, want %q", info.Verb, tt.want)
+			}
+		})
+	}
+}
