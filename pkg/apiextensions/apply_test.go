@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,9 +28,9 @@ func startApplyServer(t *testing.T) (*testServer, dynamic.ResourceInterface) {
 	if _, err := crds.Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	r := ts.dynamic(t).Resource(gvr("apply.example.com", "v1", "appliers")).Namespace("ns1")
-	eventually(t, 10*time.Second, "appliers served", func() bool {
+	eventually(t, waitTimeout, "appliers served", func() bool {
 		_, err := r.List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	})
@@ -194,8 +193,8 @@ func TestServerSideApplyStatus(t *testing.T) {
 	}
 }
 
-// Apply over raw HTTP: undeclared fields are a 400, strategic merge patch
-// stays a 415 naming apply among the accepted types.
+// Apply over raw HTTP: undeclared fields are pruned (a 400 under Strict),
+// strategic merge patch stays a 415 naming apply among the accepted types.
 func TestServerSideApplyHTTP(t *testing.T) {
 	ts, _ := startApplyServer(t)
 	path := "/apis/apply.example.com/v1/namespaces/ns1/appliers/a1"
@@ -206,7 +205,8 @@ func TestServerSideApplyHTTP(t *testing.T) {
 	}{
 		{"create", "application/apply-patch+yaml", "apiVersion: apply.example.com/v1\nkind: Applier\nmetadata: {name: a1}\nspec: {replicas: 1}\n", "?fieldManager=m", http.StatusCreated, `"managedFields"`},
 		{"no field manager", "application/apply-patch+yaml", "apiVersion: apply.example.com/v1\nkind: Applier\nmetadata: {name: a1}\n", "", http.StatusUnprocessableEntity, "fieldManager"},
-		{"undeclared field", "application/apply-patch+yaml", "apiVersion: apply.example.com/v1\nkind: Applier\nmetadata: {name: a1}\nspec: {bogus: 1}\n", "?fieldManager=m", http.StatusBadRequest, "bogus"},
+		{"undeclared field pruned", "application/apply-patch+yaml", "apiVersion: apply.example.com/v1\nkind: Applier\nmetadata: {name: a1}\nspec: {replicas: 1, bogus: 1}\n", "?fieldManager=m", http.StatusOK, `"managedFields"`},
+		{"undeclared field under Strict", "application/apply-patch+yaml", "apiVersion: apply.example.com/v1\nkind: Applier\nmetadata: {name: a1}\nspec: {bogus: 1}\n", "?fieldManager=m&fieldValidation=Strict", http.StatusBadRequest, `unknown field \"spec.bogus\"`},
 		{"strategic merge", "application/strategic-merge-patch+json", `{"spec":{"replicas":2}}`, "", http.StatusUnsupportedMediaType, "application/apply-patch+yaml"},
 		{"merge patch records an update", "application/merge-patch+json", `{"spec":{"replicas":2}}`, "?fieldManager=patcher", http.StatusOK, `"manager":"patcher","operation":"Update"`},
 	} {
@@ -265,10 +265,10 @@ func TestServerSideApplyAcrossVersions(t *testing.T) {
 	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	r1 := ts.dynamic(t).Resource(gvr("apply.example.com", "v1", "appliers")).Namespace("ns1")
 	r2 := ts.dynamic(t).Resource(gvr("apply.example.com", "v2", "appliers")).Namespace("ns1")
-	eventually(t, 10*time.Second, "appliers served", func() bool {
+	eventually(t, waitTimeout, "appliers served", func() bool {
 		_, err1 := r1.List(ctx, metav1.ListOptions{})
 		_, err2 := r2.List(ctx, metav1.ListOptions{})
 		return err1 == nil && err2 == nil
@@ -291,4 +291,156 @@ func TestServerSideApplyAcrossVersions(t *testing.T) {
 	if got, _, _ := unstructured.NestedStringSlice(out.Object, "spec", "tags"); !reflect.DeepEqual(got, []string{"x", "z"}) {
 		t.Fatalf("tags: got %v, want [x z]", got)
 	}
+}
+
+// fieldsOf returns manager's managedFields entry (operation and
+// subresource "") as decoded fieldsV1, or nil.
+func fieldsOf(t *testing.T, u *unstructured.Unstructured, manager string, op metav1.ManagedFieldsOperationType) map[string]any {
+	t.Helper()
+	for _, e := range u.GetManagedFields() {
+		if e.Manager != manager || e.Operation != op || e.Subresource != "" {
+			continue
+		}
+		var m map[string]any
+		if e.FieldsV1 == nil {
+			t.Fatalf("%s/%s: no fieldsV1", manager, op)
+		}
+		if err := json.Unmarshal(e.FieldsV1.Raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	return nil
+}
+
+// TestManagedFieldsOfPrunedInput writes custom resources with fields the
+// schema prunes (in spec, at the root, in metadata) with every kind of
+// write: the fields go, are reported per fieldValidation, and the
+// managedFields stored name exactly the fields kept (issue 11, point 3:
+// before, the field manager saw the unpruned object, failed, and the
+// object was stored without managedFields).
+func TestManagedFieldsOfPrunedInput(t *testing.T) {
+	ts, _ := startApplyServer(t)
+	ctx := context.Background()
+	var w warnings
+	cfg := ts.config()
+	cfg.WarningHandler = &w
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := dc.Resource(gvr("apply.example.com", "v1", "appliers")).Namespace("ns1")
+	takeWarnings := func() []string {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		out := w.msgs
+		w.msgs = nil
+		return out
+	}
+	withUnknown := func(name, spec string) *unstructured.Unstructured {
+		u := applied(t, "spec: "+spec+"\ntop: 1\n")
+		u.SetName(name)
+		_ = unstructured.SetNestedField(u.Object, "z", "metadata", "zzz")
+		return u
+	}
+	wantWarnings := []string{`unknown field "metadata.zzz"`, `unknown field "spec.bogus"`, `unknown field "top"`}
+	check := func(t *testing.T, u *unstructured.Unstructured, manager string, op metav1.ManagedFieldsOperationType, want string) {
+		t.Helper()
+		stored, err := r.Get(ctx, u.GetName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := stored.Object["top"]; ok {
+			t.Errorf("top kept: %v", stored.Object)
+		}
+		if _, ok, _ := unstructured.NestedFieldNoCopy(stored.Object, "spec", "bogus"); ok {
+			t.Errorf("spec.bogus kept: %v", stored.Object)
+		}
+		if _, ok, _ := unstructured.NestedFieldNoCopy(stored.Object, "metadata", "zzz"); ok {
+			t.Errorf("metadata.zzz kept: %v", stored.Object)
+		}
+		var wantFields map[string]any
+		if err := json.Unmarshal([]byte(want), &wantFields); err != nil {
+			t.Fatal(err)
+		}
+		if got := fieldsOf(t, stored, manager, op); !reflect.DeepEqual(got, wantFields) {
+			t.Errorf("managedFields of %s/%s: got %v, want %v (all: %v)", manager, op, got, wantFields, managers(stored))
+		}
+	}
+
+	t.Run("apply creates", func(t *testing.T) {
+		u, err := r.Apply(ctx, "a1", withUnknown("a1", "{replicas: 1, bogus: 1}"), metav1.ApplyOptions{FieldManager: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := takeWarnings(); !reflect.DeepEqual(got, wantWarnings) {
+			t.Errorf("got warnings %q, want %q", got, wantWarnings)
+		}
+		check(t, u, "alice", metav1.ManagedFieldsOperationApply, `{"f:spec":{"f:replicas":{}}}`)
+	})
+	t.Run("apply updates", func(t *testing.T) {
+		if _, err := r.Apply(ctx, "a1", withUnknown("a1", "{replicas: 1, tags: [x], bogus: 2}"), metav1.ApplyOptions{FieldManager: "alice"}); err != nil {
+			t.Fatal(err)
+		}
+		takeWarnings()
+		check(t, withUnknown("a1", "{}"), "alice", metav1.ManagedFieldsOperationApply, `{"f:spec":{"f:replicas":{},"f:tags":{"v:\"x\"":{}}}}`)
+	})
+	t.Run("strict apply is refused", func(t *testing.T) {
+		// (ApplyOptions has no fieldValidation: a raw apply patch.)
+		_, err := r.Patch(ctx, "a1", "application/apply-patch+yaml",
+			[]byte("apiVersion: apply.example.com/v1\nkind: Applier\nmetadata: {name: a1, zzz: z}\nspec: {replicas: 5, bogus: 1}\ntop: 1\n"),
+			metav1.PatchOptions{FieldManager: "alice", FieldValidation: metav1.FieldValidationStrict})
+		want := `strict decoding error: unknown field "metadata.zzz", unknown field "spec.bogus", unknown field "top"`
+		if !apierrors.IsBadRequest(err) || err.Error() != want {
+			t.Fatalf("got %v, want BadRequest %q", err, want)
+		}
+		got, err := r.Get(ctx, "a1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); n != 1 {
+			t.Errorf("spec.replicas: got %d after a refused apply, want 1", n)
+		}
+		if got := takeWarnings(); len(got) != 0 {
+			t.Errorf("got warnings %q, want none (an error instead)", got)
+		}
+	})
+	t.Run("create", func(t *testing.T) {
+		u := withUnknown("c1", "{replicas: 2, bogus: 1}")
+		if _, err := r.Create(ctx, u, metav1.CreateOptions{FieldManager: "creator"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := takeWarnings(); !reflect.DeepEqual(got, wantWarnings) {
+			t.Errorf("got warnings %q, want %q", got, wantWarnings)
+		}
+		check(t, u, "creator", metav1.ManagedFieldsOperationUpdate, `{"f:spec":{".":{},"f:replicas":{}}}`)
+	})
+	t.Run("update", func(t *testing.T) {
+		cur, err := r.Get(ctx, "c1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = unstructured.SetNestedField(cur.Object, "b", "spec", "bogus")
+		_ = unstructured.SetNestedStringSlice(cur.Object, []string{"t"}, "spec", "tags")
+		if _, err := r.Update(ctx, cur, metav1.UpdateOptions{FieldManager: "updater", FieldValidation: metav1.FieldValidationIgnore}); err != nil {
+			t.Fatal(err)
+		}
+		if got := takeWarnings(); len(got) != 0 {
+			t.Errorf("got warnings %q under Ignore, want none", got)
+		}
+		check(t, cur, "updater", metav1.ManagedFieldsOperationUpdate, `{"f:spec":{"f:tags":{".":{},"v:\"t\"":{}}}}`)
+	})
+	t.Run("merge patch", func(t *testing.T) {
+		if _, err := r.Patch(ctx, "c1", "application/merge-patch+json", []byte(`{"top":1,"spec":{"bogus":1,"args":["a"]}}`), metav1.PatchOptions{FieldManager: "patcher"}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := takeWarnings(), []string{`unknown field "spec.bogus"`, `unknown field "top"`}; !reflect.DeepEqual(got, want) {
+			t.Errorf("got warnings %q, want %q", got, want)
+		}
+		check(t, withUnknown("c1", "{}"), "patcher", metav1.ManagedFieldsOperationUpdate, `{"f:spec":{"f:args":{}}}`)
+		_, err := r.Patch(ctx, "c1", "application/json-patch+json", []byte(`[{"op":"add","path":"/spec/bogus","value":1}]`), metav1.PatchOptions{FieldManager: "patcher", FieldValidation: metav1.FieldValidationStrict})
+		if want := `strict decoding error: unknown field "spec.bogus"`; !apierrors.IsBadRequest(err) || err.Error() != want {
+			t.Fatalf("strict JSON patch: got %v, want BadRequest %q", err, want)
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,7 +39,7 @@ func TestCELTypedEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 5*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns1")
 	w, err := ri.Create(ctx, widget("example.com/v1", "Widget", "w", map[string]any{"name": "long", "size": int64(7)}), metav1.CreateOptions{})
 	if err != nil {
@@ -64,7 +63,7 @@ func TestCELTypedEndToEnd(t *testing.T) {
 	if _, err := crds.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("update CRD: %v", err)
 	}
-	eventually(t, 5*time.Second, "tighter schema served", func() bool {
+	eventually(t, waitTimeout, "tighter schema served", func() bool {
 		_, err := ri.Create(ctx, widget("example.com/v1", "Widget", "probe", map[string]any{"name": "long", "size": int64(7)}), metav1.CreateOptions{})
 		return apierrors.IsInvalid(err)
 	})
@@ -103,7 +102,7 @@ func TestCELRulesEndToEnd(t *testing.T) {
 	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 5*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns1")
 
 	_, err := ri.Create(ctx, widget("example.com/v1", "Widget", "big", map[string]any{"name": "a", "size": int64(7)}), metav1.CreateOptions{})
@@ -150,7 +149,7 @@ func TestCELLibrariesEndToEnd(t *testing.T) {
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 5*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns1")
 
 	valid := func() map[string]any {

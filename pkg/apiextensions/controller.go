@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -28,7 +30,14 @@ var errInstancesRemaining = errors.New("custom resources remaining")
 // controller does the work of upstream's naming, establishing, finalizer
 // and storedVersions controllers and of the CRD handler's informer: one
 // worker syncs CRDs by name, fed by a watch on the CRD store, a periodic
-// resync and retries.
+// resync and retries. A cache of every CRD, kept from the list and the
+// watch (and the controller's own writes), gives the names the other CRDs
+// of a group hold.
+//
+// The order of a sync is what makes a CRD appear whole: its serving is
+// prepared, its Established condition written, then its served versions
+// and their discovery shown in one step (crServer). At start every stored
+// established CRD is served in one batch before synced fires.
 type controller struct {
 	crds    *CRDREST
 	status  *generic.StatusREST
@@ -40,18 +49,21 @@ type controller struct {
 	queue queue
 	// retry holds the names to sync again, and when.
 	retry map[string]time.Time
+
+	cacheMu sync.Mutex
+	cache   map[string]*apiextensionsv1.CustomResourceDefinition
 }
 
-// run syncs every stored CRD, fires synced, then follows changes until
-// ctx ends.
+// run serves every stored established CRD, fires synced, then syncs
+// every CRD and follows changes until ctx ends.
 func (c *controller) run(ctx context.Context) {
 	c.queue.init()
 	c.retry = map[string]time.Time{}
-	var names []string
-	var rv string
+	c.cache = map[string]*apiextensionsv1.CustomResourceDefinition{}
+	var list *apiextensionsv1.CustomResourceDefinitionList
 	for {
 		var err error
-		if names, rv, err = c.list(ctx); err == nil {
+		if list, err = c.list(ctx); err == nil {
 			break
 		}
 		c.logger.Warn("list customresourcedefinitions", "err", err)
@@ -61,37 +73,70 @@ func (c *controller) run(ctx context.Context) {
 		case <-time.After(time.Second):
 		}
 	}
-	for _, name := range names {
-		c.syncOne(ctx, name)
-	}
+	stored := c.serveStored(list.Items)
 	c.synced()
+	// The OpenAPI documents of the CRDs served at start come right
+	// after: readiness does not wait for them (nor does upstream's).
+	c.serving.publishOpenAPI(stored)
+	for i := range list.Items {
+		c.queue.add(list.Items[i].Name)
+	}
 
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		c.watch(ctx, rv)
+		c.watch(ctx, list.ResourceVersion)
 	}()
 	defer wg.Wait()
 	c.work(ctx)
+}
+
+// serveStored serves, in one step, every CRD of items that is
+// established, as stored (the sync that follows brings each up to date),
+// and returns the change for publishOpenAPI. A CRD that cannot be served
+// is left to its sync, which retries.
+func (c *controller) serveStored(items []apiextensionsv1.CustomResourceDefinition) *staged {
+	start := time.Now()
+	var ps []*prepared
+	for i := range items {
+		crd := &items[i]
+		if !isConditionTrue(crd, apiextensionsv1.Established) {
+			continue
+		}
+		p, err := c.serving.prepare(crd)
+		if err != nil {
+			c.logger.Warn("serve stored customresourcedefinition", "crd", crd.Name, "err", err)
+			continue
+		}
+		ps = append(ps, p)
+	}
+	st, err := c.serving.stage(ps...)
+	if err == nil && st != nil {
+		st.laterOpenAPI = true
+		err = c.serving.activate(st)
+	}
+	if err != nil {
+		c.logger.Warn("serve stored customresourcedefinitions", "err", err)
+		return nil
+	}
+	c.logger.Info("stored customresourcedefinitions served", "count", len(ps), "duration", time.Since(start))
+	return st
 }
 
 func systemContext(ctx context.Context, namespace string) context.Context {
 	return request.WithNamespace(ctx, namespace)
 }
 
-// list returns the names of every CRD and the list's resourceVersion.
-func (c *controller) list(ctx context.Context) ([]string, string, error) {
+// list lists every CRD and records them in the cache.
+func (c *controller) list(ctx context.Context) (*apiextensionsv1.CustomResourceDefinitionList, error) {
 	obj, err := c.crds.List(systemContext(ctx, ""), &metainternalversion.ListOptions{})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	l := obj.(*apiextensionsv1.CustomResourceDefinitionList)
-	names := make([]string, len(l.Items))
-	for i := range l.Items {
-		names[i] = l.Items[i].Name
-	}
-	return names, l.ResourceVersion, nil
+	c.cacheList(l)
+	return l, nil
 }
 
 // watch queues the name of every CRD that changes; a watch that ends is
@@ -102,6 +147,11 @@ func (c *controller) watch(ctx context.Context, rv string) {
 		if err == nil {
 			for ev := range w.ResultChan() {
 				if crd, ok := ev.Object.(*apiextensionsv1.CustomResourceDefinition); ok {
+					if ev.Type == watch.Deleted {
+						c.forget(crd)
+					} else {
+						c.observe(crd)
+					}
 					c.queue.add(crd.Name)
 				}
 			}
@@ -114,14 +164,14 @@ func (c *controller) watch(ctx context.Context, rv string) {
 			return
 		case <-time.After(100 * time.Millisecond):
 		}
-		names, listRV, err := c.list(ctx)
+		l, err := c.list(ctx)
 		if err != nil {
 			rv = ""
 			continue
 		}
-		rv = listRV
-		for _, n := range names {
-			c.queue.add(n)
+		rv = l.ResourceVersion
+		for i := range l.Items {
+			c.queue.add(l.Items[i].Name)
 		}
 	}
 }
@@ -152,9 +202,9 @@ func (c *controller) work(ctx context.Context) {
 				}
 			}
 		case <-resyncTick.C:
-			if names, _, err := c.list(ctx); err == nil {
-				for _, n := range names {
-					c.queue.add(n)
+			if l, err := c.list(ctx); err == nil {
+				for i := range l.Items {
+					c.queue.add(l.Items[i].Name)
 				}
 			}
 		}
@@ -190,18 +240,17 @@ func (c *controller) sync(ctx context.Context, name string) error {
 			return err
 		}
 		_, group, _ := strings.Cut(name, ".")
-		return c.queueGroup(ctx, group, name)
+		c.forgetName(name)
+		c.queueGroup(group, name)
+		return nil
 	}
 	if err != nil {
 		return err
 	}
 	crd := obj.(*apiextensionsv1.CustomResourceDefinition)
-	all, err := c.crds.List(systemContext(ctx, ""), &metainternalversion.ListOptions{})
-	if err != nil {
-		return err
-	}
+	c.observe(crd)
 	next := crd.DeepCopy()
-	acceptNames(next, all.(*apiextensionsv1.CustomResourceDefinitionList).Items)
+	acceptNames(next, c.group(crd.Spec.Group))
 	deleting := crd.DeletionTimestamp != nil && hasFinalizer(crd, cleanupFinalizer)
 	if deleting {
 		setCondition(next, apiextensionsv1.CustomResourceDefinitionCondition{
@@ -209,25 +258,38 @@ func (c *controller) sync(ctx context.Context, name string) error {
 			Reason: "InstanceDeletionInProgress", Message: "CustomResource deletion is in progress",
 		})
 	}
-	// Routes first: a client that sees Established can use them.
+	// Serving is prepared first and shown only once the status saying
+	// Established is stored (requests for it wait meanwhile): a client
+	// that finds a version served finds the CRD Established and every
+	// other served version too, and one that finds the CRD Established
+	// finds its resources (activation.go).
+	var st *staged
 	if isConditionTrue(next, apiextensionsv1.Established) {
-		if err := c.serving.serve(next); err != nil {
+		p, err := c.serving.prepare(next)
+		if err != nil {
+			return err
+		}
+		if st, err = c.serving.stage(p); err != nil {
 			return err
 		}
 	} else if err := c.serving.remove(name); err != nil {
 		return err
 	}
 	if !equality.Semantic.DeepEqual(next.Status, crd.Status) {
+		c.serving.hold(st)
 		out, _, err := c.status.Update(systemContext(ctx, ""), name, updatedObject{next}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
 		if err != nil {
+			c.serving.discard(st)
 			return fmt.Errorf("update status: %w", err)
 		}
 		crd = out.(*apiextensionsv1.CustomResourceDefinition)
+		c.observe(crd)
 		if !equality.Semantic.DeepEqual(next.Status.AcceptedNames, obj.(*apiextensionsv1.CustomResourceDefinition).Status.AcceptedNames) {
-			if err := c.queueGroup(ctx, crd.Spec.Group, name); err != nil {
-				return err
-			}
+			c.queueGroup(crd.Spec.Group, name)
 		}
+	}
+	if err := c.serving.activate(st); err != nil {
+		return err
 	}
 	if deleting {
 		return c.finalize(ctx, crd)
@@ -236,17 +298,88 @@ func (c *controller) sync(ctx context.Context, name string) error {
 }
 
 // queueGroup queues the CRDs of group but skip.
-func (c *controller) queueGroup(ctx context.Context, group, skip string) error {
-	all, err := c.crds.List(systemContext(ctx, ""), &metainternalversion.ListOptions{})
-	if err != nil {
-		return err
-	}
-	for _, o := range all.(*apiextensionsv1.CustomResourceDefinitionList).Items {
-		if o.Spec.Group == group && o.Name != skip {
+func (c *controller) queueGroup(group, skip string) {
+	for _, o := range c.group(group) {
+		if o.Name != skip {
 			c.queue.add(o.Name)
 		}
 	}
-	return nil
+}
+
+// group returns the cached CRDs of group (shallow copies: read only).
+func (c *controller) group(group string) []apiextensionsv1.CustomResourceDefinition {
+	c.cacheMu.Lock()
+	defer c.cacheMu.Unlock()
+	var out []apiextensionsv1.CustomResourceDefinition
+	for _, crd := range c.cache {
+		if crd.Spec.Group == group {
+			out = append(out, *crd)
+		}
+	}
+	return out
+}
+
+// observe records crd in the cache unless the cache holds a later state
+// of the name (resourceVersions are revisions of one store: comparable
+// across objects).
+func (c *controller) observe(crd *apiextensionsv1.CustomResourceDefinition) {
+	c.cacheMu.Lock()
+	defer c.cacheMu.Unlock()
+	if old := c.cache[crd.Name]; old != nil && newerRV(old.ResourceVersion, crd.ResourceVersion) {
+		return
+	}
+	c.cache[crd.Name] = crd
+}
+
+// forget removes a deleted crd from the cache unless the cache holds a
+// later state of the name (a CRD of the same name created since).
+func (c *controller) forget(crd *apiextensionsv1.CustomResourceDefinition) {
+	c.cacheMu.Lock()
+	defer c.cacheMu.Unlock()
+	if old := c.cache[crd.Name]; old != nil && newerRV(old.ResourceVersion, crd.ResourceVersion) {
+		return
+	}
+	delete(c.cache, crd.Name)
+}
+
+// forgetName removes the CRD called name from the cache (storage says it
+// is gone).
+func (c *controller) forgetName(name string) {
+	c.cacheMu.Lock()
+	defer c.cacheMu.Unlock()
+	delete(c.cache, name)
+}
+
+// cacheList records a list: its items, and the absence of cached CRDs it
+// does not hold unless they were seen after it was read.
+func (c *controller) cacheList(l *apiextensionsv1.CustomResourceDefinitionList) {
+	c.cacheMu.Lock()
+	defer c.cacheMu.Unlock()
+	if c.cache == nil {
+		c.cache = map[string]*apiextensionsv1.CustomResourceDefinition{}
+	}
+	listed := make(map[string]bool, len(l.Items))
+	for i := range l.Items {
+		crd := &l.Items[i]
+		listed[crd.Name] = true
+		if old := c.cache[crd.Name]; old != nil && newerRV(old.ResourceVersion, crd.ResourceVersion) {
+			continue
+		}
+		c.cache[crd.Name] = crd
+	}
+	for name, crd := range c.cache {
+		if !listed[name] && !newerRV(crd.ResourceVersion, l.ResourceVersion) {
+			delete(c.cache, name)
+		}
+	}
+}
+
+// newerRV reports whether resourceVersion a is later than b (both
+// revisions; a malformed one is never newer).
+func newerRV(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x > y
 }
 
 // finalize deletes every custom resource of a deleted CRD, then removes

@@ -21,9 +21,16 @@
 //     status.storedVersions, installs and removes the REST routes and
 //     discovery of every served version, publishes their OpenAPI v3
 //     documents, and finalizes deleted CRDs (every custom resource deleted,
-//     then the finalizer removed and the routes torn down, ending watches);
-//   - the MuxAndDiscoveryComplete signal "CRDInformerHasNotSynced", closed
-//     once the CRDs stored at start have their routes.
+//     then the finalizer removed and the routes torn down, ending watches).
+//     A CRD is shown whole and only once Established: all its served
+//     versions' routes in one step, then their discovery, after its
+//     Established condition is stored (requests for it wait meanwhile, so
+//     that Established also means served; activation.go);
+//   - the MuxAndDiscoveryComplete signal "CRDInformerHasNotSynced" and the
+//     post-start hook "crd-informer-synced" (a /readyz check), which finish
+//     once every established CRD stored at start is served: those are
+//     served in one batch (one build per group-version, one discovery
+//     rebuild), their OpenAPI documents right after.
 //
 // What one served version of a CRD serves is package customresource's
 // (strategy, /status, /scale, serializer and storage codec, Table,

@@ -27,10 +27,16 @@ import (
 // Names the chain knows the apiextensions server's parts by (upstream's).
 const (
 	// CRDInformerSyncedSignal is the MuxAndDiscoveryComplete signal Install
-	// registers: closed once every CRD stored at start has its routes.
+	// registers: closed once every established CRD stored at start is
+	// served (routes and discovery).
 	CRDInformerSyncedSignal = "CRDInformerHasNotSynced"
 	// ControllersHook is the post-start hook that runs the controller.
 	ControllersHook = "start-apiextensions-controllers"
+	// CRDInformerSyncedHook is the post-start hook that finishes when
+	// CRDInformerSyncedSignal closes: its check,
+	// "poststarthook/crd-informer-synced", keeps /readyz failing until
+	// every established CRD stored at start is served.
+	CRDInformerSyncedHook = "crd-informer-synced"
 )
 
 // Config is what the apiextensions server's content is built from.
@@ -67,10 +73,11 @@ type Config struct {
 // Install serves customresourcedefinitions on s (the apiextensions server
 // of the chain, before the server in front of it is created, which copies
 // its hooks and signals), registers the MuxAndDiscoveryComplete signal
-// [CRDInformerSyncedSignal] and the post-start hook [ControllersHook] that
-// runs the controller, which serves established CRDs. The controller ends
-// with the hook's context; s's destroy functions wait for it and release
-// every storage.
+// [CRDInformerSyncedSignal], the post-start hook [ControllersHook] that
+// runs the controller, which serves established CRDs, and the post-start
+// hook [CRDInformerSyncedHook] that holds readiness until the CRDs stored
+// at start are served. The controller ends with the hook's context; s's
+// destroy functions wait for it and release every storage.
 func Install(s *server.GenericServer, cfg Config) error {
 	if cfg.Storage == nil || cfg.Discovery == nil {
 		return errors.New("apiextensions: Storage and Discovery are required")
@@ -154,6 +161,19 @@ func Install(s *server.GenericServer, cfg Config) error {
 			defer close(done)
 			ctrl.run(ctx) // ends when the HTTP server is told to stop
 		}()
+		return nil
+	}); err != nil {
+		return err
+	}
+	// As upstream's hook of this name: /readyz fails until the CRDs
+	// stored at start are served, so that ready means served, after a
+	// restart too. A stop before that ends the wait (the shutdown check
+	// fails /readyz from then on).
+	if err := s.AddPostStartHook(CRDInformerSyncedHook, func(ctx context.Context) error {
+		select {
+		case <-synced:
+		case <-ctx.Done():
+		}
 		return nil
 	}); err != nil {
 		return err

@@ -67,7 +67,7 @@ func TestCustomResourcesEndToEnd(t *testing.T) {
 			if got := crd.Status.StoredVersions; len(got) != 1 || got[0] != "v1" {
 				t.Errorf("got storedVersions %v, want [v1]", got)
 			}
-			crd = waitEstablished(t, ts.crdClient(t), crd.Name, time.Second)
+			crd = waitEstablished(t, ts.crdClient(t), crd.Name)
 			if c := findCondition(crd, apiextensionsv1.NamesAccepted); c == nil || c.Reason != "NoConflicts" {
 				t.Errorf("got NamesAccepted %+v, want reason NoConflicts", c)
 			}
@@ -219,7 +219,7 @@ func TestCustomResourcesEndToEnd(t *testing.T) {
 			if err := crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}); err != nil {
 				t.Fatalf("delete CRD: %v", err)
 			}
-			eventually(t, 10*time.Second, "CRD gone", func() bool {
+			eventually(t, waitTimeout, "CRD gone", func() bool {
 				_, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
 				return apierrors.IsNotFound(err)
 			})
@@ -238,7 +238,7 @@ func TestCustomResourcesEndToEnd(t *testing.T) {
 			if _, err := crds.Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", tc.scope), metav1.CreateOptions{}); err != nil {
 				t.Fatalf("re-create CRD: %v", err)
 			}
-			waitEstablished(t, ts.crdClient(t), crd.Name, time.Second)
+			waitEstablished(t, ts.crdClient(t), crd.Name)
 			list, err = ri.List(ctx, metav1.ListOptions{})
 			if err != nil || len(list.Items) != 0 {
 				t.Errorf("list after re-creation: got %v items, %v; want 0", len(list.Items), err)
@@ -318,7 +318,7 @@ func TestWireFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns")
 	if _, err := ri.Create(ctx, widget("example.com/v1", "Widget", "w", map[string]any{"name": "x", "size": int64(5)}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

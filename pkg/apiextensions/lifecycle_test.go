@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,7 +28,7 @@ func TestRestartServesStoredCRDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, first.crdClient(t), crd.Name, time.Second)
+	waitEstablished(t, first.crdClient(t), crd.Name)
 	if _, err := first.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Create(ctx, widget("example.com/v1", "Widget", "w", map[string]any{"name": "n"}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +53,7 @@ func TestNameConflicts(t *testing.T) {
 	if _, err := crds.Create(ctx, first, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), first.Name, time.Second)
+	waitEstablished(t, ts.crdClient(t), first.Name)
 
 	cases := []struct {
 		name, plural, kind string
@@ -73,7 +72,7 @@ func TestNameConflicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got *apiextensionsv1.CustomResourceDefinition
-			eventually(t, 5*time.Second, "NamesAccepted=False", func() bool {
+			eventually(t, waitTimeout, "NamesAccepted=False", func() bool {
 				got, _ = crds.Get(ctx, c.Name, metav1.GetOptions{})
 				cond := findCondition(got, apiextensionsv1.NamesAccepted)
 				return cond != nil && cond.Status == apiextensionsv1.ConditionFalse
@@ -99,7 +98,7 @@ func TestTerminating(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns")
 	held := widget("example.com/v1", "Widget", "held", map[string]any{"name": "h"})
 	held.SetFinalizers([]string{"example.com/hold"})
@@ -109,7 +108,7 @@ func TestTerminating(t *testing.T) {
 	if err := crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "InstanceDeletionCheck", func() bool {
+	eventually(t, waitTimeout, "InstanceDeletionCheck", func() bool {
 		got, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
 		if err != nil {
 			return false
@@ -124,7 +123,7 @@ func TestTerminating(t *testing.T) {
 	if _, err := ri.Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatalf("remove the finalizer: %v", err)
 	}
-	eventually(t, 10*time.Second, "CRD gone", func() bool {
+	eventually(t, waitTimeout, "CRD gone", func() bool {
 		_, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
@@ -146,7 +145,7 @@ func TestVersionsAndSharedRoot(t *testing.T) {
 		if _, err := crds.Create(ctx, c, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitEstablished(t, ts.crdClient(t), c.Name, time.Second)
+		waitEstablished(t, ts.crdClient(t), c.Name)
 	}
 	beta1 := ts.dynamic(t).Resource(gvr("example.com", "v1beta1", "widgets")).Namespace("ns")
 	if _, err := beta1.Create(ctx, widget("example.com/v1beta1", "Widget", "w", map[string]any{"name": "n"}), metav1.CreateOptions{}); err != nil {

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,7 +112,7 @@ func TestOpenAPIV2(t *testing.T) {
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	type doc struct {
 		Paths       map[string]json.RawMessage `json:"paths"`
 		Definitions map[string]struct {
@@ -134,7 +133,7 @@ func TestOpenAPIV2(t *testing.T) {
 		return d
 	}
 	var d doc
-	eventually(t, 10*time.Second, "widgets in the v2 document", func() bool {
+	eventually(t, waitTimeout, "widgets in the v2 document", func() bool {
 		d = get()
 		_, ok := d.Definitions["com.example.v1.Widget"]
 		return ok
@@ -175,7 +174,7 @@ func TestOpenAPIV2(t *testing.T) {
 	if err := crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "widgets gone from the v2 document", func() bool {
+	eventually(t, waitTimeout, "widgets gone from the v2 document", func() bool {
 		d = get()
 		_, ok := d.Definitions["com.example.v1.Widget"]
 		return !ok

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"sync"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,7 +38,7 @@ func TestPruneAndDefaultEndToEnd(t *testing.T) {
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 5*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 
 	var w warnings
 	cfg := ts.config()
@@ -52,7 +51,7 @@ func TestPruneAndDefaultEndToEnd(t *testing.T) {
 	in := widget("example.com/v1", "Gadget", "g1", map[string]any{"name": "a", "foo": "bar"})
 	in.Object["top"] = int64(1)
 	var created map[string]any
-	eventually(t, 5*time.Second, "create", func() bool {
+	eventually(t, waitTimeout, "create", func() bool {
 		u, err := ri.Create(ctx, in.DeepCopy(), metav1.CreateOptions{})
 		if err != nil {
 			return false
@@ -116,9 +115,9 @@ func TestDefaultOnRead(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 5*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "gizmos")).Namespace("ns1")
-	eventually(t, 5*time.Second, "create", func() bool {
+	eventually(t, waitTimeout, "create", func() bool {
 		_, err := ri.Create(ctx, widget("example.com/v1", "Gizmo", "g1", map[string]any{"name": "a"}), metav1.CreateOptions{})
 		return err == nil
 	})
@@ -134,7 +133,7 @@ func TestDefaultOnRead(t *testing.T) {
 	if _, err := crds.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("update CRD: %v", err)
 	}
-	eventually(t, 5*time.Second, "defaulted get and list", func() bool {
+	eventually(t, waitTimeout, "defaulted get and list", func() bool {
 		got, err := ri.Get(ctx, "g1", metav1.GetOptions{})
 		if err != nil {
 			return false

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -50,9 +49,9 @@ func TestScaleSubresource(t *testing.T) {
 	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	r := ts.dynamic(t).Resource(gvr("scale.example.com", "v1", "scalers")).Namespace("ns1")
-	eventually(t, 10*time.Second, "scalers served", func() bool {
+	eventually(t, waitTimeout, "scalers served", func() bool {
 		_, err := r.List(ctx, metav1.ListOptions{})
 		return err == nil
 	})

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,9 +35,9 @@ func TestSelectableFieldsServing(t *testing.T) {
 	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	r := ts.dynamic(t).Resource(gvr("select.example.com", "v1", "widgets")).Namespace("ns1")
-	eventually(t, 10*time.Second, "widgets served", func() bool {
+	eventually(t, waitTimeout, "widgets served", func() bool {
 		_, err := r.List(ctx, metav1.ListOptions{})
 		return err == nil
 	})
@@ -134,7 +133,7 @@ func TestSelectableFieldsServing(t *testing.T) {
 	if _, err := crds.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "spec.name selectable", func() bool {
+	eventually(t, waitTimeout, "spec.name selectable", func() bool {
 		_, err := r.List(ctx, metav1.ListOptions{FieldSelector: "spec.name=x"})
 		return err == nil
 	})

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,10 +23,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
-	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
-	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -36,8 +33,10 @@ import (
 // crServer installs and removes the routes, discovery and OpenAPI
 // documents of established CRDs. Several CRDs of one group-version share
 // its REST root: every change rebuilds the group-version's handler and
-// replaces it. Methods are called by the controller's single worker (and
-// by tests); mu also guards reads by request handlers.
+// replaces it. How a change is shown in one step, and only once the CRD
+// is Established, is activation.go's. Methods are called by the
+// controller's single worker (and by tests); mu guards crds for the
+// finalizer's and the request handlers' reads.
 type crServer struct {
 	handler           *server.APIServerHandler
 	storage           generic.StorageFactory
@@ -55,6 +54,13 @@ type crServer struct {
 
 	mu   sync.Mutex
 	crds map[string]*crdServing // by CRD name
+	// changes counts the changes of crds: a staged change is built
+	// against one state of crds, and only shown on it.
+	changes int
+
+	// gate holds requests for the resources of CRDs about to be shown
+	// (nil: none).
+	gate atomic.Pointer[gate]
 }
 
 // crdServing is what one established CRD serves.
@@ -92,6 +98,29 @@ type versionServing struct {
 	store     *crStore
 	status    *customresource.StatusStore
 	scale     *customresource.ScaleREST // nil without the scale subresource
+
+	// next holds, for a version that reuses a served storage, the schema,
+	// selectable fields and converter the storage takes on activation
+	// (nil: nothing to hand over).
+	next *versionState
+}
+
+// versionState is what a reused storage reads from its version.
+type versionState struct {
+	readSchema *apiextensionsv1.JSONSchemaProps
+	selectable []customresource.SelectableField
+	converter  conversion.Converter
+}
+
+// commit hands the version's state over to the storage it reuses.
+func (v *versionServing) commit() {
+	if v.next == nil {
+		return
+	}
+	v.readSchema.Store(v.next.readSchema)
+	v.selectable.Store(&v.next.selectable)
+	v.converter.Store(&customresource.ConverterHolder{Converter: v.next.converter})
+	v.next = nil
 }
 
 // closeConverter releases the idle connections of a replaced converter.
@@ -106,91 +135,6 @@ func (v *versionServing) close() {
 	if v.destroy != nil {
 		v.destroy()
 	}
-}
-
-// serve installs (or refreshes) what crd serves. crd must be established.
-func (s *crServer) serve(crd *apiextensionsv1.CustomResourceDefinition) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.crds[crd.Name]
-	if old != nil && old.uid != crd.UID {
-		s.removeLocked(crd.Name)
-		old = nil
-	}
-	next := &crdServing{uid: crd.UID, crd: crd.DeepCopy(), versions: map[string]*versionServing{}, defaulter: customresource.NewDefaulter(crd)}
-	meta, err := s.metaSchemas()
-	if err != nil {
-		return fmt.Errorf("serve %s: %w", crd.Name, err)
-	}
-	next.typeConverter = customresource.NewTypeConverter(crd, meta, s.logger)
-	if next.converter, err = conversion.New(crd, conversion.Options{ServiceResolver: s.conversionResolver, Logger: s.logger}); err != nil {
-		// As upstream: a CRD whose converter cannot be built is not
-		// served (the controller retries and logs why).
-		return fmt.Errorf("serve %s: conversion: %w", crd.Name, err)
-	}
-	next.terminating.Store(crd.DeletionTimestamp != nil)
-	sv := storageVersion(crd)
-	var built []*versionServing
-	fail := func(err error) error {
-		for _, v := range built {
-			v.close()
-		}
-		return err
-	}
-	for i := range crd.Spec.Versions {
-		v := &crd.Spec.Versions[i]
-		if !v.Served {
-			continue
-		}
-		var reuse *versionServing
-		if old != nil {
-			if o := old.versions[v.Name]; o != nil && o.storageVersion == sv {
-				reuse = o
-			}
-		}
-		vs, err := s.buildVersion(crd, v, sv, reuse, next.converter)
-		if err != nil {
-			return fail(fmt.Errorf("serve %s %s: %w", crd.Name, v.Name, err))
-		}
-		if reuse == nil {
-			built = append(built, vs)
-		}
-		next.versions[v.Name] = vs
-	}
-	s.crds[crd.Name] = next
-	gvs := servedGroupVersions(next)
-	if old != nil {
-		// Storages no longer used go (their watches end).
-		for name, o := range old.versions {
-			if n := next.versions[name]; n == nil || n.storage != o.storage {
-				o.close()
-			}
-		}
-		gvs = append(gvs, servedGroupVersions(old)...)
-		old.closeConverter()
-	}
-	return s.rebuildLocked(gvs)
-}
-
-// remove stops serving the CRD called name (its watches end).
-func (s *crServer) remove(name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.removeLocked(name)
-}
-
-func (s *crServer) removeLocked(name string) error {
-	old := s.crds[name]
-	if old == nil {
-		return nil
-	}
-	delete(s.crds, name)
-	err := s.rebuildLocked(servedGroupVersions(old))
-	for _, v := range old.versions {
-		v.close()
-	}
-	old.closeConverter()
-	return err
 }
 
 // setTerminating refuses creates of the CRD's resources.
@@ -269,13 +213,11 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 	selectable := customresource.SelectableFields(v)
 	vs.selectable.Store(&selectable)
 	if reuse != nil {
+		// The served storage keeps reading the served state until this
+		// version is activated (commit).
+		vs.next = &versionState{readSchema: vs.readSchema.Load(), selectable: selectable, converter: conv}
 		vs.storage, vs.destroy, vs.watches = reuse.storage, reuse.destroy, reuse.watches
-		reuse.readSchema.Store(vs.readSchema.Load())
-		vs.readSchema = reuse.readSchema
-		reuse.selectable.Store(vs.selectable.Load())
-		vs.selectable = reuse.selectable
-		reuse.converter.Store(vs.converter.Load())
-		vs.converter = reuse.converter
+		vs.readSchema, vs.selectable, vs.converter = reuse.readSchema, reuse.selectable, reuse.converter
 	} else {
 		st, destroy, err := s.storage(generic.StorageConfig{
 			Resource:       resource,
@@ -331,101 +273,15 @@ func (v *versionServing) closeIfNew(reuse *versionServing) {
 	}
 }
 
-// rebuildLocked rebuilds and replaces the handler, discovery and OpenAPI
-// document of each group-version (removing those nothing serves).
-func (s *crServer) rebuildLocked(gvs []schema.GroupVersion) error {
-	seen := map[schema.GroupVersion]bool{}
-	var errs []error
-	for _, gv := range gvs {
-		if seen[gv] {
-			continue
-		}
-		seen[gv] = true
-		if err := s.rebuildGroupVersionLocked(gv); err != nil {
-			errs = append(errs, err)
-		}
+// selectableFields are the version's selectable fields as it will serve
+// them (those it hands over on activation, if any).
+func (v *versionServing) selectableFields() []customresource.SelectableField {
+	if v.next != nil {
+		return v.next.selectable
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("rebuild routes: %v", errs)
+	if fs := v.selectable.Load(); fs != nil {
+		return *fs
 	}
-	return nil
-}
-
-func (s *crServer) rebuildGroupVersionLocked(gv schema.GroupVersion) error {
-	root := "/apis/" + gv.Group + "/" + gv.Version
-	stores := map[string]rest.Storage{}
-	scales := map[string]rest.Storage{}
-	byResource := map[string]*crdServing{}
-	byKind := map[schema.GroupVersionKind]customresource.FieldManagement{}
-	convertor := customresource.Convertor{Kinds: map[schema.GroupVersionKind]customresource.KindLabels{}}
-	var served []*crdServing
-	for _, c := range s.crds {
-		if c.crd.Spec.Group != gv.Group {
-			continue
-		}
-		v := c.versions[gv.Version]
-		if v == nil {
-			continue
-		}
-		plural := c.crd.Status.AcceptedNames.Plural
-		stores[plural] = v.store
-		if v.status != nil {
-			stores[plural+"/status"] = v.status
-		}
-		if v.scale != nil {
-			stores[plural+"/scale"] = v.scale
-			scales[plural+"/scale"] = v.scale
-		}
-		byResource[plural] = c
-		byKind[gv.WithKind(c.crd.Status.AcceptedNames.Kind)] = customresource.FieldManagement{TypeConverter: c.typeConverter, Defaulter: c.defaulter, Converter: c.converter}
-		var labels []string
-		if fs := v.selectable.Load(); fs != nil {
-			labels = customresource.LabelNames(*fs)
-		}
-		convertor.Kinds[gv.WithKind(c.crd.Status.AcceptedNames.Kind)] = customresource.KindLabels{
-			Namespaced: c.crd.Spec.Scope == apiextensionsv1.NamespaceScoped, Fields: labels,
-		}
-		served = append(served, c)
-	}
-	if len(stores) == 0 {
-		s.handler.UnregisterREST(root)
-		s.discovery.RemoveGroupVersion(gv)
-		s.openAPI.remove(gv)
-		return nil
-	}
-	g := &installer.APIGroupVersion{
-		GroupVersion:      gv,
-		Storage:           stores,
-		Serializer:        s.serializer,
-		Convertor:         convertor,
-		FieldManagers:     customresource.FieldManagers(byKind),
-		MinRequestTimeout: s.minRequestTimeout,
-		Metrics:           s.metrics,
-		Logger:            s.logger,
-	}
-	h, resources, err := g.Build()
-	if err != nil {
-		return fmt.Errorf("build %s: %w", gv, err)
-	}
-	var scaleHandler http.Handler
-	if len(scales) > 0 {
-		// Scale is a built-in type: served in protobuf too, as upstream.
-		sg := *g
-		sg.Storage, sg.Serializer, sg.Convertor = scales, nil, nil
-		if scaleHandler, _, err = sg.Build(); err != nil {
-			return fmt.Errorf("build the scale subresources of %s: %w", gv, err)
-		}
-	}
-	s.handler.HandleREST(root, &crHandler{next: h, scale: scaleHandler, crds: byResource, serializer: s.serializer, logger: s.logger})
-	if err := s.discovery.AddGroupVersion(gv, resources, discovery.WithPriority(discovery.CRDPriority), discovery.WithResponseKindGroupVersion()); err != nil {
-		return fmt.Errorf("discovery for %s: %w", gv, err)
-	}
-	sort.Slice(served, func(i, j int) bool { return served[i].crd.Name < served[j].crd.Name })
-	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(served))
-	for i, c := range served {
-		crds[i] = c.crd
-	}
-	s.openAPI.set(gv, crds)
 	return nil
 }
 
@@ -437,29 +293,33 @@ var crPatchTypes = []string{"application/json-patch+json", "application/merge-pa
 // crHandler serves one group-version's custom resources: creates of a
 // terminating CRD's resources are refused (405), strategic merge patches
 // answer 415; scale subresources go to their own handler (JSON, YAML and
-// protobuf), the rest to the installer's handler.
+// protobuf), the rest to the installer's handler. A request for a
+// resource about to be served here waits for it (see activation.go).
 type crHandler struct {
-	next       http.Handler
-	scale      http.Handler           // the scale subresources, or nil
-	crds       map[string]*crdServing // by plural
-	serializer customresource.Serializer
-	logger     *slog.Logger
+	next   http.Handler
+	scale  http.Handler           // the scale subresources, or nil
+	crds   map[string]*crdServing // by plural
+	server *crServer
 }
 
 func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	info, ok := request.RequestInfoFrom(req.Context())
 	if ok && info.IsResourceRequest {
 		c := h.crds[info.Resource]
+		if c == nil && h.server.await(req, heldResource(info), false) {
+			h.server.redispatch(w, req)
+			return
+		}
 		if c != nil && c.terminating.Load() && info.Verb == "create" {
 			err := apierrors.NewMethodNotSupported(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Verb)
 			err.ErrStatus.Message = fmt.Sprintf("%v not allowed while custom resource definition is terminating", info.Verb)
-			handlers.WriteErrorNegotiated(w, req, h.serializer, h.logger, err)
+			handlers.WriteErrorNegotiated(w, req, h.server.serializer, h.server.logger, err)
 			return
 		}
 		if c != nil && info.Verb == "patch" {
 			ct, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
 			if strings.TrimSpace(ct) == "application/strategic-merge-patch+json" {
-				handlers.WriteErrorNegotiated(w, req, h.serializer, h.logger, &apierrors.StatusError{ErrStatus: unsupportedPatch()})
+				handlers.WriteErrorNegotiated(w, req, h.server.serializer, h.server.logger, &apierrors.StatusError{ErrStatus: unsupportedPatch()})
 				return
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,7 +25,7 @@ func TestStatusFieldValidation(t *testing.T) {
 	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	var w warnings
 	cfg := ts.config()
 	cfg.WarningHandler = &w
@@ -35,7 +34,7 @@ func TestStatusFieldValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	ri := dc.Resource(gvr("example.com", "v1", "widgets")).Namespace("ns1")
-	eventually(t, 10*time.Second, "widgets served", func() bool {
+	eventually(t, waitTimeout, "widgets served", func() bool {
 		_, err := ri.List(ctx, metav1.ListOptions{})
 		return err == nil
 	})

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,9 +26,9 @@ func TestTableIncludeObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEstablished(t, ts.crdClient(t), crd.Name, 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), crd.Name)
 	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns")
-	eventually(t, 10*time.Second, "widgets served", func() bool {
+	eventually(t, waitTimeout, "widgets served", func() bool {
 		_, err := ri.List(ctx, metav1.ListOptions{})
 		return err == nil
 	})

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -112,13 +111,13 @@ func TestWebhookConversion(t *testing.T) {
 	if _, err := crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, gizmoCRD(webhook.URL+"/convert", caBundle), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	waitEstablished(t, crds, "gizmos.webhook.example.com", 10*time.Second)
+	waitEstablished(t, crds, "gizmos.webhook.example.com")
 	dyn := ts.dynamic(t)
 	v1 := dyn.Resource(gvr("webhook.example.com", "v1", "gizmos")).Namespace("default")
 	v2 := dyn.Resource(gvr("webhook.example.com", "v2", "gizmos")).Namespace("default")
 
 	var created *unstructured.Unstructured
-	eventually(t, 10*time.Second, "v2 served", func() bool {
+	eventually(t, waitTimeout, "v2 served", func() bool {
 		var err error
 		created, err = v2.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "webhook.example.com/v2", "kind": "Gizmo",
@@ -133,7 +132,7 @@ func TestWebhookConversion(t *testing.T) {
 	// Each served version's routes are installed in turn: v1 may be
 	// served a moment after v2.
 	var got1 *unstructured.Unstructured
-	eventually(t, 10*time.Second, "v1 served", func() bool {
+	eventually(t, waitTimeout, "v1 served", func() bool {
 		var err error
 		got1, err = v1.Get(ctx, "g1", metav1.GetOptions{})
 		return err == nil
@@ -216,11 +215,11 @@ func TestStorageVersionMigration(t *testing.T) {
 	if _, err := crds.Create(ctx, gizmoCRD(webhook.URL+"/convert", caBundle), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	waitEstablished(t, ts.crdClient(t), "gizmos.webhook.example.com", 10*time.Second)
+	waitEstablished(t, ts.crdClient(t), "gizmos.webhook.example.com")
 	dyn := ts.dynamic(t)
 	v1 := dyn.Resource(gvr("webhook.example.com", "v1", "gizmos")).Namespace("default")
 	v2 := dyn.Resource(gvr("webhook.example.com", "v2", "gizmos")).Namespace("default")
-	eventually(t, 10*time.Second, "v1 served", func() bool {
+	eventually(t, waitTimeout, "v1 served", func() bool {
 		_, err := v1.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "webhook.example.com/v1", "kind": "Gizmo",
 			"metadata": map[string]any{"name": "old"},
@@ -238,7 +237,7 @@ func TestStorageVersionMigration(t *testing.T) {
 	if _, err := crds.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("switch the storage version: %v", err)
 	}
-	eventually(t, 10*time.Second, "storedVersions [v1 v2]", func() bool {
+	eventually(t, waitTimeout, "storedVersions [v1 v2]", func() bool {
 		c, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
 		return err == nil && strings.Join(c.Status.StoredVersions, ",") == "v1,v2"
 	})
@@ -247,7 +246,7 @@ func TestStorageVersionMigration(t *testing.T) {
 		t.Helper()
 		before := hook.calls.Load()
 		var u *unstructured.Unstructured
-		eventually(t, 10*time.Second, "v2 read", func() bool {
+		eventually(t, waitTimeout, "v2 read", func() bool {
 			var err error
 			u, err = v2.Get(ctx, "old", metav1.GetOptions{})
 			return err == nil
@@ -266,7 +265,7 @@ func TestStorageVersionMigration(t *testing.T) {
 	// new storage version takes effect when the controller has served the
 	// updated CRD, which may be just after storedVersions changed: repeat
 	// until a rewrite lands in v2.
-	eventually(t, 10*time.Second, "objects rewritten in v2", func() bool {
+	eventually(t, waitTimeout, "objects rewritten in v2", func() bool {
 		list, err := v2.List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false

@@ -42,27 +42,30 @@ func newAPIServerHandler(name string, notFound http.Handler) *APIServerHandler {
 // root answer 404 there and do not fall through (serving.md 33). The root
 // "/apis" claims only "/apis" and "/apis/".
 func (a *APIServerHandler) HandleREST(root string, h http.Handler) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	old := *a.roots.Load()
-	next := make(map[string]http.Handler, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[root] = h
-	a.roots.Store(&next)
+	a.UpdateREST(map[string]http.Handler{root: h}, nil)
 }
 
 // UnregisterREST removes a REST root.
 func (a *APIServerHandler) UnregisterREST(root string) {
+	a.UpdateREST(nil, []string{root})
+}
+
+// UpdateREST registers (or replaces) the REST roots of set and removes
+// those of remove, in one step: a request sees all of the changes or
+// none (the served versions of a CRD appear and go together).
+func (a *APIServerHandler) UpdateREST(set map[string]http.Handler, remove []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	old := *a.roots.Load()
-	next := make(map[string]http.Handler, len(old))
+	next := make(map[string]http.Handler, len(old)+len(set))
 	for k, v := range old {
-		if k != root {
-			next[k] = v
-		}
+		next[k] = v
+	}
+	for _, k := range remove {
+		delete(next, k)
+	}
+	for k, v := range set {
+		next[k] = v
 	}
 	a.roots.Store(&next)
 }

@@ -9,11 +9,13 @@
 // ([StorageCodec], converting with the CRD's converter, and applying the
 // read schema's defaults to what storage returns).
 //
-// The [Strategy] prunes and defaults writes (create, update, status:
-// pruned fields are Warning headers under fieldValidation=Warn, the
-// default, silent under Ignore; [StrictUnknownFields] makes them a 400
-// under Strict), checks apiVersion and kind, then the version's schema
-// and its CEL rules (packages schema and cel), with ratcheting on update.
+// Writes are pruned before the field manager sees them
+// ([PruneUnknownFields], which the stores offer to the handlers: the
+// fields dropped are Warning headers under fieldValidation=Warn, the
+// default, a 400 under Strict, silent under Ignore). The [Strategy]
+// prunes (what did not come through the handlers) and defaults writes,
+// checks apiVersion and kind, then the version's schema and its CEL
+// rules (packages schema and cel), with ratcheting on update.
 // Status is reset on create and kept on update when the status
 // subresource is enabled ([StatusStore]); any change outside metadata
 // bumps the generation.

@@ -6,7 +6,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,7 +15,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
-	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 // Strategy is the strategy of one served version of a CRD: status is
@@ -72,11 +70,11 @@ var (
 
 func (s Strategy) NamespaceScoped() bool { return s.namespaced }
 
-func (s Strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+func (s Strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	if s.statusEnabled {
 		delete(obj.(*unstructured.Unstructured).Object, "status")
 	}
-	s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
+	s.pruneAndDefault(obj.(*unstructured.Unstructured))
 }
 
 func (s Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
@@ -122,12 +120,12 @@ func (Strategy) Canonicalize(runtime.Object) {}
 
 func (Strategy) AllowCreateOnUpdate() bool { return false }
 
-func (s Strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+func (s Strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	if s.statusEnabled {
 		// Both are unstructured objects of this store: cannot fail.
 		_ = generic.CopyStatus(obj, old)
 	}
-	s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
+	s.pruneAndDefault(obj.(*unstructured.Unstructured))
 }
 
 func (s Strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
@@ -170,29 +168,23 @@ func (s Strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 func (s Strategy) StatusStrategy() generic.StatusStrategy {
 	return generic.StatusStrategy{
 		UpdateStrategy: s,
-		ValidateStatus: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+		ValidateStatus: func(_ context.Context, obj, old runtime.Object) field.ErrorList {
 			// StatusStrategy's PrepareForUpdate is fixed: prune and
 			// default here, before validating.
-			s.pruneAndDefault(ctx, obj.(*unstructured.Unstructured))
+			s.pruneAndDefault(obj.(*unstructured.Unstructured))
 			return s.validateWithRules(obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))
 		},
 		GroupVersions: []schema.GroupVersion{s.kind.GroupVersion()},
 	}
 }
 
-// pruneAndDefault prunes u against the strategy's schema, warning of each
-// pruned field unless fieldValidation is Ignore (the store refuses them
-// beforehand under Strict, see StrictUnknownFields), then applies the
-// defaults.
-func (s Strategy) pruneAndDefault(ctx context.Context, u *unstructured.Unstructured) {
+// pruneAndDefault prunes u against the strategy's schema, then applies
+// the defaults. Writes through the handlers come pruned (and reported,
+// see PruneUnknownFields); this catches the others.
+func (s Strategy) pruneAndDefault(u *unstructured.Unstructured) {
 	if s.schema == nil {
 		return
 	}
-	pruned := structuralschema.Prune(u.Object, s.schema)
-	if fieldValidationFrom(ctx) != metav1.FieldValidationIgnore {
-		for _, p := range pruned {
-			filters.AddWarning(ctx, fmt.Sprintf("unknown field %q", p))
-		}
-	}
+	structuralschema.Prune(u.Object, s.schema)
 	structuralschema.ApplyDefaults(u.Object, s.schema)
 }

@@ -6,12 +6,15 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
 	"github.com/kapi-dev/kapi/pkg/openapi"
@@ -41,7 +44,7 @@ func MetaSchemas(defs *openapi.Definitions) (map[string]*spec.Schema, error) {
 	return m, nil
 }
 
-// NewTypeConverter builds the structured-merge-diff TypeConverter of
+// NewTypeConverter returns the structured-merge-diff TypeConverter of
 // every version of crd, as upstream: each version's structural schema
 // with apiVersion, kind and metadata (ObjectMeta) at its root and in
 // x-kubernetes-embedded-resource objects, x-kubernetes-int-or-string as
@@ -49,14 +52,32 @@ func MetaSchemas(defs *openapi.Definitions) (map[string]*spec.Schema, error) {
 // -map-type and -preserve-unknown-fields as merge semantics. A version
 // without a schema keeps every field (deduced). When the schemas cannot
 // be converted (not structural), every field is deduced (atomic lists),
-// with a warning.
+// with a warning. The types are built on first use: a server that serves
+// many CRDs at start pays for each on its first write, not before it is
+// ready.
 func NewTypeConverter(crd *apiextensionsv1.CustomResourceDefinition, meta map[string]*spec.Schema, logger *slog.Logger) managedfields.TypeConverter {
-	tc, err := BuildTypeConverter(crd, meta)
-	if err != nil {
-		logger.Warn("server-side apply schema of custom resources: falling back to deduced types", "crd", crd.Name, "err", err)
-		return managedfields.NewDeducedTypeConverter()
-	}
-	return tc
+	crd = crd.DeepCopy()
+	return &lazyTypeConverter{get: sync.OnceValue(func() managedfields.TypeConverter {
+		tc, err := BuildTypeConverter(crd, meta)
+		if err != nil {
+			logger.Warn("server-side apply schema of custom resources: falling back to deduced types", "crd", crd.Name, "err", err)
+			return managedfields.NewDeducedTypeConverter()
+		}
+		return tc
+	})}
+}
+
+// lazyTypeConverter builds its TypeConverter on first use.
+type lazyTypeConverter struct {
+	get func() managedfields.TypeConverter
+}
+
+func (c *lazyTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	return c.get().ObjectToTyped(obj, opts...)
+}
+
+func (c *lazyTypeConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+	return c.get().TypedToObject(v)
 }
 
 // BuildTypeConverter is NewTypeConverter without the fallback: it fails

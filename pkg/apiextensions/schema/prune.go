@@ -70,6 +70,17 @@ func pruneObject(m map[string]any, s *apiextensionsv1.JSONSchemaProps, path stri
 	}
 }
 
+// PruneMetadata removes from the metadata of obj, a custom resource, the
+// fields ObjectMeta does not have, and returns their paths
+// ("metadata.foo") sorted: upstream drops them when it decodes a custom
+// resource (Prune leaves the root's metadata alone).
+func PruneMetadata(obj map[string]any) []string {
+	var pruned []string
+	pruneEmbeddedMeta(obj["metadata"], "metadata", &pruned)
+	sort.Strings(pruned)
+	return pruned
+}
+
 // propertySchema returns s's schema of property k.
 func propertySchema(s *apiextensionsv1.JSONSchemaProps, k string) (*apiextensionsv1.JSONSchemaProps, bool) {
 	if s == nil {

@@ -91,6 +91,31 @@ func TestPrune(t *testing.T) {
 	}
 }
 
+func TestPruneMetadata(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+		pruned         []string
+	}{
+		{"unknown fields go", `{"metadata":{"name":"n","zzz":1,"labels":{"a":"b"},"aaa":{}},"spec":{"x":1}}`,
+			`{"metadata":{"name":"n","labels":{"a":"b"}},"spec":{"x":1}}`, []string{"metadata.aaa", "metadata.zzz"}},
+		{"every ObjectMeta field stays", `{"metadata":{"name":"n","generateName":"g","namespace":"ns","selfLink":"s","uid":"u","resourceVersion":"1","generation":1,"creationTimestamp":null,"deletionTimestamp":null,"deletionGracePeriodSeconds":0,"labels":{},"annotations":{},"ownerReferences":[],"finalizers":[],"managedFields":[]}}`,
+			`{"metadata":{"name":"n","generateName":"g","namespace":"ns","selfLink":"s","uid":"u","resourceVersion":"1","generation":1,"creationTimestamp":null,"deletionTimestamp":null,"deletionGracePeriodSeconds":0,"labels":{},"annotations":{},"ownerReferences":[],"finalizers":[],"managedFields":[]}}`, nil},
+		{"no metadata", `{"spec":{}}`, `{"spec":{}}`, nil},
+		{"metadata not an object", `{"metadata":"x"}`, `{"metadata":"x"}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := decode(t, tc.in)
+			pruned := PruneMetadata(obj)
+			if want := decode(t, tc.want); !reflect.DeepEqual(obj, want) {
+				t.Errorf("got %v, want %v", obj, want)
+			}
+			if !reflect.DeepEqual(pruned, tc.pruned) {
+				t.Errorf("got pruned %q, want %q", pruned, tc.pruned)
+			}
+		})
+	}
+}
+
 func TestDefault(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"absent and nested default", `{"spec":{}}`,

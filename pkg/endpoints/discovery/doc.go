@@ -5,7 +5,8 @@
 // Accept header asks for it.
 //
 // One [Manager] holds the group-versions of every server of the chain: each
-// server adds what it installs ([Manager.AddGroupVersion]) and the head of the
+// server adds what it installs ([Manager.AddGroupVersion], or several at once
+// with [Manager.Update], which readers see as one change) and the head of the
 // chain serves the union ([Manager.Install]). The per-group-version
 // APIResourceList (/apis/<group>/<version>) is served by the installer, not
 // here; the Manager receives the same []metav1.APIResource lists.

@@ -131,12 +131,64 @@ func Remote() Option {
 // installer serves at /apis/<group>/<version>, subresources named
 // "<resource>/<sub>"), or replaces what gv had. The resources are copied.
 func (m *Manager) AddGroupVersion(gv schema.GroupVersion, resources []metav1.APIResource, opts ...Option) error {
-	if gv.Version == "" {
-		return errors.New("add group-version: version must not be empty")
-	}
+	return m.Update(map[schema.GroupVersion][]metav1.APIResource{gv: resources}, nil, opts...)
+}
+
+// RemoveGroupVersion removes gv as served by the chain, or with [Remote]
+// as served by an aggregated API server; removing an absent gv does
+// nothing.
+func (m *Manager) RemoveGroupVersion(gv schema.GroupVersion, opts ...Option) {
+	// Removing cannot fail.
+	_ = m.Update(nil, []schema.GroupVersion{gv}, opts...)
+}
+
+// Update adds (or replaces) every group-version of set with its resources
+// and removes those of remove, in one step: discovery shows all of the
+// changes or none, and is rebuilt once (a CRD's served versions appear
+// together; the CRDs stored at start are added in one go). opts apply to
+// every group-version, as for [Manager.AddGroupVersion] and
+// [Manager.RemoveGroupVersion]. A gv in both is added. Nothing changes
+// when an error is returned.
+func (m *Manager) Update(set map[schema.GroupVersion][]metav1.APIResource, remove []schema.GroupVersion, opts ...Option) error {
 	var o addOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	entries := make(map[schema.GroupVersion]*entry, len(set))
+	for gv, resources := range set {
+		e, err := newEntry(gv, resources, o)
+		if err != nil {
+			return err
+		}
+		entries[gv] = e
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	to := m.entries
+	if o.remote {
+		to = m.remotes
+	}
+	changed := len(entries) > 0
+	for _, gv := range remove {
+		if _, ok := to[gv]; ok {
+			delete(to, gv)
+			changed = true
+		}
+	}
+	for gv, e := range entries {
+		to[gv] = e
+	}
+	if changed {
+		m.updateLocked()
+	}
+	return nil
+}
+
+// newEntry makes the entry of gv, its resources copied.
+func newEntry(gv schema.GroupVersion, resources []metav1.APIResource, o addOptions) (*entry, error) {
+	if gv.Version == "" {
+		return nil, errors.New("add group-version: version must not be empty")
 	}
 	e := &entry{
 		gv:        gv,
@@ -155,40 +207,10 @@ func (m *Manager) AddGroupVersion(gv schema.GroupVersion, resources []metav1.API
 	}
 	agg, err := toAggregated(gv, e.resources, o.qualifyKinds)
 	if err != nil {
-		return fmt.Errorf("add group-version %s: %w", gv, err)
+		return nil, fmt.Errorf("add group-version %s: %w", gv, err)
 	}
 	e.aggregated = agg
-
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if o.remote {
-		m.remotes[gv] = e
-	} else {
-		m.entries[gv] = e
-	}
-	m.updateLocked()
-	return nil
-}
-
-// RemoveGroupVersion removes gv as served by the chain, or with [Remote]
-// as served by an aggregated API server; removing an absent gv does
-// nothing.
-func (m *Manager) RemoveGroupVersion(gv schema.GroupVersion, opts ...Option) {
-	var o addOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	from := m.entries
-	if o.remote {
-		from = m.remotes
-	}
-	if _, ok := from[gv]; !ok {
-		return
-	}
-	delete(from, gv)
-	m.updateLocked()
+	return e, nil
 }
 
 // effectiveLocked returns the entries served: the remote one where a

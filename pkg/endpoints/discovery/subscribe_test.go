@@ -117,3 +117,67 @@ func TestRemoteHidesLocal(t *testing.T) {
 		t.Errorf("after both went: got %v, want none", got)
 	}
 }
+
+// Update changes several group-versions in one step: a reader sees the
+// versions of a group appear and go together, and a failing Update
+// changes nothing.
+func TestUpdateIsOneStep(t *testing.T) {
+	m, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := []metav1.APIResource{{Name: "widgets", Kind: "Widget", Namespaced: true, Verbs: metav1.Verbs{"get"}}}
+	v1 := schema.GroupVersion{Group: "example.com", Version: "v1"}
+	v2 := schema.GroupVersion{Group: "example.com", Version: "v2"}
+	versions := func() []string {
+		var out []string
+		for _, g := range m.snap.Load().aggAPIs.list.Items {
+			for _, v := range g.Versions {
+				out = append(out, g.Name+"/"+v.Version)
+			}
+		}
+		return out
+	}
+
+	done := make(chan struct{})
+	seen := make(chan []string, 1)
+	go func() {
+		defer close(seen)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if got := versions(); len(got) == 1 {
+				seen <- got
+				return
+			}
+		}
+	}()
+	for range 200 {
+		if err := m.Update(map[schema.GroupVersion][]metav1.APIResource{v1: res, v2: res}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Update(nil, []schema.GroupVersion{v1, v2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	if got, ok := <-seen; ok {
+		t.Fatalf("a reader saw %v alone, want both versions or none", got)
+	}
+
+	if err := m.Update(map[schema.GroupVersion][]metav1.APIResource{v1: res, {Group: "example.com"}: res}, nil); err == nil {
+		t.Fatal("got no error for a group-version without a version")
+	}
+	if got := versions(); len(got) != 0 {
+		t.Fatalf("a failed Update changed discovery: %v", got)
+	}
+	if err := m.Update(map[schema.GroupVersion][]metav1.APIResource{v1: res, v2: res}, nil, WithPriority(CRDPriority)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := versions(), []string{"example.com/v2", "example.com/v1"}; !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}

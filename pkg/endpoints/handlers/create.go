@@ -17,8 +17,9 @@ import (
 // (body over the limit), 400 (undecodable query), 422 CreateOptions
 // invalid (dryRun other than All, fieldManager too long or unprintable,
 // fieldValidation unknown), 400 (undecodable body, strict errors under
-// fieldValidation=Strict, wrong apiVersion), 400 (namespace of the object
-// differs from the request's). System metadata (uid, creationTimestamp,
+// fieldValidation=Strict, wrong apiVersion), 400 (fields the schema does
+// not declare, under Strict: see UnknownFieldPruner), 400 (namespace of
+// the object differs from the request's). System metadata (uid, creationTimestamp,
 // deletionTimestamp, deletionGracePeriodSeconds, selfLink) sent by the
 // client is wiped.
 func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
@@ -56,6 +57,10 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 
 		obj, err := s.decodeBody(ctx, in, body, r.New(), opts.FieldValidation)
 		if err != nil {
+			s.err(err, w, req)
+			return
+		}
+		if err := s.pruneUnknownFields(ctx, obj, opts.FieldValidation); err != nil {
 			s.err(err, w, req)
 			return
 		}

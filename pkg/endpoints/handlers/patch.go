@@ -93,7 +93,10 @@ func (s *RequestScope) servedPatchTypes(patchTypes []string) []string {
 // its apiVersion and kind must be the served ones and its name the URL's
 // (400); conflicts with other managers are 409 unless force=true;
 // duplicate keys are a 400 under fieldValidation=Strict and warnings under
-// Warn; fields its type does not declare are a 400.
+// Warn; fields its type does not declare are a 400, but for a storage
+// that prunes them (UnknownFieldPruner): they are dropped before the
+// merge, and reported per fieldValidation. The patched object of the
+// other patch types is pruned so too.
 func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Handler {
 	patchTypes = s.servedPatchTypes(patchTypes)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -229,6 +232,12 @@ func (p *patcher) updatedObject(ctx context.Context, current runtime.Object) (ru
 	if err != nil {
 		return nil, err
 	}
+	if p.patchType != types.ApplyYAMLPatchType {
+		// (applyServerSide prunes the applied configuration itself.)
+		if err := p.scope.pruneUnknownFields(ctx, obj, p.directive); err != nil {
+			return nil, err
+		}
+	}
 	if !exists && hasUID(obj) {
 		m, _ := meta.Accessor(obj)
 		return nil, apierrors.NewConflict(p.scope.Resource.GroupResource(), p.name,
@@ -264,6 +273,12 @@ func (p *patcher) applyServerSide(ctx context.Context, current runtime.Object) (
 	applied := &unstructured.Unstructured{Object: map[string]any{}}
 	if err := yaml.Unmarshal(p.patch, &applied.Object); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	// The field manager merges only declared fields: undeclared ones go
+	// first (reported per fieldValidation), so the applier owns what is
+	// stored.
+	if err := p.scope.pruneUnknownFields(ctx, applied, p.directive); err != nil {
+		return nil, err
 	}
 	obj, err := p.scope.FieldManager.Apply(current, applied, p.manager, p.force)
 	if err != nil {

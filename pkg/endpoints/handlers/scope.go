@@ -49,6 +49,21 @@ type FieldManager interface {
 	Apply(liveObj, appliedObj runtime.Object, manager string, force bool) (runtime.Object, error)
 }
 
+// UnknownFieldPruner is implemented by the storages whose objects drop
+// the fields their schema does not declare (custom resources). The write
+// handlers prune every object they pass on (the body of a create or an
+// update, a patched object, an applied configuration) before the field
+// manager sees it, so that managedFields only name stored fields, and
+// report the fields dropped as fieldValidation says: a Warning header
+// `unknown field "spec.foo"` each under Warn (the default), a 400
+// `strict decoding error: unknown field "spec.foo", ...` under Strict,
+// nothing under Ignore.
+type UnknownFieldPruner interface {
+	// PruneUnknownFields removes from obj the fields its schema does not
+	// declare and returns their paths ("spec.foo"), sorted.
+	PruneUnknownFields(obj runtime.Object) []string
+}
+
 // RequestScope is what every handler of one (sub)resource needs. It is built
 // once, at install time, and shared by all requests (read-only).
 type RequestScope struct {
@@ -70,6 +85,8 @@ type RequestScope struct {
 	TableConvertor rest.TableConvertor
 	// FieldManager is optional (see FieldManager).
 	FieldManager FieldManager
+	// Pruner, optional, drops undeclared fields (see UnknownFieldPruner).
+	Pruner UnknownFieldPruner
 	// Admission validates writes before they are stored (nil: none).
 	Admission admission.Chain
 
@@ -209,4 +226,28 @@ func (s *RequestScope) decodeParameters(req *http.Request, opts runtime.Object) 
 // e.g. `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ...`.
 func invalidOptions(kind, name string, errs field.ErrorList) error {
 	return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, name, errs)
+}
+
+// pruneUnknownFields prunes obj with the scope's Pruner, if any, and
+// reports the fields dropped as directive (a fieldValidation value, ""
+// meaning Warn) says: see UnknownFieldPruner.
+func (s *RequestScope) pruneUnknownFields(ctx context.Context, obj runtime.Object, directive string) error {
+	if s.Pruner == nil {
+		return nil
+	}
+	pruned := s.Pruner.PruneUnknownFields(obj)
+	if len(pruned) == 0 {
+		return nil
+	}
+	errs := make([]error, len(pruned))
+	for i, p := range pruned {
+		errs[i] = fmt.Errorf("unknown field %q", p)
+	}
+	switch fieldValidation(directive) {
+	case metav1.FieldValidationStrict:
+		return apierrors.NewBadRequest(runtime.NewStrictDecodingError(errs).Error())
+	case metav1.FieldValidationWarn:
+		addWarnings(ctx, errs)
+	}
+	return nil
 }

@@ -58,6 +58,10 @@ func UpdateResource(r rest.Updater, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
+		if err := s.pruneUnknownFields(ctx, obj, opts.FieldValidation); err != nil {
+			s.err(err, w, req)
+			return
+		}
 		if err := checkName(obj, info.Name, ns); err != nil {
 			s.err(err, w, req)
 			return

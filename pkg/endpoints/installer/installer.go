@@ -206,6 +206,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		}
 	}
 
+	pruner, _ := storage.(handlers.UnknownFieldPruner)
 	scope := &handlers.RequestScope{
 		Serializer:          g.Serializer,
 		ParameterCodec:      g.ParameterCodec,
@@ -215,6 +216,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Defaulter:           g.Scheme,
 		TableConvertor:      tableConvertor,
 		FieldManager:        fieldManager,
+		Pruner:              pruner,
 		Admission:           g.Admission,
 		Resource:            g.GroupVersion.WithResource(resource),
 		Subresource:         sub,
