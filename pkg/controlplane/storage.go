@@ -45,6 +45,9 @@ var builtinGroups = []apiGroup{
 	authenticationGroup,
 	authorizationGroup,
 	appsGroup,
+	batchGroup,
+	autoscalingGroup,
+	policyGroup,
 }
 
 // apiGroup is one API group's table.

@@ -69,7 +69,8 @@ func namespaceStorage(b *storageBuilder) (resourceStorage, error) {
 
 // podStorage is the pods line: the resource and its subresources. The
 // connection subresources read nodes through the nodes line when the
-// table has one. ("eviction" is added by the policy group's owner.)
+// table has one; "eviction" is served when the policy table has budgets
+// (see addEviction).
 func podStorage(b *storageBuilder) (resourceStorage, error) {
 	var c pod.Config
 	nodes := corev1.SchemeGroupVersion.WithResource("nodes")
@@ -88,7 +89,12 @@ func podStorage(b *storageBuilder) (resourceStorage, error) {
 	if err != nil {
 		return resourceStorage{}, err
 	}
-	return resourceStorage{storage: st.Pod, subresources: st.Subresources()}, nil
+	subresources := st.Subresources()
+	if err := addEviction(b, st, subresources); err != nil {
+		st.Pod.Destroy()
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: st.Pod, subresources: subresources}, nil
 }
 
 // legacyBindingStorage is the bindings line: POST of a Binding named after

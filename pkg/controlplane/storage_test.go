@@ -73,7 +73,7 @@ func TestBuiltinTables(t *testing.T) {
 			"bindings", "componentstatuses", "configmaps", "endpoints", "events", "limitranges", "namespaces",
 			"namespaces/finalize", "namespaces/status", "nodes", "nodes/proxy", "nodes/status",
 			"persistentvolumeclaims", "persistentvolumeclaims/status", "persistentvolumes", "persistentvolumes/status",
-			"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/exec", "pods/log",
+			"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/eviction", "pods/exec", "pods/log",
 			"pods/portforward", "pods/proxy", "pods/resize", "pods/status", "podtemplates",
 			"replicationcontrollers", "replicationcontrollers/scale", "replicationcontrollers/status",
 			"resourcequotas", "resourcequotas/status",
@@ -90,6 +90,10 @@ func TestBuiltinTables(t *testing.T) {
 			"controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status",
 			"replicasets", "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status",
 		},
+		{Group: "batch", Version: "v1"}:       {"cronjobs", "cronjobs/status", "jobs", "jobs/status"},
+		{Group: "autoscaling", Version: "v2"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
+		{Group: "autoscaling", Version: "v1"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
+		{Group: "policy", Version: "v1"}:      {"poddisruptionbudgets", "poddisruptionbudgets/status"},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -111,6 +115,8 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "coordination.k8s.io", Version: "v1"}, {Group: "authentication.k8s.io", Version: "v1"},
 		{Group: "authorization.k8s.io", Version: "v1"},
 		{Group: "apps", Version: "v1"},
+		{Group: "batch", Version: "v1"}, {Group: "autoscaling", Version: "v2"}, {Group: "autoscaling", Version: "v1"},
+		{Group: "policy", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -133,6 +139,7 @@ func TestBuiltinTables(t *testing.T) {
 		"limitranges", "persistentvolumeclaims", "pods", "podtemplates", "replicationcontrollers", "resourcequotas",
 		"secrets", "serviceaccounts", "services",
 		"controllerrevisions.apps", "daemonsets.apps", "deployments.apps", "replicasets.apps", "statefulsets.apps",
+		"cronjobs.batch", "horizontalpodautoscalers.autoscaling", "jobs.batch", "poddisruptionbudgets.policy",
 	}
 	slices.Sort(wantContent)
 	if !slices.Equal(gotContent, wantContent) {
@@ -150,7 +157,7 @@ func TestBuiltinTables(t *testing.T) {
 	slices.Sort(gotKinds)
 	wantKinds := []string{
 		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Node", "/v1, Kind=Pod", "/v1, Kind=ReplicationController",
-		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "events.k8s.io/v1, Kind=Event",
+		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "batch/v1, Kind=Job", "events.k8s.io/v1, Kind=Event",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("got field label conversions for %v, want %v", gotKinds, wantKinds)

@@ -13,7 +13,11 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	conversionautoscaling "github.com/kapi-dev/kapi/pkg/api/conversion/autoscaling"
 	defaultsappsv1 "github.com/kapi-dev/kapi/pkg/api/defaults/appsv1"
+	defaultsautoscalingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv1"
+	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv2"
+	defaultsbatchv1 "github.com/kapi-dev/kapi/pkg/api/defaults/batchv1"
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 )
 
@@ -51,4 +55,10 @@ func init() {
 	utilruntime.Must(defaultscorev1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultscorev1.RegisterOtherDefaults(Scheme))
 	utilruntime.Must(defaultsappsv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsbatchv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsautoscalingv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsautoscalingv2.RegisterDefaults(Scheme))
+	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
+	// (one storage, two served versions).
+	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))
 }
