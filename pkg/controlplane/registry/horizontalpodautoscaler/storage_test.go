@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
-	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	conversion "github.com/kapi-dev/kapi/pkg/api/conversion/autoscaling"
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
