@@ -75,8 +75,14 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 		return err
 	}
 	// Destroy functions run after Run returned, or when building the
-	// chain failed later: stop the controllers if they still run.
-	head.AddDestroyFunc(r.stop)
+	// chain failed later: stop the controllers if they still run, then
+	// drop the loopback connections.
+	head.AddDestroyFunc(func() {
+		r.stop()
+		if t, ok := loopback.Transport.(*http.Transport); ok {
+			t.CloseIdleConnections()
+		}
+	})
 	return nil
 }
 
