@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/manager"
 	"github.com/kapi-dev/kapi/pkg/server/options"
 )
 
@@ -25,6 +26,7 @@ type Options struct {
 	RequestHeader *options.RequestHeaderOptions
 	Aggregator    *options.AggregatorOptions
 	Services      *options.ServiceOptions
+	Controllers   *options.ControllerOptions
 
 	// Test seams (not flags).
 
@@ -51,6 +53,7 @@ func NewOptions() *Options {
 		RequestHeader: options.NewRequestHeaderOptions(),
 		Aggregator:    options.NewAggregatorOptions(),
 		Services:      options.NewServiceOptions(),
+		Controllers:   options.NewControllerOptions(),
 	}
 }
 
@@ -66,6 +69,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.RequestHeader.AddFlags(fs)
 	o.Aggregator.AddFlags(fs)
 	o.Services.AddFlags(fs)
+	o.Controllers.AddFlags(fs, manager.Known())
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -103,6 +107,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.RequestHeader.Validate()...)
 	errs = append(errs, o.Aggregator.Validate()...)
 	errs = append(errs, o.Services.Validate()...)
+	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases())...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}

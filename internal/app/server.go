@@ -484,5 +484,8 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	if err := c.installAggregator(aggregator, api, c.services); err != nil {
 		return nil, err
 	}
+	if err := c.installControllers(aggregator); err != nil {
+		return nil, err
+	}
 	return aggregator, nil
 }

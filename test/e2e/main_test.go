@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -36,10 +37,18 @@ type backend struct {
 }
 
 var (
-	memoryBackend = &backend{name: "memory"}
-	etcdBackend   = &backend{name: "etcd", opts: []kapitest.Option{kapitest.WithEmbeddedEtcd()}}
+	memoryBackend = &backend{name: "memory", opts: []kapitest.Option{withoutRootCAPublisher}}
+	etcdBackend   = &backend{name: "etcd", opts: []kapitest.Option{kapitest.WithEmbeddedEtcd(), withoutRootCAPublisher}}
 	allBackends   = []*backend{memoryBackend, etcdBackend}
 )
+
+// withoutRootCAPublisher: the suite's tests count and watch every ConfigMap
+// of their namespaces, which the root CA publisher would add one to. The
+// publisher (and the other controllers) are proven on servers of their own
+// in e2e_gc_test.go.
+var withoutRootCAPublisher = kapitest.WithOptions(func(o *app.Options) {
+	o.Controllers.Controllers = []string{"*", "-root-ca-certificate-publisher-controller"}
+})
 
 func (b *backend) start() (*kapitest.Server, error) {
 	b.once.Do(func() {

@@ -1,0 +1,174 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/manager"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/options"
+	"github.com/kapi-dev/kapi/pkg/version"
+)
+
+// How long the controllers may take: to be elected (or see another
+// leader) and sync before the post-start hook lets readiness go on
+// regardless, and to stop (and release the Lease) at shutdown.
+const (
+	controllersReadyTimeout = 30 * time.Second
+	controllersStopTimeout  = 15 * time.Second
+)
+
+// installControllers runs kapi's controller manager (garbage collector,
+// default service accounts, root CA publisher; see package manager) on the
+// head server: the post-start hook start-kapi-controller-manager starts it
+// and returns once it leads with its per-namespace controllers synced, or
+// follows another server; the pre-shutdown hook stop-kapi-controller-manager
+// stops the controllers and releases the Lease while the server still
+// serves, so another server takes over at once.
+//
+// The controllers reach the API through a loopback client (HTTPS to this
+// server's own listener, authenticated by the loopback token), as
+// kube-controller-manager reaches kube-apiserver: through discovery they
+// see every resource the chain serves, CRDs included, as it changes.
+func (c *Config) installControllers(head *server.GenericServer) error {
+	o := c.Options.Controllers
+	loopback, err := c.loopbackClientConfig()
+	if err != nil {
+		return err
+	}
+	m, err := manager.New(manager.Config{
+		Client:      loopback,
+		Controllers: o.Controllers,
+		LeaderElection: manager.LeaderElection{
+			Enabled:       o.LeaderElect,
+			LeaseDuration: o.LeaseDuration,
+			RenewDeadline: o.RenewDeadline,
+			RetryPeriod:   o.RetryPeriod,
+			Name:          o.ResourceName,
+			Namespace:     o.ResourceNamespace,
+			// Only an external etcd can be shared with other servers.
+			ExclusiveStorage: c.Options.Storage.Backend == options.StorageBackendMemory || len(c.Options.Storage.ServerList) == 0,
+		},
+		RootCA:     c.CAPEM,
+		Registerer: c.Generic.MetricsRegistry,
+		Logger:     c.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	r := &controllerRunner{m: m, cfg: c}
+	if err := head.AddPostStartHook("start-kapi-controller-manager", r.start); err != nil {
+		return err
+	}
+	if err := head.AddPreShutdownHook("stop-kapi-controller-manager", func() error {
+		r.stop()
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Destroy functions run after Run returned, or when building the
+	// chain failed later: stop the controllers if they still run, then
+	// drop the loopback connections.
+	head.AddDestroyFunc(func() {
+		r.stop()
+		if t, ok := loopback.Transport.(*http.Transport); ok {
+			t.CloseIdleConnections()
+		}
+	})
+	return nil
+}
+
+// controllerRunner owns the manager's goroutine.
+type controllerRunner struct {
+	m   *manager.Manager
+	cfg *Config
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (r *controllerRunner) start(hookCtx context.Context) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	r.mu.Lock()
+	r.cancel, r.done = cancel, done
+	r.mu.Unlock()
+	go func() {
+		defer close(done)
+		r.m.Run(ctx)
+	}()
+	// The hook context ends when the HTTP server is told to stop: by then
+	// the pre-shutdown hook stopped the controllers, unless it did not run.
+	context.AfterFunc(hookCtx, cancel)
+	select {
+	case <-r.m.Ready():
+	case <-hookCtx.Done():
+	case <-time.After(controllersReadyTimeout):
+		r.cfg.Logger.Warn("the controllers are not ready yet; serving anyway", "timeout", controllersReadyTimeout)
+	}
+	return nil
+}
+
+// stop stops the manager and waits (bounded) for it. Idempotent.
+func (r *controllerRunner) stop() {
+	r.mu.Lock()
+	cancel, done := r.cancel, r.done
+	r.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(controllersStopTimeout):
+		r.cfg.Logger.Warn("the controllers did not stop in time", "timeout", controllersStopTimeout)
+	}
+}
+
+// loopbackClientConfig is the client config of the server's own
+// controllers: HTTPS to its listener, authenticated as system:apiserver by
+// the loopback token, without client-side rate limits. The server is
+// trusted by its exact serving certificate (pinned), which holds whether
+// or not that certificate names the address dialled or chains to a CA
+// this process knows (--tls-cert-file).
+func (c *Config) loopbackClientConfig() (*rest.Config, error) {
+	ss := c.Generic.SecureServing
+	if ss == nil || ss.Cert == nil || len(ss.Cert.Certificate) == 0 {
+		return nil, errors.New("loopback client: no serving certificate")
+	}
+	leaf := ss.Cert.Certificate[0]
+	tr := &http.Transport{
+		TLSClientConfig: &tls.Config{
+			MinVersion: tls.VersionTLS12,
+			// Verification is VerifyConnection's: the peer must present
+			// this server's serving certificate.
+			InsecureSkipVerify: true, //nolint:gosec // pinned below
+			VerifyConnection: func(cs tls.ConnectionState) error {
+				if len(cs.PeerCertificates) == 0 || !bytes.Equal(cs.PeerCertificates[0].Raw, leaf) {
+					return errors.New("loopback client: the server did not present this server's serving certificate")
+				}
+				return nil
+			},
+		},
+		ForceAttemptHTTP2:   !c.Options.SecureServing.DisableHTTP2Serving,
+		MaxIdleConnsPerHost: 32,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+	}
+	return &rest.Config{
+		Host:        "https://" + serverHost(c.Address),
+		BearerToken: c.LoopbackToken,
+		Transport:   tr,
+		QPS:         -1,
+		UserAgent:   fmt.Sprintf("kapi-controller-manager/%s", version.Get().GitVersion),
+	}, nil
+}

@@ -1,0 +1,289 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ignoredResources are not watched (upstream's DefaultIgnoredResources):
+// events are many, short-lived and never anyone's owner.
+var ignoredResources = map[schema.GroupResource]bool{
+	{Group: "", Resource: "events"}:              true,
+	{Group: "events.k8s.io", Resource: "events"}: true,
+}
+
+// resyncTriggers are the resources whose changes change discovery: a
+// change to one of them makes the collector look for new resources at
+// once rather than at the next SyncPeriod.
+var resyncTriggers = map[schema.GroupKind]bool{
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:             true,
+}
+
+// monitor watches one resource.
+type monitor struct {
+	gvk      schema.GroupVersionKind
+	informer cache.SharedIndexInformer
+	cancel   context.CancelFunc
+}
+
+// monitors are the running monitors, by resource.
+type monitors struct {
+	mu  sync.RWMutex
+	byR map[schema.GroupVersionResource]*monitor
+	wg  sync.WaitGroup
+}
+
+// lookup returns the object namespace/name from the cache of gvr's
+// monitor, if it has synced and holds it.
+func (m *monitors) lookup(gvr schema.GroupVersionResource, namespace, name string) (*metav1.PartialObjectMetadata, bool) {
+	m.mu.RLock()
+	mon := m.byR[gvr]
+	m.mu.RUnlock()
+	if mon == nil || !mon.informer.HasSynced() {
+		return nil, false
+	}
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	obj, ok, err := mon.informer.GetIndexer().GetByKey(key)
+	if err != nil || !ok {
+		return nil, false
+	}
+	p, ok := obj.(*metav1.PartialObjectMetadata)
+	return p, ok
+}
+
+// synced reports whether there are monitors and all of them have synced.
+func (m *monitors) synced() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if len(m.byR) == 0 {
+		return false
+	}
+	for _, mon := range m.byR {
+		if !mon.informer.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *monitors) resources() map[schema.GroupVersionResource]bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make(map[schema.GroupVersionResource]bool, len(m.byR))
+	for r := range m.byR {
+		out[r] = true
+	}
+	return out
+}
+
+// stopAll stops every monitor and waits for them.
+func (m *monitors) stopAll() {
+	m.mu.Lock()
+	for _, mon := range m.byR {
+		mon.cancel()
+	}
+	m.byR = nil
+	m.mu.Unlock()
+	m.wg.Wait()
+}
+
+// deletableResources returns the preferred version of every resource that
+// can be listed, watched and deleted (upstream's GetDeletableResources).
+// With a partial discovery failure it returns what it found and the
+// groups that failed.
+func deletableResources(ctx context.Context, dc discovery.DiscoveryInterface) (map[schema.GroupVersionResource]bool, map[schema.GroupVersion]error, error) {
+	lists, err := discovery.ServerPreferredResources(dc)
+	var failed map[schema.GroupVersion]error
+	if err != nil {
+		var groupErr *discovery.ErrGroupDiscoveryFailed
+		if !errors.As(err, &groupErr) {
+			return nil, nil, fmt.Errorf("discover preferred resources: %w", err)
+		}
+		failed = groupErr.Groups
+	}
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	out := map[schema.GroupVersionResource]bool{}
+	for _, list := range discovery.FilteredBy(discovery.SupportsAllVerbs{Verbs: []string{"delete", "list", "watch"}}, lists) {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range list.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue // a subresource
+			}
+			out[gv.WithResource(r.Name)] = true
+		}
+	}
+	return out, failed, nil
+}
+
+// syncMonitors makes the running monitors those of resources: new ones
+// are started, gone ones stopped.
+func (gc *Collector) syncMonitors(ctx context.Context, resources map[schema.GroupVersionResource]bool) error {
+	m := gc.monitors
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if m.byR == nil {
+		m.byR = map[schema.GroupVersionResource]*monitor{}
+	}
+	var errs []error
+	current := map[schema.GroupVersionResource]*monitor{}
+	added := 0
+	for r := range resources {
+		if ignoredResources[r.GroupResource()] {
+			continue
+		}
+		if mon, ok := m.byR[r]; ok {
+			current[r] = mon
+			continue
+		}
+		gvk, err := gc.mapper.KindFor(r)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("look up the kind of %s: %w", r, err))
+			continue
+		}
+		mon, err := gc.newMonitor(r, gvk)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("monitor %s: %w", r, err))
+			continue
+		}
+		mctx, cancel := context.WithCancel(ctx)
+		mon.cancel = cancel
+		current[r] = mon
+		m.wg.Go(func() { mon.informer.RunWithContext(mctx) })
+		added++
+	}
+	removed := 0
+	for r, mon := range m.byR {
+		if _, kept := current[r]; !kept {
+			mon.cancel()
+			removed++
+		}
+	}
+	m.byR = current
+	if added+removed > 0 {
+		gc.logger.Info("synced monitors", "added", added, "removed", removed, "total", len(current))
+	}
+	return errors.Join(errs...)
+}
+
+// newMonitor makes an informer of r's metadata whose events feed the
+// graph builder.
+func (gc *Collector) newMonitor(r schema.GroupVersionResource, gvk schema.GroupVersionKind) (*monitor, error) {
+	inf := metadatainformer.NewFilteredMetadataInformer(gc.metadata, r, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
+	// Managed fields are never read: do not keep them.
+	if err := inf.SetTransform(func(obj any) (any, error) {
+		if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
+			p.ManagedFields = nil
+		}
+		return obj, nil
+	}); err != nil {
+		return nil, err
+	}
+	trigger := resyncTriggers[gvk.GroupKind()]
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
+				gc.changes.Add(&event{typ: addEvent, gvk: gvk, obj: p})
+			}
+			if trigger {
+				gc.triggerResync()
+			}
+		},
+		UpdateFunc: func(oldObj, obj any) {
+			p, ok := obj.(*metav1.PartialObjectMetadata)
+			old, okOld := oldObj.(*metav1.PartialObjectMetadata)
+			if !ok || !okOld {
+				return
+			}
+			if trigger {
+				gc.triggerResync()
+			}
+			// Only what the graph keeps matters.
+			if !relevantChange(old, p) {
+				return
+			}
+			gc.changes.Add(&event{typ: updateEvent, gvk: gvk, obj: p, old: old})
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
+				gc.changes.Add(&event{typ: deleteEvent, gvk: gvk, obj: p})
+			}
+			if trigger {
+				gc.triggerResync()
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &monitor{gvk: gvk, informer: inf}, nil
+}
+
+// relevantChange reports whether an update changes what the graph keeps:
+// owner references, finalizers, the deletion mark.
+func relevantChange(old, cur *metav1.PartialObjectMetadata) bool {
+	if (old.DeletionTimestamp == nil) != (cur.DeletionTimestamp == nil) || old.UID != cur.UID {
+		return true
+	}
+	if !slices.Equal(old.Finalizers, cur.Finalizers) {
+		return true
+	}
+	if len(old.OwnerReferences) != len(cur.OwnerReferences) {
+		return true
+	}
+	for i := range old.OwnerReferences {
+		a, b := old.OwnerReferences[i], cur.OwnerReferences[i]
+		if a.UID != b.UID || a.Name != b.Name || a.Kind != b.Kind || a.APIVersion != b.APIVersion ||
+			!boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion) || !boolPtrEqual(a.Controller, b.Controller) {
+			return true
+		}
+	}
+	return false
+}
+
+func boolPtrEqual(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// keepFailed adds to resources the monitored resources of groups whose
+// discovery failed, so a transient failure does not stop their monitors.
+func keepFailed(resources, monitored map[schema.GroupVersionResource]bool, failed map[schema.GroupVersion]error) map[schema.GroupVersionResource]bool {
+	if len(failed) == 0 {
+		return resources
+	}
+	out := maps.Clone(resources)
+	for r := range monitored {
+		if _, ok := failed[r.GroupVersion()]; ok {
+			out[r] = true
+		}
+	}
+	return out
+}
