@@ -149,13 +149,8 @@ func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
 // the other takes over when it stops.
 func TestControllersRunOnTheLeaderOnly(t *testing.T) {
 	te := startTestEtcd(t, nil)
-	shared := kapitest.WithOptions(func(o *app.Options) {
-		o.Storage.Backend = "etcd3"
-		o.Storage.ServerList = []string{te.url()}
-		o.Controllers.LeaseDuration = 3 * time.Second
-		o.Controllers.RenewDeadline = 2 * time.Second
-		o.Controllers.RetryPeriod = 500 * time.Millisecond
-	})
+	shared := kapitest.WithFlags("--storage-backend=etcd3", "--etcd-servers="+te.url(),
+		"--leader-elect-lease-duration=3s", "--leader-elect-renew-deadline=2s", "--leader-elect-retry-period=500ms")
 	// a is ready once it leads (it is alone); b once it saw a lead.
 	a := kapitest.Start(t, shared)
 	b := kapitest.Start(t, shared)
@@ -219,9 +214,7 @@ func TestControllersTakeOverAPreviousRunsLease(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The first run elects itself with another Lease, so the default one
 	// can be planted as a crashed server's.
-	first, err := kapitest.StartE(dir, logger, kapitest.WithEmbeddedEtcd(), kapitest.WithOptions(func(o *app.Options) {
-		o.Controllers.ResourceName = "elsewhere"
-	}))
+	first, err := kapitest.StartE(dir, logger, kapitest.WithEmbeddedEtcd(), kapitest.WithFlags("--leader-elect-resource-name=elsewhere"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,11 +252,8 @@ func TestControllersTakeOverAPreviousRunsLease(t *testing.T) {
 }
 
 func TestControllersSwitchedOff(t *testing.T) {
-	s := kapitest.Start(t, kapitest.WithOptions(func(o *app.Options) {
-		// An alias, negated; and no leader election.
-		o.Controllers.Controllers = []string{"*", "-serviceaccount"}
-		o.Controllers.LeaderElect = false
-	}))
+	// An alias, negated; and no leader election.
+	s := kapitest.Start(t, kapitest.WithFlags("--controllers=*,-serviceaccount", "--leader-elect=false"))
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	createNamespace(t, cs, "switched")
 	ctx := context.Background()

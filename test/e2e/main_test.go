@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -46,9 +45,7 @@ var (
 // of their namespaces, which the root CA publisher would add one to. The
 // publisher (and the other controllers) are proven on servers of their own
 // in e2e_gc_test.go.
-var withoutRootCAPublisher = kapitest.WithOptions(func(o *app.Options) {
-	o.Controllers.Controllers = []string{"*", "-root-ca-certificate-publisher-controller"}
-})
+var withoutRootCAPublisher = kapitest.WithFlags("--controllers=*,-root-ca-certificate-publisher-controller")
 
 func (b *backend) start() (*kapitest.Server, error) {
 	b.once.Do(func() {

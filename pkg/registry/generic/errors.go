@@ -1,6 +1,7 @@
 package generic
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,9 +35,10 @@ const (
 //	request too large           413 RequestEntityTooLarge
 //	unreachable                 500 ServerTimeout   retryAfterSeconds 2
 //	invalid object              500 InternalError
+//	request deadline exceeded   504 Timeout         request did not complete within requested timeout - ...
 //
-// API errors pass through unchanged, and so do errors that are not
-// storage errors (context errors, ...), which the REST edge answers 500.
+// API errors pass through unchanged, and so do other errors that are not
+// storage errors (a cancelled context, ...), which the REST edge answers 500.
 func InterpretStorageError(err error, qualifiedResource schema.GroupResource, name string) error {
 	return interpret(err, qualifiedResource, name, "storage")
 }
@@ -50,6 +52,12 @@ func interpret(err error, qr schema.GroupResource, name, op string) error {
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		return err
+	}
+	// A storage call cut by the request's deadline (etcd unreachable, a
+	// slow write) is the 504 Timeout kube-apiserver's request finisher
+	// answers, not a 500.
+	if errors.Is(err, context.DeadlineExceeded) {
+		return apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", context.DeadlineExceeded), 0)
 	}
 	var se *storage.StorageError
 	if !errors.As(err, &se) {
