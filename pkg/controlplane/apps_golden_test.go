@@ -18,7 +18,7 @@ import (
 )
 
 // TestAppsStoredForm creates each manifest of the apps/v1 defaulting
-// corpus (defaults/appsv1/testdata/<case>.in.yaml) through a full server,
+// corpus (pkg/api/defaults/appsv1/testdata/<case>.in.yaml) through a full server,
 // as kubectl sends it (YAML), and compares what a GET returns with the
 // case's decoded form (<case>.want.yaml, whose sources that directory's
 // README lists) plus what upstream's strategies add on create
@@ -36,7 +36,7 @@ func testAppsStoredForm(t *testing.T, opts ...kapitest.Option) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ins, err := filepath.Glob("defaults/appsv1/testdata/*.in.yaml")
+	ins, err := filepath.Glob("../api/defaults/appsv1/testdata/*.in.yaml")
 	if err != nil || len(ins) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}
