@@ -629,6 +629,13 @@ func checkForwardedIdentity(t *testing.T, path string) {
 		if ev.ObjectRef == nil || ev.ObjectRef.Resource != "gadgets" {
 			continue
 		}
+		// The front's own garbage collector lists and watches every served
+		// resource, aggregated ones too (as kube-controller-manager's does
+		// through discovery), as the loopback identity; it is forwarded
+		// like any other user.
+		if ev.User.Username == "system:apiserver" && (ev.Verb == "list" || ev.Verb == "watch") {
+			continue
+		}
 		seen++
 		if ev.User.Username != pki.AdminUser || !slices.Contains(ev.User.Groups, pki.AdminGroup) {
 			t.Errorf("backend saw %s as %s %v, want %s in %s", ev.RequestURI, ev.User.Username, ev.User.Groups, pki.AdminUser, pki.AdminGroup)
