@@ -53,7 +53,7 @@ func BenchmarkGarbageCollection(b *testing.B) {
 					var total time.Duration
 					for i := range b.N {
 						b.StopTimer()
-						ns := fmt.Sprintf("gc-bench-%s-%d", strings.ToLower(string(p)), i)
+						ns := fmt.Sprintf("gc-bench-%s-%d-%d", strings.ToLower(string(p)), time.Now().UnixNano()%1e9, i)
 						if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 							b.Fatal(err)
 						}

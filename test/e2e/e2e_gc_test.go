@@ -371,10 +371,11 @@ func TestGarbageCollection(t *testing.T) {
 
 		t.Run("orphan", func(t *testing.T) {
 			f := f.with(t)
-			widget, secret, legacy := f.customOwner(f.widget, "Widget", "or-widget"), f.secretOwner("or-secret"), f.secretOwner("or-legacy")
+			widget, secret, legacy, query := f.customOwner(f.widget, "Widget", "or-widget"), f.secretOwner("or-secret"), f.secretOwner("or-legacy"), f.secretOwner("or-query")
 			f.dependents("or-widget", dependentsPerOwner, widget.ref)
 			f.dependents("or-secret", dependentsPerOwner, secret.ref)
 			f.dependents("or-legacy", 20, legacy.ref)
+			f.dependents("or-query", 20, query.ref)
 			f.delete(widget, policy(metav1.DeletePropagationOrphan))
 			f.delete(secret, policy(metav1.DeletePropagationOrphan))
 			// The deprecated field, in a raw DELETE body.
@@ -382,10 +383,15 @@ func TestGarbageCollection(t *testing.T) {
 			if res.code != 200 {
 				t.Fatalf("DELETE with orphanDependents: %d %s", res.code, res.body)
 			}
-			for _, o := range []owner{widget, secret, legacy} {
+			// The policy as a query parameter, without a body.
+			res = e.raw(t, "DELETE", "/api/v1/namespaces/"+f.ns+"/secrets/or-query?propagationPolicy=Orphan", nil)
+			if res.code != 200 {
+				t.Fatalf("DELETE ?propagationPolicy=Orphan: %d %s", res.code, res.body)
+			}
+			for _, o := range []owner{widget, secret, legacy, query} {
 				f.waitOwnerGone(o, 60*time.Second)
 			}
-			for set, n := range map[string]int{"or-widget": dependentsPerOwner, "or-secret": dependentsPerOwner, "or-legacy": 20} {
+			for set, n := range map[string]int{"or-widget": dependentsPerOwner, "or-secret": dependentsPerOwner, "or-legacy": 20, "or-query": 20} {
 				items, err := f.list(set)
 				if err != nil {
 					t.Fatal(err)
