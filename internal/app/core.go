@@ -36,7 +36,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		MinRequestTimeout:     time.Duration(c.Options.Run.MinRequestTimeout) * time.Second,
 		Logger:                c.Logger,
 		Metrics:               c.Metrics,
-		AdmissionMetrics:      c.AdmissionMetrics,
+		Admission:             c.Admission,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,

@@ -104,6 +104,7 @@ func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI,
 	var backends *remote.Controller
 	serviceChanges := make(chan types.NamespacedName, 16)
 	agg, err := aggregator.Install(s, aggregator.Config{
+		Admission:          c.Admission,
 		Storage:            c.StorageFactory(),
 		Discovery:          c.Discovery,
 		Services:           services,

@@ -79,6 +79,10 @@ type Config struct {
 	// storage. All live on Generic.MetricsRegistry.
 	Metrics          *metrics.Metrics
 	AdmissionMetrics *admission.Metrics
+	// Admission is the admission chain of all three servers (as upstream,
+	// where the servers share one generic config's admission); the core
+	// server sets its plugins once their dependencies exist.
+	Admission admission.Chain
 	AuditMetrics     *audit.Metrics
 	StorageMetrics   *storagemetrics.Metrics
 	// Discovery holds the group-versions of the whole chain.
@@ -185,6 +189,7 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	if c.AdmissionMetrics, err = admission.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("admission metrics: %w", err)
 	}
+	c.Admission = admission.NewChain(c.AdmissionMetrics)
 	if c.AuditMetrics, err = audit.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("audit metrics: %w", err)
 	}
@@ -456,6 +461,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	// this one is registered before the CRD controller's.
 	apiextensions.AddDestroyFunc(c.cleanup)
 	if err := apiextensionsserver.Install(apiextensions, apiextensionsserver.Config{
+		Admission:         c.Admission,
 		Storage:           c.StorageFactory(),
 		Discovery:         c.Discovery,
 		OpenAPI:           api,

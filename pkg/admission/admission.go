@@ -1,11 +1,13 @@
-// Package admission is the admission chain: checks that run on every write
-// after the object is decoded and before it is stored, as kube-apiserver's
-// validating admission plugins do. Plugins live in sub-packages.
+// Package admission is the admission chain: plugins that run on every write
+// after the object is decoded, mutating it (Admit) and then checking it
+// right before it is stored (Validate), as kube-apiserver's admission
+// plugins do. Plugins live in sub-packages.
 package admission
 
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,76 +40,165 @@ type Attributes struct {
 	Object, OldObject runtime.Object
 	User              *user.Info
 	DryRun            bool
+	// Options are the request's CreateOptions, UpdateOptions (also for a
+	// patch, as upstream) or DeleteOptions (may be nil).
+	Options runtime.Object
+}
+
+// Plugin is an admission plugin: a [Mutator], a [Validator] or both.
+type Plugin interface {
+	// Name is the plugin's name, as --enable-admission-plugins spells it
+	// (the name label of apiserver_admission_controller_admission_duration_seconds).
+	Name() string
+	// Handles reports whether the plugin looks at this operation.
+	Handles(op Operation) bool
+}
+
+// Mutator is a mutating admission plugin. Admit may change a.Object in
+// place (never replace it: the caller keeps the pointer it passed); an
+// error denies the request and is returned to the client as is (make it an
+// API status error). On an update Admit may run more than once (once per
+// conflict retry), each time on a fresh copy of the object.
+type Mutator interface {
+	Plugin
+	Admit(ctx context.Context, a Attributes) error
 }
 
 // Validator is a validating admission plugin. It must not change the
 // object. An error denies the request and is returned to the client as is
 // (make it an API status error).
 type Validator interface {
-	// Name is the plugin's name, as --enable-admission-plugins spells it
-	// (the name label of apiserver_admission_controller_admission_duration_seconds).
-	Name() string
-	// Handles reports whether the plugin looks at this operation.
-	Handles(op Operation) bool
+	Plugin
 	Validate(ctx context.Context, a Attributes) error
 }
 
-// Chain runs validators in order; the first error wins. The zero Chain
-// admits everything.
+// Chain runs the mutating plugins (Admit) and then, right before the
+// object is stored, the validating ones (Validate), each phase in plugin
+// order; the first error wins. A Chain is a handle: its copies share one
+// plugin list, which [Chain.SetPlugins] may replace while the server is
+// being built (the servers of the chain are built before every plugin's
+// dependencies exist, as upstream initializes plugins after the generic
+// config). The zero Chain admits everything.
 type Chain struct {
-	validators []Validator
-	metrics    *Metrics
+	s *chainState
 }
 
-// NewChain returns the chain of validators (nil ones are skipped),
-// recording their latencies in m (nil: none).
-func NewChain(m *Metrics, validators ...Validator) Chain {
-	c := Chain{metrics: m}
-	for _, v := range validators {
-		if v != nil {
-			c.validators = append(c.validators, v)
-		}
-	}
+type chainState struct {
+	metrics *Metrics
+	plugins atomic.Pointer[pluginSet]
+}
+
+type pluginSet struct {
+	mutators   []Mutator
+	validators []Validator
+}
+
+// NewChain returns a chain of plugins (nil ones are skipped), recording
+// their latencies in m (nil: none).
+func NewChain(m *Metrics, plugins ...Plugin) Chain {
+	c := Chain{s: &chainState{metrics: m}}
+	c.SetPlugins(plugins...)
 	return c
 }
 
-// Validate runs every validator that handles a.Operation. With metrics, the
-// whole run is one "validate" step and each validator run one controller
+// SetPlugins replaces the chain's plugins (nil ones are skipped), for
+// every copy of c. It panics on the zero Chain.
+func (c Chain) SetPlugins(plugins ...Plugin) {
+	set := &pluginSet{}
+	for _, p := range plugins {
+		if p == nil {
+			continue
+		}
+		if m, ok := p.(Mutator); ok {
+			set.mutators = append(set.mutators, m)
+		}
+		if v, ok := p.(Validator); ok {
+			set.validators = append(set.validators, v)
+		}
+	}
+	c.s.plugins.Store(set)
+}
+
+func (c Chain) set() *pluginSet {
+	if c.s == nil {
+		return nil
+	}
+	return c.s.plugins.Load()
+}
+
+// Admit runs every mutating plugin that handles a.Operation. With metrics,
+// the whole run is one "admit" step and each plugin run one controller
 // observation, as upstream's admission metrics decorators record them.
+func (c Chain) Admit(ctx context.Context, a Attributes) error {
+	set := c.set()
+	if set == nil || len(set.mutators) == 0 {
+		return nil
+	}
+	return run(ctx, c.s.metrics, stepAdmit, set.mutators, a, Mutator.Admit)
+}
+
+// Validate runs every validating plugin that handles a.Operation, as
+// [Chain.Admit] runs the mutating ones.
 func (c Chain) Validate(ctx context.Context, a Attributes) error {
+	set := c.set()
+	if set == nil || len(set.validators) == 0 {
+		return nil
+	}
+	return run(ctx, c.s.metrics, stepValidate, set.validators, a, Validator.Validate)
+}
+
+func run[P Plugin](ctx context.Context, m *Metrics, step string, plugins []P, a Attributes, call func(P, context.Context, Attributes) error) error {
 	var start time.Time
-	if c.metrics != nil {
+	if m != nil {
 		start = time.Now()
 	}
-	for _, v := range c.validators {
-		if !v.Handles(a.Operation) {
+	for _, p := range plugins {
+		if !p.Handles(a.Operation) {
 			continue
 		}
 		var began time.Time
-		if c.metrics != nil {
+		if m != nil {
 			began = time.Now()
 		}
-		err := v.Validate(ctx, a)
-		if c.metrics != nil {
-			c.metrics.observeController(v.Name(), a.Operation, err != nil, time.Since(began))
+		err := call(p, ctx, a)
+		if m != nil {
+			m.observeController(p.Name(), step, a.Operation, err != nil, time.Since(began))
 		}
 		if err != nil {
-			if c.metrics != nil {
-				c.metrics.observeStep(a.Operation, true, time.Since(start))
+			if m != nil {
+				m.observeStep(step, a.Operation, true, time.Since(start))
 			}
 			return err
 		}
 	}
-	if c.metrics != nil {
-		c.metrics.observeStep(a.Operation, false, time.Since(start))
+	if m != nil {
+		m.observeStep(step, a.Operation, false, time.Since(start))
 	}
 	return nil
 }
 
-// Handles reports whether any validator handles op.
+// Handles reports whether any validating plugin handles op.
 func (c Chain) Handles(op Operation) bool {
-	for _, v := range c.validators {
+	set := c.set()
+	if set == nil {
+		return false
+	}
+	for _, v := range set.validators {
 		if v.Handles(op) {
+			return true
+		}
+	}
+	return false
+}
+
+// Mutates reports whether any mutating plugin handles op.
+func (c Chain) Mutates(op Operation) bool {
+	set := c.set()
+	if set == nil {
+		return false
+	}
+	for _, m := range set.mutators {
+		if m.Handles(op) {
 			return true
 		}
 	}

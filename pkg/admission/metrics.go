@@ -8,9 +8,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// stepValidate is the type label of validating admission (upstream's
-// "validate"; "admit" is the mutating step, which kapi does not have yet).
-const stepValidate = "validate"
+// The type label of the admission steps, as upstream spells them.
+const (
+	stepAdmit    = "admit"
+	stepValidate = "validate"
+)
 
 // admissionBuckets are 5 ms to 2.5 s, as upstream's step and controller
 // histograms (k8s.io/apiserver pkg/admission/metrics/metrics.go, STABLE in
@@ -60,12 +62,12 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-func (m *Metrics) observeStep(op Operation, rejected bool, elapsed time.Duration) {
+func (m *Metrics) observeStep(step string, op Operation, rejected bool, elapsed time.Duration) {
 	r := strconv.FormatBool(rejected)
-	m.step.WithLabelValues(stepValidate, string(op), r).Observe(elapsed.Seconds())
-	m.stepSummary.WithLabelValues(stepValidate, string(op), r).Observe(elapsed.Seconds())
+	m.step.WithLabelValues(step, string(op), r).Observe(elapsed.Seconds())
+	m.stepSummary.WithLabelValues(step, string(op), r).Observe(elapsed.Seconds())
 }
 
-func (m *Metrics) observeController(name string, op Operation, rejected bool, elapsed time.Duration) {
-	m.controller.WithLabelValues(name, stepValidate, string(op), strconv.FormatBool(rejected)).Observe(elapsed.Seconds())
+func (m *Metrics) observeController(name, step string, op Operation, rejected bool, elapsed time.Duration) {
+	m.controller.WithLabelValues(name, step, string(op), strconv.FormatBool(rejected)).Observe(elapsed.Seconds())
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/aggregator/apiservice"
 	"github.com/kapi-dev/kapi/pkg/aggregator/proxy"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
@@ -56,6 +57,9 @@ type ServiceLister = serviceresolver.Lister
 
 // Config is what the aggregator's content is built from.
 type Config struct {
+	// Admission is the admission chain of apiservice writes (the zero
+	// Chain admits everything).
+	Admission admission.Chain
 	// Storage makes the storage of apiservices. Required.
 	Storage generic.StorageFactory
 	// Discovery is the chain's discovery: it receives
@@ -198,6 +202,7 @@ func Install(s *server.GenericServer, cfg Config) (*Aggregator, error) {
 			"apiservices/status": status,
 		},
 		FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
+		Admission:         cfg.Admission,
 		MinRequestTimeout: cfg.MinRequestTimeout,
 		Metrics:           cfg.Metrics,
 		Logger:            logger,

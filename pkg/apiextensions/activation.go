@@ -397,6 +397,7 @@ func (s *crServer) buildGroupVersion(gv schema.GroupVersion, served []*crdServin
 		Convertor:         convertor,
 		FieldManagers:     customresource.FieldManagers(byKind),
 		PatchTypes:        crPatchTypes,
+		Admission:         s.admission,
 		MinRequestTimeout: s.minRequestTimeout,
 		Metrics:           s.metrics,
 		Logger:            s.logger,

@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
@@ -41,6 +42,9 @@ const (
 
 // Config is what the apiextensions server's content is built from.
 type Config struct {
+	// Admission is the admission chain of CRD and custom resource writes
+	// (the zero Chain admits everything).
+	Admission admission.Chain
 	// Storage makes the storage of customresourcedefinitions (the type is
 	// in pkg/api/scheme.Scheme, protobuf included) with the factory's
 	// codec, and of each served version of every CRD with the CRD
@@ -99,6 +103,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 			"customresourcedefinitions/status": crdStatus,
 		},
 		FieldManagers:     fieldmanager.NewFactory(scheme.Scheme),
+		Admission:         cfg.Admission,
 		MinRequestTimeout: cfg.MinRequestTimeout,
 		Metrics:           cfg.Metrics,
 		Logger:            logger,
@@ -126,6 +131,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 		openAPI:            crAPI,
 		minRequestTimeout:  cfg.MinRequestTimeout,
 		metrics:            cfg.Metrics,
+		admission:          cfg.Admission,
 		logger:             logger,
 		serializer:         customresource.NewSerializer(),
 		crds:               map[string]*crdServing{},

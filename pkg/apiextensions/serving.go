@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -42,6 +43,7 @@ type crServer struct {
 	openAPI           *crOpenAPI
 	minRequestTimeout time.Duration
 	metrics           *metrics.Metrics // watch events; nil: none
+	admission         admission.Chain
 	logger            *slog.Logger
 	serializer        customresource.Serializer
 	// metaSchemas returns ObjectMeta's schemas (server-side apply);

@@ -50,8 +50,12 @@ type Config struct {
 	Logger          *slog.Logger
 	// Metrics receives the watch events the resources send; nil: none.
 	Metrics *metrics.Metrics
-	// AdmissionMetrics receives the latencies of the admission chain;
-	// nil: none.
+	// Admission is the admission chain the server's resources use (shared
+	// with the other servers of the chain); Install sets its plugins. The
+	// zero Chain: Install makes a chain of its own.
+	Admission admission.Chain
+	// AdmissionMetrics receives the latencies of the chain Install makes
+	// when Admission is zero; nil: none.
 	AdmissionMetrics *admission.Metrics
 
 	// ServiceClusterIPRange is --service-cluster-ip-range: the range
@@ -236,7 +240,11 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 
 	// Creating into a missing or terminating namespace is refused, and the
 	// system namespaces cannot be deleted (NamespaceLifecycle).
-	chain := admission.NewChain(c.AdmissionMetrics, namespacelifecycle.New(clusterScoped{ns}))
+	chain := c.Admission
+	if chain == (admission.Chain{}) {
+		chain = admission.NewChain(c.AdmissionMetrics)
+	}
+	chain.SetPlugins(namespacelifecycle.New(clusterScoped{ns}))
 	installed, err := installGroups(s, c, b, chain)
 	if err != nil {
 		return nil, err

@@ -2,8 +2,9 @@ package handlers
 
 import (
 	"context"
-	"net/http"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
@@ -12,7 +13,7 @@ import (
 )
 
 // attributes describes the write of req for admission.
-func (s *RequestScope) attributes(ctx context.Context, req *http.Request, op admission.Operation, name string, dryRun []string, obj, old runtime.Object) admission.Attributes {
+func (s *RequestScope) attributes(ctx context.Context, op admission.Operation, name string, opts runtime.Object, dryRun []string, obj, old runtime.Object) admission.Attributes {
 	u, _ := request.UserFrom(ctx)
 	return admission.Attributes{
 		Operation:   op,
@@ -25,49 +26,117 @@ func (s *RequestScope) attributes(ctx context.Context, req *http.Request, op adm
 		OldObject:   old,
 		User:        u,
 		DryRun:      len(dryRun) > 0,
+		Options:     opts,
 	}
 }
 
-// createValidation runs admission on the object about to be created; the
-// store calls it after defaulting and before writing.
-func (s *RequestScope) createValidation(req *http.Request, name string, dryRun []string) rest.ValidateObjectFunc {
+// nameOf is name, or the object's own name when name is empty (a create,
+// or an item of a collection delete).
+func nameOf(name string, obj runtime.Object) string {
+	if name == "" {
+		if m, ok := obj.(interface{ GetName() string }); ok {
+			return m.GetName()
+		}
+	}
+	return name
+}
+
+// admitCreate runs mutating admission on an object about to be created, as
+// upstream's create handler does: after defaulting and managed fields,
+// before the store prepares and validates it.
+func (s *RequestScope) admitCreate(ctx context.Context, obj runtime.Object, opts *metav1.CreateOptions) error {
+	if !s.Admission.Mutates(admission.Create) {
+		return nil
+	}
+	return s.Admission.Admit(ctx, s.attributes(ctx, admission.Create, nameOf("", obj), opts, opts.DryRun, obj, nil))
+}
+
+// admitDelete runs mutating admission before a delete (upstream calls it
+// without an object; the validating phase sees the object being deleted).
+func (s *RequestScope) admitDelete(ctx context.Context, name string, opts *metav1.DeleteOptions) error {
+	if !s.Admission.Mutates(admission.Delete) {
+		return nil
+	}
+	return s.Admission.Admit(ctx, s.attributes(ctx, admission.Delete, name, opts, opts.DryRun, nil, nil))
+}
+
+// admittingUpdate runs mutating admission on the object an update
+// computes, after the body or patch and managed fields are applied (as
+// upstream's admission transformer runs after the field manager's), on
+// every attempt; an update of a missing object is admitted as a create.
+type admittingUpdate struct {
+	rest.UpdatedObjectInfo
+	scope *RequestScope
+	name  string
+	opts  *metav1.UpdateOptions
+}
+
+func (s *RequestScope) admitUpdate(info rest.UpdatedObjectInfo, name string, opts *metav1.UpdateOptions) rest.UpdatedObjectInfo {
+	if !s.Admission.Mutates(admission.Create) && !s.Admission.Mutates(admission.Update) {
+		return info
+	}
+	return &admittingUpdate{UpdatedObjectInfo: info, scope: s, name: name, opts: opts}
+}
+
+func (u *admittingUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	obj, err := u.UpdatedObjectInfo.UpdatedObject(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	op := admission.Update
+	if !exists(old) {
+		op, old = admission.Create, nil
+	}
+	if !u.scope.Admission.Mutates(op) {
+		return obj, nil
+	}
+	if err := u.scope.Admission.Admit(ctx, u.scope.attributes(ctx, op, u.name, u.opts, u.opts.DryRun, obj, old)); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// createValidation runs validating admission on the object about to be
+// created; the store calls it after defaulting and before writing.
+func (s *RequestScope) createValidation(name string, opts runtime.Object, dryRun []string) rest.ValidateObjectFunc {
 	if !s.Admission.Handles(admission.Create) {
 		return rest.ValidateAllObjectFunc
 	}
 	return func(ctx context.Context, obj runtime.Object) error {
-		if name == "" {
-			if m, ok := obj.(interface{ GetName() string }); ok {
-				name = m.GetName()
-			}
-		}
-		return s.Admission.Validate(ctx, s.attributes(ctx, req, admission.Create, name, dryRun, obj, nil))
+		return s.Admission.Validate(ctx, s.attributes(ctx, admission.Create, nameOf(name, obj), opts, dryRun, obj, nil))
 	}
 }
 
-// updateValidation runs admission on an update (or on the create an
-// update may turn into).
-func (s *RequestScope) updateValidation(req *http.Request, name string, dryRun []string) (rest.ValidateObjectFunc, rest.ValidateObjectUpdateFunc) {
+// updateValidation runs validating admission on an update (or on the
+// create an update may turn into).
+func (s *RequestScope) updateValidation(name string, opts *metav1.UpdateOptions) (rest.ValidateObjectFunc, rest.ValidateObjectUpdateFunc) {
 	update := rest.ValidateAllObjectUpdateFunc
 	if s.Admission.Handles(admission.Update) {
 		update = func(ctx context.Context, obj, old runtime.Object) error {
-			return s.Admission.Validate(ctx, s.attributes(ctx, req, admission.Update, name, dryRun, obj, old))
+			return s.Admission.Validate(ctx, s.attributes(ctx, admission.Update, name, opts, opts.DryRun, obj, old))
 		}
 	}
-	return s.createValidation(req, name, dryRun), update
+	return s.createValidation(name, opts, opts.DryRun), update
 }
 
-// deleteValidation runs admission on the object about to be deleted.
-func (s *RequestScope) deleteValidation(req *http.Request, name string, dryRun []string) rest.ValidateObjectFunc {
+// deleteValidation runs validating admission on the object about to be
+// deleted.
+func (s *RequestScope) deleteValidation(name string, opts *metav1.DeleteOptions) rest.ValidateObjectFunc {
 	if !s.Admission.Handles(admission.Delete) {
 		return rest.ValidateAllObjectFunc
 	}
 	return func(ctx context.Context, obj runtime.Object) error {
-		n := name
-		if n == "" {
-			if m, ok := obj.(interface{ GetName() string }); ok {
-				n = m.GetName()
-			}
-		}
-		return s.Admission.Validate(ctx, s.attributes(ctx, req, admission.Delete, n, dryRun, nil, obj))
+		return s.Admission.Validate(ctx, s.attributes(ctx, admission.Delete, nameOf(name, obj), opts, opts.DryRun, nil, obj))
 	}
+}
+
+// exists reports whether old, the current object an update starts from,
+// is stored: the store passes an empty object (no resourceVersion) when it
+// is not, as upstream's isNotZeroObject checks.
+func exists(old runtime.Object) bool {
+	if old == nil {
+		return false
+	}
+	m, err := meta.Accessor(old)
+	return err != nil || m.GetResourceVersion() != ""
 }

@@ -86,7 +86,11 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		result, err := r.Create(ctx, obj, s.createValidation(req, "", opts.DryRun), opts)
+		if err := s.admitCreate(ctx, obj, opts); err != nil {
+			s.err(err, w, req)
+			return
+		}
+		result, err := r.Create(ctx, obj, s.createValidation("", opts, opts.DryRun), opts)
 		if err != nil {
 			s.err(err, w, req)
 			return

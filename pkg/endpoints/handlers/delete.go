@@ -69,7 +69,11 @@ func DeleteResource(r rest.GracefulDeleter, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		result, deleted, err := r.Delete(ctx, info.Name, s.deleteValidation(req, info.Name, opts.DryRun), opts)
+		if err := s.admitDelete(ctx, info.Name, opts); err != nil {
+			s.err(err, w, req)
+			return
+		}
+		result, deleted, err := r.Delete(ctx, info.Name, s.deleteValidation(info.Name, opts), opts)
 		if err != nil {
 			s.err(err, w, req)
 			return
@@ -116,7 +120,11 @@ func DeleteCollectionResource(r rest.CollectionDeleter, s *RequestScope) http.Ha
 			s.err(err, w, req)
 			return
 		}
-		result, err := r.DeleteCollection(ctx, s.deleteValidation(req, "", opts.DryRun), opts, listOpts)
+		if err := s.admitDelete(ctx, "", opts); err != nil {
+			s.err(err, w, req)
+			return
+		}
+		result, err := r.DeleteCollection(ctx, s.deleteValidation("", opts), opts, listOpts)
 		if err != nil {
 			s.err(err, w, req)
 			return
