@@ -82,9 +82,9 @@ type Config struct {
 	// Admission is the admission chain of all three servers (as upstream,
 	// where the servers share one generic config's admission); the core
 	// server sets its plugins once their dependencies exist.
-	Admission admission.Chain
-	AuditMetrics     *audit.Metrics
-	StorageMetrics   *storagemetrics.Metrics
+	Admission      admission.Chain
+	AuditMetrics   *audit.Metrics
+	StorageMetrics *storagemetrics.Metrics
 	// Discovery holds the group-versions of the whole chain.
 	Discovery *discovery.Manager
 
