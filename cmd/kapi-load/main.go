@@ -5,6 +5,7 @@
 //	kapi-load crud    -kubeconfig K -c 8 -n 2000
 //	kapi-load watch   -kubeconfig K -w 1000 -e 200
 //	kapi-load crd     -kubeconfig K -c 8 -n 2000 [-cel]
+//	kapi-load pods    -kubeconfig K -c 16 -n 10000 [-lists 10 -page 500]
 //
 // "get" sends n authenticated GETs over c concurrent workers and prints the
 // throughput and latency percentiles. "startup" starts the kapi binary
@@ -14,7 +15,9 @@
 // server (client-go, protobuf, HTTP/2) and "watch" event delivery latency
 // to w watchers. "crd" measures the time from creating a CRD to it being
 // Established and served, then the same operations as "crud" on custom
-// resources (dynamic client, JSON), with -cel under a CEL rule.
+// resources (dynamic client, JSON), with -cel under a CEL rule. "pods"
+// creates, gets and lists n Pods of about 4 KiB each and reports list
+// latencies and the server's memory.
 //
 // It only ever talks to the address in the kubeconfig or to the kapi it
 // started on loopback, and every loop is bounded by -n / -runs.
@@ -44,7 +47,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kapi-load get|startup|crud|crd|watch [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kapi-load get|startup|crud|crd|watch|pods [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -59,6 +62,8 @@ func main() {
 		err = runWatch(os.Args[2:])
 	case "crd":
 		err = runCRD(os.Args[2:])
+	case "pods":
+		err = runPods(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}

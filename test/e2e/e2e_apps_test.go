@@ -47,6 +47,7 @@ func TestKubectlApps(t *testing.T) {
 		{"create-scale-set-image", testKubectlAppsDeployment},
 		{"rollout", testKubectlAppsRollout},
 		{"expose", testKubectlAppsExpose},
+		{"autoscale", testKubectlAppsAutoscale},
 		{"apply-multi-document", testKubectlAppsApply},
 		{"get-wide", testKubectlAppsTables},
 		{"explain", testKubectlAppsExplain},
@@ -392,6 +393,47 @@ func testKubectlAppsExpose(t *testing.T, e *env, k *kc) {
 	svc, err = k.cs.CoreV1().Services(ns).Get(context.Background(), "api2", metav1.GetOptions{})
 	if err != nil || svc.Spec.Ports[0].Port != 8080 {
 		t.Errorf("expose without --port: %v %+v", err, svc)
+	}
+}
+
+// testKubectlAppsAutoscale: kubectl autoscale makes a HorizontalPodAutoscaler
+// (kubectl 1.27 writes autoscaling/v1, newer ones autoscaling/v2): one
+// storage, read back the same through both versions, printed with
+// upstream's columns (no metrics controller, so no current value).
+func testKubectlAppsAutoscale(t *testing.T, e *env, k *kc) {
+	ns := e.newNamespace(t)
+	k.ok(t, "-n", ns, "create", "deployment", "web", "--image=nginx:1.25")
+	if out := k.ok(t, "-n", ns, "autoscale", "deployment", "web", "--min=2", "--max=5", "--cpu-percent=80"); out != "horizontalpodautoscaler.autoscaling/web autoscaled\n" {
+		t.Errorf("autoscale: got %q", out)
+	}
+	ctx := context.Background()
+	v2, err := k.cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := v2.Spec.ScaleTargetRef
+	if ref.APIVersion != "apps/v1" || ref.Kind != "Deployment" || ref.Name != "web" || *v2.Spec.MinReplicas != 2 || v2.Spec.MaxReplicas != 5 {
+		t.Errorf("got autoscaler spec %+v, want apps/v1 Deployment web, 2..5", v2.Spec)
+	}
+	if m := v2.Spec.Metrics; len(m) != 1 || m[0].Resource == nil || m[0].Resource.Name != corev1.ResourceCPU || m[0].Resource.Target.AverageUtilization == nil || *m[0].Resource.Target.AverageUtilization != 80 {
+		t.Errorf("got metrics %+v, want cpu at 80%% utilization", v2.Spec.Metrics)
+	}
+	v1, err := k.cs.AutoscalingV1().HorizontalPodAutoscalers(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil || v1.Spec.TargetCPUUtilizationPercentage == nil || *v1.Spec.TargetCPUUtilizationPercentage != 80 || v1.Spec.MaxReplicas != 5 {
+		t.Errorf("autoscaling/v1 read: %v %+v", err, v1)
+	}
+	// Upstream's printer (pkg/printers/internalversion/printers.go,
+	// v1.37): NAME REFERENCE TARGETS MINPODS MAXPODS REPLICAS AGE, the
+	// target as "<metric>: <current>/<target>".
+	got := tableCells(k.ok(t, "-n", ns, "get", "hpa", "web"))
+	want := [][]string{{"NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"}, {"web", "Deployment/web", "cpu: <unknown>/80%", "2", "5", "0"}}
+	if len(got) != 2 || !slices.Equal(got[0], want[0]) || len(got[1]) != 7 || !slices.Equal(got[1][:6], want[1]) {
+		t.Errorf("get hpa: got %q, want %q and an age", got, want)
+	}
+	// Autoscaling the same deployment again is refused as a duplicate.
+	r := k.run(t, "", nil, "-n", ns, "autoscale", "deployment", "web", "--max=3")
+	if r.code == 0 || !strings.Contains(r.stderr, `horizontalpodautoscalers.autoscaling "web" already exists`) {
+		t.Errorf("second autoscale: %s", r)
 	}
 }
 
