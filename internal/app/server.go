@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	goruntime "runtime"
 	"strconv"
 	"time"
 
@@ -166,6 +167,10 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	g.ShutdownWatchTerminationGracePeriod = o.Run.ShutdownWatchTerminationGracePeriod
 	g.RequestTimeout = o.Run.RequestTimeout
 	g.LivezGracePeriod = o.Run.LivezGracePeriod
+	g.EnableProfiling = o.Run.EnableProfiling
+	if o.Run.EnableProfiling && o.Run.EnableContentionProfiling {
+		goruntime.SetBlockProfileRate(1)
+	}
 	v := version.Get()
 	g.Version = &v
 	g.MetricsRegistry = prometheus.NewRegistry()

@@ -65,6 +65,8 @@ type Config struct {
 	// Version is served at /version.
 	Version *version.Info
 
+	// EnableProfiling serves /debug/pprof/ (--profiling).
+	EnableProfiling bool
 	// MetricsRegistry is this process's (or test's) registry, served at
 	// /metrics. Never the prometheus default registry.
 	MetricsRegistry *prometheus.Registry

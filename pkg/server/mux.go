@@ -86,8 +86,17 @@ func (m *PathMux) handle(path string, h http.Handler, listed bool) {
 	m.refresh()
 }
 
-// HandlePrefix registers a prefix; it must end in "/".
+// HandlePrefix registers a prefix, listed in the index; it must end in "/".
 func (m *PathMux) HandlePrefix(prefix string, h http.Handler) {
+	m.handlePrefix(prefix, h, true)
+}
+
+// UnlistedHandlePrefix registers a prefix not listed in the index.
+func (m *PathMux) UnlistedHandlePrefix(prefix string, h http.Handler) {
+	m.handlePrefix(prefix, h, false)
+}
+
+func (m *PathMux) handlePrefix(prefix string, h http.Handler, listed bool) {
 	if !strings.HasSuffix(prefix, "/") {
 		panic(fmt.Sprintf("%s: prefix %q must end in /", m.name, prefix))
 	}
@@ -99,7 +108,9 @@ func (m *PathMux) HandlePrefix(prefix string, h http.Handler) {
 		}
 	}
 	m.prefixes = append(m.prefixes, prefixHandler{prefix, h})
-	m.listed[prefix] = true
+	if listed {
+		m.listed[prefix] = true
+	}
 	m.refresh()
 }
 

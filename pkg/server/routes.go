@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/pprof"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,6 +26,20 @@ func (s *GenericServer) installBaseRoutes() {
 	if s.cfg.MetricsRegistry != nil {
 		s.handler.NonRESTMux.Handle("/metrics", promhttp.HandlerFor(s.cfg.MetricsRegistry, promhttp.HandlerOpts{}))
 	}
+	if s.cfg.EnableProfiling {
+		s.installProfiling()
+	}
+}
+
+// installProfiling serves Go's profiles under /debug/pprof/, as upstream's
+// routes.Profiling does (the bare /debug/pprof redirects there).
+func (s *GenericServer) installProfiling() {
+	mux := s.handler.NonRESTMux
+	mux.UnlistedHandle("/debug/pprof", http.RedirectHandler("/debug/pprof/", http.StatusFound))
+	mux.UnlistedHandlePrefix("/debug/pprof/", http.HandlerFunc(pprof.Index))
+	mux.UnlistedHandle("/debug/pprof/profile", http.HandlerFunc(pprof.Profile))
+	mux.UnlistedHandle("/debug/pprof/symbol", http.HandlerFunc(pprof.Symbol))
+	mux.UnlistedHandle("/debug/pprof/trace", http.HandlerFunc(pprof.Trace))
 }
 
 // versionHandler serves /version (serving.md 37): 2-space-indented JSON, no

@@ -425,3 +425,29 @@ func TestRunDefaultModeSignalOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestProfiling checks /debug/pprof/ as upstream serves it with
+// --profiling: the index and the named profiles, the bare path redirected,
+// none of it in the root index; and nothing without the flag.
+func TestProfiling(t *testing.T) {
+	tc := newTestChain(t, func(c *Config) { c.EnableProfiling = true })
+	h := tc.head.Handler()
+	if rr := get(t, h, "/debug/pprof/"); rr.Code != 200 || !strings.Contains(rr.Body.String(), "goroutine") {
+		t.Errorf("/debug/pprof/: got %d %.200q", rr.Code, rr.Body.String())
+	}
+	if rr := get(t, h, "/debug/pprof/heap?debug=1"); rr.Code != 200 || !strings.Contains(rr.Body.String(), "heap profile") {
+		t.Errorf("/debug/pprof/heap: got %d %.200q", rr.Code, rr.Body.String())
+	}
+	if rr := get(t, h, "/debug/pprof"); rr.Code != http.StatusFound || rr.Header().Get("Location") != "/debug/pprof/" {
+		t.Errorf("/debug/pprof: got %d to %q, want 302 to /debug/pprof/", rr.Code, rr.Header().Get("Location"))
+	}
+	if rr := get(t, h, "/"); strings.Contains(rr.Body.String(), "pprof") {
+		t.Errorf("root index lists the profiles: %s", rr.Body.String())
+	}
+	off := newTestChain(t, nil)
+	// Not served: the not-found handler answers (503 until the mux is
+	// complete, which this chain never signals; 404 after).
+	if rr := get(t, off.head.Handler(), "/debug/pprof/"); rr.Code != http.StatusServiceUnavailable {
+		t.Errorf("without profiling: /debug/pprof/ got %d, want the not-found handler's 503", rr.Code)
+	}
+}

@@ -31,6 +31,13 @@ type ServerRunOptions struct {
 	GoawayChance float64
 	// EventTTL is --event-ttl.
 	EventTTL time.Duration
+	// EnableProfiling is --profiling: /debug/pprof/ served (upstream's
+	// FeatureOptions flag, default true; only system:masters may read it
+	// once RBAC is on, as no bootstrap role grants it).
+	EnableProfiling bool
+	// EnableContentionProfiling is --contention-profiling: block profiling
+	// on, when profiling is.
+	EnableContentionProfiling bool
 }
 
 // NewServerRunOptions returns kube-apiserver's defaults.
@@ -41,6 +48,7 @@ func NewServerRunOptions() *ServerRunOptions {
 		MaxRequestsInFlight:         400,
 		MaxMutatingRequestsInFlight: 200,
 		EventTTL:                    time.Hour,
+		EnableProfiling:             true,
 	}
 }
 
@@ -55,6 +63,8 @@ func (o *ServerRunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 	fs.DurationVar(&o.LivezGracePeriod, "livez-grace-period", o.LivezGracePeriod, "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.")
 	fs.StringSliceVar(&o.CORSAllowedOrigins, "cors-allowed-origins", o.CORSAllowedOrigins, "List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled. Please ensure each expression matches the entire hostname by anchoring to the start with '^' or including the '//' prefix, and by anchoring to the end with '$' or including the ':' port separator suffix. Examples of valid expressions are '//example\\.com(:|$)' and '^https://example\\.com(:|$)'")
+	fs.BoolVar(&o.EnableProfiling, "profiling", o.EnableProfiling, "Enable profiling via web interface host:port/debug/pprof/")
+	fs.BoolVar(&o.EnableContentionProfiling, "contention-profiling", o.EnableContentionProfiling, "Enable block profiling, if profiling is enabled")
 	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "Amount of time to retain events.")
 	fs.Float64Var(&o.GoawayChance, "goaway-chance", o.GoawayChance, "To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly close a connection (GOAWAY). The client's other in-flight requests won't be affected, and the client will reconnect, likely landing on a different apiserver after going through the load balancer again. This argument sets the fraction of requests that will be sent a GOAWAY. Clusters with single apiservers, or which don't use a load balancer, should NOT enable this. Min is 0 (off), Max is .02 (1/50 requests); .001 (1/1000) is a recommended starting point.")
 	fs.StringSliceVar(&o.HSTSDirectives, "strict-transport-security-directives", o.HSTSDirectives, "List of directives for HSTS, comma separated. If this list is empty, then HSTS directives will not be added. Example: 'max-age=31536000,includeSubDomains,preload'")
