@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	policyv1beta1 "k8s.io/api/policy/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -545,6 +546,23 @@ func TestEvictionHonoursPodDisruptionBudgets(t *testing.T) {
 		}
 		if err := evict("missing", false); !apierrors.IsNotFound(err) {
 			t.Errorf("evicting a missing pod: %v, want NotFound", err)
+		}
+		// A policy/v1beta1 Eviction body is accepted too (older kubectl
+		// drain and clients send it; upstream's scheme still decodes it).
+		if _, err := pods.Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "old-client", Labels: map[string]string{"app": "other"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := pods.EvictV1beta1(ctx, &policyv1beta1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "old-client", Namespace: ns}}); err != nil {
+			t.Errorf("policy/v1beta1 eviction: %v", err)
+		}
+		if _, err := pods.Get(ctx, "old-client", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("pod evicted through policy/v1beta1: %v, want NotFound", err)
+		}
+		if err := pods.EvictV1beta1(ctx, &policyv1beta1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: ns}}); !apierrors.IsTooManyRequests(err) {
+			t.Errorf("policy/v1beta1 eviction against a spent budget: %v, want 429", err)
 		}
 	})
 }

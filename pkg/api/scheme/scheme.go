@@ -14,6 +14,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	conversionautoscaling "github.com/kapi-dev/kapi/pkg/api/conversion/autoscaling"
+	conversionpolicy "github.com/kapi-dev/kapi/pkg/api/conversion/policy"
 	defaultsappsv1 "github.com/kapi-dev/kapi/pkg/api/defaults/appsv1"
 	defaultsautoscalingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv1"
 	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv2"
@@ -61,4 +62,6 @@ func init() {
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))
+	// A policy/v1beta1 Eviction body is decoded into the served policy/v1.
+	utilruntime.Must(conversionpolicy.RegisterConversions(Scheme))
 }

@@ -37,7 +37,7 @@ func fieldValidation(directive string) string {
 // header per problem (`unknown field "spec.foo"`), Strict fails with 400
 // `<Kind> in version "<v>" cannot be handled as a <Kind>: strict decoding
 // error: unknown field "spec.foo"`. The body's group-version must be the
-// scope's.
+// scope's, or one the storage accepts (AcceptsGroupVersion).
 //
 // A panic while decoding is a 400 (guard). Values no later step can handle
 // are refused here too, both of which only a protobuf body can carry: an
@@ -72,7 +72,7 @@ func (s *RequestScope) decode(ctx context.Context, in runtime.SerializerInfo, bo
 	if gvk == nil {
 		return nil, apierrors.NewBadRequest("the object provided is unrecognized")
 	}
-	if objGV := gvk.GroupVersion(); objGV != gv {
+	if objGV := gvk.GroupVersion(); objGV != gv && (s.AcceptsGroupVersion == nil || !s.AcceptsGroupVersion(objGV)) {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", objGV, gv))
 	}
 	if errs := checkIntOrStrings(obj); len(errs) > 0 {

@@ -85,6 +85,11 @@ type RequestScope struct {
 	FieldManager FieldManager
 	// Pruner, optional, drops undeclared fields (see UnknownFieldPruner).
 	Pruner UnknownFieldPruner
+	// AcceptsGroupVersion, when set, says which other group-versions a
+	// request body may be written in (converted to the scope's), as
+	// upstream's AcceptsGroupVersionDelegate (the eviction subresource
+	// takes policy/v1beta1 bodies too).
+	AcceptsGroupVersion func(schema.GroupVersion) bool
 	// Admission validates writes before they are stored (nil: none).
 	Admission admission.Chain
 

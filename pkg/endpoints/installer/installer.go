@@ -220,6 +220,10 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 	}
 
 	pruner, _ := storage.(handlers.UnknownFieldPruner)
+	var accepts func(schema.GroupVersion) bool
+	if a, ok := storage.(rest.GroupVersionAcceptor); ok {
+		accepts = a.AcceptsGroupVersion
+	}
 	scope := &handlers.RequestScope{
 		Serializer:          g.Serializer,
 		ParameterCodec:      g.ParameterCodec,
@@ -231,6 +235,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		FieldManager:        fieldManager,
 		Pruner:              pruner,
 		Admission:           g.Admission,
+		AcceptsGroupVersion: accepts,
 		Resource:            g.GroupVersion.WithResource(resource),
 		Subresource:         sub,
 		Kind:                kind,

@@ -96,6 +96,12 @@ type Creater interface {
 	Create(ctx context.Context, obj runtime.Object, createValidation ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error)
 }
 
+// GroupVersionAcceptor is a storage that takes request bodies in other
+// group-versions than the one it is served in (converted by the scheme).
+type GroupVersionAcceptor interface {
+	AcceptsGroupVersion(gv schema.GroupVersion) bool
+}
+
 // UpdatedObjectInfo computes the new object of an update from the current
 // one (a PUT body, or a patch applied to the current object).
 type UpdatedObjectInfo interface {

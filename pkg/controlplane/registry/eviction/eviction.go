@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	policyv1beta1 "k8s.io/api/policy/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -87,6 +88,13 @@ var evictionKind = policyv1.SchemeGroupVersion.WithKind("Eviction")
 
 // New implements rest.Storage.
 func (r *REST) New() runtime.Object { return &policyv1.Eviction{} }
+
+// AcceptsGroupVersion implements rest.GroupVersionAcceptor: a
+// policy/v1beta1 Eviction body is taken too (converted to policy/v1), as
+// upstream's EvictionREST accepts both.
+func (r *REST) AcceptsGroupVersion(gv schema.GroupVersion) bool {
+	return gv == policyv1.SchemeGroupVersion || gv == policyv1beta1.SchemeGroupVersion
+}
 
 // Destroy implements rest.Storage: the stores are the pods' and budgets'.
 func (r *REST) Destroy() {}
