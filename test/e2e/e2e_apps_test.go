@@ -24,22 +24,7 @@ import (
 // manifest. No controller acts on these objects (as on a kube-apiserver
 // started alone): the tests check what the server stores and prints.
 func TestKubectlApps(t *testing.T) {
-	found := kubectls(t)
-	var binaries []string
-	for _, want := range []string{"kubectl.1.27", "kubectl.1.33"} {
-		i := slices.IndexFunc(found, func(p string) bool { return filepath.Base(p) == want })
-		switch {
-		case i >= 0:
-			binaries = append(binaries, found[i])
-		case os.Getenv("CI") == "true":
-			t.Fatalf("%s is required under CI=true but is not in /usr/lib/google-cloud-sdk/bin", want)
-		default:
-			t.Logf("%s is not in /usr/lib/google-cloud-sdk/bin: not tested", want)
-		}
-	}
-	if len(binaries) == 0 {
-		t.Skip("neither kubectl.1.27 nor kubectl.1.33 is in /usr/lib/google-cloud-sdk/bin")
-	}
+	binaries := kubectlPair(t)
 	cases := []struct {
 		name string
 		fn   func(t *testing.T, e *env, k *kc)

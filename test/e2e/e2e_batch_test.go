@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,36 +24,13 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// batchKubectls returns kubectl 1.27 and 1.33 (the Cloud SDK's); a
-// missing one fails under CI=true and is skipped otherwise.
-func batchKubectls(t *testing.T) []string {
-	t.Helper()
-	found := kubectls(t)
-	var out []string
-	for _, want := range []string{"kubectl.1.27", "kubectl.1.33"} {
-		i := slices.IndexFunc(found, func(p string) bool { return filepath.Base(p) == want })
-		switch {
-		case i >= 0:
-			out = append(out, found[i])
-		case os.Getenv("CI") == "true":
-			t.Fatalf("%s is required under CI=true but is not in /usr/lib/google-cloud-sdk/bin", want)
-		default:
-			t.Logf("%s is not in /usr/lib/google-cloud-sdk/bin: not tested", want)
-		}
-	}
-	if len(out) == 0 {
-		t.Skip("neither kubectl.1.27 nor kubectl.1.33 is in /usr/lib/google-cloud-sdk/bin")
-	}
-	return out
-}
-
 // TestKubectlBatchAutoscalingPolicy drives the batch, autoscaling and
 // policy flows with kubectl 1.27 and 1.33 on both backends: create job,
 // create cronjob, create job --from=cronjob, get -o wide (the server's
 // tables), explain, HPAs applied in v1 and v2, PDBs, and a validation
 // error as kubectl shows it.
 func TestKubectlBatchAutoscalingPolicy(t *testing.T) {
-	binaries := batchKubectls(t)
+	binaries := kubectlPair(t)
 	forEachBackend(t, func(t *testing.T, e *env) {
 		for _, bin := range binaries {
 			t.Run(filepath.Base(bin), func(t *testing.T) {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,22 +20,7 @@ import (
 // and apply (client-side and server-side) of pod templates whose new
 // containers get the server's defaults.
 func TestKubectlPods(t *testing.T) {
-	found := kubectls(t)
-	var binaries []string
-	for _, want := range []string{"kubectl.1.27", "kubectl.1.33"} {
-		i := slices.IndexFunc(found, func(p string) bool { return filepath.Base(p) == want })
-		switch {
-		case i >= 0:
-			binaries = append(binaries, found[i])
-		case os.Getenv("CI") == "true":
-			t.Fatalf("%s is required under CI=true but is not in /usr/lib/google-cloud-sdk/bin", want)
-		default:
-			t.Logf("%s is not in /usr/lib/google-cloud-sdk/bin: not tested", want)
-		}
-	}
-	if len(binaries) == 0 {
-		t.Skip("neither kubectl.1.27 nor kubectl.1.33 is in /usr/lib/google-cloud-sdk/bin")
-	}
+	binaries := kubectlPair(t)
 	cases := []struct {
 		name string
 		fn   func(t *testing.T, e *env, k *kc)

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -29,22 +28,7 @@ import (
 // diff, edit, annotate, api-versions, delete by selector and server-side
 // apply with conflicts. 1.33 runs on both backends, 1.27 on memory only.
 func TestKubectlMore(t *testing.T) {
-	found := kubectls(t)
-	var binaries []string
-	for _, want := range []string{"kubectl.1.27", "kubectl.1.33"} {
-		i := slices.IndexFunc(found, func(p string) bool { return filepath.Base(p) == want })
-		switch {
-		case i >= 0:
-			binaries = append(binaries, found[i])
-		case os.Getenv("CI") == "true":
-			t.Fatalf("%s is required under CI=true but is not in /usr/lib/google-cloud-sdk/bin", want)
-		default:
-			t.Logf("%s is not in /usr/lib/google-cloud-sdk/bin: not tested", want)
-		}
-	}
-	if len(binaries) == 0 {
-		t.Skip("neither kubectl.1.27 nor kubectl.1.33 is in /usr/lib/google-cloud-sdk/bin")
-	}
+	binaries := kubectlPair(t)
 	cases := []struct {
 		name string
 		fn   func(t *testing.T, e *env, k *kc)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,29 @@ func kubectls(t *testing.T) []string {
 			t.Fatal("kubectl is required under CI=true but none was found on PATH or in /usr/lib/google-cloud-sdk/bin")
 		}
 		t.Skip("kubectl not found on PATH or in /usr/lib/google-cloud-sdk/bin; install kubectl to run this test")
+	}
+	return out
+}
+
+// kubectlPair returns kubectl 1.27 and 1.33 (the Cloud SDK's); a
+// missing one fails under CI=true and is skipped otherwise.
+func kubectlPair(t *testing.T) []string {
+	t.Helper()
+	found := kubectls(t)
+	var out []string
+	for _, want := range []string{"kubectl.1.27", "kubectl.1.33"} {
+		i := slices.IndexFunc(found, func(p string) bool { return filepath.Base(p) == want })
+		switch {
+		case i >= 0:
+			out = append(out, found[i])
+		case os.Getenv("CI") == "true":
+			t.Fatalf("%s is required under CI=true but is not in /usr/lib/google-cloud-sdk/bin", want)
+		default:
+			t.Logf("%s is not in /usr/lib/google-cloud-sdk/bin: not tested", want)
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("neither kubectl.1.27 nor kubectl.1.33 is in /usr/lib/google-cloud-sdk/bin")
 	}
 	return out
 }
