@@ -84,6 +84,14 @@ func (c *crdServing) servesAsIs(crd *apiextensionsv1.CustomResourceDefinition) b
 		equality.Semantic.DeepEqual(c.crd.Status.AcceptedNames, crd.Status.AcceptedNames)
 }
 
+// servesAsIs reports whether crd is served as it is now.
+func (s *crServer) servesAsIs(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	s.mu.Lock()
+	cur := s.crds[crd.Name]
+	s.mu.Unlock()
+	return cur != nil && cur.servesAsIs(crd)
+}
+
 // prepare builds what crd, which must be established, is to serve,
 // without showing it. It returns nil when crd is served as it is (a
 // deleted CRD's resources then refuse creates from now on).

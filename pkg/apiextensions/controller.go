@@ -30,7 +30,7 @@ var errInstancesRemaining = errors.New("custom resources remaining")
 // controller does the work of upstream's naming, establishing, finalizer
 // and storedVersions controllers and of the CRD handler's informer: one
 // worker syncs CRDs by name, fed by a watch on the CRD store, a periodic
-// resync and retries. A cache of every CRD, kept from the list and the
+// resync of the CRDs not yet settled, and retries. A cache of every CRD, kept from the list and the
 // watch (and the controller's own writes), gives the names the other CRDs
 // of a group hold.
 //
@@ -180,7 +180,7 @@ func (c *controller) watch(ctx context.Context, rv string) {
 func (c *controller) work(ctx context.Context) {
 	resync := c.resync
 	if resync <= 0 {
-		resync = 30 * time.Second
+		resync = defaultResync
 	}
 	resyncTick := time.NewTicker(resync)
 	defer resyncTick.Stop()
@@ -202,13 +202,36 @@ func (c *controller) work(ctx context.Context) {
 				}
 			}
 		case <-resyncTick.C:
-			if l, err := c.list(ctx); err == nil {
-				for i := range l.Items {
-					c.queue.add(l.Items[i].Name)
-				}
+			for _, name := range c.unsettled() {
+				c.queue.add(name)
 			}
 		}
 	}
+}
+
+// defaultResync is how often the controller re-examines the CRDs it
+// caches: upstream's apiextensions informers resync every 5 minutes.
+const defaultResync = 5 * time.Minute
+
+// unsettled are the cached CRDs a resync must sync again: those not
+// established, being deleted, or not served as they are now. Established
+// CRDs served as they are cost one comparison each and no storage read,
+// so an idle server's work does not grow with its CRDs (watch events and
+// retries do the rest).
+func (c *controller) unsettled() []string {
+	c.cacheMu.Lock()
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(c.cache))
+	for _, crd := range c.cache {
+		crds = append(crds, crd)
+	}
+	c.cacheMu.Unlock()
+	var out []string
+	for _, crd := range crds {
+		if crd.DeletionTimestamp != nil || !isConditionTrue(crd, apiextensionsv1.Established) || !c.serving.servesAsIs(crd) {
+			out = append(out, crd.Name)
+		}
+	}
+	return out
 }
 
 func (c *controller) syncOne(ctx context.Context, name string) {

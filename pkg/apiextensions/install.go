@@ -60,9 +60,11 @@ type Config struct {
 	OpenAPI *server.OpenAPI
 	// MinRequestTimeout is --min-request-timeout (watch durations).
 	MinRequestTimeout time.Duration
-	// Resync is how often the controller re-examines every CRD (default
-	// 30s); it also reacts to watch events at once, and retries a CRD
-	// whose custom resources are not all gone after a second.
+	// Resync is how often the controller re-examines the CRDs that are
+	// not yet established and served as they are (default 5 minutes, as
+	// upstream's informers); it also reacts to watch events at once, and
+	// retries a CRD whose custom resources are not all gone after a
+	// second.
 	Resync time.Duration
 	// ConversionServiceResolver resolves the services of conversion
 	// webhooks (spec.conversion.webhook.clientConfig.service); nil: CRDs
