@@ -78,7 +78,9 @@ func (c *Config) applyStorage() error {
 	}
 	switch {
 	case o.Backend == options.StorageBackendMemory:
-		b.memory = memory.NewBackend(memory.BackendConfig{Logger: c.Logger, Metrics: c.StorageMetrics})
+		// History is compacted as etcd's is (--etcd-compaction-interval):
+		// without it the memory backend grows with every write.
+		b.memory = memory.NewBackend(memory.BackendConfig{Logger: c.Logger, Metrics: c.StorageMetrics, CompactionInterval: o.CompactionInterval})
 		c.storage = b
 		c.addCleanup(b.close)
 		c.Logger.Info("storage: memory (ephemeral)")
