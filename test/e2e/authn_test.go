@@ -2,6 +2,12 @@ package e2e
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -13,8 +19,12 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
@@ -172,4 +182,258 @@ func TestAuthnStaticAndServiceAccountTokens(t *testing.T) {
 	if st := review("static-token", "vault"); st.Authenticated {
 		t.Errorf("review of the static token for vault: got %+v, want unauthenticated", st)
 	}
+}
+
+// writeTokenKubeconfig writes a kubeconfig for srv whose only credential
+// is token.
+func writeTokenKubeconfig(t *testing.T, srv *kapitest.Server, token string) string {
+	t.Helper()
+	ca := srv.Config.TLSClientConfig.CAData
+	if len(ca) == 0 && srv.Config.TLSClientConfig.CAFile != "" {
+		var err error
+		if ca, err = os.ReadFile(srv.Config.TLSClientConfig.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["kapi"] = &clientcmdapi.Cluster{Server: srv.Config.Host, CertificateAuthorityData: ca}
+	cfg.AuthInfos["user"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["kapi"] = &clientcmdapi.Context{Cluster: "kapi", AuthInfo: "user"}
+	cfg.CurrentContext = "kapi"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestAuthnKubectl: with kubectl 1.27 and 1.33 (and the one on PATH), a
+// static token and a token from `kubectl create token` authenticate a
+// request; `kubectl auth whoami` (kubectl >= 1.28: it asks
+// authentication.k8s.io/v1, which is what v1.37 serves) shows who they are.
+func TestAuthnKubectl(t *testing.T) {
+	binaries := kubectls(t)
+	srv := authnServer(t)
+	admin := mustClientset(t, srv.Config)
+	serviceAccount(t, admin, "team", "robot")
+	if _, err := admin.CoreV1().Secrets("team").Create(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "anchor"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, kubectl := range binaries {
+		t.Run(filepath.Base(kubectl), func(t *testing.T) {
+			token, stderr, err := runKubectl(t, kubectl, srv.Kubeconfig, "create", "token", "robot", "-n", "team", "--duration=20m")
+			if err != nil {
+				t.Fatalf("kubectl create token: %v\n%s", err, stderr)
+			}
+			token = strings.TrimSpace(token)
+			bound, stderr, err := runKubectl(t, kubectl, srv.Kubeconfig, "create", "token", "robot", "-n", "team", "--bound-object-kind=Secret", "--bound-object-name=anchor")
+			if err != nil {
+				t.Fatalf("kubectl create token --bound-object-kind=Secret: %v\n%s", err, stderr)
+			}
+			bound = strings.TrimSpace(bound)
+			for _, id := range []struct{ name, token, user string }{
+				{"static", "static-token", "alice"},
+				{"service account", token, "system:serviceaccount:team:robot"},
+				{"secret-bound service account", bound, "system:serviceaccount:team:robot"},
+			} {
+				kc := writeTokenKubeconfig(t, srv, id.token)
+				if out, stderr, err := runKubectl(t, kubectl, kc, "get", "namespace", "team", "-o", "name"); err != nil || out != "namespace/team\n" {
+					t.Errorf("%s: kubectl get namespace team: got %q (%v)\n%s", id.name, out, err, stderr)
+				}
+				if strings.HasSuffix(kubectl, ".1.27") {
+					continue // its whoami asks v1alpha1/v1beta1, which v1.37 no longer serves
+				}
+				out, stderr, err := runKubectl(t, kubectl, kc, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+				if err != nil || out != id.user {
+					t.Errorf("%s: kubectl auth whoami: got %q (%v)\n%s, want %s", id.name, out, err, stderr, id.user)
+				}
+			}
+			// A bad token: kubectl reports the 401 of its discovery request
+			// as it does against kube-apiserver ("You must be logged in to
+			// the server (the server has asked for the client to provide
+			// credentials)").
+			kc := writeTokenKubeconfig(t, srv, "not-a-token")
+			_, stderr, err = runKubectl(t, kubectl, kc, "get", "namespaces")
+			if err == nil || !strings.Contains(stderr, "You must be logged in to the server") {
+				t.Errorf("kubectl with a bad token: got %v\n%s, want Unauthorized", err, stderr)
+			}
+		})
+	}
+}
+
+// unauthorized checks that a request with token answers upstream's 401: a
+// Status with reason Unauthorized and message "Unauthorized".
+func unauthorized(t *testing.T, srv *kapitest.Server, what, token string) {
+	t.Helper()
+	code, body := getWithToken(t, srv, token, "/api/v1/namespaces")
+	var st metav1.Status
+	if err := json.Unmarshal(body, &st); err != nil || code != http.StatusUnauthorized || st.Code != 401 ||
+		st.Reason != metav1.StatusReasonUnauthorized || st.Message != "Unauthorized" || st.Kind != "Status" {
+		t.Errorf("%s: got %d %s, want 401 with upstream's Unauthorized Status", what, code, body)
+	}
+}
+
+// TestAuthnBadCredentials: every kind of bad bearer token answers 401
+// (upstream's message "Unauthorized"), never a crash or another code; so
+// do tokens of a deleted service account or bound object, and of a
+// service account deleted and created again (another UID).
+func TestAuthnBadCredentials(t *testing.T) {
+	srv := authnServer(t)
+	ctx := context.Background()
+	admin := mustClientset(t, srv.Config)
+	sa := serviceAccount(t, admin, "team", "robot")
+
+	key, err := serviceaccount.LoadPrivateKeyFile(filepath.Join(srv.Options.DataDir, "pki", serviceaccount.GeneratedKeyFile))
+	if err != nil {
+		t.Fatalf("the generated signing key: %v", err)
+	}
+	signer, err := serviceaccount.NewSigner(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := serviceaccount.NewSigner(otherKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	claims := func(edit func(c *serviceaccount.Claims)) serviceaccount.Claims {
+		c := serviceaccount.Claims{
+			Issuer:    options.DefaultServiceAccountIssuer,
+			Subject:   "system:serviceaccount:team:robot",
+			Audience:  serviceaccount.Audience{options.DefaultServiceAccountIssuer},
+			Expiry:    serviceaccount.NewNumericDate(now.Add(time.Hour)),
+			NotBefore: serviceaccount.NewNumericDate(now),
+			IssuedAt:  serviceaccount.NewNumericDate(now),
+			Kubernetes: &serviceaccount.KubernetesClaims{
+				Namespace: "team",
+				Svcacct:   serviceaccount.Ref{Name: "robot", UID: string(sa.UID)},
+			},
+		}
+		if edit != nil {
+			edit(&c)
+		}
+		return c
+	}
+	sign := func(s *serviceaccount.Signer, c serviceaccount.Claims) string {
+		tok, err := s.Sign(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	// The hand-made token with no defect authenticates: the defects below
+	// are what is refused.
+	good := sign(signer, claims(nil))
+	if u, err := whoami(t, srv, good); err != nil || u.Username != "system:serviceaccount:team:robot" {
+		t.Fatalf("a well-formed hand-signed token: got %+v, %v", u, err)
+	}
+	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	parts := strings.Split(good, ".")
+	for _, tc := range []struct{ name, token string }{
+		{"expired", sign(signer, claims(func(c *serviceaccount.Claims) { c.Expiry = serviceaccount.NewNumericDate(now.Add(-time.Hour)) }))},
+		{"not yet valid", sign(signer, claims(func(c *serviceaccount.Claims) { c.NotBefore = serviceaccount.NewNumericDate(now.Add(time.Hour)) }))},
+		{"issued in the future", sign(signer, claims(func(c *serviceaccount.Claims) { c.IssuedAt = serviceaccount.NewNumericDate(now.Add(time.Hour)) }))},
+		{"wrong audience", sign(signer, claims(func(c *serviceaccount.Claims) { c.Audience = serviceaccount.Audience{"someone-else"} }))},
+		{"wrong issuer", sign(signer, claims(func(c *serviceaccount.Claims) { c.Issuer = "https://evil.example" }))},
+		{"signed by another key", sign(other, claims(nil))},
+		{"alg none", b64(`{"alg":"none"}`) + "." + parts[1] + "."},
+		{"alg none with the signature", b64(`{"alg":"none"}`) + "." + parts[1] + "." + parts[2]},
+		{"alg HS256 keyed with the public key", b64(`{"alg":"HS256"}`) + "." + parts[1] + "." + parts[2]},
+		{"payload swapped", parts[0] + "." + b64(`{"iss":"`+options.DefaultServiceAccountIssuer+`","sub":"system:serviceaccount:kube-system:admin"}`) + "." + parts[2]},
+		{"truncated signature", good[:len(good)-10]},
+		{"two parts", parts[0] + "." + parts[1]},
+		{"bad base64", parts[0] + ".!!!." + parts[2]},
+		{"header not JSON", b64("nope") + "." + parts[1] + "." + parts[2]},
+		{"claims not JSON", parts[0] + "." + b64("[") + "." + parts[2]},
+		{"garbage", "x.y.z"},
+		{"unknown opaque token", "not-a-token"},
+		{"wrong service account UID", sign(signer, claims(func(c *serviceaccount.Claims) { c.Kubernetes.Svcacct.UID = "00000000-0000-0000-0000-000000000000" }))},
+		{"unknown service account", sign(signer, claims(func(c *serviceaccount.Claims) { c.Kubernetes.Svcacct.Name = "nobody" }))},
+		{"no kubernetes.io claim", sign(signer, claims(func(c *serviceaccount.Claims) { c.Kubernetes = nil }))},
+		{"legacy token not in a secret", sign(signer, serviceaccount.Claims{Issuer: serviceaccount.LegacyIssuer, Subject: "system:serviceaccount:team:robot",
+			LegacyNamespace: "team", LegacySecretName: "gone", LegacyServiceAccountName: "robot", LegacyServiceAccountUID: string(sa.UID)})},
+	} {
+		unauthorized(t, srv, tc.name, tc.token)
+	}
+
+	// Bound objects: the token dies with the object.
+	secret, err := admin.CoreV1().Secrets("team").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "anchor"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := admin.CoreV1().Pods("team").Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{ServiceAccountName: "robot", NodeName: "n1",
+			Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func(kind, name string, uid types.UID) string {
+		t.Helper()
+		tr, err := admin.CoreV1().ServiceAccounts("team").CreateToken(ctx, "robot", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+			BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: kind, APIVersion: "v1", Name: name, UID: uid},
+		}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("TokenRequest bound to %s %s: %v", kind, name, err)
+		}
+		return tr.Status.Token
+	}
+	secretTok, nodeTok, podTok := request("Secret", "anchor", secret.UID), request("Node", "n1", node.UID), request("Pod", "p", pod.UID)
+	u, err := whoami(t, srv, podTok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{
+		serviceaccount.ExtraPodName: "p", serviceaccount.ExtraPodUID: string(pod.UID),
+		serviceaccount.ExtraNodeName: "n1", serviceaccount.ExtraNodeUID: string(node.UID),
+	} {
+		if got := u.Extra[k]; len(got) != 1 || got[0] != want {
+			t.Errorf("pod-bound token extra %s: got %q, want %q", k, got, want)
+		}
+	}
+	for _, tok := range []string{secretTok, nodeTok, podTok} {
+		if _, err := whoami(t, srv, tok); err != nil {
+			t.Fatalf("bound token before deletion: %v", err)
+		}
+	}
+	if err := admin.CoreV1().Secrets("team").Delete(ctx, "anchor", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CoreV1().Nodes().Delete(ctx, "n1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CoreV1().Pods("team").Delete(ctx, "p", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Fatal(err)
+	}
+	unauthorized(t, srv, "token of a deleted secret", secretTok)
+	unauthorized(t, srv, "token of a deleted node", nodeTok)
+	eventually(t, 10*time.Second, "the pod is gone", func() error {
+		if _, err := admin.CoreV1().Pods("team").Get(ctx, "p", metav1.GetOptions{}); err == nil {
+			return fmt.Errorf("pod still there")
+		}
+		return nil
+	})
+	unauthorized(t, srv, "token of a deleted pod", podTok)
+
+	// The service account deleted, then created again: a new UID.
+	if _, err := whoami(t, srv, good); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CoreV1().ServiceAccounts("team").Delete(ctx, "robot", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unauthorized(t, srv, "token of a deleted service account", good)
+	if _, err := admin.CoreV1().ServiceAccounts("team").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unauthorized(t, srv, "token of a re-created service account", good)
 }
