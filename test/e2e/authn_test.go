@@ -5,10 +5,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -436,4 +438,87 @@ func TestAuthnBadCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	unauthorized(t, srv, "token of a re-created service account", good)
+}
+
+// TestAuthnIssuerDiscovery: /.well-known/openid-configuration and
+// /openid/v1/jwks describe the issuer, and the published key verifies the
+// tokens the server issues. Until RBAC exists authenticated users may read
+// them; anonymous ones may not (upstream grants them to
+// system:service-account-issuer-discovery, which holds only service
+// accounts by default).
+func TestAuthnIssuerDiscovery(t *testing.T) {
+	srv := authnServer(t)
+	admin := mustClientset(t, srv.Config)
+	serviceAccount(t, admin, "team", "robot")
+	tr, err := admin.CoreV1().ServiceAccounts("team").CreateToken(context.Background(), "robot", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body := getWithToken(t, srv, tr.Status.Token, "/.well-known/openid-configuration")
+	var cfg struct {
+		Issuer        string   `json:"issuer"`
+		JWKSURI       string   `json:"jwks_uri"`
+		ResponseTypes []string `json:"response_types_supported"`
+		SubjectTypes  []string `json:"subject_types_supported"`
+		Algs          []string `json:"id_token_signing_alg_values_supported"`
+	}
+	if err := json.Unmarshal(body, &cfg); err != nil || code != http.StatusOK {
+		t.Fatalf("openid-configuration: got %d %s", code, body)
+	}
+	want := options.DefaultServiceAccountIssuer
+	if cfg.Issuer != want || cfg.JWKSURI != want+"/openid/v1/jwks" || strings.Join(cfg.ResponseTypes, ",") != "id_token" ||
+		strings.Join(cfg.SubjectTypes, ",") != "public" || strings.Join(cfg.Algs, ",") != "ES256" {
+		t.Errorf("openid-configuration: got %+v", cfg)
+	}
+	code, body = getWithToken(t, srv, "static-token", "/openid/v1/jwks")
+	var set struct {
+		Keys []struct{ Use, Kty, Kid, Alg, Crv, X, Y string }
+	}
+	if err := json.Unmarshal(body, &set); err != nil || code != http.StatusOK || len(set.Keys) != 1 {
+		t.Fatalf("jwks: got %d %s", code, body)
+	}
+	k := set.Keys[0]
+	if k.Use != "sig" || k.Kty != "EC" || k.Alg != "ES256" || k.Crv != "P-256" {
+		t.Errorf("jwk: got %+v", k)
+	}
+	// Verify the token with the published key, independently of kapi's
+	// verifier.
+	parts := strings.Split(tr.Status.Token, ".")
+	var header struct{ Alg, Kid string }
+	hb, _ := base64.RawURLEncoding.DecodeString(parts[0])
+	if err := json.Unmarshal(hb, &header); err != nil || header.Kid != k.Kid || header.Alg != "ES256" {
+		t.Errorf("token header %s: want kid %s, ES256", hb, k.Kid)
+	}
+	x, _ := base64.RawURLEncoding.DecodeString(k.X)
+	y, _ := base64.RawURLEncoding.DecodeString(k.Y)
+	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
+	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if len(sig) != 64 || !ecdsa.Verify(pub, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		t.Error("the published key does not verify the issued token")
+	}
+	if code, _ := getWithToken(t, srv, "", "/openid/v1/jwks"); code != http.StatusForbidden {
+		t.Errorf("anonymous jwks: got %d, want 403", code)
+	}
+}
+
+// TestAuthnAnonymous: without credentials a request is system:anonymous
+// (the interim authorizer lets it read /healthz, and whoami answers who it
+// is); with --anonymous-auth=false it is 401.
+func TestAuthnAnonymous(t *testing.T) {
+	srv := authnServer(t)
+	if code, body := getWithToken(t, srv, "", "/healthz"); code != http.StatusOK {
+		t.Errorf("anonymous /healthz: got %d %s", code, body)
+	}
+	if code, _ := getWithToken(t, srv, "", "/api/v1/namespaces"); code != http.StatusForbidden {
+		t.Errorf("anonymous list: got %d, want 403", code)
+	}
+	off := authnServer(t, "--anonymous-auth=false")
+	unauthorized(t, off, "no credentials with --anonymous-auth=false", "")
+	if code, _ := getWithToken(t, off, "", "/healthz"); code != http.StatusUnauthorized {
+		t.Errorf("/healthz without credentials with --anonymous-auth=false: got %d, want 401", code)
+	}
+	if u, err := whoami(t, off, "static-token"); err != nil || u.Username != "alice" {
+		t.Errorf("static token with --anonymous-auth=false: got %+v, %v", u, err)
+	}
 }
