@@ -91,7 +91,11 @@ func getAs[T any](ctx context.Context, g getterStorage, namespace, name, what st
 	if g == nil {
 		return zero, fmt.Errorf("%s are not served", what)
 	}
-	obj, err := g.Get(request.WithNamespace(ctx, namespace), name, &metav1.GetOptions{})
+	// The request's own info would name the request's resource in errors.
+	ctx = request.WithNamespace(ctx, namespace)
+	ctx = request.WithRequestInfo(ctx, &request.RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1",
+		Namespace: namespace, Resource: what, Name: name, Parts: []string{what, name}})
+	obj, err := g.Get(ctx, name, &metav1.GetOptions{})
 	if err != nil {
 		return zero, err
 	}

@@ -8,18 +8,22 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -522,3 +526,122 @@ func TestAuthnAnonymous(t *testing.T) {
 		t.Errorf("static token with --anonymous-auth=false: got %+v, %v", u, err)
 	}
 }
+
+// TestAuthnTokenRequestRules: TokenRequest's checks and lifetimes as
+// upstream's TokenREST (pkg/registry/core/serviceaccount/storage/token.go,
+// v1.37): the 10-minute minimum, --service-account-max-token-expiration
+// shortening with a warning, the extension of the kubelet's 3607-second
+// pod tokens, and the refused bindings.
+func TestAuthnTokenRequestRules(t *testing.T) {
+	srv := authnServer(t, "--service-account-max-token-expiration=2h")
+	ctx := context.Background()
+	warnings := &recordingWarnings{}
+	cfg := rest.CopyConfig(srv.Config)
+	cfg.WarningHandler = warnings
+	admin := mustClientset(t, cfg)
+	serviceAccount(t, admin, "team", "robot")
+	if _, err := admin.CoreV1().ServiceAccounts("team").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "other"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod, err := admin.CoreV1().Pods("team").Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec:       corev1.PodSpec{ServiceAccountName: "robot", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(name string, spec authenticationv1.TokenRequestSpec) (*authenticationv1.TokenRequest, error) {
+		return admin.CoreV1().ServiceAccounts("team").CreateToken(ctx, name, &authenticationv1.TokenRequest{Spec: spec}, metav1.CreateOptions{})
+	}
+	claimsOf := func(token string) serviceaccount.Claims {
+		t.Helper()
+		p, _ := base64.RawURLEncoding.DecodeString(strings.Split(token, ".")[1])
+		var c serviceaccount.Claims
+		if err := json.Unmarshal(p, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	_, err = create("robot", authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](599)})
+	if st := statusOf(err); st.Code != 422 || !strings.Contains(st.Message, "may not specify a duration less than 10 minutes") {
+		t.Errorf("599 seconds: got %v, want 422 with upstream's message", err)
+	}
+	tr, err := create("robot", authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3 * 3600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *tr.Spec.ExpirationSeconds != 7200 || !warnings.has("requested expiration of 10800 seconds shortened to 7200 seconds") {
+		t.Errorf("3h with a 2h maximum: got %d seconds, warnings %q", *tr.Spec.ExpirationSeconds, warnings.list())
+	}
+	if c := claimsOf(tr.Status.Token); c.Expiry.Time().Sub(c.IssuedAt.Time()) != 2*time.Hour {
+		t.Errorf("3h with a 2h maximum: token lives %v", c.Expiry.Time().Sub(c.IssuedAt.Time()))
+	}
+	// The kubelet's pod token: warnafter at the requested time, expiry a
+	// year later (--service-account-extend-token-expiration, default on).
+	tr, err = create("robot", authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3607),
+		BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: "p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := claimsOf(tr.Status.Token)
+	if c.Kubernetes == nil || c.Kubernetes.WarnAfter == nil || c.Kubernetes.WarnAfter.Time().Sub(c.IssuedAt.Time()) != 3607*time.Second ||
+		c.Expiry.Time().Sub(c.IssuedAt.Time()) != 365*24*time.Hour || c.Kubernetes.Pod == nil || c.Kubernetes.Pod.UID != string(pod.UID) {
+		t.Errorf("extended pod token claims: got %+v", c.Kubernetes)
+	}
+	if d := time.Until(tr.Status.ExpirationTimestamp.Time); d > 3607*time.Second {
+		t.Errorf("extended pod token: status expiration in %v, want the requested 3607s", d)
+	}
+
+	for _, tc := range []struct {
+		name string
+		sa   string
+		spec authenticationv1.TokenRequestSpec
+		code int32
+		msg  string
+	}{
+		{"pod of another service account", "other", authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: "p"}},
+			400, `cannot bind token for serviceaccount "other" to pod running with different serviceaccount name.`},
+		{"unknown kind", "robot", authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "ConfigMap", APIVersion: "v1", Name: "x"}},
+			400, "cannot bind token to object of type /v1, Kind=ConfigMap"},
+		{"stale UID", "robot", authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: "p", UID: "stale"}},
+			409, "the UID in the bound object reference (stale) does not match the UID in record. The object might have been deleted and then recreated"},
+		{"missing pod", "robot", authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: "gone"}},
+			404, `pods "gone" not found`},
+		{"missing service account", "nobody", authenticationv1.TokenRequestSpec{}, 404, `serviceaccounts "nobody" not found`},
+	} {
+		_, err := create(tc.sa, tc.spec)
+		if st := statusOf(err); st.Code != tc.code || !strings.Contains(st.Message, tc.msg) {
+			t.Errorf("%s: got %v, want %d %q", tc.name, err, tc.code, tc.msg)
+		}
+	}
+}
+
+// statusOf is the Status of an API error (zero for nil).
+func statusOf(err error) metav1.Status {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return se.Status()
+	}
+	return metav1.Status{}
+}
+
+// recordingWarnings keeps the warnings a client receives.
+type recordingWarnings struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (w *recordingWarnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.got = append(w.got, text)
+}
+
+func (w *recordingWarnings) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.got)
+}
+
+func (w *recordingWarnings) has(text string) bool { return slices.Contains(w.list(), text) }

@@ -198,7 +198,7 @@ func (r *TokenREST) bind(ctx context.Context, b *serviceaccount.BoundToken, ref 
 	var uid types.UID
 	switch {
 	case gvk.Group == "" && gvk.Kind == "Pod" && r.pods != nil:
-		obj, err := r.pods.Get(request.WithNamespace(ctx, namespace), ref.Name, &metav1.GetOptions{})
+		obj, err := r.pods.Get(getContext(ctx, "pods", ref.Name, namespace), ref.Name, &metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -215,7 +215,7 @@ func (r *TokenREST) bind(ctx context.Context, b *serviceaccount.BoundToken, ref 
 			// The node the pod runs on is reported in the claims
 			// (ServiceAccountTokenPodNodeInfo); a missing node is named
 			// without its UID, as upstream does.
-			obj, err := r.nodes.Get(request.WithNamespace(ctx, ""), nodeName, &metav1.GetOptions{})
+			obj, err := r.nodes.Get(getContext(ctx, "nodes", nodeName, ""), nodeName, &metav1.GetOptions{})
 			switch {
 			case apierrors.IsNotFound(err):
 				b.Node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}
@@ -230,7 +230,7 @@ func (r *TokenREST) bind(ctx context.Context, b *serviceaccount.BoundToken, ref 
 			}
 		}
 	case gvk.Group == "" && gvk.Kind == "Node" && r.nodes != nil:
-		obj, err := r.nodes.Get(request.WithNamespace(ctx, ""), ref.Name, &metav1.GetOptions{})
+		obj, err := r.nodes.Get(getContext(ctx, "nodes", ref.Name, ""), ref.Name, &metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -241,7 +241,7 @@ func (r *TokenREST) bind(ctx context.Context, b *serviceaccount.BoundToken, ref 
 		uid = node.UID
 		b.Node = node
 	case gvk.Group == "" && gvk.Kind == "Secret":
-		obj, err := r.secrets.Get(request.WithNamespace(ctx, namespace), ref.Name, &metav1.GetOptions{})
+		obj, err := r.secrets.Get(getContext(ctx, "secrets", ref.Name, namespace), ref.Name, &metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -259,6 +259,22 @@ func (r *TokenREST) bind(ctx context.Context, b *serviceaccount.BoundToken, ref 
 			fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
 	}
 	return nil
+}
+
+// getContext is ctx for a get of another core/v1 resource: its namespace
+// and request info (errors name that resource), as upstream's newContext.
+func getContext(ctx context.Context, resource, name, namespace string) context.Context {
+	ctx = request.WithNamespace(ctx, namespace)
+	return request.WithRequestInfo(ctx, &request.RequestInfo{
+		IsResourceRequest: true,
+		Verb:              "get",
+		APIPrefix:         "api",
+		APIVersion:        "v1",
+		Namespace:         namespace,
+		Resource:          resource,
+		Name:              name,
+		Parts:             []string{resource, name},
+	})
 }
 
 // validateTokenRequest is upstream's ValidateTokenRequest.
