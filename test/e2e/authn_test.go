@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"net/http"
 	"os"
@@ -645,3 +646,75 @@ func (w *recordingWarnings) list() []string {
 }
 
 func (w *recordingWarnings) has(text string) bool { return slices.Contains(w.list(), text) }
+
+// TestAuthnLegacyTokenSecrets: the serviceaccount-token-controller fills
+// in a kubernetes.io/service-account-token Secret (token, ca.crt,
+// namespace, the service account's UID annotation); its token
+// authenticates as the service account until the Secret or the service
+// account is deleted, and the Secret goes with its service account.
+func TestAuthnLegacyTokenSecrets(t *testing.T) {
+	srv := authnServer(t)
+	ctx := context.Background()
+	admin := mustClientset(t, srv.Config)
+	sa := serviceAccount(t, admin, "team", "legacy")
+	mk := func(name string) {
+		t.Helper()
+		_, err := admin.CoreV1().Secrets("team").Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{corev1.ServiceAccountNameKey: "legacy"}},
+			Type:       corev1.SecretTypeServiceAccountToken,
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	filled := func(name string) *corev1.Secret {
+		t.Helper()
+		var s *corev1.Secret
+		eventually(t, 20*time.Second, "the token secret is filled in", func() error {
+			var err error
+			if s, err = admin.CoreV1().Secrets("team").Get(ctx, name, metav1.GetOptions{}); err != nil {
+				return err
+			}
+			if len(s.Data[corev1.ServiceAccountTokenKey]) == 0 {
+				return fmt.Errorf("no token yet: %v", s.Data)
+			}
+			return nil
+		})
+		return s
+	}
+	mk("legacy-token")
+	s := filled("legacy-token")
+	if string(s.Data[corev1.ServiceAccountNamespaceKey]) != "team" || !strings.Contains(string(s.Data[corev1.ServiceAccountRootCAKey]), "BEGIN CERTIFICATE") ||
+		s.Annotations[corev1.ServiceAccountUIDKey] != string(sa.UID) {
+		t.Errorf("filled-in secret: data keys %v, annotations %v", mapsKeys(s.Data), s.Annotations)
+	}
+	token := string(s.Data[corev1.ServiceAccountTokenKey])
+	u, err := whoami(t, srv, token)
+	if err != nil || u.Username != "system:serviceaccount:team:legacy" || u.UID != string(sa.UID) {
+		t.Fatalf("legacy token: got %+v, %v", u, err)
+	}
+	if err := admin.CoreV1().Secrets("team").Delete(ctx, "legacy-token", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unauthorized(t, srv, "legacy token of a deleted secret", token)
+
+	mk("second")
+	token = string(filled("second").Data[corev1.ServiceAccountTokenKey])
+	if _, err := whoami(t, srv, token); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CoreV1().ServiceAccounts("team").Delete(ctx, "legacy", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unauthorized(t, srv, "legacy token of a deleted service account", token)
+	eventually(t, 20*time.Second, "the token secret of the deleted service account is deleted", func() error {
+		if _, err := admin.CoreV1().Secrets("team").Get(ctx, "second", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("secret still there (%v)", err)
+		}
+		return nil
+	})
+}
+
+func mapsKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
