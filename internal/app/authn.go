@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
+	"github.com/kapi-dev/kapi/pkg/auth/oidc"
 	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	saregistry "github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
@@ -82,33 +84,99 @@ func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA 
 	} else {
 		c.Logger.Info("service account issuer discovery is not served", "reason", err)
 	}
-	// Static tokens and the loopback token are not bound to audiences.
+	jwts, anonymous, err := c.jwtAuthenticators()
+	if err != nil {
+		return err
+	}
+	// Static tokens, the loopback token and OIDC tokens are not bound to
+	// the API server's audiences (upstream wraps them the same way).
 	static[loopbackToken] = &user.Info{Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}}
-	a.tokens = authenticator.UnionToken(
+	tokens := []authenticator.Token{
 		authenticator.AudienceAgnostic(a.audiences, authenticator.NewStaticTokens(static)),
 		serviceaccount.NewAuthenticator(issuers, true, keys, a.audiences, &a.objects),
-	)
+	}
+	for _, j := range jwts {
+		tokens = append(tokens, authenticator.AudienceAgnostic(a.audiences, j))
+	}
+	a.tokens = authenticator.UnionToken(tokens...)
 	c.authn = a
 	c.Authenticator = authenticator.Union(
 		frontProxy,
 		authenticator.NewX509(clientCA),
 		authenticator.BearerRequest(a.tokens),
 	)
-	if !o.Anonymous {
-		c.Authenticator = withoutAnonymous(c.Authenticator)
+	if !anonymous.enabled || len(anonymous.paths) > 0 {
+		c.Authenticator = withAnonymousLimits(c.Authenticator, anonymous)
 	}
 	return nil
 }
 
-// errAnonymousDisabled answers a request without credentials when
-// --anonymous-auth=false: the filter answers 401, as upstream does when
-// no authenticator (and no anonymous one) accepts a request.
-var errAnonymousDisabled = errors.New("no credentials and anonymous authentication is disabled (--anonymous-auth=false)")
+// anonymousConfig is who may be anonymous: nobody (disabled), everybody
+// (enabled, no paths), or requests for the paths listed.
+type anonymousConfig struct {
+	enabled bool
+	paths   []string
+}
 
-func withoutAnonymous(a authenticator.Request) authenticator.Request {
+// jwtAuthenticators builds the OIDC authenticators of --authentication-config
+// or the --oidc-* flags, and the anonymous configuration.
+func (c *Config) jwtAuthenticators() ([]*oidc.Authenticator, anonymousConfig, error) {
+	o := c.Options.Authentication
+	anonymous := anonymousConfig{enabled: o.Anonymous}
+	var out []*oidc.Authenticator
+	switch {
+	case o.AuthenticationConfigFile != "":
+		cfg, err := oidc.LoadConfigFile(o.AuthenticationConfigFile)
+		if err != nil {
+			return nil, anonymous, fmt.Errorf("--authentication-config: %w", err)
+		}
+		for i, j := range cfg.JWT {
+			a, err := oidc.New(j, nil)
+			if err != nil {
+				return nil, anonymous, fmt.Errorf("--authentication-config: jwt[%d]: %w", i, err)
+			}
+			out = append(out, a)
+		}
+		if cfg.Anonymous != nil {
+			if o.AnonymousFlagSet() {
+				return nil, anonymous, errors.New("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file")
+			}
+			anonymous = anonymousConfig{enabled: cfg.Anonymous.Enabled}
+			for _, cond := range cfg.Anonymous.Conditions {
+				anonymous.paths = append(anonymous.paths, cond.Path)
+			}
+		}
+	case o.OIDC.IssuerURL != "":
+		oi := o.OIDC
+		j, err := oidc.FromFlags(oidc.FlagOptions{
+			IssuerURL: oi.IssuerURL, ClientID: oi.ClientID, CAFile: oi.CAFile,
+			UsernameClaim: oi.UsernameClaim, UsernamePrefix: oi.UsernamePrefix,
+			GroupsClaim: oi.GroupsClaim, GroupsPrefix: oi.GroupsPrefix,
+			SigningAlgs: oi.SigningAlgs, RequiredClaims: oi.RequiredClaims,
+		})
+		if err != nil {
+			return nil, anonymous, err
+		}
+		a, err := oidc.New(j, oi.SigningAlgs)
+		if err != nil {
+			return nil, anonymous, fmt.Errorf("--oidc-*: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, anonymous, nil
+}
+
+// errAnonymousDisabled answers a request without credentials when
+// anonymous requests are not allowed (--anonymous-auth=false, or a path
+// the configuration's anonymous conditions do not list): the filter
+// answers 401, as upstream does when no authenticator (and no anonymous
+// one) accepts a request.
+var errAnonymousDisabled = errors.New("no credentials, and anonymous authentication is not allowed for this request")
+
+func withAnonymousLimits(a authenticator.Request, anonymous anonymousConfig) authenticator.Request {
 	return authenticator.RequestFunc(func(r *http.Request) (*user.Info, bool, error) {
 		u, ok, err := a.AuthenticateRequest(r)
-		if err == nil && !ok {
+		if err == nil && !ok && (!anonymous.enabled || (len(anonymous.paths) > 0 && !slices.Contains(anonymous.paths, r.URL.Path))) {
 			return nil, false, errAnonymousDisabled
 		}
 		return u, ok, err

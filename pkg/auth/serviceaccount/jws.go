@@ -234,3 +234,32 @@ func KeyID(pub crypto.PublicKey) (string, error) {
 	sum := sha256.Sum256(der)
 	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
 }
+
+// JWS is a compact JWS parsed but not verified, for other JWT
+// authenticators (OIDC) to verify with their own keys.
+type JWS struct{ p *parsed }
+
+// ParseJWS parses a compact JWS (shape only).
+func ParseJWS(token string) (*JWS, error) {
+	p, err := parseJWS(token)
+	if err != nil {
+		return nil, err
+	}
+	return &JWS{p: p}, nil
+}
+
+// Algorithm is the header's alg.
+func (j *JWS) Algorithm() string { return j.p.header.Alg }
+
+// KeyID is the header's kid.
+func (j *JWS) KeyID() string { return j.p.header.Kid }
+
+// Payload is the unverified payload.
+func (j *JWS) Payload() []byte { return j.p.payload }
+
+// Verify checks the signature with key (RS*, PS* or ES* matching the key).
+func (j *JWS) Verify(key crypto.PublicKey) error { return j.p.verify(key) }
+
+// UnverifiedPayload returns the payload of a compact JWS without checking
+// anything but its shape.
+func UnverifiedPayload(token string) ([]byte, bool) { return unverifiedPayload(token) }

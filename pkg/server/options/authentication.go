@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,60 @@ type AuthenticationOptions struct {
 	APIAudiences []string
 
 	ServiceAccounts ServiceAccountAuthenticationOptions
+
+	// OIDC are the --oidc-* flags.
+	OIDC OIDCOptions
+	// AuthenticationConfigFile is --authentication-config (a
+	// apiserver.config.k8s.io/v1 AuthenticationConfiguration); it
+	// excludes the --oidc-* flags, and --anonymous-auth when it
+	// configures anonymous.
+	AuthenticationConfigFile string
+
+	// anonymousSet records that --anonymous-auth was given.
+	anonymousSet bool
+}
+
+// OIDCOptions are the --oidc-* flags.
+type OIDCOptions struct {
+	IssuerURL      string
+	ClientID       string
+	CAFile         string
+	UsernameClaim  string
+	UsernamePrefix string
+	GroupsClaim    string
+	GroupsPrefix   string
+	SigningAlgs    []string
+	RequiredClaims map[string]string
+}
+
+// set reports whether any --oidc-* flag was given.
+func (o *OIDCOptions) set() bool {
+	return o.IssuerURL != "" || o.ClientID != "" || o.CAFile != "" || o.UsernameClaim != "sub" || o.UsernamePrefix != "" ||
+		o.GroupsClaim != "" || o.GroupsPrefix != "" || len(o.RequiredClaims) > 0 || len(o.SigningAlgs) != 1 || o.SigningAlgs[0] != "RS256"
+}
+
+// AnonymousFlagSet reports whether --anonymous-auth was given.
+func (o *AuthenticationOptions) AnonymousFlagSet() bool { return o.anonymousSet }
+
+// trackedBool is a bool flag that records being set.
+type trackedBool struct {
+	v   *bool
+	set *bool
+}
+
+func (b trackedBool) String() string { return strconv.FormatBool(*b.v) }
+func (b trackedBool) Type() string   { return "bool" }
+func (b trackedBool) IsBoolFlag() bool {
+	return true
+}
+
+func (b trackedBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*b.v, *b.set = v, true
+	return nil
 }
 
 // ServiceAccountAuthenticationOptions are the --service-account-* flags.
@@ -59,12 +114,25 @@ func NewAuthenticationOptions() *AuthenticationOptions {
 			ExtendExpiration: true,
 			Lookup:           true,
 		},
+		OIDC: OIDCOptions{UsernameClaim: "sub", SigningAlgs: []string{"RS256"}},
 	}
 }
 
 // AddFlags adds the flags to fs.
 func (o *AuthenticationOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&o.Anonymous, "anonymous-auth", o.Anonymous, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
+	fs.Var(trackedBool{&o.Anonymous, &o.anonymousSet}, "anonymous-auth", "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated. (default true)")
+	fs.Lookup("anonymous-auth").NoOptDefVal = "true"
+	fs.StringVar(&o.AuthenticationConfigFile, "authentication-config", o.AuthenticationConfigFile, "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. This flag is mutually exclusive with the oidc-* flags.")
+	oi := &o.OIDC
+	fs.StringVar(&oi.IssuerURL, "oidc-issuer-url", oi.IssuerURL, "The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).")
+	fs.StringVar(&oi.ClientID, "oidc-client-id", oi.ClientID, "The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.")
+	fs.StringVar(&oi.CAFile, "oidc-ca-file", oi.CAFile, "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.")
+	fs.StringVar(&oi.UsernameClaim, "oidc-username-claim", oi.UsernameClaim, "The OpenID claim to use as the user name. Note that claims other than the default ('sub') is not guaranteed to be unique and immutable. This flag is experimental, please see the authentication documentation for further details.")
+	fs.StringVar(&oi.UsernamePrefix, "oidc-username-prefix", oi.UsernamePrefix, "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.")
+	fs.StringVar(&oi.GroupsClaim, "oidc-groups-claim", oi.GroupsClaim, "If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings. This flag is experimental, please see the authentication documentation for further details.")
+	fs.StringVar(&oi.GroupsPrefix, "oidc-groups-prefix", oi.GroupsPrefix, "If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.")
+	fs.StringSliceVar(&oi.SigningAlgs, "oidc-signing-algs", oi.SigningAlgs, "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 https://tools.ietf.org/html/rfc7518#section-3.1.")
+	fs.StringToStringVar(&oi.RequiredClaims, "oidc-required-claim", oi.RequiredClaims, "A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fs.StringSliceVar(&o.APIAudiences, "api-audiences", o.APIAudiences, "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured and this flag is not, this field defaults to a single element list containing the issuer URL.")
 	sa := &o.ServiceAccounts
@@ -137,6 +205,26 @@ func (o *AuthenticationOptions) Validate() []error {
 	}
 	if !sa.Lookup {
 		errs = append(errs, errors.New("--service-account-lookup=false is not supported by kapi: tokens are always checked against the objects they name"))
+	}
+	if o.AuthenticationConfigFile != "" {
+		if o.OIDC.set() {
+			errs = append(errs, errors.New("authentication-config file and oidc-* flags are mutually exclusive"))
+		}
+		if _, err := os.Stat(o.AuthenticationConfigFile); err != nil {
+			errs = append(errs, fmt.Errorf("--authentication-config %q: %w", o.AuthenticationConfigFile, errors.Unwrap(err)))
+		}
+	}
+	if oi := o.OIDC; (oi.IssuerURL != "") != (oi.ClientID != "") {
+		errs = append(errs, errors.New("oidc-issuer-url and oidc-client-id must be specified together"))
+	} else if oi.IssuerURL != "" {
+		if u, err := url.Parse(oi.IssuerURL); err != nil || u.Scheme != "https" {
+			errs = append(errs, errors.New("oidc-issuer-url must use https scheme"))
+		}
+	}
+	if o.OIDC.CAFile != "" {
+		if _, err := os.Stat(o.OIDC.CAFile); err != nil {
+			errs = append(errs, fmt.Errorf("--oidc-ca-file %q: %w", o.OIDC.CAFile, errors.Unwrap(err)))
+		}
 	}
 	for _, a := range o.APIAudiences {
 		if a == "" {
