@@ -22,8 +22,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/garbagecollector"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/rootcacertpublisher"
-	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccounttoken"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccounttoken"
 )
 
 // Config is what a Manager is built from.
