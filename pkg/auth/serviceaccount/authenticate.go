@@ -111,7 +111,8 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*u
 		return nil, nil, false, fmt.Errorf("token audiences %q is invalid for the target audiences %q", tokenAuds, requested)
 	}
 	var u *user.Info
-	if c.Issuer == LegacyIssuer && c.Kubernetes == nil {
+	// Tokens of the legacy issuer are only ever legacy Secret tokens.
+	if c.Issuer == LegacyIssuer {
 		u, err = a.validateLegacy(ctx, token, &c)
 	} else {
 		u, err = a.validateBound(ctx, &c)
