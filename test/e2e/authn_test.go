@@ -718,3 +718,24 @@ func TestAuthnLegacyTokenSecrets(t *testing.T) {
 func mapsKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// TestAuthnTokenSubresourceDiscovery: serviceaccounts/token is listed as
+// upstream lists it: kind authentication.k8s.io/v1 TokenRequest, verb
+// create.
+func TestAuthnTokenSubresourceDiscovery(t *testing.T) {
+	srv := kapitest.Start(t)
+	list, err := mustClientset(t, srv.Config).Discovery().ServerResourcesForGroupVersion("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name != "serviceaccounts/token" {
+			continue
+		}
+		if r.Group != "authentication.k8s.io" || r.Version != "v1" || r.Kind != "TokenRequest" || !r.Namespaced || strings.Join(r.Verbs, ",") != "create" {
+			t.Errorf("serviceaccounts/token: got %+v", r)
+		}
+		return
+	}
+	t.Error("serviceaccounts/token is not in the discovery of v1")
+}
