@@ -60,6 +60,9 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 		RootCA:     c.CAPEM,
 		Registerer: c.Generic.MetricsRegistry,
 		Logger:     c.Logger,
+
+		// Signs legacy kubernetes.io/service-account-token Secrets.
+		LegacyTokens: c.authn.issuer,
 	})
 	if err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/tokenreview"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -44,7 +43,11 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		OnServices:            c.services.set,
 		EventTTL:              c.Options.Run.EventTTL,
 		Authorizer:            c.Authorizer,
-		TokenAuthenticator:    tokenreview.FromRequest(c.Authenticator),
+		TokenAuthenticator:    c.authn.tokens,
+		// serviceaccounts/<name>/token, and the objects tokens name for
+		// the service-account token authenticator.
+		ServiceAccountTokens:    c.authn.tokenConfig(c),
+		OnServiceAccountObjects: c.authn.objects.set,
 		// What aggregated API servers built on k8s.io/apiserver read to
 		// trust this server's front proxy and client certificates.
 		ExtensionAPIServerAuthentication: requestheader.AuthenticationConfigMapData(c.ClientCAPEM, c.RequestHeader, c.RequestHeaderCAPEM),
@@ -54,6 +57,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		return fmt.Errorf("%s resources: %w", CoreName, err)
 	}
 	publishOpenAPI(api, installed)
+	c.authn.installDiscovery(core)
 	return nil
 }
 

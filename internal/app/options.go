@@ -28,6 +28,8 @@ type Options struct {
 	Services      *options.ServiceOptions
 	Controllers   *options.ControllerOptions
 
+	Authentication *options.AuthenticationOptions
+
 	// Test seams (not flags).
 
 	// Logger, if set, is used instead of one built from Verbosity.
@@ -54,6 +56,8 @@ func NewOptions() *Options {
 		Aggregator:    options.NewAggregatorOptions(),
 		Services:      options.NewServiceOptions(),
 		Controllers:   options.NewControllerOptions(),
+
+		Authentication: options.NewAuthenticationOptions(),
 	}
 }
 
@@ -70,6 +74,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Aggregator.AddFlags(fs)
 	o.Services.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
+	o.Authentication.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -108,6 +113,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Aggregator.Validate()...)
 	errs = append(errs, o.Services.Validate()...)
 	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases())...)
+	errs = append(errs, o.Authentication.Validate()...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}

@@ -28,7 +28,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
-	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -59,6 +58,9 @@ type Config struct {
 	LoopbackToken string
 
 	Authenticator authenticator.Request
+	// authn holds the token authenticators, the service-account token
+	// issuer and issuer discovery (see applyAuthentication).
+	authn *authentication
 	// ProxyClientCert is the client certificate the aggregator presents
 	// to aggregated API servers (--proxy-client-cert-file or the
 	// generated front-proxy-client certificate).
@@ -327,13 +329,9 @@ func (c *Config) applySecureServing() error {
 	// Front-proxy authentication comes first, as upstream orders it: a
 	// proxy's certificate never authenticates as itself when it carries
 	// a user in headers.
-	c.Authenticator = authenticator.Union(
-		frontProxy,
-		authenticator.NewX509(clientCA),
-		authenticator.NewTokenAuthenticator(map[string]*user.Info{
-			token: {Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}},
-		}),
-	)
+	if err := c.applyAuthentication(frontProxy, clientCA, token); err != nil {
+		return err
+	}
 
 	// The admin client certificate is signed by kapi's CA, which the
 	// client-certificate authenticator always trusts, so the kubeconfig

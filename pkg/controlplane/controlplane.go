@@ -21,10 +21,12 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
+	saregistry "github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/tokenreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
@@ -102,6 +104,13 @@ type Config struct {
 	// tokenreview.FromRequest(the chain's authenticator)); nil answers
 	// every TokenReview unauthenticated.
 	TokenAuthenticator TokenAuthenticator
+	// ServiceAccountTokens, if set, serves serviceaccounts/<name>/token
+	// (TokenRequest) with that configuration.
+	ServiceAccountTokens *saregistry.TokenConfig
+	// OnServiceAccountObjects, if set, is called by Install with a reader
+	// of the service accounts, secrets, pods and nodes that
+	// service-account tokens name (the token authenticator checks them).
+	OnServiceAccountObjects func(serviceaccount.Getter)
 	// ExtensionAPIServerAuthentication is the data published in
 	// kube-system/extension-apiserver-authentication (see
 	// requestheader.AuthenticationConfigMapData); nil publishes nothing.
@@ -236,6 +245,13 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	}
 	if c.OnServices != nil {
 		c.OnServices(ServiceStores{Services: svcs.services, Endpoints: svcs.endpoints, EndpointSlices: svcs.slices})
+	}
+	if c.OnServiceAccountObjects != nil {
+		objects, err := serviceAccountObjects(b)
+		if err != nil {
+			return nil, err
+		}
+		c.OnServiceAccountObjects(objects)
 	}
 
 	// Creating into a missing or terminating namespace is refused, and the

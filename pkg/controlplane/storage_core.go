@@ -19,7 +19,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/secret"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
-	"github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -30,7 +29,7 @@ var coreGroup = apiGroup{name: corev1.GroupName, versions: []apiVersion{{
 		{name: "namespaces", storage: namespaceStorage, fieldLabels: namespace.FieldLabelConversion},
 		{name: "configmaps", storage: storeOf(configmap.NewREST)},
 		{name: "secrets", storage: storeOf(secret.NewREST), fieldLabels: secret.FieldLabelConversion},
-		{name: "serviceaccounts", storage: storeOf(serviceaccount.NewREST)},
+		{name: "serviceaccounts", storage: serviceAccountStorage},
 		{name: "events", storage: storeOf(event.NewREST), fieldLabels: event.FieldLabelConversion},
 		{name: "services", storage: serviceStorage, fieldLabels: service.FieldLabelConversion},
 		{name: "endpoints", storage: storeOf(endpoints.NewREST)},

@@ -23,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/garbagecollector"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/rootcacertpublisher"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccounttoken"
 )
 
 // Config is what a Manager is built from.
@@ -37,6 +38,9 @@ type Config struct {
 	// RootCA is what the root CA publisher publishes (the CA clients
 	// verify this server with). Empty: that controller does not run.
 	RootCA []byte
+	// LegacyTokens signs the tokens of legacy service-account token
+	// Secrets; nil: the serviceaccount-token-controller does not run.
+	LegacyTokens serviceaccounttoken.Issuer
 	// Registerer receives leader_election_master_status; nil: no metric.
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
@@ -125,6 +129,16 @@ var descriptors = []descriptor{
 				return nil, nil
 			}
 			return rootcacertpublisher.New(cc.client, cc.namespaces, cc.cfg.RootCA, cc.logger)
+		},
+	},
+	{
+		name: ServiceAccountTokenController,
+		new: func(cc *controllerContext) (controller, error) {
+			if cc.cfg.LegacyTokens == nil {
+				cc.logger.Warn("not filling in service account token secrets: no token issuer")
+				return nil, nil
+			}
+			return serviceaccounttoken.New(cc.client, cc.cfg.LegacyTokens, cc.cfg.RootCA, cc.logger)
 		},
 	},
 }

@@ -11,6 +11,7 @@ const (
 	GarbageCollectorController           = "garbage-collector-controller"
 	ServiceAccountController             = "serviceaccount-controller"
 	RootCACertificatePublisherController = "root-ca-certificate-publisher-controller"
+	ServiceAccountTokenController        = "serviceaccount-token-controller"
 )
 
 // aliases are the older names kube-controller-manager still accepts for
@@ -19,6 +20,7 @@ var aliases = map[string]string{
 	"garbagecollector":       GarbageCollectorController,
 	"serviceaccount":         ServiceAccountController,
 	"root-ca-cert-publisher": RootCACertificatePublisherController,
+	"serviceaccount-token":   ServiceAccountTokenController,
 }
 
 // Known returns the canonical names of the controllers kapi runs, sorted.

@@ -34,7 +34,7 @@ func TestEnabled(t *testing.T) {
 }
 
 func TestKnownAndAliases(t *testing.T) {
-	want := []string{GarbageCollectorController, RootCACertificatePublisherController, ServiceAccountController}
+	want := []string{GarbageCollectorController, RootCACertificatePublisherController, ServiceAccountController, ServiceAccountTokenController}
 	got := Known()
 	if len(got) != len(want) {
 		t.Fatalf("Known: got %v, want %v", got, want)

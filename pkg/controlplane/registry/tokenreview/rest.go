@@ -12,17 +12,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-// TokenAuthenticator authenticates a bearer token. It returns (user, true,
-// nil) for a token it knows, (nil, false, nil) for one it has no opinion
-// on, and an error for a token it rejects (the error's text becomes
-// status.error). It must be safe for concurrent use.
+// TokenAuthenticator authenticates a bearer token. It returns (user,
+// audiences, true, nil) for a token it knows, (nil, nil, false, nil) for one
+// it has no opinion on, and an error for a token it rejects (the error's
+// text becomes status.error). The audiences asked for are on the context
+// (authenticator.AudiencesFrom; none: the API server's own); the audiences
+// returned are those the token is valid for among them. It must be safe
+// for concurrent use (authenticator.Token has this method set).
 type TokenAuthenticator interface {
-	AuthenticateToken(ctx context.Context, token string) (*user.Info, bool, error)
+	AuthenticateToken(ctx context.Context, token string) (*user.Info, []string, bool, error)
 }
 
 // RequestAuthenticator is the request-level authenticator of the filter
@@ -35,18 +39,23 @@ type RequestAuthenticator interface {
 // front-proxy, client-certificate and token authenticators) to a
 // TokenAuthenticator, as upstream does: the token is presented alone, in
 // an "Authorization: Bearer" header of an otherwise empty request, so only
-// the token authenticators can recognize it.
+// the token authenticators can recognize it. Such authenticators know no
+// audiences: a review asking for some gets no opinion.
 func FromRequest(a RequestAuthenticator) TokenAuthenticator { return requestTokens{a} }
 
 type requestTokens struct{ a RequestAuthenticator }
 
-func (t requestTokens) AuthenticateToken(ctx context.Context, token string) (*user.Info, bool, error) {
+func (t requestTokens) AuthenticateToken(ctx context.Context, token string) (*user.Info, []string, bool, error) {
+	if auds, ok := authenticator.AudiencesFrom(ctx); ok && len(auds) > 0 {
+		return nil, nil, false, nil
+	}
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, "/", nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("token review request: %w", err)
+		return nil, nil, false, fmt.Errorf("token review request: %w", err)
 	}
 	r.Header.Set("Authorization", "Bearer "+token)
-	return t.a.AuthenticateRequest(r)
+	u, ok, err := t.a.AuthenticateRequest(r)
+	return u, nil, ok, err
 }
 
 // errInvalidToken is upstream's answer for a token no authenticator
@@ -80,13 +89,9 @@ func (*REST) GetSingularName() string { return "tokenreview" }
 
 // Create authenticates spec.token and returns the review with its status:
 // authenticated, the user (with an extra map, empty rather than absent, as
-// upstream), the audiences and the error.
-//
-// Audiences: kapi's API server has none and its tokens are not bound to
-// any, so it behaves as kube-apiserver does for audience-agnostic tokens
-// with no API audiences: a review without spec.audiences authenticates the
-// token and answers no audiences; a review that asks for audiences gets no
-// intersection, so it is unauthenticated ("invalid bearer token").
+// upstream), the audiences and the error. spec.audiences, if set, are the
+// audiences the token must be meant for (else the API server's own), as
+// upstream's TokenReview REST asks its authenticators.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
 	tr, ok := obj.(*authenticationv1.TokenReview)
 	if !ok {
@@ -107,10 +112,9 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 		return tr, nil
 	}
 	if len(tr.Spec.Audiences) > 0 {
-		tr.Status = authenticationv1.TokenReviewStatus{Error: errInvalidToken.Error()}
-		return tr, nil
+		ctx = authenticator.WithAudiences(ctx, tr.Spec.Audiences)
 	}
-	u, ok, err := r.tokens.AuthenticateToken(ctx, tr.Spec.Token)
+	u, auds, ok, err := r.tokens.AuthenticateToken(ctx, tr.Spec.Token)
 	tr.Status.Authenticated = ok
 	if !ok && err == nil {
 		// No authenticator had an opinion: upstream's bearer-token
@@ -130,6 +134,7 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 		for k, v := range u.Extra {
 			tr.Status.User.Extra[k] = slices.Clone(v)
 		}
+		tr.Status.Audiences = slices.Clone(auds)
 	}
 	return tr, nil
 }

@@ -1,0 +1,256 @@
+package app
+
+import (
+	"context"
+	"crypto"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
+	"github.com/kapi-dev/kapi/pkg/auth/oidc"
+	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+	saregistry "github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/server"
+)
+
+// authentication is what the authenticators need beyond the request
+// chain: the token authenticators (TokenReview asks them), the
+// service-account token issuer and issuer discovery.
+type authentication struct {
+	// tokens are the bearer-token authenticators in upstream's order:
+	// the loopback token, --token-auth-file, service-account tokens.
+	tokens    authenticator.Token
+	audiences []string
+	issuer    *serviceaccount.Issuer
+	discovery *serviceaccount.Discovery
+	// objects reads what service-account tokens name, once the core
+	// server is installed.
+	objects lazyObjects
+}
+
+// applyAuthentication builds c.Authenticator (upstream's order:
+// front-proxy headers, client certificates, bearer tokens; then anonymous)
+// and c.authn.
+func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA *x509.CertPool, loopbackToken string) error {
+	o := c.Options.Authentication
+	a := &authentication{audiences: o.Audiences()}
+	static := map[string]*user.Info{}
+	if o.TokenAuthFile != "" {
+		var err error
+		if static, err = authenticator.LoadTokenFile(o.TokenAuthFile, c.Logger); err != nil {
+			return fmt.Errorf("--token-auth-file: %w", err)
+		}
+	}
+	sa := o.ServiceAccounts
+	var signingKey crypto.Signer
+	if sa.SigningKeyFile != "" {
+		k, err := serviceaccount.LoadPrivateKeyFile(sa.SigningKeyFile)
+		if err != nil {
+			return fmt.Errorf("--service-account-signing-key-file: %w", err)
+		}
+		signingKey = k
+	} else {
+		k, path, err := serviceaccount.EnsureGeneratedKey(c.Options.SecureServing.CertDir)
+		if err != nil {
+			return fmt.Errorf("service account key in --cert-dir: %w", err)
+		}
+		signingKey = k
+		c.Logger.Info("using generated service account signing key", "path", path)
+	}
+	signer, err := serviceaccount.NewSigner(signingKey)
+	if err != nil {
+		return fmt.Errorf("service account signing key: %w", err)
+	}
+	keys, err := serviceaccount.LoadPublicKeyFiles(sa.KeyFiles)
+	if err != nil {
+		return fmt.Errorf("--service-account-key-file: %w", err)
+	}
+	// The signing key's public half always verifies: without it the
+	// tokens this server issues would not authenticate here (upstream
+	// defaults --service-account-key-file to the signing key file).
+	keys = append([]crypto.PublicKey{signer.Public()}, keys...)
+	issuers := o.IssuerList()
+	a.issuer = serviceaccount.NewIssuer(signer, issuers[0])
+	if d, err := serviceaccount.NewDiscovery(issuers[0], sa.JWKSURI, keys); err == nil {
+		a.discovery = d
+	} else {
+		c.Logger.Info("service account issuer discovery is not served", "reason", err)
+	}
+	jwts, anonymous, err := c.jwtAuthenticators()
+	if err != nil {
+		return err
+	}
+	// Static tokens, the loopback token and OIDC tokens are not bound to
+	// the API server's audiences (upstream wraps them the same way).
+	static[loopbackToken] = &user.Info{Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}}
+	tokens := []authenticator.Token{
+		authenticator.AudienceAgnostic(a.audiences, authenticator.NewStaticTokens(static)),
+		serviceaccount.NewAuthenticator(issuers, true, keys, a.audiences, &a.objects),
+	}
+	for _, j := range jwts {
+		tokens = append(tokens, authenticator.AudienceAgnostic(a.audiences, j))
+	}
+	a.tokens = authenticator.UnionToken(tokens...)
+	c.authn = a
+	c.Authenticator = authenticator.Union(
+		frontProxy,
+		authenticator.NewX509(clientCA),
+		authenticator.BearerRequest(a.tokens),
+	)
+	if !anonymous.enabled || len(anonymous.paths) > 0 {
+		c.Authenticator = withAnonymousLimits(c.Authenticator, anonymous)
+	}
+	return nil
+}
+
+// anonymousConfig is who may be anonymous: nobody (disabled), everybody
+// (enabled, no paths), or requests for the paths listed.
+type anonymousConfig struct {
+	enabled bool
+	paths   []string
+}
+
+// jwtAuthenticators builds the OIDC authenticators of --authentication-config
+// or the --oidc-* flags, and the anonymous configuration.
+func (c *Config) jwtAuthenticators() ([]*oidc.Authenticator, anonymousConfig, error) {
+	o := c.Options.Authentication
+	anonymous := anonymousConfig{enabled: o.Anonymous}
+	var out []*oidc.Authenticator
+	switch {
+	case o.AuthenticationConfigFile != "":
+		cfg, err := oidc.LoadConfigFile(o.AuthenticationConfigFile)
+		if err != nil {
+			return nil, anonymous, fmt.Errorf("--authentication-config: %w", err)
+		}
+		for i, j := range cfg.JWT {
+			a, err := oidc.New(j, nil)
+			if err != nil {
+				return nil, anonymous, fmt.Errorf("--authentication-config: jwt[%d]: %w", i, err)
+			}
+			out = append(out, a)
+		}
+		if cfg.Anonymous != nil {
+			if o.AnonymousFlagSet() {
+				return nil, anonymous, errors.New("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file")
+			}
+			anonymous = anonymousConfig{enabled: cfg.Anonymous.Enabled}
+			for _, cond := range cfg.Anonymous.Conditions {
+				anonymous.paths = append(anonymous.paths, cond.Path)
+			}
+		}
+	case o.OIDC.IssuerURL != "":
+		oi := o.OIDC
+		j, err := oidc.FromFlags(oidc.FlagOptions{
+			IssuerURL: oi.IssuerURL, ClientID: oi.ClientID, CAFile: oi.CAFile,
+			UsernameClaim: oi.UsernameClaim, UsernamePrefix: oi.UsernamePrefix,
+			GroupsClaim: oi.GroupsClaim, GroupsPrefix: oi.GroupsPrefix,
+			SigningAlgs: oi.SigningAlgs, RequiredClaims: oi.RequiredClaims,
+		})
+		if err != nil {
+			return nil, anonymous, err
+		}
+		a, err := oidc.New(j, oi.SigningAlgs)
+		if err != nil {
+			return nil, anonymous, fmt.Errorf("--oidc-*: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, anonymous, nil
+}
+
+// errAnonymousDisabled answers a request without credentials when
+// anonymous requests are not allowed (--anonymous-auth=false, or a path
+// the configuration's anonymous conditions do not list): the filter
+// answers 401, as upstream does when no authenticator (and no anonymous
+// one) accepts a request.
+var errAnonymousDisabled = errors.New("no credentials, and anonymous authentication is not allowed for this request")
+
+func withAnonymousLimits(a authenticator.Request, anonymous anonymousConfig) authenticator.Request {
+	return authenticator.RequestFunc(func(r *http.Request) (*user.Info, bool, error) {
+		u, ok, err := a.AuthenticateRequest(r)
+		if err == nil && !ok && (!anonymous.enabled || (len(anonymous.paths) > 0 && !slices.Contains(anonymous.paths, r.URL.Path))) {
+			return nil, false, errAnonymousDisabled
+		}
+		return u, ok, err
+	})
+}
+
+// tokenConfig is the TokenRequest configuration of the core server.
+func (a *authentication) tokenConfig(c *Config) *saregistry.TokenConfig {
+	sa := c.Options.Authentication.ServiceAccounts
+	return &saregistry.TokenConfig{
+		Issuer:           a.issuer,
+		APIAudiences:     a.audiences,
+		MaxExpiration:    sa.MaxExpiration,
+		ExtendExpiration: sa.ExtendExpiration,
+	}
+}
+
+// installDiscovery serves service-account issuer discovery on s. Who may
+// read it is the authorizer's decision (upstream grants it to
+// system:service-account-issuer-discovery).
+func (a *authentication) installDiscovery(s *server.GenericServer) {
+	if a.discovery == nil {
+		return
+	}
+	s.Handler().NonRESTMux.Handle(serviceaccount.OpenIDConfigurationPath, a.discovery.ConfigurationHandler())
+	s.Handler().NonRESTMux.Handle(serviceaccount.JWKSPath, a.discovery.JWKSHandler())
+}
+
+// lazyObjects is a serviceaccount.Getter whose reader is set once the core
+// server is installed; before that (no request is served yet) it fails.
+type lazyObjects struct {
+	g atomic.Pointer[serviceaccount.Getter]
+}
+
+var _ serviceaccount.Getter = (*lazyObjects)(nil)
+
+func (l *lazyObjects) set(g serviceaccount.Getter) { l.g.Store(&g) }
+
+func (l *lazyObjects) get() (serviceaccount.Getter, error) {
+	g := l.g.Load()
+	if g == nil {
+		return nil, apierrors.NewServiceUnavailable("service accounts are not served yet")
+	}
+	return *g, nil
+}
+
+func (l *lazyObjects) GetServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+	g, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return g.GetServiceAccount(ctx, namespace, name)
+}
+
+func (l *lazyObjects) GetSecret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
+	g, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return g.GetSecret(ctx, namespace, name)
+}
+
+func (l *lazyObjects) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	g, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return g.GetPod(ctx, namespace, name)
+}
+
+func (l *lazyObjects) GetNode(ctx context.Context, name string) (*corev1.Node, error) {
+	g, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return g.GetNode(ctx, name)
+}
