@@ -85,6 +85,9 @@ type RequestScope struct {
 	FieldManager FieldManager
 	// Pruner, optional, drops undeclared fields (see UnknownFieldPruner).
 	Pruner UnknownFieldPruner
+	// SharedWatchObjects: watches ask the storage for shared event
+	// objects (cacheable.Objects), each encoded once for all watchers.
+	SharedWatchObjects bool
 	// AcceptsGroupVersion, when set, says which other group-versions a
 	// request body may be written in (converted to the scope's), as
 	// upstream's AcceptsGroupVersionDelegate (the eviction subresource

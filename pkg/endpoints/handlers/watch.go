@@ -17,6 +17,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // watchTimeout is how long a watch lasts: timeoutSeconds when given, else
@@ -81,7 +82,11 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 	}
 	defer cancel()
 
-	wi, err := watcher.Watch(wctx, opts)
+	watchCtx := wctx
+	if s.SharedWatchObjects {
+		watchCtx = cacheable.WithObjects(wctx)
+	}
+	wi, err := watcher.Watch(watchCtx, opts)
 	if err != nil {
 		return err
 	}
@@ -102,6 +107,7 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 		target:       target,
 		tableOpts:    tableOpts,
 		objEncoder:   objEncoder,
+		objID:        runtime.Identifier(string(objEncoder.Identifier()) + ";" + s.Kind.GroupVersion().String()),
 		eventEncoder: eventEncoder,
 		out:          framer.NewFrameWriter(w),
 		sent:         s.Metrics.WatchEvents(s.Kind),
@@ -132,11 +138,13 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 
 // watchEncoder writes watch events.
 type watchEncoder struct {
-	scope        *RequestScope
-	ctx          context.Context
-	target       *schema.GroupVersionKind
-	tableOpts    *metav1.TableOptions
-	objEncoder   runtime.Encoder
+	scope      *RequestScope
+	ctx        context.Context
+	target     *schema.GroupVersionKind
+	tableOpts  *metav1.TableOptions
+	objEncoder runtime.Encoder
+	// objID names objEncoder's output for shared objects' caches.
+	objID        runtime.Identifier
 	eventEncoder runtime.Encoder
 	out          io.Writer
 	obj, event   bytes.Buffer
@@ -149,6 +157,10 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 	e.obj.Reset()
 	e.event.Reset()
 	obj := ev.Object
+	shared, isShared := obj.(runtime.CacheableObject)
+	if isShared && e.target != nil {
+		obj, isShared = shared.GetObject(), false
+	}
 	if e.target != nil && obj != nil {
 		t, err := e.scope.transformObject(e.ctx, obj, e.tableOpts, e.target)
 		if err != nil {
@@ -163,11 +175,18 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 			e.tableOpts = &opts
 		}
 	}
-	if obj != nil {
+	switch {
+	case isShared:
+		// Encoded once for every watcher with this encoder (a copy: see
+		// cacheable).
+		if err := shared.CacheEncode(e.objID, e.objEncoder.Encode, &e.obj); err != nil {
+			return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
+		}
+	case obj != nil:
 		if obj == ev.Object {
 			// Watch caches share one event object between all watchers,
 			// and encoding writes the object's kind and apiVersion: encode
-			// a copy (encode-once would avoid it; DESIGN.md §8).
+			// a copy.
 			obj = obj.DeepCopyObject()
 		}
 		if err := e.objEncoder.Encode(obj, &e.obj); err != nil {

@@ -220,6 +220,10 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 	}
 
 	pruner, _ := storage.(handlers.UnknownFieldPruner)
+	sharedWatch := false
+	if s, ok := storage.(rest.SharedObjectWatcher); ok && isWatcher {
+		sharedWatch = s.WatchSharesObjects(watcher)
+	}
 	var accepts func(schema.GroupVersion) bool
 	if a, ok := storage.(rest.GroupVersionAcceptor); ok {
 		accepts = a.AcceptsGroupVersion
@@ -236,6 +240,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Pruner:              pruner,
 		Admission:           g.Admission,
 		AcceptsGroupVersion: accepts,
+		SharedWatchObjects:  sharedWatch,
 		Resource:            g.GroupVersion.WithResource(resource),
 		Subresource:         sub,
 		Kind:                kind,

@@ -118,6 +118,14 @@ func (e *Store) Watch(ctx context.Context, options *metainternalversion.ListOpti
 	return w, nil
 }
 
+// WatchSharesObjects implements rest.SharedObjectWatcher: a watch served
+// by this very store (not by a type embedding it, which may change the
+// events' objects) may take shared, encode-once objects.
+func (e *Store) WatchSharesObjects(w rest.Watcher) bool {
+	s, ok := w.(*Store)
+	return ok && s == e
+}
+
 // deleteCollectionPageSize is a variable for tests.
 var deleteCollectionPageSize int64 = DefaultDeleteCollectionPageSize
 

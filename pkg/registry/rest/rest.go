@@ -96,6 +96,14 @@ type Creater interface {
 	Create(ctx context.Context, obj runtime.Object, createValidation ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error)
 }
 
+// SharedObjectWatcher is a storage whose watches may hand the same event
+// object to every watcher, to be encoded once (cacheable.Objects): its
+// WatchSharesObjects(w) is true when w, the storage as installed, passes
+// its events' objects through unchanged.
+type SharedObjectWatcher interface {
+	WatchSharesObjects(w Watcher) bool
+}
+
 // GroupVersionAcceptor is a storage that takes request bodies in other
 // group-versions than the one it is served in (converted by the scheme).
 type GroupVersionAcceptor interface {

@@ -1,6 +1,7 @@
 package cacher
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 func TestNewValidates(t *testing.T) {
@@ -125,6 +127,65 @@ func TestSharedEventObjects(t *testing.T) {
 	}
 	if n := e.c.stats.getsCached.Load(); n != 1 {
 		t.Fatalf("gets served from cache: got %d, want 1", n)
+	}
+}
+
+// TestCacheableEventObjects: watches whose context asks for them get
+// their events' objects as one shared cacheable.Object per event (a
+// selector's leave object too), encoded once for all of them; the others
+// get the plain shared object; initial events stay plain.
+func TestCacheableEventObjects(t *testing.T) {
+	e := newPodEnv(t, envOptions{})
+	e.waitRevision(rvOf(t, e.create("first", map[string]string{"k": "v"})))
+	sharedCtx := cacheable.WithObjects(e.ctx)
+	watchWith := func(ctx context.Context, opts storage.ListOptions) watch.Interface {
+		t.Helper()
+		opts.Recursive = true
+		w, err := e.c.Watch(ctx, "/pods", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		return w
+	}
+	s1, s2 := watchWith(sharedCtx, storage.ListOptions{ResourceVersion: "0"}), watchWith(sharedCtx, storage.ListOptions{ResourceVersion: "0"})
+	plain := watchWith(e.ctx, storage.ListOptions{ResourceVersion: "0"})
+	sel, err := labels.Parse("k=v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	selective := watchWith(sharedCtx, storage.ListOptions{ResourceVersion: "0", Predicate: storage.SelectionPredicate{Label: sel}})
+	for _, w := range []watch.Interface{s1, s2, plain, selective} {
+		if ev := <-w.ResultChan(); ev.Type != watch.Added {
+			t.Fatalf("initial event %v", ev.Type)
+		} else if _, ok := ev.Object.(*corev1.Pod); !ok {
+			t.Fatalf("initial event object %T, want a plain *Pod", ev.Object)
+		}
+	}
+	p := e.create("a", map[string]string{"k": "v"})
+	e1, e2, e3, e4 := <-s1.ResultChan(), <-s2.ResultChan(), <-plain.ResultChan(), <-selective.ResultChan()
+	c1, ok := e1.Object.(*cacheable.Object)
+	if !ok || e2.Object != e1.Object || e4.Object != e1.Object {
+		t.Fatalf("shared watchers got %T %p, %p, %p; want one *cacheable.Object", e1.Object, e1.Object, e2.Object, e4.Object)
+	}
+	if got, ok := e3.Object.(*corev1.Pod); !ok || got.Name != "a" {
+		t.Fatalf("plain watcher got %T, want the *Pod", e3.Object)
+	}
+	if got := c1.GetObject().(*corev1.Pod); got.Name != "a" || got.ResourceVersion != p.ResourceVersion {
+		t.Fatalf("cacheable object holds %s@%s", got.Name, got.ResourceVersion)
+	}
+	// The object leaves the selector: the selective watcher's DELETED
+	// carries a shared leave object.
+	e.relabel("a", map[string]string{"k": "w"})
+	for _, w := range []watch.Interface{s1, s2, plain} {
+		<-w.ResultChan()
+	}
+	leave := <-selective.ResultChan()
+	if leave.Type != watch.Deleted {
+		t.Fatalf("selective watcher got %v, want DELETED", leave.Type)
+	}
+	if lo, ok := leave.Object.(*cacheable.Object); !ok || lo.GetObject().(*corev1.Pod).Labels["k"] != "v" {
+		t.Fatalf("leave object %T, want a cacheable previous state", leave.Object)
 	}
 }
 

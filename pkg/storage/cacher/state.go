@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // entry is one object as the cache holds it, with the attributes predicates
@@ -39,6 +40,23 @@ type event struct {
 
 	leaveOnce sync.Once
 	leave     runtime.Object
+
+	// Shared serializations (cacheable.Object) of cur's object and of the
+	// leave object, built on first need for watchers that take them.
+	sharedOnce, sharedLeaveOnce sync.Once
+	shared, sharedLeave         *cacheable.Object
+}
+
+// sharedObject is cur's object wrapped for encode-once delivery.
+func (e *event) sharedObject() runtime.Object {
+	e.sharedOnce.Do(func() { e.shared = cacheable.New(e.cur.obj) })
+	return e.shared
+}
+
+// sharedLeaveObject is the leave object wrapped for encode-once delivery.
+func (e *event) sharedLeaveObject() runtime.Object {
+	e.sharedLeaveOnce.Do(func() { e.sharedLeave = cacheable.New(e.leaveObject()) })
+	return e.sharedLeave
 }
 
 // leaveObject is what a watcher whose selector the object leaves gets in its

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // cacheWatcher is one watch served from the cache. The dispatcher puts
@@ -25,7 +26,11 @@ type cacheWatcher struct {
 	pred      storage.SelectionPredicate
 	all       bool // pred matches everything
 	bookmarks bool // periodic bookmarks wanted
-	after     uint64
+	// shared: the watch takes cacheable.Objects for its events' objects
+	// (encoded once for all such watchers); initial events and bookmarks
+	// stay plain objects.
+	shared bool
+	after  uint64
 
 	input    chan *event
 	result   chan watch.Event
@@ -128,6 +133,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		pred:      opts.Predicate,
 		all:       opts.Predicate.Empty(),
 		bookmarks: opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
+		shared:    cacheable.Wanted(ctx),
 		input:     make(chan *event, c.cfg.WatcherBuffer),
 		result:    make(chan watch.Event),
 		done:      make(chan struct{}),
@@ -251,7 +257,7 @@ func (w *cacheWatcher) deliver(ev *event, send func(watch.Event) bool) bool {
 	w.after = ev.rv
 	if ev.typ == watch.Deleted {
 		if w.matches(ev.cur) {
-			return send(watch.Event{Type: watch.Deleted, Object: ev.cur.obj})
+			return send(watch.Event{Type: watch.Deleted, Object: w.current(ev)})
 		}
 		return true
 	}
@@ -259,13 +265,24 @@ func (w *cacheWatcher) deliver(ev *event, send func(watch.Event) bool) bool {
 	prevOK := ev.prev != nil && w.matches(ev.prev)
 	switch {
 	case curOK && prevOK:
-		return send(watch.Event{Type: watch.Modified, Object: ev.cur.obj})
+		return send(watch.Event{Type: watch.Modified, Object: w.current(ev)})
 	case curOK:
-		return send(watch.Event{Type: watch.Added, Object: ev.cur.obj})
+		return send(watch.Event{Type: watch.Added, Object: w.current(ev)})
 	case prevOK:
+		if w.shared {
+			return send(watch.Event{Type: watch.Deleted, Object: ev.sharedLeaveObject()})
+		}
 		return send(watch.Event{Type: watch.Deleted, Object: ev.leaveObject()})
 	}
 	return true
+}
+
+// current is ev's object as this watcher takes it.
+func (w *cacheWatcher) current(ev *event) runtime.Object {
+	if w.shared {
+		return ev.sharedObject()
+	}
+	return ev.cur.obj
 }
 
 // dispatchLocked hands ev to every watcher it concerns. A watcher whose
