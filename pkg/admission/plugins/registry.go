@@ -194,13 +194,21 @@ func ValidateNames(enable, disable []string) []error {
 	return errs
 }
 
+// KapiDefaultOff are default-on upstream but off in kapi unless enabled:
+// StorageObjectInUseProtection's finalizers are removed by the
+// pvc-protection and pv-protection controllers of kube-controller-manager,
+// which kapi's in-process controllers do not include, so with it on every
+// PVC and PV (and the namespace holding them) would stay Terminating
+// forever once deleted. Enable it when a kube-controller-manager runs.
+var KapiDefaultOff = []string{"StorageObjectInUseProtection"}
+
 // EnabledNames is the plugins that run, in AllOrderedPlugins order: the
-// default-on ones and those in enable, minus those in disable (as
-// upstream's enabledPluginNames).
+// default-on ones (except KapiDefaultOff) and those in enable, minus those
+// in disable (as upstream's enabledPluginNames).
 func EnabledNames(enable, disable []string) []string {
 	var out []string
 	for _, n := range AllOrderedPlugins {
-		on := slices.Contains(DefaultOnPlugins, n) && !slices.Contains(disable, n)
+		on := slices.Contains(DefaultOnPlugins, n) && !slices.Contains(KapiDefaultOff, n) && !slices.Contains(disable, n)
 		if slices.Contains(enable, n) {
 			on = true
 		}

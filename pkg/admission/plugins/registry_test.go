@@ -4,17 +4,19 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestEnabledNamesDefault checks the default set in upstream's order
 // (kubernetes/kubernetes pkg/kubeapiserver/options/plugins.go,
-// DefaultOffAdmissionPlugins; the order is AllOrderedPlugins').
+// DefaultOffAdmissionPlugins; the order is AllOrderedPlugins'), without
+// StorageObjectInUseProtection (KapiDefaultOff).
 func TestEnabledNamesDefault(t *testing.T) {
 	want := []string{
 		"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "PodSecurity",
-		"Priority", "DefaultTolerationSeconds", "DefaultStorageClass", "StorageObjectInUseProtection",
+		"Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
 		"PodGroupProtection", "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
 		"CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction", "DefaultIngressClass",
 		"PodTopologyLabels", "PodGroupWorkloadExists", "NodeDeclaredFeatureValidator", "JobValidation",
@@ -23,6 +25,9 @@ func TestEnabledNamesDefault(t *testing.T) {
 	}
 	if got := EnabledNames(nil, nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %v\nwant %v", got, want)
+	}
+	if got := EnabledNames([]string{"StorageObjectInUseProtection"}, nil); !slices.Contains(got, "StorageObjectInUseProtection") {
+		t.Errorf("StorageObjectInUseProtection not enabled by the flag: %v", got)
 	}
 }
 

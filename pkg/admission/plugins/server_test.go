@@ -19,9 +19,10 @@ import (
 
 // TestDefaultPluginsOnServer runs the default plugin set on a real server
 // (the controllers create each namespace's default service account) and
-// checks what each built-in plugin does to what is stored.
+// checks what each built-in plugin does to what is stored
+// (StorageObjectInUseProtection, off by default in kapi, enabled).
 func TestDefaultPluginsOnServer(t *testing.T) {
-	s := kapitest.Start(t)
+	s := kapitest.Start(t, kapitest.WithFlags("--enable-admission-plugins=StorageObjectInUseProtection"))
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	ns := "adm"
