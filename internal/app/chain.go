@@ -29,7 +29,9 @@ func (c *Config) applyHandlerChain() error {
 
 	var auditBackend audit.Backend
 	if o.Audit.LogPath != "" {
-		b, err := audit.OpenLogBackend(o.Audit.LogPath, c.Logger)
+		b, err := audit.OpenRotatingLogBackend(o.Audit.LogPath, o.Audit.LogFormat, audit.RotateConfig{
+			MaxSizeMB: o.Audit.LogMaxSize, MaxBackups: o.Audit.LogMaxBackups, MaxAgeDays: o.Audit.LogMaxAge,
+		}, c.Logger)
 		if err != nil {
 			return fmt.Errorf("--audit-log-path: %w", err)
 		}
@@ -38,6 +40,10 @@ func (c *Config) applyHandlerChain() error {
 		g.AuditBackend = b
 	}
 
+	auditPolicy, err := o.Audit.Policy()
+	if err != nil {
+		return err
+	}
 	c.Authorizer = interim.Authorizer{}
 	cors, err := filters.CompileCORSOrigins(o.Run.CORSAllowedOrigins)
 	if err != nil {
@@ -54,7 +60,7 @@ func (c *Config) applyHandlerChain() error {
 		RequestTimeout:                 o.Run.RequestTimeout,
 		Authenticator:                  c.Authenticator,
 		AuditBackend:                   auditBackend,
-		AuditPolicy:                    audit.MetadataPolicy(),
+		AuditPolicy:                    auditPolicy,
 		AuditMetrics:                   c.AuditMetrics,
 		MaxRequestsInFlight:            o.Run.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight:    o.Run.MaxMutatingRequestsInFlight,

@@ -82,11 +82,14 @@ type ObjectReference struct {
 	Subresource     string    `json:"subresource,omitempty"`
 }
 
-// Policy decides what is recorded. Policy files are not supported yet: one
-// level and one set of omitted stages apply to every request.
+// Policy is how one request is audited (upstream's RequestAuditConfig):
+// its level, the stages left out, and whether managedFields are dropped
+// from the request and response objects. A Policy is also a
+// PolicyEvaluator that gives itself to every request.
 type Policy struct {
-	Level      Level
-	OmitStages []Stage
+	Level             Level
+	OmitStages        []Stage
+	OmitManagedFields bool
 }
 
 // MetadataPolicy records every request at Metadata level with one
