@@ -53,11 +53,12 @@ func LogRequestObject(ctx context.Context, obj runtime.Object, objGV schema.Grou
 	if c.event == nil {
 		return
 	}
-	ref := c.event.ObjectRef
-	if ref == nil {
-		ref = &ObjectReference{}
-		c.event.ObjectRef = ref
+	// Copy on write: snapshots already sent share the old reference.
+	ref := &ObjectReference{}
+	if c.event.ObjectRef != nil {
+		*ref = *c.event.ObjectRef
 	}
+	c.event.ObjectRef = ref
 	if m, err := meta.Accessor(obj); err == nil {
 		if ref.Namespace == "" {
 			ref.Namespace = m.GetNamespace()
