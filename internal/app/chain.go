@@ -37,7 +37,20 @@ func (c *Config) applyHandlerChain() error {
 		}
 		b.SetMetrics(c.AuditMetrics)
 		auditBackend = b
-		g.AuditBackend = b
+	}
+	if o.Audit.Webhook.KubeconfigFile != "" {
+		wb, err := audit.NewWebhookBackend(o.Audit.Webhook.WebhookConfig, c.Logger, c.AuditMetrics)
+		if err != nil {
+			return fmt.Errorf("--audit-webhook-config-file: %w", err)
+		}
+		if auditBackend != nil {
+			auditBackend = audit.Union{auditBackend, wb}
+		} else {
+			auditBackend = wb
+		}
+	}
+	if auditBackend != nil {
+		g.AuditBackend = auditBackend
 	}
 
 	auditPolicy, err := o.Audit.Policy()
