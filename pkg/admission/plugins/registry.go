@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -12,9 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/defaultstorageclass"
 	"github.com/kapi-dev/kapi/pkg/admission/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/pkg/admission/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/priority"
 	"github.com/kapi-dev/kapi/pkg/admission/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/storageobjectinuseprotection"
 	"github.com/kapi-dev/kapi/pkg/admission/taintnodesbycondition"
@@ -120,6 +123,11 @@ type Deps struct {
 	Namespaces      Reader
 	ServiceAccounts Reader
 	LimitRanges     Reader
+	// PriorityClasses and StorageClasses read scheduling.k8s.io and
+	// storage.k8s.io classes; nil (not served yet) makes Priority and
+	// DefaultStorageClass unavailable.
+	PriorityClasses Reader
+	StorageClasses  Reader
 	// DefaultNotReadyTolerationSeconds and
 	// DefaultUnreachableTolerationSeconds configure DefaultTolerationSeconds
 	// (--default-not-ready-toleration-seconds,
@@ -153,7 +161,23 @@ var constructors = map[string]Constructor{
 	storageobjectinuseprotection.PluginName: func(Deps, []byte) (admission.Plugin, error) {
 		return storageobjectinuseprotection.New(), nil
 	},
+	priority.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.PriorityClasses == nil {
+			return nil, ErrUnavailable
+		}
+		return priority.New(d.PriorityClasses), nil
+	},
+	defaultstorageclass.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.StorageClasses == nil {
+			return nil, ErrUnavailable
+		}
+		return defaultstorageclass.New(d.StorageClasses), nil
+	},
 }
+
+// ErrUnavailable is returned by a constructor whose dependencies the
+// server does not have (e.g. the resource it reads is not served).
+var ErrUnavailable = errors.New("admission plugin not available")
 
 // Implemented lists the plugin names kapi can build, sorted.
 func Implemented() []string {
@@ -220,8 +244,8 @@ func EnabledNames(enable, disable []string) []string {
 }
 
 // New builds the plugins named (in that order), giving each its entry of
-// configs. Names kapi does not implement are skipped and returned in
-// unavailable, for the caller to log.
+// configs. Names kapi does not implement, or whose dependencies d lacks,
+// are skipped and returned in unavailable, for the caller to log.
 func New(names []string, configs Configs, d Deps) (plugins []admission.Plugin, unavailable []string, err error) {
 	for _, n := range names {
 		c, ok := constructors[n]
@@ -230,6 +254,10 @@ func New(names []string, configs Configs, d Deps) (plugins []admission.Plugin, u
 			continue
 		}
 		p, err := c(d, configs[n])
+		if errors.Is(err, ErrUnavailable) {
+			unavailable = append(unavailable, n)
+			continue
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("admission plugin %q: %w", n, err)
 		}
