@@ -23,6 +23,7 @@ type Options struct {
 	Run           *options.ServerRunOptions
 	Storage       *options.StorageOptions
 	Audit         *options.AuditOptions
+	Admission     *options.AdmissionOptions
 	RequestHeader *options.RequestHeaderOptions
 	Aggregator    *options.AggregatorOptions
 	Services      *options.ServiceOptions
@@ -52,6 +53,7 @@ func NewOptions() *Options {
 		Run:           options.NewServerRunOptions(),
 		Storage:       options.NewStorageOptions(),
 		Audit:         options.NewAuditOptions(),
+		Admission:     options.NewAdmissionOptions(),
 		RequestHeader: options.NewRequestHeaderOptions(),
 		Aggregator:    options.NewAggregatorOptions(),
 		Services:      options.NewServiceOptions(),
@@ -70,6 +72,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Run.AddFlags(fs)
 	o.Storage.AddFlags(fs)
 	o.Audit.AddFlags(fs)
+	o.Admission.AddFlags(fs)
 	o.RequestHeader.AddFlags(fs)
 	o.Aggregator.AddFlags(fs)
 	o.Services.AddFlags(fs)
@@ -109,6 +112,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Run.Validate()...)
 	errs = append(errs, o.Storage.Validate()...)
 	errs = append(errs, o.Audit.Validate()...)
+	errs = append(errs, o.Admission.Validate()...)
 	errs = append(errs, o.RequestHeader.Validate()...)
 	errs = append(errs, o.Aggregator.Validate()...)
 	errs = append(errs, o.Services.Validate()...)

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
-	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/plugins"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
@@ -56,6 +56,9 @@ type Config struct {
 	// with the other servers of the chain); Install sets its plugins. The
 	// zero Chain: Install makes a chain of its own.
 	Admission admission.Chain
+	// AdmissionPlugins selects the admission plugins Install sets on the
+	// chain; nil: NamespaceLifecycle only.
+	AdmissionPlugins *plugins.Selection
 	// AdmissionMetrics receives the latencies of the chain Install makes
 	// when Admission is zero; nil: none.
 	AdmissionMetrics *admission.Metrics
@@ -260,7 +263,11 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if chain == (admission.Chain{}) {
 		chain = admission.NewChain(c.AdmissionMetrics)
 	}
-	chain.SetPlugins(namespacelifecycle.New(clusterScoped{ns}))
+	admissionPlugins, err := admissionPlugins(c, b, namespaceReader{clusterScoped{ns}})
+	if err != nil {
+		return nil, err
+	}
+	chain.SetPlugins(admissionPlugins...)
 	installed, err := installGroups(s, c, b, chain)
 	if err != nil {
 		return nil, err

@@ -64,8 +64,9 @@ type ChainConfig struct {
 
 	// AuditBackend receives audit events; nil disables auditing.
 	AuditBackend audit.Backend
-	// AuditPolicy says what is recorded (e.g. audit.MetadataPolicy()).
-	AuditPolicy audit.Policy
+	// AuditPolicy says what is recorded: a fixed audit.Policy (e.g.
+	// audit.MetadataPolicy()) or the rules of --audit-policy-file.
+	AuditPolicy audit.PolicyEvaluator
 	// AuditMetrics counts audit levels, events and rejections; nil: none.
 	AuditMetrics *audit.Metrics
 
