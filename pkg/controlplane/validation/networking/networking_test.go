@@ -195,8 +195,12 @@ func validNetworkPolicy() *networkingv1.NetworkPolicy {
 }
 
 func TestValidateNetworkPolicy(t *testing.T) {
-	port := func(np *networkingv1.NetworkPolicy) *networkingv1.NetworkPolicyPort { return &np.Spec.Ingress[0].Ports[0] }
-	validate := func(np *networkingv1.NetworkPolicy) field.ErrorList { return ValidateNetworkPolicy(np, NetworkPolicyOptions{}) }
+	port := func(np *networkingv1.NetworkPolicy) *networkingv1.NetworkPolicyPort {
+		return &np.Spec.Ingress[0].Ports[0]
+	}
+	validate := func(np *networkingv1.NetworkPolicy) field.ErrorList {
+		return ValidateNetworkPolicy(np, NetworkPolicyOptions{})
+	}
 	check(t, validNetworkPolicy, validate, []tcase[*networkingv1.NetworkPolicy]{
 		{"bad protocol", func(np *networkingv1.NetworkPolicy) { port(np).Protocol = ptr.To[corev1.Protocol]("ICMP") },
 			[]string{`FieldValueNotSupported spec.ingress[0].ports[0].protocol: supported values: "TCP", "UDP", "SCTP"`}},

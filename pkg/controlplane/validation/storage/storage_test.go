@@ -82,7 +82,9 @@ func TestValidateStorageClass(t *testing.T) {
 		}, []string{"FieldValueTooLong parameters: may not be more than 512 bytes"}},
 		{"topology without values", func(s *storagev1.StorageClass) { s.AllowedTopologies[0].MatchLabelExpressions[0].Values = nil },
 			[]string{"FieldValueRequired allowedTopologies[0].matchLabelExpressions[0].values: "}},
-		{"duplicate topology", func(s *storagev1.StorageClass) { s.AllowedTopologies = append(s.AllowedTopologies, s.AllowedTopologies[0]) },
+		{"duplicate topology", func(s *storagev1.StorageClass) {
+			s.AllowedTopologies = append(s.AllowedTopologies, s.AllowedTopologies[0])
+		},
 			[]string{"FieldValueDuplicate allowedTopologies[1].matchLabelExpressions: "}},
 		{"bad name", func(s *storagev1.StorageClass) { s.Name = "Low_Latency" },
 			[]string{"FieldValueInvalid metadata.name: " + dns1123}},
@@ -127,7 +129,9 @@ func TestValidateCSIDriver(t *testing.T) {
 		{"bad lifecycle mode", func(d *storagev1.CSIDriver) {
 			d.Spec.VolumeLifecycleModes = []storagev1.VolumeLifecycleMode{"Forever"}
 		}, []string{`FieldValueNotSupported spec.volumeLifecycleModes: supported values: "Persistent", "Ephemeral"`}},
-		{"duplicate audience", func(d *storagev1.CSIDriver) { d.Spec.TokenRequests = append(d.Spec.TokenRequests, d.Spec.TokenRequests[0]) },
+		{"duplicate audience", func(d *storagev1.CSIDriver) {
+			d.Spec.TokenRequests = append(d.Spec.TokenRequests, d.Spec.TokenRequests[0])
+		},
 			[]string{`FieldValueDuplicate spec.tokenRequests[1].audience: `}},
 		{"short token", func(d *storagev1.CSIDriver) { d.Spec.TokenRequests[0].ExpirationSeconds = ptr.To[int64](60) },
 			[]string{"FieldValueInvalid spec.tokenRequests[0].expirationSeconds: may not specify a duration less than 10 minutes"}},
