@@ -3,11 +3,13 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	networkingv1 "k8s.io/api/networking/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,6 +40,29 @@ func runNetStorageFlows(t *testing.T, e *env, k *kc, minor string) {
 	// Cluster-scoped names are unique per kubectl version (the subtests
 	// run in parallel on one server).
 	s := "v" + minor
+
+	// Discovery as kubectl api-resources shows it, against the list
+	// kube-apiserver v1.37 prints for these groups.
+	want, err := os.ReadFile("testdata/api-resources-netstorage.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantLines, gotLines []string
+	for _, l := range strings.Split(string(want), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			wantLines = append(wantLines, l)
+		}
+	}
+	for _, g := range []string{"networking.k8s.io", "node.k8s.io", "scheduling.k8s.io", "storage.k8s.io"} {
+		for _, l := range strings.Split(k.ok(t, "api-resources", "--no-headers", "--api-group="+g), "\n") {
+			if f := strings.Fields(l); len(f) > 0 {
+				gotLines = append(gotLines, strings.Join(f, " "))
+			}
+		}
+	}
+	if diff := cmp.Diff(wantLines, gotLines); diff != "" {
+		t.Errorf("api-resources (-want +got):\n%s", diff)
+	}
 
 	// The objects made at start.
 	out := k.ok(t, "get", "priorityclasses", "-o", "wide")
@@ -235,6 +260,10 @@ overhead:
 		// ports the server defaulted (protocol TCP), as with upstream.
 		if out := k.apply(t, ns, f.manifest); f.resource != "networkpolicy" && !strings.Contains(out, f.name+" unchanged") {
 			t.Errorf("apply %s again: %s", f.resource, out)
+		}
+		// Server-side apply of the same manifest takes over the fields.
+		if out := k.apply(t, ns, f.manifest, "--server-side", "--force-conflicts"); !strings.Contains(out, f.name+" serverside-applied") {
+			t.Errorf("apply --server-side %s: %s", f.resource, out)
 		}
 		args := []string{"get", f.resource, f.name, "-o", "wide"}
 		if f.namespaced {
