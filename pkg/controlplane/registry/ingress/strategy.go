@@ -52,8 +52,12 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
 	return networking.IngressWarnings(obj.(*networkingv1.Ingress))
 }
-func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
-	return networking.IngressWarnings(obj.(*networkingv1.Ingress))
+
+
+// WarningsOnUpdate: none (upstream warns about the deprecated class
+// annotation on create only).
+func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
 }
 func (strategy) Canonicalize(runtime.Object)    {}
 func (strategy) AllowCreateOnUpdate() bool      { return false }

@@ -62,3 +62,15 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+// The deprecated class annotation draws upstream's warning on create only.
+func TestWarnings(t *testing.T) {
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"kubernetes.io/ingress.class": "nginx"}}}
+	want := []string{`annotation "kubernetes.io/ingress.class" is deprecated, please use 'spec.ingressClassName' instead`}
+	if diff := cmp.Diff(want, Strategy.WarningsOnCreate(t.Context(), ing)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := Strategy.WarningsOnUpdate(t.Context(), ing, ing); got != nil {
+		t.Errorf("update warnings %v", got)
+	}
+}
