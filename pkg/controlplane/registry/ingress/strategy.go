@@ -53,7 +53,6 @@ func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string
 	return networking.IngressWarnings(obj.(*networkingv1.Ingress))
 }
 
-
 // WarningsOnUpdate: none (upstream warns about the deprecated class
 // annotation on create only).
 func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
