@@ -293,7 +293,10 @@ func testNetStorageProtobuf(t *testing.T, srv *kapitest.Server) {
 	for _, get := range []func() error{
 		func() error { _, err := cs.StorageV1().CSIDrivers().List(ctx, metav1.ListOptions{}); return err },
 		func() error { _, err := cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{}); return err },
-		func() error { _, err := cs.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{}); return err },
+		func() error {
+			_, err := cs.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+			return err
+		},
 	} {
 		if err := get(); err != nil {
 			t.Errorf("protobuf read: %v", err)
