@@ -44,6 +44,35 @@ func testNetStorageThroughServer(t *testing.T, opts ...kapitest.Option) {
 	t.Run("defaults on every write path", func(t *testing.T) { testNetworkPolicyDefaultsOnWrites(t, cs) })
 	t.Run("generation and status", func(t *testing.T) { testNetStorageGenerationAndStatus(t, cs) })
 	t.Run("protobuf and watch", func(t *testing.T) { testNetStorageProtobuf(t, srv) })
+	t.Run("openapi", func(t *testing.T) { testNetStorageOpenAPI(t, cs) })
+}
+
+// The OpenAPI v3 document of each group-version has upstream's operation
+// IDs (a sample: collection, namespaced, status and cluster-scoped ones).
+func testNetStorageOpenAPI(t *testing.T, cs kubernetes.Interface) {
+	for path, ids := range map[string][]string{
+		"/openapi/v3/apis/networking.k8s.io/v1": {
+			"listNetworkingV1IngressForAllNamespaces", "replaceNetworkingV1NamespacedIngressStatus",
+			"createNetworkingV1NamespacedNetworkPolicy", "deleteNetworkingV1IPAddress", "patchNetworkingV1ServiceCIDRStatus",
+			"readNetworkingV1IngressClass",
+		},
+		"/openapi/v3/apis/storage.k8s.io/v1": {
+			"listStorageV1StorageClass", "readStorageV1VolumeAttachmentStatus", "listStorageV1CSIStorageCapacityForAllNamespaces",
+			"deleteStorageV1CollectionCSINode", "createStorageV1CSIDriver", "readStorageV1VolumeAttributesClass",
+		},
+		"/openapi/v3/apis/scheduling.k8s.io/v1": {"deleteSchedulingV1PriorityClass", "watchSchedulingV1PriorityClassList"},
+		"/openapi/v3/apis/node.k8s.io/v1":       {"listNodeV1RuntimeClass", "replaceNodeV1RuntimeClass"},
+	} {
+		body, err := cs.Discovery().RESTClient().Get().AbsPath(path).Do(t.Context()).Raw()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, id := range ids {
+			if !strings.Contains(string(body), `"operationId":"`+id+`"`) {
+				t.Errorf("%s: no operation %s", path, id)
+			}
+		}
+	}
 }
 
 // Discovery lists upstream's resources, scopes, short names and verbs
