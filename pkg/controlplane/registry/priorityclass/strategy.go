@@ -31,8 +31,11 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 	return scheduling.ValidatePriorityClassFields(obj.(*schedulingv1.PriorityClass))
 }
 
+// ValidateUpdate checks only what may not change (value,
+// preemptionPolicy), as upstream's strategy: the create-time rules (the
+// reserved "system-" names) are not checked again.
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return append(scheduling.ValidatePriorityClassFields(obj.(*schedulingv1.PriorityClass)), scheduling.ValidatePriorityClassUpdateFields(obj.(*schedulingv1.PriorityClass), old.(*schedulingv1.PriorityClass))...)
+	return scheduling.ValidatePriorityClassUpdateFields(obj.(*schedulingv1.PriorityClass), old.(*schedulingv1.PriorityClass))
 }
 
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
