@@ -32,7 +32,8 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 }
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return append(storagevalidation.ValidateVolumeAttributesClassFields(obj.(*storagev1.VolumeAttributesClass)), storagevalidation.ValidateVolumeAttributesClassUpdateFields(obj.(*storagev1.VolumeAttributesClass), old.(*storagev1.VolumeAttributesClass))...)
+	// Upstream's order: the immutable fields, then the whole class.
+	return append(storagevalidation.ValidateVolumeAttributesClassUpdateFields(obj.(*storagev1.VolumeAttributesClass), old.(*storagev1.VolumeAttributesClass)), storagevalidation.ValidateVolumeAttributesClassFields(obj.(*storagev1.VolumeAttributesClass))...)
 }
 
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }

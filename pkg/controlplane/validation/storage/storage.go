@@ -167,11 +167,10 @@ func ValidateCSIDriver(d *storagev1.CSIDriver) field.ErrorList {
 	return append(meta(&d.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain), ValidateCSIDriverFields(d)...)
 }
 
-// ValidateCSIDriverFields: the name is a CSI driver name, and the spec's
-// defaulted fields are set and supported.
+// ValidateCSIDriverFields checks the spec: the defaulted fields set and
+// supported. (The name is a DNS subdomain: metadata's rule.)
 func ValidateCSIDriverFields(d *storagev1.CSIDriver) field.ErrorList {
-	allErrs := core.ValidateCSIDriverName(d.Name, field.NewPath("name"))
-	return append(allErrs, validateCSIDriverSpec(&d.Spec, field.NewPath("spec"))...)
+	return validateCSIDriverSpec(&d.Spec, field.NewPath("spec"))
 }
 
 func validateCSIDriverSpec(spec *storagev1.CSIDriverSpec, fldPath *field.Path) field.ErrorList {
@@ -186,9 +185,9 @@ func validateCSIDriverSpec(spec *storagev1.CSIDriverSpec, fldPath *field.Path) f
 	if spec.StorageCapacity == nil {
 		allErrs = append(allErrs, field.Required(fldPath.Child("storageCapacity"), ""))
 	}
-	if p := spec.FSGroupPolicy; p == nil {
-		allErrs = append(allErrs, field.Required(fldPath.Child("fsGroupPolicy"), ""))
-	} else if !slices.Contains(supportedFSGroupPolicies, string(*p)) {
+	// fsGroupPolicy is not required (upstream: "This is not a required
+	// field").
+	if p := spec.FSGroupPolicy; p != nil && !slices.Contains(supportedFSGroupPolicies, string(*p)) {
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("fsGroupPolicy"), *p, supportedFSGroupPolicies))
 	}
 	allErrs = append(allErrs, validateTokenRequests(spec.TokenRequests, fldPath.Child("tokenRequests"))...)
@@ -232,12 +231,12 @@ func validateTokenRequests(reqs []storagev1.TokenRequest, fldPath *field.Path) f
 	return allErrs
 }
 
-// ValidateCSIDriverUpdateFields: the spec is valid; attachRequired,
-// fsGroupPolicy and volumeLifecycleModes never change.
+// ValidateCSIDriverUpdateFields: the spec is valid; attachRequired (at
+// upstream's path "spec.attachedRequired") and volumeLifecycleModes never
+// change.
 func ValidateCSIDriverUpdateFields(d, old *storagev1.CSIDriver) field.ErrorList {
 	allErrs := validateCSIDriverSpec(&d.Spec, field.NewPath("spec"))
-	allErrs = append(allErrs, kvalidation.ValidateImmutableField(d.Spec.AttachRequired, old.Spec.AttachRequired, field.NewPath("spec", "attachRequired"))...)
-	allErrs = append(allErrs, kvalidation.ValidateImmutableField(d.Spec.FSGroupPolicy, old.Spec.FSGroupPolicy, field.NewPath("spec", "fsGroupPolicy"))...)
+	allErrs = append(allErrs, kvalidation.ValidateImmutableField(d.Spec.AttachRequired, old.Spec.AttachRequired, field.NewPath("spec", "attachedRequired"))...)
 	return append(allErrs, kvalidation.ValidateImmutableField(d.Spec.VolumeLifecycleModes, old.Spec.VolumeLifecycleModes, field.NewPath("spec", "volumeLifecycleModes"))...)
 }
 
@@ -277,29 +276,27 @@ func ValidateCSINodeFields(n *storagev1.CSINode) field.ErrorList {
 				allErrs = append(allErrs, field.Duplicate(p, k))
 			}
 			keys[k] = true
-			allErrs = append(allErrs, metav1validation.ValidateLabelName(k, p)...)
+			allErrs = append(allErrs, core.ValidateQualifiedName(k, p)...)
 		}
 		names[d.Name] = true
 	}
 	return allErrs
 }
 
-// ValidateCSINodeUpdateFields: valid, and each driver kept keeps its node
-// ID and topology keys.
+// ValidateCSINodeUpdateFields: valid, and each driver kept is unchanged
+// but for its allocatable count (MutableCSINodeAllocatableCount, on by
+// default): upstream reports a change as "spec.drivers: field is
+// immutable".
 func ValidateCSINodeUpdateFields(n, old *storagev1.CSINode) field.ErrorList {
 	allErrs := ValidateCSINodeFields(n)
 	for _, od := range old.Spec.Drivers {
-		for i, nd := range n.Spec.Drivers {
+		for _, nd := range n.Spec.Drivers {
 			if od.Name != nd.Name {
 				continue
 			}
-			p := field.NewPath("spec", "drivers").Index(i)
-			if od.NodeID != nd.NodeID {
-				allErrs = append(allErrs, field.Invalid(p.Child("nodeID"), nd.NodeID, apimachineryvalidation.FieldImmutableErrorMsg))
-			}
-			if !equality.Semantic.DeepEqual(od.TopologyKeys, nd.TopologyKeys) {
-				allErrs = append(allErrs, field.Invalid(p.Child("topologyKeys"), nd.TopologyKeys, apimachineryvalidation.FieldImmutableErrorMsg))
-			}
+			o, c := od.DeepCopy(), nd.DeepCopy()
+			o.Allocatable, c.Allocatable = nil, nil
+			allErrs = append(allErrs, kvalidation.ValidateImmutableField(c, o, field.NewPath("spec", "drivers"))...)
 		}
 	}
 	return allErrs

@@ -137,15 +137,18 @@ func TestValidateCSIDriver(t *testing.T) {
 			[]string{"FieldValueInvalid spec.tokenRequests[0].expirationSeconds: may not specify a duration less than 10 minutes"}},
 		{"long token", func(d *storagev1.CSIDriver) { d.Spec.TokenRequests[0].ExpirationSeconds = ptr.To[int64](1<<32 + 1) },
 			[]string{"FieldValueInvalid spec.tokenRequests[0].expirationSeconds: may not specify a duration larger than 2^32 seconds"}},
-		{"name too long", func(d *storagev1.CSIDriver) { d.Name = strings.Repeat("a", 64) },
-			[]string{"FieldValueTooLong name: may not be more than 63 bytes"}},
 		{"bad name", func(d *storagev1.CSIDriver) { d.Name = "Host_Path" },
-			[]string{"FieldValueInvalid metadata.name: " + dns1123, "FieldValueInvalid name: " + dns1123}},
+			[]string{"FieldValueInvalid metadata.name: " + dns1123}},
+		{"no fsGroupPolicy (not required)", func(d *storagev1.CSIDriver) { d.Spec.FSGroupPolicy = nil }, nil},
+		{"update period under 10s", func(d *storagev1.CSIDriver) { d.Spec.NodeAllocatableUpdatePeriodSeconds = ptr.To[int64](5) },
+			[]string{"FieldValueInvalid spec.nodeAllocatableUpdatePeriodSeconds: must be greater than or equal to 10 seconds"}},
 	})
 	old, upd := validCSIDriver(), validCSIDriver()
 	upd.Spec.AttachRequired = ptr.To(false)
 	upd.Spec.PodInfoOnMount = ptr.To(true)
-	if diff := cmp.Diff([]string{"FieldValueInvalid spec.attachRequired: field is immutable"}, errStrings(ValidateCSIDriverUpdateFields(upd, old))); diff != "" {
+	upd.Spec.FSGroupPolicy = ptr.To(storagev1.FileFSGroupPolicy)
+	upd.Spec.VolumeLifecycleModes = []storagev1.VolumeLifecycleMode{storagev1.VolumeLifecycleEphemeral}
+	if diff := cmp.Diff([]string{"FieldValueInvalid spec.attachedRequired: field is immutable", "FieldValueInvalid spec.volumeLifecycleModes: field is immutable"}, errStrings(ValidateCSIDriverUpdateFields(upd, old))); diff != "" {
 		t.Errorf("update (-want +got):\n%s", diff)
 	}
 }
@@ -174,8 +177,12 @@ func TestValidateCSINode(t *testing.T) {
 			[]string{"FieldValueInvalid spec.drivers[0].allocatable.count: must be greater than or equal to 0"}},
 	})
 	old, upd := valid(), valid()
+	upd.Spec.Drivers[0].Allocatable.Count = ptr.To[int32](30)
+	if errs := ValidateCSINodeUpdateFields(upd, old); len(errs) != 0 {
+		t.Errorf("allocatable count change: %v", errs)
+	}
 	upd.Spec.Drivers[0].NodeID = "i-456"
-	if diff := cmp.Diff([]string{"FieldValueInvalid spec.drivers[0].nodeID: field is immutable"}, errStrings(ValidateCSINodeUpdateFields(upd, old))); diff != "" {
+	if diff := cmp.Diff([]string{"FieldValueInvalid spec.drivers: field is immutable"}, errStrings(ValidateCSINodeUpdateFields(upd, old))); diff != "" {
 		t.Errorf("update (-want +got):\n%s", diff)
 	}
 }
