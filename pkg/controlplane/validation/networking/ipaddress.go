@@ -1,8 +1,6 @@
 package networking
 
 import (
-	"net/netip"
-
 	networkingv1 "k8s.io/api/networking/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	pathvalidation "k8s.io/apimachinery/pkg/api/validation/path"
@@ -13,17 +11,15 @@ import (
 	kvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
 )
 
-// ValidateIPAddressName is the name rule of IPAddress objects: an IP
-// address in its canonical form (upstream's ValidateIPAddressName).
+// ValidateIPAddressName is the name rule of IPAddress objects: a valid IP
+// address in canonical form, with apimachinery's IsValidIP messages (as
+// upstream's ValidateIPAddressName).
 func ValidateIPAddressName(name string, _ bool) []string {
-	ip, err := netip.ParseAddr(name)
-	if err != nil {
-		return []string{err.Error()}
+	var msgs []string
+	for _, err := range validation.IsValidIP(&field.Path{}, name) {
+		msgs = append(msgs, err.Detail)
 	}
-	if ip.String() != name {
-		return []string{"must be a canonical format IP address"}
-	}
-	return nil
+	return msgs
 }
 
 // ValidateIPAddress checks an IPAddress with its metadata.
@@ -93,13 +89,16 @@ func validateServiceCIDRSpec(spec *networkingv1.ServiceCIDRSpec, fldPath *field.
 		return field.ErrorList{field.Required(fldPath, "at least one CIDR required")}
 	case len(spec.CIDRs) > 2:
 		return field.ErrorList{field.Invalid(fldPath, spec, "may only hold up to 2 values")}
+	case len(spec.CIDRs) == 2:
+		// Upstream checks the families first (a CIDR that does not parse
+		// fails it too) and stops there.
+		if dual, err := netutils.IsDualStackCIDRStrings(spec.CIDRs); err != nil || !dual {
+			return field.ErrorList{field.Invalid(fldPath, spec, "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64")}
+		}
 	}
 	var allErrs field.ErrorList
 	for i, cidr := range spec.CIDRs {
 		allErrs = append(allErrs, validation.IsValidCIDR(fldPath.Index(i), cidr)...)
-	}
-	if len(spec.CIDRs) == 2 && netutils.IsIPv6CIDRString(spec.CIDRs[0]) == netutils.IsIPv6CIDRString(spec.CIDRs[1]) {
-		allErrs = append(allErrs, field.Invalid(fldPath, spec.CIDRs, "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64"))
 	}
 	return allErrs
 }

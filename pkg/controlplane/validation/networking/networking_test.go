@@ -250,9 +250,9 @@ func TestValidateIPAddressAndServiceCIDR(t *testing.T) {
 	}
 	check(t, valid, ValidateIPAddress, []tcase[*networkingv1.IPAddress]{
 		{"not canonical", func(ip *networkingv1.IPAddress) { ip.Name = "2001:db8:0::1" },
-			[]string{"FieldValueInvalid metadata.name: must be a canonical format IP address"}},
+			[]string{`FieldValueInvalid metadata.name: must be in canonical form ("2001:db8::1")`}},
 		{"not an IP", func(ip *networkingv1.IPAddress) { ip.Name = "kube-dns" },
-			[]string{`FieldValueInvalid metadata.name: ParseAddr("kube-dns"): unable to parse IP`}},
+			[]string{`FieldValueInvalid metadata.name: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
 		{"no parent", func(ip *networkingv1.IPAddress) { ip.Spec.ParentRef = nil },
 			[]string{"FieldValueRequired spec.parentRef: "}},
 		{"parent without resource and name", func(ip *networkingv1.IPAddress) {
@@ -279,6 +279,8 @@ func TestValidateIPAddressAndServiceCIDR(t *testing.T) {
 		{"three cidrs", func(s *networkingv1.ServiceCIDR) { s.Spec.CIDRs = []string{"10.0.0.0/24", "fd00::/120", "10.1.0.0/24"} },
 			[]string{"FieldValueInvalid spec.cidrs: may only hold up to 2 values"}},
 		{"same family", func(s *networkingv1.ServiceCIDR) { s.Spec.CIDRs = []string{"10.0.0.0/24", "10.1.0.0/24"} },
+			[]string{"FieldValueInvalid spec.cidrs: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64"}},
+		{"one of two not a cidr", func(s *networkingv1.ServiceCIDR) { s.Spec.CIDRs = []string{"10.0.0.0/24", "fd00::"} },
 			[]string{"FieldValueInvalid spec.cidrs: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64"}},
 		{"not a cidr", func(s *networkingv1.ServiceCIDR) { s.Spec.CIDRs = []string{"10.0.0.1"} },
 			[]string{"FieldValueInvalid spec.cidrs[0]: must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}},
