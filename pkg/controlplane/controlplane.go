@@ -321,6 +321,12 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if err := addBootstrapController(s, c, svcs); err != nil {
 		return nil, err
 	}
+	if err := addSystemPriorityClasses(s, b, c.Logger); err != nil {
+		return nil, err
+	}
+	if err := addDefaultServiceCIDR(s, c, b); err != nil {
+		return nil, err
+	}
 	if c.ExtensionAPIServerAuthentication != nil {
 		if err := addClusterAuthenticationInfo(s, &clusterAuthInfo{
 			configmaps: cms,

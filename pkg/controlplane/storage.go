@@ -48,6 +48,10 @@ var builtinGroups = []apiGroup{
 	batchGroup,
 	autoscalingGroup,
 	policyGroup,
+	networkingGroup,
+	storageGroup,
+	schedulingGroup,
+	nodeGroup,
 }
 
 // apiGroup is one API group's table.

@@ -20,6 +20,9 @@ import (
 	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv2"
 	defaultsbatchv1 "github.com/kapi-dev/kapi/pkg/api/defaults/batchv1"
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
+	defaultsnetworkingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/networkingv1"
+	defaultsschedulingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/schedulingv1"
+	defaultsstoragev1 "github.com/kapi-dev/kapi/pkg/api/defaults/storagev1"
 )
 
 // Scheme knows every built-in kind kapi may serve.
@@ -59,6 +62,9 @@ func init() {
 	utilruntime.Must(defaultsbatchv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsautoscalingv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsautoscalingv2.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsnetworkingv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsstoragev1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsschedulingv1.RegisterDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))
