@@ -27,6 +27,7 @@ type Options struct {
 	Aggregator    *options.AggregatorOptions
 	Services      *options.ServiceOptions
 	Controllers   *options.ControllerOptions
+	FlowControl   *options.FlowControlOptions
 
 	// Test seams (not flags).
 
@@ -54,6 +55,7 @@ func NewOptions() *Options {
 		Aggregator:    options.NewAggregatorOptions(),
 		Services:      options.NewServiceOptions(),
 		Controllers:   options.NewControllerOptions(),
+		FlowControl:   options.NewFlowControlOptions(),
 	}
 }
 
@@ -70,6 +72,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Aggregator.AddFlags(fs)
 	o.Services.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
+	o.FlowControl.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
