@@ -13,13 +13,16 @@ import (
 // level is one priority level: its limits, its queues and its requests.
 //
 // Fair queuing: start-time fair queuing over the queues, each request's
-// cost its seats. A queue's virtual start is where its head request would
-// start; the dispatcher takes the head of the non-empty queue with the
-// lowest virtual start, which then advances by the request's seats; a
-// queue that becomes non-empty starts at the level's virtual time (the
-// virtual start of the last request dispatched), so an idle flow gets no
-// credit. Upstream's queueset also weighs a request's estimated duration;
-// kapi's cost is seats only. Flows are mapped to queues by shuffle
+// cost its work, seats times duration (seat-seconds, as upstream). A
+// queue's virtual start is where its head request would start; the
+// dispatcher takes the head of the non-empty queue with the lowest virtual
+// start, which then advances by the request's estimated work (seats times
+// the level's average execution time) and is corrected by the actual work
+// when the request finishes; a queue that becomes non-empty starts at the
+// level's virtual time (the virtual start of the last request dispatched),
+// so an idle flow gets no credit. (Upstream's virtual clock advances with
+// real time shared among the active queues; kapi's is the start tag of
+// the request last dispatched: start-time fair queuing.) Flows are mapped to queues by shuffle
 // sharding: the flow's hash deals a hand of handSize queues and the
 // request joins the least loaded of them.
 type level struct {
@@ -42,6 +45,7 @@ type level struct {
 	seatsInUse, executing        int
 	waiting, waitingSeats        int
 	vt                           float64
+	avgDuration                  float64 // seconds, moving average of execution times
 	dispatched, rejected         int64
 	timedOut, cancelled          int64
 	smoothedDemand               float64
@@ -68,6 +72,20 @@ type waiter struct {
 	start     time.Time
 	desc      RequestDescription
 	executing bool
+	work      float64 // estimated work charged to the queue
+}
+
+// initialDuration is the execution time assumed before any request of
+// the level finished.
+const initialDuration = 0.001
+
+// estimatedWork is seats times the level's average execution time.
+func (lv *level) estimatedWork(seats int) float64 {
+	d := lv.avgDuration
+	if d <= 0 {
+		d = initialDuration
+	}
+	return float64(seats) * d
 }
 
 func nominalShares(pl *flowcontrolv1.PriorityLevelConfiguration) int32 {
@@ -249,7 +267,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 				q.virtualStart = lv.vt
 			}
 			lv.vt = q.virtualStart
-			q.virtualStart += float64(w.Seats)
+			q.virtualStart += lv.estimatedWork(w.Seats)
 			q.seatsInUse += w.Seats
 			q.executing++
 		}
@@ -259,7 +277,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.dispatched++
 		lv.mu.Unlock()
 		m.dispatched(cls, w.Seats, 0)
-		return &Ticket{lv: lv, cls: cls, width: w, q: q, start: now}, nil
+		return &Ticket{lv: lv, cls: cls, width: w, q: q, start: now, work: lv.estimatedWork(w.Seats)}, nil
 	}
 	if lv.reject {
 		lv.rejected++
@@ -302,7 +320,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	waited := lv.c.now().Sub(wt.arrive)
 	if wt.decided {
 		m.dispatched(cls, w.Seats, waited)
-		return &Ticket{lv: lv, cls: cls, width: w, q: wt.q, start: wt.start, waiter: wt}, nil
+		return &Ticket{lv: lv, cls: cls, width: w, q: wt.q, start: wt.start, waiter: wt, work: wt.work}, nil
 	}
 	// Gave up: leave the queue.
 	lv.noteDemandLocked(lv.c.now())
@@ -334,7 +352,13 @@ func (lv *level) dispatchLocked() {
 	for lv.waiting > 0 {
 		var best *queue
 		for _, q := range lv.queues {
-			if len(q.reqs) > 0 && (best == nil || q.virtualStart < best.virtualStart) {
+			if len(q.reqs) == 0 {
+				continue
+			}
+			// Lowest virtual start; on a tie, the queue with fewer seats
+			// executing.
+			if best == nil || q.virtualStart < best.virtualStart ||
+				(q.virtualStart == best.virtualStart && q.seatsInUse < best.seatsInUse) {
 				best = q
 			}
 		}
@@ -349,7 +373,8 @@ func (lv *level) dispatchLocked() {
 		lv.noteDemandLocked(now)
 		best.reqs = best.reqs[1:]
 		lv.vt = best.virtualStart
-		best.virtualStart += float64(wt.width.Seats)
+		wt.work = lv.estimatedWork(wt.width.Seats)
+		best.virtualStart += wt.work
 		best.seatsInUse += wt.width.Seats
 		best.executing++
 		lv.waiting--
@@ -371,6 +396,7 @@ type Ticket struct {
 	q      *queue
 	start  time.Time
 	waiter *waiter
+	work   float64
 
 	once sync.Once
 }
@@ -384,7 +410,9 @@ func (t *Ticket) Finish() {
 	}
 	t.once.Do(func() {
 		lv, w := t.lv, t.width
-		lv.c.metrics.executed(t.cls, w.Seats, lv.c.now().Sub(t.start))
+		took := lv.c.now().Sub(t.start)
+		lv.c.metrics.executed(t.cls, w.Seats, took)
+		lv.account(t.q, t.work, w.Seats, took)
 		if w.FinalSeats > 0 && w.AdditionalLatency > 0 {
 			lv.release(t.q, w.Seats-w.FinalSeats, 0)
 			time.AfterFunc(w.AdditionalLatency, func() { lv.release(t.q, w.FinalSeats, 1) })
@@ -392,6 +420,24 @@ func (t *Ticket) Finish() {
 		}
 		lv.release(t.q, w.Seats, 1)
 	})
+}
+
+// account corrects the queue's virtual start by the request's actual work
+// and updates the level's average execution time.
+func (lv *level) account(q *queue, charged float64, seats int, took time.Duration) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	d := took.Seconds()
+	if lv.avgDuration <= 0 {
+		lv.avgDuration = d
+	} else {
+		lv.avgDuration = 0.9*lv.avgDuration + 0.1*d
+	}
+	if q != nil {
+		// No credit below the level's virtual time: a queue that finished
+		// early does not get ahead of a flow that just arrived.
+		q.virtualStart = max(q.virtualStart+float64(seats)*d-charged, lv.vt)
+	}
 }
 
 // release gives back seats (negative: takes more) and, with done=1, ends
