@@ -77,6 +77,8 @@ type Controller struct {
 	levels  map[string]*level
 	// dangling are the schemas (by name) whose priority level is missing.
 	dangling map[string]bool
+	// catchAll is the catch-all schema, where requests no schema matches go.
+	catchAll *schema
 }
 
 // New returns a Controller configured with the mandatory objects only (as
@@ -99,7 +101,8 @@ func (c *Controller) ServerConcurrencyLimit() int { return c.serverCL }
 // Apply replaces the configuration with the given objects (the mandatory
 // ones are supplied when missing, as upstream). Levels keep their queues
 // and executing requests across Apply; a removed level's outstanding
-// requests finish on it.
+// requests finish on it. A new level, or one whose nominal limit changed,
+// starts at its nominal limit until the next borrowing adjustment.
 func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1.PriorityLevelConfiguration) {
 	havePL := map[string]bool{}
 	for _, pl := range pls {
@@ -157,7 +160,12 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 	sortSchemas(schemas)
 	c.schemas = schemas
 	c.dangling = dangling
-	c.rebalanceLocked()
+	c.catchAll = nil
+	for _, s := range schemas {
+		if s.name == flowcontrolv1.FlowSchemaNameCatchAll {
+			c.catchAll = s
+		}
+	}
 	for _, lv := range levels {
 		c.metrics.setLimits(lv)
 	}
@@ -177,7 +185,7 @@ func (c *Controller) Dangling(name string) bool {
 // filter so in kapi) goes to catch-all as upstream's fallback does.
 func (c *Controller) Classify(r *Request) Classification {
 	c.mu.Lock()
-	schemas, levels := c.schemas, c.levels
+	schemas, levels, catchAll := c.schemas, c.levels, c.catchAll
 	c.mu.Unlock()
 	for _, s := range schemas {
 		if !s.matches(r) {
@@ -193,8 +201,12 @@ func (c *Controller) Classify(r *Request) Classification {
 		}
 	}
 	lv := levels[flowcontrolv1.PriorityLevelConfigurationNameCatchAll]
+	var fsUID string
+	if catchAll != nil {
+		fsUID = catchAll.uid
+	}
 	return Classification{
-		FlowSchema:    flowcontrolv1.FlowSchemaNameCatchAll,
+		FlowSchema: flowcontrolv1.FlowSchemaNameCatchAll, FlowSchemaUID: fsUID,
 		PriorityLevel: lv.name, PriorityLevelUID: lv.uid,
 		Distinguisher: r.User,
 		level:         lv, hashFlow: hashFlow(flowcontrolv1.FlowSchemaNameCatchAll, r.User),

@@ -128,6 +128,7 @@ func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverC
 	if e := pl.Spec.Exempt; e != nil && e.LendablePercent != nil {
 		lv.lendablePercent = *e.LendablePercent
 	}
+	prevNominal := lv.nominalCL
 	lv.nominalCL = int(math.Ceil(float64(serverCL) * float64(lv.shares) / float64(sumShares)))
 	lv.lendableCL = int(math.Round(float64(lv.nominalCL) * float64(lv.lendablePercent) / 100))
 	if lv.borrowingPercent != nil {
@@ -135,7 +136,7 @@ func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverC
 	} else {
 		lv.borrowingCL = serverCL
 	}
-	if lv.currentCL == 0 || lv.currentCL < lv.nominalCL-lv.lendableCL || lv.currentCL > lv.borrowingCL {
+	if lv.nominalCL != prevNominal || lv.currentCL < lv.nominalCL-lv.lendableCL || lv.currentCL > lv.borrowingCL {
 		lv.currentCL = lv.nominalCL
 	}
 	if handSize < 1 {
