@@ -209,6 +209,11 @@ func runFairness(t *testing.T, ids *identities, fc fairnessCase, politePath stri
 	pb, pcount := histogram(after, "apiserver_flowcontrol_request_wait_duration_seconds", map[string]string{"flow_schema": fc.politeFS, "execute": "true"})
 	floodWait, politeWait := quantileBound(fb, fcount, 0.9), quantileBound(pb, pcount, 0.99)
 	t.Logf("server-side queue wait: flooder p90 <= %vs, polite p99 <= %vs", floodWait, politeWait)
+	// The flooder's lists of 250 objects were 3 seats wide.
+	wb, wcount := histogram(after, "apiserver_flowcontrol_work_estimated_seats", map[string]string{"flow_schema": fc.flooderFS})
+	if wcount == 0 || wb[2] == wcount {
+		t.Errorf("flooder's estimated seats: %d requests, %d of them at most 2 seats; want lists of 3 seats", wcount, wb[2])
+	}
 	if floodWait < 1 {
 		t.Errorf("flooder's queue wait p90 <= %vs: the flooder was not queued", floodWait)
 	}
