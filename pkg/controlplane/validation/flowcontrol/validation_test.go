@@ -72,7 +72,9 @@ func TestValidateFlowSchema(t *testing.T) {
 			"FieldValueRequired spec.rules[0].resourceRules[0].apiGroups: resource rules must supply at least one api group"},
 		{"no namespaces", func(f *flowcontrolv1.FlowSchema) { f.Spec.Rules[0].ResourceRules[0].Namespaces = nil },
 			"FieldValueRequired spec.rules[0].resourceRules[0].namespaces: resource rules that are not cluster scoped must supply at least one namespace"},
-		{"url without slash", func(f *flowcontrolv1.FlowSchema) { f.Spec.Rules[0].NonResourceRules[0].NonResourceURLs = []string{"healthz"} },
+		{"url without slash", func(f *flowcontrolv1.FlowSchema) {
+			f.Spec.Rules[0].NonResourceRules[0].NonResourceURLs = []string{"healthz"}
+		},
 			"FieldValueInvalid spec.rules[0].nonResourceURLs[0]: must start with slash"},
 		{"mandatory changed", func(f *flowcontrolv1.FlowSchema) { f.Name = "exempt" }, "FieldValueInvalid spec: spec of 'exempt' must equal the fixed value"},
 	} {
@@ -102,11 +104,15 @@ func TestValidatePriorityLevelConfiguration(t *testing.T) {
 		want   string
 	}{
 		{"valid", func(*flowcontrolv1.PriorityLevelConfiguration) {}, ""},
-		{"negative shares", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Limited.NominalConcurrencyShares = ptr.To[int32](-1) },
+		{"negative shares", func(p *flowcontrolv1.PriorityLevelConfiguration) {
+			p.Spec.Limited.NominalConcurrencyShares = ptr.To[int32](-1)
+		},
 			"FieldValueInvalid spec.limited.nominalConcurrencyShares: must be a non-negative integer"},
 		{"lendable over 100", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Limited.LendablePercent = ptr.To[int32](101) },
 			"FieldValueInvalid spec.limited.lendablePercent: must be between 0 and 100, inclusive"},
-		{"negative borrowing", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Limited.BorrowingLimitPercent = ptr.To[int32](-1) },
+		{"negative borrowing", func(p *flowcontrolv1.PriorityLevelConfiguration) {
+			p.Spec.Limited.BorrowingLimitPercent = ptr.To[int32](-1)
+		},
 			"FieldValueInvalid spec.limited.borrowingLimitPercent: if specified, must be a non-negative integer"},
 		{"limited missing", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Limited = nil },
 			"FieldValueRequired spec.limited: must not be empty when type is Limited"},
@@ -125,7 +131,9 @@ func TestValidatePriorityLevelConfiguration(t *testing.T) {
 		{"too much entropy", func(p *flowcontrolv1.PriorityLevelConfiguration) {
 			p.Spec.Limited.LimitResponse.Queuing.Queues, p.Spec.Limited.LimitResponse.Queuing.HandSize = 512, 10
 		}, "FieldValueInvalid spec.limited.limitResponse.queuing.handSize: required entropy bits of deckSize 512 and handSize 10 should not be greater than 60"},
-		{"zero queue length", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Limited.LimitResponse.Queuing.QueueLengthLimit = 0 },
+		{"zero queue length", func(p *flowcontrolv1.PriorityLevelConfiguration) {
+			p.Spec.Limited.LimitResponse.Queuing.QueueLengthLimit = 0
+		},
 			"FieldValueInvalid spec.limited.limitResponse.queuing.queueLengthLimit: must be positive"},
 		{"mandatory changed", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Name = "catch-all" },
 			"FieldValueInvalid spec: spec of 'catch-all' except the 'spec.exempt' field must equal the fixed value"},
