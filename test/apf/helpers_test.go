@@ -33,7 +33,9 @@ type identities struct {
 	admin *http.Client
 }
 
-func newIdentities(t *testing.T, srv *kapitest.Server) *identities {
+func newIdentities(t *testing.T, srv *kapitest.Server) *identities { return newIdentitiesTB(t, srv) }
+
+func newIdentitiesTB(t testing.TB, srv *kapitest.Server) *identities {
 	t.Helper()
 	certDir := filepath.Join(srv.DataDir(), "pki")
 	proxy, err := tls.LoadX509KeyPair(filepath.Join(certDir, pki.FrontProxyClientCertFile), filepath.Join(certDir, pki.FrontProxyClientKeyFile))
@@ -60,6 +62,10 @@ type userClient struct {
 }
 
 func (ids *identities) as(t *testing.T, user string, groups ...string) *userClient {
+	return ids.asTB(t, user, groups...)
+}
+
+func (ids *identities) asTB(t testing.TB, user string, groups ...string) *userClient {
 	cfg := ids.roots.Clone()
 	cfg.Certificates = []tls.Certificate{ids.proxy}
 	tr := &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100}

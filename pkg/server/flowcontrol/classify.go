@@ -34,6 +34,7 @@ type schema struct {
 	plName string
 	method flowcontrolv1.FlowDistinguisherMethodType // "" : no distinguisher
 	rules  []flowcontrolv1.PolicyRulesWithSubjects
+	fm     *flowMetrics
 }
 
 // sortSchemas orders schemas as upstream: matching precedence ascending,

@@ -3,7 +3,6 @@ package flowcontrol
 import (
 	"context"
 	"errors"
-	"hash/fnv"
 	"sync"
 	"time"
 
@@ -52,6 +51,7 @@ type Classification struct {
 
 	level    *level
 	hashFlow uint64
+	fm       *flowMetrics
 }
 
 // Options configure a Controller.
@@ -155,6 +155,7 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 			dangling[fs.Name] = true
 			continue
 		}
+		s.fm = c.metrics.forFlow(s.plName, s.name)
 		schemas = append(schemas, s)
 	}
 	sortSchemas(schemas)
@@ -197,28 +198,36 @@ func (c *Controller) Classify(r *Request) Classification {
 			FlowSchema: s.name, FlowSchemaUID: s.uid,
 			PriorityLevel: lv.name, PriorityLevelUID: lv.uid,
 			Distinguisher: d, Exempt: lv.exempt,
-			level: lv, hashFlow: hashFlow(s.name, d),
+			level: lv, hashFlow: hashFlow(s.name, d), fm: s.fm,
 		}
 	}
 	lv := levels[flowcontrolv1.PriorityLevelConfigurationNameCatchAll]
 	var fsUID string
+	var fm *flowMetrics
 	if catchAll != nil {
-		fsUID = catchAll.uid
+		fsUID, fm = catchAll.uid, catchAll.fm
 	}
 	return Classification{
 		FlowSchema: flowcontrolv1.FlowSchemaNameCatchAll, FlowSchemaUID: fsUID,
 		PriorityLevel: lv.name, PriorityLevelUID: lv.uid,
 		Distinguisher: r.User,
-		level:         lv, hashFlow: hashFlow(flowcontrolv1.FlowSchemaNameCatchAll, r.User),
+		level:         lv, hashFlow: hashFlow(flowcontrolv1.FlowSchemaNameCatchAll, r.User), fm: fm,
 	}
 }
 
+// hashFlow is FNV-1a of the schema name, a zero byte and the
+// distinguisher (inline: no allocation).
 func hashFlow(fs, distinguisher string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(fs))
-	_, _ = h.Write([]byte{0})
-	_, _ = h.Write([]byte(distinguisher))
-	return h.Sum64()
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(fs); i++ {
+		h = (h ^ uint64(fs[i])) * prime
+	}
+	h *= prime // the zero byte
+	for i := 0; i < len(distinguisher); i++ {
+		h = (h ^ uint64(distinguisher[i])) * prime
+	}
+	return h
 }
 
 // RequestDescription is what the debug dump of requests shows of a

@@ -71,40 +71,75 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-func (m *Metrics) dispatched(cls Classification, seats int, waited time.Duration) {
+// flowMetrics are one (priority level, flow schema) pair's metrics,
+// looked up once per schema digest rather than on every request.
+type flowMetrics struct {
+	m                             *Metrics
+	pl, fs                        string
+	dispatched                    prometheus.Counter
+	inqueueReqs, inqueueSeats     prometheus.Gauge
+	executingReqs, executingSeats prometheus.Gauge
+	waitExecuted, waitRejected    prometheus.Observer
+	execution, seats              prometheus.Observer
+}
+
+// forFlow returns the metrics of a schema's flows (nil without metrics).
+func (m *Metrics) forFlow(pl, fs string) *flowMetrics {
 	if m == nil {
+		return nil
+	}
+	return &flowMetrics{
+		m: m, pl: pl, fs: fs,
+		dispatched:     m.dispatchedTotal.WithLabelValues(pl, fs),
+		inqueueReqs:    m.inqueueRequests.WithLabelValues(pl, fs),
+		inqueueSeats:   m.inqueueSeats.WithLabelValues(pl, fs),
+		executingReqs:  m.executingReqs.WithLabelValues(pl, fs),
+		executingSeats: m.executingSeats.WithLabelValues(pl, fs),
+		waitExecuted:   m.waitDuration.WithLabelValues(pl, fs, "true"),
+		waitRejected:   m.waitDuration.WithLabelValues(pl, fs, "false"),
+		execution:      m.executionSeconds.WithLabelValues(pl, fs, "regular"),
+		seats:          m.workSeats.WithLabelValues(pl, fs),
+	}
+}
+
+func (m *Metrics) dispatched(cls Classification, seats int, waited time.Duration) {
+	f := cls.fm
+	if f == nil {
 		return
 	}
-	m.dispatchedTotal.WithLabelValues(cls.PriorityLevel, cls.FlowSchema).Inc()
-	m.waitDuration.WithLabelValues(cls.PriorityLevel, cls.FlowSchema, "true").Observe(waited.Seconds())
-	m.executingReqs.WithLabelValues(cls.PriorityLevel, cls.FlowSchema).Inc()
-	m.executingSeats.WithLabelValues(cls.PriorityLevel, cls.FlowSchema).Add(float64(seats))
-	m.workSeats.WithLabelValues(cls.PriorityLevel, cls.FlowSchema).Observe(float64(seats))
+	f.dispatched.Inc()
+	f.waitExecuted.Observe(waited.Seconds())
+	f.executingReqs.Inc()
+	f.executingSeats.Add(float64(seats))
+	f.seats.Observe(float64(seats))
 }
 
 func (m *Metrics) executed(cls Classification, seats int, d time.Duration) {
-	if m == nil {
+	f := cls.fm
+	if f == nil {
 		return
 	}
-	m.executingReqs.WithLabelValues(cls.PriorityLevel, cls.FlowSchema).Dec()
-	m.executingSeats.WithLabelValues(cls.PriorityLevel, cls.FlowSchema).Sub(float64(seats))
-	m.executionSeconds.WithLabelValues(cls.PriorityLevel, cls.FlowSchema, "regular").Observe(d.Seconds())
+	f.executingReqs.Dec()
+	f.executingSeats.Sub(float64(seats))
+	f.execution.Observe(d.Seconds())
 }
 
 func (m *Metrics) rejectedReq(cls Classification, reason string, waited time.Duration) {
-	if m == nil {
+	f := cls.fm
+	if f == nil {
 		return
 	}
-	m.rejectedTotal.WithLabelValues(cls.PriorityLevel, cls.FlowSchema, reason).Inc()
-	m.waitDuration.WithLabelValues(cls.PriorityLevel, cls.FlowSchema, "false").Observe(waited.Seconds())
+	f.m.rejectedTotal.WithLabelValues(f.pl, f.fs, reason).Inc()
+	f.waitRejected.Observe(waited.Seconds())
 }
 
 func (m *Metrics) inqueue(cls Classification, reqs, seats int) {
-	if m == nil {
+	f := cls.fm
+	if f == nil {
 		return
 	}
-	m.inqueueRequests.WithLabelValues(cls.PriorityLevel, cls.FlowSchema).Add(float64(reqs))
-	m.inqueueSeats.WithLabelValues(cls.PriorityLevel, cls.FlowSchema).Add(float64(seats))
+	f.inqueueReqs.Add(float64(reqs))
+	f.inqueueSeats.Add(float64(seats))
 }
 
 // setLimits publishes lv's limits (lv.mu not held by the caller).

@@ -190,31 +190,27 @@ func (lv *level) noteDemandLocked(now time.Time) {
 func (lv *level) deal(hash uint64, hand []int) []int {
 	n := len(lv.queues)
 	hand = hand[:0]
+	// sorted holds the cards dealt so far in ascending order (hands are
+	// small: at most the 16 of chooseQueue's buffer is typical).
+	var sortedBuf [16]int
+	sorted := sortedBuf[:0]
 	for i := 0; i < lv.handSize; i++ {
 		remaining := uint64(n - i)
 		card := int(hash % remaining)
 		hash /= remaining
-		// card is an index among the cards not dealt yet.
-		for _, prev := range sortedInsertPositions(hand) {
-			if card >= prev {
-				card++
-			}
+		// card is an index among the cards not dealt yet: skip over the
+		// dealt ones below it.
+		pos := 0
+		for pos < len(sorted) && card >= sorted[pos] {
+			card++
+			pos++
 		}
+		sorted = append(sorted, 0)
+		copy(sorted[pos+1:], sorted[pos:])
+		sorted[pos] = card
 		hand = append(hand, card)
 	}
 	return hand
-}
-
-// sortedInsertPositions returns hand sorted ascending (hands are small).
-func sortedInsertPositions(hand []int) []int {
-	s := make([]int, len(hand))
-	copy(s, hand)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
 }
 
 // chooseQueue picks the least loaded queue of the flow's hand (waiting

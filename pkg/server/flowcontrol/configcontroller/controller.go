@@ -234,7 +234,14 @@ func (c *Controller) Run(ctx context.Context) {
 		case <-c.kick:
 		}
 		if err := c.sync(ctx); err != nil && ctx.Err() == nil {
-			c.logger.Warn("API priority and fairness config sync failed", "err", err)
+			if apierrors.IsConflict(err) {
+				// A status write raced an update of the schema (the
+				// ensurer's, at start): the informer brings the new
+				// version and the retry below writes again.
+				c.logger.Debug("API priority and fairness status write conflicted, retrying", "err", err)
+			} else {
+				c.logger.Warn("API priority and fairness config sync failed", "err", err)
+			}
 			// Retry later.
 			go func() {
 				select {
