@@ -316,7 +316,9 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	defer lv.mu.Unlock()
 	waited := lv.c.now().Sub(wt.arrive)
 	if wt.decided {
-		m.dispatched(cls, w.Seats, waited)
+		// The wait is until the dispatch decision, not until this
+		// goroutine ran again (on a busy machine, much later).
+		m.dispatched(cls, w.Seats, wt.start.Sub(wt.arrive))
 		return &Ticket{lv: lv, cls: cls, width: w, q: wt.q, start: wt.start, waiter: wt, work: wt.work}, nil
 	}
 	// Gave up: leave the queue.
@@ -352,10 +354,12 @@ func (lv *level) dispatchLocked() {
 			if len(q.reqs) == 0 {
 				continue
 			}
-			// Lowest virtual start; on a tie, the queue with fewer seats
-			// executing.
+			// Lowest virtual start; on a tie (queues are clamped to the
+			// level's virtual time), the shorter queue, then the one with
+			// fewer seats executing: the lighter flow goes first.
 			if best == nil || q.virtualStart < best.virtualStart ||
-				(q.virtualStart == best.virtualStart && q.seatsInUse < best.seatsInUse) {
+				(q.virtualStart == best.virtualStart && (len(q.reqs) < len(best.reqs) ||
+					(len(q.reqs) == len(best.reqs) && q.seatsInUse < best.seatsInUse))) {
 				best = q
 			}
 		}
