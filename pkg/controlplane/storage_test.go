@@ -94,6 +94,9 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "autoscaling", Version: "v2"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
 		{Group: "autoscaling", Version: "v1"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
 		{Group: "policy", Version: "v1"}:      {"poddisruptionbudgets", "poddisruptionbudgets/status"},
+		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}: {
+			"flowschemas", "flowschemas/status", "prioritylevelconfigurations", "prioritylevelconfigurations/status",
+		},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -117,6 +120,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "apps", Version: "v1"},
 		{Group: "batch", Version: "v1"}, {Group: "autoscaling", Version: "v2"}, {Group: "autoscaling", Version: "v1"},
 		{Group: "policy", Version: "v1"},
+		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
