@@ -118,6 +118,29 @@ func TestBootstrapConfiguration(t *testing.T) {
 		t.Errorf("global-default nominal limit %v, want 49", n)
 	}
 
+	// A watch holds its seat until it is established, not while it runs:
+	// with bob's watch open, nothing executes in global-default.
+	wctx, cancelWatch := context.WithCancel(ctx)
+	defer cancelWatch()
+	bob := ids.as(t, "bob")
+	req, _ := http.NewRequestWithContext(wctx, http.MethodGet, srv.Config.Host+"/api/v1/namespaces?watch=true", nil)
+	req.Header.Set("X-Remote-User", "bob")
+	res, err := bob.client.Do(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("watch: %v %v", err, res)
+	}
+	defer res.Body.Close()
+	if res.Header.Get("X-Kubernetes-PF-FlowSchema-UID") != string(gd.UID) {
+		t.Errorf("watch headers %v", res.Header)
+	}
+	eventually(t, 10*time.Second, "no seat held by the open watch", func() error {
+		m := ids.metrics(t)
+		if n := counterSum(m, "apiserver_flowcontrol_current_executing_seats", map[string]string{"priority_level": "global-default"}); n != 0 {
+			return errorf("%v seats executing in global-default", n)
+		}
+		return nil
+	})
+
 	// The debug dumps: system:masters only.
 	for _, dump := range []string{"dump_priority_levels", "dump_queues", "dump_requests"} {
 		path := "/debug/api_priority_and_fairness/" + dump
