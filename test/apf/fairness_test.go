@@ -19,14 +19,11 @@ import (
 )
 
 // The max-in-flight limits of the fairness servers are small, so that one
-// flooding client saturates its priority level on any machine: 27+13 = 40
-// seats (global-default's nominal share ceil(40*20/245) = 4 seats: one
-// 3-seat list of the flooder and one request of the polite client), or
-// 6+3 = 9 (workload-low's ceil(9*100/245) = 4: one list at a time).
-var (
-	seats40 = kapitest.WithFlags("--max-requests-inflight=27", "--max-mutating-requests-inflight=13")
-	seats9  = kapitest.WithFlags("--max-requests-inflight=6", "--max-mutating-requests-inflight=3")
-)
+// flooding client saturates its priority level on any machine, and its
+// lists (3 seats) cannot take both cores even after borrowing: 6+3 = 9
+// seats (global-default's nominal share ceil(9*20/245) = 1: a list runs
+// alone; workload-low's ceil(9*100/245) = 4; workload-high's 2).
+var seats9 = kapitest.WithFlags("--max-requests-inflight=6", "--max-mutating-requests-inflight=3")
 
 const (
 	flooders     = 400
@@ -231,7 +228,7 @@ func runFairness(t *testing.T, ids *identities, fc fairnessCase, politePath stri
 // in global-default (the polite one through a FlowSchema of its own, so
 // that the server's metrics tell them apart).
 func TestFairnessSamePriorityLevel(t *testing.T) {
-	srv, ids := startFairnessServer(t, seats40)
+	srv, ids := startFairnessServer(t, seats9)
 	cs := kubernetes.NewForConfigOrDie(srv.Config)
 	if _, err := cs.FlowcontrolV1().FlowSchemas().Create(t.Context(), &flowcontrolv1.FlowSchema{
 		ObjectMeta: metav1.ObjectMeta{Name: "apf-polite"},
