@@ -175,7 +175,7 @@ func runFairness(t *testing.T, ids *identities, fc fairnessCase, politePath stri
 	// while developing this test), which no admission control can give
 	// back, so the polite client's p99 carries scheduling stalls. What must
 	// not happen is the polite client waiting behind the flooder's queue,
-	// where the flooder's requests wait for seconds: its p99 must stay well
+	// where the flooder's requests wait for seconds: its p90 must stay well
 	// under the flooder's median, and its median near its unloaded median.
 	// The server-side queue waits below are the precise measure.
 	// Under the race detector these are logged only (see raceEnabled).
@@ -183,8 +183,11 @@ func runFairness(t *testing.T, ids *identities, fc fairnessCase, politePath stri
 	if raceEnabled {
 		clientErrorf = t.Logf
 	}
-	if pl > fp50/2 {
-		clientErrorf("polite p99 under flood %v > half the flooder's median latency %v", pl, fp50)
+	// p90, not p99: a single scheduling stall of the shared machine (over
+	// a second was seen, with the polite request never queued server
+	// side) lands in the p99 of 150 requests.
+	if p90 := quantile(loaded, 0.9); p90 > fp50/4 {
+		clientErrorf("polite p90 under flood %v > a quarter of the flooder's median latency %v", p90, fp50)
 	}
 	if m, mu := quantile(loaded, 0.5), quantile(unloaded, 0.5); m > 20*mu+250*time.Millisecond {
 		clientErrorf("polite median under flood %v > 20 x its unloaded median %v + 250ms", m, mu)
