@@ -80,6 +80,9 @@ func (c *Config) applyHandlerChain() error {
 		Authorizer:                     c.Authorizer,
 		Metrics:                        c.Metrics,
 	}
+	if chain.PriorityAndFairness, err = c.newPriorityAndFairness(); err != nil {
+		return err
+	}
 	if o.Run.ShutdownSendRetryAfter {
 		chain.RetryAfter = g.LifecycleSignals.NotAcceptingNewRequest.Signaled()
 	}

@@ -28,6 +28,7 @@ type Options struct {
 	Aggregator    *options.AggregatorOptions
 	Services      *options.ServiceOptions
 	Controllers   *options.ControllerOptions
+	FlowControl   *options.FlowControlOptions
 
 	Authentication *options.AuthenticationOptions
 
@@ -60,6 +61,8 @@ func NewOptions() *Options {
 		Controllers:   options.NewControllerOptions(),
 
 		Authentication: options.NewAuthenticationOptions(),
+
+		FlowControl: options.NewFlowControlOptions(),
 	}
 }
 
@@ -78,6 +81,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Services.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
 	o.Authentication.AddFlags(fs)
+
+	o.FlowControl.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only

@@ -31,6 +31,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/storage/datadir"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
@@ -56,6 +57,8 @@ type Config struct {
 	// LoopbackToken authenticates the server's own clients as
 	// system:apiserver in system:masters.
 	LoopbackToken string
+	// flowControl is the API Priority and Fairness engine (nil: off).
+	flowControl *flowcontrol.Controller
 
 	Authenticator authenticator.Request
 	// authn holds the token authenticators, the service-account token
@@ -494,6 +497,9 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		return nil, err
 	}
 	if err := c.installControllers(aggregator); err != nil {
+		return nil, err
+	}
+	if err := c.installFlowControl(aggregator); err != nil {
 		return nil, err
 	}
 	return aggregator, nil

@@ -52,6 +52,8 @@ var builtinGroups = []apiGroup{
 	storageGroup,
 	schedulingGroup,
 	nodeGroup,
+
+	flowcontrolGroup,
 }
 
 // apiGroup is one API group's table.

@@ -23,6 +23,8 @@ import (
 	defaultsnetworkingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/networkingv1"
 	defaultsschedulingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/schedulingv1"
 	defaultsstoragev1 "github.com/kapi-dev/kapi/pkg/api/defaults/storagev1"
+
+	defaultsflowcontrolv1 "github.com/kapi-dev/kapi/pkg/api/defaults/flowcontrolv1"
 )
 
 // Scheme knows every built-in kind kapi may serve.
@@ -65,6 +67,8 @@ func init() {
 	utilruntime.Must(defaultsnetworkingv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsstoragev1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsschedulingv1.RegisterDefaults(Scheme))
+
+	utilruntime.Must(defaultsflowcontrolv1.RegisterDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))
