@@ -61,8 +61,7 @@ func NewOptions() *Options {
 		Controllers:   options.NewControllerOptions(),
 
 		Authentication: options.NewAuthenticationOptions(),
-
-		FlowControl: options.NewFlowControlOptions(),
+		FlowControl:    options.NewFlowControlOptions(),
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
 	"github.com/kapi-dev/kapi/pkg/admission/plugins"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // admissionPlugins builds the plugins c.AdmissionPlugins selects, reading
@@ -36,8 +36,10 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader) ([
 	}{
 		{&deps.ServiceAccounts, serviceAccountsResource},
 		{&deps.LimitRanges, limitRangesResource},
+		{&deps.PriorityClasses, priorityClassesResource},
+		{&deps.StorageClasses, storageClassesResource},
 	} {
-		st, err := storageAs[*generic.Store](b, r.gvr)
+		st, err := storageAs[getLister](b, r.gvr)
 		if err != nil {
 			return nil, fmt.Errorf("admission: %w", err)
 		}
@@ -53,14 +55,25 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader) ([
 
 // limitRangesResource is read by LimitRanger (serviceAccountsResource,
 // read by the ServiceAccount plugin, is in serviceaccounts.go).
-var limitRangesResource = schema.GroupVersionResource{Version: "v1", Resource: "limitranges"}
+var (
+	limitRangesResource    = schema.GroupVersionResource{Version: "v1", Resource: "limitranges"}
+	storageClassesResource = schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}
+)
 
 // storeReader reads a store as the server itself (no authorization or
 // admission), with the request context of a get or list of its resource
 // so that errors name it.
 type storeReader struct {
-	store *generic.Store
+	store getLister
 	gvr   schema.GroupVersionResource
+}
+
+// getLister is a storage that gets and lists (a *generic.Store, or a type
+// embedding one, as priorityclasses' REST).
+type getLister interface {
+	rest.Storage
+	rest.Getter
+	rest.Lister
 }
 
 func (r storeReader) ctx(ctx context.Context, verb, namespace, name string) context.Context {
