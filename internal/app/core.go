@@ -37,6 +37,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Logger:                c.Logger,
 		Metrics:               c.Metrics,
 		Admission:             c.Admission,
+		WebhookMetrics:        c.WebhookMetrics,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
@@ -57,6 +58,8 @@ type Config struct {
 	// AdmissionMetrics receives the latencies of the chain Install makes
 	// when Admission is zero; nil: none.
 	AdmissionMetrics *admission.Metrics
+	// WebhookMetrics receives the admission webhooks' metrics; nil: none.
+	WebhookMetrics *webhook.Metrics
 
 	// ServiceClusterIPRange is --service-cluster-ip-range: the range
 	// Service ClusterIPs are allocated from (default
@@ -244,7 +247,11 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if chain == (admission.Chain{}) {
 		chain = admission.NewChain(c.AdmissionMetrics)
 	}
-	chain.SetPlugins(namespacelifecycle.New(clusterScoped{ns}))
+	mutatingWebhooks, validatingWebhooks, err := webhookPlugins(s, c, b, clusterScoped{ns}, svcs)
+	if err != nil {
+		return nil, err
+	}
+	chain.SetPlugins(namespacelifecycle.New(clusterScoped{ns}), mutatingWebhooks, validatingWebhooks)
 	installed, err := installGroups(s, c, b, chain)
 	if err != nil {
 		return nil, err

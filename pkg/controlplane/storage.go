@@ -48,6 +48,7 @@ var builtinGroups = []apiGroup{
 	batchGroup,
 	autoscalingGroup,
 	policyGroup,
+	admissionRegistrationGroup,
 }
 
 // apiGroup is one API group's table.

@@ -14,6 +14,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	conversionautoscaling "github.com/kapi-dev/kapi/pkg/api/conversion/autoscaling"
+	defaultsadmissionregistrationv1 "github.com/kapi-dev/kapi/pkg/api/defaults/admissionregistrationv1"
 	defaultsappsv1 "github.com/kapi-dev/kapi/pkg/api/defaults/appsv1"
 	defaultsautoscalingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv1"
 	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv2"
@@ -58,6 +59,7 @@ func init() {
 	utilruntime.Must(defaultsbatchv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsautoscalingv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsautoscalingv2.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsadmissionregistrationv1.RegisterDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))

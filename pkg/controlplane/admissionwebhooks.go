@@ -1,0 +1,75 @@
+package controlplane
+
+import (
+	"context"
+	"net/url"
+	"sync"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/admission/webhook"
+	"github.com/kapi-dev/kapi/pkg/admission/webhook/mutating"
+	"github.com/kapi-dev/kapi/pkg/admission/webhook/validating"
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
+)
+
+// webhookPlugins makes the MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook plugins over the webhook configurations'
+// stores, and the post-start hook that keeps their configurations up to
+// date (list and watch) until the server stops.
+func webhookPlugins(s *server.GenericServer, c Config, b *storageBuilder, ns clusterScoped, svcs serviceStores) (*mutating.Plugin, *validating.Plugin, error) {
+	mwc, err := storageAs[*generic.Store](b, mutatingWebhooksResource)
+	if err != nil {
+		return nil, nil, err
+	}
+	vwc, err := storageAs[*generic.Store](b, validatingWebhooksResource)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := webhook.Options{
+		NamespaceLabels: func(ctx context.Context, name string) (map[string]string, error) {
+			obj, err := ns.Get(ctx, name, &metav1.GetOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return obj.(*corev1.Namespace).Labels, nil
+		},
+		ServiceResolver: storeResolver{reader: ServiceStores{Services: svcs.services, Endpoints: svcs.endpoints, EndpointSlices: svcs.slices}.Reader()},
+		Default:         func(obj runtime.Object) { scheme.Scheme.Default(obj) },
+		Metrics:         c.WebhookMetrics,
+		Logger:          c.Logger.With("plugin", "admission-webhook"),
+	}
+	m := mutating.New(mwc, opts)
+	v := validating.New(vwc, opts)
+	var wg sync.WaitGroup
+	var started atomic.Bool
+	if err := s.AddPostStartHook("start-admission-webhook-configuration-informers", func(ctx context.Context) error {
+		started.Store(true)
+		wg.Add(2)
+		go func() { defer wg.Done(); m.Run(ctx) }()
+		go func() { defer wg.Done(); v.Run(ctx) }()
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	s.AddDestroyFunc(func() {
+		if started.Load() {
+			wg.Wait()
+		}
+	})
+	return m, v, nil
+}
+
+// storeResolver resolves webhook service references on the core server's
+// Services and endpoints (package serviceresolver).
+type storeResolver struct{ reader serviceresolver.Lister }
+
+func (r storeResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
+	return serviceresolver.Resolve(context.Background(), r.reader, namespace, name, port)
+}
