@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/configsource"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook/matchconditions"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
@@ -38,13 +39,13 @@ type Options struct {
 
 // Dispatcher calls the webhooks of one source.
 type Dispatcher struct {
-	source  *Source
+	source  *configsource.Source[*Hook]
 	opts    Options
 	clients clients
 }
 
 // NewDispatcher returns a dispatcher of source's webhooks.
-func NewDispatcher(source *Source, opts Options) *Dispatcher {
+func NewDispatcher(source *configsource.Source[*Hook], opts Options) *Dispatcher {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -62,7 +63,7 @@ func (d *Dispatcher) relevant(ctx context.Context, a *admission.Attributes, in f
 	if exempt(a.Resource.GroupResource()) {
 		return nil, nil
 	}
-	hooks, err := d.source.Hooks(ctx)
+	hooks, err := d.source.Items(ctx)
 	if err != nil {
 		return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
 	}

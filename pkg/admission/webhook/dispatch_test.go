@@ -22,6 +22,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/configsource"
 )
 
 // staticConfigs lists fixed configurations (e.g. ones stored by an older
@@ -36,8 +37,8 @@ func (s staticConfigs) Watch(context.Context, *metainternalversion.ListOptions) 
 	return watch.NewFake(), nil
 }
 
-func runSource(t *testing.T, list runtime.Object, compile func(runtime.Object) []*Hook) *Source {
-	src := NewSource(staticConfigs{list}, compile, nil)
+func runSource(t *testing.T, list runtime.Object, compile func(runtime.Object) []*Hook) *configsource.Source[*Hook] {
+	src := configsource.New(staticConfigs{list}, compile, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); src.Run(ctx) }()

@@ -8,13 +8,5 @@
 // failure policies, error messages and metrics (k8s.io/apiserver
 // pkg/admission/plugin/webhook, v1.37).
 //
-// # Configurations
-//
-// Configurations are read from their storage, as an informer would: a
-// list, then a watch from its resourceVersion, re-listed when the watch
-// ends ([Source]). A configuration written is in effect as soon as its
-// watch event arrives (milliseconds; upstream's informers are eventually
-// consistent too). Requests admitted before the first list wait for it up
-// to [ReadyTimeout], then are refused as upstream refuses them: 403 "not
-// yet ready to handle request".
+// Configurations are kept in memory by package configsource.
 package webhook

@@ -363,7 +363,7 @@ func TestDryRunRefusedBySideEffects(t *testing.T) {
 	ctx := context.Background()
 	_, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &arv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "v"},
-		Webhooks: []arv1.ValidatingWebhook{validatingHook("some.kapi.test", arv1.WebhookClientConfig{URL: hooks.url("/count"), CABundle: hooks.caBundle}, nil)},
+		Webhooks:   []arv1.ValidatingWebhook{validatingHook("some.kapi.test", arv1.WebhookClientConfig{URL: hooks.url("/count"), CABundle: hooks.caBundle}, nil)},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/configsource"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 )
 
@@ -12,7 +13,7 @@ const PluginName = "MutatingAdmissionWebhook"
 
 // Plugin is the MutatingAdmissionWebhook plugin.
 type Plugin struct {
-	source     *webhook.Source
+	source     *configsource.Source[*webhook.Hook]
 	dispatcher *webhook.Dispatcher
 }
 
@@ -20,8 +21,8 @@ var _ admission.Mutator = (*Plugin)(nil)
 
 // New returns the plugin over the MutatingWebhookConfigurations lw holds.
 // Run must be running for it to admit anything.
-func New(lw webhook.ListWatcher, opts webhook.Options) *Plugin {
-	src := webhook.NewSource(lw, webhook.CompileMutating, opts.Logger)
+func New(lw configsource.ListWatcher, opts webhook.Options) *Plugin {
+	src := configsource.New(lw, webhook.CompileMutating, opts.Logger)
 	return &Plugin{source: src, dispatcher: webhook.NewDispatcher(src, opts)}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/configsource"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 )
 
@@ -12,7 +13,7 @@ const PluginName = "ValidatingAdmissionWebhook"
 
 // Plugin is the ValidatingAdmissionWebhook plugin.
 type Plugin struct {
-	source     *webhook.Source
+	source     *configsource.Source[*webhook.Hook]
 	dispatcher *webhook.Dispatcher
 }
 
@@ -20,8 +21,8 @@ var _ admission.Validator = (*Plugin)(nil)
 
 // New returns the plugin over the ValidatingWebhookConfigurations lw holds.
 // Run must be running for it to admit anything.
-func New(lw webhook.ListWatcher, opts webhook.Options) *Plugin {
-	src := webhook.NewSource(lw, webhook.CompileValidating, opts.Logger)
+func New(lw configsource.ListWatcher, opts webhook.Options) *Plugin {
+	src := configsource.New(lw, webhook.CompileValidating, opts.Logger)
 	return &Plugin{source: src, dispatcher: webhook.NewDispatcher(src, opts)}
 }
 

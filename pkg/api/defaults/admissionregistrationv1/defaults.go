@@ -28,7 +28,64 @@ func RegisterDefaults(s *runtime.Scheme) error {
 			SetObjectDefaults_ValidatingWebhookConfiguration(&l.Items[i])
 		}
 	})
+	s.AddTypeDefaultingFunc(&arv1.ValidatingAdmissionPolicy{}, func(obj any) {
+		SetObjectDefaults_ValidatingAdmissionPolicy(obj.(*arv1.ValidatingAdmissionPolicy))
+	})
+	s.AddTypeDefaultingFunc(&arv1.ValidatingAdmissionPolicyList{}, func(obj any) {
+		l := obj.(*arv1.ValidatingAdmissionPolicyList)
+		for i := range l.Items {
+			SetObjectDefaults_ValidatingAdmissionPolicy(&l.Items[i])
+		}
+	})
+	s.AddTypeDefaultingFunc(&arv1.ValidatingAdmissionPolicyBinding{}, func(obj any) {
+		SetObjectDefaults_ValidatingAdmissionPolicyBinding(obj.(*arv1.ValidatingAdmissionPolicyBinding))
+	})
+	s.AddTypeDefaultingFunc(&arv1.ValidatingAdmissionPolicyBindingList{}, func(obj any) {
+		l := obj.(*arv1.ValidatingAdmissionPolicyBindingList)
+		for i := range l.Items {
+			SetObjectDefaults_ValidatingAdmissionPolicyBinding(&l.Items[i])
+		}
+	})
 	return nil
+}
+
+// SetObjectDefaults_ValidatingAdmissionPolicy: failurePolicy Fail, and
+// the match constraints' defaults.
+func SetObjectDefaults_ValidatingAdmissionPolicy(p *arv1.ValidatingAdmissionPolicy) {
+	if p.Spec.FailurePolicy == nil {
+		p.Spec.FailurePolicy = ptr.To(arv1.Fail)
+	}
+	if p.Spec.MatchConstraints != nil {
+		SetDefaults_MatchResources(p.Spec.MatchConstraints)
+	}
+}
+
+// SetObjectDefaults_ValidatingAdmissionPolicyBinding: the match
+// resources' defaults.
+func SetObjectDefaults_ValidatingAdmissionPolicyBinding(b *arv1.ValidatingAdmissionPolicyBinding) {
+	if b.Spec.MatchResources != nil {
+		SetDefaults_MatchResources(b.Spec.MatchResources)
+	}
+}
+
+// SetDefaults_MatchResources: matchPolicy Equivalent, empty (match-all)
+// selectors, rule scope "*".
+func SetDefaults_MatchResources(m *arv1.MatchResources) {
+	if m.MatchPolicy == nil {
+		m.MatchPolicy = ptr.To(arv1.Equivalent)
+	}
+	if m.NamespaceSelector == nil {
+		m.NamespaceSelector = &metav1.LabelSelector{}
+	}
+	if m.ObjectSelector == nil {
+		m.ObjectSelector = &metav1.LabelSelector{}
+	}
+	for i := range m.ResourceRules {
+		SetDefaults_Rule(&m.ResourceRules[i].Rule)
+	}
+	for i := range m.ExcludeResourceRules {
+		SetDefaults_Rule(&m.ExcludeResourceRules[i].Rule)
+	}
 }
 
 // SetObjectDefaults_MutatingWebhookConfiguration defaults every webhook,

@@ -1,4 +1,4 @@
-package webhook
+package configsource
 
 import (
 	"context"
@@ -25,30 +25,34 @@ type ListWatcher interface {
 // configurations (upstream's plugins wait for their informers to sync).
 var ReadyTimeout = 10 * time.Second
 
-// Source keeps the current webhooks of one kind of configuration, compiled
-// ([Hook]), in name order as upstream sorts configurations.
-type Source struct {
+// Source keeps the current configurations of one kind, compiled (each
+// object into zero or more T), in name order as upstream sorts
+// configurations.
+type Source[T any] struct {
 	lw      ListWatcher
-	compile func(runtime.Object) []*Hook
+	compile func(runtime.Object) []T
 	logger  *slog.Logger
 
 	ready   chan struct{}
 	once    sync.Once
-	hooks   atomic.Pointer[[]*Hook]
-	objects map[string]runtime.Object // by name; used by run only
+	items   atomic.Pointer[[]T]
+	objects map[string]runtime.Object // by name; used by Run only
+	// OnChange, if set, is called (by Run's goroutine) with every object
+	// added or modified; e.g. to write a status.
+	OnChange func(ctx context.Context, obj runtime.Object)
 }
 
-// NewSource returns a source of the configurations lw holds; compile
-// turns one configuration into its webhooks.
-func NewSource(lw ListWatcher, compile func(runtime.Object) []*Hook, logger *slog.Logger) *Source {
+// New returns a source of the configurations lw holds; compile turns one
+// configuration into its items.
+func New[T any](lw ListWatcher, compile func(runtime.Object) []T, logger *slog.Logger) *Source[T] {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Source{lw: lw, compile: compile, logger: logger, ready: make(chan struct{})}
+	return &Source[T]{lw: lw, compile: compile, logger: logger, ready: make(chan struct{})}
 }
 
 // Run lists and watches the configurations until ctx ends.
-func (s *Source) Run(ctx context.Context) {
+func (s *Source[T]) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		if err := s.listAndWatch(ctx); err != nil && ctx.Err() == nil {
 			s.logger.Warn("admission webhook configurations: list/watch failed; retrying", "err", err)
@@ -60,7 +64,7 @@ func (s *Source) Run(ctx context.Context) {
 	}
 }
 
-func (s *Source) listAndWatch(ctx context.Context) error {
+func (s *Source[T]) listAndWatch(ctx context.Context) error {
 	list, err := s.lw.List(ctx, &metainternalversion.ListOptions{})
 	if err != nil {
 		return err
@@ -80,6 +84,11 @@ func (s *Source) listAndWatch(ctx context.Context) error {
 		}
 	}
 	s.publish()
+	if s.OnChange != nil {
+		for _, o := range items {
+			s.OnChange(ctx, o)
+		}
+	}
 	w, err := s.lw.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: lm.GetResourceVersion(), Watch: true})
 	if err != nil {
 		return err
@@ -105,41 +114,45 @@ func (s *Source) listAndWatch(ctx context.Context) error {
 				s.objects[m.GetName()] = ev.Object
 			}
 			s.publish()
+			if s.OnChange != nil && ev.Type != watch.Deleted {
+				s.OnChange(ctx, ev.Object)
+			}
 		}
 	}
 }
 
 // publish compiles the current configurations, in name order.
-func (s *Source) publish() {
+func (s *Source[T]) publish() {
 	names := make([]string, 0, len(s.objects))
 	for n := range s.objects {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	hooks := []*Hook{}
+	items := []T{}
 	for _, n := range names {
-		hooks = append(hooks, s.compile(s.objects[n])...)
+		items = append(items, s.compile(s.objects[n])...)
 	}
-	s.hooks.Store(&hooks)
+	s.items.Store(&items)
 	s.once.Do(func() { close(s.ready) })
 }
 
-// errNotReady is returned when the configurations were not listed in time.
-var errNotReady = errors.New("not yet ready to handle request")
+// ErrNotReady is returned when the configurations were not listed in
+// time (upstream's message).
+var ErrNotReady = errors.New("not yet ready to handle request")
 
-// Hooks returns the current webhooks, waiting for the first list up to
+// Items returns the current items, waiting for the first list up to
 // ReadyTimeout (or ctx).
-func (s *Source) Hooks(ctx context.Context) ([]*Hook, error) {
-	if h := s.hooks.Load(); h != nil {
+func (s *Source[T]) Items(ctx context.Context) ([]T, error) {
+	if h := s.items.Load(); h != nil {
 		return *h, nil
 	}
 	t := time.NewTimer(ReadyTimeout)
 	defer t.Stop()
 	select {
 	case <-s.ready:
-		return *s.hooks.Load(), nil
+		return *s.items.Load(), nil
 	case <-t.C:
 	case <-ctx.Done():
 	}
-	return nil, errNotReady
+	return nil, ErrNotReady
 }
