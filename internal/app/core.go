@@ -38,6 +38,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Metrics:               c.Metrics,
 		Admission:             c.Admission,
 		WebhookMetrics:        c.WebhookMetrics,
+		LoopbackClientConfig:  c.loopbackClientConfig,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,

@@ -10,10 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/admission/policy/params"
+	policyvalidating "github.com/kapi-dev/kapi/pkg/admission/policy/validating"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook/mutating"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook/validating"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/validatingadmissionpolicy"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
@@ -72,4 +75,54 @@ type storeResolver struct{ reader serviceresolver.Lister }
 
 func (r storeResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
 	return serviceresolver.Resolve(context.Background(), r.reader, namespace, name, port)
+}
+
+// policyPlugin makes the ValidatingAdmissionPolicy plugin over the
+// policies' and bindings' stores (it writes the policies' type-checking
+// status through their status subresource; params are read through the
+// loopback client, when Config.LoopbackClientConfig is set), and the
+// post-start hook that keeps them up to date until the server stops.
+func policyPlugin(s *server.GenericServer, c Config, b *storageBuilder, ns clusterScoped) (*policyvalidating.Plugin, error) {
+	policies, err := storageAs[*generic.Store](b, policiesResource)
+	if err != nil {
+		return nil, err
+	}
+	status, err := subresourceAs[*generic.StatusREST](b, policiesResource, "status")
+	if err != nil {
+		return nil, err
+	}
+	bindings, err := storageAs[*generic.Store](b, policyBindingsResource)
+	if err != nil {
+		return nil, err
+	}
+	opts := policyvalidating.Options{
+		Namespaces: func(ctx context.Context, name string) (*corev1.Namespace, error) {
+			obj, err := ns.Get(ctx, name, &metav1.GetOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return obj.(*corev1.Namespace), nil
+		},
+		Logger: c.Logger.With("plugin", policyvalidating.PluginName),
+	}
+	if c.LoopbackClientConfig != nil {
+		opts.Params = params.New(c.LoopbackClientConfig)
+	}
+	p := policyvalidating.New(policies, bindings, validatingadmissionpolicy.StatusWriter{Status: status}, opts)
+	var wg sync.WaitGroup
+	var started atomic.Bool
+	if err := s.AddPostStartHook("start-validating-admission-policy-informers", func(ctx context.Context) error {
+		started.Store(true)
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Run(ctx) }()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	s.AddDestroyFunc(func() {
+		if started.Load() {
+			wg.Wait()
+		}
+	})
+	return p, nil
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
@@ -60,6 +61,9 @@ type Config struct {
 	AdmissionMetrics *admission.Metrics
 	// WebhookMetrics receives the admission webhooks' metrics; nil: none.
 	WebhookMetrics *webhook.Metrics
+	// LoopbackClientConfig, if set, is the server's client of itself;
+	// admission policies read their params through it.
+	LoopbackClientConfig func() (*rest.Config, error)
 
 	// ServiceClusterIPRange is --service-cluster-ip-range: the range
 	// Service ClusterIPs are allocated from (default
@@ -251,7 +255,11 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
-	chain.SetPlugins(namespacelifecycle.New(clusterScoped{ns}), mutatingWebhooks, validatingWebhooks)
+	policies, err := policyPlugin(s, c, b, clusterScoped{ns})
+	if err != nil {
+		return nil, err
+	}
+	chain.SetPlugins(namespacelifecycle.New(clusterScoped{ns}), mutatingWebhooks, policies, validatingWebhooks)
 	installed, err := installGroups(s, c, b, chain)
 	if err != nil {
 		return nil, err
