@@ -94,6 +94,10 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "autoscaling", Version: "v2"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
 		{Group: "autoscaling", Version: "v1"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
 		{Group: "policy", Version: "v1"}:      {"poddisruptionbudgets", "poddisruptionbudgets/status"},
+		{Group: "admissionregistration.k8s.io", Version: "v1"}: {
+			"mutatingwebhookconfigurations", "validatingadmissionpolicies", "validatingadmissionpolicies/status",
+			"validatingadmissionpolicybindings", "validatingwebhookconfigurations",
+		},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -117,6 +121,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "apps", Version: "v1"},
 		{Group: "batch", Version: "v1"}, {Group: "autoscaling", Version: "v2"}, {Group: "autoscaling", Version: "v1"},
 		{Group: "policy", Version: "v1"},
+		{Group: "admissionregistration.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)

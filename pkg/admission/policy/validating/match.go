@@ -110,7 +110,9 @@ func namedRuleMatches(r *arv1.NamedRuleWithOperations, a *admission.Attributes) 
 	return true
 }
 
-func anyOf(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
+func anyOf(list []string, v string) bool {
+	return slices.Contains(list, "*") || slices.Contains(list, v)
+}
 
 // resourceMatches: "*" is any resource without subresource, "*/*" any,
 // "x/*" x and its subresources, "*/y" subresource y of any resource.

@@ -437,4 +437,3 @@ func (in *input) activation(param map[string]any) map[string]any {
 	}
 	return act
 }
-

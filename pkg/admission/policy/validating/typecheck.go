@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	kcel "github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	kcel "github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 )
 
 // StatusWriter writes a policy's status (through its status subresource).

@@ -45,7 +45,9 @@ func (w StatusWriter) UpdateStatus(ctx context.Context, p *arv1.ValidatingAdmiss
 
 // statusUpdate is the policy to write (its resourceVersion makes a stale
 // write a conflict).
-type statusUpdate struct{ p *arv1.ValidatingAdmissionPolicy }
+type statusUpdate struct {
+	p *arv1.ValidatingAdmissionPolicy
+}
 
 func (u statusUpdate) Preconditions() *metav1.Preconditions { return nil }
 
