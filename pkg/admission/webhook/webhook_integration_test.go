@@ -45,7 +45,7 @@ type hookServer struct {
 
 // newCert makes a self-signed serving certificate for 127.0.0.1,
 // localhost and the in-cluster name of the test's Service.
-func newCert(t *testing.T) (tls.Certificate, []byte) {
+func newCert(t testing.TB) (tls.Certificate, []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -66,7 +66,9 @@ func newCert(t *testing.T) (tls.Certificate, []byte) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
-func startHooks(t *testing.T) *hookServer {
+func startHooks(t *testing.T) *hookServer { return startHooksTB(t) }
+
+func startHooksTB(t testing.TB) *hookServer {
 	cert, ca := newCert(t)
 	h := &hookServer{caBundle: ca, calls: map[string]int{}, versions: map[string]string{}}
 	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
