@@ -3,12 +3,15 @@ package controlplane
 import (
 	"context"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/admission/policy/params"
 	policyvalidating "github.com/kapi-dev/kapi/pkg/admission/policy/validating"
@@ -45,6 +48,8 @@ func webhookPlugins(s *server.GenericServer, c Config, b *storageBuilder, ns clu
 		},
 		ServiceResolver: storeResolver{reader: ServiceStores{Services: svcs.services, Endpoints: svcs.endpoints, EndpointSlices: svcs.slices}.Reader()},
 		Default:         func(obj runtime.Object) { scheme.Scheme.Default(obj) },
+		Equivalents:     equivalentResources(b),
+		Convert:         convertBuiltin,
 		Metrics:         c.WebhookMetrics,
 		Logger:          c.Logger.With("plugin", "admission-webhook"),
 	}
@@ -125,4 +130,58 @@ func policyPlugin(s *server.GenericServer, c Config, b *storageBuilder, ns clust
 		}
 	})
 	return p, nil
+}
+
+// equivalentResources returns, for matchPolicy Equivalent, the other
+// group-versions of the tables that serve a resource (autoscaling/v1 and
+// v2 horizontalpodautoscalers), with their kinds, in version order.
+func equivalentResources(b *storageBuilder) func(schema.GroupVersionResource) []webhook.Equivalent {
+	byGR := map[schema.GroupResource][]webhook.Equivalent{}
+	for gvr := range b.lines {
+		rs, err := b.storage(gvr)
+		if err != nil {
+			continue
+		}
+		kinds, _, err := scheme.Scheme.ObjectKinds(rs.storage.New())
+		if err != nil {
+			continue
+		}
+		for _, k := range kinds {
+			if k.GroupVersion() == gvr.GroupVersion() {
+				byGR[gvr.GroupResource()] = append(byGR[gvr.GroupResource()], webhook.Equivalent{Resource: gvr, Kind: k})
+				break
+			}
+		}
+	}
+	for gr, eqs := range byGR {
+		if len(eqs) < 2 {
+			delete(byGR, gr)
+			continue
+		}
+		slices.SortFunc(eqs, func(x, y webhook.Equivalent) int { return strings.Compare(x.Resource.Version, y.Resource.Version) })
+	}
+	return func(gvr schema.GroupVersionResource) []webhook.Equivalent {
+		eqs := byGR[gvr.GroupResource()]
+		out := make([]webhook.Equivalent, 0, len(eqs))
+		for _, e := range eqs {
+			if e.Resource != gvr {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+}
+
+// convertBuiltin converts a built-in object to another version of its
+// kind through the scheme's conversions.
+func convertBuiltin(obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error) {
+	out, err := scheme.Scheme.New(to)
+	if err != nil {
+		return nil, err
+	}
+	if err := scheme.Scheme.Convert(obj, out, nil); err != nil {
+		return nil, err
+	}
+	out.GetObjectKind().SetGroupVersionKind(to)
+	return out, nil
 }

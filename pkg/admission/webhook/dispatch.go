@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/configsource"
@@ -33,9 +34,33 @@ type Options struct {
 	ServiceResolver serviceresolver.EndpointResolver
 	// Default defaults an object decoded from a patched one (nil: none).
 	Default func(runtime.Object)
+	// Equivalents returns the other group-versions a resource is served
+	// as (the same objects), for matchPolicy Equivalent; nil: none.
+	Equivalents func(schema.GroupVersionResource) []Equivalent
+	// Convert converts a built-in object to another version of its kind
+	// (required with Equivalents).
+	Convert func(obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error)
 	Metrics *Metrics
 	Logger  *slog.Logger
 }
+
+// Equivalent is another group-version-resource (and its kind) that
+// serves the same objects as the one requested.
+type Equivalent struct {
+	Resource schema.GroupVersionResource
+	Kind     schema.GroupVersionKind
+}
+
+// invocation is a webhook to call, and the resource and kind it is sent
+// (the request's own, or an equivalent one it matched through
+// matchPolicy Equivalent: the objects are then converted).
+type invocation struct {
+	h        *Hook
+	resource schema.GroupVersionResource
+	kind     schema.GroupVersionKind
+}
+
+func (inv invocation) converted(a *admission.Attributes) bool { return inv.kind != a.Kind }
 
 // Dispatcher calls the webhooks of one source.
 type Dispatcher struct {
@@ -59,7 +84,7 @@ const (
 )
 
 // relevant returns the webhooks that match a, in order; an error denies.
-func (d *Dispatcher) relevant(ctx context.Context, a *admission.Attributes, in func() (*reviewInput, error)) ([]*Hook, error) {
+func (d *Dispatcher) relevant(ctx context.Context, a *admission.Attributes, in func(invocation) (*reviewInput, error)) ([]invocation, error) {
 	if exempt(a.Resource.GroupResource()) {
 		return nil, nil
 	}
@@ -67,56 +92,72 @@ func (d *Dispatcher) relevant(ctx context.Context, a *admission.Attributes, in f
 	if err != nil {
 		return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
 	}
-	var out []*Hook
+	var out []invocation
 	for _, h := range hooks {
-		ok, err := d.matches(ctx, h, a, in)
+		inv, ok, err := d.matches(ctx, h, a, in)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			out = append(out, h)
+			out = append(out, inv)
 		}
 	}
 	return out, nil
 }
 
-func (d *Dispatcher) matches(ctx context.Context, h *Hook, a *admission.Attributes, in func() (*reviewInput, error)) (bool, error) {
-	ruled := false
+// ruleMatch finds what h is called for: the request's resource if a rule
+// matches it, else (matchPolicy Equivalent) the first equivalent resource
+// a rule matches.
+func (d *Dispatcher) ruleMatch(h *Hook, a *admission.Attributes) (invocation, bool) {
 	for i := range h.Rules {
 		if ruleMatches(&h.Rules[i], a, a.Resource) {
-			ruled = true
-			break
+			return invocation{h, a.Resource, a.Kind}, true
 		}
 	}
+	if h.MatchPolicy != arv1.Equivalent || d.opts.Equivalents == nil || d.opts.Convert == nil {
+		return invocation{}, false
+	}
+	for _, eq := range d.opts.Equivalents(a.Resource) {
+		for i := range h.Rules {
+			if ruleMatches(&h.Rules[i], a, eq.Resource) {
+				return invocation{h, eq.Resource, eq.Kind}, true
+			}
+		}
+	}
+	return invocation{}, false
+}
+
+func (d *Dispatcher) matches(ctx context.Context, h *Hook, a *admission.Attributes, in func(invocation) (*reviewInput, error)) (invocation, bool, error) {
+	inv, ruled := d.ruleMatch(h, a)
 	if !ruled {
-		return false, nil
+		return inv, false, nil
 	}
 	ok, err := namespaceMatches(ctx, h, a, d.opts.NamespaceLabels)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return false, err
+			return inv, false, err
 		}
-		return false, apierrors.NewInternalError(err)
+		return inv, false, apierrors.NewInternalError(err)
 	}
 	if !ok || !objectMatches(h, a) {
-		return false, nil
+		return inv, false, nil
 	}
 	if len(h.MatchConditions) == 0 {
-		return true, nil
+		return inv, true, nil
 	}
-	rin, err := in()
+	rin, err := in(inv)
 	if err != nil {
-		return false, apierrors.NewInternalError(err)
+		return inv, false, apierrors.NewInternalError(err)
 	}
 	matched, _, err := matchconditions.Match(h.MatchConditions, matchconditions.Vars{Object: rin.objMap, OldObject: rin.oldMap, Request: rin.celRequest()})
 	if err != nil {
 		// Evaluation errors follow the failure policy, as upstream.
 		if h.FailurePolicy == arv1.Ignore {
-			return false, nil
+			return inv, false, nil
 		}
-		return false, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: failed to evaluate match condition: %w", h.Name, err))
+		return inv, false, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: failed to evaluate match condition: %w", h.Name, err))
 	}
-	return matched, nil
+	return inv, matched, nil
 }
 
 // callError is a failure to call a webhook or understand its answer;
@@ -198,41 +239,77 @@ func dryRunRefused(h *Hook, a *admission.Attributes) error {
 	return nil
 }
 
-// inputOnce builds the review input on first use.
-func inputOnce(a *admission.Attributes) func() (*reviewInput, error) {
-	var (
-		once sync.Once
-		in   *reviewInput
-		err  error
-	)
-	return func() (*reviewInput, error) {
-		once.Do(func() { in, err = newReviewInput(a) })
-		return in, err
+// inputs builds the review input of each kind (the request's, or an
+// equivalent one) on first use.
+func (d *Dispatcher) inputs(a *admission.Attributes) func(invocation) (*reviewInput, error) {
+	var mu sync.Mutex
+	byKind := map[schema.GroupVersionKind]*reviewInput{}
+	return func(inv invocation) (*reviewInput, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if in, ok := byKind[inv.kind]; ok {
+			return in, nil
+		}
+		in, err := d.newInput(a, inv)
+		if err != nil {
+			return nil, err
+		}
+		byKind[inv.kind] = in
+		return in, nil
 	}
+}
+
+// newInput is the review input of inv: a's objects, converted to inv's
+// kind when it is an equivalent one.
+func (d *Dispatcher) newInput(a *admission.Attributes, inv invocation) (*reviewInput, error) {
+	if !inv.converted(a) {
+		return newReviewInput(a)
+	}
+	conv := *a
+	conv.Resource, conv.Kind = inv.resource, inv.kind
+	var err error
+	if a.Object != nil {
+		if conv.Object, err = d.opts.Convert(a.Object, inv.kind); err != nil {
+			return nil, fmt.Errorf("convert to %s: %w", inv.kind, err)
+		}
+	}
+	if a.OldObject != nil {
+		if conv.OldObject, err = d.opts.Convert(a.OldObject, inv.kind); err != nil {
+			return nil, fmt.Errorf("convert to %s: %w", inv.kind, err)
+		}
+	}
+	in, err := newReviewInput(&conv)
+	if err != nil {
+		return nil, err
+	}
+	in.requestKind, in.requestResource = &a.Kind, &a.Resource
+	in.sent = conv.Object
+	return in, nil
 }
 
 // Validate calls the matching validating webhooks in parallel; the first
 // refusal in webhook order wins.
 func (d *Dispatcher) Validate(ctx context.Context, a admission.Attributes) error {
-	in := inputOnce(&a)
-	hooks, err := d.relevant(ctx, &a, in)
-	if err != nil || len(hooks) == 0 {
+	in := d.inputs(&a)
+	invs, err := d.relevant(ctx, &a, in)
+	if err != nil || len(invs) == 0 {
 		return err
 	}
-	rin, err := in()
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	errs := make([]error, len(hooks))
+	errs := make([]error, len(invs))
 	var wg sync.WaitGroup
-	for i, h := range hooks {
-		if errs[i] = dryRunRefused(h, &a); errs[i] != nil {
+	for i, inv := range invs {
+		if errs[i] = dryRunRefused(inv.h, &a); errs[i] != nil {
+			continue
+		}
+		rin, err := in(inv)
+		if err != nil {
+			errs[i] = apierrors.NewInternalError(err)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = d.validateOne(ctx, h, &a, rin)
+			errs[i] = d.validateOne(ctx, inv.h, &a, rin)
 		}()
 	}
 	wg.Wait()
@@ -293,19 +370,19 @@ func (d *Dispatcher) callFailed(h *Hook, typ, op string, err error, start time.T
 // plugin of the default chain but for policies, so only webhooks are
 // considered here).
 func (d *Dispatcher) Admit(ctx context.Context, a admission.Attributes) error {
-	in := inputOnce(&a)
-	hooks, err := d.relevant(ctx, &a, in)
-	if err != nil || len(hooks) == 0 {
+	invs, err := d.relevant(ctx, &a, d.inputs(&a))
+	if err != nil || len(invs) == 0 {
 		return err
 	}
 	ranBeforeChange := map[*Hook]bool{}
 	var ran []*Hook
 	for round := 0; round < 2; round++ {
-		for _, h := range hooks {
+		for _, inv := range invs {
+			h := inv.h
 			if round == 1 && !ranBeforeChange[h] {
 				continue
 			}
-			changed, err := d.admitOne(ctx, h, &a, round)
+			changed, err := d.admitOne(ctx, inv, &a, round)
 			if err != nil {
 				return err
 			}
@@ -327,12 +404,13 @@ func (d *Dispatcher) Admit(ctx context.Context, a admission.Attributes) error {
 	return nil
 }
 
-func (d *Dispatcher) admitOne(ctx context.Context, h *Hook, a *admission.Attributes, round int) (bool, error) {
+func (d *Dispatcher) admitOne(ctx context.Context, inv invocation, a *admission.Attributes, round int) (bool, error) {
+	h := inv.h
 	if err := dryRunRefused(h, a); err != nil {
 		return false, err
 	}
 	// The object may have changed: the review carries the current one.
-	in, err := newReviewInput(a)
+	in, err := d.newInput(a, inv)
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
@@ -350,7 +428,7 @@ func (d *Dispatcher) admitOne(ctx context.Context, h *Hook, a *admission.Attribu
 	}
 	changed := false
 	if len(resp.patch) > 0 && a.Object != nil {
-		changed, err = d.applyPatch(a, in.object, resp.patch)
+		changed, err = d.applyPatch(a, in, resp.patch)
 		if err != nil {
 			return false, d.callFailed(h, typeAdmit, op, &callError{h.Name, err}, start)
 		}
@@ -361,10 +439,12 @@ func (d *Dispatcher) admitOne(ctx context.Context, h *Hook, a *admission.Attribu
 	return changed, nil
 }
 
-// applyPatch applies a JSON patch to the object (as the review sent it)
-// and stores the result into a.Object in place, defaulted as a decoded
-// object is. It reports whether the object changed.
-func (d *Dispatcher) applyPatch(a *admission.Attributes, original, patch []byte) (bool, error) {
+// applyPatch applies a JSON patch to the object as the review sent it
+// (in another version when the webhook matched an equivalent resource)
+// and stores the result into a.Object in place (converted back), defaulted
+// as a decoded object is. It reports whether the object changed.
+func (d *Dispatcher) applyPatch(a *admission.Attributes, in *reviewInput, patch []byte) (bool, error) {
+	original := in.object
 	p, err := jsonpatch.DecodePatch(patch)
 	if err != nil {
 		return false, fmt.Errorf("received invalid webhook response: invalid JSON patch: %w", err)
@@ -377,7 +457,11 @@ func (d *Dispatcher) applyPatch(a *admission.Attributes, original, patch []byte)
 		return false, nil
 	}
 	gvk := a.Object.GetObjectKind().GroupVersionKind()
-	fresh := reflect.New(reflect.TypeOf(a.Object).Elem()).Interface().(runtime.Object)
+	sent := a.Object
+	if in.sent != nil {
+		sent = in.sent
+	}
+	fresh := reflect.New(reflect.TypeOf(sent).Elem()).Interface().(runtime.Object)
 	if u, ok := fresh.(runtime.Unstructured); ok {
 		m := map[string]any{}
 		if err := json.Unmarshal(patched, &m); err != nil {
@@ -389,6 +473,13 @@ func (d *Dispatcher) applyPatch(a *admission.Attributes, original, patch []byte)
 	}
 	if d.opts.Default != nil {
 		d.opts.Default(fresh)
+	}
+	if in.sent != nil {
+		back, err := d.opts.Convert(fresh, a.Kind)
+		if err != nil {
+			return false, fmt.Errorf("convert the patched object back to %s: %w", a.Kind, err)
+		}
+		fresh = back
 	}
 	fresh.GetObjectKind().SetGroupVersionKind(gvk)
 	reflect.ValueOf(a.Object).Elem().Set(reflect.ValueOf(fresh).Elem())

@@ -10,6 +10,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
@@ -87,6 +88,12 @@ type reviewInput struct {
 	options        []byte
 	requestMap     map[string]any // for matchConditions
 	userInfo       authenticationv1.UserInfo
+	// requestKind and requestResource are the request's own when the
+	// objects were converted to an equivalent kind; sent is then the
+	// converted object.
+	requestKind     *schema.GroupVersionKind
+	requestResource *schema.GroupVersionResource
+	sent            runtime.Object
 }
 
 func newReviewInput(a *admission.Attributes) (*reviewInput, error) {
@@ -116,9 +123,15 @@ func (in *reviewInput) admissionRequest(uid types.UID) *admissionv1.AdmissionReq
 	a := in.a
 	gvk := metav1.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
 	gvr := metav1.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource}
+	reqGVK, reqGVR := gvk, gvr
+	if in.requestKind != nil {
+		k, r := in.requestKind, in.requestResource
+		reqGVK = metav1.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
+		reqGVR = metav1.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+	}
 	r := &admissionv1.AdmissionRequest{
 		UID: uid, Kind: gvk, Resource: gvr, SubResource: a.Subresource,
-		RequestKind: &gvk, RequestResource: &gvr, RequestSubResource: a.Subresource,
+		RequestKind: &reqGVK, RequestResource: &reqGVR, RequestSubResource: a.Subresource,
 		Name: a.Name, Namespace: a.Namespace, Operation: admissionv1.Operation(a.Operation),
 		UserInfo: in.userInfo, DryRun: &a.DryRun,
 	}

@@ -41,6 +41,7 @@ type hookServer struct {
 	mu       sync.Mutex
 	calls    map[string]int
 	versions map[string]string // path -> last AdmissionReview apiVersion
+	requests map[string]*admissionv1.AdmissionRequest
 }
 
 // newCert makes a self-signed serving certificate for 127.0.0.1,
@@ -70,7 +71,7 @@ func startHooks(t *testing.T) *hookServer { return startHooksTB(t) }
 
 func startHooksTB(t testing.TB) *hookServer {
 	cert, ca := newCert(t)
-	h := &hookServer{caBundle: ca, calls: map[string]int{}, versions: map[string]string{}}
+	h := &hookServer{caBundle: ca, calls: map[string]int{}, versions: map[string]string{}, requests: map[string]*admissionv1.AdmissionRequest{}}
 	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
 	h.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	h.srv.StartTLS()
@@ -91,6 +92,7 @@ func (h *hookServer) serve(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.calls[r.URL.Path]++
 	h.versions[r.URL.Path] = review.APIVersion
+	h.requests[r.URL.Path] = review.Request
 	h.mu.Unlock()
 	resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
 	var obj struct {
