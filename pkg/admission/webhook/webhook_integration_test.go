@@ -15,6 +15,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,7 +190,8 @@ func eventually(t *testing.T, what string, check func() bool) {
 
 func TestAdmissionWebhooks(t *testing.T) {
 	hooks := startHooks(t)
-	s := kapitest.Start(t)
+	auditLog := filepath.Join(t.TempDir(), "audit.log")
+	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }))
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	cc := func(path string) arv1.WebhookClientConfig {
@@ -358,6 +361,30 @@ func TestAdmissionWebhooks(t *testing.T) {
 	if err != nil || c2.Labels["label"] != "" {
 		t.Errorf("matchConditions not matching: %v %v", c2, err)
 	}
+
+	// Metrics, with upstream's names and labels.
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`apiserver_admission_webhook_admission_duration_seconds_count{name="label.kapi.test",operation="CREATE",rejected="false",type="admit"}`,
+		`apiserver_admission_webhook_fail_open_count{name="down-ignore.kapi.test",type="admit"} 1`,
+		`apiserver_admission_webhook_rejection_count{error_type="no_error",name="deny.kapi.test",operation="CREATE",rejection_code="403",type="validating"}`,
+		`apiserver_admission_webhook_rejection_count{error_type="calling_webhook_error",name="down-fail.kapi.test",operation="CREATE",rejection_code="0",type="admit"} 1`,
+		`apiserver_admission_webhook_request_total{code="200",name="warn.kapi.test",operation="CREATE",rejected="false",type="validating"}`,
+	} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	// Audit annotations: the webhook's, prefixed with its name, and the
+	// mutation record of each mutating webhook call.
+	eventually(t, "audit annotations", func() bool {
+		b, _ := os.ReadFile(auditLog)
+		return strings.Contains(string(b), `"warn.kapi.test/seen":"yes"`) &&
+			strings.Contains(string(b), `"mutation.webhook.admission.k8s.io/round_0_index_0":"{\"configuration\":\"mutators\",\"mutated\":true,\"webhook\":\"label.kapi.test\"}"`)
+	})
 }
 
 func TestDryRunRefusedBySideEffects(t *testing.T) {
