@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,8 @@ func cm(name string, labels map[string]string, keys int) *corev1.ConfigMap {
 // default Invalid 422), the Warn action shown by kubectl 1.33, and a type
 // error in the policy's status.
 func TestValidatingAdmissionPolicy(t *testing.T) {
-	s := kapitest.Start(t)
+	auditLog := filepath.Join(t.TempDir(), "audit.log")
+	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }))
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	ar := cs.AdmissionregistrationV1()
@@ -122,6 +124,13 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	if err == nil || err.Error() != want || !apierrors.IsForbidden(err) {
 		t.Errorf("bad name: %v, want 403 %q", err, want)
 	}
+	// Audit: the failure of the Deny+Audit binding and the policy's audit
+	// annotation, as upstream names them.
+	eventually(t, "audit annotations", func() bool {
+		b, _ := os.ReadFile(auditLog)
+		return strings.Contains(string(b), `"max-keys/keys":"2"`) &&
+			strings.Contains(string(b), `"validation.policy.admission.k8s.io/validation_failure":"[{\"binding\":\"deny-limited\",\"expressionIndex\":0,\"message\":\"too many keys: 3 \\u003e 2\",\"policy\":\"max-keys\",\"validationActions\":[\"Deny\",\"Audit\"]}]"`)
+	})
 	// Unlabelled configmaps are not bound.
 	if _, err := cms.Create(ctx, cm("free", nil, 5), metav1.CreateOptions{}); err != nil {
 		t.Errorf("unbound configmap: %v", err)
