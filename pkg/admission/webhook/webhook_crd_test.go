@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -66,17 +67,17 @@ func TestWebhooksOnCustomResources(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	denied := widgetCRD("gadget")
-	denied.Labels = map[string]string{"deny": "true"}
 	var err error
+	var denied *apiextensionsv1.CustomResourceDefinition
+	attempt := 0
 	eventually(t, "CRD webhook in effect", func() bool {
+		attempt++
+		denied = widgetCRD(fmt.Sprintf("gadget%d", attempt))
+		denied.Labels = map[string]string{"deny": "true"}
 		_, err = crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, denied, metav1.CreateOptions{})
-		if err == nil {
-			_ = crds.ApiextensionsV1().CustomResourceDefinitions().Delete(ctx, denied.Name, metav1.DeleteOptions{})
-		}
 		return err != nil
 	})
-	if want := `admission webhook "crds.kapi.test" denied the request: configmaps named gadgets.hooks.example.com are not welcome`; !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) {
+	if want := `admission webhook "crds.kapi.test" denied the request: configmaps named ` + denied.Name + ` are not welcome`; !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("CRD create: %v, want %q", err, want)
 	}
 

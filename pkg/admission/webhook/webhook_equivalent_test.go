@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
@@ -51,9 +52,11 @@ func TestMatchPolicyEquivalent(t *testing.T) {
 	}
 	v2 := cs.AutoscalingV2().HorizontalPodAutoscalers("default")
 	var got *autoscalingv2.HorizontalPodAutoscaler
+	attempt := 0
 	eventually(t, "webhook in effect", func() bool {
 		var err error
-		got, err = v2.Create(ctx, hpa("h"+string(rune('a'+hooks.count("/label")))), metav1.CreateOptions{})
+		attempt++
+		got, err = v2.Create(ctx, hpa(fmt.Sprintf("h%d", attempt)), metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -411,8 +411,10 @@ func TestDryRunRefusedBySideEffects(t *testing.T) {
 		t.Errorf("sideEffects Some: %v, want %q", err, want)
 	}
 	cms := cs.CoreV1().ConfigMaps("default")
+	attempt := 0
 	eventually(t, "webhook in effect", func() bool {
-		_, err := cms.Create(ctx, cm("x"+strconv.Itoa(hooks.count("/count")), "some.kapi.test"), metav1.CreateOptions{})
+		attempt++
+		_, err := cms.Create(ctx, cm("x"+strconv.Itoa(attempt), "some.kapi.test"), metav1.CreateOptions{})
 		return err == nil && hooks.count("/count") > 0
 	})
 	n := hooks.count("/count")
