@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	arv1 "k8s.io/api/admissionregistration/v1"
@@ -203,4 +204,34 @@ func asStatus(err error, st *apierrors.APIStatus) bool {
 	s, ok := err.(apierrors.APIStatus)
 	*st = s
 	return ok
+}
+
+// blockedConfigs never answers its list (configurations not synced).
+type blockedConfigs struct{}
+
+func (blockedConfigs) List(ctx context.Context, _ *metainternalversion.ListOptions) (runtime.Object, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (blockedConfigs) Watch(context.Context, *metainternalversion.ListOptions) (watch.Interface, error) {
+	return watch.NewFake(), nil
+}
+
+// TestDispatcherNotReady: before the configurations are listed, a
+// request waits up to configsource.ReadyTimeout, then is refused as
+// upstream refuses it (403 "not yet ready to handle request").
+func TestDispatcherNotReady(t *testing.T) {
+	old := configsource.ReadyTimeout
+	configsource.ReadyTimeout = 100 * time.Millisecond
+	defer func() { configsource.ReadyTimeout = old }()
+	src := configsource.New(blockedConfigs{}, CompileValidating, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); src.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	err := NewDispatcher(src, Options{}).Validate(context.Background(), configMapAttrs("ns", false))
+	if want := `configmaps "x" is forbidden: not yet ready to handle request`; err == nil || err.Error() != want || !apierrors.IsForbidden(err) {
+		t.Errorf("got %v, want 403 %q", err, want)
+	}
 }
