@@ -46,7 +46,9 @@ func TestValidatePolicy(t *testing.T) {
 			`spec.validations[0].expression: Invalid value: "object.spec.replicas <=": compilation failed: `},
 		{"not bool", func(p *arv1.ValidatingAdmissionPolicy) { p.Spec.Validations[0].Expression = "'yes'" },
 			`spec.validations[0].expression: Invalid value: "'yes'": compilation failed: must evaluate to bool`},
-		{"reason", func(p *arv1.ValidatingAdmissionPolicy) { p.Spec.Validations[0].Reason = ptr.To(metav1.StatusReasonConflict) },
+		{"reason", func(p *arv1.ValidatingAdmissionPolicy) {
+			p.Spec.Validations[0].Reason = ptr.To(metav1.StatusReasonConflict)
+		},
 			`spec.validations[0].reason: Unsupported value: "Conflict": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"`},
 		{"message line break", func(p *arv1.ValidatingAdmissionPolicy) { p.Spec.Validations[0].Message = "a\nb" },
 			`spec.validations[0].message: Invalid value: "a\nb": message must not contain line breaks`},
