@@ -41,6 +41,8 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Metrics:               c.Metrics,
 		Admission:             c.Admission,
 		AdmissionPlugins:      admissionPlugins,
+		WebhookMetrics:        c.WebhookMetrics,
+		LoopbackClientConfig:  c.loopbackClientConfig,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,

@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
@@ -85,6 +86,7 @@ type Config struct {
 	// storage. All live on Generic.MetricsRegistry.
 	Metrics          *metrics.Metrics
 	AdmissionMetrics *admission.Metrics
+	WebhookMetrics   *webhook.Metrics
 	// Admission is the admission chain of all three servers (as upstream,
 	// where the servers share one generic config's admission); the core
 	// server sets its plugins once their dependencies exist.
@@ -200,6 +202,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 		return nil, fmt.Errorf("admission metrics: %w", err)
 	}
 	c.Admission = admission.NewChain(c.AdmissionMetrics)
+	if c.WebhookMetrics, err = webhook.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("admission webhook metrics: %w", err)
+	}
 	if c.AuditMetrics, err = audit.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("audit metrics: %w", err)
 	}

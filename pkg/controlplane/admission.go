@@ -19,7 +19,7 @@ import (
 // admissionPlugins builds the plugins c.AdmissionPlugins selects, reading
 // the resources they need from b's stores (nil selection: only
 // NamespaceLifecycle, for servers built without options).
-func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader) ([]admission.Plugin, error) {
+func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, prebuilt map[string]admission.Plugin) ([]admission.Plugin, error) {
 	sel := c.AdmissionPlugins
 	if sel == nil {
 		sel = &plugins.Selection{Names: []string{namespacelifecycle.PluginName}}
@@ -27,6 +27,7 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader) ([
 	deps := plugins.Deps{
 		Logger:                              c.Logger,
 		Namespaces:                          namespaces,
+		Prebuilt:                            prebuilt,
 		DefaultNotReadyTolerationSeconds:    sel.DefaultNotReadyTolerationSeconds,
 		DefaultUnreachableTolerationSeconds: sel.DefaultUnreachableTolerationSeconds,
 	}

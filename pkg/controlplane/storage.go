@@ -52,8 +52,8 @@ var builtinGroups = []apiGroup{
 	storageGroup,
 	schedulingGroup,
 	nodeGroup,
-
 	flowcontrolGroup,
+	admissionRegistrationGroup,
 }
 
 // apiGroup is one API group's table.

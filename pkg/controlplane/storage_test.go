@@ -103,9 +103,12 @@ func TestBuiltinTables(t *testing.T) {
 		},
 		{Group: "scheduling.k8s.io", Version: "v1"}: {"priorityclasses"},
 		{Group: "node.k8s.io", Version: "v1"}:       {"runtimeclasses"},
-
 		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}: {
 			"flowschemas", "flowschemas/status", "prioritylevelconfigurations", "prioritylevelconfigurations/status",
+		},
+		{Group: "admissionregistration.k8s.io", Version: "v1"}: {
+			"mutatingwebhookconfigurations", "validatingadmissionpolicies", "validatingadmissionpolicies/status",
+			"validatingadmissionpolicybindings", "validatingwebhookconfigurations",
 		},
 	}
 	var gotOrder []schema.GroupVersion
@@ -132,8 +135,8 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "policy", Version: "v1"},
 		{Group: "networking.k8s.io", Version: "v1"}, {Group: "storage.k8s.io", Version: "v1"},
 		{Group: "scheduling.k8s.io", Version: "v1"}, {Group: "node.k8s.io", Version: "v1"},
-
 		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"},
+		{Group: "admissionregistration.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)

@@ -128,6 +128,10 @@ type Deps struct {
 	// DefaultStorageClass unavailable.
 	PriorityClasses Reader
 	StorageClasses  Reader
+	// Prebuilt are plugins the server builds itself, by name (webhooks and
+	// admission policies, which need the server's hooks and clients);
+	// missing ones are unavailable.
+	Prebuilt map[string]admission.Plugin
 	// DefaultNotReadyTolerationSeconds and
 	// DefaultUnreachableTolerationSeconds configure DefaultTolerationSeconds
 	// (--default-not-ready-toleration-seconds,
@@ -173,6 +177,24 @@ var constructors = map[string]Constructor{
 		}
 		return defaultstorageclass.New(d.StorageClasses), nil
 	},
+}
+
+// Names of the plugins the server builds itself (Deps.Prebuilt).
+const (
+	MutatingAdmissionWebhook   = "MutatingAdmissionWebhook"
+	ValidatingAdmissionPolicy  = "ValidatingAdmissionPolicy"
+	ValidatingAdmissionWebhook = "ValidatingAdmissionWebhook"
+)
+
+func init() {
+	for _, name := range []string{MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook} {
+		constructors[name] = func(d Deps, _ []byte) (admission.Plugin, error) {
+			if p := d.Prebuilt[name]; p != nil {
+				return p, nil
+			}
+			return nil, ErrUnavailable
+		}
+	}
 }
 
 // ErrUnavailable is returned by a constructor whose dependencies the
