@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
-	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
@@ -38,7 +37,7 @@ func (c *Config) applyHandlerChain() error {
 		g.AuditBackend = b
 	}
 
-	c.Authorizer = interim.Authorizer{}
+	c.buildAuthorizer()
 	cors, err := filters.CompileCORSOrigins(o.Run.CORSAllowedOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-allowed-origins: %w", err)

@@ -44,6 +44,8 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		OnServices:            c.services.set,
 		EventTTL:              c.Options.Run.EventTTL,
 		Authorizer:            c.Authorizer,
+		RBAC:                  c.RBAC,
+		RuleResolver:          c.RuleResolver,
 		TokenAuthenticator:    tokenreview.FromRequest(c.Authenticator),
 		// What aggregated API servers built on k8s.io/apiserver read to
 		// trust this server's front proxy and client certificates.

@@ -26,6 +26,7 @@ type Options struct {
 	RequestHeader *options.RequestHeaderOptions
 	Aggregator    *options.AggregatorOptions
 	Services      *options.ServiceOptions
+	Authorization *options.AuthorizationOptions
 	Controllers   *options.ControllerOptions
 
 	// Test seams (not flags).
@@ -53,6 +54,7 @@ func NewOptions() *Options {
 		RequestHeader: options.NewRequestHeaderOptions(),
 		Aggregator:    options.NewAggregatorOptions(),
 		Services:      options.NewServiceOptions(),
+		Authorization: options.NewAuthorizationOptions(),
 		Controllers:   options.NewControllerOptions(),
 	}
 }
@@ -69,6 +71,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.RequestHeader.AddFlags(fs)
 	o.Aggregator.AddFlags(fs)
 	o.Services.AddFlags(fs)
+	o.Authorization.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
 }
 
@@ -107,6 +110,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.RequestHeader.Validate()...)
 	errs = append(errs, o.Aggregator.Validate()...)
 	errs = append(errs, o.Services.Validate()...)
+	errs = append(errs, o.Authorization.Validate()...)
 	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases())...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))

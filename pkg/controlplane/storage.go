@@ -48,6 +48,7 @@ var builtinGroups = []apiGroup{
 	batchGroup,
 	autoscalingGroup,
 	policyGroup,
+	rbacGroup,
 }
 
 // apiGroup is one API group's table.

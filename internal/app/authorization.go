@@ -1,0 +1,131 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/union"
+	"github.com/kapi-dev/kapi/pkg/auth/rbac"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/options"
+)
+
+// buildAuthorizer makes the chain of --authorization-mode, behind the
+// privileged-groups authorizer (system:masters, which the admin
+// kubeconfig and the loopback identity belong to, may do everything, as
+// upstream). The RBAC rule resolver is always made: the RBAC resources'
+// escalation checks use it whatever the modes.
+func (c *Config) buildAuthorizer() {
+	c.RBAC = rbac.New(nil)
+	authz := union.Authorizers{union.PrivilegedGroups{user.SystemPrivileged}}
+	var resolvers rulesUnion
+	for _, m := range c.Options.Authorization.Modes {
+		switch m {
+		case options.ModeAlwaysAllow:
+			authz = append(authz, union.AlwaysAllow{})
+			resolvers = append(resolvers, union.AlwaysAllow{})
+		case options.ModeAlwaysDeny:
+			authz = append(authz, union.AlwaysDeny{})
+			resolvers = append(resolvers, union.AlwaysDeny{})
+		case options.ModeRBAC:
+			authz = append(authz, c.RBAC)
+			resolvers = append(resolvers, c.RBAC)
+		}
+	}
+	c.Authorizer = authz
+	c.RuleResolver = resolvers
+}
+
+// rulesUnion lists the rules of every resolver (incomplete if any is).
+type rulesUnion []accessreview.RuleResolver
+
+func (u rulesUnion) RulesFor(ctx context.Context, who *user.Info, ns string) (res []authorizationv1.ResourceRule, non []authorizationv1.NonResourceRule, incomplete bool, err error) {
+	for _, r := range u {
+		rr, nr, inc, e := r.RulesFor(ctx, who, ns)
+		res, non = append(res, rr...), append(non, nr...)
+		incomplete = incomplete || inc
+		if e != nil && err == nil {
+			err = e
+		}
+	}
+	return res, non, incomplete, err
+}
+
+var _ authorizer.Authorizer = union.Authorizers(nil)
+
+// installRBAC adds the post-start hook rbac/bootstrap-roles (upstream's
+// name): it starts the RBAC informers on the loopback client, reconciles
+// the bootstrap policy (retrying until the system namespaces exist), and
+// runs the ClusterRole aggregation until the server stops. Readiness
+// waits for it; until the caches sync only system:masters is authorized.
+func (c *Config) installRBAC(head *server.GenericServer) error {
+	loopback, err := c.loopbackClientConfig()
+	if err != nil {
+		return err
+	}
+	return head.AddPostStartHook("rbac/bootstrap-roles", func(ctx context.Context) error {
+		client, err := kubernetes.NewForConfig(loopback)
+		if err != nil {
+			return fmt.Errorf("rbac: %w", err)
+		}
+		factory := informers.NewSharedInformerFactory(client, 0)
+		lister := rbac.NewInformerLister(factory)
+		agg := &rbac.Aggregator{Client: client, Lister: lister.ClusterRoles, Logger: c.Logger}
+		kick := make(chan struct{}, 1)
+		notify := func() {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
+		}
+		if _, err := factory.Rbac().V1().ClusterRoles().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { notify() },
+			UpdateFunc: func(any, any) { notify() },
+			DeleteFunc: func(any) { notify() },
+		}); err != nil {
+			return fmt.Errorf("rbac: %w", err)
+		}
+		factory.Start(ctx.Done())
+		for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return fmt.Errorf("rbac: %v cache did not sync", typ)
+			}
+		}
+		c.RBAC.SetLister(lister)
+		go func() {
+			defer factory.Shutdown()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-kick:
+					if err := agg.Sync(ctx); err != nil && ctx.Err() == nil {
+						c.Logger.Warn("clusterrole aggregation", "err", err)
+						time.AfterFunc(time.Second, notify)
+					}
+				}
+			}
+		}()
+		for {
+			err := rbac.Reconcile(ctx, client)
+			if err == nil {
+				return nil
+			}
+			c.Logger.Debug("rbac bootstrap policy: retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	})
+}
