@@ -109,7 +109,8 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 					return
 				case <-kick:
 					if err := agg.Sync(ctx); err != nil && ctx.Err() == nil {
-						c.Logger.Warn("clusterrole aggregation", "err", err)
+						// Conflicts are expected while roles change: retry.
+						c.Logger.Debug("clusterrole aggregation: retrying", "err", err)
 						time.AfterFunc(time.Second, notify)
 					}
 				}

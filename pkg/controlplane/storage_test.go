@@ -90,10 +90,11 @@ func TestBuiltinTables(t *testing.T) {
 			"controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status",
 			"replicasets", "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status",
 		},
-		{Group: "batch", Version: "v1"}:       {"cronjobs", "cronjobs/status", "jobs", "jobs/status"},
-		{Group: "autoscaling", Version: "v2"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
-		{Group: "autoscaling", Version: "v1"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
-		{Group: "policy", Version: "v1"}:      {"poddisruptionbudgets", "poddisruptionbudgets/status"},
+		{Group: "batch", Version: "v1"}:                     {"cronjobs", "cronjobs/status", "jobs", "jobs/status"},
+		{Group: "autoscaling", Version: "v2"}:               {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
+		{Group: "autoscaling", Version: "v1"}:               {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
+		{Group: "policy", Version: "v1"}:                    {"poddisruptionbudgets", "poddisruptionbudgets/status"},
+		{Group: "rbac.authorization.k8s.io", Version: "v1"}: {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -116,7 +117,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "authorization.k8s.io", Version: "v1"},
 		{Group: "apps", Version: "v1"},
 		{Group: "batch", Version: "v1"}, {Group: "autoscaling", Version: "v2"}, {Group: "autoscaling", Version: "v1"},
-		{Group: "policy", Version: "v1"},
+		{Group: "policy", Version: "v1"}, {Group: "rbac.authorization.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -140,6 +141,7 @@ func TestBuiltinTables(t *testing.T) {
 		"secrets", "serviceaccounts", "services",
 		"controllerrevisions.apps", "daemonsets.apps", "deployments.apps", "replicasets.apps", "statefulsets.apps",
 		"cronjobs.batch", "horizontalpodautoscalers.autoscaling", "jobs.batch", "poddisruptionbudgets.policy",
+		"rolebindings.rbac.authorization.k8s.io", "roles.rbac.authorization.k8s.io",
 	}
 	slices.Sort(wantContent)
 	if !slices.Equal(gotContent, wantContent) {
