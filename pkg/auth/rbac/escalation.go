@@ -63,7 +63,16 @@ func ruleCovers(owner, sub *rbacv1.PolicyRule) bool {
 		hasAll(owner.APIGroups, sub.APIGroups, rbacv1.APIGroupAll) &&
 		resourcesCover(owner.Resources, sub.Resources) &&
 		urlsCover(owner.NonResourceURLs, sub.NonResourceURLs) &&
-		(len(owner.ResourceNames) == 0 || hasAll(owner.ResourceNames, sub.ResourceNames, ""))
+		namesCover(owner.ResourceNames, sub.ResourceNames)
+}
+
+// namesCover: an owner without names covers every name; an owner with
+// names covers only a servant limited to some of them.
+func namesCover(owner, want []string) bool {
+	if len(owner) == 0 {
+		return true
+	}
+	return len(want) > 0 && hasAll(owner, want, "")
 }
 
 func hasAll(set, want []string, star string) bool {
