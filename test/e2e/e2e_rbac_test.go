@@ -17,7 +17,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -185,4 +187,48 @@ rules:
 			wantOut(admin, "configmaps", "get", "role", "reconciled", "-n", ns, "-o", "yaml")
 		})
 	}
+}
+
+// TestRBACDefaultingThroughTheServer: a binding sent without the apiGroups
+// of its roleRef and subjects is stored with them (upstream's defaults),
+// on create, merge patch and server-side apply.
+func TestRBACDefaultingThroughTheServer(t *testing.T) {
+	srv := kapitest.Start(t)
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	ctx := context.Background()
+	check := func(what string, b *rbacv1.ClusterRoleBinding) {
+		t.Helper()
+		if b.RoleRef.APIGroup != rbacv1.GroupName {
+			t.Errorf("%s: roleRef apiGroup %q", what, b.RoleRef.APIGroup)
+		}
+		for _, s := range b.Subjects {
+			want := rbacv1.GroupName
+			if s.Kind == "ServiceAccount" {
+				want = ""
+			}
+			if s.APIGroup != want {
+				t.Errorf("%s: subject %s apiGroup %q, want %q", what, s.Name, s.APIGroup, want)
+			}
+		}
+	}
+	b, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "defaulted"},
+		RoleRef:  rbacv1.RoleRef{Kind: "ClusterRole", Name: "view"},
+		Subjects: []rbacv1.Subject{{Kind: "User", Name: "u"}, {Kind: "ServiceAccount", Name: "sa", Namespace: "default"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("create", b)
+	b, err = cs.RbacV1().ClusterRoleBindings().Patch(ctx, "defaulted", types.MergePatchType,
+		[]byte(`{"subjects":[{"kind":"Group","name":"g"}]}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("merge patch", b)
+	b, err = cs.RbacV1().ClusterRoleBindings().Patch(ctx, "applied", types.ApplyPatchType,
+		[]byte(`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"applied"},"roleRef":{"kind":"ClusterRole","name":"view"},"subjects":[{"kind":"User","name":"a"}]}`),
+		metav1.PatchOptions{FieldManager: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("apply", b)
 }

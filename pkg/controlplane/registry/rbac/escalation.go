@@ -79,11 +79,14 @@ func (p *Policy) checkBinding(ctx context.Context, gr schema.GroupResource, name
 	if escalationAllowed(u) {
 		return nil
 	}
-	resource, refNamespace := "clusterroles", ""
+	// The bind check is made in the binding's namespace, for a ClusterRole
+	// too (upstream's BindingAuthorized): a Role may grant bind on
+	// clusterroles within its namespace.
+	resource := "clusterroles"
 	if ref.Kind == "Role" {
-		resource, refNamespace = "roles", namespace
+		resource = "roles"
 	}
-	if p.authorized(ctx, u, "bind", resource, refNamespace, ref.Name) {
+	if p.authorized(ctx, u, "bind", resource, namespace, ref.Name) {
 		return nil
 	}
 	rules, err := p.Rules.RoleRefRules(ref, namespace)
