@@ -30,7 +30,7 @@ import (
 // userKubeconfig signs a client certificate for name in groups with the
 // server's generated CA (<data-dir>/pki/ca.crt, ca.key) and writes a
 // kubeconfig using it.
-func userKubeconfig(t *testing.T, srv *kapitest.Server, name string, groups ...string) string {
+func userKubeconfig(t testing.TB, srv *kapitest.Server, name string, groups ...string) string {
 	t.Helper()
 	pkiDir := filepath.Join(srv.DataDir(), "pki")
 	ca, err := tls.LoadX509KeyPair(filepath.Join(pkiDir, "ca.crt"), filepath.Join(pkiDir, "ca.key"))
