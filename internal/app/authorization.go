@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/union"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/webhook"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
@@ -24,7 +25,7 @@ import (
 // kubeconfig and the loopback identity belong to, may do everything, as
 // upstream). The RBAC rule resolver is always made: the RBAC resources'
 // escalation checks use it whatever the modes.
-func (c *Config) buildAuthorizer() {
+func (c *Config) buildAuthorizer() error {
 	c.RBAC = rbac.New(nil)
 	authz := union.Authorizers{union.PrivilegedGroups{user.SystemPrivileged}}
 	var resolvers rulesUnion
@@ -39,10 +40,21 @@ func (c *Config) buildAuthorizer() {
 		case options.ModeRBAC:
 			authz = append(authz, c.RBAC)
 			resolvers = append(resolvers, c.RBAC)
+		case options.ModeWebhook:
+			o := c.Options.Authorization
+			w, err := webhook.New(webhook.Config{KubeconfigFile: o.WebhookConfigFile, Version: o.WebhookVersion,
+				AuthorizedTTL: o.WebhookCacheAuthorized, UnauthorizedTTL: o.WebhookCacheDenied, Retries: 4})
+			if err != nil {
+				return fmt.Errorf("--authorization-webhook-config-file: %w", err)
+			}
+			authz = append(authz, w)
+			// A webhook cannot list rules (upstream answers the same).
+			resolvers = append(resolvers, accessreview.RulesOf(w))
 		}
 	}
 	c.Authorizer = authz
 	c.RuleResolver = resolvers
+	return nil
 }
 
 // rulesUnion lists the rules of every resolver (incomplete if any is).

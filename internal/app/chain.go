@@ -37,7 +37,9 @@ func (c *Config) applyHandlerChain() error {
 		g.AuditBackend = b
 	}
 
-	c.buildAuthorizer()
+	if err := c.buildAuthorizer(); err != nil {
+		return err
+	}
 	cors, err := filters.CompileCORSOrigins(o.Run.CORSAllowedOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-allowed-origins: %w", err)

@@ -8,14 +8,19 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -231,4 +236,74 @@ func TestRBACDefaultingThroughTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("apply", b)
+}
+
+// TestWebhookAuthorizationMode runs kapi with --authorization-mode=RBAC,Webhook
+// against a SubjectAccessReview service on loopback HTTPS: what RBAC does
+// not allow is asked of the webhook, whose allow, deny and reason reach
+// the client, and selfsubjectrulesreviews say the rules are incomplete.
+func TestWebhookAuthorizationMode(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	svc := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rev authorizationv1.SubjectAccessReview
+		if err := json.NewDecoder(r.Body).Decode(&rev); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if a := rev.Spec.ResourceAttributes; a != nil {
+			mu.Lock()
+			asked = append(asked, rev.Spec.User+" "+a.Verb+" "+a.Resource)
+			mu.Unlock()
+			switch {
+			case rev.Spec.User == "bob" && a.Resource == "configmaps" && a.Verb == "list":
+				rev.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: true, Reason: "the webhook likes bob"}
+			case rev.Spec.User == "bob" && a.Resource == "secrets":
+				rev.Status = authorizationv1.SubjectAccessReviewStatus{Denied: true, Reason: "no secrets for bob"}
+			}
+		}
+		_ = json.NewEncoder(w).Encode(&rev)
+	}))
+	defer svc.Close()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["authz"] = &clientcmdapi.Cluster{Server: svc.URL + "/authorize",
+		CertificateAuthorityData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: svc.Certificate().Raw})}
+	cfg.AuthInfos["kapi"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "authz", AuthInfo: "kapi"}
+	cfg.CurrentContext = "c"
+	webhookFile := filepath.Join(t.TempDir(), "webhook.kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, webhookFile); err != nil {
+		t.Fatal(err)
+	}
+	srv := kapitest.Start(t, kapitest.WithFlags("--authorization-mode=RBAC,Webhook", "--authorization-webhook-config-file="+webhookFile))
+	bobCfg, err := clientcmd.BuildConfigFromFlags("", userKubeconfig(t, srv, "bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := kubernetes.NewForConfigOrDie(bobCfg)
+	ctx := context.Background()
+	if _, err := bob.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("bob lists configmaps (webhook allows): %v", err)
+	}
+	_, err = bob.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{})
+	if want := `secrets is forbidden: User "bob" cannot list resource "secrets" in API group "" in the namespace "default": no secrets for bob`; err == nil || err.Error() != want {
+		t.Errorf("bob lists secrets: got %v, want %s", err, want)
+	}
+	_, err = bob.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+	if want := `pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"`; err == nil || err.Error() != want {
+		t.Errorf("bob lists pods: got %v, want %s", err, want)
+	}
+	// RBAC decided the self review before the webhook was asked.
+	mu.Lock()
+	for _, a := range asked {
+		if strings.Contains(a, "selfsubject") {
+			t.Errorf("the webhook was asked %q, which RBAC allows", a)
+		}
+	}
+	mu.Unlock()
+	ssrr, err := bob.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{
+		Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "default"}}, metav1.CreateOptions{})
+	if err != nil || !ssrr.Status.Incomplete || ssrr.Status.EvaluationError == "" {
+		t.Errorf("rules review: got %+v (%v), want incomplete with the webhook's evaluation error", ssrr, err)
+	}
 }

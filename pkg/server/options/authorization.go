@@ -3,6 +3,7 @@ package options
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -23,22 +24,31 @@ type AuthorizationOptions struct {
 	// clusters set Node,RBAC; kapi has no kubelets, so no Node authorizer
 	// by default).
 	Modes []string
+	// Webhook authorizer (--authorization-webhook-*).
+	WebhookConfigFile      string
+	WebhookVersion         string
+	WebhookCacheAuthorized time.Duration
+	WebhookCacheDenied     time.Duration
 }
 
 // NewAuthorizationOptions returns kapi's defaults: RBAC.
 func NewAuthorizationOptions() *AuthorizationOptions {
-	return &AuthorizationOptions{Modes: []string{ModeRBAC}}
+	return &AuthorizationOptions{Modes: []string{ModeRBAC}, WebhookVersion: "v1",
+		WebhookCacheAuthorized: 5 * time.Minute, WebhookCacheDenied: 30 * time.Second}
 }
 
 // AddFlags adds the authorization flags to fs.
 func (o *AuthorizationOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringSliceVar(&o.Modes, "authorization-mode", o.Modes, "Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC. Comma-delimited list of: AlwaysAllow,AlwaysDeny,RBAC (Node and Webhook are not implemented yet).")
+	fs.StringSliceVar(&o.Modes, "authorization-mode", o.Modes, "Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC. Comma-delimited list of: AlwaysAllow,AlwaysDeny,RBAC,Webhook (Node is not implemented yet).")
+	fs.StringVar(&o.WebhookConfigFile, "authorization-webhook-config-file", o.WebhookConfigFile, "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.")
+	fs.StringVar(&o.WebhookVersion, "authorization-webhook-version", o.WebhookVersion, "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook (v1 or v1beta1).")
+	fs.DurationVar(&o.WebhookCacheAuthorized, "authorization-webhook-cache-authorized-ttl", o.WebhookCacheAuthorized, "The duration to cache 'authorized' responses from the webhook authorizer.")
+	fs.DurationVar(&o.WebhookCacheDenied, "authorization-webhook-cache-unauthorized-ttl", o.WebhookCacheDenied, "The duration to cache 'unauthorized' responses from the webhook authorizer.")
 }
 
-// Validate checks the flags: known modes, each once. Node and Webhook are
-// refused with the reason (not implemented in kapi yet: Node needs the
-// node/pod/volume graph of kubelets, Webhook the SubjectAccessReview client
-// and --authorization-webhook-config-file).
+// Validate checks the flags: known modes, each once; Webhook needs its
+// config file. Node is refused with the reason (not implemented in kapi
+// yet: it needs the node/pod/volume graph of kubelets).
 func (o *AuthorizationOptions) Validate() []error {
 	var errs []error
 	if len(o.Modes) == 0 {
@@ -48,16 +58,26 @@ func (o *AuthorizationOptions) Validate() []error {
 	for _, m := range o.Modes {
 		switch m {
 		case ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC:
-		case ModeNode, ModeWebhook:
-			errs = append(errs, fmt.Errorf("authorization-mode %q is not implemented by kapi yet", m))
+		case ModeWebhook:
+			if o.WebhookConfigFile == "" {
+				errs = append(errs, fmt.Errorf("authorization-mode Webhook's authorization config file not passed"))
+			}
+		case ModeNode:
+			errs = append(errs, fmt.Errorf("authorization-mode Node is not implemented by kapi yet (it needs the graph of nodes, pods and volumes kubelets use)"))
 		default:
 			errs = append(errs, fmt.Errorf("authorization-mode %q is not a valid mode (valid: %s)", m,
-				fmt.Sprint([]string{ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC})))
+				fmt.Sprint([]string{ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC, ModeWebhook})))
 		}
 		if seen[m] {
 			errs = append(errs, fmt.Errorf("authorization-mode %q has mode specified more than once", m))
 		}
 		seen[m] = true
+	}
+	if o.WebhookConfigFile != "" && !slices.Contains(o.Modes, ModeWebhook) {
+		errs = append(errs, fmt.Errorf("cannot specify --authorization-webhook-config-file without mode Webhook"))
+	}
+	if o.WebhookVersion != "v1" && o.WebhookVersion != "v1beta1" {
+		errs = append(errs, fmt.Errorf("--authorization-webhook-version %q: must be v1 or v1beta1", o.WebhookVersion))
 	}
 	return errs
 }
