@@ -6,11 +6,13 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	authzconfig "github.com/kapi-dev/kapi/pkg/auth/authorizer/config"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/union"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/webhook"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
@@ -27,10 +29,31 @@ import (
 // escalation checks use it whatever the modes.
 func (c *Config) buildAuthorizer() error {
 	c.RBAC = rbac.New(nil)
+	o := c.Options.Authorization
+	var entries []authzconfig.Authorizer
+	if o.ConfigFile != "" {
+		cfg, err := authzconfig.Load(o.ConfigFile)
+		if err != nil {
+			return err
+		}
+		entries = cfg.Authorizers
+	} else {
+		for _, m := range o.EffectiveModes() {
+			e := authzconfig.Authorizer{Type: m, Name: m}
+			if m == options.ModeWebhook {
+				e.Webhook = &authzconfig.Webhook{
+					Timeout: metav1.Duration{Duration: 30 * time.Second}, SubjectAccessReviewVersion: o.WebhookVersion,
+					AuthorizedTTL: metav1.Duration{Duration: o.WebhookCacheAuthorized}, UnauthorizedTTL: metav1.Duration{Duration: o.WebhookCacheDenied},
+					FailurePolicy: "NoOpinion", ConnectionInfo: authzconfig.ConnectionInfo{Type: "KubeConfigFile", KubeConfigFile: o.WebhookConfigFile},
+				}
+			}
+			entries = append(entries, e)
+		}
+	}
 	authz := union.Authorizers{union.PrivilegedGroups{user.SystemPrivileged}}
 	var resolvers rulesUnion
-	for _, m := range c.Options.Authorization.Modes {
-		switch m {
+	for _, e := range entries {
+		switch e.Type {
 		case options.ModeAlwaysAllow:
 			authz = append(authz, union.AlwaysAllow{})
 			resolvers = append(resolvers, union.AlwaysAllow{})
@@ -41,20 +64,40 @@ func (c *Config) buildAuthorizer() error {
 			authz = append(authz, c.RBAC)
 			resolvers = append(resolvers, c.RBAC)
 		case options.ModeWebhook:
-			o := c.Options.Authorization
-			w, err := webhook.New(webhook.Config{KubeconfigFile: o.WebhookConfigFile, Version: o.WebhookVersion,
-				AuthorizedTTL: o.WebhookCacheAuthorized, UnauthorizedTTL: o.WebhookCacheDenied, Retries: 4})
+			w, err := newWebhook(e.Webhook)
 			if err != nil {
-				return fmt.Errorf("--authorization-webhook-config-file: %w", err)
+				return fmt.Errorf("authorizer %q: %w", e.Name, err)
 			}
 			authz = append(authz, w)
 			// A webhook cannot list rules (upstream answers the same).
 			resolvers = append(resolvers, accessreview.RulesOf(w))
+		default:
+			return fmt.Errorf("authorizer %q: type %s is not implemented by kapi yet", e.Name, e.Type)
 		}
 	}
 	c.Authorizer = authz
 	c.RuleResolver = resolvers
 	return nil
+}
+
+// newWebhook makes a webhook authorizer from its (validated) config.
+func newWebhook(w *authzconfig.Webhook) (*webhook.Authorizer, error) {
+	authorized, unauthorized := w.AuthorizedTTL.Duration, w.UnauthorizedTTL.Duration
+	if w.CacheAuthorizedRequests != nil && !*w.CacheAuthorizedRequests {
+		authorized = 0
+	}
+	if w.CacheUnauthorizedRequests != nil && !*w.CacheUnauthorizedRequests {
+		unauthorized = 0
+	}
+	var conditions []string
+	for _, m := range w.MatchConditions {
+		conditions = append(conditions, m.Expression)
+	}
+	return webhook.New(webhook.Config{
+		KubeconfigFile: w.ConnectionInfo.KubeConfigFile, Version: w.SubjectAccessReviewVersion,
+		AuthorizedTTL: authorized, UnauthorizedTTL: unauthorized, Retries: 4, Timeout: w.Timeout.Duration,
+		MatchConditions: conditions, FailurePolicyDeny: w.FailurePolicy == "Deny",
+	})
 }
 
 // rulesUnion lists the rules of every resolver (incomplete if any is).

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -238,11 +239,10 @@ func TestRBACDefaultingThroughTheServer(t *testing.T) {
 	check("apply", b)
 }
 
-// TestWebhookAuthorizationMode runs kapi with --authorization-mode=RBAC,Webhook
-// against a SubjectAccessReview service on loopback HTTPS: what RBAC does
-// not allow is asked of the webhook, whose allow, deny and reason reach
-// the client, and selfsubjectrulesreviews say the rules are incomplete.
-func TestWebhookAuthorizationMode(t *testing.T) {
+// sarService starts a SubjectAccessReview service on loopback HTTPS that
+// allows bob to list configmaps and denies him secrets, and returns a
+// kubeconfig file naming it and the resource reviews it was asked.
+func sarService(t *testing.T) (string, func() []string) {
 	var mu sync.Mutex
 	var asked []string
 	svc := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -264,17 +264,30 @@ func TestWebhookAuthorizationMode(t *testing.T) {
 		}
 		_ = json.NewEncoder(w).Encode(&rev)
 	}))
-	defer svc.Close()
+	t.Cleanup(svc.Close)
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["authz"] = &clientcmdapi.Cluster{Server: svc.URL + "/authorize",
 		CertificateAuthorityData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: svc.Certificate().Raw})}
 	cfg.AuthInfos["kapi"] = &clientcmdapi.AuthInfo{}
 	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "authz", AuthInfo: "kapi"}
 	cfg.CurrentContext = "c"
-	webhookFile := filepath.Join(t.TempDir(), "webhook.kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, webhookFile); err != nil {
+	file := filepath.Join(t.TempDir(), "webhook.kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, file); err != nil {
 		t.Fatal(err)
 	}
+	return file, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(asked)
+	}
+}
+
+// TestWebhookAuthorizationMode runs kapi with --authorization-mode=RBAC,Webhook
+// against a SubjectAccessReview service on loopback HTTPS: what RBAC does
+// not allow is asked of the webhook, whose allow, deny and reason reach
+// the client, and selfsubjectrulesreviews say the rules are incomplete.
+func TestWebhookAuthorizationMode(t *testing.T) {
+	webhookFile, asked := sarService(t)
 	srv := kapitest.Start(t, kapitest.WithFlags("--authorization-mode=RBAC,Webhook", "--authorization-webhook-config-file="+webhookFile))
 	bobCfg, err := clientcmd.BuildConfigFromFlags("", userKubeconfig(t, srv, "bob"))
 	if err != nil {
@@ -294,16 +307,73 @@ func TestWebhookAuthorizationMode(t *testing.T) {
 		t.Errorf("bob lists pods: got %v, want %s", err, want)
 	}
 	// RBAC decided the self review before the webhook was asked.
-	mu.Lock()
-	for _, a := range asked {
+	for _, a := range asked() {
 		if strings.Contains(a, "selfsubject") {
 			t.Errorf("the webhook was asked %q, which RBAC allows", a)
 		}
 	}
-	mu.Unlock()
 	ssrr, err := bob.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{
 		Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "default"}}, metav1.CreateOptions{})
 	if err != nil || !ssrr.Status.Incomplete || ssrr.Status.EvaluationError == "" {
 		t.Errorf("rules review: got %+v (%v), want incomplete with the webhook's evaluation error", ssrr, err)
+	}
+}
+
+// TestStructuredAuthorizationConfig runs kapi with --authorization-config:
+// RBAC, then the webhook only for configmaps (a CEL matchCondition), so a
+// secrets request never reaches the webhook and gets RBAC's plain 403.
+func TestStructuredAuthorizationConfig(t *testing.T) {
+	webhookFile, asked := sarService(t)
+	config := filepath.Join(t.TempDir(), "authz.yaml")
+	if err := os.WriteFile(config, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- type: RBAC
+  name: rbac
+- type: Webhook
+  name: configmaps-webhook
+  webhook:
+    timeout: 5s
+    subjectAccessReviewVersion: v1
+    matchConditionSubjectAccessReviewVersion: v1
+    failurePolicy: Deny
+    authorizedTTL: 1m
+    unauthorizedTTL: 1s
+    connectionInfo:
+      type: KubeConfigFile
+      kubeConfigFile: `+webhookFile+`
+    matchConditions:
+    - expression: has(request.resourceAttributes)
+    - expression: request.resourceAttributes.resource == "configmaps"
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := kapitest.Start(t, kapitest.WithFlags("--authorization-config="+config))
+	bobCfg, err := clientcmd.BuildConfigFromFlags("", userKubeconfig(t, srv, "bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := kubernetes.NewForConfigOrDie(bobCfg)
+	ctx := context.Background()
+	if _, err := bob.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("bob lists configmaps (webhook allows): %v", err)
+	}
+	_, err = bob.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{})
+	if want := `secrets is forbidden: User "bob" cannot list resource "secrets" in API group "" in the namespace "default"`; err == nil || err.Error() != want {
+		t.Errorf("bob lists secrets: got %v, want %s", err, want)
+	}
+	if got := asked(); !slices.Equal(got, []string{"bob list configmaps"}) {
+		t.Errorf("the webhook was asked %q, want only bob's configmaps list", got)
+	}
+	// A bad file stops the server at start.
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := kapitest.StartE(t.TempDir(), nil, kapitest.WithFlags("--authorization-config="+bad)); err == nil {
+		_ = s.Stop()
+		t.Error("a configuration without authorizers was accepted")
+	} else if !strings.Contains(err.Error(), "at least one authorization mode must be defined") {
+		t.Errorf("bad config: %v", err)
 	}
 }

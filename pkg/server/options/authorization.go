@@ -19,8 +19,12 @@ const (
 
 // AuthorizationOptions are the authorization flags.
 type AuthorizationOptions struct {
-	// Modes is --authorization-mode: the authorizers, in order. kapi's
-	// default is RBAC (kube-apiserver's flag default is AlwaysAllow, and
+	// ConfigFile is --authorization-config: the structured configuration
+	// (pkg/auth/authorizer/config), exclusive with the mode and webhook
+	// flags.
+	ConfigFile string
+	// Modes is --authorization-mode: the authorizers, in order (nil: the
+	// default, see EffectiveModes). kapi's default is RBAC (kube-apiserver's flag default is AlwaysAllow, and
 	// clusters set Node,RBAC; kapi has no kubelets, so no Node authorizer
 	// by default).
 	Modes []string
@@ -31,14 +35,16 @@ type AuthorizationOptions struct {
 	WebhookCacheDenied     time.Duration
 }
 
-// NewAuthorizationOptions returns kapi's defaults: RBAC.
+// NewAuthorizationOptions returns kapi's defaults (mode RBAC unless
+// --authorization-config is given).
 func NewAuthorizationOptions() *AuthorizationOptions {
-	return &AuthorizationOptions{Modes: []string{ModeRBAC}, WebhookVersion: "v1",
+	return &AuthorizationOptions{WebhookVersion: "v1",
 		WebhookCacheAuthorized: 5 * time.Minute, WebhookCacheDenied: 30 * time.Second}
 }
 
 // AddFlags adds the authorization flags to fs.
 func (o *AuthorizationOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.ConfigFile, "authorization-config", o.ConfigFile, "File with Authorization Configuration to configure the authorizer chain. Requires feature gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.")
 	fs.StringSliceVar(&o.Modes, "authorization-mode", o.Modes, "Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC. Comma-delimited list of: AlwaysAllow,AlwaysDeny,RBAC,Webhook (Node is not implemented yet).")
 	fs.StringVar(&o.WebhookConfigFile, "authorization-webhook-config-file", o.WebhookConfigFile, "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.")
 	fs.StringVar(&o.WebhookVersion, "authorization-webhook-version", o.WebhookVersion, "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook (v1 or v1beta1).")
@@ -51,11 +57,20 @@ func (o *AuthorizationOptions) AddFlags(fs *pflag.FlagSet) {
 // yet: it needs the node/pod/volume graph of kubelets).
 func (o *AuthorizationOptions) Validate() []error {
 	var errs []error
-	if len(o.Modes) == 0 {
+	if o.ConfigFile != "" {
+		if o.Modes != nil {
+			errs = append(errs, fmt.Errorf("--authorization-config can not be specified when --authorization-mode is specified"))
+		}
+		if o.WebhookConfigFile != "" {
+			errs = append(errs, fmt.Errorf("--authorization-config can not be specified when --authorization-webhook-config-file is specified"))
+		}
+		return errs
+	}
+	if o.Modes != nil && len(o.Modes) == 0 {
 		errs = append(errs, fmt.Errorf("at least one authorization-mode must be passed"))
 	}
 	seen := map[string]bool{}
-	for _, m := range o.Modes {
+	for _, m := range o.EffectiveModes() {
 		switch m {
 		case ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC:
 		case ModeWebhook:
@@ -73,7 +88,7 @@ func (o *AuthorizationOptions) Validate() []error {
 		}
 		seen[m] = true
 	}
-	if o.WebhookConfigFile != "" && !slices.Contains(o.Modes, ModeWebhook) {
+	if o.WebhookConfigFile != "" && !slices.Contains(o.EffectiveModes(), ModeWebhook) {
 		errs = append(errs, fmt.Errorf("cannot specify --authorization-webhook-config-file without mode Webhook"))
 	}
 	if o.WebhookVersion != "v1" && o.WebhookVersion != "v1beta1" {
@@ -82,5 +97,16 @@ func (o *AuthorizationOptions) Validate() []error {
 	return errs
 }
 
+// EffectiveModes are the modes given, or RBAC (without
+// --authorization-config).
+func (o *AuthorizationOptions) EffectiveModes() []string {
+	if o.Modes == nil && o.ConfigFile == "" {
+		return []string{ModeRBAC}
+	}
+	return o.Modes
+}
+
 // Has reports whether mode is enabled.
-func (o *AuthorizationOptions) Has(mode string) bool { return slices.Contains(o.Modes, mode) }
+func (o *AuthorizationOptions) Has(mode string) bool {
+	return slices.Contains(o.EffectiveModes(), mode)
+}

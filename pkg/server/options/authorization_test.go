@@ -22,6 +22,9 @@ func TestAuthorizationOptions(t *testing.T) {
 		{args: []string{"--authorization-mode=RBAC,RBAC"}, errs: []string{`authorization-mode "RBAC" has mode specified more than once`}},
 		{args: []string{"--authorization-mode=Magic"}, errs: []string{`authorization-mode "Magic" is not a valid mode`}},
 		{args: []string{"--authorization-mode="}, errs: []string{"at least one authorization-mode must be passed"}},
+		{args: []string{"--authorization-config=/c"}},
+		{args: []string{"--authorization-config=/c", "--authorization-mode=RBAC"}, errs: []string{"--authorization-config can not be specified when --authorization-mode is specified"}},
+		{args: []string{"--authorization-config=/c", "--authorization-webhook-config-file=/x"}, errs: []string{"--authorization-config can not be specified when --authorization-webhook-config-file is specified"}},
 		{args: []string{"--authorization-mode=Webhook", "--authorization-webhook-config-file=/x", "--authorization-webhook-version=v2"},
 			errs: []string{`--authorization-webhook-version "v2": must be v1 or v1beta1`}},
 	} {
@@ -42,7 +45,7 @@ func TestAuthorizationOptions(t *testing.T) {
 			}
 		}
 	}
-	if o := NewAuthorizationOptions(); !o.Has(ModeRBAC) || len(o.Modes) != 1 {
-		t.Errorf("default modes %v, want [RBAC]", o.Modes)
+	if o := NewAuthorizationOptions(); !o.Has(ModeRBAC) || len(o.EffectiveModes()) != 1 {
+		t.Errorf("default modes %v, want [RBAC]", o.EffectiveModes())
 	}
 }

@@ -34,13 +34,26 @@ type Config struct {
 	// time.
 	Retries      int
 	RetryBackoff time.Duration
+	// Timeout bounds one call (default 30s).
+	Timeout time.Duration
+	// MatchConditions are CEL expressions over `request` (the review's
+	// spec) that must all be true for the webhook to be asked
+	// (--authorization-config only).
+	MatchConditions []string
+	// FailurePolicyDeny returns Deny with a call's error (or a match
+	// condition's), which stops the chain; by default the error comes
+	// with no opinion and the next authorizer decides (failurePolicy
+	// NoOpinion).
+	FailurePolicyDeny bool
 }
 
 // Authorizer asks the webhook.
 type Authorizer struct {
-	cfg    Config
-	url    string
-	client *http.Client
+	cfg     Config
+	onError authorizer.Decision
+	match   *matcher
+	url     string
+	client  *http.Client
 
 	mu    sync.Mutex
 	cache map[string]cached
@@ -72,13 +85,22 @@ func New(c Config) (*Authorizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhook authorizer: %w", err)
 	}
-	if rc.Timeout == 0 {
+	client.Timeout = c.Timeout
+	if client.Timeout == 0 {
 		client.Timeout = 30 * time.Second
+	}
+	m, err := compileMatchConditions(c.MatchConditions)
+	if err != nil {
+		return nil, fmt.Errorf("webhook authorizer: %w", err)
 	}
 	if c.RetryBackoff == 0 {
 		c.RetryBackoff = 500 * time.Millisecond
 	}
-	return &Authorizer{cfg: c, url: rc.Host, client: client, cache: map[string]cached{}, now: time.Now}, nil
+	onError := authorizer.DecisionNoOpinion
+	if c.FailurePolicyDeny {
+		onError = authorizer.DecisionDeny
+	}
+	return &Authorizer{cfg: c, onError: onError, match: m, url: rc.Host, client: client, cache: map[string]cached{}, now: time.Now}, nil
 }
 
 // Authorize implements authorizer.Authorizer: allowed answers Allow,
@@ -87,6 +109,11 @@ func New(c Config) (*Authorizer, error) {
 // as upstream).
 func (a *Authorizer) Authorize(ctx context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
 	spec := specOf(attrs)
+	if ok, err := a.match.matches(spec); err != nil {
+		return a.onError, "", fmt.Errorf("webhook authorizer: %w", err)
+	} else if !ok {
+		return authorizer.DecisionNoOpinion, "", nil
+	}
 	key, err := json.Marshal(spec)
 	if err != nil {
 		return authorizer.DecisionNoOpinion, "", err
@@ -100,7 +127,7 @@ func (a *Authorizer) Authorize(ctx context.Context, attrs authorizer.Attributes)
 
 	status, err := a.review(ctx, spec)
 	if err != nil {
-		return authorizer.DecisionNoOpinion, "", fmt.Errorf("webhook authorizer: %w", err)
+		return a.onError, "", fmt.Errorf("webhook authorizer: %w", err)
 	}
 	d, ttl := authorizer.DecisionNoOpinion, a.cfg.UnauthorizedTTL
 	switch {

@@ -150,3 +150,43 @@ func TestWebhookV1beta1(t *testing.T) {
 		t.Error("version v2 accepted")
 	}
 }
+
+func TestWebhookMatchConditionsAndFailurePolicy(t *testing.T) {
+	f, base := startService(t, "")
+	c := base.cfg
+	c.MatchConditions = []string{`has(request.resourceAttributes)`, `request.resourceAttributes.namespace != "kube-system"`}
+	c.FailurePolicyDeny = true
+	a, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := &user.Info{Name: "alice"}
+	ctx := context.Background()
+	res := func(ns string) authorizer.Attributes {
+		return authorizer.Attributes{User: alice, Verb: "get", ResourceRequest: true, Resource: "pods", Namespace: ns}
+	}
+	if d, _, err := a.Authorize(ctx, res("ns")); d != authorizer.DecisionAllow || err != nil {
+		t.Errorf("matching: got %v %v, want allow", d, err)
+	}
+	calls := f.count()
+	if d, _, err := a.Authorize(ctx, res("kube-system")); d != authorizer.DecisionNoOpinion || err != nil {
+		t.Errorf("kube-system: got %v %v, want no opinion", d, err)
+	}
+	if d, _, err := a.Authorize(ctx, authorizer.Attributes{User: alice, Verb: "get", Path: "/healthz"}); d != authorizer.DecisionNoOpinion || err != nil {
+		t.Errorf("non-resource: got %v %v, want no opinion", d, err)
+	}
+	if f.count() != calls {
+		t.Errorf("the webhook was called for requests its conditions exclude")
+	}
+	if d, _, err := a.Authorize(ctx, authorizer.Attributes{User: &user.Info{Name: "broken"}, Verb: "get", ResourceRequest: true, Resource: "pods", Namespace: "ns"}); d != authorizer.DecisionDeny || err == nil {
+		t.Errorf("failure with policy Deny: got %v %v", d, err)
+	}
+	c.MatchConditions = []string{`request.user +`}
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "matchConditions[0].expression: compilation failed") {
+		t.Errorf("bad expression: %v", err)
+	}
+	c.MatchConditions = []string{`"x"`}
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "must evaluate to bool") {
+		t.Errorf("non-bool expression: %v", err)
+	}
+}
