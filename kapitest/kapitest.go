@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -33,6 +37,16 @@ type Server struct {
 	cancel   context.CancelFunc
 	finished chan struct{} // closed when Run returned
 	runErr   error         // what Run returned, once finished is closed
+	stopOnce sync.Once
+	// drained closes once the server stopped listening and every
+	// non-long-running request finished: Stop then closes the client
+	// connections still open (idle keep-alives, watches).
+	drained <-chan struct{}
+	conns   *connTracker
+
+	certDir  string            // the generated PKI (ca.crt, ca.key)
+	storage  kvStore           // the chain's storage, read and written directly
+	baseline map[string][]byte // storage once ready and the CRDs installed
 }
 
 // Options are the settings of a test server, named here so that tests
@@ -80,6 +94,12 @@ type Options struct {
 	// Flags are more command-line flags, as the kapi command takes them
 	// ("--name=value"), applied after the fields above.
 	Flags []string
+	// CRDInstall are CRDs installed once the server is ready; Start
+	// returns when each is served (see WithCRDs).
+	CRDInstall CRDInstallOptions
+	// KubernetesVersion, if set ("v1.31.4"), is the version /version
+	// reports (major, minor and gitVersion) instead of kapi's own.
+	KubernetesVersion string
 }
 
 // Option changes the options before the server starts.
@@ -89,6 +109,14 @@ type Option func(*Options)
 // test's temporary directory.
 func WithEmbeddedEtcd() Option {
 	return func(o *Options) { o.StorageBackend = "etcd3" }
+}
+
+// WithKubernetesVersion makes /version report v ("v1.31.4"): clients
+// that check the server's version (discovery-based feature detection) see
+// that version. Only the reported version changes: kapi serves its own
+// APIs whatever it reports.
+func WithKubernetesVersion(v string) Option {
+	return func(o *Options) { o.KubernetesVersion = v }
 }
 
 // WithOptions lets a test change any option.
@@ -171,8 +199,12 @@ func Start(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// StartE is Start without a testing.TB: the caller stops the server.
+// StartE is Start without a testing.TB: the caller stops the server. Logs
+// go to logger (nil: discarded).
 func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	o := Options{DataDir: dataDir, StorageBackend: "memory"}
 	for _, opt := range opts {
 		opt(&o)
@@ -185,16 +217,40 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	if err != nil {
 		return nil, err
 	}
+	var reported *utilversion.Version
+	if o.KubernetesVersion != "" {
+		if reported, err = utilversion.ParseSemantic(o.KubernetesVersion); err != nil {
+			return nil, fmt.Errorf("kubernetes version %q: %w", o.KubernetesVersion, err)
+		}
+	}
 	cfg, err := app.NewConfig(completed)
 	if err != nil {
 		return nil, err
 	}
+	if reported != nil {
+		setVersion(cfg, reported)
+	}
+	conns := &connTracker{conns: map[net.Conn]struct{}{}}
+	ss := cfg.Generic.SecureServing
+	ss.Listener = &trackingListener{Listener: ss.Listener, t: conns}
 	head, err := app.CreateServerChain(cfg)
 	if err != nil {
+		cfg.Cleanup()
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig, cancel: cancel, finished: make(chan struct{})}
+	sig := head.LifecycleSignals()
+	s := &Server{
+		Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig,
+		cancel: cancel, finished: make(chan struct{}), conns: conns,
+		drained: both(sig.HTTPServerStoppedListening.Signaled(), sig.InFlightRequestsDrained.Signaled()),
+		certDir: completed.SecureServing.CertDir,
+	}
+	if mb := cfg.MemoryBackend(); mb != nil {
+		s.storage = memoryKV{mb}
+	} else {
+		s.storage = etcdKV{client: cfg.StorageClient(), prefix: completed.Storage.Prefix}
+	}
 	prepared := head.PrepareRun()
 	go func() {
 		defer close(s.finished)
@@ -206,50 +262,87 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, fmt.Errorf("load admin kubeconfig: %w", err)
 	}
-	if err := s.waitReady(30 * time.Second); err != nil {
+	if err := s.waitReady(head.Handler(), cfg.LoopbackToken, 30*time.Second); err != nil {
 		_ = s.Stop()
 		return nil, err
+	}
+	if err := s.installCRDs(o.CRDInstall); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	if s.baseline, err = s.storage.read(context.Background()); err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("read storage: %w", err)
 	}
 	return s, nil
 }
 
-func (s *Server) waitReady(timeout time.Duration) error {
-	client, err := rest.HTTPClientFor(s.Config)
-	if err != nil {
-		return err
-	}
-	defer client.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
+// both returns a channel closed once a and b are.
+func both(a, b <-chan struct{}) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		<-a
+		<-b
+		close(ch)
+	}()
+	return ch
+}
+
+// setVersion makes /version report v.
+func setVersion(cfg *app.Config, sv *utilversion.Version) {
+	info := *cfg.Generic.Version
+	info.Major = strconv.FormatUint(uint64(sv.Major()), 10)
+	info.Minor = strconv.FormatUint(uint64(sv.Minor()), 10)
+	info.GitVersion = "v" + sv.String()
+	cfg.Generic.Version = &info
+}
+
+// waitReady asks /readyz in-process, through the server's whole handler
+// chain (authenticated with the server's loopback token), until it answers
+// 200. In-process, the check needs no TLS handshake, and leaves no client
+// connection that the server's graceful shutdown would wait on.
+func (s *Server) waitReady(h http.Handler, token string, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
 	var last string
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Config.Host+"/readyz", nil)
-		resp, err := client.Do(req)
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = fmt.Sprintf("%d %s", resp.StatusCode, body)
-		} else {
-			last = err.Error()
+	for wait := 200 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
+		req := httptest.NewRequest(http.MethodGet, "/readyz", nil)
+		req.RemoteAddr = "127.0.0.1:0"
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code == http.StatusOK {
+			return nil
 		}
+		last = fmt.Sprintf("%d %s", rec.Code, rec.Body.Bytes())
 		select {
 		case <-s.finished:
 			return fmt.Errorf("server exited before ready: %v", s.runErr)
-		case <-ctx.Done():
+		case <-deadline.C:
 			return fmt.Errorf("not ready within %v: last /readyz: %s", timeout, last)
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(wait):
 		}
 	}
 }
 
 // Stop shuts the server down as SIGTERM does (graceful termination) and
-// waits for Run to return, with everything it started. Idempotent: later
-// calls return the same result.
+// waits for Run to return, with everything it started. Once the server
+// stopped listening and its non-long-running requests drained, the client
+// connections still open (idle keep-alives of the test's clients, watches)
+// are closed rather than waited on: an idle HTTP/2 connection otherwise
+// holds the server's shutdown for a second (the GOAWAY timeout).
+// Idempotent: later calls return the same result.
 func (s *Server) Stop() error {
-	s.cancel()
+	s.stopOnce.Do(func() {
+		s.cancel()
+		go func() {
+			select {
+			case <-s.drained:
+				s.conns.closeAll()
+			case <-s.finished:
+			}
+		}()
+	})
 	select {
 	case <-s.finished:
 		return s.runErr
