@@ -1,14 +1,8 @@
 package kapitest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -17,7 +11,6 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/yaml"
 )
@@ -63,74 +56,31 @@ func WithCRDPaths(paths ...string) Option {
 func ReadCRDs(o CRDInstallOptions) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, p := range o.Paths {
-		info, err := os.Stat(p)
-		if errors.Is(err, os.ErrNotExist) && !o.ErrorIfPathMissing {
-			continue
-		}
+		files, err := manifestFiles(p, o.ErrorIfPathMissing)
 		if err != nil {
 			return nil, fmt.Errorf("CRD path: %w", err)
 		}
-		files := []string{p}
-		if info.IsDir() {
-			entries, err := os.ReadDir(p)
-			if err != nil {
-				return nil, fmt.Errorf("CRD path: %w", err)
-			}
-			files = files[:0]
-			for _, e := range entries {
-				switch filepath.Ext(e.Name()) {
-				case ".yaml", ".yml", ".json":
-					if !e.IsDir() {
-						files = append(files, filepath.Join(p, e.Name()))
-					}
-				}
-			}
-		}
 		for _, f := range files {
-			crds, err := readCRDFile(f)
+			err := eachDocument(f, func(kind, apiVersion string, doc []byte) error {
+				if kind != "CustomResourceDefinition" {
+					return nil
+				}
+				if apiVersion != apiextensionsv1.SchemeGroupVersion.String() {
+					return fmt.Errorf("apiVersion %q, want %s", apiVersion, apiextensionsv1.SchemeGroupVersion)
+				}
+				crd := &apiextensionsv1.CustomResourceDefinition{}
+				if err := yaml.UnmarshalStrict(doc, crd); err != nil {
+					return err
+				}
+				out = append(out, crd)
+				return nil
+			})
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("read CRDs from %s: %w", f, err)
 			}
-			out = append(out, crds...)
 		}
 	}
 	return out, nil
-}
-
-func readCRDFile(path string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read CRDs: %w", err)
-	}
-	var out []*apiextensionsv1.CustomResourceDefinition
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for i := 0; ; i++ {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read CRDs from %s: %w", path, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		var meta metav1.TypeMeta
-		if err := yaml.Unmarshal(doc, &meta); err != nil {
-			return nil, fmt.Errorf("read CRDs from %s, document %d: %w", path, i+1, err)
-		}
-		if meta.Kind != "CustomResourceDefinition" {
-			continue
-		}
-		if meta.APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
-			return nil, fmt.Errorf("read CRDs from %s, document %d: apiVersion %q, want %s", path, i+1, meta.APIVersion, apiextensionsv1.SchemeGroupVersion)
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(doc, crd); err != nil {
-			return nil, fmt.Errorf("read CRDs from %s, document %d: %w", path, i+1, err)
-		}
-		out = append(out, crd)
-	}
 }
 
 // installCRDs creates (or updates) the CRDs of o and waits until every

@@ -97,6 +97,9 @@ type Options struct {
 	// CRDInstall are CRDs installed once the server is ready; Start
 	// returns when each is served (see WithCRDs).
 	CRDInstall CRDInstallOptions
+	// WebhookInstall, if set, are webhook configurations installed once
+	// the server is ready (see WithWebhooks).
+	WebhookInstall *WebhookInstallOptions
 	// KubernetesVersion, if set ("v1.31.4"), is the version /version
 	// reports (major, minor and gitVersion) instead of kapi's own.
 	KubernetesVersion string
@@ -267,6 +270,10 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		return nil, err
 	}
 	if err := s.installCRDs(o.CRDInstall); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	if err := s.installWebhooks(o.WebhookInstall); err != nil {
 		_ = s.Stop()
 		return nil, err
 	}
