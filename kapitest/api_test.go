@@ -151,7 +151,10 @@ func TestFiftyServersInParallel(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			servers[i], errs[i] = kapitest.StartE(filepath.Join(t.TempDir(), fmt.Sprint(i)), slog.New(slog.DiscardHandler))
+			// 50 starts at once under the race detector on a shared
+			// machine can take minutes.
+			servers[i], errs[i] = kapitest.StartE(filepath.Join(t.TempDir(), fmt.Sprint(i)), slog.New(slog.DiscardHandler),
+				kapitest.WithOptions(func(o *kapitest.Options) { o.StartTimeout = 5 * time.Minute }))
 		})
 	}
 	wg.Wait()

@@ -1,6 +1,7 @@
 package kapitest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -100,6 +101,9 @@ type Options struct {
 	// WebhookInstall, if set, are webhook configurations installed once
 	// the server is ready (see WithWebhooks).
 	WebhookInstall *WebhookInstallOptions
+	// StartTimeout bounds the wait for the server to be ready (default
+	// 60s; a busy machine with the race detector needs it).
+	StartTimeout time.Duration
 	// KubernetesVersion, if set ("v1.31.4"), is the version /version
 	// reports (major, minor and gitVersion) instead of kapi's own.
 	KubernetesVersion string
@@ -265,7 +269,7 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, fmt.Errorf("load admin kubeconfig: %w", err)
 	}
-	if err := s.waitReady(head.Handler(), cfg.LoopbackToken, 30*time.Second); err != nil {
+	if err := s.waitReady(head.Handler(), cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
 		_ = s.Stop()
 		return nil, err
 	}
