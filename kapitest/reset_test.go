@@ -141,10 +141,14 @@ func TestReset(t *testing.T) {
 			if err := srv.Reset(); err != nil {
 				t.Fatal(err)
 			}
-			// The goroutines of the test's CRD end asynchronously (the
-			// garbage collector drops its monitor after rediscovery):
-			// give them time on a busy machine.
-			deadline := time.Now().Add(30 * time.Second)
+			// The goroutines of the test's CRD end asynchronously: the
+			// garbage collector drops its monitor (an informer with a
+			// watch) when discovery no longer lists the resource. Its
+			// rediscovery right after the CRD event can still see the
+			// resource on a busy machine; then the monitor goes at its
+			// next periodic discovery (30s, garbagecollector
+			// DefaultSyncPeriod), as after a deletion through the API.
+			deadline := time.Now().Add(45 * time.Second)
 			for err := goleak.Find(leakCheck); err != nil; err = goleak.Find(leakCheck) {
 				if time.Now().After(deadline) {
 					t.Errorf("goroutines left by the test's objects after Reset: %v", err)
