@@ -96,7 +96,7 @@ func BenchmarkReset1000(b *testing.B) {
 
 // fill creates namespaces ns-0..ns-(namespaces-1) with perNamespace
 // ConfigMaps each, 16 requests at a time.
-func fill(b *testing.B, cs kubernetes.Interface, namespaces, perNamespace int) {
+func fill(b testing.TB, cs kubernetes.Interface, namespaces, perNamespace int) {
 	ctx := context.Background()
 	for i := range namespaces {
 		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("ns-", i)}}, metav1.CreateOptions{}); err != nil {

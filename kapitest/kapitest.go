@@ -269,6 +269,11 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, fmt.Errorf("load admin kubeconfig: %w", err)
 	}
+	// Client-side rate limits as envtest sets them for its admin config
+	// (controller-runtime v0.25 pkg/envtest/server.go: QPS 1000, Burst
+	// 2000), not client-go's default 5/s, which a test filling the server
+	// would wait on.
+	s.Config.QPS, s.Config.Burst = 1000, 2000
 	if err := s.waitReady(head.Handler(), cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
 		_ = s.Stop()
 		return nil, err
