@@ -39,11 +39,11 @@ type Server struct {
 	finished chan struct{} // closed when Run returned
 	runErr   error         // what Run returned, once finished is closed
 	stopOnce sync.Once
-	// drained closes once the server stopped listening and every
-	// non-long-running request finished: Stop then closes the client
-	// connections still open (idle keep-alives, watches).
-	drained <-chan struct{}
-	conns   *connTracker
+	// Once the server stopped listening and every non-long-running
+	// request finished, Stop closes the client connections still open
+	// (idle keep-alives, watches).
+	stoppedListening, drained <-chan struct{}
+	conns                     *connTracker
 
 	certDir  string            // the generated PKI (ca.crt, ca.key)
 	storage  kvStore           // the chain's storage, read and written directly
@@ -250,8 +250,9 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	s := &Server{
 		Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig,
 		cancel: cancel, finished: make(chan struct{}), conns: conns,
-		drained: both(sig.HTTPServerStoppedListening.Signaled(), sig.InFlightRequestsDrained.Signaled()),
-		certDir: completed.SecureServing.CertDir,
+		stoppedListening: sig.HTTPServerStoppedListening.Signaled(),
+		drained:          sig.InFlightRequestsDrained.Signaled(),
+		certDir:          completed.SecureServing.CertDir,
 	}
 	if mb := cfg.MemoryBackend(); mb != nil {
 		s.storage = memoryKV{mb}
@@ -291,17 +292,6 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		return nil, fmt.Errorf("read storage: %w", err)
 	}
 	return s, nil
-}
-
-// both returns a channel closed once a and b are.
-func both(a, b <-chan struct{}) <-chan struct{} {
-	ch := make(chan struct{})
-	go func() {
-		<-a
-		<-b
-		close(ch)
-	}()
-	return ch
 }
 
 // setVersion makes /version report v.
@@ -352,11 +342,14 @@ func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
 		s.cancel()
 		go func() {
-			select {
-			case <-s.drained:
-				s.conns.closeAll()
-			case <-s.finished:
+			for _, ch := range []<-chan struct{}{s.stoppedListening, s.drained} {
+				select {
+				case <-ch:
+				case <-s.finished:
+					return
+				}
 			}
+			s.conns.closeAll()
 		}()
 	})
 	select {
