@@ -24,6 +24,10 @@ type Snapshot struct {
 // Len is the number of stored objects in the snapshot.
 func (s *Snapshot) Len() int { return len(s.data) }
 
+// Keys are the storage keys of the snapshot's objects, sorted
+// ("/registry/<resource>/<namespace>/<name>").
+func (s *Snapshot) Keys() []string { return sortedKeys(s.data) }
+
 // Snapshot records the server's stored state (every object of every
 // resource, built-in and custom), for Restore.
 func (s *Server) Snapshot() (*Snapshot, error) {

@@ -3,6 +3,7 @@ package kapitest_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -90,8 +91,8 @@ func TestReset(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if after.Len() > start.Len() {
-				t.Errorf("%d objects stored after Reset, %d at start", after.Len(), start.Len())
+			if extra := slices.DeleteFunc(after.Keys(), func(k string) bool { return slices.Contains(start.Keys(), k) }); len(extra) > 0 {
+				t.Errorf("objects stored after Reset that were not there at start: %v", extra)
 			}
 			if _, err := cs.CoreV1().Namespaces().Get(ctx, "team", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("namespace team after Reset: got %v, want NotFound", err)
