@@ -287,11 +287,44 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, err
 	}
-	if s.baseline, err = s.storage.read(context.Background()); err != nil {
+	if s.baseline, err = s.settledState(3 * time.Second); err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("read storage: %w", err)
 	}
 	return s, nil
+}
+
+// settledState reads storage once the server's controllers have made the
+// objects they make in every namespace at start (the default
+// ServiceAccount, the kube-root-ca.crt ConfigMap): readiness does not wait
+// for them, and Reset must not take them for the test's. It waits at most
+// max (controllers can be turned off, and kube-root-ca.crt is not
+// published when the server's CA is unknown), then reads storage as it is.
+func (s *Server) settledState(max time.Duration) (map[string][]byte, error) {
+	deadline := time.Now().Add(max)
+	for {
+		state, err := s.storage.read(context.Background())
+		if err != nil || time.Now().After(deadline) || settled(state) {
+			return state, err
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func settled(state map[string][]byte) bool {
+	for k := range state {
+		ns, ok := strings.CutPrefix(k, "/registry/namespaces/")
+		if !ok {
+			continue
+		}
+		if _, ok := state["/registry/serviceaccounts/"+ns+"/default"]; !ok {
+			return false
+		}
+		if _, ok := state["/registry/configmaps/"+ns+"/kube-root-ca.crt"]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // setVersion makes /version report v.
