@@ -94,6 +94,15 @@ func (s *Server) installCRDs(o CRDInstallOptions) error {
 	if len(crds) == 0 {
 		return nil
 	}
+	// The aggregator registers an APIService per served group-version
+	// soon after; the start state for Reset waits for them.
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			if v.Served {
+				s.expectedKeys = append(s.expectedKeys, "/registry/apiregistration.k8s.io/apiservices/"+v.Name+"."+crd.Spec.Group)
+			}
+		}
+	}
 	wait := o.MaxTime
 	if wait <= 0 {
 		wait = 10 * time.Second

@@ -48,6 +48,9 @@ type Server struct {
 	certDir  string            // the generated PKI (ca.crt, ca.key)
 	storage  kvStore           // the chain's storage, read and written directly
 	baseline map[string][]byte // storage once ready and the CRDs installed
+	// expectedKeys are objects the server makes soon after Start's
+	// installs (APIServices of CRD groups): the start state waits for them.
+	expectedKeys []string
 }
 
 // Options are the settings of a test server, named here so that tests
@@ -304,14 +307,19 @@ func (s *Server) settledState(max time.Duration) (map[string][]byte, error) {
 	deadline := time.Now().Add(max)
 	for {
 		state, err := s.storage.read(context.Background())
-		if err != nil || time.Now().After(deadline) || settled(state) {
+		if err != nil || time.Now().After(deadline) || s.settled(state) {
 			return state, err
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
 }
 
-func settled(state map[string][]byte) bool {
+func (s *Server) settled(state map[string][]byte) bool {
+	for _, k := range s.expectedKeys {
+		if _, ok := state[k]; !ok {
+			return false
+		}
+	}
 	for k := range state {
 		ns, ok := strings.CutPrefix(k, "/registry/namespaces/")
 		if !ok {
