@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -111,13 +112,16 @@ func runReconcilerScenario(t *testing.T, cfg *rest.Config) {
 		t.Fatalf("create widget: %v", err)
 	}
 	waitForSize(ctx, t, c, "3")
-	if err := c.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
-		t.Fatal(err)
-	}
-	if err := unstructured.SetNestedField(w.Object, int64(5), "spec", "size"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Update(ctx, w); err != nil {
+	// The reconciler writes the status meanwhile: retry on conflict.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedField(w.Object, int64(5), "spec", "size"); err != nil {
+			return err
+		}
+		return c.Update(ctx, w)
+	}); err != nil {
 		t.Fatalf("update widget: %v", err)
 	}
 	waitForSize(ctx, t, c, "5")
