@@ -60,6 +60,12 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 		RootCA:     c.CAPEM,
 		Registerer: c.Generic.MetricsRegistry,
 		Logger:     c.Logger,
+
+		// The CSR signer: the cluster CA, which client certificates
+		// are always verified with.
+		ClusterSigningCA:       c.ClusterCA,
+		ClusterSigningKey:      c.ClusterCAKey,
+		ClusterSigningDuration: c.Options.CSRSigning.Duration,
 	})
 	if err != nil {
 		return err

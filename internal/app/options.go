@@ -27,6 +27,7 @@ type Options struct {
 	Aggregator    *options.AggregatorOptions
 	Services      *options.ServiceOptions
 	Controllers   *options.ControllerOptions
+	CSRSigning    *options.CSRSigningOptions
 
 	// Test seams (not flags).
 
@@ -54,6 +55,7 @@ func NewOptions() *Options {
 		Aggregator:    options.NewAggregatorOptions(),
 		Services:      options.NewServiceOptions(),
 		Controllers:   options.NewControllerOptions(),
+		CSRSigning:    options.NewCSRSigningOptions(),
 	}
 }
 
@@ -70,6 +72,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Aggregator.AddFlags(fs)
 	o.Services.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
+	o.CSRSigning.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -108,6 +111,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Aggregator.Validate()...)
 	errs = append(errs, o.Services.Validate()...)
 	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases())...)
+	errs = append(errs, o.CSRSigning.Validate()...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}

@@ -48,6 +48,7 @@ var builtinGroups = []apiGroup{
 	batchGroup,
 	autoscalingGroup,
 	policyGroup,
+	certificatesGroup,
 }
 
 // apiGroup is one API group's table.

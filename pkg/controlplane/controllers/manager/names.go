@@ -11,6 +11,10 @@ const (
 	GarbageCollectorController           = "garbage-collector-controller"
 	ServiceAccountController             = "serviceaccount-controller"
 	RootCACertificatePublisherController = "root-ca-certificate-publisher-controller"
+
+	CertificateSigningRequestSigningController   = "certificatesigningrequest-signing-controller"
+	CertificateSigningRequestApprovingController = "certificatesigningrequest-approving-controller"
+	CertificateSigningRequestCleanerController   = "certificatesigningrequest-cleaner-controller"
 )
 
 // aliases are the older names kube-controller-manager still accepts for
@@ -19,6 +23,9 @@ var aliases = map[string]string{
 	"garbagecollector":       GarbageCollectorController,
 	"serviceaccount":         ServiceAccountController,
 	"root-ca-cert-publisher": RootCACertificatePublisherController,
+	"csrsigning":             CertificateSigningRequestSigningController,
+	"csrapproving":           CertificateSigningRequestApprovingController,
+	"csrcleaner":             CertificateSigningRequestCleanerController,
 }
 
 // Known returns the canonical names of the controllers kapi runs, sorted.
