@@ -66,6 +66,8 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 		ClusterSigningCA:       c.ClusterCA,
 		ClusterSigningKey:      c.ClusterCAKey,
 		ClusterSigningDuration: c.Options.CSRSigning.Duration,
+
+		ResourceQuotaSyncPeriod: c.Options.ResourceQuota.SyncPeriod,
 	})
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ type Options struct {
 	Services      *options.ServiceOptions
 	Controllers   *options.ControllerOptions
 	CSRSigning    *options.CSRSigningOptions
+	ResourceQuota *options.ResourceQuotaOptions
 
 	// Test seams (not flags).
 
@@ -56,6 +57,7 @@ func NewOptions() *Options {
 		Services:      options.NewServiceOptions(),
 		Controllers:   options.NewControllerOptions(),
 		CSRSigning:    options.NewCSRSigningOptions(),
+		ResourceQuota: options.NewResourceQuotaOptions(),
 	}
 }
 
@@ -73,6 +75,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Services.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
 	o.CSRSigning.AddFlags(fs)
+	o.ResourceQuota.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -112,6 +115,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Services.Validate()...)
 	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases())...)
 	errs = append(errs, o.CSRSigning.Validate()...)
+	errs = append(errs, o.ResourceQuota.Validate()...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
@@ -235,8 +236,14 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	}
 
 	// Creating into a missing or terminating namespace is refused, and the
-	// system namespaces cannot be deleted (NamespaceLifecycle).
-	chain := admission.NewChain(c.AdmissionMetrics, namespacelifecycle.New(clusterScoped{ns}))
+	// system namespaces cannot be deleted (NamespaceLifecycle); a write
+	// over a quota of its namespace is refused, the others are charged to
+	// the quotas (ResourceQuota).
+	quotas, err := quotaStoreOf(b)
+	if err != nil {
+		return nil, err
+	}
+	chain := admission.NewChain(c.AdmissionMetrics, namespacelifecycle.New(clusterScoped{ns}), resourcequota.New(quotas))
 	installed, err := installGroups(s, c, b, chain)
 	if err != nil {
 		return nil, err

@@ -162,7 +162,9 @@ func TestKubectlCertificateApproveAndDeny(t *testing.T) {
 			if err := os.WriteFile(manifest, []byte(csrManifest(denied, certificatesv1.KubeAPIServerClientSignerName, req2, []string{"client auth"}, 0)), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _ = cs.CertificatesV1().CertificateSigningRequests().Delete(ctx, denied, metav1.DeleteOptions{}) })
+			t.Cleanup(func() {
+				_ = cs.CertificatesV1().CertificateSigningRequests().Delete(ctx, denied, metav1.DeleteOptions{})
+			})
 			if out, stderr, err := runKubectl(t, kubectl, srv.Kubeconfig, "create", "-f", manifest); err != nil {
 				t.Fatalf("create: %v\n%s%s", err, out, stderr)
 			}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/certificates"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/garbagecollector"
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/rootcacertpublisher"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccount"
 )
@@ -53,6 +54,8 @@ type Config struct {
 	ClusterSigningCA       *x509.Certificate
 	ClusterSigningKey      crypto.Signer
 	ClusterSigningDuration time.Duration
+	// ResourceQuotaSyncPeriod is --resource-quota-sync-period.
+	ResourceQuotaSyncPeriod time.Duration
 
 	GarbageCollectorWorkers    int
 	GarbageCollectorSyncPeriod time.Duration
@@ -154,6 +157,12 @@ var descriptors = []descriptor{
 		name: CertificateSigningRequestApprovingController,
 		new: func(cc *controllerContext) (controller, error) {
 			return certificates.NewApprover(cc.client, cc.logger)
+		},
+	},
+	{
+		name: ResourceQuotaController,
+		new: func(cc *controllerContext) (controller, error) {
+			return resourcequota.New(resourcequota.Config{Client: cc.cfg.Client, ResyncPeriod: cc.cfg.ResourceQuotaSyncPeriod, Logger: cc.logger})
 		},
 	},
 	{

@@ -15,6 +15,7 @@ const (
 	CertificateSigningRequestSigningController   = "certificatesigningrequest-signing-controller"
 	CertificateSigningRequestApprovingController = "certificatesigningrequest-approving-controller"
 	CertificateSigningRequestCleanerController   = "certificatesigningrequest-cleaner-controller"
+	ResourceQuotaController                      = "resourcequota-controller"
 )
 
 // aliases are the older names kube-controller-manager still accepts for
@@ -26,6 +27,7 @@ var aliases = map[string]string{
 	"csrsigning":             CertificateSigningRequestSigningController,
 	"csrapproving":           CertificateSigningRequestApprovingController,
 	"csrcleaner":             CertificateSigningRequestCleanerController,
+	"resourcequota":          ResourceQuotaController,
 }
 
 // Known returns the canonical names of the controllers kapi runs, sorted.

@@ -39,7 +39,7 @@ func TestEnabled(t *testing.T) {
 func TestKnownAndAliases(t *testing.T) {
 	want := []string{
 		CertificateSigningRequestApprovingController, CertificateSigningRequestCleanerController, CertificateSigningRequestSigningController,
-		GarbageCollectorController, RootCACertificatePublisherController, ServiceAccountController,
+		GarbageCollectorController, ResourceQuotaController, RootCACertificatePublisherController, ServiceAccountController,
 	}
 	got := Known()
 	if len(got) != len(want) {

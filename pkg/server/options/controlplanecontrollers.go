@@ -36,3 +36,29 @@ func (o *CSRSigningOptions) Validate() []error {
 	}
 	return nil
 }
+
+// ResourceQuotaOptions configure the in-process resource quota controller
+// (kube-controller-manager's resourcequota options,
+// cmd/kube-controller-manager/app/options/resourcequotacontroller.go).
+type ResourceQuotaOptions struct {
+	// SyncPeriod is --resource-quota-sync-period.
+	SyncPeriod time.Duration
+}
+
+// NewResourceQuotaOptions returns kube-controller-manager's default (5m).
+func NewResourceQuotaOptions() *ResourceQuotaOptions {
+	return &ResourceQuotaOptions{SyncPeriod: 5 * time.Minute}
+}
+
+// AddFlags adds --resource-quota-sync-period to fs.
+func (o *ResourceQuotaOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.SyncPeriod, "resource-quota-sync-period", o.SyncPeriod, "The period for syncing quota usage status in the system")
+}
+
+// Validate checks the period is positive.
+func (o *ResourceQuotaOptions) Validate() []error {
+	if o.SyncPeriod <= 0 {
+		return []error{fmt.Errorf("--resource-quota-sync-period must be positive, got %v", o.SyncPeriod)}
+	}
+	return nil
+}
