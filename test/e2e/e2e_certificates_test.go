@@ -67,7 +67,8 @@ func csrManifest(name, signer string, request []byte, usages []string, expiratio
 // SelfSubjectReview with 1.27, whose whoami asks v1beta1). A second CSR is
 // denied with kubectl certificate deny and never signed; a kubelet client
 // CSR with the wrong organization, approved, fails with upstream's
-// SignerValidationFailure.
+// SignerValidationFailure; one by the rules is auto-approved by
+// csrapproving and issued.
 func TestKubectlCertificateApproveAndDeny(t *testing.T) {
 	binaries := kubectls(t)
 	srv, err := memoryBackend.start()
@@ -175,6 +176,32 @@ func TestKubectlCertificateApproveAndDeny(t *testing.T) {
 			if f := strings.Fields(out); len(f) != 6 || f[4] != "<none>" || f[5] != "Denied" {
 				t.Errorf("get denied csr: %q, want <none> duration and Denied", out)
 			}
+
+			// A kubelet client CSR by the rules is approved by csrapproving
+			// (its requester may create certificatesigningrequests/nodeclient:
+			// the admin) and signed.
+			good := name + "-node"
+			_, req4 := newCSRPEM(t, pkix.Name{CommonName: "system:node:" + user, Organization: []string{"system:nodes"}})
+			if err := os.WriteFile(manifest, []byte(csrManifest(good, certificatesv1.KubeAPIServerClientKubeletSignerName, req4, []string{"digital signature", "client auth"}, 0)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cs.CertificatesV1().CertificateSigningRequests().Delete(ctx, good, metav1.DeleteOptions{}) })
+			if out, stderr, err := runKubectl(t, kubectl, srv.Kubeconfig, "create", "-f", manifest); err != nil {
+				t.Fatalf("create: %v\n%s%s", err, out, stderr)
+			}
+			eventually(t, 30*time.Second, "the kubelet CSR is auto-approved and issued", func() error {
+				csr, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, good, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				if len(csr.Status.Certificate) == 0 || len(csr.Status.Conditions) != 1 {
+					return fmt.Errorf("conditions %+v, certificate %d bytes", csr.Status.Conditions, len(csr.Status.Certificate))
+				}
+				if c := csr.Status.Conditions[0]; c.Type != certificatesv1.CertificateApproved || c.Reason != "AutoApproved" || c.Message != "Auto approving kubelet client certificate after SubjectAccessReview." {
+					t.Errorf("approval condition %+v", c)
+				}
+				return nil
+			})
 
 			// A kubelet client CSR outside the signer's rules fails.
 			bad := name + "-kubelet"
