@@ -97,7 +97,7 @@ func TestSignDurations(t *testing.T) {
 	s := &Signer{cfg: SignerConfig{CA: ca, Key: key, Duration: 7 * 24 * time.Hour, Now: func() time.Time { return now }}}
 	req := newRequest(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "jane", Organization: []string{"dev"}}})
 	tests := []struct {
-		seconds              *int32
+		seconds             *int32
 		notBefore, notAfter time.Time
 	}{
 		{nil, now.Add(-backdate), now.Add(-backdate).Add(7 * 24 * time.Hour)},

@@ -75,7 +75,9 @@ func TestValidateCreate(t *testing.T) {
 			`spec.request: Invalid value: "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t`},
 		{"no usages", func(c *certificatesv1.CertificateSigningRequest) { c.Spec.Usages = nil },
 			`spec.usages: Required value`},
-		{"unknown usage", func(c *certificatesv1.CertificateSigningRequest) { c.Spec.Usages = []certificatesv1.KeyUsage{"client auth", "flying"} },
+		{"unknown usage", func(c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Usages = []certificatesv1.KeyUsage{"client auth", "flying"}
+		},
 			`spec.usages[1]: Unsupported value: "flying": supported values: "any", "cert sign", "client auth"`},
 		{"duplicate usage", func(c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Usages = []certificatesv1.KeyUsage{"client auth", "client auth"}
