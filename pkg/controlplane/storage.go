@@ -49,6 +49,7 @@ var builtinGroups = []apiGroup{
 	autoscalingGroup,
 	policyGroup,
 	certificatesGroup,
+	resourceGroup,
 }
 
 // apiGroup is one API group's table.

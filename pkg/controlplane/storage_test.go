@@ -90,10 +90,12 @@ func TestBuiltinTables(t *testing.T) {
 			"controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status",
 			"replicasets", "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status",
 		},
-		{Group: "batch", Version: "v1"}:       {"cronjobs", "cronjobs/status", "jobs", "jobs/status"},
-		{Group: "autoscaling", Version: "v2"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
-		{Group: "autoscaling", Version: "v1"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
-		{Group: "policy", Version: "v1"}:      {"poddisruptionbudgets", "poddisruptionbudgets/status"},
+		{Group: "batch", Version: "v1"}:               {"cronjobs", "cronjobs/status", "jobs", "jobs/status"},
+		{Group: "autoscaling", Version: "v2"}:         {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
+		{Group: "autoscaling", Version: "v1"}:         {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
+		{Group: "policy", Version: "v1"}:              {"poddisruptionbudgets", "poddisruptionbudgets/status"},
+		{Group: "certificates.k8s.io", Version: "v1"}: {"certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status"},
+		{Group: "resource.k8s.io", Version: "v1"}:     {"deviceclasses", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices"},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -117,6 +119,8 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "apps", Version: "v1"},
 		{Group: "batch", Version: "v1"}, {Group: "autoscaling", Version: "v2"}, {Group: "autoscaling", Version: "v1"},
 		{Group: "policy", Version: "v1"},
+		{Group: "certificates.k8s.io", Version: "v1"},
+		{Group: "resource.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -140,6 +144,7 @@ func TestBuiltinTables(t *testing.T) {
 		"secrets", "serviceaccounts", "services",
 		"controllerrevisions.apps", "daemonsets.apps", "deployments.apps", "replicasets.apps", "statefulsets.apps",
 		"cronjobs.batch", "horizontalpodautoscalers.autoscaling", "jobs.batch", "poddisruptionbudgets.policy",
+		"resourceclaims.resource.k8s.io", "resourceclaimtemplates.resource.k8s.io",
 	}
 	slices.Sort(wantContent)
 	if !slices.Equal(gotContent, wantContent) {
@@ -157,7 +162,8 @@ func TestBuiltinTables(t *testing.T) {
 	slices.Sort(gotKinds)
 	wantKinds := []string{
 		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Node", "/v1, Kind=Pod", "/v1, Kind=ReplicationController",
-		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "batch/v1, Kind=Job", "events.k8s.io/v1, Kind=Event",
+		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "batch/v1, Kind=Job",
+		"certificates.k8s.io/v1, Kind=CertificateSigningRequest", "events.k8s.io/v1, Kind=Event", "resource.k8s.io/v1, Kind=ResourceSlice",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("got field label conversions for %v, want %v", gotKinds, wantKinds)

@@ -19,6 +19,7 @@ import (
 	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv2"
 	defaultsbatchv1 "github.com/kapi-dev/kapi/pkg/api/defaults/batchv1"
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
+	defaultsresourcev1 "github.com/kapi-dev/kapi/pkg/api/defaults/resourcev1"
 )
 
 // Scheme knows every built-in kind kapi may serve.
@@ -58,6 +59,7 @@ func init() {
 	utilruntime.Must(defaultsbatchv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsautoscalingv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsautoscalingv2.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsresourcev1.RegisterDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))
