@@ -24,7 +24,7 @@ import (
 
 // newCSRPEM returns a fresh ECDSA key (PEM) and a PKCS#10 request for
 // subject signed with it (PEM).
-func newCSRPEM(t *testing.T, subject pkix.Name) (keyPEM, csrPEM []byte) {
+func newCSRPEM(t testing.TB, subject pkix.Name) (keyPEM, csrPEM []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
