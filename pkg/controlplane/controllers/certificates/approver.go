@@ -70,10 +70,12 @@ func (a *approver) handle(ctx context.Context, csr *certificatesv1.CertificateSi
 	if err != nil {
 		return fmt.Errorf("unable to parse csr %q: %w", csr.Name, err)
 	}
+	var tried []string
 	for _, r := range recognizers {
 		if !r.recognize(csr, req) {
 			continue
 		}
+		tried = append(tried, r.permission.Subresource)
 		allowed, err := a.authorize(ctx, csr, r.permission)
 		if err != nil {
 			return err
@@ -92,10 +94,18 @@ func (a *approver) handle(ctx context.Context, csr *certificatesv1.CertificateSi
 		}
 		return nil
 	}
-	// Upstream logs "recognized csr ... but subject access review was not
-	// approved" and waits for the next change: so does kapi (no retry).
+	if len(tried) > 0 {
+		// Retried with backoff (the requester may be granted the
+		// permission later), logged at debug level, as upstream's
+		// IgnorableError.
+		return ignorableError{fmt.Errorf("recognized csr %q as %v but subject access review was not approved", csr.Name, tried)}
+	}
 	return nil
 }
+
+// ignorableError is a sync failure that is retried but not worth a
+// warning.
+type ignorableError struct{ error }
 
 func (a *approver) authorize(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, attrs authorizationv1.ResourceAttributes) (bool, error) {
 	extra := make(map[string]authorizationv1.ExtraValue, len(csr.Spec.Extra))

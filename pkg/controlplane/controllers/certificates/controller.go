@@ -2,6 +2,7 @@ package certificates
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -139,7 +140,12 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		err = c.handle(ctx, csr.DeepCopy())
 	}
 	if err != nil {
-		if ctx.Err() == nil {
+		var ignorable ignorableError
+		switch {
+		case ctx.Err() != nil:
+		case errors.As(err, &ignorable):
+			c.logger.Debug("syncing certificate signing request", "name", name, "err", err)
+		default:
 			c.logger.Warn("syncing certificate signing request", "name", name, "err", err)
 		}
 		c.queue.AddRateLimited(name)
