@@ -63,6 +63,13 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 
 		// Signs legacy kubernetes.io/service-account-token Secrets.
 		LegacyTokens: c.authn.issuer,
+		// The CSR signer: the cluster CA, which client certificates
+		// are always verified with.
+		ClusterSigningCA:       c.ClusterCA,
+		ClusterSigningKey:      c.ClusterCAKey,
+		ClusterSigningDuration: c.Options.CSRSigning.Duration,
+
+		ResourceQuotaSyncPeriod: c.Options.ResourceQuota.SyncPeriod,
 	})
 	if err != nil {
 		return err

@@ -19,19 +19,20 @@ type Options struct {
 	AdminKubeconfig string
 	Verbosity       int
 
-	SecureServing *options.SecureServingOptions
-	Run           *options.ServerRunOptions
-	Storage       *options.StorageOptions
-	Audit         *options.AuditOptions
-	Admission     *options.AdmissionOptions
-	RequestHeader *options.RequestHeaderOptions
-	Aggregator    *options.AggregatorOptions
-	Services      *options.ServiceOptions
-	Authorization *options.AuthorizationOptions
-	Controllers   *options.ControllerOptions
-	FlowControl   *options.FlowControlOptions
-
+	SecureServing  *options.SecureServingOptions
+	Run            *options.ServerRunOptions
+	Storage        *options.StorageOptions
+	Audit          *options.AuditOptions
+	Admission      *options.AdmissionOptions
+	RequestHeader  *options.RequestHeaderOptions
+	Aggregator     *options.AggregatorOptions
+	Services       *options.ServiceOptions
+	Authorization  *options.AuthorizationOptions
+	Controllers    *options.ControllerOptions
+	FlowControl    *options.FlowControlOptions
 	Authentication *options.AuthenticationOptions
+	CSRSigning     *options.CSRSigningOptions
+	ResourceQuota  *options.ResourceQuotaOptions
 
 	// Test seams (not flags).
 
@@ -50,20 +51,21 @@ type Options struct {
 // NewOptions returns the defaults of DESIGN.md §7.
 func NewOptions() *Options {
 	return &Options{
-		DataDir:       "./kapi-data",
-		SecureServing: options.NewSecureServingOptions(),
-		Run:           options.NewServerRunOptions(),
-		Storage:       options.NewStorageOptions(),
-		Audit:         options.NewAuditOptions(),
-		Admission:     options.NewAdmissionOptions(),
-		RequestHeader: options.NewRequestHeaderOptions(),
-		Aggregator:    options.NewAggregatorOptions(),
-		Services:      options.NewServiceOptions(),
-		Authorization: options.NewAuthorizationOptions(),
-		Controllers:   options.NewControllerOptions(),
-
+		DataDir:        "./kapi-data",
+		SecureServing:  options.NewSecureServingOptions(),
+		Run:            options.NewServerRunOptions(),
+		Storage:        options.NewStorageOptions(),
+		Audit:          options.NewAuditOptions(),
+		Admission:      options.NewAdmissionOptions(),
+		RequestHeader:  options.NewRequestHeaderOptions(),
+		Aggregator:     options.NewAggregatorOptions(),
+		Services:       options.NewServiceOptions(),
+		Authorization:  options.NewAuthorizationOptions(),
+		Controllers:    options.NewControllerOptions(),
 		Authentication: options.NewAuthenticationOptions(),
 		FlowControl:    options.NewFlowControlOptions(),
+		CSRSigning:     options.NewCSRSigningOptions(),
+		ResourceQuota:  options.NewResourceQuotaOptions(),
 	}
 }
 
@@ -83,8 +85,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Authorization.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
 	o.Authentication.AddFlags(fs)
-
 	o.FlowControl.AddFlags(fs)
+	o.CSRSigning.AddFlags(fs)
+	o.ResourceQuota.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -126,6 +129,8 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Authorization.Validate()...)
 	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases())...)
 	errs = append(errs, o.Authentication.Validate()...)
+	errs = append(errs, o.CSRSigning.Validate()...)
+	errs = append(errs, o.ResourceQuota.Validate()...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}

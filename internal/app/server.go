@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -55,6 +56,11 @@ type Config struct {
 	// the leaf in that file (see pki.ServingTrust); nil when the issuer of
 	// a user's certificate is unknown (clients then use system roots).
 	CAPEM []byte
+	// ClusterCA and ClusterCAKey are the generated cluster CA, which
+	// client certificates are verified with and the CSR signer signs
+	// with.
+	ClusterCA    *x509.Certificate
+	ClusterCAKey crypto.Signer
 	// caSource says where CAPEM came from, for the log.
 	caSource string
 	// LoopbackToken authenticates the server's own clients as
@@ -290,6 +296,7 @@ func (c *Config) applySecureServing() error {
 	clientCA := bundle.CAPool
 	c.CAPEM = bundle.CAPEM
 	c.ClientCAPEM = bundle.CAPEM
+	c.ClusterCA, c.ClusterCAKey = bundle.CA, bundle.CAKey
 	if o.TLSCertFile != "" {
 		serving, err = pki.LoadServing(o.TLSCertFile, o.TLSPrivateKeyFile)
 		if err != nil {

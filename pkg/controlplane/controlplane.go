@@ -20,6 +20,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugins"
+	"github.com/kapi-dev/kapi/pkg/admission/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
@@ -273,7 +274,9 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	}
 
 	// Creating into a missing or terminating namespace is refused, and the
-	// system namespaces cannot be deleted (NamespaceLifecycle).
+	// system namespaces cannot be deleted (NamespaceLifecycle); a write
+	// over a quota of its namespace is refused, the others are charged to
+	// the quotas (ResourceQuota).
 	chain := c.Admission
 	if chain == (admission.Chain{}) {
 		chain = admission.NewChain(c.AdmissionMetrics)
@@ -289,10 +292,15 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
+	quotas, err := quotaStoreOf(b)
+	if err != nil {
+		return nil, err
+	}
 	admissionPlugins, err := admissionPlugins(c, b, namespaceReader{clusterScoped{ns}}, map[string]admission.Plugin{
 		plugins.MutatingAdmissionWebhook:   mutatingWebhooks,
 		plugins.ValidatingAdmissionPolicy:  policies,
 		plugins.ValidatingAdmissionWebhook: validatingWebhooks,
+		plugins.ResourceQuota:              resourcequota.New(quotas),
 	})
 	if err != nil {
 		return nil, err

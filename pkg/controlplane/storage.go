@@ -55,6 +55,8 @@ var builtinGroups = []apiGroup{
 	flowcontrolGroup,
 	admissionRegistrationGroup,
 	rbacGroup,
+	certificatesGroup,
+	resourceGroup,
 }
 
 // apiGroup is one API group's table.

@@ -111,6 +111,8 @@ func TestBuiltinTables(t *testing.T) {
 			"validatingadmissionpolicybindings", "validatingwebhookconfigurations",
 		},
 		{Group: "rbac.authorization.k8s.io", Version: "v1"}: {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
+		{Group: "certificates.k8s.io", Version: "v1"}:       {"certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status"},
+		{Group: "resource.k8s.io", Version: "v1"}:           {"deviceclasses", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices"},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -139,6 +141,8 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"},
 		{Group: "admissionregistration.k8s.io", Version: "v1"},
 		{Group: "rbac.authorization.k8s.io", Version: "v1"},
+		{Group: "certificates.k8s.io", Version: "v1"},
+		{Group: "resource.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -164,6 +168,7 @@ func TestBuiltinTables(t *testing.T) {
 		"cronjobs.batch", "horizontalpodautoscalers.autoscaling", "jobs.batch", "poddisruptionbudgets.policy",
 		"ingresses.networking.k8s.io", "networkpolicies.networking.k8s.io", "csistoragecapacities.storage.k8s.io",
 		"rolebindings.rbac.authorization.k8s.io", "roles.rbac.authorization.k8s.io",
+		"resourceclaims.resource.k8s.io", "resourceclaimtemplates.resource.k8s.io",
 	}
 	slices.Sort(wantContent)
 	if !slices.Equal(gotContent, wantContent) {
@@ -181,7 +186,8 @@ func TestBuiltinTables(t *testing.T) {
 	slices.Sort(gotKinds)
 	wantKinds := []string{
 		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Node", "/v1, Kind=Pod", "/v1, Kind=ReplicationController",
-		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "batch/v1, Kind=Job", "events.k8s.io/v1, Kind=Event",
+		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "batch/v1, Kind=Job",
+		"certificates.k8s.io/v1, Kind=CertificateSigningRequest", "events.k8s.io/v1, Kind=Event", "resource.k8s.io/v1, Kind=ResourceSlice",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("got field label conversions for %v, want %v", gotKinds, wantKinds)

@@ -129,7 +129,8 @@ type Deps struct {
 	PriorityClasses Reader
 	StorageClasses  Reader
 	// Prebuilt are plugins the server builds itself, by name (webhooks and
-	// admission policies, which need the server's hooks and clients);
+	// admission policies, which need the server's hooks and clients, and
+	// ResourceQuota, which writes quota status through the store);
 	// missing ones are unavailable.
 	Prebuilt map[string]admission.Plugin
 	// DefaultNotReadyTolerationSeconds and
@@ -184,10 +185,11 @@ const (
 	MutatingAdmissionWebhook   = "MutatingAdmissionWebhook"
 	ValidatingAdmissionPolicy  = "ValidatingAdmissionPolicy"
 	ValidatingAdmissionWebhook = "ValidatingAdmissionWebhook"
+	ResourceQuota              = "ResourceQuota"
 )
 
 func init() {
-	for _, name := range []string{MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook} {
+	for _, name := range []string{MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota} {
 		constructors[name] = func(d Deps, _ []byte) (admission.Plugin, error) {
 			if p := d.Prebuilt[name]; p != nil {
 				return p, nil

@@ -1,6 +1,7 @@
 package pki
 
 import (
+	"crypto"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -92,6 +93,11 @@ type Bundle struct {
 	CA     *x509.Certificate
 	CAPool *x509.CertPool
 	CAPEM  []byte
+	// CAKey is CA's private key: the CSR signing controller signs
+	// approved client certificate requests with it (as
+	// kube-controller-manager's --cluster-signing-cert-file/-key-file,
+	// which kubeadm points at the cluster CA).
+	CAKey crypto.Signer
 	// Serving is the serving key pair; its chain is the leaf then CA, and
 	// Leaf is set.
 	Serving tls.Certificate
@@ -203,6 +209,7 @@ func Ensure(cfg Config) (*Bundle, error) {
 	}
 
 	b.CA = ca.cert
+	b.CAKey = ca.key
 	b.CAPool = x509.NewCertPool()
 	b.CAPool.AddCert(ca.cert)
 	b.CAPEM = ca.certPEM

@@ -2,6 +2,8 @@ package manager
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,7 +22,9 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/certificates"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/garbagecollector"
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/rootcacertpublisher"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccounttoken"
@@ -48,6 +52,15 @@ type Config struct {
 	// GarbageCollectorWorkers and GarbageCollectorSyncPeriod override the
 	// collector's defaults (0: garbagecollector.DefaultWorkers,
 	// DefaultSyncPeriod).
+	// ClusterSigningCA and ClusterSigningKey sign approved certificate
+	// signing requests (nil: the csrsigning controller does not run);
+	// ClusterSigningDuration is --cluster-signing-duration.
+	ClusterSigningCA       *x509.Certificate
+	ClusterSigningKey      crypto.Signer
+	ClusterSigningDuration time.Duration
+	// ResourceQuotaSyncPeriod is --resource-quota-sync-period.
+	ResourceQuotaSyncPeriod time.Duration
+
 	GarbageCollectorWorkers    int
 	GarbageCollectorSyncPeriod time.Duration
 }
@@ -139,6 +152,37 @@ var descriptors = []descriptor{
 				return nil, nil
 			}
 			return serviceaccounttoken.New(cc.client, cc.cfg.LegacyTokens, cc.cfg.RootCA, cc.logger)
+		},
+	},
+	{
+		name: CertificateSigningRequestSigningController,
+		new: func(cc *controllerContext) (controller, error) {
+			if cc.cfg.ClusterSigningCA == nil || cc.cfg.ClusterSigningKey == nil {
+				cc.logger.Warn("not signing certificate signing requests: no cluster signing CA")
+				return nil, nil
+			}
+			return certificates.NewSigner(cc.client, certificates.SignerConfig{
+				CA: cc.cfg.ClusterSigningCA, Key: cc.cfg.ClusterSigningKey,
+				Duration: cc.cfg.ClusterSigningDuration, Logger: cc.logger,
+			})
+		},
+	},
+	{
+		name: CertificateSigningRequestApprovingController,
+		new: func(cc *controllerContext) (controller, error) {
+			return certificates.NewApprover(cc.client, cc.logger)
+		},
+	},
+	{
+		name: ResourceQuotaController,
+		new: func(cc *controllerContext) (controller, error) {
+			return resourcequota.New(resourcequota.Config{Client: cc.cfg.Client, ResyncPeriod: cc.cfg.ResourceQuotaSyncPeriod, Logger: cc.logger})
+		},
+	},
+	{
+		name: CertificateSigningRequestCleanerController,
+		new: func(cc *controllerContext) (controller, error) {
+			return certificates.NewCleaner(cc.client, cc.logger, 0)
 		},
 	},
 }

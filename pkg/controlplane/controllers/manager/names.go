@@ -8,10 +8,14 @@ import (
 // The controllers kapi runs, by kube-controller-manager's canonical names
 // (cmd/kube-controller-manager/names/controller_names.go, v1.37).
 const (
-	GarbageCollectorController           = "garbage-collector-controller"
-	ServiceAccountController             = "serviceaccount-controller"
-	RootCACertificatePublisherController = "root-ca-certificate-publisher-controller"
-	ServiceAccountTokenController        = "serviceaccount-token-controller"
+	GarbageCollectorController                   = "garbage-collector-controller"
+	ServiceAccountController                     = "serviceaccount-controller"
+	RootCACertificatePublisherController         = "root-ca-certificate-publisher-controller"
+	ServiceAccountTokenController                = "serviceaccount-token-controller"
+	CertificateSigningRequestSigningController   = "certificatesigningrequest-signing-controller"
+	CertificateSigningRequestApprovingController = "certificatesigningrequest-approving-controller"
+	CertificateSigningRequestCleanerController   = "certificatesigningrequest-cleaner-controller"
+	ResourceQuotaController                      = "resourcequota-controller"
 )
 
 // aliases are the older names kube-controller-manager still accepts for
@@ -21,6 +25,10 @@ var aliases = map[string]string{
 	"serviceaccount":         ServiceAccountController,
 	"root-ca-cert-publisher": RootCACertificatePublisherController,
 	"serviceaccount-token":   ServiceAccountTokenController,
+	"csrsigning":             CertificateSigningRequestSigningController,
+	"csrapproving":           CertificateSigningRequestApprovingController,
+	"csrcleaner":             CertificateSigningRequestCleanerController,
+	"resourcequota":          ResourceQuotaController,
 }
 
 // Known returns the canonical names of the controllers kapi runs, sorted.

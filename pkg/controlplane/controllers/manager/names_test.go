@@ -20,6 +20,9 @@ func TestEnabled(t *testing.T) {
 		{[]string{"serviceaccount"}, ServiceAccountController, true},
 		{[]string{"serviceaccount"}, RootCACertificatePublisherController, false},
 		{[]string{"root-ca-cert-publisher"}, RootCACertificatePublisherController, true},
+		{[]string{"*", "-csrsigning"}, CertificateSigningRequestSigningController, false},
+		{[]string{"*", "-csrsigning"}, CertificateSigningRequestApprovingController, true},
+		{[]string{"csrcleaner"}, CertificateSigningRequestCleanerController, true},
 		// The first entry naming a controller decides.
 		{[]string{"garbage-collector-controller", "-garbage-collector-controller"}, GarbageCollectorController, true},
 		// No "*": only what is named.
@@ -34,7 +37,11 @@ func TestEnabled(t *testing.T) {
 }
 
 func TestKnownAndAliases(t *testing.T) {
-	want := []string{GarbageCollectorController, RootCACertificatePublisherController, ServiceAccountController, ServiceAccountTokenController}
+	want := []string{
+		CertificateSigningRequestApprovingController, CertificateSigningRequestCleanerController, CertificateSigningRequestSigningController,
+		GarbageCollectorController, ResourceQuotaController, RootCACertificatePublisherController, ServiceAccountController,
+		ServiceAccountTokenController,
+	}
 	got := Known()
 	if len(got) != len(want) {
 		t.Fatalf("Known: got %v, want %v", got, want)

@@ -1,0 +1,58 @@
+package resourcev1_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	resourceapi "k8s.io/api/resource/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kapi-dev/kapi/pkg/api/defaults/resourcev1"
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+)
+
+func decode(t *testing.T, path string) any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := scheme.Codecs.UniversalDecoder(resourceapi.SchemeGroupVersion).Decode(b, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// TestClaimTemplateDefaults: the decoder (request bodies, patches,
+// storage reads) applies the device request defaults.
+func TestClaimTemplateDefaults(t *testing.T) {
+	got := decode(t, "testdata/claimtemplate-docs.yaml")
+	b, err := os.ReadFile("testdata/claimtemplate-docs.defaulted.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &resourceapi.ResourceClaimTemplate{}
+	if err := yaml.UnmarshalStrict(b, want); err != nil {
+		t.Fatal(err)
+	}
+	want.APIVersion, want.Kind = "", ""
+	g := got.(*resourceapi.ResourceClaimTemplate)
+	g.APIVersion, g.Kind = "", ""
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Errorf("defaulted template (-want +got):\n%s", diff)
+	}
+}
+
+func TestSliceTaintDefaults(t *testing.T) {
+	now := time.Date(2026, 11, 26, 4, 30, 15, 500, time.UTC)
+	resourcev1.Now = func() time.Time { return now }
+	t.Cleanup(func() { resourcev1.Now = time.Now })
+	s := decode(t, "testdata/slice-taint.yaml").(*resourceapi.ResourceSlice)
+	ta := s.Spec.Devices[0].Taints[0].TimeAdded
+	if ta == nil || !ta.Time.Equal(now.Truncate(time.Second)) {
+		t.Errorf("timeAdded %v, want %v", ta, now.Truncate(time.Second))
+	}
+}

@@ -1,0 +1,460 @@
+package resource
+
+import (
+	"fmt"
+	"strings"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Limits of upstream's types.go.
+const (
+	maxRequests        = resourcev1.DeviceRequestsMaxSize
+	maxSubRequests     = resourcev1.FirstAvailableDeviceRequestMaxSize
+	maxSelectors       = resourcev1.DeviceSelectorsMaxSize
+	maxConstraints     = resourcev1.DeviceConstraintsMaxSize
+	maxConfigs         = resourcev1.DeviceConfigMaxSize
+	maxReservedFor     = resourcev1.ResourceClaimReservedForMaxSize
+	maxDevicesPerSlice = resourcev1.ResourceSliceMaxDevices
+	maxTolerations     = resourcev1.DeviceTolerationsMaxLength
+	maxAttributes      = resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice
+)
+
+func dnsLabel(v string, p *field.Path) field.ErrorList {
+	if v == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	var errs field.ErrorList
+	for _, m := range utilvalidation.IsDNS1123Label(v) {
+		errs = append(errs, field.Invalid(p, v, m))
+	}
+	return errs
+}
+
+func dnsSubdomain(v string, p *field.Path) field.ErrorList {
+	if v == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	var errs field.ErrorList
+	for _, m := range utilvalidation.IsDNS1123Subdomain(v) {
+		errs = append(errs, field.Invalid(p, v, m))
+	}
+	return errs
+}
+
+// ValidateDeviceClaim validates a claim's (or a template's) device
+// requests, constraints and configuration.
+func ValidateDeviceClaim(c *resourcev1.DeviceClaim, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := map[string]map[string]bool{}
+	rp := p.Child("requests")
+	if len(c.Requests) > maxRequests {
+		errs = append(errs, field.TooMany(rp, len(c.Requests), maxRequests))
+	}
+	for i := range c.Requests {
+		r := &c.Requests[i]
+		ip := rp.Index(i)
+		errs = append(errs, dnsLabel(r.Name, ip.Child("name"))...)
+		if _, dup := names[r.Name]; dup && r.Name != "" {
+			errs = append(errs, field.Duplicate(ip.Child("name"), r.Name))
+		}
+		subs := map[string]bool{}
+		names[r.Name] = subs
+		hasExactly, hasFirst := r.Exactly != nil, len(r.FirstAvailable) > 0
+		switch {
+		case hasExactly && hasFirst:
+			errs = append(errs, field.Invalid(ip, nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
+		case !hasExactly && !hasFirst:
+			errs = append(errs, field.Required(ip, "exactly one of `exactly` or `firstAvailable` is required"))
+		}
+		if hasExactly {
+			e := r.Exactly
+			ep := ip.Child("exactly")
+			errs = append(errs, dnsSubdomain(e.DeviceClassName, ep.Child("deviceClassName"))...)
+			errs = append(errs, validateSelectors(e.Selectors, ep.Child("selectors"))...)
+			errs = append(errs, validateAllocationMode(e.AllocationMode, e.Count, ep)...)
+			errs = append(errs, validateTolerations(e.Tolerations, ep.Child("tolerations"))...)
+		}
+		fp := ip.Child("firstAvailable")
+		if len(r.FirstAvailable) > maxSubRequests {
+			errs = append(errs, field.TooMany(fp, len(r.FirstAvailable), maxSubRequests))
+		}
+		for j := range r.FirstAvailable {
+			s := &r.FirstAvailable[j]
+			sp := fp.Index(j)
+			errs = append(errs, dnsLabel(s.Name, sp.Child("name"))...)
+			if subs[s.Name] && s.Name != "" {
+				errs = append(errs, field.Duplicate(sp.Child("name"), s.Name))
+			}
+			subs[s.Name] = true
+			errs = append(errs, dnsSubdomain(s.DeviceClassName, sp.Child("deviceClassName"))...)
+			errs = append(errs, validateSelectors(s.Selectors, sp.Child("selectors"))...)
+			errs = append(errs, validateAllocationMode(s.AllocationMode, s.Count, sp)...)
+			errs = append(errs, validateTolerations(s.Tolerations, sp.Child("tolerations"))...)
+		}
+	}
+	cp := p.Child("constraints")
+	if len(c.Constraints) > maxConstraints {
+		errs = append(errs, field.TooMany(cp, len(c.Constraints), maxConstraints))
+	}
+	for i, con := range c.Constraints {
+		ip := cp.Index(i)
+		errs = append(errs, validateRequestRefs(con.Requests, names, ip.Child("requests"))...)
+		switch {
+		case con.MatchAttribute == nil && con.DistinctAttribute == nil:
+			errs = append(errs, field.Required(ip, "exactly one of `matchAttribute` or `distinctAttribute` is required"))
+		case con.MatchAttribute != nil && con.DistinctAttribute != nil:
+			errs = append(errs, field.Invalid(ip, nil, "exactly one of `matchAttribute` or `distinctAttribute` is required, but multiple fields are set"))
+		case con.MatchAttribute != nil:
+			errs = append(errs, validateFullyQualifiedName(*con.MatchAttribute, ip.Child("matchAttribute"))...)
+		default:
+			errs = append(errs, validateFullyQualifiedName(*con.DistinctAttribute, ip.Child("distinctAttribute"))...)
+		}
+	}
+	gp := p.Child("config")
+	if len(c.Config) > maxConfigs {
+		errs = append(errs, field.TooMany(gp, len(c.Config), maxConfigs))
+	}
+	for i, cfg := range c.Config {
+		ip := gp.Index(i)
+		errs = append(errs, validateRequestRefs(cfg.Requests, names, ip.Child("requests"))...)
+		errs = append(errs, validateOpaque(cfg.Opaque, ip)...)
+	}
+	return errs
+}
+
+func validateAllocationMode(mode resourcev1.DeviceAllocationMode, count int64, p *field.Path) field.ErrorList {
+	switch mode {
+	case resourcev1.DeviceAllocationModeAll:
+		if count != 0 {
+			return field.ErrorList{field.Invalid(p.Child("count"), count, fmt.Sprintf("must not be specified when allocationMode is '%s'", mode))}
+		}
+	case resourcev1.DeviceAllocationModeExactCount:
+		if count <= 0 {
+			return field.ErrorList{field.Invalid(p.Child("count"), count, "must be greater than zero")}
+		}
+	default:
+		return field.ErrorList{field.NotSupported(p.Child("allocationMode"), mode, []resourcev1.DeviceAllocationMode{resourcev1.DeviceAllocationModeAll, resourcev1.DeviceAllocationModeExactCount})}
+	}
+	return nil
+}
+
+func validateSelectors(sels []resourcev1.DeviceSelector, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(sels) > maxSelectors {
+		errs = append(errs, field.TooMany(p, len(sels), maxSelectors))
+	}
+	for i, s := range sels {
+		ip := p.Index(i)
+		if s.CEL == nil {
+			errs = append(errs, field.Required(ip.Child("cel"), ""))
+			continue
+		}
+		if strings.TrimSpace(s.CEL.Expression) == "" {
+			errs = append(errs, field.Required(ip.Child("cel", "expression"), ""))
+		} else if len(s.CEL.Expression) > resourcev1.CELSelectorExpressionMaxLength {
+			errs = append(errs, field.TooLong(ip.Child("cel", "expression"), "" /*unused*/, resourcev1.CELSelectorExpressionMaxLength))
+		}
+	}
+	return errs
+}
+
+func validateTolerations(ts []resourcev1.DeviceToleration, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(ts) > maxTolerations {
+		errs = append(errs, field.TooMany(p, len(ts), maxTolerations))
+	}
+	for i, t := range ts {
+		ip := p.Index(i)
+		if t.Key != "" {
+			for _, m := range utilvalidation.IsQualifiedName(t.Key) {
+				errs = append(errs, field.Invalid(ip.Child("key"), t.Key, m))
+			}
+		}
+		switch t.Operator {
+		case resourcev1.DeviceTolerationOpExists:
+			if t.Value != "" {
+				errs = append(errs, field.Invalid(ip.Child("value"), t.Value, "must be empty for operator `Exists`"))
+			}
+		case resourcev1.DeviceTolerationOpEqual, "":
+			for _, m := range utilvalidation.IsValidLabelValue(t.Value) {
+				errs = append(errs, field.Invalid(ip.Child("value"), t.Value, m))
+			}
+		default:
+			errs = append(errs, field.NotSupported(ip.Child("operator"), t.Operator, []resourcev1.DeviceTolerationOperator{resourcev1.DeviceTolerationOpEqual, resourcev1.DeviceTolerationOpExists}))
+		}
+		switch t.Effect {
+		case "", resourcev1.DeviceTaintEffectNoSchedule, resourcev1.DeviceTaintEffectNoExecute:
+		default:
+			errs = append(errs, field.NotSupported(ip.Child("effect"), t.Effect, []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule}))
+		}
+	}
+	return errs
+}
+
+// validateRequestRefs: each entry names a request, or "<request>/<subrequest>".
+func validateRequestRefs(refs []string, names map[string]map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, ref := range refs {
+		req, sub, hasSub := strings.Cut(ref, "/")
+		subs, ok := names[req]
+		if !ok || hasSub && !subs[sub] {
+			errs = append(errs, field.Invalid(p.Index(i), ref, "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"))
+		}
+		if seen[ref] {
+			errs = append(errs, field.Duplicate(p.Index(i), ref))
+		}
+		seen[ref] = true
+	}
+	return errs
+}
+
+func validateOpaque(o *resourcev1.OpaqueDeviceConfiguration, p *field.Path) field.ErrorList {
+	if o == nil {
+		return field.ErrorList{field.Required(p.Child("opaque"), "")}
+	}
+	op := p.Child("opaque")
+	errs := dnsSubdomain(o.Driver, op.Child("driver"))
+	if len(o.Parameters.Raw) == 0 {
+		errs = append(errs, field.Required(op.Child("parameters"), ""))
+	} else if o.Parameters.Raw[0] != '{' {
+		errs = append(errs, field.Invalid(op.Child("parameters"), "<value omitted>", "parameters must be a valid JSON object"))
+	} else if len(o.Parameters.Raw) > resourcev1.OpaqueParametersMaxLength {
+		errs = append(errs, field.TooLong(op.Child("parameters"), "" /*unused*/, resourcev1.OpaqueParametersMaxLength))
+	}
+	return errs
+}
+
+// validateFullyQualifiedName: "<domain>/<name>".
+func validateFullyQualifiedName(n resourcev1.FullyQualifiedName, p *field.Path) field.ErrorList {
+	domain, name, ok := strings.Cut(string(n), "/")
+	if !ok || domain == "" {
+		return field.ErrorList{field.Required(p, "must include a domain")}
+	}
+	errs := dnsSubdomain(domain, p)
+	errs = append(errs, validateIdentifier(name, p)...)
+	return errs
+}
+
+// validateIdentifier: a C identifier of at most 32 characters (attribute
+// and capacity names).
+func validateIdentifier(id string, p *field.Path) field.ErrorList {
+	if id == "" {
+		return field.ErrorList{field.Required(p, "name required")}
+	}
+	var errs field.ErrorList
+	if len(id) > resourcev1.DeviceMaxIDLength {
+		errs = append(errs, field.TooLong(p, "" /*unused*/, resourcev1.DeviceMaxIDLength))
+	}
+	for _, m := range utilvalidation.IsCIdentifier(id) {
+		errs = append(errs, field.Invalid(p, id, m))
+	}
+	return errs
+}
+
+// ValidateResourceClaim validates a claim's spec.
+func ValidateResourceClaim(c *resourcev1.ResourceClaim) field.ErrorList {
+	return ValidateDeviceClaim(&c.Spec.Devices, field.NewPath("spec", "devices"))
+}
+
+// ValidateResourceClaimUpdate: the spec is immutable.
+func ValidateResourceClaimUpdate(c, old *resourcev1.ResourceClaim) field.ErrorList {
+	if !equality.Semantic.DeepEqual(c.Spec, old.Spec) {
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), c.Spec, "field is immutable")}
+	}
+	return nil
+}
+
+// ValidateResourceClaimStatusUpdate validates a claim's status update.
+func ValidateResourceClaimStatusUpdate(c, old *resourcev1.ResourceClaim) field.ErrorList {
+	var errs field.ErrorList
+	sp := field.NewPath("status")
+	if old.Status.Allocation != nil && c.Status.Allocation != nil && !equality.Semantic.DeepEqual(c.Status.Allocation, old.Status.Allocation) {
+		errs = append(errs, field.Invalid(sp.Child("allocation"), c.Status.Allocation, "field is immutable"))
+	}
+	rp := sp.Child("reservedFor")
+	if len(c.Status.ReservedFor) > 0 && c.Status.Allocation == nil {
+		errs = append(errs, field.Forbidden(rp, "may not be specified when `allocated` is not set"))
+	}
+	if len(c.Status.ReservedFor) > maxReservedFor {
+		errs = append(errs, field.TooMany(rp, len(c.Status.ReservedFor), maxReservedFor))
+	}
+	uids := map[string]bool{}
+	for i, r := range c.Status.ReservedFor {
+		ip := rp.Index(i)
+		if r.Resource == "" {
+			errs = append(errs, field.Required(ip.Child("resource"), ""))
+		}
+		if r.Name == "" {
+			errs = append(errs, field.Required(ip.Child("name"), ""))
+		}
+		if r.UID == "" {
+			errs = append(errs, field.Required(ip.Child("uid"), ""))
+		} else if uids[string(r.UID)] {
+			errs = append(errs, field.Duplicate(ip.Child("uid"), r.UID))
+		}
+		uids[string(r.UID)] = true
+	}
+	if len(old.Status.ReservedFor) > 0 && old.Status.Allocation != nil && c.Status.Allocation == nil && len(c.Status.ReservedFor) > 0 {
+		errs = append(errs, field.Forbidden(sp.Child("allocation"), "may not be removed while reservedFor is set"))
+	}
+	return errs
+}
+
+// ValidateResourceClaimTemplate validates a template's claim spec.
+func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) field.ErrorList {
+	return ValidateDeviceClaim(&t.Spec.Spec.Devices, field.NewPath("spec", "spec", "devices"))
+}
+
+// ValidateResourceClaimTemplateUpdate: the spec is immutable.
+func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplate) field.ErrorList {
+	if !equality.Semantic.DeepEqual(t.Spec, old.Spec) {
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), t.Spec, "field is immutable")}
+	}
+	return nil
+}
+
+// ValidateDeviceClass validates a class's selectors and configuration.
+func ValidateDeviceClass(c *resourcev1.DeviceClass) field.ErrorList {
+	sp := field.NewPath("spec")
+	errs := validateSelectors(c.Spec.Selectors, sp.Child("selectors"))
+	cp := sp.Child("config")
+	if len(c.Spec.Config) > maxConfigs {
+		errs = append(errs, field.TooMany(cp, len(c.Spec.Config), maxConfigs))
+	}
+	for i, cfg := range c.Spec.Config {
+		errs = append(errs, validateOpaque(cfg.Opaque, cp.Index(i))...)
+	}
+	if n := c.Spec.ExtendedResourceName; n != nil {
+		if !strings.Contains(*n, "/") || strings.Contains(*n, "kubernetes.io/") {
+			errs = append(errs, field.Invalid(sp.Child("extendedResourceName"), *n, "must be a valid extended resource name"))
+		}
+	}
+	return errs
+}
+
+// ValidateResourceSlice validates a slice.
+func ValidateResourceSlice(s *resourcev1.ResourceSlice) field.ErrorList {
+	sp := field.NewPath("spec")
+	errs := dnsSubdomain(s.Spec.Driver, sp.Child("driver"))
+	pp := sp.Child("pool")
+	if s.Spec.Pool.Name == "" {
+		errs = append(errs, field.Required(pp.Child("name"), ""))
+	} else {
+		for _, part := range strings.Split(s.Spec.Pool.Name, "/") {
+			errs = append(errs, dnsSubdomain(part, pp.Child("name"))...)
+		}
+	}
+	if s.Spec.Pool.Generation < 0 {
+		errs = append(errs, field.Invalid(pp.Child("generation"), s.Spec.Pool.Generation, "must be greater than or equal to zero"))
+	}
+	if s.Spec.Pool.ResourceSliceCount <= 0 {
+		errs = append(errs, field.Invalid(pp.Child("resourceSliceCount"), s.Spec.Pool.ResourceSliceCount, "must be greater than zero"))
+	}
+	set := 0
+	if s.Spec.NodeName != nil {
+		set++
+		errs = append(errs, dnsSubdomain(*s.Spec.NodeName, sp.Child("nodeName"))...)
+	}
+	if s.Spec.NodeSelector != nil {
+		set++
+		if len(s.Spec.NodeSelector.NodeSelectorTerms) == 0 {
+			errs = append(errs, field.Required(sp.Child("nodeSelector", "nodeSelectorTerms"), "must have at least one node selector term"))
+		}
+	}
+	if s.Spec.AllNodes != nil && *s.Spec.AllNodes {
+		set++
+	}
+	if s.Spec.PerDeviceNodeSelection != nil && *s.Spec.PerDeviceNodeSelection {
+		set++
+	}
+	switch {
+	case set == 0:
+		errs = append(errs, field.Required(sp, "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"))
+	case set > 1:
+		errs = append(errs, field.Invalid(sp, nil, "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"))
+	}
+	dp := sp.Child("devices")
+	if len(s.Spec.Devices) > maxDevicesPerSlice {
+		errs = append(errs, field.TooMany(dp, len(s.Spec.Devices), maxDevicesPerSlice))
+	}
+	seen := map[string]bool{}
+	for i := range s.Spec.Devices {
+		d := &s.Spec.Devices[i]
+		ip := dp.Index(i)
+		errs = append(errs, dnsLabel(d.Name, ip.Child("name"))...)
+		if seen[d.Name] && d.Name != "" {
+			errs = append(errs, field.Duplicate(ip.Child("name"), d.Name))
+		}
+		seen[d.Name] = true
+		if n := len(d.Attributes) + len(d.Capacity); n > maxAttributes {
+			errs = append(errs, field.TooMany(ip, n, maxAttributes))
+		}
+		for name, a := range d.Attributes {
+			ap := ip.Child("attributes").Key(string(name))
+			errs = append(errs, validateQualifiedName(name, ap)...)
+			if n := countAttributeValues(a); n != 1 {
+				errs = append(errs, field.Invalid(ap, a, "exactly one value must be specified"))
+			}
+		}
+		for name := range d.Capacity {
+			errs = append(errs, validateQualifiedName(name, ip.Child("capacity").Key(string(name)))...)
+		}
+		for j, taint := range d.Taints {
+			tp := ip.Child("taints").Index(j)
+			for _, m := range utilvalidation.IsQualifiedName(taint.Key) {
+				errs = append(errs, field.Invalid(tp.Child("key"), taint.Key, m))
+			}
+			switch taint.Effect {
+			case resourcev1.DeviceTaintEffectNoSchedule, resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNone:
+			case "":
+				errs = append(errs, field.Required(tp.Child("effect"), ""))
+			default:
+				errs = append(errs, field.NotSupported(tp.Child("effect"), taint.Effect, []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule, resourcev1.DeviceTaintEffectNone}))
+			}
+		}
+	}
+	return errs
+}
+
+// ValidateResourceSliceUpdate: driver, pool name and node name are
+// immutable.
+func ValidateResourceSliceUpdate(s, old *resourcev1.ResourceSlice) field.ErrorList {
+	errs := ValidateResourceSlice(s)
+	sp := field.NewPath("spec")
+	if s.Spec.Driver != old.Spec.Driver {
+		errs = append(errs, field.Invalid(sp.Child("driver"), s.Spec.Driver, "field is immutable"))
+	}
+	if s.Spec.Pool.Name != old.Spec.Pool.Name {
+		errs = append(errs, field.Invalid(sp.Child("pool", "name"), s.Spec.Pool.Name, "field is immutable"))
+	}
+	if !equality.Semantic.DeepEqual(s.Spec.NodeName, old.Spec.NodeName) {
+		errs = append(errs, field.Invalid(sp.Child("nodeName"), s.Spec.NodeName, "field is immutable"))
+	}
+	return errs
+}
+
+// validateQualifiedName: an identifier, optionally "<domain>/" before it.
+func validateQualifiedName(n resourcev1.QualifiedName, p *field.Path) field.ErrorList {
+	domain, id, ok := strings.Cut(string(n), "/")
+	if !ok {
+		return validateIdentifier(string(n), p)
+	}
+	errs := dnsSubdomain(domain, p)
+	return append(errs, validateIdentifier(id, p)...)
+}
+
+func countAttributeValues(a resourcev1.DeviceAttribute) int {
+	n := 0
+	for _, set := range []bool{a.IntValue != nil, a.BoolValue != nil, a.StringValue != nil, a.VersionValue != nil,
+		a.IntValues != nil, a.BoolValues != nil, a.StringValues != nil, a.VersionValues != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
