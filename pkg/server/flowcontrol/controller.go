@@ -194,10 +194,11 @@ func (c *Controller) Classify(r *Request) Classification {
 		}
 		lv := levels[s.plName]
 		d := flowDistinguisher(s.method, r)
+		uid, exempt := lv.identity()
 		return Classification{
 			FlowSchema: s.name, FlowSchemaUID: s.uid,
-			PriorityLevel: lv.name, PriorityLevelUID: lv.uid,
-			Distinguisher: d, Exempt: lv.exempt,
+			PriorityLevel: lv.name, PriorityLevelUID: uid,
+			Distinguisher: d, Exempt: exempt,
 			level: lv, hashFlow: hashFlow(s.name, d), fm: s.fm,
 		}
 	}
@@ -207,9 +208,10 @@ func (c *Controller) Classify(r *Request) Classification {
 	if catchAll != nil {
 		fsUID, fm = catchAll.uid, catchAll.fm
 	}
+	uid, _ := lv.identity()
 	return Classification{
 		FlowSchema: flowcontrolv1.FlowSchemaNameCatchAll, FlowSchemaUID: fsUID,
-		PriorityLevel: lv.name, PriorityLevelUID: lv.uid,
+		PriorityLevel: lv.name, PriorityLevelUID: uid,
 		Distinguisher: r.User,
 		level:         lv, hashFlow: hashFlow(flowcontrolv1.FlowSchemaNameCatchAll, r.User), fm: fm,
 	}

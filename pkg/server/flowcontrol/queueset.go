@@ -100,6 +100,14 @@ func nominalShares(pl *flowcontrolv1.PriorityLevelConfiguration) int32 {
 	return 0
 }
 
+// identity is the level's object UID and whether it is exempt, read
+// under its lock (configure changes them when the configuration does).
+func (lv *level) identity() (uid string, exempt bool) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	return lv.uid, lv.exempt
+}
+
 // configure (re)applies pl, computing the nominal, lendable and borrowing
 // limits as upstream: nominal = ceil(serverCL*shares/sumShares), lendable =
 // round(nominal*lendablePercent/100), borrowing limit =
