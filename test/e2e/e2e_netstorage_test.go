@@ -23,7 +23,7 @@ import (
 // server creates at start (the system priority classes, the "kubernetes"
 // ServiceCIDR) and validation errors as kubectl shows them.
 func TestKubectlNetworkingStorageSchedulingNode(t *testing.T) {
-	binaries := batchKubectls(t)
+	binaries := kubectlPair(t)
 	forEachBackend(t, func(t *testing.T, e *env) {
 		for _, bin := range binaries {
 			t.Run(filepath.Base(bin), func(t *testing.T) {
