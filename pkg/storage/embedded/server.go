@@ -31,6 +31,10 @@ const (
 	grpcOverhead = 512 * 1024
 )
 
+// noPeerURL is the peer URL the one member advertises: it never listens
+// on it (see the package doc).
+var noPeerURL = url.URL{Scheme: "unix", Host: "kapi-embedded-no-peer-listener:0"}
+
 // Config configures an embedded etcd server. The zero value (plus DataDir)
 // is a durable server with etcd's defaults.
 type Config struct {
@@ -234,7 +238,7 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 	// only the member's name for it in the membership record; nothing
 	// listens there.
 	ec.ListenPeerUrls = nil
-	ec.AdvertisePeerUrls = []url.URL{{Scheme: "unix", Host: "kapi-embedded-no-peer-listener:0"}}
+	ec.AdvertisePeerUrls = []url.URL{noPeerURL}
 	ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
 	return ec
 }
