@@ -3,6 +3,7 @@ package app_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
@@ -23,7 +25,8 @@ import (
 	"github.com/kapi-dev/kapi/internal/app"
 )
 
-// Issue 20 point 1: kapi on a three-member external etcd cluster. Each
+// Issue 20 point 1: kapi on a three-member external etcd cluster that
+// requires client certificates (--etcd-cafile/certfile/keyfile). Each
 // member runs in a child process of the test binary (KAPI_TEST_ETCD_MEMBER),
 // so "kill" is a real SIGKILL: no leadership transfer, no graceful close of
 // the gRPC streams kapi has open to it.
@@ -35,6 +38,12 @@ type etcdMemberSpec struct {
 	ClientURL      string `json:"clientURL"`
 	PeerURL        string `json:"peerURL"`
 	InitialCluster string `json:"initialCluster"`
+	// CertFile, KeyFile and CAFile: clients must present a certificate
+	// signed by CAFile (mutual TLS), as --etcd-cafile/certfile/keyfile
+	// expect.
+	CertFile string `json:"certFile"`
+	KeyFile  string `json:"keyFile"`
+	CAFile   string `json:"caFile"`
 }
 
 // etcdMemberChild runs one etcd member until it is killed.
@@ -66,6 +75,7 @@ func etcdMemberChild(spec string) {
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
 	cfg.InitialCluster = s.InitialCluster
 	cfg.InitialClusterToken = "kapi-test-cluster"
+	cfg.ClientTLSInfo = transport.TLSInfo{CertFile: s.CertFile, KeyFile: s.KeyFile, TrustedCAFile: s.CAFile, ClientCertAuth: true}
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start etcd member:", err)
@@ -89,19 +99,30 @@ type etcdMember struct {
 type etcdCluster struct {
 	t       *testing.T
 	members []*etcdMember
+	// caFile, certFile and keyFile are a client's (kapi's) credentials.
+	caFile, certFile, keyFile string
+	clientTLS                 *tls.Config
 }
 
 func startEtcdCluster(t *testing.T, n int) *etcdCluster {
 	t.Helper()
 	base := t.TempDir()
-	c := &etcdCluster{t: t}
+	serverTLS, caFile, certFile, keyFile := etcdPKI(t)
+	clientTLS, err := serverTLSClient(caFile, certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &etcdCluster{t: t, caFile: caFile, certFile: certFile, keyFile: keyFile, clientTLS: clientTLS}
 	var initial []string
 	for i := range n {
 		m := &etcdMember{t: t, spec: etcdMemberSpec{
 			Name:      "m" + strconv.Itoa(i),
 			Dir:       filepath.Join(base, "m"+strconv.Itoa(i)),
-			ClientURL: "http://127.0.0.1:" + strconv.Itoa(freePort(t)),
+			ClientURL: "https://127.0.0.1:" + strconv.Itoa(freePort(t)),
 			PeerURL:   "http://127.0.0.1:" + strconv.Itoa(freePort(t)),
+			CertFile:  serverTLS.CertFile,
+			KeyFile:   serverTLS.KeyFile,
+			CAFile:    serverTLS.TrustedCAFile,
 		}}
 		initial = append(initial, m.spec.Name+"="+m.spec.PeerURL)
 		c.members = append(c.members, m)
@@ -169,7 +190,7 @@ func (c *etcdCluster) waitHealthy(ms ...*etcdMember) {
 	c.t.Helper()
 	deadline := time.Now().Add(45 * time.Second)
 	for _, m := range ms {
-		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.spec.ClientURL}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.spec.ClientURL}, TLS: c.clientTLS, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 		if err != nil {
 			c.t.Fatal(err)
 		}
@@ -196,7 +217,7 @@ func (c *etcdCluster) waitHealthy(ms ...*etcdMember) {
 // leader returns the index of the current leader.
 func (c *etcdCluster) leader() int {
 	c.t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: c.urls(), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.urls(), TLS: c.clientTLS, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -220,6 +241,7 @@ func withEtcdCluster(c *etcdCluster) testOption {
 	return func(o *app.Options) {
 		o.Storage.Backend = "etcd3"
 		o.Storage.ServerList = c.urls()
+		o.Storage.CAFile, o.Storage.CertFile, o.Storage.KeyFile = c.caFile, c.certFile, c.keyFile
 	}
 }
 
