@@ -29,15 +29,34 @@ func (c *Config) applyHandlerChain() error {
 
 	var auditBackend audit.Backend
 	if o.Audit.LogPath != "" {
-		b, err := audit.OpenLogBackend(o.Audit.LogPath, c.Logger)
+		b, err := audit.OpenRotatingLogBackend(o.Audit.LogPath, o.Audit.LogFormat, audit.RotateConfig{
+			MaxSizeMB: o.Audit.LogMaxSize, MaxBackups: o.Audit.LogMaxBackups, MaxAgeDays: o.Audit.LogMaxAge,
+		}, c.Logger)
 		if err != nil {
 			return fmt.Errorf("--audit-log-path: %w", err)
 		}
 		b.SetMetrics(c.AuditMetrics)
 		auditBackend = b
-		g.AuditBackend = b
+	}
+	if o.Audit.Webhook.KubeconfigFile != "" {
+		wb, err := audit.NewWebhookBackend(o.Audit.Webhook.WebhookConfig, c.Logger, c.AuditMetrics)
+		if err != nil {
+			return fmt.Errorf("--audit-webhook-config-file: %w", err)
+		}
+		if auditBackend != nil {
+			auditBackend = audit.Union{auditBackend, wb}
+		} else {
+			auditBackend = wb
+		}
+	}
+	if auditBackend != nil {
+		g.AuditBackend = auditBackend
 	}
 
+	auditPolicy, err := o.Audit.Policy()
+	if err != nil {
+		return err
+	}
 	c.Authorizer = interim.Authorizer{}
 	cors, err := filters.CompileCORSOrigins(o.Run.CORSAllowedOrigins)
 	if err != nil {
@@ -54,12 +73,15 @@ func (c *Config) applyHandlerChain() error {
 		RequestTimeout:                 o.Run.RequestTimeout,
 		Authenticator:                  c.Authenticator,
 		AuditBackend:                   auditBackend,
-		AuditPolicy:                    audit.MetadataPolicy(),
+		AuditPolicy:                    auditPolicy,
 		AuditMetrics:                   c.AuditMetrics,
 		MaxRequestsInFlight:            o.Run.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight:    o.Run.MaxMutatingRequestsInFlight,
 		Authorizer:                     c.Authorizer,
 		Metrics:                        c.Metrics,
+	}
+	if chain.PriorityAndFairness, err = c.newPriorityAndFairness(); err != nil {
+		return err
 	}
 	if o.Run.ShutdownSendRetryAfter {
 		chain.RetryAfter = g.LifecycleSignals.NotAcceptingNewRequest.Signaled()

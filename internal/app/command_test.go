@@ -36,7 +36,7 @@ func TestBadFlagsFailBeforeStarting(t *testing.T) {
 		{"etcd cert without key", []string{"--etcd-servers=https://127.0.0.1:2379", "--etcd-certfile=" + dir + "/c.crt"}, "--etcd-certfile and --etcd-keyfile must be given together"},
 		{"missing etcd ca", []string{"--etcd-servers=https://127.0.0.1:2379", "--etcd-cafile=" + dir + "/missing.crt"}, "--etcd-cafile/--etcd-certfile/--etcd-keyfile: "},
 		{"missing etcd key pair", []string{"--etcd-servers=https://127.0.0.1:2379", "--etcd-certfile=" + dir + "/c.crt", "--etcd-keyfile=" + dir + "/c.key"}, "--etcd-cafile/--etcd-certfile/--etcd-keyfile: "},
-		{"audit policy", []string{"--audit-policy-file=" + dir + "/p.yaml"}, "--audit-policy-file is not supported yet"},
+		{"audit policy", []string{"--audit-policy-file=" + dir + "/p.yaml"}, "--audit-policy-file: failed to read file path"},
 		{"positional argument", []string{"extra"}, `"kapi" does not take any arguments, got ["extra"]`},
 		{"unknown flag", []string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
 	}

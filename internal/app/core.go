@@ -29,6 +29,10 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 	if err != nil {
 		return err
 	}
+	admissionPlugins, err := c.Options.Admission.Selection()
+	if err != nil {
+		return err
+	}
 	installed, err := controlplane.Install(core, controlplane.Config{
 		Storage:               c.StorageFactory(),
 		Discovery:             c.Discovery,
@@ -36,6 +40,9 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Logger:                c.Logger,
 		Metrics:               c.Metrics,
 		Admission:             c.Admission,
+		AdmissionPlugins:      admissionPlugins,
+		WebhookMetrics:        c.WebhookMetrics,
+		LoopbackClientConfig:  c.loopbackClientConfig,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
 		PublicAddress:         public,

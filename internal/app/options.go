@@ -23,10 +23,12 @@ type Options struct {
 	Run           *options.ServerRunOptions
 	Storage       *options.StorageOptions
 	Audit         *options.AuditOptions
+	Admission     *options.AdmissionOptions
 	RequestHeader *options.RequestHeaderOptions
 	Aggregator    *options.AggregatorOptions
 	Services      *options.ServiceOptions
 	Controllers   *options.ControllerOptions
+	FlowControl   *options.FlowControlOptions
 
 	Authentication *options.AuthenticationOptions
 
@@ -52,12 +54,14 @@ func NewOptions() *Options {
 		Run:           options.NewServerRunOptions(),
 		Storage:       options.NewStorageOptions(),
 		Audit:         options.NewAuditOptions(),
+		Admission:     options.NewAdmissionOptions(),
 		RequestHeader: options.NewRequestHeaderOptions(),
 		Aggregator:    options.NewAggregatorOptions(),
 		Services:      options.NewServiceOptions(),
 		Controllers:   options.NewControllerOptions(),
 
 		Authentication: options.NewAuthenticationOptions(),
+		FlowControl:    options.NewFlowControlOptions(),
 	}
 }
 
@@ -70,11 +74,14 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Run.AddFlags(fs)
 	o.Storage.AddFlags(fs)
 	o.Audit.AddFlags(fs)
+	o.Admission.AddFlags(fs)
 	o.RequestHeader.AddFlags(fs)
 	o.Aggregator.AddFlags(fs)
 	o.Services.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
 	o.Authentication.AddFlags(fs)
+
+	o.FlowControl.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -109,6 +116,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Run.Validate()...)
 	errs = append(errs, o.Storage.Validate()...)
 	errs = append(errs, o.Audit.Validate()...)
+	errs = append(errs, o.Admission.Validate()...)
 	errs = append(errs, o.RequestHeader.Validate()...)
 	errs = append(errs, o.Aggregator.Validate()...)
 	errs = append(errs, o.Services.Validate()...)

@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
@@ -31,6 +32,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/storage/datadir"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
@@ -56,6 +58,8 @@ type Config struct {
 	// LoopbackToken authenticates the server's own clients as
 	// system:apiserver in system:masters.
 	LoopbackToken string
+	// flowControl is the API Priority and Fairness engine (nil: off).
+	flowControl *flowcontrol.Controller
 
 	Authenticator authenticator.Request
 	// authn holds the token authenticators, the service-account token
@@ -82,6 +86,7 @@ type Config struct {
 	// storage. All live on Generic.MetricsRegistry.
 	Metrics          *metrics.Metrics
 	AdmissionMetrics *admission.Metrics
+	WebhookMetrics   *webhook.Metrics
 	// Admission is the admission chain of all three servers (as upstream,
 	// where the servers share one generic config's admission); the core
 	// server sets its plugins once their dependencies exist.
@@ -197,6 +202,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 		return nil, fmt.Errorf("admission metrics: %w", err)
 	}
 	c.Admission = admission.NewChain(c.AdmissionMetrics)
+	if c.WebhookMetrics, err = webhook.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("admission webhook metrics: %w", err)
+	}
 	if c.AuditMetrics, err = audit.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("audit metrics: %w", err)
 	}
@@ -494,6 +502,9 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		return nil, err
 	}
 	if err := c.installControllers(aggregator); err != nil {
+		return nil, err
+	}
+	if err := c.installFlowControl(aggregator); err != nil {
 		return nil, err
 	}
 	return aggregator, nil

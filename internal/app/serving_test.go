@@ -258,7 +258,11 @@ func TestMaxInFlightRejectsWith429(t *testing.T) {
 	started := make(chan struct{}, 1)
 	r := startKapi(t, func(head *server.GenericServer) {
 		head.Handler().NonRESTMux.Handle("/test/slow", slowHandler(2*time.Second, started))
-	}, func(o *app.Options) { o.Run.MaxRequestsInFlight = 1 })
+	}, func(o *app.Options) {
+		o.Run.MaxRequestsInFlight = 1
+		// Max-in-flight is what replaces API Priority and Fairness when off.
+		o.FlowControl.EnablePriorityAndFairness = false
+	})
 	// system:masters bypasses the limit, so use an ordinary user.
 	c := r.clientWithCert(clientCertFromKapiCA(t, r, "jane", "developers"))
 	slow := make(chan result, 1)

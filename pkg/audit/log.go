@@ -9,7 +9,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultQueueSize is how many events the log backend buffers before
@@ -28,8 +31,9 @@ const DefaultQueueSize = 10000
 type LogBackend struct {
 	logger  *slog.Logger
 	metrics *Metrics // events lost: apiserver_audit_error_total{plugin="log"}
-	out     *bufio.Writer
+	out     flushWriter
 	closer  io.Closer // nil when the writer is not ours to close (stdout)
+	legacy  bool      // --audit-log-format=legacy: one text line per event
 
 	queue           chan *Event
 	shutdownStarted chan struct{} // closed first thing in Shutdown
@@ -44,34 +48,62 @@ type LogBackend struct {
 
 var _ Backend = (*LogBackend)(nil)
 
+type flushWriter interface {
+	io.Writer
+	Flush() error
+}
+
+// Log formats (--audit-log-format).
+const (
+	FormatJSON   = "json"
+	FormatLegacy = "legacy"
+)
+
 // OpenLogBackend opens the audit log at path ("-" means stdout), creating
 // its directory (0700) and the file (0600) if needed and appending to it.
 func OpenLogBackend(path string, logger *slog.Logger) (*LogBackend, error) {
+	return OpenRotatingLogBackend(path, FormatJSON, RotateConfig{}, logger)
+}
+
+// OpenRotatingLogBackend is OpenLogBackend with a format (FormatJSON or
+// FormatLegacy) and the file rotated by size as rotate says.
+func OpenRotatingLogBackend(path, format string, rotate RotateConfig, logger *slog.Logger) (*LogBackend, error) {
 	if path == "" {
 		return nil, errors.New("audit log path is empty")
 	}
+	if format != FormatJSON && format != FormatLegacy {
+		return nil, fmt.Errorf("invalid audit log format %q, allowed formats are %q", format, FormatJSON+","+FormatLegacy)
+	}
+	var b *LogBackend
 	if path == "-" {
-		return NewLogBackend(os.Stdout, nil, logger), nil
+		b = NewLogBackend(os.Stdout, nil, logger)
+	} else {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create audit log directory: %w", err)
+		}
+		f, err := openRotatingFile(path, rotate)
+		if err != nil {
+			return nil, err
+		}
+		b = newLogBackend(f, f, logger)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create audit log directory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open audit log: %w", err)
-	}
-	return NewLogBackend(f, f, logger), nil
+	b.legacy = format == FormatLegacy
+	return b, nil
 }
 
 // NewLogBackend returns a backend writing to w. closer, if not nil, is
 // closed by Shutdown after the last write. logger nil means slog.Default().
 func NewLogBackend(w io.Writer, closer io.Closer, logger *slog.Logger) *LogBackend {
+	return newLogBackend(bufio.NewWriterSize(w, 64<<10), closer, logger)
+}
+
+func newLogBackend(out flushWriter, closer io.Closer, logger *slog.Logger) *LogBackend {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	return &LogBackend{
 		logger:          logger,
-		out:             bufio.NewWriterSize(w, 64<<10),
+		out:             out,
 		closer:          closer,
 		queue:           make(chan *Event, DefaultQueueSize),
 		shutdownStarted: make(chan struct{}),
@@ -163,6 +195,13 @@ func (b *LogBackend) writeLoop() {
 }
 
 func (b *LogBackend) write(ev *Event) {
+	if b.legacy {
+		if _, err := io.WriteString(b.out, EventString(ev)+"\n"); err != nil {
+			b.metrics.PluginError(PluginLog, 1)
+			b.logger.Error("write audit event", "auditID", ev.AuditID, "err", err)
+		}
+		return
+	}
 	line, err := json.Marshal(ev)
 	if err != nil {
 		b.metrics.PluginError(PluginLog, 1)
@@ -180,4 +219,45 @@ func (b *LogBackend) flush() {
 	if err := b.out.Flush(); err != nil {
 		b.logger.Error("flush audit log", "err", err)
 	}
+}
+
+// EventString is the legacy text form of an event (--audit-log-format=legacy),
+// as upstream's apiserver/pkg/audit EventString.
+func EventString(ev *Event) string {
+	user, groups := "<none>", "<none>"
+	if ev.User.Username != "" {
+		user = ev.User.Username
+		if len(ev.User.Groups) > 0 {
+			groups = quoteAll(ev.User.Groups)
+		}
+	}
+	as, asGroups := "<self>", "<lookup>"
+	if ev.ImpersonatedUser != nil {
+		as = ev.ImpersonatedUser.Username
+		if ev.ImpersonatedUser.Groups != nil {
+			asGroups = quoteAll(ev.ImpersonatedUser.Groups)
+		}
+	}
+	namespace := "<none>"
+	if ev.ObjectRef != nil && ev.ObjectRef.Namespace != "" {
+		namespace = ev.ObjectRef.Namespace
+	}
+	response := "<deferred>"
+	if ev.ResponseStatus != nil {
+		response = strconv.Itoa(int(ev.ResponseStatus.Code))
+	}
+	ip := "<unknown>"
+	if len(ev.SourceIPs) > 0 {
+		ip = ev.SourceIPs[0]
+	}
+	return fmt.Sprintf("%s AUDIT: id=%q stage=%q ip=%q method=%q user=%q groups=%q as=%q asgroups=%q user-agent=%q namespace=%q uri=%q response=\"%s\"",
+		ev.RequestReceivedTimestamp.Format(time.RFC3339Nano), ev.AuditID, ev.Stage, ip, ev.Verb, user, groups, as, asGroups, ev.UserAgent, namespace, ev.RequestURI, response)
+}
+
+func quoteAll(in []string) string {
+	q := make([]string, len(in))
+	for i, s := range in {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ",")
 }

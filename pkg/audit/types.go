@@ -3,6 +3,7 @@ package audit
 import (
 	authnv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -49,8 +50,9 @@ const HeaderAuditID = "Audit-ID"
 
 // Event is an audit.k8s.io/v1 Event. The JSON field names and omitempty
 // choices are those of upstream's v1 type, so tools that read kube-apiserver
-// audit logs read ours. Request and response bodies (Request and
-// RequestResponse levels) are not recorded yet.
+// audit logs read ours. Request bodies are recorded at Request level and
+// above, response bodies at RequestResponse (see LogRequestObject,
+// LogResponseObject).
 type Event struct {
 	metav1.TypeMeta `json:",inline"`
 
@@ -65,6 +67,8 @@ type Event struct {
 	UserAgent                string            `json:"userAgent,omitempty"`
 	ObjectRef                *ObjectReference  `json:"objectRef,omitempty"`
 	ResponseStatus           *metav1.Status    `json:"responseStatus,omitempty"`
+	RequestObject            *runtime.Unknown  `json:"requestObject,omitempty"`
+	ResponseObject           *runtime.Unknown  `json:"responseObject,omitempty"`
 	RequestReceivedTimestamp metav1.MicroTime  `json:"requestReceivedTimestamp"`
 	StageTimestamp           metav1.MicroTime  `json:"stageTimestamp"`
 	Annotations              map[string]string `json:"annotations,omitempty"`
@@ -82,11 +86,14 @@ type ObjectReference struct {
 	Subresource     string    `json:"subresource,omitempty"`
 }
 
-// Policy decides what is recorded. Policy files are not supported yet: one
-// level and one set of omitted stages apply to every request.
+// Policy is how one request is audited (upstream's RequestAuditConfig):
+// its level, the stages left out, and whether managedFields are dropped
+// from the request and response objects. A Policy is also a
+// PolicyEvaluator that gives itself to every request.
 type Policy struct {
-	Level      Level
-	OmitStages []Stage
+	Level             Level
+	OmitStages        []Stage
+	OmitManagedFields bool
 }
 
 // MetadataPolicy records every request at Metadata level with one

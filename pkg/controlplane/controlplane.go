@@ -16,9 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
-	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/plugins"
+	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
@@ -56,9 +58,17 @@ type Config struct {
 	// with the other servers of the chain); Install sets its plugins. The
 	// zero Chain: Install makes a chain of its own.
 	Admission admission.Chain
+	// AdmissionPlugins selects the admission plugins Install sets on the
+	// chain; nil: NamespaceLifecycle only.
+	AdmissionPlugins *plugins.Selection
 	// AdmissionMetrics receives the latencies of the chain Install makes
 	// when Admission is zero; nil: none.
 	AdmissionMetrics *admission.Metrics
+	// WebhookMetrics receives the admission webhooks' metrics; nil: none.
+	WebhookMetrics *webhook.Metrics
+	// LoopbackClientConfig, if set, is the server's client of itself;
+	// admission policies read their params through it.
+	LoopbackClientConfig func() (*rest.Config, error)
 
 	// ServiceClusterIPRange is --service-cluster-ip-range: the range
 	// Service ClusterIPs are allocated from (default
@@ -260,7 +270,26 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if chain == (admission.Chain{}) {
 		chain = admission.NewChain(c.AdmissionMetrics)
 	}
-	chain.SetPlugins(namespacelifecycle.New(clusterScoped{ns}))
+	// Webhooks and policies are built here (they start their informers in
+	// post-start hooks); the registry puts them in upstream's order if
+	// they are enabled.
+	mutatingWebhooks, validatingWebhooks, err := webhookPlugins(s, c, b, clusterScoped{ns}, svcs)
+	if err != nil {
+		return nil, err
+	}
+	policies, err := policyPlugin(s, c, b, clusterScoped{ns})
+	if err != nil {
+		return nil, err
+	}
+	admissionPlugins, err := admissionPlugins(c, b, namespaceReader{clusterScoped{ns}}, map[string]admission.Plugin{
+		plugins.MutatingAdmissionWebhook:   mutatingWebhooks,
+		plugins.ValidatingAdmissionPolicy:  policies,
+		plugins.ValidatingAdmissionWebhook: validatingWebhooks,
+	})
+	if err != nil {
+		return nil, err
+	}
+	chain.SetPlugins(admissionPlugins...)
 	installed, err := installGroups(s, c, b, chain)
 	if err != nil {
 		return nil, err
@@ -312,6 +341,12 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 		}
 	})
 	if err := addBootstrapController(s, c, svcs); err != nil {
+		return nil, err
+	}
+	if err := addSystemPriorityClasses(s, b, c.Logger); err != nil {
+		return nil, err
+	}
+	if err := addDefaultServiceCIDR(s, c, b); err != nil {
 		return nil, err
 	}
 	if c.ExtensionAPIServerAuthentication != nil {

@@ -48,6 +48,12 @@ var builtinGroups = []apiGroup{
 	batchGroup,
 	autoscalingGroup,
 	policyGroup,
+	networkingGroup,
+	storageGroup,
+	schedulingGroup,
+	nodeGroup,
+	flowcontrolGroup,
+	admissionRegistrationGroup,
 }
 
 // apiGroup is one API group's table.

@@ -94,6 +94,22 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "autoscaling", Version: "v2"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
 		{Group: "autoscaling", Version: "v1"}: {"horizontalpodautoscalers", "horizontalpodautoscalers/status"},
 		{Group: "policy", Version: "v1"}:      {"poddisruptionbudgets", "poddisruptionbudgets/status"},
+		{Group: "networking.k8s.io", Version: "v1"}: {
+			"ingressclasses", "ingresses", "ingresses/status", "ipaddresses", "networkpolicies", "servicecidrs", "servicecidrs/status",
+		},
+		{Group: "storage.k8s.io", Version: "v1"}: {
+			"csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments", "volumeattachments/status",
+			"volumeattributesclasses",
+		},
+		{Group: "scheduling.k8s.io", Version: "v1"}: {"priorityclasses"},
+		{Group: "node.k8s.io", Version: "v1"}:       {"runtimeclasses"},
+		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}: {
+			"flowschemas", "flowschemas/status", "prioritylevelconfigurations", "prioritylevelconfigurations/status",
+		},
+		{Group: "admissionregistration.k8s.io", Version: "v1"}: {
+			"mutatingwebhookconfigurations", "validatingadmissionpolicies", "validatingadmissionpolicies/status",
+			"validatingadmissionpolicybindings", "validatingwebhookconfigurations",
+		},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -117,6 +133,10 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "apps", Version: "v1"},
 		{Group: "batch", Version: "v1"}, {Group: "autoscaling", Version: "v2"}, {Group: "autoscaling", Version: "v1"},
 		{Group: "policy", Version: "v1"},
+		{Group: "networking.k8s.io", Version: "v1"}, {Group: "storage.k8s.io", Version: "v1"},
+		{Group: "scheduling.k8s.io", Version: "v1"}, {Group: "node.k8s.io", Version: "v1"},
+		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"},
+		{Group: "admissionregistration.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -140,6 +160,7 @@ func TestBuiltinTables(t *testing.T) {
 		"secrets", "serviceaccounts", "services",
 		"controllerrevisions.apps", "daemonsets.apps", "deployments.apps", "replicasets.apps", "statefulsets.apps",
 		"cronjobs.batch", "horizontalpodautoscalers.autoscaling", "jobs.batch", "poddisruptionbudgets.policy",
+		"ingresses.networking.k8s.io", "networkpolicies.networking.k8s.io", "csistoragecapacities.storage.k8s.io",
 	}
 	slices.Sort(wantContent)
 	if !slices.Equal(gotContent, wantContent) {

@@ -15,11 +15,16 @@ import (
 
 	conversionautoscaling "github.com/kapi-dev/kapi/pkg/api/conversion/autoscaling"
 	conversionpolicy "github.com/kapi-dev/kapi/pkg/api/conversion/policy"
+	defaultsadmissionregistrationv1 "github.com/kapi-dev/kapi/pkg/api/defaults/admissionregistrationv1"
 	defaultsappsv1 "github.com/kapi-dev/kapi/pkg/api/defaults/appsv1"
 	defaultsautoscalingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv1"
 	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv2"
 	defaultsbatchv1 "github.com/kapi-dev/kapi/pkg/api/defaults/batchv1"
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
+	defaultsflowcontrolv1 "github.com/kapi-dev/kapi/pkg/api/defaults/flowcontrolv1"
+	defaultsnetworkingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/networkingv1"
+	defaultsschedulingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/schedulingv1"
+	defaultsstoragev1 "github.com/kapi-dev/kapi/pkg/api/defaults/storagev1"
 )
 
 // Scheme knows every built-in kind kapi may serve.
@@ -59,6 +64,11 @@ func init() {
 	utilruntime.Must(defaultsbatchv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsautoscalingv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsautoscalingv2.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsnetworkingv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsstoragev1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsschedulingv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsflowcontrolv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsadmissionregistrationv1.RegisterDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))

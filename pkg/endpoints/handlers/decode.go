@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
@@ -81,6 +82,7 @@ func (s *RequestScope) decode(ctx context.Context, in runtime.SerializerInfo, bo
 	if err := checkNestingDepth(obj); err != nil {
 		return nil, s.transformDecodeError(err, into, gvk, body)
 	}
+	audit.LogRequestObject(ctx, obj, gv, s.Resource, s.Subresource, s.Serializer)
 	return obj, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -26,13 +27,21 @@ func (s *RequestScope) deleteOptions(req *http.Request) (*metav1.DeleteOptions, 
 			return nil, err
 		}
 		defaultGVK := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
-		obj, _, err := in.Serializer.Decode(body, &defaultGVK, opts)
+		obj, gvk, err := in.Serializer.Decode(body, &defaultGVK, opts)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		if obj != opts {
 			return nil, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
 		}
+		// Recorded as the client sent it (e.g. apiVersion v1), encoded
+		// as plain JSON: the resource's codecs may not know the options'
+		// group-version.
+		logged := opts.DeepCopy()
+		if gvk != nil {
+			logged.SetGroupVersionKind(*gvk)
+		}
+		audit.LogRequestObject(req.Context(), logged, metav1.SchemeGroupVersion, s.Resource, s.Subresource, nil)
 	} else if err := s.decodeParameters(req, opts); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
@@ -107,6 +108,7 @@ func WriteObjectNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.
 	if logger == nil {
 		logger = slog.Default()
 	}
+	audit.LogResponseObject(req.Context(), obj, gv, ns)
 	_, info, err := negotiateOutput(req, ns, defaultRestrictions{})
 	if err != nil {
 		if code < http.StatusOK || code >= http.StatusBadRequest {

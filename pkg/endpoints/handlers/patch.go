@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -126,6 +127,7 @@ func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Ha
 			s.err(err, w, req)
 			return
 		}
+		audit.LogRequestPatch(req.Context(), body)
 		opts := &metav1.PatchOptions{}
 		if err := s.decodeParameters(req, opts); err != nil {
 			s.err(err, w, req)

@@ -19,6 +19,8 @@ import (
 	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/audit"
 )
 
 // gzipThresholdBytes: responses larger than this are gzipped when the
@@ -279,5 +281,6 @@ func (s *RequestScope) writeResponse(ctx context.Context, w http.ResponseWriter,
 	if (o.pretty || isPrettyPrint(req)) && info.PrettySerializer != nil {
 		info.Serializer = info.PrettySerializer
 	}
+	audit.LogResponseObject(ctx, obj, gv, ns)
 	serializeObject(w, req, s.logger(), info.MediaType, ns.EncoderForVersion(info.Serializer, gv), code, obj)
 }

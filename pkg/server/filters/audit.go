@@ -28,13 +28,13 @@ import (
 // disables the filter. m (nil: none) counts each request's level and the
 // events sent; a request whose RequestReceived event the backend refuses
 // is answered 500 and counted as rejected, as upstream does.
-func WithAudit(handler http.Handler, backend audit.Backend, policy audit.Policy, isLongRunning LongRunningFunc, m *audit.Metrics) http.Handler {
-	if backend == nil || !audit.LevelNone.Less(policy.Level) {
+func WithAudit(handler http.Handler, backend audit.Backend, policy audit.PolicyEvaluator, isLongRunning LongRunningFunc, m *audit.Metrics) http.Handler {
+	if auditOff(backend, policy) {
 		return handler
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r, ac := auditContext(r)
-		ac.Begin(newAuditEvent(r), policy, backend, m)
+		ac.Begin(newAuditEvent(r), policy.EvaluatePolicyRule(auditAttributes(r)), backend, m)
 		info, _ := request.RequestInfoFrom(r.Context())
 		longRunning := info != nil && isLongRunning(r, info)
 		if !ac.Emit(audit.StageRequestReceived) {
@@ -62,6 +62,39 @@ func WithAudit(handler http.Handler, backend audit.Backend, policy audit.Policy,
 		}()
 		handler.ServeHTTP(aw, r)
 	})
+}
+
+// auditOff reports whether nothing can be audited: no backend, no policy,
+// or a fixed policy of level None.
+func auditOff(backend audit.Backend, policy audit.PolicyEvaluator) bool {
+	if backend == nil || policy == nil {
+		return true
+	}
+	p, fixed := policy.(audit.Policy)
+	return fixed && !audit.LevelNone.Less(p.Level)
+}
+
+// auditAttributes are what the policy rules match r on: its user and
+// request info.
+func auditAttributes(r *http.Request) audit.Attributes {
+	ctx := r.Context()
+	a := audit.Attributes{Verb: strings.ToLower(r.Method), Path: r.URL.Path}
+	if info, ok := request.RequestInfoFrom(ctx); ok {
+		a.Verb = info.Verb
+		a.IsResourceRequest = info.IsResourceRequest
+		a.Namespace = info.Namespace
+		a.APIGroup = info.APIGroup
+		a.Resource = info.Resource
+		a.Subresource = info.Subresource
+		a.Name = info.Name
+		if info.Path != "" {
+			a.Path = info.Path
+		}
+	}
+	if u, ok := request.UserFrom(ctx); ok {
+		a.User, a.Groups = u.Name, u.Groups
+	}
+	return a
 }
 
 // errAuditNotStored answers a request whose audit event was refused.

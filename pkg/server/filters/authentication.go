@@ -95,13 +95,13 @@ func Unauthorized() http.Handler {
 // WithFailedAuthenticationAudit records requests that failed authentication
 // as upstream does: one event at stage ResponseStarted with the response
 // code and no user. m (nil: none) counts the level and the event.
-func WithFailedAuthenticationAudit(failed http.Handler, backend audit.Backend, policy audit.Policy, m *audit.Metrics) http.Handler {
-	if backend == nil || !audit.LevelNone.Less(policy.Level) {
+func WithFailedAuthenticationAudit(failed http.Handler, backend audit.Backend, policy audit.PolicyEvaluator, m *audit.Metrics) http.Handler {
+	if auditOff(backend, policy) {
 		return failed
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r, ac := auditContext(r)
-		ac.Begin(newAuditEvent(r), policy, backend, m)
+		ac.Begin(newAuditEvent(r), policy.EvaluatePolicyRule(auditAttributes(r)), backend, m)
 		failed.ServeHTTP(&auditResponseWriter{ResponseWriter: w, ac: ac, emitStarted: true}, r)
 	})
 }

@@ -64,8 +64,9 @@ type ChainConfig struct {
 
 	// AuditBackend receives audit events; nil disables auditing.
 	AuditBackend audit.Backend
-	// AuditPolicy says what is recorded (e.g. audit.MetadataPolicy()).
-	AuditPolicy audit.Policy
+	// AuditPolicy says what is recorded: a fixed audit.Policy (e.g.
+	// audit.MetadataPolicy()) or the rules of --audit-policy-file.
+	AuditPolicy audit.PolicyEvaluator
 	// AuditMetrics counts audit levels, events and rejections; nil: none.
 	AuditMetrics *audit.Metrics
 
@@ -73,6 +74,9 @@ type ChainConfig struct {
 	// max-in-flight limits (0: unlimited; both 0: no filter).
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
+	// PriorityAndFairness, if set (--enable-priority-and-fairness),
+	// replaces max-in-flight with API Priority and Fairness.
+	PriorityAndFairness *PriorityAndFairness
 
 	// Authorizer; nil disables authorization (everything allowed).
 	Authorizer authorizer.Authorizer
@@ -88,7 +92,7 @@ type ChainConfig struct {
 //	RequestReceivedTimestamp, RequestInfo, [RetryAfter], [HSTS],
 //	CacheControl, [WatchTermination], [WaitGroup], RequestMetrics,
 //	RequestDeadline, Timeout, WarningRecorder, [CORS], Authentication
-//	(failures audited), Audit, ImpersonationRefused, MaxInFlight,
+//	(failures audited), Audit, ImpersonationRefused, MaxInFlight or PriorityAndFairness,
 //	Authorization, apiHandler.
 //
 // Request metrics sit just inside the wait group: they see every request
@@ -112,7 +116,11 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 
 	h := apiHandler
 	h = WithAuthorization(h, c.Authorizer, log)
-	h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunning, c.Metrics, log)
+	if c.PriorityAndFairness != nil {
+		h = WithPriorityAndFairness(h, *c.PriorityAndFairness, c.LongRunning, log)
+	} else {
+		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunning, c.Metrics, log)
+	}
 	h = WithImpersonationRefused(h, log)
 	h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.LongRunning, c.AuditMetrics)
 	failed := c.AuthenticationFailed

@@ -83,3 +83,20 @@ func (o *objectCounts) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(o.resourceObjects, prometheus.GaugeValue, v, gr.Group, gr.Resource)
 	}
 }
+
+// ObjectCount counts the objects of gr through its tracked source (false:
+// no source, or the count failed). API Priority and Fairness estimates the
+// width of lists with it.
+func (m *Metrics) ObjectCount(ctx context.Context, gr schema.GroupResource) (int64, bool) {
+	if m == nil {
+		return 0, false
+	}
+	m.objects.mu.Lock()
+	s := m.objects.sources[gr]
+	m.objects.mu.Unlock()
+	if s == nil {
+		return 0, false
+	}
+	n, err := s.count(ctx)
+	return n, err == nil
+}

@@ -1,0 +1,133 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
+	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
+	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/configcontroller"
+)
+
+// newPriorityAndFairness makes the APF engine when
+// --enable-priority-and-fairness (nil otherwise, or when both max-in-flight
+// limits are 0: unlimited, no filter, as max-in-flight then): its seats are
+// the two max-in-flight limits summed, as upstream.
+func (c *Config) newPriorityAndFairness() (*filters.PriorityAndFairness, error) {
+	o := c.Options
+	seats := o.Run.MaxRequestsInFlight + o.Run.MaxMutatingRequestsInFlight
+	if !o.FlowControl.EnablePriorityAndFairness || seats == 0 {
+		return nil, nil
+	}
+	m, err := flowcontrol.NewMetrics(c.Generic.MetricsRegistry)
+	if err != nil {
+		return nil, err
+	}
+	c.flowControl = flowcontrol.New(flowcontrol.Options{ServerConcurrencyLimit: seats, Metrics: m})
+	counts := &objectCounts{count: func(ctx context.Context, gr schema.GroupResource) (int64, bool) {
+		return c.StorageMetrics.ObjectCount(ctx, gr)
+	}, entries: map[schema.GroupResource]*objectCount{}}
+	return &filters.PriorityAndFairness{Controller: c.flowControl, ObjectCount: counts.get}, nil
+}
+
+// installFlowControl adds, on the head server, the post-start hook that
+// creates the bootstrap configuration and keeps the engine fed
+// (upstream's priority-and-fairness-config-producer and -consumer), and the
+// /debug/api_priority_and_fairness dumps.
+func (c *Config) installFlowControl(head *server.GenericServer) error {
+	engine := c.flowControl
+	if engine == nil {
+		return nil
+	}
+	mux := head.Handler().NonRESTMux
+	mux.Handle("/debug/api_priority_and_fairness/dump_priority_levels", mastersOnly(func(w http.ResponseWriter, r *http.Request) {
+		engine.DumpPriorityLevels(w)
+	}))
+	mux.Handle("/debug/api_priority_and_fairness/dump_queues", mastersOnly(func(w http.ResponseWriter, r *http.Request) {
+		engine.DumpQueues(w)
+	}))
+	mux.Handle("/debug/api_priority_and_fairness/dump_requests", mastersOnly(func(w http.ResponseWriter, r *http.Request) {
+		engine.DumpRequests(w, r.URL.Query().Get("includeRequestDetails") == "1")
+	}))
+	return head.AddPostStartHook("priority-and-fairness-config-producer", func(hookCtx context.Context) error {
+		cfg, err := c.loopbackClientConfig()
+		if err != nil {
+			return err
+		}
+		cfg.UserAgent = "kube-apiserver/apf-config"
+		client, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		ctrl := configcontroller.New(client, engine, c.Logger.With("controller", "priority-and-fairness"))
+		if err := ctrl.Ensure(hookCtx); err != nil {
+			return nil // the server is stopping
+		}
+		ctrl.Start(hookCtx)
+		go ctrl.Run(hookCtx)
+		go engine.Run(hookCtx, flowcontrol.AdjustmentPeriod)
+		return nil
+	})
+}
+
+// mastersOnly serves h to members of system:masters, 403 to others (the
+// dumps show other users' requests).
+func mastersOnly(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, ok := request.UserFrom(r.Context()); !ok || !u.InGroup(user.SystemPrivileged) {
+			http.Error(w, "forbidden: the API priority and fairness dumps are for system:masters", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		h(w, r)
+	})
+}
+
+// objectCounts caches the resources' object counts for the width of
+// lists: a list reads the cached count and, when it is older than
+// objectCountTTL, has it refreshed in the background (upstream polls every
+// minute; kapi's counts are local and cheap, so it refreshes sooner).
+type objectCounts struct {
+	count   func(context.Context, schema.GroupResource) (int64, bool)
+	mu      sync.Mutex
+	entries map[schema.GroupResource]*objectCount
+}
+
+type objectCount struct {
+	n          int64
+	ok         bool
+	at         time.Time
+	refreshing bool
+}
+
+const objectCountTTL = time.Second
+
+func (o *objectCounts) get(gr schema.GroupResource) (int64, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e := o.entries[gr]
+	if e == nil {
+		e = &objectCount{}
+		o.entries[gr] = e
+	}
+	if !e.refreshing && time.Since(e.at) > objectCountTTL {
+		e.refreshing = true
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			n, ok := o.count(ctx, gr)
+			cancel()
+			o.mu.Lock()
+			e.n, e.ok, e.at, e.refreshing = n, ok, time.Now(), false
+			o.mu.Unlock()
+		}()
+	}
+	return e.n, e.ok
+}

@@ -1,0 +1,439 @@
+package validating
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"cel.dev/cel-go/common/types"
+	arv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/configsource"
+	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+)
+
+// PluginName is the plugin's name, as upstream registers it.
+const PluginName = "ValidatingAdmissionPolicy"
+
+// Params reads the param objects of policies, as JSON maps.
+type Params interface {
+	// Namespaced reports whether apiVersion/kind is namespace-scoped; an
+	// unknown kind is an error.
+	Namespaced(apiVersion, kind string) (bool, error)
+	// Get returns one object (apierrors.IsNotFound when missing).
+	Get(ctx context.Context, apiVersion, kind, namespace, name string) (map[string]any, error)
+	// List returns the objects sel selects in namespace ("": all).
+	List(ctx context.Context, apiVersion, kind, namespace string, sel labels.Selector) ([]map[string]any, error)
+}
+
+// Options are what the plugin reads besides policies and bindings.
+type Options struct {
+	Namespaces NamespaceGetter
+	Params     Params // nil: policies with a paramKind fail (failurePolicy)
+	Logger     *slog.Logger
+}
+
+// Plugin is the ValidatingAdmissionPolicy plugin.
+type Plugin struct {
+	policies *configsource.Source[*compiledPolicy]
+	bindings *configsource.Source[*compiledBinding]
+	opts     Options
+}
+
+var _ admission.Validator = (*Plugin)(nil)
+
+// New returns the plugin over the policies and bindings the two stores
+// hold. Run must be running for it to admit anything. status, if set,
+// writes a policy's type-checking status (see [TypeCheck]).
+func New(policies, bindings configsource.ListWatcher, status StatusWriter, opts Options) *Plugin {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	p := &Plugin{
+		policies: configsource.New(policies, compilePolicy, opts.Logger),
+		bindings: configsource.New(bindings, compileBinding, opts.Logger),
+		opts:     opts,
+	}
+	if status != nil {
+		p.policies.OnChange = func(ctx context.Context, obj runtime.Object) {
+			if vap, ok := obj.(*arv1.ValidatingAdmissionPolicy); ok {
+				writeTypeChecking(ctx, status, vap, opts.Logger)
+			}
+		}
+	}
+	return p
+}
+
+// Run keeps the policies and bindings up to date until ctx ends.
+func (p *Plugin) Run(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { defer close(done); p.bindings.Run(ctx) }()
+	p.policies.Run(ctx)
+	<-done
+}
+
+// Name implements admission.Plugin.
+func (p *Plugin) Name() string { return PluginName }
+
+// Handles every operation.
+func (p *Plugin) Handles(admission.Operation) bool { return true }
+
+// exempt: policies never apply to the admission configuration resources
+// themselves, as upstream.
+func exempt(a *admission.Attributes) bool {
+	if a.Resource.Group != arv1.GroupName {
+		return false
+	}
+	switch a.Resource.Resource {
+	case "mutatingwebhookconfigurations", "validatingwebhookconfigurations",
+		"validatingadmissionpolicies", "validatingadmissionpolicybindings",
+		"mutatingadmissionpolicies", "mutatingadmissionpolicybindings":
+		return true
+	}
+	return false
+}
+
+// decision is one failed validation (or error) of one binding.
+type decision struct {
+	policy, binding string
+	message         string
+	reason          metav1.StatusReason
+	index           int
+	actions         []arv1.ValidationAction
+}
+
+// Validate evaluates every binding whose policy matches a.
+func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
+	if exempt(&a) {
+		return nil
+	}
+	policies, err := p.policies.Items(ctx)
+	if err != nil {
+		return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
+	}
+	if len(policies) == 0 {
+		return nil
+	}
+	bindings, err := p.bindings.Items(ctx)
+	if err != nil {
+		return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
+	}
+	byName := make(map[string]*compiledPolicy, len(policies))
+	for _, cp := range policies {
+		byName[cp.name] = cp
+	}
+	var in *input
+	var ns *nsHolder
+	var denied []decision
+	var auditFailures []map[string]any
+	for _, b := range bindings {
+		cp := byName[b.policy]
+		if cp == nil || cp.match == nil {
+			continue
+		}
+		if ns == nil {
+			ns = &nsHolder{v: namespaceOf(ctx, p.opts.Namespaces, &a)}
+		}
+		if !cp.match.matches(&a, ns.v) || (b.match != nil && !b.match.matches(&a, ns.v)) {
+			continue
+		}
+		if in == nil {
+			if in, err = newInput(&a, ns.v); err != nil {
+				return apierrors.NewInternalError(err)
+			}
+		}
+		decisions := p.evaluate(ctx, cp, b, &a, in)
+		for _, d := range decisions {
+			for _, act := range d.actions {
+				switch act {
+				case arv1.Deny:
+					denied = append(denied, d)
+				case arv1.Warn:
+					warning.AddWarning(ctx, fmt.Sprintf("Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': %s", d.policy, d.binding, d.message))
+				case arv1.Audit:
+					auditFailures = append(auditFailures, map[string]any{
+						"message": d.message, "policy": d.policy, "binding": d.binding,
+						"expressionIndex": d.index, "validationActions": d.actions,
+					})
+				}
+			}
+		}
+	}
+	if len(auditFailures) > 0 {
+		v, _ := json.Marshal(auditFailures)
+		audit.AddAnnotation(ctx, "validation.policy.admission.k8s.io/validation_failure", string(v))
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	d := denied[0]
+	msg := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", d.policy, d.binding, d.message)
+	st := apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New(msg))
+	reason := d.reason
+	if reason == "" {
+		reason = metav1.StatusReasonInvalid
+	}
+	st.ErrStatus.Reason = reason
+	st.ErrStatus.Code = reasonCode(reason)
+	st.ErrStatus.Details.Causes = append(st.ErrStatus.Details.Causes, metav1.StatusCause{Message: msg})
+	return st
+}
+
+type nsHolder struct{ v *corev1.Namespace }
+
+func reasonCode(r metav1.StatusReason) int32 {
+	switch r {
+	case metav1.StatusReasonForbidden:
+		return http.StatusForbidden
+	case metav1.StatusReasonRequestEntityTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case metav1.StatusReasonInvalid:
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusUnprocessableEntity
+}
+
+// failure is an error of one binding, decided by the failure policy.
+func failure(cp *compiledPolicy, b *compiledBinding, err error) []decision {
+	if cp.failurePolicy == arv1.Ignore {
+		return nil
+	}
+	return []decision{{policy: cp.name, binding: b.name, message: err.Error(), actions: b.actions}}
+}
+
+// evaluate runs one binding: once per param object (or once without
+// params).
+func (p *Plugin) evaluate(ctx context.Context, cp *compiledPolicy, b *compiledBinding, a *admission.Attributes, in *input) []decision {
+	if cp.err != nil {
+		return failure(cp, b, cp.err)
+	}
+	if b.err != nil {
+		return failure(cp, b, fmt.Errorf("failed to configure binding: %w", b.err))
+	}
+	params, err := p.params(ctx, cp, b, a)
+	if err != nil {
+		return failure(cp, b, fmt.Errorf("failed to configure binding: %w", err))
+	}
+	var out []decision
+	for _, param := range params {
+		out = append(out, p.evaluateOne(ctx, cp, b, in, param)...)
+	}
+	return out
+}
+
+// noParams is the single evaluation of a policy without paramKind.
+var noParams = []map[string]any{nil}
+
+func (p *Plugin) params(ctx context.Context, cp *compiledPolicy, b *compiledBinding, a *admission.Attributes) ([]map[string]any, error) {
+	if cp.paramKind == nil {
+		return noParams, nil
+	}
+	ref := b.paramRef
+	if ref == nil {
+		return nil, errors.New("paramKind kind `" + cp.paramKind.Kind + "` is specified but paramRef is not specified")
+	}
+	if p.opts.Params == nil {
+		return nil, errors.New("params are not available")
+	}
+	namespaced, err := p.opts.Params.Namespaced(cp.paramKind.APIVersion, cp.paramKind.Kind)
+	if err != nil {
+		return nil, err
+	}
+	ns := ref.Namespace
+	if namespaced && ns == "" {
+		ns = a.Namespace
+	}
+	if !namespaced {
+		ns = ""
+	}
+	var found []map[string]any
+	switch {
+	case ref.Name != "":
+		obj, err := p.opts.Params.Get(ctx, cp.paramKind.APIVersion, cp.paramKind.Kind, ns, ref.Name)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		if obj != nil {
+			found = append(found, obj)
+		}
+	case b.paramSel != nil:
+		if found, err = p.opts.Params.List(ctx, cp.paramKind.APIVersion, cp.paramKind.Kind, ns, b.paramSel); err != nil {
+			return nil, err
+		}
+	}
+	if len(found) == 0 {
+		if ref.ParameterNotFoundAction != nil && *ref.ParameterNotFoundAction == arv1.AllowAction {
+			return nil, nil
+		}
+		return nil, errors.New("no params found for policy binding with `Deny` parameterNotFoundAction")
+	}
+	return found, nil
+}
+
+// evaluateOne runs the match conditions, variables, validations and audit
+// annotations with one param object.
+func (p *Plugin) evaluateOne(ctx context.Context, cp *compiledPolicy, b *compiledBinding, in *input, param map[string]any) []decision {
+	act := in.activation(param)
+	vars := map[string]any{}
+	act[varVariables] = vars
+	for _, v := range cp.variables {
+		out, _, err := v.prg.Eval(act)
+		if err != nil {
+			// A variable is evaluated when used upstream; an error in an
+			// unused variable is reported here too.
+			return failure(cp, b, fmt.Errorf("variable %q resulted in error: %w", v.name, err))
+		}
+		vars[v.name] = out
+	}
+	for _, c := range cp.conditions {
+		out, _, err := c.prg.Eval(act)
+		if err != nil {
+			return failure(cp, b, fmt.Errorf("failed to evaluate match condition %q: %w", c.name, err))
+		}
+		if ok, isBool := out.(types.Bool); !isBool {
+			return failure(cp, b, fmt.Errorf("match condition %q did not evaluate to a bool", c.name))
+		} else if !ok {
+			return nil
+		}
+	}
+	var out []decision
+	for i, v := range cp.validations {
+		res, _, err := v.prg.Eval(act)
+		if err != nil {
+			if cp.failurePolicy == arv1.Fail {
+				out = append(out, decision{policy: cp.name, binding: b.name, index: i, actions: b.actions,
+					message: fmt.Sprintf("expression '%s' resulted in error: %v", v.expr, err)})
+			}
+			continue
+		}
+		if ok, isBool := res.(types.Bool); isBool && bool(ok) {
+			continue
+		} else if !isBool {
+			if cp.failurePolicy == arv1.Fail {
+				out = append(out, decision{policy: cp.name, binding: b.name, index: i, actions: b.actions,
+					message: fmt.Sprintf("expression '%s' resulted in error: expected boolean, got %s", v.expr, res.Type())})
+			}
+			continue
+		}
+		out = append(out, decision{policy: cp.name, binding: b.name, index: i, actions: b.actions, reason: v.reason, message: v.failureMessage(act)})
+	}
+	for _, an := range cp.annotations {
+		res, _, err := an.prg.Eval(act)
+		if err != nil {
+			if cp.failurePolicy == arv1.Fail {
+				out = append(out, decision{policy: cp.name, binding: b.name, actions: b.actions,
+					message: fmt.Sprintf("valueExpression '%s' resulted in error: %v", an.expr, err)})
+			}
+			continue
+		}
+		if s, ok := res.(types.String); ok && s != "" {
+			audit.AddAnnotation(ctx, cp.name+"/"+an.name, string(s))
+		}
+	}
+	return out
+}
+
+// failureMessage is the messageExpression's result, else the message,
+// else "failed expression: <expression>" (upstream's order).
+func (v *validation) failureMessage(act map[string]any) string {
+	if v.messagePrg != nil {
+		if res, _, err := v.messagePrg.Eval(act); err == nil {
+			if s, ok := res.(types.String); ok && strings.TrimSpace(string(s)) != "" && !strings.ContainsAny(string(s), "\n") {
+				return string(s)
+			}
+		}
+	}
+	if v.message != "" {
+		return v.message
+	}
+	return "failed expression: " + strings.TrimSpace(v.expr)
+}
+
+// input is what every evaluation of one request shares.
+type input struct {
+	object, oldObject, request, namespace any
+}
+
+func newInput(a *admission.Attributes, ns *corev1.Namespace) (*input, error) {
+	in := &input{}
+	var err error
+	if in.object, err = toMap(a.Object, a); err != nil {
+		return nil, err
+	}
+	if in.oldObject, err = toMap(a.OldObject, a); err != nil {
+		return nil, err
+	}
+	if ns != nil {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
+		if err != nil {
+			return nil, err
+		}
+		m["apiVersion"], m["kind"] = "v1", "Namespace"
+		in.namespace = m
+	}
+	req := map[string]any{
+		"kind":      map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind},
+		"resource":  map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource},
+		"name":      a.Name,
+		"namespace": a.Namespace,
+		"operation": string(a.Operation),
+		"dryRun":    a.DryRun,
+	}
+	req["requestKind"], req["requestResource"] = req["kind"], req["resource"]
+	if a.Subresource != "" {
+		req["subResource"], req["requestSubResource"] = a.Subresource, a.Subresource
+	}
+	if a.User != nil {
+		ui := authenticationv1.UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups}
+		if len(a.User.Extra) > 0 {
+			ui.Extra = map[string]authenticationv1.ExtraValue{}
+			for k, v := range a.User.Extra {
+				ui.Extra[k] = v
+			}
+		}
+		m, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(&ui)
+		req["userInfo"] = m
+	}
+	in.request = req
+	return in, nil
+}
+
+func toMap(obj runtime.Object, a *admission.Attributes) (any, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	if s, _ := m["apiVersion"].(string); s == "" {
+		m["apiVersion"] = a.Kind.GroupVersion().String()
+	}
+	if s, _ := m["kind"].(string); s == "" {
+		m["kind"] = a.Kind.Kind
+	}
+	return m, nil
+}
+
+func (in *input) activation(param map[string]any) map[string]any {
+	act := map[string]any{
+		varObject: in.object, varOldObject: in.oldObject, varRequest: in.request,
+		varNamespaceObject: in.namespace, varParams: nil,
+	}
+	if param != nil {
+		act[varParams] = param
+	}
+	return act
+}

@@ -1,0 +1,24 @@
+package csinode
+
+import (
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// Resource is the resource served.
+var Resource = storagev1.Resource("csinodes")
+
+// NewREST returns the completed store of csinodes, on the storage opts makes for it.
+func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+	return generic.NewStore(opts, storagev1.SchemeGroupVersion, &generic.Store{
+		NewFunc:                   func() runtime.Object { return &storagev1.CSINode{} },
+		NewListFunc:               func() runtime.Object { return &storagev1.CSINodeList{} },
+		DefaultQualifiedResource:  Resource,
+		SingularQualifiedResource: storagev1.Resource("csinode"),
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		TableConvertor:            TableConvertor,
+	})
+}

@@ -1,0 +1,24 @@
+package csistoragecapacity
+
+import (
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// Resource is the resource served.
+var Resource = storagev1.Resource("csistoragecapacities")
+
+// NewREST returns the completed store of csistoragecapacities, on the storage opts makes for it.
+func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+	return generic.NewStore(opts, storagev1.SchemeGroupVersion, &generic.Store{
+		NewFunc:                   func() runtime.Object { return &storagev1.CSIStorageCapacity{} },
+		NewListFunc:               func() runtime.Object { return &storagev1.CSIStorageCapacityList{} },
+		DefaultQualifiedResource:  Resource,
+		SingularQualifiedResource: storagev1.Resource("csistoragecapacity"),
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		TableConvertor:            TableConvertor,
+	})
+}

@@ -1,0 +1,41 @@
+package flowschema
+
+import (
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/registry/table"
+)
+
+// TableConvertor renders FlowSchemas as upstream's printers
+// (pkg/printers/internalversion/printers.go flowSchemaColumnDefinitions):
+// NAME PRIORITYLEVEL MATCHINGPRECEDENCE DISTINGUISHERMETHOD AGE MISSINGPL.
+var TableConvertor = table.Convertor{
+	Columns: []metav1.TableColumnDefinition{
+		table.NameColumn,
+		{Name: "PriorityLevel", Type: "string", Description: "`name` is the name of the priority level configuration being referenced Required."},
+		{Name: "MatchingPrecedence", Type: "string", Description: "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default."},
+		{Name: "DistinguisherMethod", Type: "string", Description: "`type` is the type of flow distinguisher method The supported types are \"ByUser\" and \"ByNamespace\". Required."},
+		table.AgeColumn,
+		{Name: "MissingPL", Type: "string", Description: "indicates whether the referenced priority level configuration object exists"},
+	},
+	Row: func(obj runtime.Object) ([]any, bool) {
+		fs, ok := obj.(*flowcontrolv1.FlowSchema)
+		if !ok {
+			return nil, false
+		}
+		distinguisher := "<none>"
+		if fs.Spec.DistinguisherMethod != nil {
+			distinguisher = string(fs.Spec.DistinguisherMethod.Type)
+		}
+		missing := "?"
+		for _, c := range fs.Status.Conditions {
+			if c.Type == flowcontrolv1.FlowSchemaConditionDangling {
+				missing = string(c.Status)
+				break
+			}
+		}
+		return []any{fs.Name, fs.Spec.PriorityLevelConfiguration.Name, int64(fs.Spec.MatchingPrecedence), distinguisher, table.Since(fs.CreationTimestamp), missing}, true
+	},
+}

@@ -1,0 +1,65 @@
+package validatingadmissionpolicy
+
+import (
+	"context"
+
+	arv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/admissionregistration"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+var groupVersions = []schema.GroupVersion{arv1.SchemeGroupVersion}
+
+type strategy struct{ generic.SpecGeneration }
+
+// Strategy is the create and update strategy of policies.
+var Strategy = strategy{}
+
+var (
+	_ generic.CreateStrategy     = Strategy
+	_ generic.UpdateStrategy     = Strategy
+	_ generic.GenerationStrategy = Strategy
+	_ rest.ResetFieldsStrategy   = Strategy
+)
+
+func (strategy) NamespaceScoped() bool { return false }
+
+// PrepareForCreate clears the status.
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	obj.(*arv1.ValidatingAdmissionPolicy).Status = arv1.ValidatingAdmissionPolicyStatus{}
+}
+
+// PrepareForUpdate keeps the stored status.
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*arv1.ValidatingAdmissionPolicy).Status = *old.(*arv1.ValidatingAdmissionPolicy).Status.DeepCopy()
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateValidatingAdmissionPolicy(obj.(*arv1.ValidatingAdmissionPolicy))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateValidatingAdmissionPolicy(obj.(*arv1.ValidatingAdmissionPolicy))
+}
+
+func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+func (strategy) Canonicalize(runtime.Object)    {}
+func (strategy) AllowCreateOnUpdate() bool      { return false }
+func (strategy) AllowUnconditionalUpdate() bool { return true }
+
+// GetResetFields: apply to the main resource does not own status.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields(groupVersions, []string{"status"})
+}
+
+// StatusStrategy is the update strategy of the status subresource.
+var StatusStrategy = generic.StatusStrategy{UpdateStrategy: Strategy, GroupVersions: groupVersions}

@@ -1,0 +1,166 @@
+package controlplane
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/ingress"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/ingressclass"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/ipaddress"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/networkpolicy"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/servicecidr"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/server"
+)
+
+// networkingGroup is the table of networking.k8s.io: v1 only (the v1beta1
+// IPAddress and ServiceCIDR are off by default in kube-apiserver v1.37).
+var networkingGroup = apiGroup{name: networkingv1.GroupName, versions: []apiVersion{{
+	name: "v1",
+	resources: []apiResource{
+		{name: "networkpolicies", storage: storeOf(networkpolicy.NewREST)},
+		{name: "ingresses", storage: storeAndStatus(ingress.NewREST)},
+		{name: "ingressclasses", storage: storeOf(ingressclass.NewREST)},
+		{name: "ipaddresses", storage: storeOf(ipaddress.NewREST)},
+		{name: "servicecidrs", storage: storeAndStatus(servicecidr.NewREST)},
+	},
+}}}
+
+var serviceCIDRsResource = networkingv1.SchemeGroupVersion.WithResource("servicecidrs")
+
+// DefaultServiceCIDRName is the name of the ServiceCIDR of the
+// --service-cluster-ip-range.
+const DefaultServiceCIDRName = "kubernetes"
+
+// defaultServiceCIDRReadyMessage is the message of its Ready condition
+// (upstream's default-servicecidr controller).
+const defaultServiceCIDRReadyMessage = "Kubernetes default Service CIDR is ready"
+
+// addDefaultServiceCIDR adds the post-start hook that runs the default
+// ServiceCIDR controller, as kube-apiserver's
+// "start-kubernetes-service-cidr-controller" hook
+// (pkg/controlplane/controller/defaultservicecidr): it creates the
+// "kubernetes" ServiceCIDR of the service range when missing (at start
+// and, if it is deleted, at the next sync), and sets its Ready condition
+// to True when no Ready condition says otherwise and its CIDRs are this
+// server's. A ServiceCIDR whose CIDRs differ is left alone (upstream
+// records an event). It syncs every KubernetesServiceInterval until the
+// server stops.
+func addDefaultServiceCIDR(s *server.GenericServer, c Config, b *storageBuilder) error {
+	if _, ok := b.lines[serviceCIDRsResource]; !ok {
+		return nil
+	}
+	st, err := storageAs[*generic.Store](b, serviceCIDRsResource)
+	if err != nil {
+		return err
+	}
+	status, err := subresourceAs[*generic.StatusREST](b, serviceCIDRsResource, "status")
+	if err != nil {
+		return err
+	}
+	ctrl := &defaultServiceCIDR{
+		store:  st,
+		status: status,
+		cidrs:  []string{c.ServiceClusterIPRange.Masked().String()},
+		logger: c.Logger.With("controller", "kubernetes-service-cidr"),
+	}
+	done := make(chan struct{})
+	var started atomic.Bool
+	if err := s.AddPostStartHook("start-kubernetes-service-cidr-controller", func(ctx context.Context) error {
+		started.Store(true)
+		ctrl.sync(ctx)
+		go func() {
+			defer close(done)
+			t := time.NewTicker(c.KubernetesServiceInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					ctrl.sync(ctx)
+				}
+			}
+		}()
+		return nil
+	}); err != nil {
+		return err
+	}
+	s.AddDestroyFunc(func() {
+		if started.Load() {
+			<-done
+		}
+	})
+	return nil
+}
+
+// defaultServiceCIDR keeps the "kubernetes" ServiceCIDR.
+type defaultServiceCIDR struct {
+	store  *generic.Store
+	status *generic.StatusREST
+	cidrs  []string
+	logger *slog.Logger
+}
+
+// sync creates the ServiceCIDR if missing, then marks it Ready.
+func (d *defaultServiceCIDR) sync(ctx context.Context) {
+	sctx := systemContext(ctx, "")
+	obj, err := d.store.Get(sctx, DefaultServiceCIDRName, &metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		obj, err = d.store.Create(sctx, &networkingv1.ServiceCIDR{
+			ObjectMeta: metav1.ObjectMeta{Name: DefaultServiceCIDRName},
+			Spec:       networkingv1.ServiceCIDRSpec{CIDRs: d.cidrs},
+		}, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
+		if err == nil {
+			d.logger.Info("created the default ServiceCIDR", "cidrs", d.cidrs)
+		}
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			d.logger.Warn("default ServiceCIDR sync failed", "err", err)
+		}
+		return
+	}
+	sc := obj.(*networkingv1.ServiceCIDR)
+	if !slices.Equal(sc.Spec.CIDRs, d.cidrs) {
+		d.logger.Warn("the default ServiceCIDR does not match this server's service range", "have", sc.Spec.CIDRs, "want", d.cidrs)
+		return
+	}
+	if cond := apimeta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady); cond != nil && cond.Status != metav1.ConditionUnknown {
+		return
+	}
+	_, _, err = d.status.Update(sctx, DefaultServiceCIDRName, markReady{}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
+	if err != nil && ctx.Err() == nil {
+		d.logger.Warn("setting the default ServiceCIDR Ready failed", "err", err)
+	}
+}
+
+// markReady sets a ServiceCIDR's Ready condition to True (no reason, as
+// upstream's controller applies it).
+type markReady struct{}
+
+func (markReady) Preconditions() *metav1.Preconditions { return nil }
+
+func (markReady) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
+	sc, ok := old.(*networkingv1.ServiceCIDR)
+	if !ok {
+		return nil, apierrors.NewNotFound(networkingv1.Resource("servicecidrs"), DefaultServiceCIDRName)
+	}
+	sc = sc.DeepCopy()
+	apimeta.SetStatusCondition(&sc.Status.Conditions, metav1.Condition{
+		Type:    networkingv1.ServiceCIDRConditionReady,
+		Status:  metav1.ConditionTrue,
+		Message: defaultServiceCIDRReadyMessage,
+	})
+	return sc, nil
+}

@@ -1,0 +1,324 @@
+package configcontroller
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	flowcontrollisters "k8s.io/client-go/listers/flowcontrol/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
+	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/bootstrap"
+)
+
+// FieldManager is the field manager of the status writes (upstream's).
+const FieldManager = "api-priority-and-fairness-config-consumer-v1"
+
+// Controller feeds an engine from the API.
+type Controller struct {
+	client kubernetes.Interface
+	engine *flowcontrol.Controller
+	logger *slog.Logger
+
+	fsLister flowcontrollisters.FlowSchemaLister
+	plLister flowcontrollisters.PriorityLevelConfigurationLister
+	kick     chan struct{}
+
+	mu     sync.Mutex
+	synced bool
+}
+
+// New returns a controller of engine on client.
+func New(client kubernetes.Interface, engine *flowcontrol.Controller, logger *slog.Logger) *Controller {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Controller{client: client, engine: engine, logger: logger, kick: make(chan struct{}, 1)}
+}
+
+// Synced reports whether the engine has had the API's configuration once.
+func (c *Controller) Synced() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.synced
+}
+
+// Ensure creates, updates and removes the bootstrap objects (see the
+// package documentation), retrying until it succeeds or ctx ends.
+func (c *Controller) Ensure(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		err := c.ensureOnce(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if attempt%10 == 0 {
+			c.logger.Warn("ensuring the API priority and fairness configuration failed, retrying", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// shouldUpdateSpec is upstream's rule for a suggested object: its
+// annotation if it is a boolean, else only while the object is at
+// generation 1 (nobody changed it since it was created).
+func shouldUpdateSpec(m metav1.Object) bool {
+	if v, err := strconv.ParseBool(m.GetAnnotations()[flowcontrolv1.AutoUpdateAnnotationKey]); err == nil {
+		return v
+	}
+	return m.GetGeneration() == 1
+}
+
+func withAutoUpdate(m *metav1.ObjectMeta) {
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] = "true"
+}
+
+func (c *Controller) ensureOnce(ctx context.Context) error {
+	pls := c.client.FlowcontrolV1().PriorityLevelConfigurations()
+	fss := c.client.FlowcontrolV1().FlowSchemas()
+	wantPL := map[string]bool{}
+	for _, mandatory := range []bool{true, false} {
+		list := bootstrap.SuggestedPriorityLevelConfigurations()
+		if mandatory {
+			list = bootstrap.MandatoryPriorityLevelConfigurations()
+		}
+		for _, want := range list {
+			wantPL[want.Name] = true
+			cur, err := pls.Get(ctx, want.Name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				if _, err := pls.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+					return fmt.Errorf("create prioritylevelconfiguration %s: %w", want.Name, err)
+				}
+				continue
+			case err != nil:
+				return fmt.Errorf("get prioritylevelconfiguration %s: %w", want.Name, err)
+			}
+			if !mandatory && !shouldUpdateSpec(cur) {
+				continue
+			}
+			spec := want.Spec.DeepCopy()
+			if want.Name == flowcontrolv1.PriorityLevelConfigurationNameExempt && cur.Spec.Exempt != nil {
+				// The exempt level's exempt section is the operator's.
+				spec.Exempt = cur.Spec.Exempt.DeepCopy()
+			}
+			if apiequality.Semantic.DeepEqual(cur.Spec, *spec) && cur.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+				continue
+			}
+			upd := cur.DeepCopy()
+			upd.Spec = *spec
+			withAutoUpdate(&upd.ObjectMeta)
+			if _, err := pls.Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+				return fmt.Errorf("update prioritylevelconfiguration %s: %w", want.Name, err)
+			}
+		}
+	}
+	wantFS := map[string]bool{}
+	for _, mandatory := range []bool{true, false} {
+		list := bootstrap.SuggestedFlowSchemas()
+		if mandatory {
+			list = bootstrap.MandatoryFlowSchemas()
+		}
+		for _, want := range list {
+			wantFS[want.Name] = true
+			cur, err := fss.Get(ctx, want.Name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				if _, err := fss.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+					return fmt.Errorf("create flowschema %s: %w", want.Name, err)
+				}
+				continue
+			case err != nil:
+				return fmt.Errorf("get flowschema %s: %w", want.Name, err)
+			}
+			if !mandatory && !shouldUpdateSpec(cur) {
+				continue
+			}
+			if apiequality.Semantic.DeepEqual(cur.Spec, want.Spec) && cur.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+				continue
+			}
+			upd := cur.DeepCopy()
+			upd.Spec = *want.Spec.DeepCopy()
+			withAutoUpdate(&upd.ObjectMeta)
+			if _, err := fss.Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+				return fmt.Errorf("update flowschema %s: %w", want.Name, err)
+			}
+		}
+	}
+	// Objects upstream once suggested and no longer does: removed when
+	// they are still auto-updated.
+	plList, err := pls.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list prioritylevelconfigurations: %w", err)
+	}
+	for i := range plList.Items {
+		pl := &plList.Items[i]
+		if !wantPL[pl.Name] && pl.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+			if err := pls.Delete(ctx, pl.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &pl.ResourceVersion}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return fmt.Errorf("delete prioritylevelconfiguration %s: %w", pl.Name, err)
+			}
+		}
+	}
+	fsList, err := fss.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list flowschemas: %w", err)
+	}
+	for i := range fsList.Items {
+		fs := &fsList.Items[i]
+		if !wantFS[fs.Name] && fs.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+			if err := fss.Delete(ctx, fs.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &fs.ResourceVersion}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return fmt.Errorf("delete flowschema %s: %w", fs.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Start starts the informers; Run applies what they see. Start returns
+// once the informers have synced (or ctx ended).
+func (c *Controller) Start(ctx context.Context) {
+	f := informers.NewSharedInformerFactory(c.client, 0)
+	fsInf := f.Flowcontrol().V1().FlowSchemas()
+	plInf := f.Flowcontrol().V1().PriorityLevelConfigurations()
+	c.fsLister, c.plLister = fsInf.Lister(), plInf.Lister()
+	h := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.poke() },
+		UpdateFunc: func(any, any) { c.poke() },
+		DeleteFunc: func(any) { c.poke() },
+	}
+	_, _ = fsInf.Informer().AddEventHandler(h)
+	_, _ = plInf.Informer().AddEventHandler(h)
+	f.Start(ctx.Done())
+	f.WaitForCacheSync(ctx.Done())
+	go func() {
+		<-ctx.Done()
+		f.Shutdown()
+	}()
+}
+
+func (c *Controller) poke() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run applies the informers' objects to the engine on every change and
+// keeps the Dangling conditions, until ctx ends. Start must have run.
+func (c *Controller) Run(ctx context.Context) {
+	c.poke()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.kick:
+		}
+		if err := c.sync(ctx); err != nil && ctx.Err() == nil {
+			if apierrors.IsConflict(err) {
+				// A status write raced an update of the schema (the
+				// ensurer's, at start): the informer brings the new
+				// version and the retry below writes again.
+				c.logger.Debug("API priority and fairness status write conflicted, retrying", "err", err)
+			} else {
+				c.logger.Warn("API priority and fairness config sync failed", "err", err)
+			}
+			// Retry later.
+			go func() {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+					c.poke()
+				}
+			}()
+		}
+	}
+}
+
+func (c *Controller) sync(ctx context.Context) error {
+	fss, err := c.fsLister.List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	pls, err := c.plLister.List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	c.engine.Apply(fss, pls)
+	c.mu.Lock()
+	c.synced = true
+	c.mu.Unlock()
+	havePL := map[string]bool{}
+	for _, pl := range pls {
+		havePL[pl.Name] = true
+	}
+	var firstErr error
+	for _, fs := range fss {
+		want := danglingCondition(fs, havePL[fs.Spec.PriorityLevelConfiguration.Name])
+		if cur := findCondition(fs); cur != nil && cur.Status == want.Status && cur.Reason == want.Reason && cur.Message == want.Message {
+			continue
+		}
+		upd := fs.DeepCopy()
+		setCondition(upd, want)
+		if _, err := c.client.FlowcontrolV1().FlowSchemas().UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) && firstErr == nil {
+			firstErr = fmt.Errorf("status of flowschema %s: %w", fs.Name, err)
+		}
+	}
+	return firstErr
+}
+
+// danglingCondition is upstream's condition for a schema whose priority
+// level exists (False, "Found") or not (True, "NotFound").
+func danglingCondition(fs *flowcontrolv1.FlowSchema, found bool) flowcontrolv1.FlowSchemaCondition {
+	pl := fs.Spec.PriorityLevelConfiguration.Name
+	if found {
+		return flowcontrolv1.FlowSchemaCondition{
+			Type: flowcontrolv1.FlowSchemaConditionDangling, Status: flowcontrolv1.ConditionFalse, Reason: "Found",
+			Message: fmt.Sprintf("This FlowSchema references the PriorityLevelConfiguration object named %q and it exists", pl),
+		}
+	}
+	return flowcontrolv1.FlowSchemaCondition{
+		Type: flowcontrolv1.FlowSchemaConditionDangling, Status: flowcontrolv1.ConditionTrue, Reason: "NotFound",
+		Message: fmt.Sprintf("This FlowSchema references the PriorityLevelConfiguration object named %q but there is no such object", pl),
+	}
+}
+
+func findCondition(fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchemaCondition {
+	for i := range fs.Status.Conditions {
+		if fs.Status.Conditions[i].Type == flowcontrolv1.FlowSchemaConditionDangling {
+			return &fs.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func setCondition(fs *flowcontrolv1.FlowSchema, c flowcontrolv1.FlowSchemaCondition) {
+	c.LastTransitionTime = metav1.Now()
+	if cur := findCondition(fs); cur != nil {
+		if cur.Status == c.Status {
+			c.LastTransitionTime = cur.LastTransitionTime
+		}
+		*cur = c
+		return
+	}
+	fs.Status.Conditions = append(fs.Status.Conditions, c)
+}

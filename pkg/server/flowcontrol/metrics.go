@@ -1,0 +1,155 @@
+package flowcontrol
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the apiserver_flowcontrol_* metrics, with upstream's names,
+// labels and buckets (k8s.io/apiserver/pkg/util/flowcontrol/metrics). A
+// nil *Metrics records nothing.
+type Metrics struct {
+	dispatchedTotal  *prometheus.CounterVec
+	rejectedTotal    *prometheus.CounterVec
+	inqueueRequests  *prometheus.GaugeVec
+	inqueueSeats     *prometheus.GaugeVec
+	executingReqs    *prometheus.GaugeVec
+	executingSeats   *prometheus.GaugeVec
+	waitDuration     *prometheus.HistogramVec
+	executionSeconds *prometheus.HistogramVec
+	workSeats        *prometheus.HistogramVec
+	nominalLimit     *prometheus.GaugeVec
+	currentLimit     *prometheus.GaugeVec
+	lowerLimit       *prometheus.GaugeVec
+	upperLimit       *prometheus.GaugeVec
+}
+
+var durationBuckets = []float64{0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30}
+
+// NewMetrics makes the metrics and registers them on reg (nil: not
+// registered).
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	pf := []string{"priority_level", "flow_schema"}
+	pl := []string{"priority_level"}
+	m := &Metrics{
+		dispatchedTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_flowcontrol_dispatched_requests_total",
+			Help: "[BETA] Number of requests executed by API Priority and Fairness subsystem"}, pf),
+		rejectedTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_flowcontrol_rejected_requests_total",
+			Help: "[BETA] Number of requests rejected by API Priority and Fairness subsystem"}, append(pf[:2:2], "reason")),
+		inqueueRequests: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_current_inqueue_requests",
+			Help: "[BETA] Number of requests currently pending in queues of the API Priority and Fairness subsystem"}, pf),
+		inqueueSeats: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_current_inqueue_seats",
+			Help: "[ALPHA] Number of seats currently pending in queues of the API Priority and Fairness subsystem"}, pf),
+		executingReqs: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_current_executing_requests",
+			Help: "[BETA] Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem"}, pf),
+		executingSeats: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_current_executing_seats",
+			Help: "[BETA] Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem"}, pf),
+		waitDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_request_wait_duration_seconds",
+			Help: "[BETA] Length of time a request spent waiting in its queue", Buckets: durationBuckets}, append(pf[:2:2], "execute")),
+		executionSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_request_execution_seconds",
+			Help: "[ALPHA] Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem", Buckets: durationBuckets}, append(pf[:2:2], "type")),
+		workSeats: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_work_estimated_seats",
+			Help: "[ALPHA] Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness", Buckets: []float64{1, 2, 4, 10}}, pf),
+		nominalLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_nominal_limit_seats",
+			Help: "[BETA] Nominal number of execution seats configured for each priority level"}, pl),
+		currentLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_current_limit_seats",
+			Help: "[ALPHA] current derived number of execution seats available to each priority level"}, pl),
+		lowerLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_lower_limit_seats",
+			Help: "[ALPHA] Configured lower bound on number of execution seats available to each priority level"}, pl),
+		upperLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_upper_limit_seats",
+			Help: "[ALPHA] Configured upper bound on number of execution seats available to each priority level"}, pl),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.dispatchedTotal, m.rejectedTotal, m.inqueueRequests, m.inqueueSeats, m.executingReqs,
+			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+// flowMetrics are one (priority level, flow schema) pair's metrics,
+// looked up once per schema digest rather than on every request.
+type flowMetrics struct {
+	m                             *Metrics
+	pl, fs                        string
+	dispatched                    prometheus.Counter
+	inqueueReqs, inqueueSeats     prometheus.Gauge
+	executingReqs, executingSeats prometheus.Gauge
+	waitExecuted, waitRejected    prometheus.Observer
+	execution, seats              prometheus.Observer
+}
+
+// forFlow returns the metrics of a schema's flows (nil without metrics).
+func (m *Metrics) forFlow(pl, fs string) *flowMetrics {
+	if m == nil {
+		return nil
+	}
+	return &flowMetrics{
+		m: m, pl: pl, fs: fs,
+		dispatched:     m.dispatchedTotal.WithLabelValues(pl, fs),
+		inqueueReqs:    m.inqueueRequests.WithLabelValues(pl, fs),
+		inqueueSeats:   m.inqueueSeats.WithLabelValues(pl, fs),
+		executingReqs:  m.executingReqs.WithLabelValues(pl, fs),
+		executingSeats: m.executingSeats.WithLabelValues(pl, fs),
+		waitExecuted:   m.waitDuration.WithLabelValues(pl, fs, "true"),
+		waitRejected:   m.waitDuration.WithLabelValues(pl, fs, "false"),
+		execution:      m.executionSeconds.WithLabelValues(pl, fs, "regular"),
+		seats:          m.workSeats.WithLabelValues(pl, fs),
+	}
+}
+
+func (m *Metrics) dispatched(cls Classification, seats int, waited time.Duration) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	f.dispatched.Inc()
+	f.waitExecuted.Observe(waited.Seconds())
+	f.executingReqs.Inc()
+	f.executingSeats.Add(float64(seats))
+	f.seats.Observe(float64(seats))
+}
+
+func (m *Metrics) executed(cls Classification, seats int, d time.Duration) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	f.executingReqs.Dec()
+	f.executingSeats.Sub(float64(seats))
+	f.execution.Observe(d.Seconds())
+}
+
+func (m *Metrics) rejectedReq(cls Classification, reason string, waited time.Duration) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	f.m.rejectedTotal.WithLabelValues(f.pl, f.fs, reason).Inc()
+	f.waitRejected.Observe(waited.Seconds())
+}
+
+func (m *Metrics) inqueue(cls Classification, reqs, seats int) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	f.inqueueReqs.Add(float64(reqs))
+	f.inqueueSeats.Add(float64(seats))
+}
+
+// setLimits publishes lv's limits (lv.mu not held by the caller).
+func (m *Metrics) setLimits(lv *level) {
+	if m == nil {
+		return
+	}
+	s := lv.state()
+	m.nominalLimit.WithLabelValues(s.Name).Set(float64(s.NominalCL))
+	m.currentLimit.WithLabelValues(s.Name).Set(float64(s.CurrentCL))
+	m.lowerLimit.WithLabelValues(s.Name).Set(float64(s.NominalCL - s.LendableCL))
+	m.upperLimit.WithLabelValues(s.Name).Set(float64(s.BorrowingCL))
+}
