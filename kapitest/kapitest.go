@@ -1,18 +1,23 @@
 package kapitest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -33,6 +38,19 @@ type Server struct {
 	cancel   context.CancelFunc
 	finished chan struct{} // closed when Run returned
 	runErr   error         // what Run returned, once finished is closed
+	stopOnce sync.Once
+	// Once the server stopped listening and every non-long-running
+	// request finished, Stop closes the client connections still open
+	// (idle keep-alives, watches).
+	stoppedListening, drained <-chan struct{}
+	conns                     *connTracker
+
+	certDir  string            // the generated PKI (ca.crt, ca.key)
+	storage  kvStore           // the chain's storage, read and written directly
+	baseline map[string][]byte // storage once ready and the CRDs installed
+	// expectedKeys are objects the server makes soon after Start's
+	// installs (APIServices of CRD groups): the start state waits for them.
+	expectedKeys []string
 }
 
 // Options are the settings of a test server, named here so that tests
@@ -80,6 +98,18 @@ type Options struct {
 	// Flags are more command-line flags, as the kapi command takes them
 	// ("--name=value"), applied after the fields above.
 	Flags []string
+	// CRDInstall are CRDs installed once the server is ready; Start
+	// returns when each is served (see WithCRDs).
+	CRDInstall CRDInstallOptions
+	// WebhookInstall, if set, are webhook configurations installed once
+	// the server is ready (see WithWebhooks).
+	WebhookInstall *WebhookInstallOptions
+	// StartTimeout bounds the wait for the server to be ready (default
+	// 60s; a busy machine with the race detector needs it).
+	StartTimeout time.Duration
+	// KubernetesVersion, if set ("v1.31.4"), is the version /version
+	// reports (major, minor and gitVersion) instead of kapi's own.
+	KubernetesVersion string
 }
 
 // Option changes the options before the server starts.
@@ -89,6 +119,14 @@ type Option func(*Options)
 // test's temporary directory.
 func WithEmbeddedEtcd() Option {
 	return func(o *Options) { o.StorageBackend = "etcd3" }
+}
+
+// WithKubernetesVersion makes /version report v ("v1.31.4"): clients
+// that check the server's version (discovery-based feature detection) see
+// that version. Only the reported version changes: kapi serves its own
+// APIs whatever it reports.
+func WithKubernetesVersion(v string) Option {
+	return func(o *Options) { o.KubernetesVersion = v }
 }
 
 // WithOptions lets a test change any option.
@@ -171,8 +209,12 @@ func Start(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// StartE is Start without a testing.TB: the caller stops the server.
+// StartE is Start without a testing.TB: the caller stops the server. Logs
+// go to logger (nil: discarded).
 func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	o := Options{DataDir: dataDir, StorageBackend: "memory"}
 	for _, opt := range opts {
 		opt(&o)
@@ -185,16 +227,41 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	if err != nil {
 		return nil, err
 	}
+	var reported *utilversion.Version
+	if o.KubernetesVersion != "" {
+		if reported, err = utilversion.ParseSemantic(o.KubernetesVersion); err != nil {
+			return nil, fmt.Errorf("kubernetes version %q: %w", o.KubernetesVersion, err)
+		}
+	}
 	cfg, err := app.NewConfig(completed)
 	if err != nil {
 		return nil, err
 	}
+	if reported != nil {
+		setVersion(cfg, reported)
+	}
+	conns := &connTracker{conns: map[net.Conn]struct{}{}}
+	ss := cfg.Generic.SecureServing
+	ss.Listener = &trackingListener{Listener: ss.Listener, t: conns}
 	head, err := app.CreateServerChain(cfg)
 	if err != nil {
+		cfg.Cleanup()
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig, cancel: cancel, finished: make(chan struct{})}
+	sig := head.LifecycleSignals()
+	s := &Server{
+		Options: o, Address: cfg.Address, Kubeconfig: completed.AdminKubeconfig,
+		cancel: cancel, finished: make(chan struct{}), conns: conns,
+		stoppedListening: sig.HTTPServerStoppedListening.Signaled(),
+		drained:          sig.InFlightRequestsDrained.Signaled(),
+		certDir:          completed.SecureServing.CertDir,
+	}
+	if mb := cfg.MemoryBackend(); mb != nil {
+		s.storage = memoryKV{mb}
+	} else {
+		s.storage = etcdKV{client: cfg.StorageClient(), prefix: completed.Storage.Prefix}
+	}
 	prepared := head.PrepareRun()
 	go func() {
 		defer close(s.finished)
@@ -206,50 +273,126 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, fmt.Errorf("load admin kubeconfig: %w", err)
 	}
-	if err := s.waitReady(30 * time.Second); err != nil {
+	// Client-side rate limits as envtest sets them for its admin config
+	// (controller-runtime v0.25 pkg/envtest/server.go: QPS 1000, Burst
+	// 2000), not client-go's default 5/s, which a test filling the server
+	// would wait on.
+	s.Config.QPS, s.Config.Burst = 1000, 2000
+	if err := s.waitReady(head.Handler(), cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
 		_ = s.Stop()
 		return nil, err
+	}
+	if err := s.installCRDs(o.CRDInstall); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	if err := s.installWebhooks(o.WebhookInstall); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	if s.baseline, err = s.settledState(3 * time.Second); err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("read storage: %w", err)
 	}
 	return s, nil
 }
 
-func (s *Server) waitReady(timeout time.Duration) error {
-	client, err := rest.HTTPClientFor(s.Config)
-	if err != nil {
-		return err
-	}
-	defer client.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var last string
+// settledState reads storage once the server's controllers have made the
+// objects they make in every namespace at start (the default
+// ServiceAccount, the kube-root-ca.crt ConfigMap): readiness does not wait
+// for them, and Reset must not take them for the test's. It waits at most
+// max (controllers can be turned off, and kube-root-ca.crt is not
+// published when the server's CA is unknown), then reads storage as it is.
+func (s *Server) settledState(max time.Duration) (map[string][]byte, error) {
+	deadline := time.Now().Add(max)
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Config.Host+"/readyz", nil)
-		resp, err := client.Do(req)
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = fmt.Sprintf("%d %s", resp.StatusCode, body)
-		} else {
-			last = err.Error()
+		state, err := s.storage.read(context.Background())
+		if err != nil || time.Now().After(deadline) || s.settled(state) {
+			return state, err
 		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (s *Server) settled(state map[string][]byte) bool {
+	for _, k := range s.expectedKeys {
+		if _, ok := state[k]; !ok {
+			return false
+		}
+	}
+	for k := range state {
+		ns, ok := strings.CutPrefix(k, "/registry/namespaces/")
+		if !ok {
+			continue
+		}
+		if _, ok := state["/registry/serviceaccounts/"+ns+"/default"]; !ok {
+			return false
+		}
+		if _, ok := state["/registry/configmaps/"+ns+"/kube-root-ca.crt"]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// setVersion makes /version report v.
+func setVersion(cfg *app.Config, sv *utilversion.Version) {
+	info := *cfg.Generic.Version
+	info.Major = strconv.FormatUint(uint64(sv.Major()), 10)
+	info.Minor = strconv.FormatUint(uint64(sv.Minor()), 10)
+	info.GitVersion = "v" + sv.String()
+	cfg.Generic.Version = &info
+}
+
+// waitReady asks /readyz in-process, through the server's whole handler
+// chain (authenticated with the server's loopback token), until it answers
+// 200. In-process, the check needs no TLS handshake, and leaves no client
+// connection that the server's graceful shutdown would wait on.
+func (s *Server) waitReady(h http.Handler, token string, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	var last string
+	for wait := 200 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
+		req := httptest.NewRequest(http.MethodGet, "/readyz", nil)
+		req.RemoteAddr = "127.0.0.1:0"
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code == http.StatusOK {
+			return nil
+		}
+		last = fmt.Sprintf("%d %s", rec.Code, rec.Body.Bytes())
 		select {
 		case <-s.finished:
 			return fmt.Errorf("server exited before ready: %v", s.runErr)
-		case <-ctx.Done():
+		case <-deadline.C:
 			return fmt.Errorf("not ready within %v: last /readyz: %s", timeout, last)
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(wait):
 		}
 	}
 }
 
 // Stop shuts the server down as SIGTERM does (graceful termination) and
-// waits for Run to return, with everything it started. Idempotent: later
-// calls return the same result.
+// waits for Run to return, with everything it started. Once the server
+// stopped listening and its non-long-running requests drained, the client
+// connections still open (idle keep-alives of the test's clients, watches)
+// are closed rather than waited on: an idle HTTP/2 connection otherwise
+// holds the server's shutdown for a second (the GOAWAY timeout).
+// Idempotent: later calls return the same result.
 func (s *Server) Stop() error {
-	s.cancel()
+	s.stopOnce.Do(func() {
+		s.cancel()
+		go func() {
+			for _, ch := range []<-chan struct{}{s.stoppedListening, s.drained} {
+				select {
+				case <-ch:
+				case <-s.finished:
+					return
+				}
+			}
+			s.conns.closeAll()
+		}()
+	})
 	select {
 	case <-s.finished:
 		return s.runErr

@@ -9,7 +9,9 @@ import (
 )
 
 func main() {
-	cmd := app.NewCommand()
+	// Invoked as kube-apiserver or etcd (envtest's KUBEBUILDER_ASSETS
+	// links), kapi runs that mode.
+	cmd := app.NewCommandFor(os.Args[0])
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "Error: %v\n", err)
 		os.Exit(1)

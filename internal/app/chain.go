@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
-	"github.com/kapi-dev/kapi/pkg/auth/authorizer/interim"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
@@ -57,7 +56,9 @@ func (c *Config) applyHandlerChain() error {
 	if err != nil {
 		return err
 	}
-	c.Authorizer = interim.Authorizer{}
+	if err := c.buildAuthorizer(); err != nil {
+		return err
+	}
 	cors, err := filters.CompileCORSOrigins(o.Run.CORSAllowedOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-allowed-origins: %w", err)

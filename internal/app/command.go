@@ -52,6 +52,7 @@ kubeconfig to <data-dir>/admin.kubeconfig.`,
 			fmt.Fprintf(cmd.OutOrStdout(), "kapi %s (Kubernetes API %s, %s, %s)\n", version.Kapi(), strings.SplitN(v.GitVersion, "+", 2)[0], v.GoVersion, v.Platform)
 		},
 	})
+	addEnvtestCommands(cmd)
 	cmd.SetErr(os.Stderr)
 	return cmd
 }

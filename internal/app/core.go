@@ -50,6 +50,8 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		OnServices:            c.services.set,
 		EventTTL:              c.Options.Run.EventTTL,
 		Authorizer:            c.Authorizer,
+		RBAC:                  c.RBAC,
+		RuleResolver:          c.RuleResolver,
 		TokenAuthenticator:    c.authn.tokens,
 		// serviceaccounts/<name>/token, and the objects tokens name for
 		// the service-account token authenticator.

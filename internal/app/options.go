@@ -27,6 +27,7 @@ type Options struct {
 	RequestHeader *options.RequestHeaderOptions
 	Aggregator    *options.AggregatorOptions
 	Services      *options.ServiceOptions
+	Authorization *options.AuthorizationOptions
 	Controllers   *options.ControllerOptions
 	FlowControl   *options.FlowControlOptions
 
@@ -58,6 +59,7 @@ func NewOptions() *Options {
 		RequestHeader: options.NewRequestHeaderOptions(),
 		Aggregator:    options.NewAggregatorOptions(),
 		Services:      options.NewServiceOptions(),
+		Authorization: options.NewAuthorizationOptions(),
 		Controllers:   options.NewControllerOptions(),
 
 		Authentication: options.NewAuthenticationOptions(),
@@ -78,6 +80,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.RequestHeader.AddFlags(fs)
 	o.Aggregator.AddFlags(fs)
 	o.Services.AddFlags(fs)
+	o.Authorization.AddFlags(fs)
 	o.Controllers.AddFlags(fs, manager.Known())
 	o.Authentication.AddFlags(fs)
 
@@ -120,6 +123,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.RequestHeader.Validate()...)
 	errs = append(errs, o.Aggregator.Validate()...)
 	errs = append(errs, o.Services.Validate()...)
+	errs = append(errs, o.Authorization.Validate()...)
 	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases())...)
 	errs = append(errs, o.Authentication.Validate()...)
 	if o.Verbosity < 0 {

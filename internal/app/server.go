@@ -28,7 +28,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
+	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -78,6 +80,10 @@ type Config struct {
 	// Authorizer decides every request (the filter chain's, and the access
 	// reviews').
 	Authorizer authorizer.Authorizer
+	// RBAC is the RBAC authorizer and rule resolver; RuleResolver lists
+	// the rules of the --authorization-mode chain (see buildAuthorizer).
+	RBAC         *rbac.Authorizer
+	RuleResolver accessreview.RuleResolver
 	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
 	// generated one unless --requestheader-client-ca-file is set).
 	RequestHeaderCAPEM []byte
@@ -499,6 +505,9 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		return nil, fmt.Errorf("create %s: %w", AggregatorName, err)
 	}
 	if err := c.installAggregator(aggregator, api, c.services); err != nil {
+		return nil, err
+	}
+	if err := c.installRBAC(aggregator); err != nil {
 		return nil, err
 	}
 	if err := c.installControllers(aggregator); err != nil {

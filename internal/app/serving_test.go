@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -20,7 +21,10 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -41,13 +45,17 @@ func statusOf(t *testing.T, res result) metav1.Status {
 func TestAnonymousMayOnlyReachHealthAndVersion(t *testing.T) {
 	r := startKapi(t, nil)
 	anon := r.anonymous()
-	for _, p := range []string{"/healthz", "/livez", "/readyz", "/readyz/ping", "/livez/log", "/healthz?verbose", "/version", "/version/"} {
+	// What RBAC's system:public-info-viewer (bound to
+	// system:unauthenticated) allows: the roots, not their sub-paths.
+	for _, p := range []string{"/healthz", "/livez", "/readyz", "/healthz?verbose", "/version", "/version/"} {
 		if res := do(anon, http.MethodGet, r.base+p); res.code != 200 {
 			t.Errorf("anonymous GET %s: got %d %q, want 200", p, res.code, res.body)
 		}
 	}
 	for _, tc := range []struct{ path, msg string }{
 		{"/metrics", `forbidden: User "system:anonymous" cannot get path "/metrics"`},
+		{"/readyz/ping", `forbidden: User "system:anonymous" cannot get path "/readyz/ping"`},
+		{"/livez/log", `forbidden: User "system:anonymous" cannot get path "/livez/log"`},
 		{"/", `forbidden: User "system:anonymous" cannot get path "/"`},
 		{"/api/v1/namespaces/default/configmaps", `configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default"`},
 		{"/apis/apps/v1/deployments", `deployments.apps is forbidden: User "system:anonymous" cannot list resource "deployments" in API group "apps" at the cluster scope`},
@@ -263,8 +271,32 @@ func TestMaxInFlightRejectsWith429(t *testing.T) {
 		// Max-in-flight is what replaces API Priority and Fairness when off.
 		o.FlowControl.EnablePriorityAndFairness = false
 	})
-	// system:masters bypasses the limit, so use an ordinary user.
+	// system:masters bypasses the limit, so use an ordinary user, whom
+	// RBAC lets reach the slow path.
+	admin := kubernetes.NewForConfigOrDie(r.rest)
+	if _, err := admin.RbacV1().ClusterRoles().Create(context.Background(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "slow"},
+		Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/test/slow"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(context.Background(), &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "slow"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "slow"},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "jane"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	c := r.clientWithCert(clientCertFromKapiCA(t, r, "jane", "developers"))
+	// The binding reaches the authorizer's informer asynchronously.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		a, err := admin.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: "jane", NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/test/slow", Verb: "get"}}}, metav1.CreateOptions{})
+		if err == nil && a.Status.Allowed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jane never allowed /test/slow: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	slow := make(chan result, 1)
 	go func() { slow <- do(c, http.MethodGet, r.base+"/test/slow") }()
 	<-started

@@ -1,6 +1,8 @@
 package audit
 
 import (
+	authnv1 "k8s.io/api/authentication/v1"
+
 	"context"
 	"log/slog"
 	"sync"
@@ -197,4 +199,18 @@ func (c *Context) snapshotLocked() *Event {
 		}
 	}
 	return &ev
+}
+
+// LogImpersonatedUser records the user a request impersonates as the
+// event's impersonatedUser.
+func LogImpersonatedUser(ctx context.Context, u authnv1.UserInfo) {
+	c := FromContext(ctx)
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.event != nil {
+		c.event.ImpersonatedUser = &u
+	}
 }

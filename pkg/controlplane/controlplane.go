@@ -23,8 +23,10 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/event"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
@@ -110,6 +112,12 @@ type Config struct {
 	// pkg/auth/authorizer/interim, whose rules accessreview.InterimRules
 	// lists).
 	Authorizer authorizer.Authorizer
+	// RBAC resolves the rules users hold for the escalation checks of the
+	// RBAC resources (pkg/auth/rbac); nil disables the checks.
+	RBAC *rbac.Authorizer
+	// RuleResolver answers selfsubjectrulesreviews; nil: the rules of
+	// Authorizer if it resolves rules (accessreview.RulesOf).
+	RuleResolver accessreview.RuleResolver
 	// TokenAuthenticator authenticates the tokens of TokenReviews (e.g.
 	// tokenreview.FromRequest(the chain's authenticator)); nil answers
 	// every TokenReview unauthenticated.

@@ -54,6 +54,7 @@ var builtinGroups = []apiGroup{
 	nodeGroup,
 	flowcontrolGroup,
 	admissionRegistrationGroup,
+	rbacGroup,
 }
 
 // apiGroup is one API group's table.

@@ -17,6 +17,9 @@ var authorizationGroup = apiGroup{name: authorizationv1.GroupName, versions: []a
 		{name: "selfsubjectaccessreviews", storage: withConfig(func(c Config) rest.Storage { return accessreview.NewSelfSubjectAccessReviewREST(c.Authorizer) })},
 		{name: "localsubjectaccessreviews", storage: withConfig(func(c Config) rest.Storage { return accessreview.NewLocalSubjectAccessReviewREST(c.Authorizer) })},
 		{name: "selfsubjectrulesreviews", storage: withConfig(func(c Config) rest.Storage {
+			if c.RuleResolver != nil {
+				return accessreview.NewSelfSubjectRulesReviewREST(c.RuleResolver)
+			}
 			return accessreview.NewSelfSubjectRulesReviewREST(accessreview.RulesOf(c.Authorizer))
 		})},
 	},

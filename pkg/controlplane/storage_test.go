@@ -110,6 +110,7 @@ func TestBuiltinTables(t *testing.T) {
 			"mutatingwebhookconfigurations", "validatingadmissionpolicies", "validatingadmissionpolicies/status",
 			"validatingadmissionpolicybindings", "validatingwebhookconfigurations",
 		},
+		{Group: "rbac.authorization.k8s.io", Version: "v1"}: {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -137,6 +138,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "scheduling.k8s.io", Version: "v1"}, {Group: "node.k8s.io", Version: "v1"},
 		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"},
 		{Group: "admissionregistration.k8s.io", Version: "v1"},
+		{Group: "rbac.authorization.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -161,6 +163,7 @@ func TestBuiltinTables(t *testing.T) {
 		"controllerrevisions.apps", "daemonsets.apps", "deployments.apps", "replicasets.apps", "statefulsets.apps",
 		"cronjobs.batch", "horizontalpodautoscalers.autoscaling", "jobs.batch", "poddisruptionbudgets.policy",
 		"ingresses.networking.k8s.io", "networkpolicies.networking.k8s.io", "csistoragecapacities.storage.k8s.io",
+		"rolebindings.rbac.authorization.k8s.io", "roles.rbac.authorization.k8s.io",
 	}
 	slices.Sort(wantContent)
 	if !slices.Equal(gotContent, wantContent) {

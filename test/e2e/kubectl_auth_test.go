@@ -3,6 +3,7 @@ package e2e
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // TestKubectlAuthCanI runs kubectl auth can-i (selfsubjectaccessreviews)
 // and kubectl auth can-i --list (selfsubjectrulesreviews) with every
 // kubectl found (1.27 and 1.33 among them) as the admin user, whom the
-// interim authorizer allows everything.
+// RBAC allows everything (system:masters, bound to cluster-admin).
 func TestKubectlAuthCanI(t *testing.T) {
 	binaries := kubectls(t)
 	srv := kapitest.Start(t)
@@ -37,7 +38,9 @@ func TestKubectlAuthCanI(t *testing.T) {
 			header := regexp.MustCompile(`^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$`)
 			everything := regexp.MustCompile(`^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$`)
 			anyURL := regexp.MustCompile(`^\s+\[\*\]\s+\[\]\s+\[\*\]$`)
-			if len(lines) != 3 || !header.MatchString(lines[0]) || !everything.MatchString(lines[1]) || !anyURL.MatchString(lines[2]) {
+			// The admin (system:masters) holds cluster-admin's rules, and
+			// those of the roles bound to every authenticated user.
+			if len(lines) < 3 || !header.MatchString(lines[0]) || !slices.ContainsFunc(lines, everything.MatchString) || !slices.ContainsFunc(lines, anyURL.MatchString) {
 				t.Errorf("kubectl auth can-i --list: got\n%s\nwant the header, *.* with [*] and [*] URLs with [*]", out)
 			}
 		})

@@ -23,6 +23,7 @@ import (
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	defaultsflowcontrolv1 "github.com/kapi-dev/kapi/pkg/api/defaults/flowcontrolv1"
 	defaultsnetworkingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/networkingv1"
+	defaultsrbacv1 "github.com/kapi-dev/kapi/pkg/api/defaults/rbacv1"
 	defaultsschedulingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/schedulingv1"
 	defaultsstoragev1 "github.com/kapi-dev/kapi/pkg/api/defaults/storagev1"
 )
@@ -69,6 +70,7 @@ func init() {
 	utilruntime.Must(defaultsschedulingv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsflowcontrolv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsadmissionregistrationv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsrbacv1.RegisterDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))

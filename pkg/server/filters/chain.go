@@ -92,7 +92,7 @@ type ChainConfig struct {
 //	RequestReceivedTimestamp, RequestInfo, [RetryAfter], [HSTS],
 //	CacheControl, [WatchTermination], [WaitGroup], RequestMetrics,
 //	RequestDeadline, Timeout, WarningRecorder, [CORS], Authentication
-//	(failures audited), Audit, ImpersonationRefused, MaxInFlight or PriorityAndFairness,
+//	(failures audited), Audit, Impersonation, MaxInFlight or PriorityAndFairness,
 //	Authorization, apiHandler.
 //
 // Request metrics sit just inside the wait group: they see every request
@@ -121,7 +121,7 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	} else {
 		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunning, c.Metrics, log)
 	}
-	h = WithImpersonationRefused(h, log)
+	h = WithImpersonation(h, c.Authorizer, log)
 	h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.LongRunning, c.AuditMetrics)
 	failed := c.AuthenticationFailed
 	if failed == nil {

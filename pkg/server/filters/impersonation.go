@@ -1,17 +1,20 @@
 package filters
 
 import (
-	"fmt"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"slices"
 	"strings"
 
+	authnv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
@@ -21,39 +24,181 @@ import (
 // Impersonate-Extra-<key> (k8s.io/api/authentication/v1).
 const impersonateHeaderPrefix = "Impersonate-"
 
-// WithImpersonationRefused answers 403 Forbidden to any request carrying
-// an Impersonate-* header. kapi does not implement impersonation yet;
-// serving such a request as the authenticated caller would silently do
-// something other than what the client asked (e.g. `kubectl --as=bob`
-// acting with the caller's own rights), so it is refused, with a message
-// that says why. The Status and a forbid decision are recorded in the
-// audit event.
+// serviceAccountPrefix starts a service account's user name.
+const serviceAccountPrefix = "system:serviceaccount:"
+
+// WithImpersonation serves a request carrying Impersonate-* headers as the
+// user they name, once the caller is authorized to impersonate each part,
+// as upstream's filter: the verb impersonate on users/<name> (or
+// serviceaccounts/<name> in its namespace for
+// system:serviceaccount:<ns>:<name>), groups/<group>,
+// userextras/<key> named by the value (authentication.k8s.io) and
+// uids/<uid> (authentication.k8s.io). A refusal is upstream's 403 for those
+// attributes. The impersonated user gets system:authenticated (or
+// system:unauthenticated for system:anonymous), a service account its
+// groups when no group is asked for; the headers are removed and the
+// impersonated user is recorded in the audit event.
 //
-// It sits where upstream's impersonation filter does: inside
-// authentication and audit (so a request without credentials is still a
-// 401, and the refusal is audited), outside max-in-flight and
-// authorization.
-func WithImpersonationRefused(handler http.Handler, logger *slog.Logger) http.Handler {
+// Group, Uid or Extra headers without Impersonate-User are a 400 (upstream
+// answers 500 for this bad input; kapi keeps 5xx for its own faults).
+//
+// It sits where upstream's does: inside authentication and audit, outside
+// max-in-flight and authorization. A nil authz disables impersonation
+// checks (the headers are then honoured for anyone: only with
+// authorization disabled).
+func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger) http.Handler {
 	logger = orDefault(logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		headers := impersonationHeaders(r.Header)
-		if len(headers) == 0 {
+		if len(impersonationHeaders(r.Header)) == 0 {
 			handler.ServeHTTP(w, r)
 			return
 		}
-		caller := ""
-		if u, ok := request.UserFrom(r.Context()); ok && u != nil {
-			caller = u.Name
+		ctx := r.Context()
+		caller, _ := request.UserFrom(ctx)
+		reqs, err := impersonationRequests(r.Header)
+		if err != nil {
+			st := apierrors.NewBadRequest(err.Error()).ErrStatus
+			audit.LogResponseStatus(ctx, &st)
+			responsewriters.WriteStatus(w, &st)
+			return
 		}
-		logger.Debug("impersonation refused", "URI", r.RequestURI, "user", caller, "headers", headers)
-		st := apierrors.NewForbidden(schema.GroupResource{Resource: "users"}, r.Header.Get("Impersonate-User"),
-			fmt.Errorf("impersonation is not supported by this server: the request carries %s and was refused rather than served as %q",
-				strings.Join(headers, ", "), caller)).ErrStatus
-		audit.AddAnnotation(r.Context(), DecisionAnnotationKey, decisionForbid)
-		audit.AddAnnotation(r.Context(), ReasonAnnotationKey, "impersonation is not supported")
-		audit.LogResponseStatus(r.Context(), &st)
-		responsewriters.WriteStatus(w, &st)
+		var (
+			name        string
+			uid         string
+			groups      []string
+			extra       map[string][]string
+			groupsAsked = len(r.Header.Values(authnv1.ImpersonateGroupHeader)) > 0
+		)
+		for _, ir := range reqs {
+			attrs := authorizer.Attributes{User: caller, Verb: "impersonate", ResourceRequest: true, APIVersion: "v1", Name: ir.value}
+			switch ir.kind {
+			case "user":
+				name = ir.value
+				attrs.Resource = "users"
+				if ns, sa, ok := splitServiceAccount(ir.value); ok {
+					attrs.Resource, attrs.Namespace, attrs.Name = "serviceaccounts", ns, sa
+					if !groupsAsked {
+						groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
+					}
+				}
+			case "group":
+				attrs.Resource = "groups"
+				groups = append(groups, ir.value)
+			case "extra":
+				attrs.APIGroup, attrs.Resource, attrs.Subresource = authnv1.GroupName, "userextras", ir.key
+				if extra == nil {
+					extra = map[string][]string{}
+				}
+				extra[ir.key] = append(extra[ir.key], ir.value)
+			case "uid":
+				attrs.APIGroup, attrs.Resource = authnv1.GroupName, "uids"
+				uid = ir.value
+			}
+			allowed := authz == nil
+			reason := ""
+			if !allowed {
+				var d authorizer.Decision
+				d, reason, err = authz.Authorize(ctx, attrs)
+				allowed = d == authorizer.DecisionAllow
+			}
+			if !allowed {
+				logger.Debug("impersonation forbidden", "URI", r.RequestURI, "reason", reason, "err", err)
+				audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionForbid)
+				audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
+				st := Forbidden(attrs, reason)
+				audit.LogResponseStatus(ctx, st)
+				responsewriters.WriteStatus(w, st)
+				return
+			}
+		}
+		if name == user.Anonymous {
+			if !slices.Contains(groups, user.AllUnauthenticated) {
+				groups = append(groups, user.AllUnauthenticated)
+			}
+		} else if !slices.Contains(groups, user.AllAuthenticated) {
+			groups = append(groups, user.AllAuthenticated)
+		}
+		as := &user.Info{Name: name, UID: uid, Groups: groups, Extra: extra}
+		audit.LogImpersonatedUser(ctx, authnv1.UserInfo{Username: as.Name, UID: as.UID, Groups: as.Groups, Extra: toExtra(as.Extra)})
+		r = r.Clone(request.WithUser(ctx, as))
+		for _, h := range impersonationHeaders(r.Header) {
+			r.Header.Del(h)
+		}
+		handler.ServeHTTP(w, r)
 	})
+}
+
+func toExtra(m map[string][]string) map[string]authnv1.ExtraValue {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]authnv1.ExtraValue, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// impersonationRequest is one part of an impersonation to authorize.
+type impersonationRequest struct {
+	kind  string // user, group, extra, uid
+	key   string // extra key
+	value string
+}
+
+// impersonationRequests parses the headers in upstream's order: the user,
+// the groups, the extras (keys sorted), the uid.
+func impersonationRequests(h http.Header) ([]impersonationRequest, error) {
+	var out []impersonationRequest
+	name := h.Get(authnv1.ImpersonateUserHeader)
+	if name != "" {
+		out = append(out, impersonationRequest{kind: "user", value: name})
+	}
+	other := false
+	for _, g := range h.Values(authnv1.ImpersonateGroupHeader) {
+		out = append(out, impersonationRequest{kind: "group", value: g})
+		other = true
+	}
+	var keys []string
+	for k := range h {
+		ck := textproto.CanonicalMIMEHeaderKey(k)
+		if strings.HasPrefix(ck, authnv1.ImpersonateUserExtraHeaderPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		raw := strings.ToLower(k[len(authnv1.ImpersonateUserExtraHeaderPrefix):])
+		key, err := url.PathUnescape(raw)
+		if err != nil {
+			key = raw
+		}
+		for _, v := range h[k] {
+			out = append(out, impersonationRequest{kind: "extra", key: key, value: v})
+			other = true
+		}
+	}
+	if uids := h.Values(authnv1.ImpersonateUIDHeader); len(uids) > 0 {
+		out = append(out, impersonationRequest{kind: "uid", value: uids[0]})
+		other = true
+	}
+	if name == "" && other {
+		return nil, errors.New("requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User)")
+	}
+	return out, nil
+}
+
+// splitServiceAccount splits system:serviceaccount:<ns>:<name>.
+func splitServiceAccount(name string) (ns, sa string, ok bool) {
+	rest, found := strings.CutPrefix(name, serviceAccountPrefix)
+	if !found {
+		return "", "", false
+	}
+	ns, sa, ok = strings.Cut(rest, ":")
+	if !ok || ns == "" || sa == "" || strings.Contains(sa, ":") {
+		return "", "", false
+	}
+	return ns, sa, true
 }
 
 // impersonationHeaders returns the canonical names of the Impersonate-*

@@ -1,0 +1,187 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	authzconfig "github.com/kapi-dev/kapi/pkg/auth/authorizer/config"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/union"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer/webhook"
+	"github.com/kapi-dev/kapi/pkg/auth/rbac"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/options"
+)
+
+// buildAuthorizer makes the chain of --authorization-mode, behind the
+// privileged-groups authorizer (system:masters, which the admin
+// kubeconfig and the loopback identity belong to, may do everything, as
+// upstream). The RBAC rule resolver is always made: the RBAC resources'
+// escalation checks use it whatever the modes.
+func (c *Config) buildAuthorizer() error {
+	c.RBAC = rbac.New(nil)
+	o := c.Options.Authorization
+	var entries []authzconfig.Authorizer
+	if o.ConfigFile != "" {
+		cfg, err := authzconfig.Load(o.ConfigFile)
+		if err != nil {
+			return err
+		}
+		entries = cfg.Authorizers
+	} else {
+		for _, m := range o.EffectiveModes() {
+			e := authzconfig.Authorizer{Type: m, Name: m}
+			if m == options.ModeWebhook {
+				e.Webhook = &authzconfig.Webhook{
+					Timeout: metav1.Duration{Duration: 30 * time.Second}, SubjectAccessReviewVersion: o.WebhookVersion,
+					AuthorizedTTL: metav1.Duration{Duration: o.WebhookCacheAuthorized}, UnauthorizedTTL: metav1.Duration{Duration: o.WebhookCacheDenied},
+					FailurePolicy: "NoOpinion", ConnectionInfo: authzconfig.ConnectionInfo{Type: "KubeConfigFile", KubeConfigFile: o.WebhookConfigFile},
+				}
+			}
+			entries = append(entries, e)
+		}
+	}
+	authz := union.Authorizers{union.PrivilegedGroups{user.SystemPrivileged}}
+	var resolvers rulesUnion
+	for _, e := range entries {
+		switch e.Type {
+		case options.ModeAlwaysAllow:
+			authz = append(authz, union.AlwaysAllow{})
+			resolvers = append(resolvers, union.AlwaysAllow{})
+		case options.ModeAlwaysDeny:
+			authz = append(authz, union.AlwaysDeny{})
+			resolvers = append(resolvers, union.AlwaysDeny{})
+		case options.ModeRBAC:
+			authz = append(authz, c.RBAC)
+			resolvers = append(resolvers, c.RBAC)
+		case options.ModeWebhook:
+			w, err := newWebhook(e.Webhook)
+			if err != nil {
+				return fmt.Errorf("authorizer %q: %w", e.Name, err)
+			}
+			authz = append(authz, w)
+			// A webhook cannot list rules (upstream answers the same).
+			resolvers = append(resolvers, accessreview.RulesOf(w))
+		default:
+			return fmt.Errorf("authorizer %q: type %s is not implemented by kapi yet", e.Name, e.Type)
+		}
+	}
+	c.Authorizer = authz
+	c.RuleResolver = resolvers
+	return nil
+}
+
+// newWebhook makes a webhook authorizer from its (validated) config.
+func newWebhook(w *authzconfig.Webhook) (*webhook.Authorizer, error) {
+	authorized, unauthorized := w.AuthorizedTTL.Duration, w.UnauthorizedTTL.Duration
+	if w.CacheAuthorizedRequests != nil && !*w.CacheAuthorizedRequests {
+		authorized = 0
+	}
+	if w.CacheUnauthorizedRequests != nil && !*w.CacheUnauthorizedRequests {
+		unauthorized = 0
+	}
+	var conditions []string
+	for _, m := range w.MatchConditions {
+		conditions = append(conditions, m.Expression)
+	}
+	return webhook.New(webhook.Config{
+		KubeconfigFile: w.ConnectionInfo.KubeConfigFile, Version: w.SubjectAccessReviewVersion,
+		AuthorizedTTL: authorized, UnauthorizedTTL: unauthorized, Retries: 4, Timeout: w.Timeout.Duration,
+		MatchConditions: conditions, FailurePolicyDeny: w.FailurePolicy == "Deny",
+	})
+}
+
+// rulesUnion lists the rules of every resolver (incomplete if any is).
+type rulesUnion []accessreview.RuleResolver
+
+func (u rulesUnion) RulesFor(ctx context.Context, who *user.Info, ns string) (res []authorizationv1.ResourceRule, non []authorizationv1.NonResourceRule, incomplete bool, err error) {
+	for _, r := range u {
+		rr, nr, inc, e := r.RulesFor(ctx, who, ns)
+		res, non = append(res, rr...), append(non, nr...)
+		incomplete = incomplete || inc
+		if e != nil && err == nil {
+			err = e
+		}
+	}
+	return res, non, incomplete, err
+}
+
+var _ authorizer.Authorizer = union.Authorizers(nil)
+
+// installRBAC adds the post-start hook rbac/bootstrap-roles (upstream's
+// name): it starts the RBAC informers on the loopback client, reconciles
+// the bootstrap policy (retrying until the system namespaces exist), and
+// runs the ClusterRole aggregation until the server stops. Readiness
+// waits for it; until the caches sync only system:masters is authorized.
+func (c *Config) installRBAC(head *server.GenericServer) error {
+	loopback, err := c.loopbackClientConfig()
+	if err != nil {
+		return err
+	}
+	return head.AddPostStartHook("rbac/bootstrap-roles", func(ctx context.Context) error {
+		client, err := kubernetes.NewForConfig(loopback)
+		if err != nil {
+			return fmt.Errorf("rbac: %w", err)
+		}
+		factory := informers.NewSharedInformerFactory(client, 0)
+		lister := rbac.NewInformerLister(factory)
+		agg := &rbac.Aggregator{Client: client, Lister: lister.ClusterRoles, Logger: c.Logger}
+		kick := make(chan struct{}, 1)
+		notify := func() {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
+		}
+		if _, err := factory.Rbac().V1().ClusterRoles().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { notify() },
+			UpdateFunc: func(any, any) { notify() },
+			DeleteFunc: func(any) { notify() },
+		}); err != nil {
+			return fmt.Errorf("rbac: %w", err)
+		}
+		factory.Start(ctx.Done())
+		for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return fmt.Errorf("rbac: %v cache did not sync", typ)
+			}
+		}
+		c.RBAC.SetLister(lister)
+		go func() {
+			defer factory.Shutdown()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-kick:
+					if err := agg.Sync(ctx); err != nil && ctx.Err() == nil {
+						// Conflicts are expected while roles change: retry.
+						c.Logger.Debug("clusterrole aggregation: retrying", "err", err)
+						time.AfterFunc(time.Second, notify)
+					}
+				}
+			}
+		}()
+		for {
+			err := rbac.Reconcile(ctx, client)
+			if err == nil {
+				return nil
+			}
+			c.Logger.Debug("rbac bootstrap policy: retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	})
+}

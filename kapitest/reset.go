@@ -1,0 +1,198 @@
+package kapitest
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kapi-dev/kapi/pkg/storage/memory"
+)
+
+// Snapshot is the whole stored state of a server at one moment.
+type Snapshot struct {
+	data map[string][]byte
+}
+
+// Len is the number of stored objects in the snapshot.
+func (s *Snapshot) Len() int { return len(s.data) }
+
+// Keys are the storage keys of the snapshot's objects, sorted
+// ("/registry/<resource>/<namespace>/<name>").
+func (s *Snapshot) Keys() []string { return sortedKeys(s.data) }
+
+// Snapshot records the server's stored state (every object of every
+// resource, built-in and custom), for Restore.
+func (s *Server) Snapshot() (*Snapshot, error) {
+	data, err := s.storage.read(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("kapitest snapshot: %w", err)
+	}
+	return &Snapshot{data: data}, nil
+}
+
+// Restore makes the stored state what it was at snap: objects created
+// since are deleted, objects changed or deleted since get their snapshot
+// content back (with a new resourceVersion). Like Reset it writes storage
+// directly, one change at a time, so that watchers see every change.
+func (s *Server) Restore(snap *Snapshot) error {
+	if err := s.restore(snap.data, true); err != nil {
+		return fmt.Errorf("kapitest restore: %w", err)
+	}
+	return nil
+}
+
+// Reset empties the server of what the test stored: every object that was
+// not there when Start returned is deleted (namespaces, their contents,
+// CRDs created by the test with their custom resources, cluster-scoped
+// objects), and objects of the start state that were deleted come back.
+// The start state (system namespaces, bootstrap objects, the CRDs of
+// WithCRDs) is kept as it is now: changes the server made to it since
+// (leases renewed, status written) stay.
+//
+// Reset works on storage directly instead of one DELETE per object: no
+// admission, finalizers or graceful deletion, so a namespace goes at once
+// with its contents. Every deletion is an ordinary storage change, so
+// watch caches, informers and watching clients see a DELETED event for
+// each object, as if it had been deleted through the API. Reset returns
+// when storage holds no object of the test's; clients see the deletions
+// as soon as their watches deliver them (consistent reads at once).
+func (s *Server) Reset() error {
+	// Controllers may still be writing objects of the test's (a default
+	// service account in a namespace being deleted): a second pass
+	// removes what the first raced with.
+	for range 3 {
+		if err := s.restore(s.baseline, false); err != nil {
+			return fmt.Errorf("kapitest reset: %w", err)
+		}
+		cur, err := s.storage.read(context.Background())
+		if err != nil {
+			return fmt.Errorf("kapitest reset: %w", err)
+		}
+		if len(extraKeys(cur, s.baseline)) == 0 {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
+}
+
+func extraKeys(cur, want map[string][]byte) []string {
+	var out []string
+	for k := range cur {
+		if _, ok := want[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// restore deletes every key not in want and puts back the keys of want
+// that are missing, and with overwrite those whose content differs.
+func (s *Server) restore(want map[string][]byte, overwrite bool) error {
+	ctx := context.Background()
+	cur, err := s.storage.read(ctx)
+	if err != nil {
+		return err
+	}
+	deletes := extraKeys(cur, want)
+	puts := map[string][]byte{}
+	for k, v := range want {
+		c, ok := cur[k]
+		if !ok || (overwrite && !bytes.Equal(c, v)) {
+			puts[k] = v
+		}
+	}
+	if len(deletes) == 0 && len(puts) == 0 {
+		return nil
+	}
+	return s.storage.apply(ctx, puts, deletes)
+}
+
+// kvStore is the server's storage seen as keys and values.
+type kvStore interface {
+	read(ctx context.Context) (map[string][]byte, error)
+	apply(ctx context.Context, puts map[string][]byte, deletes []string) error
+}
+
+type memoryKV struct{ b *memory.Backend }
+
+func (m memoryKV) read(context.Context) (map[string][]byte, error) {
+	data, _, err := m.b.Read("")
+	return data, err
+}
+
+func (m memoryKV) apply(_ context.Context, puts map[string][]byte, deletes []string) error {
+	_, err := m.b.Apply(puts, deletes)
+	return err
+}
+
+// etcdKV is the server's etcd (embedded or external) under its prefix.
+type etcdKV struct {
+	client *clientv3.Client
+	prefix string
+}
+
+func (e etcdKV) read(ctx context.Context) (map[string][]byte, error) {
+	prefix := strings.TrimSuffix(e.prefix, "/") + "/"
+	resp, err := e.client.Get(ctx, prefix, clientv3.WithPrefix())
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		out[string(kv.Key)] = kv.Value
+	}
+	return out, nil
+}
+
+// etcdWriters is how many writes etcdKV.apply has in flight.
+const etcdWriters = 16
+
+// apply makes one etcd write per change, so that every change has a
+// revision of its own as the API's writes do (kapi's watch cache takes one
+// event per revision, and an etcd transaction's changes share one),
+// several at a time.
+func (e etcdKV) apply(ctx context.Context, puts map[string][]byte, deletes []string) error {
+	ops := make([]clientv3.Op, 0, len(puts)+len(deletes))
+	for _, k := range deletes {
+		ops = append(ops, clientv3.OpDelete(k))
+	}
+	for _, k := range sortedKeys(puts) {
+		ops = append(ops, clientv3.OpPut(k, string(puts[k])))
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		next  = make(chan clientv3.Op)
+	)
+	for range min(etcdWriters, len(ops)) {
+		wg.Go(func() {
+			for op := range next {
+				if _, err := e.client.Do(ctx, op); err != nil {
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, op := range ops {
+		next <- op
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	return slices.Sorted(maps.Keys(m))
+}

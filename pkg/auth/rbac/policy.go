@@ -1,0 +1,319 @@
+package rbac
+
+import (
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The bootstrap policy: the ClusterRoles, ClusterRoleBindings, Roles and
+// RoleBindings a fresh kube-apiserver creates, transcribed from upstream's
+// golden files (kubernetes/kubernetes
+// plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/cluster-roles.yaml
+// at commit 025f2834a128798cef30018a5e6a6ae82b5ad885,
+// cluster-role-bindings.yaml and namespace-role(-bindings).yaml) and
+// policy.go / namespace_policy.go. The per-controller roles of
+// controller_policy.go (system:controller:*) are NOT included yet: kapi
+// runs its controllers as system:apiserver (system:masters).
+
+// Labels and annotations of the bootstrap objects.
+const (
+	BootstrapLabelKey        = "kubernetes.io/bootstrapping"
+	BootstrapLabelValue      = "rbac-defaults"
+	AutoUpdateAnnotationKey  = "rbac.authorization.kubernetes.io/autoupdate"
+	aggregateToAdmin         = "rbac.authorization.k8s.io/aggregate-to-admin"
+	aggregateToEdit          = "rbac.authorization.k8s.io/aggregate-to-edit"
+	aggregateToView          = "rbac.authorization.k8s.io/aggregate-to-view"
+	readVerbs                = "get list watch"
+	writeVerbs               = "create delete deletecollection patch update"
+	readWriteVerbs           = "create delete deletecollection get list patch update watch"
+	eventsVerbs              = "create patch update"
+	systemNamespace          = "kube-system"
+	publicNamespace          = "kube-public"
+	authenticationConfigName = "extension-apiserver-authentication"
+)
+
+// rr is a resource rule: space-separated verbs, groups ("-" is the core
+// group) and resources.
+func rr(verbs, groups, resources string, names ...string) rbacv1.PolicyRule {
+	g := strings.Fields(groups)
+	for i := range g {
+		if g[i] == "-" {
+			g[i] = ""
+		}
+	}
+	r := rbacv1.PolicyRule{Verbs: strings.Fields(verbs), APIGroups: g, Resources: strings.Fields(resources)}
+	if len(names) > 0 {
+		r.ResourceNames = names
+	}
+	return r
+}
+
+// nr is a non-resource rule.
+func nr(verbs, urls string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: strings.Fields(verbs), NonResourceURLs: strings.Fields(urls)}
+}
+
+func clusterRole(name string, labels map[string]string, rules ...rbacv1.PolicyRule) rbacv1.ClusterRole {
+	l := map[string]string{BootstrapLabelKey: BootstrapLabelValue}
+	for k, v := range labels {
+		l[k] = v
+	}
+	return rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l, Annotations: map[string]string{AutoUpdateAnnotationKey: "true"}},
+		Rules:      rules,
+	}
+}
+
+func aggregated(name string, labels map[string]string, selector string) rbacv1.ClusterRole {
+	r := clusterRole(name, labels)
+	r.AggregationRule = &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{selector: "true"}}}}
+	return r
+}
+
+func to(label string) map[string]string { return map[string]string{label: "true"} }
+
+// ClusterRoles returns the bootstrap ClusterRoles, sorted by name.
+func ClusterRoles() []rbacv1.ClusterRole {
+	return []rbacv1.ClusterRole{
+		aggregated("admin", nil, aggregateToAdmin),
+		clusterRole("cluster-admin", nil, rr("*", "*", "*"), nr("*", "*")),
+		aggregated("edit", to(aggregateToAdmin), aggregateToEdit),
+		clusterRole("system:aggregate-to-admin", to(aggregateToAdmin),
+			rr("create", "authorization.k8s.io", "localsubjectaccessreviews"),
+			rr(readWriteVerbs, "rbac.authorization.k8s.io", "rolebindings roles"),
+		),
+		clusterRole("system:aggregate-to-edit", to(aggregateToEdit),
+			rr(readVerbs, "-", "pods/attach pods/exec pods/portforward pods/proxy secrets services/proxy"),
+			rr("impersonate", "-", "serviceaccounts"),
+			rr(writeVerbs, "-", "pods pods/attach pods/exec pods/portforward pods/proxy"),
+			rr("create", "-", "pods/eviction"),
+			rr(writeVerbs, "-", "configmaps events persistentvolumeclaims replicationcontrollers replicationcontrollers/scale secrets serviceaccounts services services/proxy"),
+			rr("create", "-", "serviceaccounts/token"),
+			rr(writeVerbs, "apps", "daemonsets deployments deployments/rollback deployments/scale replicasets replicasets/scale statefulsets statefulsets/scale"),
+			rr(writeVerbs, "autoscaling", "horizontalpodautoscalers"),
+			rr(writeVerbs, "batch", "cronjobs jobs"),
+			rr(writeVerbs, "extensions", "daemonsets deployments deployments/rollback deployments/scale ingresses networkpolicies replicasets replicasets/scale replicationcontrollers/scale"),
+			rr(writeVerbs, "policy", "poddisruptionbudgets"),
+			rr(writeVerbs, "networking.k8s.io", "ingresses networkpolicies"),
+			rr(readWriteVerbs, "coordination.k8s.io", "leases"),
+		),
+		clusterRole("system:aggregate-to-view", to(aggregateToView),
+			rr(readVerbs, "-", "configmaps endpoints persistentvolumeclaims persistentvolumeclaims/status pods replicationcontrollers replicationcontrollers/scale serviceaccounts services services/status"),
+			rr(readVerbs, "-", "bindings events limitranges namespaces/status pods/log pods/status replicationcontrollers/status resourcequotas resourcequotas/status"),
+			rr(readVerbs, "-", "namespaces"),
+			rr(readVerbs, "discovery.k8s.io", "endpointslices"),
+			rr(readVerbs, "apps", "controllerrevisions daemonsets daemonsets/status deployments deployments/scale deployments/status replicasets replicasets/scale replicasets/status statefulsets statefulsets/scale statefulsets/status"),
+			rr(readVerbs, "autoscaling", "horizontalpodautoscalers horizontalpodautoscalers/status"),
+			rr(readVerbs, "batch", "cronjobs cronjobs/status jobs jobs/status"),
+			rr(readVerbs, "extensions", "daemonsets daemonsets/status deployments deployments/scale deployments/status ingresses ingresses/status networkpolicies replicasets replicasets/scale replicasets/status replicationcontrollers/scale"),
+			rr(readVerbs, "policy", "poddisruptionbudgets poddisruptionbudgets/status"),
+			rr(readVerbs, "networking.k8s.io", "ingresses ingresses/status networkpolicies"),
+		),
+		clusterRole("system:auth-delegator", nil,
+			rr("create", "authentication.k8s.io", "tokenreviews"),
+			rr("create", "authorization.k8s.io", "subjectaccessreviews"),
+		),
+		clusterRole("system:basic-user", nil,
+			rr("create", "authorization.k8s.io", "selfsubjectaccessreviews selfsubjectrulesreviews"),
+			rr("create", "authentication.k8s.io", "selfsubjectreviews"),
+		),
+		clusterRole("system:certificates.k8s.io:certificatesigningrequests:nodeclient", nil,
+			rr("create", "certificates.k8s.io", "certificatesigningrequests/nodeclient")),
+		clusterRole("system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", nil,
+			rr("create", "certificates.k8s.io", "certificatesigningrequests/selfnodeclient")),
+		clusterRole("system:certificates.k8s.io:kube-apiserver-client-approver", nil,
+			rr("approve", "certificates.k8s.io", "signers", "kubernetes.io/kube-apiserver-client")),
+		clusterRole("system:certificates.k8s.io:kube-apiserver-client-kubelet-approver", nil,
+			rr("approve", "certificates.k8s.io", "signers", "kubernetes.io/kube-apiserver-client-kubelet")),
+		clusterRole("system:certificates.k8s.io:kubelet-serving-approver", nil,
+			rr("approve", "certificates.k8s.io", "signers", "kubernetes.io/kubelet-serving")),
+		clusterRole("system:certificates.k8s.io:legacy-unknown-approver", nil,
+			rr("approve", "certificates.k8s.io", "signers", "kubernetes.io/legacy-unknown")),
+		clusterRole("system:discovery", nil,
+			nr("get", "/api /api/* /apis /apis/* /healthz /livez /openapi /openapi/* /readyz /version /version/")),
+		clusterRole("system:heapster", nil,
+			rr(readVerbs, "-", "events namespaces nodes pods"),
+			rr(readVerbs, "extensions", "deployments"),
+		),
+		clusterRole("system:kube-aggregator", nil, rr(readVerbs, "-", "endpoints services")),
+		clusterRole("system:kube-controller-manager", nil,
+			rr(eventsVerbs, "- events.k8s.io", "events"),
+			rr("create", "coordination.k8s.io", "leases"),
+			rr("get update", "coordination.k8s.io", "leases", "kube-controller-manager"),
+			rr("create", "-", "secrets serviceaccounts"),
+			rr("delete", "-", "secrets"),
+			rr("get", "-", "configmaps namespaces secrets serviceaccounts"),
+			rr("update", "-", "secrets serviceaccounts"),
+			rr("create", "authentication.k8s.io", "tokenreviews"),
+			rr("create", "authorization.k8s.io", "subjectaccessreviews"),
+			rr("list watch", "*", "*"),
+			rr("create", "-", "serviceaccounts/token"),
+		),
+		clusterRole("system:kube-dns", nil, rr("list watch", "-", "endpoints services")),
+		clusterRole("system:kube-scheduler", nil,
+			rr(eventsVerbs, "- events.k8s.io", "events"),
+			rr("create", "coordination.k8s.io", "leases"),
+			rr("get update", "coordination.k8s.io", "leases", "kube-scheduler"),
+			rr(readVerbs, "-", "nodes"),
+			rr("delete get list watch", "-", "pods"),
+			rr("create", "-", "bindings pods/binding"),
+			rr("patch update", "-", "pods/status"),
+			rr(readVerbs, "-", "replicationcontrollers services"),
+			rr(readVerbs, "apps extensions", "replicasets"),
+			rr(readVerbs, "apps", "statefulsets"),
+			rr(readVerbs, "policy", "poddisruptionbudgets"),
+			rr(readVerbs, "-", "persistentvolumeclaims persistentvolumes"),
+			rr("create", "authentication.k8s.io", "tokenreviews"),
+			rr("create", "authorization.k8s.io", "subjectaccessreviews"),
+			rr(readVerbs, "storage.k8s.io", "csinodes"),
+			rr(readVerbs, "-", "namespaces"),
+			rr(readVerbs, "storage.k8s.io", "csidrivers"),
+			rr(readVerbs, "storage.k8s.io", "csistoragecapacities"),
+		),
+		clusterRole("system:kubelet-api-admin", nil,
+			rr(readVerbs, "-", "nodes"),
+			rr("proxy", "-", "nodes"),
+			rr("*", "-", "nodes/log nodes/metrics nodes/proxy nodes/stats"),
+		),
+		clusterRole("system:monitoring", nil,
+			nr("get", "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*")),
+		clusterRole("system:node", nil,
+			rr("create", "authentication.k8s.io", "tokenreviews"),
+			rr("create", "authorization.k8s.io", "localsubjectaccessreviews subjectaccessreviews"),
+			rr(readVerbs, "-", "services"),
+			rr("create get list watch", "-", "nodes"),
+			rr("patch update", "-", "nodes/status"),
+			rr("patch update", "-", "nodes"),
+			rr(eventsVerbs, "-", "events"),
+			rr(readVerbs, "-", "pods"),
+			rr("create delete", "-", "pods"),
+			rr("patch update", "-", "pods/status"),
+			rr("create", "-", "pods/eviction"),
+			rr(readVerbs, "-", "configmaps secrets"),
+			rr("get", "-", "persistentvolumeclaims persistentvolumes"),
+			rr("get", "-", "endpoints"),
+			rr("create get list watch", "certificates.k8s.io", "certificatesigningrequests"),
+			rr("create delete get patch update", "coordination.k8s.io", "leases"),
+			rr("get", "storage.k8s.io", "volumeattachments"),
+			rr("create", "-", "serviceaccounts/token"),
+			rr("get patch update", "-", "persistentvolumeclaims/status"),
+			rr(readVerbs, "storage.k8s.io", "csidrivers"),
+			rr("create delete get patch update", "storage.k8s.io", "csinodes"),
+			rr(readVerbs, "node.k8s.io", "runtimeclasses"),
+		),
+		clusterRole("system:node-bootstrapper", nil,
+			rr("create get list watch", "certificates.k8s.io", "certificatesigningrequests")),
+		clusterRole("system:node-problem-detector", nil,
+			rr("get", "-", "nodes"),
+			rr("patch", "-", "nodes/status"),
+			rr(eventsVerbs, "- events.k8s.io", "events"),
+		),
+		clusterRole("system:node-proxier", nil,
+			rr("list watch", "-", "endpoints services"),
+			rr(readVerbs, "-", "nodes"),
+			rr(eventsVerbs, "- events.k8s.io", "events"),
+			rr("list watch", "discovery.k8s.io", "endpointslices"),
+		),
+		clusterRole("system:persistent-volume-provisioner", nil,
+			rr("create delete get list watch", "-", "persistentvolumes"),
+			rr("get list update watch", "-", "persistentvolumeclaims"),
+			rr(readVerbs, "storage.k8s.io", "storageclasses"),
+			rr("watch", "-", "events"),
+			rr(eventsVerbs, "- events.k8s.io", "events"),
+		),
+		clusterRole("system:public-info-viewer", nil,
+			nr("get", "/healthz /livez /readyz /version /version/")),
+		clusterRole("system:service-account-issuer-discovery", nil,
+			nr("get", "/.well-known/openid-configuration /openid/v1/jwks")),
+		clusterRole("system:volume-scheduler", nil,
+			rr("get list patch update watch", "-", "persistentvolumes"),
+			rr(readVerbs, "storage.k8s.io", "storageclasses"),
+			rr("get list patch update watch", "-", "persistentvolumeclaims"),
+		),
+		aggregated("view", to(aggregateToEdit), aggregateToView),
+	}
+}
+
+func subject(kind, name string) rbacv1.Subject {
+	s := rbacv1.Subject{Kind: kind, Name: name, APIGroup: rbacv1.GroupName}
+	if kind == rbacv1.ServiceAccountKind {
+		s.APIGroup = ""
+		s.Namespace, s.Name, _ = strings.Cut(name, "/")
+	}
+	return s
+}
+
+func clusterRoleBinding(name string, subjects ...rbacv1.Subject) rbacv1.ClusterRoleBinding {
+	return rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{BootstrapLabelKey: BootstrapLabelValue},
+			Annotations: map[string]string{AutoUpdateAnnotationKey: "true"}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects: subjects,
+	}
+}
+
+// ClusterRoleBindings returns the bootstrap ClusterRoleBindings, sorted by
+// name. (system:node has no subjects: upstream's Node authorizer decides
+// for kubelets.)
+func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
+	const u, g = rbacv1.UserKind, rbacv1.GroupKind
+	everyone := []rbacv1.Subject{subject(g, "system:authenticated"), subject(g, "system:unauthenticated")}
+	return []rbacv1.ClusterRoleBinding{
+		clusterRoleBinding("cluster-admin", subject(g, "system:masters")),
+		clusterRoleBinding("system:basic-user", subject(g, "system:authenticated")),
+		clusterRoleBinding("system:discovery", subject(g, "system:authenticated")),
+		clusterRoleBinding("system:kube-controller-manager", subject(u, "system:kube-controller-manager")),
+		clusterRoleBinding("system:kube-dns", subject(rbacv1.ServiceAccountKind, "kube-system/kube-dns")),
+		clusterRoleBinding("system:kube-scheduler", subject(u, "system:kube-scheduler")),
+		clusterRoleBinding("system:monitoring", subject(g, "system:monitoring")),
+		clusterRoleBinding("system:node"),
+		clusterRoleBinding("system:node-proxier", subject(u, "system:kube-proxy")),
+		clusterRoleBinding("system:public-info-viewer", everyone...),
+		clusterRoleBinding("system:service-account-issuer-discovery", subject(g, "system:serviceaccounts")),
+		clusterRoleBinding("system:volume-scheduler", subject(u, "system:kube-scheduler")),
+	}
+}
+
+// Roles returns the bootstrap Roles (namespace_policy.go).
+func Roles() []rbacv1.Role {
+	role := func(ns, name string, rules ...rbacv1.PolicyRule) rbacv1.Role {
+		return rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{BootstrapLabelKey: BootstrapLabelValue},
+				Annotations: map[string]string{AutoUpdateAnnotationKey: "true"}},
+			Rules: rules,
+		}
+	}
+	return []rbacv1.Role{
+		role(systemNamespace, "extension-apiserver-authentication-reader",
+			rr(readVerbs, "-", "configmaps", authenticationConfigName)),
+		role(systemNamespace, "system::leader-locking-kube-controller-manager",
+			rr("watch", "-", "configmaps"),
+			rr("get update", "-", "configmaps", "kube-controller-manager")),
+		role(systemNamespace, "system::leader-locking-kube-scheduler",
+			rr("watch", "-", "configmaps"),
+			rr("get update", "-", "configmaps", "kube-scheduler")),
+	}
+}
+
+// RoleBindings returns the bootstrap RoleBindings (namespace_policy.go).
+func RoleBindings() []rbacv1.RoleBinding {
+	binding := func(ns, name, role string, subjects ...rbacv1.Subject) rbacv1.RoleBinding {
+		return rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{BootstrapLabelKey: BootstrapLabelValue},
+				Annotations: map[string]string{AutoUpdateAnnotationKey: "true"}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role},
+			Subjects: subjects,
+		}
+	}
+	const u = rbacv1.UserKind
+	return []rbacv1.RoleBinding{
+		binding(systemNamespace, "system::extension-apiserver-authentication-reader", "extension-apiserver-authentication-reader",
+			subject(u, "system:kube-controller-manager"), subject(u, "system:kube-scheduler")),
+		binding(systemNamespace, "system::leader-locking-kube-controller-manager", "system::leader-locking-kube-controller-manager",
+			subject(u, "system:kube-controller-manager"), subject(rbacv1.ServiceAccountKind, "kube-system/kube-controller-manager")),
+		binding(systemNamespace, "system::leader-locking-kube-scheduler", "system::leader-locking-kube-scheduler",
+			subject(u, "system:kube-scheduler"), subject(rbacv1.ServiceAccountKind, "kube-system/kube-scheduler")),
+	}
+}

@@ -1,0 +1,227 @@
+package rbac
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Reconcile makes the bootstrap policy present through c, as upstream's
+// rbac/bootstrap-roles post-start hook does: missing objects are created;
+// an existing one whose rbac.authorization.kubernetes.io/autoupdate
+// annotation is not "false" gets the missing labels, annotations, rules
+// (or aggregation selectors) and subjects added (nothing is removed), and
+// a binding whose roleRef differs is recreated. Roles and bindings in a
+// namespace that does not exist are skipped with an error.
+func Reconcile(ctx context.Context, c kubernetes.Interface) error {
+	var errs []error
+	for _, want := range ClusterRoles() {
+		errs = append(errs, reconcileClusterRole(ctx, c, want))
+	}
+	for _, want := range ClusterRoleBindings() {
+		errs = append(errs, reconcileClusterRoleBinding(ctx, c, want))
+	}
+	for _, want := range Roles() {
+		errs = append(errs, reconcileRole(ctx, c, want))
+	}
+	for _, want := range RoleBindings() {
+		errs = append(errs, reconcileRoleBinding(ctx, c, want))
+	}
+	return errors.Join(errs...)
+}
+
+func autoupdate(m metav1.Object) bool {
+	return m.GetAnnotations()[AutoUpdateAnnotationKey] != "false"
+}
+
+// mergeMeta adds want's labels and annotations missing from have; it
+// reports a change.
+func mergeMeta(have, want metav1.Object) bool {
+	changed := false
+	merge := func(h, w map[string]string, set func(map[string]string)) {
+		if h == nil && len(w) > 0 {
+			h = map[string]string{}
+		}
+		for k, v := range w {
+			if _, ok := h[k]; !ok {
+				h[k] = v
+				changed = true
+			}
+		}
+		set(h)
+	}
+	merge(have.GetLabels(), want.GetLabels(), have.SetLabels)
+	merge(have.GetAnnotations(), want.GetAnnotations(), have.SetAnnotations)
+	return changed
+}
+
+// addMissingRules appends to have the rules of want it does not cover.
+func addMissingRules(have, want []rbacv1.PolicyRule) ([]rbacv1.PolicyRule, bool) {
+	ok, missing := Covers(have, want)
+	if ok {
+		return have, false
+	}
+	return append(have, compact(missing)...), true
+}
+
+func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, want rbacv1.ClusterRole) error {
+	api := c.RbacV1().ClusterRoles()
+	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return wrap("create clusterrole", want.Name, err)
+	}
+	if err != nil {
+		return wrap("get clusterrole", want.Name, err)
+	}
+	if !autoupdate(have) {
+		return nil
+	}
+	changed := mergeMeta(have, &want)
+	if want.AggregationRule != nil {
+		// The aggregation controller owns an aggregated role's rules.
+		if have.AggregationRule == nil {
+			have.AggregationRule = &rbacv1.AggregationRule{}
+		}
+		for _, s := range want.AggregationRule.ClusterRoleSelectors {
+			if !slices.ContainsFunc(have.AggregationRule.ClusterRoleSelectors, func(h metav1.LabelSelector) bool { return equality.Semantic.DeepEqual(h, s) }) {
+				have.AggregationRule.ClusterRoleSelectors = append(have.AggregationRule.ClusterRoleSelectors, s)
+				changed = true
+			}
+		}
+	} else {
+		var added bool
+		have.Rules, added = addMissingRules(have.Rules, want.Rules)
+		changed = changed || added
+	}
+	if !changed {
+		return nil
+	}
+	_, err = api.Update(ctx, have, metav1.UpdateOptions{})
+	return wrap("update clusterrole", want.Name, err)
+}
+
+func reconcileRole(ctx context.Context, c kubernetes.Interface, want rbacv1.Role) error {
+	api := c.RbacV1().Roles(want.Namespace)
+	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return wrap("create role", want.Namespace+"/"+want.Name, err)
+	}
+	if err != nil {
+		return wrap("get role", want.Namespace+"/"+want.Name, err)
+	}
+	if !autoupdate(have) {
+		return nil
+	}
+	changed := mergeMeta(have, &want)
+	var added bool
+	have.Rules, added = addMissingRules(have.Rules, want.Rules)
+	if !changed && !added {
+		return nil
+	}
+	_, err = api.Update(ctx, have, metav1.UpdateOptions{})
+	return wrap("update role", want.Namespace+"/"+want.Name, err)
+}
+
+// addMissingSubjects appends to have the subjects of want it lacks.
+func addMissingSubjects(have, want []rbacv1.Subject) ([]rbacv1.Subject, bool) {
+	changed := false
+	for _, s := range want {
+		if !slices.Contains(have, s) {
+			have = append(have, s)
+			changed = true
+		}
+	}
+	return have, changed
+}
+
+func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, want rbacv1.ClusterRoleBinding) error {
+	api := c.RbacV1().ClusterRoleBindings()
+	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return wrap("create clusterrolebinding", want.Name, err)
+	}
+	if err != nil {
+		return wrap("get clusterrolebinding", want.Name, err)
+	}
+	if !autoupdate(have) {
+		return nil
+	}
+	if have.RoleRef != want.RoleRef {
+		// roleRef is immutable: recreate, keeping the subjects.
+		want.Subjects, _ = addMissingSubjects(have.Subjects, want.Subjects)
+		if err := api.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &have.UID}}); err != nil {
+			return wrap("delete clusterrolebinding", want.Name, err)
+		}
+		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+		return wrap("recreate clusterrolebinding", want.Name, err)
+	}
+	changed := mergeMeta(have, &want)
+	var added bool
+	have.Subjects, added = addMissingSubjects(have.Subjects, want.Subjects)
+	if !changed && !added {
+		return nil
+	}
+	_, err = api.Update(ctx, have, metav1.UpdateOptions{})
+	return wrap("update clusterrolebinding", want.Name, err)
+}
+
+func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, want rbacv1.RoleBinding) error {
+	api := c.RbacV1().RoleBindings(want.Namespace)
+	name := want.Namespace + "/" + want.Name
+	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return wrap("create rolebinding", name, err)
+	}
+	if err != nil {
+		return wrap("get rolebinding", name, err)
+	}
+	if !autoupdate(have) {
+		return nil
+	}
+	if have.RoleRef != want.RoleRef {
+		want.Subjects, _ = addMissingSubjects(have.Subjects, want.Subjects)
+		if err := api.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &have.UID}}); err != nil {
+			return wrap("delete rolebinding", name, err)
+		}
+		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+		return wrap("recreate rolebinding", name, err)
+	}
+	changed := mergeMeta(have, &want)
+	var added bool
+	have.Subjects, added = addMissingSubjects(have.Subjects, want.Subjects)
+	if !changed && !added {
+		return nil
+	}
+	_, err = api.Update(ctx, have, metav1.UpdateOptions{})
+	return wrap("update rolebinding", name, err)
+}
+
+func wrap(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("rbac bootstrap: %s %s: %w", op, name, err)
+}

@@ -1,0 +1,132 @@
+package filters
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+)
+
+// impersonationAuthz allows the impersonate checks listed in allowed
+// ("resource/name" or "resource/subresource/name", "ns:" prefixed for
+// namespaced) and records every check.
+type impersonationAuthz struct {
+	mu      sync.Mutex
+	allowed []string
+	seen    []string
+}
+
+func (a *impersonationAuthz) Authorize(_ context.Context, at authorizer.Attributes) (authorizer.Decision, string, error) {
+	key := at.Resource
+	if at.Subresource != "" {
+		key += "/" + at.Subresource
+	}
+	key += "/" + at.Name
+	if at.Namespace != "" {
+		key = at.Namespace + ":" + key
+	}
+	key = at.APIGroup + "|" + at.Verb + "|" + key
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.seen = append(a.seen, key)
+	if slices.Contains(a.allowed, key) {
+		return authorizer.DecisionAllow, "", nil
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+}
+
+func TestImpersonation(t *testing.T) {
+	alice := &user.Info{Name: "alice", Groups: []string{user.AllAuthenticated}}
+	tests := []struct {
+		name      string
+		headers   http.Header
+		allowed   []string
+		code      int
+		as        string // user as served: name|uid|groups|extra
+		message   string
+		wantSeen  []string
+		checkSeen bool
+	}{
+		{name: "no headers", code: 200, as: "alice||system:authenticated|"},
+		{name: "user", headers: http.Header{"Impersonate-User": {"bob"}}, allowed: []string{"|impersonate|users/bob"},
+			code: 200, as: "bob||system:authenticated|"},
+		{name: "user refused", headers: http.Header{"Impersonate-User": {"bob"}}, code: 403,
+			message: `users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`},
+		{name: "groups, extra and uid, in upstream's order",
+			headers: http.Header{"Impersonate-User": {"bob"}, "Impersonate-Group": {"devs", "ops"}, "Impersonate-Extra-Scopes": {"a", "b"},
+				"Impersonate-Extra-Example.com%2fteam": {"x"}, "Impersonate-Uid": {"u-1"}},
+			allowed: []string{"|impersonate|users/bob", "|impersonate|groups/devs", "|impersonate|groups/ops",
+				"authentication.k8s.io|impersonate|userextras/example.com/team/x", "authentication.k8s.io|impersonate|userextras/scopes/a",
+				"authentication.k8s.io|impersonate|userextras/scopes/b", "authentication.k8s.io|impersonate|uids/u-1"},
+			code: 200, as: "bob|u-1|devs,ops,system:authenticated|example.com/team=x;scopes=a,b", checkSeen: true,
+			wantSeen: []string{"|impersonate|users/bob", "|impersonate|groups/devs", "|impersonate|groups/ops",
+				"authentication.k8s.io|impersonate|userextras/example.com/team/x", "authentication.k8s.io|impersonate|userextras/scopes/a",
+				"authentication.k8s.io|impersonate|userextras/scopes/b", "authentication.k8s.io|impersonate|uids/u-1"}},
+		{name: "a refused group stops the request", headers: http.Header{"Impersonate-User": {"bob"}, "Impersonate-Group": {"system:masters"}},
+			allowed: []string{"|impersonate|users/bob"}, code: 403,
+			message: `groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope`},
+		{name: "service account", headers: http.Header{"Impersonate-User": {"system:serviceaccount:ns:robot"}},
+			allowed: []string{"|impersonate|ns:serviceaccounts/robot"}, code: 200,
+			as: "system:serviceaccount:ns:robot||system:serviceaccounts,system:serviceaccounts:ns,system:authenticated|"},
+		{name: "service account refused", headers: http.Header{"Impersonate-User": {"system:serviceaccount:ns:robot"}}, code: 403,
+			message: `serviceaccounts "robot" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ns"`},
+		{name: "anonymous", headers: http.Header{"Impersonate-User": {"system:anonymous"}}, allowed: []string{"|impersonate|users/system:anonymous"},
+			code: 200, as: "system:anonymous||system:unauthenticated|"},
+		{name: "group without user", headers: http.Header{"Impersonate-Group": {"devs"}}, code: 400,
+			message: "requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User)"},
+		{name: "uid without user", headers: http.Header{"Impersonate-Uid": {"x"}}, code: 400,
+			message: "requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			authz := &impersonationAuthz{allowed: tt.allowed}
+			var served string
+			h := WithImpersonation(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				u, _ := request.UserFrom(r.Context())
+				var extra []string
+				for k, v := range u.Extra {
+					extra = append(extra, k+"="+strings.Join(v, ","))
+				}
+				slices.Sort(extra)
+				served = fmt.Sprintf("%s|%s|%s|%s", u.Name, u.UID, strings.Join(u.Groups, ","), strings.Join(extra, ";"))
+				if len(impersonationHeaders(r.Header)) != 0 {
+					t.Errorf("impersonation headers reached the handler: %v", r.Header)
+				}
+			}), authz, discard())
+			r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
+			r.Header = tt.headers.Clone()
+			if r.Header == nil {
+				r.Header = http.Header{}
+			}
+			r = r.WithContext(request.WithUser(r.Context(), alice))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.code {
+				t.Fatalf("got %d %s, want %d", w.Code, w.Body, tt.code)
+			}
+			if tt.code == 200 && served != tt.as {
+				t.Errorf("served as %q, want %q", served, tt.as)
+			}
+			if tt.message != "" {
+				var st metav1.Status
+				if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || st.Message != tt.message {
+					t.Errorf("got %q (%v), want %q", st.Message, err, tt.message)
+				}
+			}
+			if tt.checkSeen && !slices.Equal(authz.seen, tt.wantSeen) {
+				t.Errorf("checks %q, want %q", authz.seen, tt.wantSeen)
+			}
+		})
+	}
+}
