@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -14,11 +15,11 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 )
 
-// NewEtcdSnapshotCommand returns `snapshot save|restore`, a subcommand of
+// newEtcdSnapshotCommand returns `snapshot save|restore`, a subcommand of
 // `kapi etcd` (issue 20): save copies the embedded etcd of --data-dir (or
 // one --etcd-servers member) to a file; restore creates
 // <data-dir>/etcd from such a file for a kapi started on that data dir.
-func NewEtcdSnapshotCommand() *cobra.Command {
+func newEtcdSnapshotCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot",
 		Short: "Save or restore a snapshot of kapi's etcd",
@@ -47,7 +48,7 @@ func NewEtcdSnapshotCommand() *cobra.Command {
 				}
 				version, err = embedded.SaveSnapshot(ctx, clientv3.Config{Endpoints: save.External.ServerList, TLS: tlsConfig, DialTimeout: 20 * time.Second}, args[0], logger)
 			} else {
-				version, err = embedded.SaveDataDirSnapshot(ctx, filepath.Join(save.DataDir, "etcd"), args[0], logger)
+				version, err = embedded.SaveDataDirSnapshot(ctx, etcdDataDir(save.DataDir), args[0], logger)
 			}
 			if err != nil {
 				return err
@@ -77,4 +78,14 @@ func NewEtcdSnapshotCommand() *cobra.Command {
 	restore.AddFlags(restoreCmd.Flags(), false)
 	cmd.AddCommand(saveCmd, restoreCmd)
 	return cmd
+}
+
+// etcdDataDir is the etcd data dir of --data-dir: <data-dir>/etcd for a
+// kapi data dir, or dir itself when it is an etcd data dir (it holds
+// member/, as the data dir of `kapi etcd` does).
+func etcdDataDir(dir string) string {
+	if fi, err := os.Stat(filepath.Join(dir, "member")); err == nil && fi.IsDir() {
+		return dir
+	}
+	return filepath.Join(dir, "etcd")
 }

@@ -10,13 +10,14 @@ import (
 	"github.com/kapi-dev/kapi/internal/app"
 )
 
+// runSnapshotCommand runs `kapi etcd snapshot ARGS...`.
 func runSnapshotCommand(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd := app.NewEtcdSnapshotCommand()
+	cmd := app.NewCommand()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
-	cmd.SetArgs(args)
+	cmd.SetArgs(append([]string{"etcd", "snapshot"}, args...))
 	err := cmd.Execute()
 	return out.String(), err
 }
@@ -58,6 +59,12 @@ func TestEtcdSnapshotRestoreServes(t *testing.T) {
 	}
 	if res := do(c2, http.MethodGet, r2.base+"/api/v1/namespaces/default/configmaps/after-snapshot"); res.code != http.StatusNotFound {
 		t.Errorf("configmap written after the snapshot: %d %s, want 404", res.code, res.body)
+	}
+	// --data-dir naming an etcd data dir (as `kapi etcd --data-dir`) is
+	// read directly.
+	file2 := filepath.Join(t.TempDir(), "etcd-dir.db")
+	if out, err := runSnapshotCommand(t, "save", file2, "--data-dir="+filepath.Join(restored, "etcd")); err != nil {
+		t.Errorf("snapshot save of an etcd data dir: %v: %s", err, out)
 	}
 	// A write after the restore is at a resourceVersion past the bump.
 	code, rv, msg := createIn(c2, r2.base, "default", "after-restore", "")

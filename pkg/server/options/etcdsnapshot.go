@@ -24,7 +24,7 @@ func NewEtcdSnapshotOptions() *EtcdSnapshotOptions {
 
 // AddFlags adds --data-dir, and with external the --etcd-servers flags.
 func (o *EtcdSnapshotOptions) AddFlags(fs *pflag.FlagSet, external bool) {
-	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "kapi's data directory; its embedded etcd is <data-dir>/etcd.")
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "kapi's data directory, whose embedded etcd is <data-dir>/etcd. For save, an etcd data directory (one holding member/, as kapi etcd's --data-dir) is read directly.")
 	if !external {
 		return
 	}
