@@ -449,6 +449,7 @@ func NewEtcdCommand() *cobra.Command {
 		},
 	}
 	e.addFlags(cmd.Flags())
+	cmd.AddCommand(newEtcdSnapshotCommand())
 	return cmd
 }
 

@@ -25,6 +25,10 @@ import (
 // kapi command (the same code as cmd/kapi), so signal handling is tested in
 // a real child process.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv("KAPI_TEST_ETCD_MEMBER"); spec != "" {
+		etcdMemberChild(spec)
+		return
+	}
 	if dir := os.Getenv("KAPI_TEST_DURABILITY_DIR"); dir != "" {
 		durabilityChild(dir)
 		return

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
@@ -30,6 +31,10 @@ const (
 	// the gRPC envelope.
 	grpcOverhead = 512 * 1024
 )
+
+// noPeerURL is the peer URL the one member advertises: it never listens
+// on it (see the package doc).
+var noPeerURL = url.URL{Scheme: "unix", Host: "kapi-embedded-no-peer-listener:0"}
 
 // Config configures an embedded etcd server. The zero value (plus DataDir)
 // is a durable server with etcd's defaults.
@@ -52,6 +57,32 @@ type Config struct {
 	WatchProgressNotifyInterval time.Duration
 	// StartTimeout bounds the wait for readiness (0: DefaultStartTimeout).
 	StartTimeout time.Duration
+	// Cluster, when set, makes the server one member of a multi-member
+	// etcd cluster: it listens for peers and for remote clients on TCP,
+	// both with mutual TLS. Nil: the single member without any TCP
+	// listener.
+	Cluster *Cluster
+}
+
+// Cluster is the membership of a clustered embedded etcd (issue 20: the
+// building block of kapi servers that form their own etcd cluster).
+type Cluster struct {
+	// Name is this member's name, unique in the cluster.
+	Name string
+	// PeerURL (https://ip:port) is listened on and advertised for raft
+	// traffic; ClientURL (https://ip:port) for other servers' clients.
+	PeerURL, ClientURL url.URL
+	// CertFile and KeyFile are this member's certificate (usable as a
+	// TLS server and client: peers dial each other), CAFile the CA every
+	// peer and client certificate must be signed by.
+	CertFile, KeyFile, CAFile string
+	// InitialCluster is the membership to start with, name=peerURL
+	// comma-separated, this member included.
+	InitialCluster string
+	// Join starts the member into an existing cluster (it was added with
+	// MemberAdd first); false bootstraps a new one. Both are ignored once
+	// the data dir holds data.
+	Join bool
 }
 
 // Server is a running embedded etcd with a client connected to it.
@@ -234,21 +265,43 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 	// only the member's name for it in the membership record; nothing
 	// listens there.
 	ec.ListenPeerUrls = nil
-	ec.AdvertisePeerUrls = []url.URL{{Scheme: "unix", Host: "kapi-embedded-no-peer-listener:0"}}
+	ec.AdvertisePeerUrls = []url.URL{noPeerURL}
 	ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
+	if c := cfg.Cluster; c != nil {
+		// Several members: etcd's default timing (100 ms heartbeat, 1 s
+		// election), as peers are further apart than a goroutine.
+		ec.TickMs, ec.ElectionMs = 100, 1000
+		ec.Name = c.Name
+		ec.InitialClusterToken = clusterToken
+		tlsInfo := transport.TLSInfo{CertFile: c.CertFile, KeyFile: c.KeyFile, TrustedCAFile: c.CAFile, ClientCertAuth: true}
+		ec.PeerTLSInfo, ec.ClientTLSInfo = tlsInfo, tlsInfo
+		ec.ListenPeerUrls = []url.URL{c.PeerURL}
+		ec.AdvertisePeerUrls = []url.URL{c.PeerURL}
+		// The unix socket stays first: it is this server's own client.
+		ec.ListenClientUrls = []url.URL{client, c.ClientURL}
+		ec.AdvertiseClientUrls = []url.URL{c.ClientURL}
+		ec.InitialCluster = c.InitialCluster
+		if c.Join {
+			ec.ClusterState = embed.ClusterStateFlagExisting
+		}
+	}
 	return ec
 }
+
+// clusterToken is the initial cluster token of clustered embedded etcd.
+const clusterToken = "kapi-embedded"
 
 // clientEndpoint is the endpoint a client dials: the unix socket.
 func clientEndpoint(e *embed.Etcd) (string, error) {
 	if len(e.Clients) == 0 {
 		return "", errors.New("embedded etcd: no client listener")
 	}
-	addr := e.Clients[0].Addr()
-	if addr.Network() != "unix" {
-		return "", fmt.Errorf("embedded etcd: client listener on %s %s, want a unix socket", addr.Network(), addr)
+	for _, l := range e.Clients {
+		if addr := l.Addr(); addr.Network() == "unix" {
+			return "unix://" + addr.String(), nil
+		}
 	}
-	return "unix://" + addr.String(), nil
+	return "", fmt.Errorf("embedded etcd: no unix socket among the client listeners (%s %s)", e.Clients[0].Addr().Network(), e.Clients[0].Addr())
 }
 
 func waitReady(ctx context.Context, e *embed.Etcd, guard *startGuard, timeout time.Duration) error {
