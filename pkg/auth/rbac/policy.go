@@ -1,6 +1,7 @@
 package rbac
 
 import (
+	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -12,10 +13,11 @@ import (
 // golden files (kubernetes/kubernetes
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/cluster-roles.yaml
 // at commit 025f2834a128798cef30018a5e6a6ae82b5ad885,
-// cluster-role-bindings.yaml and namespace-role(-bindings).yaml) and
-// policy.go / namespace_policy.go. The per-controller roles of
-// controller_policy.go (system:controller:*) are NOT included yet: kapi
-// runs its controllers as system:apiserver (system:masters).
+// cluster-role-bindings.yaml, and namespace-role(-bindings).yaml at commit
+// 008b3652959ca58af8be3fb5b6ecfe9ae7638282) and policy.go /
+// namespace_policy.go. The per-controller roles (system:controller:*) are
+// in controller_policy.go. testdata/bootstrap-names.txt lists the golden
+// names the tests hold these lists to.
 
 // Labels and annotations of the bootstrap objects.
 const (
@@ -76,7 +78,7 @@ func to(label string) map[string]string { return map[string]string{label: "true"
 
 // ClusterRoles returns the bootstrap ClusterRoles, sorted by name.
 func ClusterRoles() []rbacv1.ClusterRole {
-	return []rbacv1.ClusterRole{
+	roles := append(controllerClusterRoles(), []rbacv1.ClusterRole{
 		aggregated("admin", nil, aggregateToAdmin),
 		clusterRole("cluster-admin", nil, rr("*", "*", "*"), nr("*", "*")),
 		aggregated("edit", to(aggregateToAdmin), aggregateToEdit),
@@ -233,7 +235,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("get list patch update watch", "-", "persistentvolumeclaims"),
 		),
 		aggregated("view", to(aggregateToEdit), aggregateToView),
-	}
+	}...)
+	slices.SortFunc(roles, func(a, b rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+	return roles
 }
 
 func subject(kind, name string) rbacv1.Subject {
@@ -260,7 +264,7 @@ func clusterRoleBinding(name string, subjects ...rbacv1.Subject) rbacv1.ClusterR
 func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 	const u, g = rbacv1.UserKind, rbacv1.GroupKind
 	everyone := []rbacv1.Subject{subject(g, "system:authenticated"), subject(g, "system:unauthenticated")}
-	return []rbacv1.ClusterRoleBinding{
+	bindings := append(controllerClusterRoleBindings(), []rbacv1.ClusterRoleBinding{
 		clusterRoleBinding("cluster-admin", subject(g, "system:masters")),
 		clusterRoleBinding("system:basic-user", subject(g, "system:authenticated")),
 		clusterRoleBinding("system:discovery", subject(g, "system:authenticated")),
@@ -273,7 +277,9 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		clusterRoleBinding("system:public-info-viewer", everyone...),
 		clusterRoleBinding("system:service-account-issuer-discovery", subject(g, "system:serviceaccounts")),
 		clusterRoleBinding("system:volume-scheduler", subject(u, "system:kube-scheduler")),
-	}
+	}...)
+	slices.SortFunc(bindings, func(a, b rbacv1.ClusterRoleBinding) int { return strings.Compare(a.Name, b.Name) })
+	return bindings
 }
 
 // Roles returns the bootstrap Roles (namespace_policy.go).
@@ -285,15 +291,24 @@ func Roles() []rbacv1.Role {
 			Rules: rules,
 		}
 	}
+	leaderLocking := []rbacv1.PolicyRule{
+		rr("create get list update watch", "coordination.k8s.io", "leases"),
+		rr("create get list update watch", "coordination.k8s.io", "leasecandidates"),
+	}
 	return []rbacv1.Role{
+		role(publicNamespace, "system:controller:bootstrap-signer",
+			rr(readVerbs, "-", "configmaps"),
+			rr("update", "-", "configmaps", "cluster-info"),
+			eventsRule),
 		role(systemNamespace, "extension-apiserver-authentication-reader",
 			rr(readVerbs, "-", "configmaps", authenticationConfigName)),
-		role(systemNamespace, "system::leader-locking-kube-controller-manager",
-			rr("watch", "-", "configmaps"),
-			rr("get update", "-", "configmaps", "kube-controller-manager")),
-		role(systemNamespace, "system::leader-locking-kube-scheduler",
-			rr("watch", "-", "configmaps"),
-			rr("get update", "-", "configmaps", "kube-scheduler")),
+		role(systemNamespace, "system::leader-locking-kube-controller-manager", leaderLocking...),
+		role(systemNamespace, "system::leader-locking-kube-scheduler", leaderLocking...),
+		role(systemNamespace, "system:controller:bootstrap-signer", rr(readVerbs, "-", "secrets")),
+		role(systemNamespace, "system:controller:cloud-provider", rr("create get list watch", "-", "configmaps")),
+		role(systemNamespace, "system:controller:token-cleaner",
+			rr("delete get list watch", "-", "secrets"),
+			eventsRule),
 	}
 }
 
@@ -307,13 +322,22 @@ func RoleBindings() []rbacv1.RoleBinding {
 			Subjects: subjects,
 		}
 	}
-	const u = rbacv1.UserKind
+	const u, sa = rbacv1.UserKind, rbacv1.ServiceAccountKind
 	return []rbacv1.RoleBinding{
+		binding(publicNamespace, "system:controller:bootstrap-signer", "system:controller:bootstrap-signer",
+			subject(sa, "kube-system/bootstrap-signer")),
 		binding(systemNamespace, "system::extension-apiserver-authentication-reader", "extension-apiserver-authentication-reader",
 			subject(u, "system:kube-controller-manager"), subject(u, "system:kube-scheduler")),
 		binding(systemNamespace, "system::leader-locking-kube-controller-manager", "system::leader-locking-kube-controller-manager",
-			subject(u, "system:kube-controller-manager"), subject(rbacv1.ServiceAccountKind, "kube-system/kube-controller-manager")),
+			subject(u, "system:kube-controller-manager"), subject(sa, "kube-system/kube-controller-manager"),
+			subject(sa, "kube-system/leader-election-controller")),
 		binding(systemNamespace, "system::leader-locking-kube-scheduler", "system::leader-locking-kube-scheduler",
-			subject(u, "system:kube-scheduler"), subject(rbacv1.ServiceAccountKind, "kube-system/kube-scheduler")),
+			subject(u, "system:kube-scheduler"), subject(sa, "kube-system/kube-scheduler")),
+		binding(systemNamespace, "system:controller:bootstrap-signer", "system:controller:bootstrap-signer",
+			subject(sa, "kube-system/bootstrap-signer")),
+		binding(systemNamespace, "system:controller:cloud-provider", "system:controller:cloud-provider",
+			subject(sa, "kube-system/cloud-provider")),
+		binding(systemNamespace, "system:controller:token-cleaner", "system:controller:token-cleaner",
+			subject(sa, "kube-system/token-cleaner")),
 	}
 }
