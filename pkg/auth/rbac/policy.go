@@ -16,7 +16,16 @@ import (
 // cluster-role-bindings.yaml, and namespace-role(-bindings).yaml at commit
 // 008b3652959ca58af8be3fb5b6ecfe9ae7638282) and policy.go /
 // namespace_policy.go. The per-controller roles (system:controller:*) are
-// in controller_policy.go. testdata/bootstrap-names.txt lists the golden
+// in controller_policy.go. Rules added upstream since that golden file
+// (events.k8s.io events in view/edit/node, resource.k8s.io for DRA, the
+// scheduler's leasecandidates and volumeattachments, kubelet fine-grained
+// subresources, nodes/metrics for monitoring, servicecidrs for kube-proxy,
+// the issuer discovery URLs with a trailing slash) follow upstream's
+// policy.go at commit 0158d1b41c0296239adbbe5bc925fa635befd14d with
+// v1.37's default feature gates: rules behind gates that are off by default
+// in v1.37 (ClusterTrustBundle, PodCertificateRequest, GenericWorkload,
+// ComponentFlagz, ComponentStatusz) are left out, as upstream leaves them
+// out. testdata/bootstrap-names.txt lists the golden
 // names the tests hold these lists to.
 
 // Labels and annotations of the bootstrap objects.
@@ -30,6 +39,7 @@ const (
 	readVerbs                = "get list watch"
 	writeVerbs               = "create delete deletecollection patch update"
 	readWriteVerbs           = "create delete deletecollection get list patch update watch"
+	readUpdateVerbs          = "get list patch update watch"
 	eventsVerbs              = "create patch update"
 	systemNamespace          = "kube-system"
 	publicNamespace          = "kube-public"
@@ -91,8 +101,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("impersonate", "-", "serviceaccounts"),
 			rr(writeVerbs, "-", "pods pods/attach pods/exec pods/portforward pods/proxy"),
 			rr("create", "-", "pods/eviction"),
-			rr(writeVerbs, "-", "configmaps events persistentvolumeclaims replicationcontrollers replicationcontrollers/scale secrets serviceaccounts services services/proxy"),
+			rr(writeVerbs, "-", "configmaps persistentvolumeclaims replicationcontrollers replicationcontrollers/scale secrets serviceaccounts services services/proxy"),
 			rr("create", "-", "serviceaccounts/token"),
+			rr(writeVerbs, "- events.k8s.io", "events"),
 			rr(writeVerbs, "apps", "daemonsets deployments deployments/rollback deployments/scale replicasets replicasets/scale statefulsets statefulsets/scale"),
 			rr(writeVerbs, "autoscaling", "horizontalpodautoscalers"),
 			rr(writeVerbs, "batch", "cronjobs jobs"),
@@ -100,11 +111,13 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr(writeVerbs, "policy", "poddisruptionbudgets"),
 			rr(writeVerbs, "networking.k8s.io", "ingresses networkpolicies"),
 			rr(readWriteVerbs, "coordination.k8s.io", "leases"),
+			rr(writeVerbs, "resource.k8s.io", "resourceclaims resourceclaimtemplates"), // DynamicResourceAllocation (GA)
 		),
 		clusterRole("system:aggregate-to-view", to(aggregateToView),
 			rr(readVerbs, "-", "configmaps endpoints persistentvolumeclaims persistentvolumeclaims/status pods replicationcontrollers replicationcontrollers/scale serviceaccounts services services/status"),
-			rr(readVerbs, "-", "bindings events limitranges namespaces/status pods/log pods/status replicationcontrollers/status resourcequotas resourcequotas/status"),
+			rr(readVerbs, "-", "bindings limitranges namespaces/status pods/log pods/status replicationcontrollers/status resourcequotas resourcequotas/status"),
 			rr(readVerbs, "-", "namespaces"),
+			rr(readVerbs, "- events.k8s.io", "events"),
 			rr(readVerbs, "discovery.k8s.io", "endpointslices"),
 			rr(readVerbs, "apps", "controllerrevisions daemonsets daemonsets/status deployments deployments/scale deployments/status replicasets replicasets/scale replicasets/status statefulsets statefulsets/scale statefulsets/status"),
 			rr(readVerbs, "autoscaling", "horizontalpodautoscalers horizontalpodautoscalers/status"),
@@ -112,6 +125,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr(readVerbs, "extensions", "daemonsets daemonsets/status deployments deployments/scale deployments/status ingresses ingresses/status networkpolicies replicasets replicasets/scale replicasets/status replicationcontrollers/scale"),
 			rr(readVerbs, "policy", "poddisruptionbudgets poddisruptionbudgets/status"),
 			rr(readVerbs, "networking.k8s.io", "ingresses ingresses/status networkpolicies"),
+			rr(readVerbs, "resource.k8s.io", "resourceclaims resourceclaims/status resourceclaimtemplates"), // DynamicResourceAllocation (GA)
 		),
 		clusterRole("system:auth-delegator", nil,
 			rr("create", "authentication.k8s.io", "tokenreviews"),
@@ -157,7 +171,8 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		clusterRole("system:kube-scheduler", nil,
 			rr(eventsVerbs, "- events.k8s.io", "events"),
 			rr("create", "coordination.k8s.io", "leases"),
-			rr("get update", "coordination.k8s.io", "leases", "kube-scheduler"),
+			rr("get list update watch", "coordination.k8s.io", "leases", "kube-scheduler"),
+			rr(readWriteVerbs, "coordination.k8s.io", "leasecandidates"),
 			rr(readVerbs, "-", "nodes"),
 			rr("delete get list watch", "-", "pods"),
 			rr("create", "-", "bindings pods/binding"),
@@ -170,17 +185,28 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("create", "authentication.k8s.io", "tokenreviews"),
 			rr("create", "authorization.k8s.io", "subjectaccessreviews"),
 			rr(readVerbs, "storage.k8s.io", "csinodes"),
+			rr(readVerbs, "storage.k8s.io", "volumeattachments"),
 			rr(readVerbs, "-", "namespaces"),
 			rr(readVerbs, "storage.k8s.io", "csidrivers"),
 			rr(readVerbs, "storage.k8s.io", "csistoragecapacities"),
+			// DynamicResourceAllocation (GA).
+			rr(readVerbs, "resource.k8s.io", "deviceclasses"),
+			rr(readUpdateVerbs, "resource.k8s.io", "resourceclaims"),
+			rr(readUpdateVerbs, "resource.k8s.io", "resourceclaims/status"),
+			rr("update", "-", "pods/finalizers"),
+			rr(readVerbs, "resource.k8s.io", "resourceslices"),
+			rr("create delete", "resource.k8s.io", "resourceclaims"), // DRAExtendedResource (GA in v1.37)
+			rr(readVerbs, "resource.k8s.io", "devicetaintrules"),     // DRADeviceTaintRules (GA in v1.37)
 		),
 		clusterRole("system:kubelet-api-admin", nil,
 			rr(readVerbs, "-", "nodes"),
 			rr("proxy", "-", "nodes"),
 			rr("*", "-", "nodes/log nodes/metrics nodes/proxy nodes/stats"),
+			rr("*", "-", "nodes/configz nodes/healthz nodes/pods"), // KubeletFineGrainedAuthz (on by default)
 		),
 		clusterRole("system:monitoring", nil,
-			nr("get", "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*")),
+			nr("get", "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*"),
+			rr("get", "-", "nodes/metrics")),
 		clusterRole("system:node", nil,
 			rr("create", "authentication.k8s.io", "tokenreviews"),
 			rr("create", "authorization.k8s.io", "localsubjectaccessreviews subjectaccessreviews"),
@@ -188,7 +214,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("create get list watch", "-", "nodes"),
 			rr("patch update", "-", "nodes/status"),
 			rr("patch update", "-", "nodes"),
-			rr(eventsVerbs, "-", "events"),
+			rr(eventsVerbs, "- events.k8s.io", "events"),
 			rr(readVerbs, "-", "pods"),
 			rr("create delete", "-", "pods"),
 			rr("patch update", "-", "pods/status"),
@@ -204,6 +230,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr(readVerbs, "storage.k8s.io", "csidrivers"),
 			rr("create delete get patch update", "storage.k8s.io", "csinodes"),
 			rr(readVerbs, "node.k8s.io", "runtimeclasses"),
+			rr("get", "resource.k8s.io", "resourceclaims"),              // DynamicResourceAllocation (GA)
+			rr("deletecollection", "resource.k8s.io", "resourceslices"), // DynamicResourceAllocation (GA)
+			rr("get", "-", "serviceaccounts"),                           // KubeletServiceAccountTokenForCredentialProviders (on by default)
 		),
 		clusterRole("system:node-bootstrapper", nil,
 			rr("create get list watch", "certificates.k8s.io", "certificatesigningrequests")),
@@ -216,6 +245,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("list watch", "-", "endpoints services"),
 			rr(readVerbs, "-", "nodes"),
 			rr(eventsVerbs, "- events.k8s.io", "events"),
+			rr("list watch", "networking.k8s.io", "servicecidrs"), // MultiCIDRServiceAllocator (GA)
 			rr("list watch", "discovery.k8s.io", "endpointslices"),
 		),
 		clusterRole("system:persistent-volume-provisioner", nil,
@@ -228,7 +258,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		clusterRole("system:public-info-viewer", nil,
 			nr("get", "/healthz /livez /readyz /version /version/")),
 		clusterRole("system:service-account-issuer-discovery", nil,
-			nr("get", "/.well-known/openid-configuration /openid/v1/jwks")),
+			nr("get", "/.well-known/openid-configuration /.well-known/openid-configuration/ /openid/v1/jwks /openid/v1/jwks/")),
 		clusterRole("system:volume-scheduler", nil,
 			rr("get list patch update watch", "-", "persistentvolumes"),
 			rr(readVerbs, "storage.k8s.io", "storageclasses"),
