@@ -1,6 +1,7 @@
 package rbac
 
 import (
+	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -12,10 +13,20 @@ import (
 // golden files (kubernetes/kubernetes
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/cluster-roles.yaml
 // at commit 025f2834a128798cef30018a5e6a6ae82b5ad885,
-// cluster-role-bindings.yaml and namespace-role(-bindings).yaml) and
-// policy.go / namespace_policy.go. The per-controller roles of
-// controller_policy.go (system:controller:*) are NOT included yet: kapi
-// runs its controllers as system:apiserver (system:masters).
+// cluster-role-bindings.yaml, and namespace-role(-bindings).yaml at commit
+// 008b3652959ca58af8be3fb5b6ecfe9ae7638282) and policy.go /
+// namespace_policy.go. The per-controller roles (system:controller:*) are
+// in controller_policy.go. Rules added upstream since that golden file
+// (events.k8s.io events in view/edit/node, resource.k8s.io for DRA, the
+// scheduler's leasecandidates and volumeattachments, kubelet fine-grained
+// subresources, nodes/metrics for monitoring, servicecidrs for kube-proxy,
+// the issuer discovery URLs with a trailing slash) follow upstream's
+// policy.go at commit 0158d1b41c0296239adbbe5bc925fa635befd14d with
+// v1.37's default feature gates: rules behind gates that are off by default
+// in v1.37 (ClusterTrustBundle, PodCertificateRequest, GenericWorkload,
+// ComponentFlagz, ComponentStatusz) are left out, as upstream leaves them
+// out. testdata/bootstrap-names.txt lists the golden
+// names the tests hold these lists to.
 
 // Labels and annotations of the bootstrap objects.
 const (
@@ -28,6 +39,7 @@ const (
 	readVerbs                = "get list watch"
 	writeVerbs               = "create delete deletecollection patch update"
 	readWriteVerbs           = "create delete deletecollection get list patch update watch"
+	readUpdateVerbs          = "get list patch update watch"
 	eventsVerbs              = "create patch update"
 	systemNamespace          = "kube-system"
 	publicNamespace          = "kube-public"
@@ -76,7 +88,7 @@ func to(label string) map[string]string { return map[string]string{label: "true"
 
 // ClusterRoles returns the bootstrap ClusterRoles, sorted by name.
 func ClusterRoles() []rbacv1.ClusterRole {
-	return []rbacv1.ClusterRole{
+	roles := append(controllerClusterRoles(), []rbacv1.ClusterRole{
 		aggregated("admin", nil, aggregateToAdmin),
 		clusterRole("cluster-admin", nil, rr("*", "*", "*"), nr("*", "*")),
 		aggregated("edit", to(aggregateToAdmin), aggregateToEdit),
@@ -89,8 +101,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("impersonate", "-", "serviceaccounts"),
 			rr(writeVerbs, "-", "pods pods/attach pods/exec pods/portforward pods/proxy"),
 			rr("create", "-", "pods/eviction"),
-			rr(writeVerbs, "-", "configmaps events persistentvolumeclaims replicationcontrollers replicationcontrollers/scale secrets serviceaccounts services services/proxy"),
+			rr(writeVerbs, "-", "configmaps persistentvolumeclaims replicationcontrollers replicationcontrollers/scale secrets serviceaccounts services services/proxy"),
 			rr("create", "-", "serviceaccounts/token"),
+			rr(writeVerbs, "- events.k8s.io", "events"),
 			rr(writeVerbs, "apps", "daemonsets deployments deployments/rollback deployments/scale replicasets replicasets/scale statefulsets statefulsets/scale"),
 			rr(writeVerbs, "autoscaling", "horizontalpodautoscalers"),
 			rr(writeVerbs, "batch", "cronjobs jobs"),
@@ -98,11 +111,13 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr(writeVerbs, "policy", "poddisruptionbudgets"),
 			rr(writeVerbs, "networking.k8s.io", "ingresses networkpolicies"),
 			rr(readWriteVerbs, "coordination.k8s.io", "leases"),
+			rr(writeVerbs, "resource.k8s.io", "resourceclaims resourceclaimtemplates"), // DynamicResourceAllocation (GA)
 		),
 		clusterRole("system:aggregate-to-view", to(aggregateToView),
 			rr(readVerbs, "-", "configmaps endpoints persistentvolumeclaims persistentvolumeclaims/status pods replicationcontrollers replicationcontrollers/scale serviceaccounts services services/status"),
-			rr(readVerbs, "-", "bindings events limitranges namespaces/status pods/log pods/status replicationcontrollers/status resourcequotas resourcequotas/status"),
+			rr(readVerbs, "-", "bindings limitranges namespaces/status pods/log pods/status replicationcontrollers/status resourcequotas resourcequotas/status"),
 			rr(readVerbs, "-", "namespaces"),
+			rr(readVerbs, "- events.k8s.io", "events"),
 			rr(readVerbs, "discovery.k8s.io", "endpointslices"),
 			rr(readVerbs, "apps", "controllerrevisions daemonsets daemonsets/status deployments deployments/scale deployments/status replicasets replicasets/scale replicasets/status statefulsets statefulsets/scale statefulsets/status"),
 			rr(readVerbs, "autoscaling", "horizontalpodautoscalers horizontalpodautoscalers/status"),
@@ -110,6 +125,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr(readVerbs, "extensions", "daemonsets daemonsets/status deployments deployments/scale deployments/status ingresses ingresses/status networkpolicies replicasets replicasets/scale replicasets/status replicationcontrollers/scale"),
 			rr(readVerbs, "policy", "poddisruptionbudgets poddisruptionbudgets/status"),
 			rr(readVerbs, "networking.k8s.io", "ingresses ingresses/status networkpolicies"),
+			rr(readVerbs, "resource.k8s.io", "resourceclaims resourceclaims/status resourceclaimtemplates"), // DynamicResourceAllocation (GA)
 		),
 		clusterRole("system:auth-delegator", nil,
 			rr("create", "authentication.k8s.io", "tokenreviews"),
@@ -155,7 +171,8 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		clusterRole("system:kube-scheduler", nil,
 			rr(eventsVerbs, "- events.k8s.io", "events"),
 			rr("create", "coordination.k8s.io", "leases"),
-			rr("get update", "coordination.k8s.io", "leases", "kube-scheduler"),
+			rr("get list update watch", "coordination.k8s.io", "leases", "kube-scheduler"),
+			rr(readWriteVerbs, "coordination.k8s.io", "leasecandidates"),
 			rr(readVerbs, "-", "nodes"),
 			rr("delete get list watch", "-", "pods"),
 			rr("create", "-", "bindings pods/binding"),
@@ -168,17 +185,28 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("create", "authentication.k8s.io", "tokenreviews"),
 			rr("create", "authorization.k8s.io", "subjectaccessreviews"),
 			rr(readVerbs, "storage.k8s.io", "csinodes"),
+			rr(readVerbs, "storage.k8s.io", "volumeattachments"),
 			rr(readVerbs, "-", "namespaces"),
 			rr(readVerbs, "storage.k8s.io", "csidrivers"),
 			rr(readVerbs, "storage.k8s.io", "csistoragecapacities"),
+			// DynamicResourceAllocation (GA).
+			rr(readVerbs, "resource.k8s.io", "deviceclasses"),
+			rr(readUpdateVerbs, "resource.k8s.io", "resourceclaims"),
+			rr(readUpdateVerbs, "resource.k8s.io", "resourceclaims/status"),
+			rr("update", "-", "pods/finalizers"),
+			rr(readVerbs, "resource.k8s.io", "resourceslices"),
+			rr("create delete", "resource.k8s.io", "resourceclaims"), // DRAExtendedResource (GA in v1.37)
+			rr(readVerbs, "resource.k8s.io", "devicetaintrules"),     // DRADeviceTaintRules (GA in v1.37)
 		),
 		clusterRole("system:kubelet-api-admin", nil,
 			rr(readVerbs, "-", "nodes"),
 			rr("proxy", "-", "nodes"),
 			rr("*", "-", "nodes/log nodes/metrics nodes/proxy nodes/stats"),
+			rr("*", "-", "nodes/configz nodes/healthz nodes/pods"), // KubeletFineGrainedAuthz (on by default)
 		),
 		clusterRole("system:monitoring", nil,
-			nr("get", "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*")),
+			nr("get", "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*"),
+			rr("get", "-", "nodes/metrics")),
 		clusterRole("system:node", nil,
 			rr("create", "authentication.k8s.io", "tokenreviews"),
 			rr("create", "authorization.k8s.io", "localsubjectaccessreviews subjectaccessreviews"),
@@ -186,7 +214,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("create get list watch", "-", "nodes"),
 			rr("patch update", "-", "nodes/status"),
 			rr("patch update", "-", "nodes"),
-			rr(eventsVerbs, "-", "events"),
+			rr(eventsVerbs, "- events.k8s.io", "events"),
 			rr(readVerbs, "-", "pods"),
 			rr("create delete", "-", "pods"),
 			rr("patch update", "-", "pods/status"),
@@ -202,6 +230,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr(readVerbs, "storage.k8s.io", "csidrivers"),
 			rr("create delete get patch update", "storage.k8s.io", "csinodes"),
 			rr(readVerbs, "node.k8s.io", "runtimeclasses"),
+			rr("get", "resource.k8s.io", "resourceclaims"),              // DynamicResourceAllocation (GA)
+			rr("deletecollection", "resource.k8s.io", "resourceslices"), // DynamicResourceAllocation (GA)
+			rr("get", "-", "serviceaccounts"),                           // KubeletServiceAccountTokenForCredentialProviders (on by default)
 		),
 		clusterRole("system:node-bootstrapper", nil,
 			rr("create get list watch", "certificates.k8s.io", "certificatesigningrequests")),
@@ -214,6 +245,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("list watch", "-", "endpoints services"),
 			rr(readVerbs, "-", "nodes"),
 			rr(eventsVerbs, "- events.k8s.io", "events"),
+			rr("list watch", "networking.k8s.io", "servicecidrs"), // MultiCIDRServiceAllocator (GA)
 			rr("list watch", "discovery.k8s.io", "endpointslices"),
 		),
 		clusterRole("system:persistent-volume-provisioner", nil,
@@ -226,14 +258,16 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		clusterRole("system:public-info-viewer", nil,
 			nr("get", "/healthz /livez /readyz /version /version/")),
 		clusterRole("system:service-account-issuer-discovery", nil,
-			nr("get", "/.well-known/openid-configuration /openid/v1/jwks")),
+			nr("get", "/.well-known/openid-configuration /.well-known/openid-configuration/ /openid/v1/jwks /openid/v1/jwks/")),
 		clusterRole("system:volume-scheduler", nil,
 			rr("get list patch update watch", "-", "persistentvolumes"),
 			rr(readVerbs, "storage.k8s.io", "storageclasses"),
 			rr("get list patch update watch", "-", "persistentvolumeclaims"),
 		),
 		aggregated("view", to(aggregateToEdit), aggregateToView),
-	}
+	}...)
+	slices.SortFunc(roles, func(a, b rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+	return roles
 }
 
 func subject(kind, name string) rbacv1.Subject {
@@ -260,7 +294,7 @@ func clusterRoleBinding(name string, subjects ...rbacv1.Subject) rbacv1.ClusterR
 func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 	const u, g = rbacv1.UserKind, rbacv1.GroupKind
 	everyone := []rbacv1.Subject{subject(g, "system:authenticated"), subject(g, "system:unauthenticated")}
-	return []rbacv1.ClusterRoleBinding{
+	bindings := append(controllerClusterRoleBindings(), []rbacv1.ClusterRoleBinding{
 		clusterRoleBinding("cluster-admin", subject(g, "system:masters")),
 		clusterRoleBinding("system:basic-user", subject(g, "system:authenticated")),
 		clusterRoleBinding("system:discovery", subject(g, "system:authenticated")),
@@ -273,7 +307,9 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		clusterRoleBinding("system:public-info-viewer", everyone...),
 		clusterRoleBinding("system:service-account-issuer-discovery", subject(g, "system:serviceaccounts")),
 		clusterRoleBinding("system:volume-scheduler", subject(u, "system:kube-scheduler")),
-	}
+	}...)
+	slices.SortFunc(bindings, func(a, b rbacv1.ClusterRoleBinding) int { return strings.Compare(a.Name, b.Name) })
+	return bindings
 }
 
 // Roles returns the bootstrap Roles (namespace_policy.go).
@@ -285,15 +321,24 @@ func Roles() []rbacv1.Role {
 			Rules: rules,
 		}
 	}
+	leaderLocking := []rbacv1.PolicyRule{
+		rr("create get list update watch", "coordination.k8s.io", "leases"),
+		rr("create get list update watch", "coordination.k8s.io", "leasecandidates"),
+	}
 	return []rbacv1.Role{
+		role(publicNamespace, "system:controller:bootstrap-signer",
+			rr(readVerbs, "-", "configmaps"),
+			rr("update", "-", "configmaps", "cluster-info"),
+			eventsRule),
 		role(systemNamespace, "extension-apiserver-authentication-reader",
 			rr(readVerbs, "-", "configmaps", authenticationConfigName)),
-		role(systemNamespace, "system::leader-locking-kube-controller-manager",
-			rr("watch", "-", "configmaps"),
-			rr("get update", "-", "configmaps", "kube-controller-manager")),
-		role(systemNamespace, "system::leader-locking-kube-scheduler",
-			rr("watch", "-", "configmaps"),
-			rr("get update", "-", "configmaps", "kube-scheduler")),
+		role(systemNamespace, "system::leader-locking-kube-controller-manager", leaderLocking...),
+		role(systemNamespace, "system::leader-locking-kube-scheduler", leaderLocking...),
+		role(systemNamespace, "system:controller:bootstrap-signer", rr(readVerbs, "-", "secrets")),
+		role(systemNamespace, "system:controller:cloud-provider", rr("create get list watch", "-", "configmaps")),
+		role(systemNamespace, "system:controller:token-cleaner",
+			rr("delete get list watch", "-", "secrets"),
+			eventsRule),
 	}
 }
 
@@ -307,13 +352,22 @@ func RoleBindings() []rbacv1.RoleBinding {
 			Subjects: subjects,
 		}
 	}
-	const u = rbacv1.UserKind
+	const u, sa = rbacv1.UserKind, rbacv1.ServiceAccountKind
 	return []rbacv1.RoleBinding{
+		binding(publicNamespace, "system:controller:bootstrap-signer", "system:controller:bootstrap-signer",
+			subject(sa, "kube-system/bootstrap-signer")),
 		binding(systemNamespace, "system::extension-apiserver-authentication-reader", "extension-apiserver-authentication-reader",
 			subject(u, "system:kube-controller-manager"), subject(u, "system:kube-scheduler")),
 		binding(systemNamespace, "system::leader-locking-kube-controller-manager", "system::leader-locking-kube-controller-manager",
-			subject(u, "system:kube-controller-manager"), subject(rbacv1.ServiceAccountKind, "kube-system/kube-controller-manager")),
+			subject(u, "system:kube-controller-manager"), subject(sa, "kube-system/kube-controller-manager"),
+			subject(sa, "kube-system/leader-election-controller")),
 		binding(systemNamespace, "system::leader-locking-kube-scheduler", "system::leader-locking-kube-scheduler",
-			subject(u, "system:kube-scheduler"), subject(rbacv1.ServiceAccountKind, "kube-system/kube-scheduler")),
+			subject(u, "system:kube-scheduler"), subject(sa, "kube-system/kube-scheduler")),
+		binding(systemNamespace, "system:controller:bootstrap-signer", "system:controller:bootstrap-signer",
+			subject(sa, "kube-system/bootstrap-signer")),
+		binding(systemNamespace, "system:controller:cloud-provider", "system:controller:cloud-provider",
+			subject(sa, "kube-system/cloud-provider")),
+		binding(systemNamespace, "system:controller:token-cleaner", "system:controller:token-cleaner",
+			subject(sa, "kube-system/token-cleaner")),
 	}
 }
