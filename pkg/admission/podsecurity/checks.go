@@ -354,13 +354,21 @@ func checkProcMount(_ *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) resul
 	return result{reason: "procMount", detail: fmt.Sprintf("%s must not set securityContext.procMount to %s", containersText(bad), joinQuote(sortedSet(types)))}
 }
 
-func checkSELinux(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) result {
+// checkSELinux allows types container_t, container_init_t and
+// container_kvm_t, and container_engine_t from v1.31 (the Pod Security
+// Standards page, https://kubernetes.io/docs/concepts/security/pod-security-standards/).
+func checkSELinux(_ *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) result {
 	var setters, badTypes []string
 	setUser, setRole := false, false
 	valid := func(o *corev1.SELinuxOptions) bool {
 		good := true
 		switch o.Type {
-		case "", "container_t", "container_init_t", "container_kvm_t", "container_engine_t":
+		case "", "container_t", "container_init_t", "container_kvm_t":
+		case "container_engine_t":
+			if !v.atLeast(31) {
+				good = false
+				badTypes = append(badTypes, o.Type)
+			}
 		default:
 			good = false
 			badTypes = append(badTypes, o.Type)

@@ -78,6 +78,9 @@ func TestChecks(t *testing.T) {
 		{"seLinuxOptions", func(p *corev1.Pod) {
 			p.Spec.SecurityContext.SELinuxOptions = &corev1.SELinuxOptions{Type: "bad_t", User: "u"}
 		}, latest, "seLinuxOptions", `pod set forbidden securityContext.seLinuxOptions: type "bad_t"; user may not be set`},
+		{"seLinuxOptions container_engine_t before v1.31", func(p *corev1.Pod) {
+			csc(p).SELinuxOptions = &corev1.SELinuxOptions{Type: "container_engine_t"}
+		}, Version{minor: 30}, "seLinuxOptions", `container "c" set forbidden securityContext.seLinuxOptions: type "container_engine_t"`},
 		{"seccompProfile_baseline", func(p *corev1.Pod) {
 			p.Spec.SecurityContext.SeccompProfile.Type = corev1.SeccompProfileTypeUnconfined
 		}, Version{minor: 20}, "seccompProfile", `pod must not set securityContext.seccompProfile.type to "Unconfined"`},
@@ -200,6 +203,11 @@ func TestLevels(t *testing.T) {
 	eph.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "e", SecurityContext: &corev1.SecurityContext{Privileged: ptr(true)}}}}
 	if got := message(evaluate(LevelVersion{LevelBaseline, LatestVersion()}, &eph.ObjectMeta, &eph.Spec)); got != `privileged (containers "i", "e" must not set securityContext.privileged=true)` {
 		t.Errorf("init/ephemeral: %s", got)
+	}
+	engine := restrictedPod()
+	engine.Spec.SecurityContext.SELinuxOptions = &corev1.SELinuxOptions{Type: "container_engine_t"}
+	if rs := evaluate(LevelVersion{LevelRestricted, Version{minor: 31}}, &engine.ObjectMeta, &engine.Spec); len(rs) != 0 {
+		t.Errorf("container_engine_t at v1.31: %+v", rs)
 	}
 	if rs := evaluate(LevelVersion{LevelPrivileged, LatestVersion()}, &eph.ObjectMeta, &eph.Spec); rs != nil {
 		t.Errorf("privileged level failed checks: %v", rs)

@@ -269,7 +269,11 @@ func TestExemptionsAndConfig(t *testing.T) {
 		a         admission.Attributes
 	}{
 		{"namespace", "namespace", podCreate("kube-system", priv())},
-		{"user", "user", func() admission.Attributes { a := podCreate("default", priv()); a.User = &user.Info{Name: "admin"}; return a }()},
+		{"user", "user", func() admission.Attributes {
+			a := podCreate("default", priv())
+			a.User = &user.Info{Name: "admin"}
+			return a
+		}()},
 		{"runtimeClass", "runtimeClass", func() admission.Attributes {
 			pod := priv()
 			pod.Spec.RuntimeClassName = ptr("kata")
