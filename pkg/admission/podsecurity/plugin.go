@@ -46,6 +46,9 @@ type Plugin struct {
 	cfg        config
 	namespaces Reader
 	pods       Reader
+	// podCheckTimeout bounds the check of existing pods
+	// (namespacePodCheckTimeout; tests raise it).
+	podCheckTimeout time.Duration
 }
 
 // New builds the plugin from its configuration (the PodSecurityConfiguration
@@ -59,7 +62,7 @@ func New(configJSON []byte, namespaces, pods Reader) (*Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plugin{cfg: c, namespaces: namespaces, pods: pods}, nil
+	return &Plugin{cfg: c, namespaces: namespaces, pods: pods, podCheckTimeout: namespacePodCheckTimeout}, nil
 }
 
 // Name is PluginName.
@@ -352,13 +355,15 @@ func (p *Plugin) existingPodWarnings(ctx context.Context, ns string, lv LevelVer
 	if p.pods == nil {
 		return nil
 	}
-	timeout := namespacePodCheckTimeout
+	timeout := p.podCheckTimeout
 	if d, ok := ctx.Deadline(); ok && time.Until(d)/2 < timeout {
 		timeout = time.Until(d) / 2
 	}
+	// The list is read with the request's context: upstream lists from an
+	// informer cache, which the deadline never cuts short.
+	obj, err := p.pods.List(ctx, ns)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	obj, err := p.pods.List(ctx, ns)
 	list, ok := obj.(*corev1.PodList)
 	if err != nil || !ok {
 		return []string{"failed to list pods while checking new PodSecurity enforce level"}

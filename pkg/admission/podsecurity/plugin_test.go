@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -373,5 +374,46 @@ func TestNamespaceLabels(t *testing.T) {
 	// A version change at the same level re-checks.
 	if got := update("ns", map[string]string{EnforceLevelLabel: "baseline", EnforceVersionLabel: "v1.0"}, map[string]string{EnforceLevelLabel: "baseline"}); len(got) != 2 {
 		t.Errorf("version change: %q", got)
+	}
+}
+
+// TestExistingPodsLimit checks upstream's cap of 3000 pods per check
+// (defaultNamespaceMaxPodsToCheck) and its message, one pod per
+// controller first, and the exempt runtime classes left out.
+func TestExistingPodsLimit(t *testing.T) {
+	var pods podLister
+	for i := range namespaceMaxPodsToCheck + 2 {
+		pod := barePod(fmt.Sprintf("rep-%05d", i))
+		pod.Namespace = "ns"
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs1", Controller: ptr(true)}}
+		pods = append(pods, *pod)
+	}
+	// Listed last, checked before the replicas (its own controller).
+	hn := barePod("zz-hostnet")
+	hn.Namespace = "ns"
+	hn.Spec.HostNetwork = true
+	kata := barePod("kata")
+	kata.Namespace = "ns"
+	kata.Spec.HostPID = true
+	kata.Spec.RuntimeClassName = ptr("kata")
+	pods = append(pods, *hn, *kata)
+	p := mustNew(t, `{"apiVersion":"pod-security.admission.config.k8s.io/v1","kind":"PodSecurityConfiguration","exemptions":{"runtimeClasses":["kata"]}}`, namespaces{}, pods)
+	p.podCheckTimeout = time.Minute // the count limit, not the time limit, is tested
+	got := p.existingPodWarnings(context.Background(), "ns", LevelVersion{LevelRestricted, LatestVersion()})
+	want := []string{
+		fmt.Sprintf("new PodSecurity enforce level only checked against the first %d of %d existing pods", namespaceMaxPodsToCheck, namespaceMaxPodsToCheck+3),
+		`existing pods in namespace "ns" violate the new PodSecurity enforce level "restricted:latest"`,
+		fmt.Sprintf("rep-00000 (and %d other pods): allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile", namespaceMaxPodsToCheck-2),
+		"zz-hostnet: host namespaces, allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	// Out of time (upstream: the pod being checked when the deadline
+	// passes is the last).
+	p.podCheckTimeout = time.Nanosecond
+	got = p.existingPodWarnings(context.Background(), "ns", LevelVersion{LevelRestricted, LatestVersion()})
+	if len(got) != 3 || got[0] != fmt.Sprintf("new PodSecurity enforce level only checked against the first 1 of %d existing pods", namespaceMaxPodsToCheck+3) {
+		t.Errorf("timeout: %q", got)
 	}
 }
