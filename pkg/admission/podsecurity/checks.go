@@ -13,8 +13,9 @@ import (
 // The checks follow k8s.io/pod-security-admission/policy/check_*.go of
 // kubernetes v1.37 (staging/src/k8s.io/pod-security-admission/policy):
 // each check's ID, level, minimum version, forbidden reason and detail
-// text are upstream's. Checks added after v1.37's standards were fixed
-// (cgroupOptions, ulimits) are not implemented.
+// text are upstream's. Upstream's ulimits (v1.37+) and cgroupOptions
+// checks read securityContext fields that k8s.io/api v0.37.2 does not
+// have (no pod can set them here), so they are not implemented.
 
 // result is one check's outcome.
 type result struct {
