@@ -37,6 +37,7 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, pr
 	}{
 		{&deps.ServiceAccounts, serviceAccountsResource},
 		{&deps.LimitRanges, limitRangesResource},
+		{&deps.Pods, podsResource},
 		{&deps.PriorityClasses, priorityClassesResource},
 		{&deps.StorageClasses, storageClassesResource},
 	} {

@@ -17,6 +17,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/pkg/admission/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/priority"
 	"github.com/kapi-dev/kapi/pkg/admission/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/storageobjectinuseprotection"
@@ -123,6 +124,9 @@ type Deps struct {
 	Namespaces      Reader
 	ServiceAccounts Reader
 	LimitRanges     Reader
+	// Pods reads pods (PodSecurity checks a namespace's pods when its
+	// enforce level changes; nil: it does not).
+	Pods Reader
 	// PriorityClasses and StorageClasses read scheduling.k8s.io and
 	// storage.k8s.io classes; nil (not served yet) makes Priority and
 	// DefaultStorageClass unavailable.
@@ -153,6 +157,12 @@ var constructors = map[string]Constructor{
 	},
 	limitranger.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		return limitranger.New(d.LimitRanges), nil
+	},
+	podsecurity.PluginName: func(d Deps, c []byte) (admission.Plugin, error) {
+		if d.Namespaces == nil {
+			return nil, ErrUnavailable
+		}
+		return podsecurity.New(c, d.Namespaces, d.Pods)
 	},
 	serviceaccount.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		return serviceaccount.New(d.ServiceAccounts), nil
