@@ -113,6 +113,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "rbac.authorization.k8s.io", Version: "v1"}: {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
 		{Group: "certificates.k8s.io", Version: "v1"}:       {"certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status"},
 		{Group: "resource.k8s.io", Version: "v1"}:           {"deviceclasses", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices"},
+		{Group: "storagemigration.k8s.io", Version: "v1"}:   {"storageversionmigrations", "storageversionmigrations/status"},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -143,6 +144,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "rbac.authorization.k8s.io", Version: "v1"},
 		{Group: "certificates.k8s.io", Version: "v1"},
 		{Group: "resource.k8s.io", Version: "v1"},
+		{Group: "storagemigration.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)

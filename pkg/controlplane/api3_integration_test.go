@@ -1,0 +1,139 @@
+package controlplane_test
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
+
+	"github.com/kapi-dev/kapi/kapitest"
+)
+
+// TestLastStableResourcesThroughServer serves the stable kinds of issue 16
+// that came last (StorageVersionMigrations, ...) from a full server on
+// embedded etcd: discovery, create, list, watch and the status split,
+// through client-go.
+func TestLastStableResourcesThroughServer(t *testing.T) {
+	srv := kapitest.Start(t, kapitest.WithEmbeddedEtcd())
+	cs, err := kubernetes.NewForConfig(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("storageversionmigrations", func(t *testing.T) { testStorageVersionMigrations(t, cs) })
+}
+
+// discovered fails unless gv lists resource with the given namespaced
+// scope.
+func discovered(t *testing.T, cs kubernetes.Interface, gv, resource string, namespaced bool, verbs ...string) {
+	t.Helper()
+	list, err := cs.Discovery().ServerResourcesForGroupVersion(gv)
+	if err != nil {
+		t.Fatalf("discovery %s: %v", gv, err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == resource {
+			if r.Namespaced != namespaced {
+				t.Errorf("%s/%s: namespaced %v", gv, resource, r.Namespaced)
+			}
+			for _, v := range verbs {
+				found := false
+				for _, have := range r.Verbs {
+					found = found || have == v
+				}
+				if !found {
+					t.Errorf("%s/%s: no verb %s in %v", gv, resource, v, r.Verbs)
+				}
+			}
+			return
+		}
+	}
+	t.Errorf("%s: %s not discovered", gv, resource)
+}
+
+// nextEvent waits for the next event of w.
+func nextEvent(t *testing.T, w watch.Interface) (watch.EventType, runtime.Object) {
+	t.Helper()
+	select {
+	case ev, ok := <-w.ResultChan():
+		if !ok {
+			t.Fatal("watch closed")
+		}
+		return ev.Type, ev.Object
+	case <-time.After(30 * time.Second):
+		t.Fatal("no watch event in 30s")
+	}
+	return "", nil
+}
+
+var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+func testStorageVersionMigrations(t *testing.T, cs kubernetes.Interface) {
+	ctx := t.Context()
+	discovered(t, cs, "storagemigration.k8s.io/v1", "storageversionmigrations", false, allVerbs...)
+	discovered(t, cs, "storagemigration.k8s.io/v1", "storageversionmigrations/status", false, "get", "patch", "update")
+	c := cs.StoragemigrationV1().StorageVersionMigrations()
+	w, err := c.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	in := &storagemigrationv1.StorageVersionMigration{
+		ObjectMeta: metav1.ObjectMeta{Name: "secrets"},
+		Spec:       storagemigrationv1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Resource: "secrets"}},
+		Status:     storagemigrationv1.StorageVersionMigrationStatus{ResourceVersion: "1"},
+	}
+	got, err := c.Create(ctx, in, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.ResourceVersion != "" {
+		t.Errorf("status kept on create: %+v", got.Status)
+	}
+	if typ, obj := nextEvent(t, w); typ != watch.Added || obj.(*storagemigrationv1.StorageVersionMigration).Name != "secrets" {
+		t.Errorf("watch: %s %v", typ, obj)
+	}
+	if _, err := c.Create(ctx, &storagemigrationv1.StorageVersionMigration{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); err == nil ||
+		!containsCause(err, "spec.resource.resource") {
+		t.Errorf("create without resource: %v", err)
+	}
+	got.Status.ResourceVersion = "42"
+	got.Status.Conditions = []metav1.Condition{{Type: "Running", Status: "True", Reason: "Started", LastTransitionTime: metav1.Now()}}
+	got, err = c.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, obj := nextEvent(t, w); typ != watch.Modified || obj.(*storagemigrationv1.StorageVersionMigration).Status.ResourceVersion != "42" {
+		t.Errorf("watch: %s %v", typ, obj)
+	}
+	list, err := c.List(ctx, metav1.ListOptions{})
+	if err != nil || len(list.Items) != 1 || list.Items[0].Status.ResourceVersion != "42" {
+		t.Fatalf("list: %v %+v", err, list)
+	}
+	if err := c.Delete(ctx, "secrets", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if typ, _ := nextEvent(t, w); typ != watch.Deleted {
+		t.Errorf("watch: %s", typ)
+	}
+}
+
+// containsCause reports whether err is a status error with a cause on
+// field.
+func containsCause(err error, field string) bool {
+	type statusError interface{ Status() metav1.Status }
+	se, ok := err.(statusError)
+	if !ok || se.Status().Details == nil {
+		return false
+	}
+	for _, c := range se.Status().Details.Causes {
+		if c.Field == field {
+			return true
+		}
+	}
+	return false
+}
