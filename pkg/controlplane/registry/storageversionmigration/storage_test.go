@@ -28,6 +28,12 @@ func TestMigrationLifecycle(t *testing.T) {
 		Spec:       storagemigrationv1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Group: "apps", Resource: "deployments"}},
 		Status:     storagemigrationv1.StorageVersionMigrationStatus{ResourceVersion: "5"},
 	}
+	bad := in.DeepCopy()
+	bad.Name = "A_b"
+	_, err = store.Create(ctx, bad, nil, &metav1.CreateOptions{})
+	if got := strings.Join(registrytest.Causes(t, err), ","); got != "FieldValueInvalid metadata.name" {
+		t.Errorf("bad name: %s", got)
+	}
 	out, err := store.Create(ctx, in, nil, &metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

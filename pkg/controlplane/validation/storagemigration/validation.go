@@ -5,18 +5,19 @@ import (
 	"strconv"
 
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 )
+
+// The generic store validates metadata (name a DNS subdomain, the update
+// rules) before these functions run: they check the rest, as upstream's
+// functions do after their ObjectMeta calls.
 
 // ValidateStorageVersionMigration validates a migration on create (and as
 // the first part of an update).
 func ValidateStorageVersionMigration(svm *storagemigrationv1.StorageVersionMigration) field.ErrorList {
-	errs := validation.ValidateObjectMeta(&svm.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	var errs field.ErrorList
 	if svm.Spec.Resource.Resource == "" {
 		errs = append(errs, field.Required(field.NewPath("spec", "resource", "resource"), "resource is required"))
 	}
@@ -28,7 +29,6 @@ func ValidateStorageVersionMigration(svm *storagemigrationv1.StorageVersionMigra
 // "resource") are upstream's, which names them without their parents.
 func ValidateStorageVersionMigrationUpdate(svm, old *storagemigrationv1.StorageVersionMigration) field.ErrorList {
 	errs := ValidateStorageVersionMigration(svm)
-	errs = append(errs, validation.ValidateObjectMetaUpdate(&svm.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))...)
 	if svm.Spec.Resource.Group != old.Spec.Resource.Group {
 		errs = append(errs, field.Invalid(field.NewPath("group"), svm.Spec.Resource.Group, "field is immutable"))
 	}
@@ -41,7 +41,7 @@ func ValidateStorageVersionMigrationUpdate(svm, old *storagemigrationv1.StorageV
 // ValidateStorageVersionMigrationStatusUpdate validates an update through
 // /status.
 func ValidateStorageVersionMigrationStatusUpdate(svm, old *storagemigrationv1.StorageVersionMigration) field.ErrorList {
-	errs := validation.ValidateObjectMetaUpdate(&svm.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	var errs field.ErrorList
 	fld := field.NewPath("status")
 	rvPath := fld.Child("resourceVersion")
 	if rv := svm.Status.ResourceVersion; rv != "" {
