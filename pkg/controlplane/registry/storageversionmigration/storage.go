@@ -4,6 +4,7 @@ import (
 	"context"
 
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -12,6 +13,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/storagemigration"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 // Resource is the resource served.
@@ -20,8 +22,7 @@ var Resource = storagemigrationv1.Resource("storageversionmigrations")
 var groupVersions = []schema.GroupVersion{storagemigrationv1.SchemeGroupVersion}
 
 // NewREST returns the store of storageversionmigrations and its status
-// subresource. Upstream has no printer for the kind: its tables are the
-// default ones (NAME, CREATED AT), the store's default too.
+// subresource.
 func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, error) {
 	store, err := generic.NewStore(opts, storagemigrationv1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &storagemigrationv1.StorageVersionMigration{} },
@@ -30,6 +31,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, err
 		SingularQualifiedResource: storagemigrationv1.Resource("storageversionmigration"),
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
+		TableConvertor:            TableConvertor,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -92,4 +94,24 @@ var StatusStrategy = generic.StatusStrategy{
 		return storagemigration.ValidateStorageVersionMigrationStatusUpdate(obj.(*storagemigrationv1.StorageVersionMigration), old.(*storagemigrationv1.StorageVersionMigration))
 	},
 	GroupVersions: groupVersions,
+}
+
+// TableConvertor renders migrations as upstream's
+// printStorageVersionMigration (pkg/printers/internalversion/printers.go):
+// NAME (without the "name" format, as upstream's column) and RESOURCE, no
+// age. Upstream's v1alpha1 printer joined resource.version.group; v1's
+// spec.resource has no version, so the cell is the GroupResource's string
+// ("deployments.apps", "secrets").
+var TableConvertor = table.Convertor{
+	Columns: []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Description: table.ObjectMetaDescriptions["name"]},
+		{Name: "Resource", Type: "string", Description: "Fully qualified resource to migrate"},
+	},
+	Row: func(obj runtime.Object) ([]any, bool) {
+		s, ok := obj.(*storagemigrationv1.StorageVersionMigration)
+		if !ok {
+			return nil, false
+		}
+		return []any{s.Name, s.Spec.Resource.String()}, true
+	},
 }

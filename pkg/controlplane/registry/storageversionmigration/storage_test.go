@@ -14,8 +14,7 @@ import (
 
 // TestMigrationLifecycle: status cleared on create and written through
 // /status only, spec.resource immutable, the generation unchanged (upstream's
-// strategy sets none: it stays 0), the default table (upstream has no
-// printer for the kind).
+// strategy sets none: it stays 0), upstream's printer columns.
 func TestMigrationLifecycle(t *testing.T) {
 	store, status, err := NewREST(registrytest.Options(t))
 	if err != nil {
@@ -83,7 +82,8 @@ func TestMigrationLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tbl.ColumnDefinitions) != 2 || tbl.ColumnDefinitions[0].Name != "Name" || tbl.ColumnDefinitions[1].Name != "Created At" || tbl.Rows[0].Cells[0] != "deployments" {
+	if len(tbl.ColumnDefinitions) != 2 || tbl.ColumnDefinitions[0].Name != "Name" || tbl.ColumnDefinitions[1].Name != "Resource" ||
+		tbl.Rows[0].Cells[0] != "deployments" || tbl.Rows[0].Cells[1] != "deployments.apps" {
 		t.Errorf("table %+v", tbl)
 	}
 }
