@@ -1,6 +1,13 @@
 package controlplane_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"testing"
 	"time"
 
@@ -9,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -25,6 +33,7 @@ func TestLastStableResourcesThroughServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("storageversionmigrations", func(t *testing.T) { testStorageVersionMigrations(t, cs) })
+	t.Run("clustertrustbundles", func(t *testing.T) { testClusterTrustBundles(t, cs) })
 }
 
 // discovered fails unless gv lists resource with the given namespaced
@@ -136,4 +145,64 @@ func containsCause(err error, field string) bool {
 		}
 	}
 	return false
+}
+
+// selfSignedCA returns a PEM CA certificate.
+func selfSignedCA(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ca"}, NotBefore: time.Now(),
+		NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}
+
+func testClusterTrustBundles(t *testing.T, cs kubernetes.Interface) {
+	ctx := t.Context()
+	discovered(t, cs, "certificates.k8s.io/v1", "clustertrustbundles", false, allVerbs...)
+	c := cs.CertificatesV1().ClusterTrustBundles()
+	w, err := c.Watch(ctx, metav1.ListOptions{FieldSelector: "spec.signerName=example.com/signer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ca := selfSignedCA(t)
+	for _, b := range []*certificatesv1.ClusterTrustBundle{
+		{ObjectMeta: metav1.ObjectMeta{Name: "plain"}, Spec: certificatesv1.ClusterTrustBundleSpec{TrustBundle: ca}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "example.com:signer:roots"}, Spec: certificatesv1.ClusterTrustBundleSpec{SignerName: "example.com/signer", TrustBundle: ca}},
+	} {
+		if _, err := c.Create(ctx, b, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create %s: %v", b.Name, err)
+		}
+	}
+	if typ, obj := nextEvent(t, w); typ != watch.Added || obj.(*certificatesv1.ClusterTrustBundle).Name != "example.com:signer:roots" {
+		t.Errorf("watch: %s %v", typ, obj)
+	}
+	list, err := c.List(ctx, metav1.ListOptions{FieldSelector: "spec.signerName=example.com/signer"})
+	if err != nil || len(list.Items) != 1 || list.Items[0].Name != "example.com:signer:roots" {
+		t.Fatalf("list by signer: %v %+v", err, list)
+	}
+	if _, err := c.Create(ctx, &certificatesv1.ClusterTrustBundle{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}, metav1.CreateOptions{}); !containsCause(err, "spec.trustBundle") {
+		t.Errorf("create without anchors: %v", err)
+	}
+	got, err := c.Get(ctx, "example.com:signer:roots", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Spec.SignerName = "example.com/other"
+	if _, err := c.Update(ctx, got, metav1.UpdateOptions{}); !containsCause(err, "spec.signerName") {
+		t.Errorf("signer change: %v", err)
+	}
+	if err := c.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if typ, _ := nextEvent(t, w); typ != watch.Deleted {
+		t.Errorf("watch: %s", typ)
+	}
 }
