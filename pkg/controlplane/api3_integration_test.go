@@ -13,10 +13,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -34,6 +36,7 @@ func TestLastStableResourcesThroughServer(t *testing.T) {
 	}
 	t.Run("storageversionmigrations", func(t *testing.T) { testStorageVersionMigrations(t, cs) })
 	t.Run("clustertrustbundles", func(t *testing.T) { testClusterTrustBundles(t, cs) })
+	t.Run("devicetaintrules", func(t *testing.T) { testDeviceTaintRules(t, cs) })
 }
 
 // discovered fails unless gv lists resource with the given namespaced
@@ -204,5 +207,59 @@ func testClusterTrustBundles(t *testing.T, cs kubernetes.Interface) {
 	}
 	if typ, _ := nextEvent(t, w); typ != watch.Deleted {
 		t.Errorf("watch: %s", typ)
+	}
+}
+
+// Device taint rules: the taint's timeAdded defaulted on create and on
+// server-side apply, generation and the status split.
+func testDeviceTaintRules(t *testing.T, cs kubernetes.Interface) {
+	ctx := t.Context()
+	discovered(t, cs, "resource.k8s.io/v1", "devicetaintrules", false, allVerbs...)
+	discovered(t, cs, "resource.k8s.io/v1", "devicetaintrules/status", false, "get", "patch", "update")
+	c := cs.ResourceV1().DeviceTaintRules()
+	w, err := c.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	got, err := c.Create(ctx, &resourcev1.DeviceTaintRule{
+		ObjectMeta: metav1.ObjectMeta{Name: "broken"},
+		Spec:       resourcev1.DeviceTaintRuleSpec{Taint: resourcev1.DeviceTaint{Key: "example.com/broken", Effect: resourcev1.DeviceTaintEffectNoSchedule}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Taint.TimeAdded == nil || got.Generation != 1 {
+		t.Errorf("created: timeAdded %v generation %d", got.Spec.Taint.TimeAdded, got.Generation)
+	}
+	if typ, _ := nextEvent(t, w); typ != watch.Added {
+		t.Errorf("watch: %s", typ)
+	}
+	applied, err := c.Patch(ctx, "applied", types.ApplyPatchType,
+		[]byte(`{"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule","metadata":{"name":"applied"},"spec":{"taint":{"key":"k","effect":"None"}}}`),
+		metav1.PatchOptions{FieldManager: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied.Spec.Taint.TimeAdded == nil {
+		t.Error("apply: timeAdded not defaulted")
+	}
+	if _, err := c.Create(ctx, &resourcev1.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); !containsCause(err, "spec.taint.effect") {
+		t.Errorf("create without effect: %v", err)
+	}
+	got.Spec.Taint.Effect = resourcev1.DeviceTaintEffectNoExecute
+	if got, err = c.Update(ctx, got, metav1.UpdateOptions{}); err != nil || got.Generation != 2 {
+		t.Fatalf("spec update: %v %+v", err, got)
+	}
+	got.Status.Conditions = []metav1.Condition{{Type: resourcev1.DeviceTaintConditionEvictionInProgress, Status: "False", Reason: "NoPods", LastTransitionTime: metav1.Now()}}
+	if got, err = c.UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil || len(got.Status.Conditions) != 1 {
+		t.Fatalf("status update: %v %+v", err, got)
+	}
+	list, err := c.List(ctx, metav1.ListOptions{})
+	if err != nil || len(list.Items) != 2 {
+		t.Fatalf("list: %v %+v", err, list)
+	}
+	if err := c.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

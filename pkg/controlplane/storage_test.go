@@ -114,7 +114,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "certificates.k8s.io", Version: "v1"}: {
 			"certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status", "clustertrustbundles",
 		},
-		{Group: "resource.k8s.io", Version: "v1"}:         {"deviceclasses", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices"},
+		{Group: "resource.k8s.io", Version: "v1"}:         {"deviceclasses", "devicetaintrules", "devicetaintrules/status", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices"},
 		{Group: "storagemigration.k8s.io", Version: "v1"}: {"storageversionmigrations", "storageversionmigrations/status"},
 	}
 	var gotOrder []schema.GroupVersion
