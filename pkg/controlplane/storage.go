@@ -57,6 +57,7 @@ var builtinGroups = []apiGroup{
 	rbacGroup,
 	certificatesGroup,
 	resourceGroup,
+	storageMigrationGroup,
 }
 
 // apiGroup is one API group's table.

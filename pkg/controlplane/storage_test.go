@@ -111,8 +111,11 @@ func TestBuiltinTables(t *testing.T) {
 			"validatingadmissionpolicybindings", "validatingwebhookconfigurations",
 		},
 		{Group: "rbac.authorization.k8s.io", Version: "v1"}: {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
-		{Group: "certificates.k8s.io", Version: "v1"}:       {"certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status"},
-		{Group: "resource.k8s.io", Version: "v1"}:           {"deviceclasses", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices"},
+		{Group: "certificates.k8s.io", Version: "v1"}: {
+			"certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status", "clustertrustbundles",
+		},
+		{Group: "resource.k8s.io", Version: "v1"}:         {"deviceclasses", "devicetaintrules", "devicetaintrules/status", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices"},
+		{Group: "storagemigration.k8s.io", Version: "v1"}: {"storageversionmigrations", "storageversionmigrations/status"},
 	}
 	var gotOrder []schema.GroupVersion
 	for _, g := range b.groups {
@@ -143,6 +146,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "rbac.authorization.k8s.io", Version: "v1"},
 		{Group: "certificates.k8s.io", Version: "v1"},
 		{Group: "resource.k8s.io", Version: "v1"},
+		{Group: "storagemigration.k8s.io", Version: "v1"},
 	}
 	if !slices.Equal(gotOrder, wantOrder) {
 		t.Errorf("got group-versions %v, want %v", gotOrder, wantOrder)
@@ -187,7 +191,7 @@ func TestBuiltinTables(t *testing.T) {
 	wantKinds := []string{
 		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Node", "/v1, Kind=Pod", "/v1, Kind=ReplicationController",
 		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "batch/v1, Kind=Job",
-		"certificates.k8s.io/v1, Kind=CertificateSigningRequest", "events.k8s.io/v1, Kind=Event", "resource.k8s.io/v1, Kind=ResourceSlice",
+		"certificates.k8s.io/v1, Kind=CertificateSigningRequest", "certificates.k8s.io/v1, Kind=ClusterTrustBundle", "events.k8s.io/v1, Kind=Event", "resource.k8s.io/v1, Kind=ResourceSlice",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("got field label conversions for %v, want %v", gotKinds, wantKinds)

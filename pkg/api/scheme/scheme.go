@@ -73,6 +73,7 @@ func init() {
 	utilruntime.Must(defaultsadmissionregistrationv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsrbacv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsresourcev1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsresourcev1.RegisterDeviceTaintRuleDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))

@@ -1,0 +1,14 @@
+// Package clustertrustbundle is the storage of certificates.k8s.io/v1
+// ClusterTrustBundles (cluster-scoped, no status), with upstream's strategy
+// (kubernetes pkg/registry/certificates/clustertrustbundle, v1.37): the
+// name is tied to spec.signerName, the signer name is immutable, the trust
+// bundle holds distinct CA certificates, spec.signerName is a field
+// selector.
+//
+// Not done here: upstream's ClusterTrustBundleAttest admission plugin,
+// which requires the "attest" verb on signers/<signerName> to write a
+// bundle that names a signer, is an admission plugin kapi does not have
+// yet; any user allowed to create bundles may name any signer. Upstream's
+// kubelet projects bundles into pods (clusterTrustBundle volume
+// projection): kapi has no kubelet.
+package clustertrustbundle
