@@ -16,6 +16,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -49,6 +53,18 @@ func newIdentitiesTB(t testing.TB, srv *kapitest.Server) *identities {
 	admin, err := rest.HTTPClientFor(srv.Config)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// These tests measure flow control, not authorization: every user they
+	// make may do everything (RBAC is kapi's default), yet only
+	// system:masters is exempt from flow control.
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	_, err = cs.RbacV1().ClusterRoleBindings().Create(context.Background(), &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "apf-test-users"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: "system:authenticated"}},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("bind the test users: %v", err)
 	}
 	return &identities{srv: srv, roots: &tls.Config{RootCAs: tlsCfg.RootCAs, MinVersion: tls.VersionTLS12}, proxy: proxy, admin: admin}
 }
