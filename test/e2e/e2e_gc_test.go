@@ -89,11 +89,13 @@ func TestNamespaceDefaults(t *testing.T) {
 			t.Errorf("description annotation: got %q", got)
 		}
 
-		// Deleted: recreated. Changed: put back.
-		sa, err := e.cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		// Deleted: recreated. Changed: put back. (The service account is
+		// made by another controller than the ConfigMap: wait for it too.)
+		var sa *corev1.ServiceAccount
+		eventually(t, 5*time.Second, "default service account", func() (err error) {
+			sa, err = e.cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+			return err
+		})
 		if err := e.cs.CoreV1().ServiceAccounts(ns).Delete(ctx, "default", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
