@@ -79,7 +79,8 @@ type waiter struct {
 // the level finished.
 const initialDuration = 0.001
 
-// estimatedWork is seats times the level's average execution time.
+// estimatedWork is seats times the level's average execution time
+// (lv.mu held).
 func (lv *level) estimatedWork(seats int) float64 {
 	d := lv.avgDuration
 	if d <= 0 {
@@ -280,9 +281,10 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.seatsInUse += w.Seats
 		lv.executing++
 		lv.dispatched++
+		work := lv.estimatedWork(w.Seats)
 		lv.mu.Unlock()
 		m.dispatched(cls, w.Seats, 0)
-		return &Ticket{lv: lv, cls: cls, width: w, q: q, start: now, work: lv.estimatedWork(w.Seats)}, nil
+		return &Ticket{lv: lv, cls: cls, width: w, q: q, start: now, work: work}, nil
 	}
 	if lv.reject {
 		lv.rejected++
