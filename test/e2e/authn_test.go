@@ -24,6 +24,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -46,7 +47,19 @@ func authnServer(t *testing.T, flags ...string) *kapitest.Server {
 	if err := os.WriteFile(tokens, []byte("static-token,alice,1001,\"dev,ops\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return kapitest.Start(t, kapitest.WithFlags(append([]string{"--token-auth-file=" + tokens}, flags...)...))
+	srv := kapitest.Start(t, kapitest.WithFlags(append([]string{"--token-auth-file=" + tokens}, flags...)...))
+	// These tests are about who is calling, not what they may do: every
+	// authenticated identity may do everything (RBAC, kapi's default, is
+	// tested in e2e_rbac_test.go). Anonymous requests stay under RBAC.
+	_, err := kubernetes.NewForConfigOrDie(srv.Config).RbacV1().ClusterRoleBindings().Create(context.Background(), &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "authn-test-authenticated"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: "system:authenticated"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("bind the authenticated users: %v", err)
+	}
+	return srv
 }
 
 // tokenConfig is the server's address and CA with token as the only
