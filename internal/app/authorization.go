@@ -15,6 +15,7 @@ import (
 	authzconfig "github.com/kapi-dev/kapi/pkg/auth/authorizer/config"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/union"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/webhook"
+	"github.com/kapi-dev/kapi/pkg/auth/node"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
@@ -63,6 +64,12 @@ func (c *Config) buildAuthorizer() error {
 		case options.ModeRBAC:
 			authz = append(authz, c.RBAC)
 			resolvers = append(resolvers, c.RBAC)
+		case options.ModeNode:
+			// The graph is filled by informers in installRBAC's hook.
+			c.NodeGraph = node.NewGraph()
+			n := node.New(c.NodeGraph)
+			authz = append(authz, n)
+			resolvers = append(resolvers, n)
 		case options.ModeWebhook:
 			w, err := newWebhook(e.Webhook)
 			if err != nil {
@@ -118,7 +125,8 @@ func (u rulesUnion) RulesFor(ctx context.Context, who *user.Info, ns string) (re
 var _ authorizer.Authorizer = union.Authorizers(nil)
 
 // installRBAC adds the post-start hook rbac/bootstrap-roles (upstream's
-// name): it starts the RBAC informers on the loopback client, reconciles
+// name): it starts the RBAC informers (and, with mode Node, those filling
+// the Node authorizer's graph) on the loopback client, reconciles
 // the bootstrap policy (retrying until the system namespaces exist), and
 // runs the ClusterRole aggregation until the server stops. Readiness
 // waits for it; until the caches sync only system:masters is authorized.
@@ -148,6 +156,11 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 			DeleteFunc: func(any) { notify() },
 		}); err != nil {
 			return fmt.Errorf("rbac: %w", err)
+		}
+		if c.NodeGraph != nil {
+			if err := node.Populate(c.NodeGraph, factory); err != nil {
+				return err
+			}
 		}
 		factory.Start(ctx.Done())
 		for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
