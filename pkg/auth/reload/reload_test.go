@@ -51,7 +51,9 @@ func TestWatcher(t *testing.T) {
 	go func() { defer close(done); w.Run(ctx, []byte("v1")) }()
 	defer func() { cancel(); <-done }()
 
-	count := func(status string) float64 { return value(t, reg, "apiserver_authorization_config_controller_automatic_reloads_total", status) }
+	count := func(status string) float64 {
+		return value(t, reg, "apiserver_authorization_config_controller_automatic_reloads_total", status)
+	}
 	wait := func(what string, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
