@@ -8,11 +8,14 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/kapitest"
 )
@@ -160,4 +163,70 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// TestAssociatedNodeImpersonation: a node agent (a service account whose
+// token is bound to its pod on n1) impersonates its node with constrained
+// impersonation (impersonate:associated-node and
+// impersonate-on:associated-node:get), and then reads as the node what
+// the Node authorizer lets n1 read, and nothing else.
+func TestAssociatedNodeImpersonation(t *testing.T) {
+	srv := kapitest.Start(t, kapitest.WithFlags("--authorization-mode=Node,RBAC", "--enable-admission-plugins=NodeRestriction"))
+	ctx := t.Context()
+	admin := kubernetes.NewForConfigOrDie(srv.Config)
+	for _, n := range []string{"n1", "n2"} {
+		if _, err := admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := admin.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "agent"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod := func(name, node, sa string) *corev1.Pod {
+		p, err := admin.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{
+			NodeName: node, ServiceAccountName: sa, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	agentPod := pod("agent-x", "n1", "agent")
+	waitFor(t, "the default service account", func() bool {
+		_, err := admin.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil
+	})
+	pod("other", "n2", "default")
+	_, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "impersonate-my-node"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"nodes"}, Verbs: []string{"impersonate:associated-node"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"impersonate-on:associated-node:get"}},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "agent-impersonates-node"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "impersonate-my-node"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "default", Name: "agent"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := admin.CoreV1().ServiceAccounts("default").CreateToken(ctx, "agent", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+		BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: agentPod.Name, UID: agentPod.UID}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := func(node string) kubernetes.Interface {
+		cfg := rest.AnonymousClientConfig(srv.Config)
+		cfg.BearerToken = tr.Status.Token
+		cfg.Impersonate.UserName = "system:node:" + node
+		return kubernetes.NewForConfigOrDie(cfg)
+	}
+	waitFor(t, "the agent to read its own pod as n1", func() bool {
+		_, err := as("n1").CoreV1().Pods("default").Get(ctx, "agent-x", metav1.GetOptions{})
+		return err == nil
+	})
+	_, err = as("n1").CoreV1().Pods("default").Get(ctx, "other", metav1.GetOptions{})
+	wantForbidden(t, err, `pods "other" is forbidden: User "system:node:n1" cannot get resource "pods" in API group "" in the namespace "default": no relationship found between node 'n1' and this object`)
+	_, err = as("n1").CoreV1().Pods("default").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=n1"})
+	wantForbidden(t, err, `pods is forbidden: User "system:serviceaccount:default:agent" cannot impersonate-on:associated-node:list resource "pods" in API group "" in the namespace "default"`)
+	_, err = as("n2").CoreV1().Pods("default").Get(ctx, "other", metav1.GetOptions{})
+	wantForbidden(t, err, `pods "other" is forbidden: User "system:serviceaccount:default:agent" cannot impersonate-on:arbitrary-node:get resource "pods" in API group "" in the namespace "default"`)
 }
