@@ -98,6 +98,10 @@ type Options struct {
 	// aggregator re-probes an available non-local APIService (30s). A test
 	// seam: there is no flag.
 	APIServiceAvailabilityPeriod time.Duration
+	// ConfigReloadInterval, if set, replaces how often the
+	// --authorization-config and --authentication-config files are
+	// checked for changes (a minute). A test seam: there is no flag.
+	ConfigReloadInterval time.Duration
 	// Flags are more command-line flags, as the kapi command takes them
 	// ("--name=value"), applied after the fields above.
 	Flags []string
@@ -176,6 +180,7 @@ func (o Options) appOptions(logger *slog.Logger) (*app.Options, error) {
 		ao.Services.ClusterIPRange = o.ServiceClusterIPRange
 	}
 	ao.APIServiceAvailabilityPeriod = o.APIServiceAvailabilityPeriod
+	ao.ConfigReloadInterval = o.ConfigReloadInterval
 	if len(o.Flags) > 0 {
 		fs := pflag.NewFlagSet("kapi", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"sync/atomic"
 
@@ -34,6 +35,11 @@ type authentication struct {
 	// objects reads what service-account tokens name, once the core
 	// server is installed.
 	objects lazyObjects
+	// jwt are the JWT authenticators of --authentication-config (or the
+	// --oidc-* flags), replaced when the file changes; loaded is the
+	// file content they were built from.
+	jwt    atomic.Pointer[authenticator.Token]
+	loaded []byte
 }
 
 // applyAuthentication builds c.Authenticator (upstream's order:
@@ -84,10 +90,12 @@ func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA 
 	} else {
 		c.Logger.Info("service account issuer discovery is not served", "reason", err)
 	}
-	jwts, anonymous, err := c.jwtAuthenticators()
+	jwts, anonymous, loaded, err := c.jwtAuthenticators()
 	if err != nil {
 		return err
 	}
+	a.loaded = loaded
+	a.setJWT(jwts)
 	// Static tokens, the loopback token and OIDC tokens are not bound to
 	// the API server's audiences (upstream wraps them the same way).
 	static[loopbackToken] = &user.Info{Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}}
@@ -95,9 +103,9 @@ func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA 
 		authenticator.AudienceAgnostic(a.audiences, authenticator.NewStaticTokens(static)),
 		serviceaccount.NewAuthenticator(issuers, true, keys, a.audiences, &a.objects),
 	}
-	for _, j := range jwts {
-		tokens = append(tokens, authenticator.AudienceAgnostic(a.audiences, j))
-	}
+	tokens = append(tokens, authenticator.TokenFunc(func(ctx context.Context, token string) (*user.Info, []string, bool, error) {
+		return (*a.jwt.Load()).AuthenticateToken(ctx, token)
+	}))
 	a.tokens = authenticator.UnionToken(tokens...)
 	c.authn = a
 	c.Authenticator = authenticator.Union(
@@ -118,28 +126,72 @@ type anonymousConfig struct {
 	paths   []string
 }
 
+// setJWT puts jwts in force (not bound to the API server's audiences,
+// as upstream wraps them).
+func (a *authentication) setJWT(jwts []*oidc.Authenticator) {
+	var list []authenticator.Token
+	for _, j := range jwts {
+		list = append(list, authenticator.AudienceAgnostic(a.audiences, j))
+	}
+	t := authenticator.UnionToken(list...)
+	a.jwt.Store(&t)
+}
+
+// configJWTs builds the JWT authenticators of an --authentication-config.
+func configJWTs(cfg *oidc.AuthenticationConfiguration) ([]*oidc.Authenticator, error) {
+	var out []*oidc.Authenticator
+	for i, j := range cfg.JWT {
+		a, err := oidc.New(j, nil)
+		if err != nil {
+			return nil, fmt.Errorf("--authentication-config: jwt[%d]: %w", i, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// reloadAuthentication puts in force the JWT authenticators of a changed
+// --authentication-config; an invalid content changes nothing. kapi
+// applies the jwt list only: a change of the anonymous section is
+// validated but needs a restart (its filter is built once).
+func (c *Config) reloadAuthentication(data []byte) error {
+	cfg, err := oidc.ParseConfig(c.Options.Authentication.AuthenticationConfigFile, data)
+	if err != nil {
+		return fmt.Errorf("--authentication-config: %w", err)
+	}
+	jwts, err := configJWTs(cfg)
+	if err != nil {
+		return err
+	}
+	c.authn.setJWT(jwts)
+	return nil
+}
+
 // jwtAuthenticators builds the OIDC authenticators of --authentication-config
-// or the --oidc-* flags, and the anonymous configuration.
-func (c *Config) jwtAuthenticators() ([]*oidc.Authenticator, anonymousConfig, error) {
+// or the --oidc-* flags, and the anonymous configuration; loaded is the
+// file content (nil without a file).
+func (c *Config) jwtAuthenticators() ([]*oidc.Authenticator, anonymousConfig, []byte, error) {
 	o := c.Options.Authentication
 	anonymous := anonymousConfig{enabled: o.Anonymous}
 	var out []*oidc.Authenticator
+	var loaded []byte
 	switch {
 	case o.AuthenticationConfigFile != "":
-		cfg, err := oidc.LoadConfigFile(o.AuthenticationConfigFile)
+		data, err := os.ReadFile(o.AuthenticationConfigFile)
 		if err != nil {
-			return nil, anonymous, fmt.Errorf("--authentication-config: %w", err)
+			return nil, anonymous, nil, fmt.Errorf("--authentication-config: %w", err)
 		}
-		for i, j := range cfg.JWT {
-			a, err := oidc.New(j, nil)
-			if err != nil {
-				return nil, anonymous, fmt.Errorf("--authentication-config: jwt[%d]: %w", i, err)
-			}
-			out = append(out, a)
+		cfg, err := oidc.ParseConfig(o.AuthenticationConfigFile, data)
+		if err != nil {
+			return nil, anonymous, nil, fmt.Errorf("--authentication-config: %w", err)
 		}
+		if out, err = configJWTs(cfg); err != nil {
+			return nil, anonymous, nil, err
+		}
+		loaded = data
 		if cfg.Anonymous != nil {
 			if o.AnonymousFlagSet() {
-				return nil, anonymous, errors.New("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file")
+				return nil, anonymous, nil, errors.New("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file")
 			}
 			anonymous = anonymousConfig{enabled: cfg.Anonymous.Enabled}
 			for _, cond := range cfg.Anonymous.Conditions {
@@ -155,15 +207,15 @@ func (c *Config) jwtAuthenticators() ([]*oidc.Authenticator, anonymousConfig, er
 			SigningAlgs: oi.SigningAlgs, RequiredClaims: oi.RequiredClaims,
 		})
 		if err != nil {
-			return nil, anonymous, err
+			return nil, anonymous, nil, err
 		}
 		a, err := oidc.New(j, oi.SigningAlgs)
 		if err != nil {
-			return nil, anonymous, fmt.Errorf("--oidc-*: %w", err)
+			return nil, anonymous, nil, fmt.Errorf("--oidc-*: %w", err)
 		}
 		out = append(out, a)
 	}
-	return out, anonymous, nil
+	return out, anonymous, loaded, nil
 }
 
 // errAnonymousDisabled answers a request without credentials when

@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -15,6 +18,7 @@ import (
 	authzconfig "github.com/kapi-dev/kapi/pkg/auth/authorizer/config"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/union"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/webhook"
+	"github.com/kapi-dev/kapi/pkg/auth/node"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
@@ -22,21 +26,28 @@ import (
 	"github.com/kapi-dev/kapi/pkg/server/options"
 )
 
-// buildAuthorizer makes the chain of --authorization-mode, behind the
-// privileged-groups authorizer (system:masters, which the admin
-// kubeconfig and the loopback identity belong to, may do everything, as
-// upstream). The RBAC rule resolver is always made: the RBAC resources'
-// escalation checks use it whatever the modes.
+// buildAuthorizer makes the chain of --authorization-mode or
+// --authorization-config, behind the privileged-groups authorizer
+// (system:masters, which the admin kubeconfig and the loopback identity
+// belong to, may do everything, as upstream). The RBAC rule resolver is
+// always made: the RBAC resources' escalation checks use it whatever the
+// modes. The chain can be replaced while serving (a changed
+// --authorization-config file, see startConfigReload).
 func (c *Config) buildAuthorizer() error {
 	c.RBAC = rbac.New(nil)
 	o := c.Options.Authorization
+	dyn := &dynamicAuthorizer{}
 	var entries []authzconfig.Authorizer
 	if o.ConfigFile != "" {
-		cfg, err := authzconfig.Load(o.ConfigFile)
+		data, err := os.ReadFile(o.ConfigFile)
+		if err != nil {
+			return fmt.Errorf("--authorization-config: %w", err)
+		}
+		cfg, err := authzconfig.Parse(o.ConfigFile, data)
 		if err != nil {
 			return err
 		}
-		entries = cfg.Authorizers
+		entries, dyn.loaded = cfg.Authorizers, data
 	} else {
 		for _, m := range o.EffectiveModes() {
 			e := authzconfig.Authorizer{Type: m, Name: m}
@@ -50,6 +61,22 @@ func (c *Config) buildAuthorizer() error {
 			entries = append(entries, e)
 		}
 	}
+	if slices.ContainsFunc(entries, func(e authzconfig.Authorizer) bool { return e.Type == options.ModeNode }) {
+		// The graph is filled by informers in installRBAC's hook.
+		c.NodeGraph = node.NewGraph()
+	}
+	chain, err := c.authorizerChain(entries)
+	if err != nil {
+		return err
+	}
+	dyn.chain.Store(chain)
+	c.Authorizer = dyn
+	c.RuleResolver = dyn
+	return nil
+}
+
+// authorizerChain builds the authorizers of entries.
+func (c *Config) authorizerChain(entries []authzconfig.Authorizer) (*authorizerChain, error) {
 	authz := union.Authorizers{union.PrivilegedGroups{user.SystemPrivileged}}
 	var resolvers rulesUnion
 	for _, e := range entries {
@@ -63,20 +90,63 @@ func (c *Config) buildAuthorizer() error {
 		case options.ModeRBAC:
 			authz = append(authz, c.RBAC)
 			resolvers = append(resolvers, c.RBAC)
+		case options.ModeNode:
+			if c.NodeGraph == nil {
+				// Its informers start with the server: a reload cannot
+				// add it.
+				return nil, fmt.Errorf("authorizer %q: type Node cannot be added to a running server's authorization configuration", e.Name)
+			}
+			n := node.New(c.NodeGraph)
+			authz = append(authz, n)
+			resolvers = append(resolvers, n)
 		case options.ModeWebhook:
 			w, err := newWebhook(e.Webhook)
 			if err != nil {
-				return fmt.Errorf("authorizer %q: %w", e.Name, err)
+				return nil, fmt.Errorf("authorizer %q: %w", e.Name, err)
 			}
 			authz = append(authz, w)
 			// A webhook cannot list rules (upstream answers the same).
 			resolvers = append(resolvers, accessreview.RulesOf(w))
 		default:
-			return fmt.Errorf("authorizer %q: type %s is not implemented by kapi yet", e.Name, e.Type)
+			return nil, fmt.Errorf("authorizer %q: type %s is not implemented by kapi yet", e.Name, e.Type)
 		}
 	}
-	c.Authorizer = authz
-	c.RuleResolver = resolvers
+	return &authorizerChain{authz: authz, resolvers: resolvers}, nil
+}
+
+// authorizerChain is one configuration's authorizers and rule resolvers.
+type authorizerChain struct {
+	authz     union.Authorizers
+	resolvers rulesUnion
+}
+
+// dynamicAuthorizer serves the chain in force; loaded is the
+// --authorization-config content it was built from (nil without one).
+type dynamicAuthorizer struct {
+	chain  atomic.Pointer[authorizerChain]
+	loaded []byte
+}
+
+func (d *dynamicAuthorizer) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	return d.chain.Load().authz.Authorize(ctx, a)
+}
+
+func (d *dynamicAuthorizer) RulesFor(ctx context.Context, who *user.Info, ns string) ([]authorizationv1.ResourceRule, []authorizationv1.NonResourceRule, bool, error) {
+	return d.chain.Load().resolvers.RulesFor(ctx, who, ns)
+}
+
+// reloadAuthorization builds and puts in force a new
+// --authorization-config content; an invalid one changes nothing.
+func (c *Config) reloadAuthorization(d *dynamicAuthorizer, data []byte) error {
+	cfg, err := authzconfig.Parse(c.Options.Authorization.ConfigFile, data)
+	if err != nil {
+		return err
+	}
+	chain, err := c.authorizerChain(cfg.Authorizers)
+	if err != nil {
+		return err
+	}
+	d.chain.Store(chain)
 	return nil
 }
 
@@ -118,7 +188,8 @@ func (u rulesUnion) RulesFor(ctx context.Context, who *user.Info, ns string) (re
 var _ authorizer.Authorizer = union.Authorizers(nil)
 
 // installRBAC adds the post-start hook rbac/bootstrap-roles (upstream's
-// name): it starts the RBAC informers on the loopback client, reconciles
+// name): it starts the RBAC informers (and, with mode Node, those filling
+// the Node authorizer's graph) on the loopback client, reconciles
 // the bootstrap policy (retrying until the system namespaces exist), and
 // runs the ClusterRole aggregation until the server stops. Readiness
 // waits for it; until the caches sync only system:masters is authorized.
@@ -128,6 +199,9 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		return err
 	}
 	return head.AddPostStartHook("rbac/bootstrap-roles", func(ctx context.Context) error {
+		if err := c.startConfigReload(ctx); err != nil {
+			return err
+		}
 		client, err := kubernetes.NewForConfig(loopback)
 		if err != nil {
 			return fmt.Errorf("rbac: %w", err)
@@ -148,6 +222,11 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 			DeleteFunc: func(any) { notify() },
 		}); err != nil {
 			return fmt.Errorf("rbac: %w", err)
+		}
+		if c.NodeGraph != nil {
+			if err := node.Populate(c.NodeGraph, factory); err != nil {
+				return err
+			}
 		}
 		factory.Start(ctx.Done())
 		for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {

@@ -44,6 +44,10 @@ type Options struct {
 	// APIServiceAvailabilityPeriod, if set, replaces how often the
 	// aggregator re-probes an available non-local APIService (30s).
 	APIServiceAvailabilityPeriod time.Duration
+	// ConfigReloadInterval, if set, replaces how often the
+	// --authorization-config and --authentication-config files are
+	// checked for changes (a minute). A test seam: there is no flag.
+	ConfigReloadInterval time.Duration
 	// OnPostStartHookError replaces the default (log and exit 255).
 	OnPostStartHookError func(name string, err error)
 }

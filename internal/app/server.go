@@ -28,6 +28,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/kubeconfig"
+	"github.com/kapi-dev/kapi/pkg/auth/node"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
@@ -94,6 +95,8 @@ type Config struct {
 	// the rules of the --authorization-mode chain (see buildAuthorizer).
 	RBAC         *rbac.Authorizer
 	RuleResolver accessreview.RuleResolver
+	// NodeGraph is the Node authorizer's relationships (nil without it).
+	NodeGraph *node.Graph
 	// RequestHeaderCAPEM is the PEM of the front-proxy CA trusted (the
 	// generated one unless --requestheader-client-ca-file is set).
 	RequestHeaderCAPEM []byte

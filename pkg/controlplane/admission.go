@@ -38,6 +38,7 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, pr
 		{&deps.ServiceAccounts, serviceAccountsResource},
 		{&deps.LimitRanges, limitRangesResource},
 		{&deps.Pods, podsResource},
+		{&deps.Nodes, nodesResource},
 		{&deps.PriorityClasses, priorityClassesResource},
 		{&deps.StorageClasses, storageClassesResource},
 	} {

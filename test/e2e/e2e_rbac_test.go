@@ -171,7 +171,9 @@ func TestKubectlRBAC(t *testing.T) {
 			}
 			bobConfig.Impersonate.UserName = "alice"
 			_, err = kubernetes.NewForConfigOrDie(bobConfig).CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
-			if want := `users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope`; err == nil || err.Error() != want {
+			// Constrained impersonation (on by default since v1.36): the
+			// first denial is the user-info mode's impersonate-on check.
+			if want := `pods is forbidden: User "bob" cannot impersonate-on:user-info:list resource "pods" in API group "" in the namespace "` + ns + `"`; err == nil || err.Error() != want {
 				t.Errorf("bob impersonating alice: got %v, want %s", err, want)
 			}
 

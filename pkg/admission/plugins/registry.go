@@ -17,6 +17,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/pkg/admission/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/noderestriction"
 	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/priority"
 	"github.com/kapi-dev/kapi/pkg/admission/serviceaccount"
@@ -127,6 +128,9 @@ type Deps struct {
 	// Pods reads pods (PodSecurity checks a namespace's pods when its
 	// enforce level changes; nil: it does not).
 	Pods Reader
+	// Nodes reads nodes (NodeRestriction checks a mirror pod's owner;
+	// nil: it is unavailable, as without Pods).
+	Nodes Reader
 	// PriorityClasses and StorageClasses read scheduling.k8s.io and
 	// storage.k8s.io classes; nil (not served yet) makes Priority and
 	// DefaultStorageClass unavailable.
@@ -181,6 +185,12 @@ var constructors = map[string]Constructor{
 			return nil, ErrUnavailable
 		}
 		return priority.New(d.PriorityClasses), nil
+	},
+	noderestriction.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.Pods == nil || d.Nodes == nil {
+			return nil, ErrUnavailable
+		}
+		return noderestriction.New(d.Pods, d.Nodes), nil
 	},
 	defaultstorageclass.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		if d.StorageClasses == nil {

@@ -3,6 +3,8 @@ package authorizer
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/fields"
+
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 )
 
@@ -28,6 +30,11 @@ type Attributes struct {
 	Resource    string
 	Subresource string
 	Name        string
+	// FieldSelector is the request's fieldSelector parameter, parsed (nil
+	// when absent or invalid), as upstream's GetFieldSelector
+	// (AuthorizeWithSelectors, on by default since v1.32). The Node
+	// authorizer uses it; RBAC ignores it.
+	FieldSelector fields.Requirements
 	// Non-resource requests.
 	Path string
 }

@@ -99,6 +99,12 @@ func LoadConfigFile(path string) (*AuthenticationConfiguration, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig decodes and validates the content of an
+// --authentication-config file (path names it in errors).
+func ParseConfig(path string, data []byte) (*AuthenticationConfiguration, error) {
 	var c AuthenticationConfiguration
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", path, err)

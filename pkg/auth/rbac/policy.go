@@ -371,3 +371,15 @@ func RoleBindings() []rbacv1.RoleBinding {
 			subject(sa, "kube-system/token-cleaner")),
 	}
 }
+
+// NodeRules are the rules of the system:node ClusterRole, which the Node
+// authorizer applies to every node for the resources it does not subdivide
+// (upstream's bootstrappolicy.NodeRules).
+func NodeRules() []rbacv1.PolicyRule {
+	for _, r := range ClusterRoles() {
+		if r.Name == "system:node" {
+			return r.Rules
+		}
+	}
+	return nil
+}

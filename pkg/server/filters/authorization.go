@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
@@ -32,6 +33,14 @@ func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
 		return authorizer.Attributes{}, errNoRequestInfo
 	}
 	u, _ := request.UserFrom(r.Context())
+	var fieldSelector fields.Requirements
+	if info.IsResourceRequest {
+		// An invalid selector is left out (the handler refuses it), as
+		// upstream records it as an error and authorizers see none.
+		if s, err := fields.ParseSelector(r.URL.Query().Get("fieldSelector")); err == nil && !s.Empty() {
+			fieldSelector = s.Requirements()
+		}
+	}
 	return authorizer.Attributes{
 		User:            u,
 		Verb:            info.Verb,
@@ -43,6 +52,7 @@ func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
 		Subresource:     info.Subresource,
 		Name:            info.Name,
 		Path:            info.Path,
+		FieldSelector:   fieldSelector,
 	}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/impersonation"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
@@ -28,13 +29,15 @@ const impersonateHeaderPrefix = "Impersonate-"
 const serviceAccountPrefix = "system:serviceaccount:"
 
 // WithImpersonation serves a request carrying Impersonate-* headers as the
-// user they name, once the caller is authorized to impersonate each part,
-// as upstream's filter: the verb impersonate on users/<name> (or
-// serviceaccounts/<name> in its namespace for
-// system:serviceaccount:<ns>:<name>), groups/<group>,
-// userextras/<key> named by the value (authentication.k8s.io) and
-// uids/<uid> (authentication.k8s.io). A refusal is upstream's 403 for those
-// attributes. The impersonated user gets system:authenticated (or
+// user they name, once the caller is authorized to impersonate it, as
+// upstream's filter with constrained impersonation (on by default since
+// v1.36; see package pkg/auth/impersonation): the constrained modes
+// (impersonate:<mode> on the user and impersonate-on:<mode>:<verb> on the
+// request) are tried before the legacy one (the verb impersonate on
+// users/<name> or serviceaccounts/<name> in its namespace, groups/<group>,
+// userextras/<key> named by the value and uids/<uid>, the last two in
+// authentication.k8s.io). A refusal is upstream's 403 for the first
+// denied attributes. The impersonated user gets system:authenticated (or
 // system:unauthenticated for system:anonymous), a service account its
 // groups when no group is asked for; the headers are removed and the
 // impersonated user is recorded in the audit event.
@@ -62,63 +65,41 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 			responsewriters.WriteStatus(w, &st)
 			return
 		}
-		var (
-			name        string
-			uid         string
-			groups      []string
-			extra       map[string][]string
-			groupsAsked = len(r.Header.Values(authnv1.ImpersonateGroupHeader)) > 0
-		)
+		var wanted impersonation.Wanted
 		for _, ir := range reqs {
-			attrs := authorizer.Attributes{User: caller, Verb: "impersonate", ResourceRequest: true, APIVersion: "v1", Name: ir.value}
 			switch ir.kind {
 			case "user":
-				name = ir.value
-				attrs.Resource = "users"
-				if ns, sa, ok := splitServiceAccount(ir.value); ok {
-					attrs.Resource, attrs.Namespace, attrs.Name = "serviceaccounts", ns, sa
-					if !groupsAsked {
-						groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
-					}
-				}
+				wanted.Name = ir.value
 			case "group":
-				attrs.Resource = "groups"
-				groups = append(groups, ir.value)
+				wanted.Groups = append(wanted.Groups, ir.value)
 			case "extra":
-				attrs.APIGroup, attrs.Resource, attrs.Subresource = authnv1.GroupName, "userextras", ir.key
-				if extra == nil {
-					extra = map[string][]string{}
+				if wanted.Extra == nil {
+					wanted.Extra = map[string][]string{}
 				}
-				extra[ir.key] = append(extra[ir.key], ir.value)
+				wanted.Extra[ir.key] = append(wanted.Extra[ir.key], ir.value)
 			case "uid":
-				attrs.APIGroup, attrs.Resource = authnv1.GroupName, "uids"
-				uid = ir.value
+				wanted.UID = ir.value
 			}
-			allowed := authz == nil
-			reason := ""
-			if !allowed {
-				var d authorizer.Decision
-				d, reason, err = authz.Authorize(ctx, attrs)
-				allowed = d == authorizer.DecisionAllow
-			}
-			if !allowed {
-				logger.Debug("impersonation forbidden", "URI", r.RequestURI, "reason", reason, "err", err)
+		}
+		var as *user.Info
+		if authz == nil {
+			as = legacyUnchecked(wanted)
+		} else {
+			// The request's own attributes, for the constrained modes'
+			// impersonate-on:<mode>:<verb> checks.
+			reqAttrs, _ := AttributesFrom(r)
+			var denied *impersonation.Denied
+			as, _, denied = impersonation.Check(ctx, authz, caller, wanted, reqAttrs)
+			if denied != nil {
+				logger.Debug("impersonation forbidden", "URI", r.RequestURI, "reason", denied.Reason)
 				audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionForbid)
-				audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
-				st := Forbidden(attrs, reason)
+				audit.AddAnnotation(ctx, ReasonAnnotationKey, denied.Reason)
+				st := Forbidden(denied.Attributes, denied.Reason)
 				audit.LogResponseStatus(ctx, st)
 				responsewriters.WriteStatus(w, st)
 				return
 			}
 		}
-		if name == user.Anonymous {
-			if !slices.Contains(groups, user.AllUnauthenticated) {
-				groups = append(groups, user.AllUnauthenticated)
-			}
-		} else if !slices.Contains(groups, user.AllAuthenticated) {
-			groups = append(groups, user.AllAuthenticated)
-		}
-		as := &user.Info{Name: name, UID: uid, Groups: groups, Extra: extra}
 		audit.LogImpersonatedUser(ctx, authnv1.UserInfo{Username: as.Name, UID: as.UID, Groups: as.Groups, Extra: toExtra(as.Extra)})
 		r = r.Clone(request.WithUser(ctx, as))
 		for _, h := range impersonationHeaders(r.Header) {
@@ -126,6 +107,26 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 		}
 		handler.ServeHTTP(w, r)
 	})
+}
+
+// legacyUnchecked is the user impersonated without authorization (no
+// authorizer): as asked, with a service account's groups when none are
+// asked for, and system:authenticated (system:unauthenticated for
+// anonymous), as upstream's legacy mode.
+func legacyUnchecked(w impersonation.Wanted) *user.Info {
+	u := &user.Info{Name: w.Name, UID: w.UID, Groups: slices.Clone(w.Groups), Extra: w.Extra}
+	if ns, _, ok := splitServiceAccount(w.Name); ok && len(w.Groups) == 0 {
+		u.Groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
+	}
+	switch {
+	case u.Name == user.Anonymous:
+		if !slices.Contains(u.Groups, user.AllUnauthenticated) {
+			u.Groups = append(u.Groups, user.AllUnauthenticated)
+		}
+	case !slices.Contains(u.Groups, user.AllUnauthenticated) && !slices.Contains(u.Groups, user.AllAuthenticated):
+		u.Groups = append(u.Groups, user.AllAuthenticated)
+	}
+	return u
 }
 
 func toExtra(m map[string][]string) map[string]authnv1.ExtraValue {

@@ -61,8 +61,30 @@ func TestImpersonation(t *testing.T) {
 		{name: "no headers", code: 200, as: "alice||system:authenticated|"},
 		{name: "user", headers: http.Header{"Impersonate-User": {"bob"}}, allowed: []string{"|impersonate|users/bob"},
 			code: 200, as: "bob||system:authenticated|"},
+		// With constrained impersonation (on by default since v1.36) the
+		// first denial is the user-info mode's impersonate-on check on the
+		// request (upstream's impersonation tracker returns the first
+		// error of its modes, user-info coming before legacy).
 		{name: "user refused", headers: http.Header{"Impersonate-User": {"bob"}}, code: 403,
-			message: `users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`},
+			message: `pods is forbidden: User "alice" cannot impersonate-on:user-info:list resource "pods" in API group "" at the cluster scope`},
+		{name: "user-info mode", headers: http.Header{"Impersonate-User": {"bob"}, "Impersonate-Group": {"devs"}},
+			allowed: []string{"|impersonate-on:user-info:list|pods/", "authentication.k8s.io|impersonate:user-info|users/bob", "authentication.k8s.io|impersonate:user-info|groups/devs"},
+			code:    200, as: "bob||devs,system:authenticated|"},
+		{name: "user-info mode may not add system:masters", headers: http.Header{"Impersonate-User": {"bob"}, "Impersonate-Group": {"system:masters"}},
+			allowed: []string{"|impersonate-on:user-info:list|pods/", "authentication.k8s.io|impersonate:user-info|users/bob", "authentication.k8s.io|impersonate:user-info|groups/system:masters"},
+			code:    403, message: `groups.authentication.k8s.io "system:masters" is forbidden: User "alice" cannot impersonate:user-info resource "groups" in API group "authentication.k8s.io" at the cluster scope: impersonating the system:masters group is not allowed`},
+		{name: "serviceaccount mode", headers: http.Header{"Impersonate-User": {"system:serviceaccount:ns:robot"}},
+			allowed: []string{"|impersonate-on:serviceaccount:list|pods/", "authentication.k8s.io|impersonate:serviceaccount|ns:serviceaccounts/robot"},
+			code:    200, as: "system:serviceaccount:ns:robot||system:serviceaccounts,system:serviceaccounts:ns,system:authenticated|"},
+		{name: "serviceaccount mode without the action", headers: http.Header{"Impersonate-User": {"system:serviceaccount:ns:robot"}},
+			allowed: []string{"authentication.k8s.io|impersonate:serviceaccount|ns:serviceaccounts/robot"}, code: 403,
+			message: `pods is forbidden: User "alice" cannot impersonate-on:serviceaccount:list resource "pods" in API group "" at the cluster scope`},
+		{name: "arbitrary-node mode", headers: http.Header{"Impersonate-User": {"system:node:n1"}},
+			allowed: []string{"|impersonate-on:arbitrary-node:list|pods/", "authentication.k8s.io|impersonate:arbitrary-node|nodes/n1"},
+			code:    200, as: "system:node:n1||system:nodes,system:authenticated|"},
+		{name: "node with groups is not a node mode", headers: http.Header{"Impersonate-User": {"system:node:n1"}, "Impersonate-Group": {"system:nodes"}},
+			allowed: []string{"|impersonate-on:arbitrary-node:list|pods/", "authentication.k8s.io|impersonate:arbitrary-node|nodes/n1"}, code: 403,
+			message: `users "system:node:n1" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`},
 		{name: "groups, extra and uid, in upstream's order",
 			headers: http.Header{"Impersonate-User": {"bob"}, "Impersonate-Group": {"devs", "ops"}, "Impersonate-Extra-Scopes": {"a", "b"},
 				"Impersonate-Extra-Example.com%2fteam": {"x"}, "Impersonate-Uid": {"u-1"}},
@@ -70,17 +92,20 @@ func TestImpersonation(t *testing.T) {
 				"authentication.k8s.io|impersonate|userextras/example.com/team/x", "authentication.k8s.io|impersonate|userextras/scopes/a",
 				"authentication.k8s.io|impersonate|userextras/scopes/b", "authentication.k8s.io|impersonate|uids/u-1"},
 			code: 200, as: "bob|u-1|devs,ops,system:authenticated|example.com/team=x;scopes=a,b", checkSeen: true,
-			wantSeen: []string{"|impersonate|users/bob", "|impersonate|groups/devs", "|impersonate|groups/ops",
+			// Upstream v1.37's legacy order: user, uid, groups, extra (after
+			// the user-info mode's refused impersonate-on check).
+			wantSeen: []string{"|impersonate-on:user-info:list|pods/", "|impersonate|users/bob", "authentication.k8s.io|impersonate|uids/u-1",
+				"|impersonate|groups/devs", "|impersonate|groups/ops",
 				"authentication.k8s.io|impersonate|userextras/example.com/team/x", "authentication.k8s.io|impersonate|userextras/scopes/a",
-				"authentication.k8s.io|impersonate|userextras/scopes/b", "authentication.k8s.io|impersonate|uids/u-1"}},
+				"authentication.k8s.io|impersonate|userextras/scopes/b"}},
 		{name: "a refused group stops the request", headers: http.Header{"Impersonate-User": {"bob"}, "Impersonate-Group": {"system:masters"}},
 			allowed: []string{"|impersonate|users/bob"}, code: 403,
-			message: `groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope`},
+			message: `pods is forbidden: User "alice" cannot impersonate-on:user-info:list resource "pods" in API group "" at the cluster scope`},
 		{name: "service account", headers: http.Header{"Impersonate-User": {"system:serviceaccount:ns:robot"}},
 			allowed: []string{"|impersonate|ns:serviceaccounts/robot"}, code: 200,
 			as: "system:serviceaccount:ns:robot||system:serviceaccounts,system:serviceaccounts:ns,system:authenticated|"},
 		{name: "service account refused", headers: http.Header{"Impersonate-User": {"system:serviceaccount:ns:robot"}}, code: 403,
-			message: `serviceaccounts "robot" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ns"`},
+			message: `pods is forbidden: User "alice" cannot impersonate-on:serviceaccount:list resource "pods" in API group "" at the cluster scope`},
 		{name: "anonymous", headers: http.Header{"Impersonate-User": {"system:anonymous"}}, allowed: []string{"|impersonate|users/system:anonymous"},
 			code: 200, as: "system:anonymous||system:unauthenticated|"},
 		{name: "group without user", headers: http.Header{"Impersonate-Group": {"devs"}}, code: 400,
@@ -109,7 +134,8 @@ func TestImpersonation(t *testing.T) {
 			if r.Header == nil {
 				r.Header = http.Header{}
 			}
-			r = r.WithContext(request.WithUser(r.Context(), alice))
+			r = r.WithContext(request.WithRequestInfo(request.WithUser(r.Context(), alice), &request.RequestInfo{
+				IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Resource: "pods", Path: "/api/v1/pods"}))
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
 			if w.Code != tt.code {

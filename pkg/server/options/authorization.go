@@ -24,9 +24,9 @@ type AuthorizationOptions struct {
 	// flags.
 	ConfigFile string
 	// Modes is --authorization-mode: the authorizers, in order (nil: the
-	// default, see EffectiveModes). kapi's default is RBAC (kube-apiserver's flag default is AlwaysAllow, and
-	// clusters set Node,RBAC; kapi has no kubelets, so no Node authorizer
-	// by default).
+	// default, see EffectiveModes). kapi's default is RBAC (kube-apiserver's
+	// flag default is AlwaysAllow, and clusters set Node,RBAC; kapi
+	// usually serves no kubelets, so Node is only on when asked for).
 	Modes []string
 	// Webhook authorizer (--authorization-webhook-*).
 	WebhookConfigFile      string
@@ -45,7 +45,7 @@ func NewAuthorizationOptions() *AuthorizationOptions {
 // AddFlags adds the authorization flags to fs.
 func (o *AuthorizationOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ConfigFile, "authorization-config", o.ConfigFile, "File with Authorization Configuration to configure the authorizer chain. Requires feature gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.")
-	fs.StringSliceVar(&o.Modes, "authorization-mode", o.Modes, "Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC. Comma-delimited list of: AlwaysAllow,AlwaysDeny,RBAC,Webhook (Node is not implemented yet).")
+	fs.StringSliceVar(&o.Modes, "authorization-mode", o.Modes, "Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC. Comma-delimited list of: AlwaysAllow,AlwaysDeny,Node,RBAC,Webhook.")
 	fs.StringVar(&o.WebhookConfigFile, "authorization-webhook-config-file", o.WebhookConfigFile, "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.")
 	fs.StringVar(&o.WebhookVersion, "authorization-webhook-version", o.WebhookVersion, "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook (v1 or v1beta1).")
 	fs.DurationVar(&o.WebhookCacheAuthorized, "authorization-webhook-cache-authorized-ttl", o.WebhookCacheAuthorized, "The duration to cache 'authorized' responses from the webhook authorizer.")
@@ -53,8 +53,7 @@ func (o *AuthorizationOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 // Validate checks the flags: known modes, each once; Webhook needs its
-// config file. Node is refused with the reason (not implemented in kapi
-// yet: it needs the node/pod/volume graph of kubelets).
+// config file.
 func (o *AuthorizationOptions) Validate() []error {
 	var errs []error
 	if o.ConfigFile != "" {
@@ -72,16 +71,14 @@ func (o *AuthorizationOptions) Validate() []error {
 	seen := map[string]bool{}
 	for _, m := range o.EffectiveModes() {
 		switch m {
-		case ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC:
+		case ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC, ModeNode:
 		case ModeWebhook:
 			if o.WebhookConfigFile == "" {
 				errs = append(errs, fmt.Errorf("authorization-mode Webhook's authorization config file not passed"))
 			}
-		case ModeNode:
-			errs = append(errs, fmt.Errorf("authorization-mode Node is not implemented by kapi yet (it needs the graph of nodes, pods and volumes kubelets use)"))
 		default:
 			errs = append(errs, fmt.Errorf("authorization-mode %q is not a valid mode (valid: %s)", m,
-				fmt.Sprint([]string{ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC, ModeWebhook})))
+				fmt.Sprint([]string{ModeAlwaysAllow, ModeAlwaysDeny, ModeNode, ModeRBAC, ModeWebhook})))
 		}
 		if seen[m] {
 			errs = append(errs, fmt.Errorf("authorization-mode %q has mode specified more than once", m))

@@ -63,6 +63,11 @@ func Load(file string) (*Configuration, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--authorization-config: %w", err)
 	}
+	return Parse(file, data)
+}
+
+// Parse decodes and validates the content of file (named in errors).
+func Parse(file string, data []byte) (*Configuration, error) {
 	var c Configuration
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
 		return nil, fmt.Errorf("--authorization-config %s: %w", file, err)

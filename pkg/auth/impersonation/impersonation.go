@@ -1,0 +1,359 @@
+package impersonation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
+)
+
+// Well-known names.
+const (
+	// NodeNameKey is the extra a service account token bound to a pod
+	// carries: the pod's node.
+	NodeNameKey = "authentication.kubernetes.io/node-name"
+	// associatedNodeKeys replaces the requestor's extra in the
+	// associated-node checks (upstream's name): the keys only, so one
+	// rule serves a daemon set's pods on every node.
+	associatedNodeKeys = "authentication.kubernetes.io/associated-node-keys"
+	nodesGroup         = "system:nodes"
+	authnGroup         = "authentication.k8s.io"
+)
+
+// Wanted is the user the headers ask for.
+type Wanted struct {
+	Name   string
+	UID    string
+	Groups []string
+	Extra  map[string][]string
+}
+
+func (w Wanted) onlyName() bool { return w.UID == "" && len(w.Groups) == 0 && len(w.Extra) == 0 }
+
+// Denied is a refusal: the attributes that were not authorized and the
+// reason, for the caller's Forbidden status.
+type Denied struct {
+	Attributes authorizer.Attributes
+	Reason     string
+}
+
+func (d *Denied) Error() string { return d.Reason }
+
+// Check decides whether requestor may make the request described by
+// request (its own authorization attributes; request.User is replaced by
+// requestor) as wanted. It returns the user to serve the request as and
+// the verb that allowed it ("" for legacy impersonation), or the first
+// denial.
+func Check(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
+	request.User = requestor
+	var first *Denied
+	for _, m := range modes {
+		u, verb, d := m(ctx, authz, requestor, wanted, request)
+		if u != nil {
+			return u, verb, nil
+		}
+		if d != nil && first == nil {
+			first = d
+		}
+	}
+	if first == nil {
+		// Unreachable: legacy always decides. Fail closed.
+		first = &Denied{Attributes: request, Reason: "all impersonation modes failed"}
+	}
+	return nil, "", first
+}
+
+type mode func(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied)
+
+// modes in upstream's order (allImpersonationModes).
+var modes = []mode{associatedNode, constrained("arbitrary-node", arbitraryNodeApplies), constrained("serviceaccount", serviceAccountApplies), constrained("user-info", userInfoApplies), legacy}
+
+func arbitraryNodeApplies(w Wanted, _ *user.Info) bool {
+	_, ok := nodeName(w.Name)
+	return w.onlyName() && ok
+}
+
+func serviceAccountApplies(w Wanted, _ *user.Info) bool {
+	_, _, ok := serviceAccount(w.Name)
+	return w.onlyName() && ok
+}
+
+func userInfoApplies(w Wanted, _ *user.Info) bool {
+	_, isNode := nodeName(w.Name)
+	_, _, isSA := serviceAccount(w.Name)
+	return !isNode && !isSA
+}
+
+// constrained is a constrained mode: if it applies, the requestor needs
+// impersonate-on:<mode>:<verb> on the request, then impersonate:<mode> on
+// each part of the wanted user.
+func constrained(name string, applies func(Wanted, *user.Info) bool) mode {
+	return func(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
+		if !applies(wanted, requestor) {
+			return nil, "", nil
+		}
+		on := request
+		on.Verb = "impersonate-on:" + name + ":" + request.Verb
+		if d := check(ctx, authz, on); d != nil {
+			return nil, "", d
+		}
+		return checkUser(ctx, authz, requestor, wanted, "impersonate:"+name, true)
+	}
+}
+
+// associatedNode is the associated-node mode. Its checks see the
+// requestor's extra keys only and the node name "*" (upstream's, so that
+// one answer holds for every node a daemon set runs on).
+func associatedNode(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
+	node, ok := nodeName(wanted.Name)
+	if !wanted.onlyName() || !ok {
+		return nil, "", nil
+	}
+	if _, _, isSA := serviceAccount(requestor.Name); !isSA {
+		return nil, "", nil
+	}
+	if v := requestor.Extra[NodeNameKey]; len(v) != 1 || v[0] != node {
+		return nil, "", nil
+	}
+	keys := make([]string, 0, len(requestor.Extra))
+	for k := range requestor.Extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	masked := *requestor
+	masked.Extra = map[string][]string{associatedNodeKeys: keys}
+	wrapped := authorizerFunc(func(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+		a.User = &masked
+		if a.Verb == "impersonate:associated-node" {
+			a.Name = "*"
+		}
+		if d := check(ctx, authz, a); d != nil {
+			return authorizer.DecisionDeny, d.Reason, &forbidden{d}
+		}
+		return authorizer.DecisionAllow, "", nil
+	})
+	return constrained("associated-node", func(Wanted, *user.Info) bool { return true })(ctx, wrapped, requestor, wanted, request)
+}
+
+// forbidden carries a denial through an authorizer error unchanged.
+type forbidden struct{ d *Denied }
+
+func (f *forbidden) Error() string { return f.d.Reason }
+
+type authorizerFunc func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error)
+
+func (f authorizerFunc) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	return f(ctx, a)
+}
+
+// legacy is the impersonate verb on each part, whatever the request.
+func legacy(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, _ authorizer.Attributes) (*user.Info, string, *Denied) {
+	return checkUser(ctx, authz, requestor, wanted, "impersonate", false)
+}
+
+// checkUser authorizes each part of wanted with verb (upstream's
+// impersonationModeState.check): the user name, the uid, the groups and
+// the extra, and returns the user to serve the request as.
+func checkUser(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, verb string, constrainedMode bool) (*user.Info, string, *Denied) {
+	group, version := "", "v1"
+	if constrainedMode {
+		group = authnGroup
+	}
+	attrs := func(g, resource, name string) authorizer.Attributes {
+		return authorizer.Attributes{User: requestor, Verb: verb, ResourceRequest: true, APIGroup: g, APIVersion: version, Resource: resource, Name: name}
+	}
+	actual := &user.Info{Name: wanted.Name, UID: wanted.UID, Groups: slices.Clone(wanted.Groups), Extra: wanted.Extra}
+
+	// The user name.
+	a := attrs(group, "users", wanted.Name)
+	if constrainedMode {
+		if n, ok := nodeName(wanted.Name); ok {
+			a.Resource, a.Name = "nodes", n
+			if len(wanted.Groups) > 0 {
+				return nil, "", &Denied{a, fmt.Sprintf("when impersonating a node, cannot impersonate groups %q", wanted.Groups)}
+			}
+			actual.Groups = []string{nodesGroup}
+		}
+	}
+	if ns, sa, ok := serviceAccount(wanted.Name); ok {
+		a.Resource, a.Namespace, a.Name = "serviceaccounts", ns, sa
+		if constrainedMode && len(wanted.Groups) > 0 {
+			return nil, "", &Denied{a, fmt.Sprintf("when impersonating a service account, cannot impersonate groups %q", wanted.Groups)}
+		}
+		if len(wanted.Groups) == 0 {
+			actual.Groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
+		}
+	}
+	if d := check(ctx, authz, a); d != nil {
+		return nil, "", d
+	}
+	// The uid.
+	if wanted.UID != "" {
+		if d := check(ctx, authz, attrs(authnGroup, "uids", wanted.UID)); d != nil {
+			return nil, "", d
+		}
+	}
+	// The groups.
+	if len(wanted.Groups) > 0 {
+		g := attrs(group, "groups", "")
+		if constrainedMode {
+			if slices.Contains(wanted.Groups, "") {
+				return nil, "", &Denied{g, "impersonating the empty string group is not allowed"}
+			}
+			if slices.Contains(wanted.Groups, user.SystemPrivileged) {
+				g.Name = user.SystemPrivileged
+				return nil, "", &Denied{g, "impersonating the system:masters group is not allowed"}
+			}
+		}
+		allowedAll := false
+		if constrainedMode && len(wanted.Groups) >= manyChecks {
+			g.Name = "*"
+			allowedAll = check(ctx, authz, g) == nil
+		}
+		for _, name := range wanted.Groups {
+			if allowedAll {
+				break
+			}
+			g.Name = name
+			if d := check(ctx, authz, g); d != nil {
+				return nil, "", d
+			}
+		}
+	}
+	// The extra, keys in order.
+	if len(wanted.Extra) > 0 {
+		e := attrs(authnGroup, "userextras", "")
+		if constrainedMode {
+			if err := validateExtra(wanted.Extra); err != nil {
+				return nil, "", &Denied{e, err.Error()}
+			}
+		}
+		allowedAll := false
+		if constrainedMode && largeExtra(wanted.Extra) {
+			e.Subresource, e.Name = "*", "*"
+			allowedAll = check(ctx, authz, e) == nil
+		}
+		keys := make([]string, 0, len(wanted.Extra))
+		for k := range wanted.Extra {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if allowedAll {
+				break
+			}
+			for _, v := range wanted.Extra[k] {
+				e.Subresource, e.Name = k, v
+				if d := check(ctx, authz, e); d != nil {
+					return nil, "", d
+				}
+			}
+		}
+	}
+	if actual.Name == user.Anonymous {
+		ensureGroup(actual, user.AllUnauthenticated)
+	} else if !slices.Contains(actual.Groups, user.AllUnauthenticated) {
+		ensureGroup(actual, user.AllAuthenticated)
+	}
+	if !constrainedMode {
+		verb = ""
+	}
+	return actual, verb, nil
+}
+
+// manyChecks is upstream's threshold (manyAuthorizationChecksInLoop) past
+// which a constrained mode first tries one wildcard check.
+const manyChecks = 4
+
+func largeExtra(extra map[string][]string) bool {
+	n := 0
+	for _, v := range extra {
+		n += len(v)
+	}
+	return len(extra) >= manyChecks || n >= manyChecks
+}
+
+func validateExtra(extra map[string][]string) error {
+	fp := field.NewPath("extra", "key")
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		values := extra[k]
+		if k == "" {
+			return fmt.Errorf("impersonating the empty string key in extra is not allowed")
+		}
+		if err := utilvalidation.IsDomainPrefixedPath(fp, k).ToAggregate(); err != nil {
+			return fmt.Errorf("impersonating an invalid key in extra is not allowed: %w", err)
+		}
+		if k != strings.ToLower(k) {
+			return fmt.Errorf("impersonating a non-lowercase key in extra is not allowed: %q", k)
+		}
+		if len(values) == 0 {
+			return fmt.Errorf("impersonating empty values in extra is not allowed")
+		}
+		if slices.Contains(values, "") {
+			return fmt.Errorf("impersonating the empty string value in extra is not allowed")
+		}
+	}
+	return nil
+}
+
+// check asks authz; anything but Allow is a denial with the reason (and
+// the error, as upstream's checkAuthorization words it).
+func check(ctx context.Context, authz authorizer.Authorizer, a authorizer.Attributes) *Denied {
+	d, reason, err := authz.Authorize(ctx, a)
+	if d == authorizer.DecisionAllow {
+		return nil
+	}
+	if f, ok := err.(*forbidden); ok {
+		return f.d
+	}
+	msg := reason
+	switch {
+	case err != nil && reason != "":
+		msg = fmt.Sprintf("%v: %s", err, reason)
+	case err != nil:
+		msg = err.Error()
+	}
+	return &Denied{Attributes: a, Reason: msg}
+}
+
+func ensureGroup(u *user.Info, g string) {
+	if !slices.Contains(u.Groups, g) {
+		u.Groups = append(u.Groups, g)
+	}
+}
+
+// nodeName returns N of system:node:N when N is a valid node name.
+func nodeName(name string) (string, bool) {
+	n, ok := strings.CutPrefix(name, "system:node:")
+	if !ok || len(validation.NameIsDNSSubdomain(n, false)) != 0 {
+		return "", false
+	}
+	return n, true
+}
+
+// serviceAccount splits system:serviceaccount:<ns>:<name> (upstream's
+// serviceaccount.SplitUsername: both parts valid names).
+func serviceAccount(name string) (ns, sa string, ok bool) {
+	rest, found := strings.CutPrefix(name, "system:serviceaccount:")
+	if !found {
+		return "", "", false
+	}
+	parts := strings.Split(rest, ":")
+	if len(parts) != 2 || len(validation.ValidateNamespaceName(parts[0], false)) != 0 ||
+		len(validation.ValidateServiceAccountName(parts[1], false)) != 0 {
+		return "", "", false
+	}
+	return parts[0], parts[1], true
+}
