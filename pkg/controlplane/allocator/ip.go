@@ -212,6 +212,11 @@ func (a *IPs) pools(ctx context.Context) ([]netip.Prefix, error) {
 			if err != nil || p.Addr().Is4() != (a.family == corev1.IPv4Protocol) {
 				continue
 			}
+			if p.Addr().Is6() && p.Bits() < 64 {
+				// Upstream makes no allocator for it ("shortest allowed
+				// prefix length for service CIDR is 64").
+				continue
+			}
 			p = p.Masked()
 			if !containsPrefix(out, p) {
 				out = append(out, p)

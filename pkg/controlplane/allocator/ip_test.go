@@ -308,6 +308,15 @@ func TestServiceCIDRsExtendPool(t *testing.T) {
 	deleting.DeletionTimestamp = &now
 	deleting.Finalizers = []string{ServiceCIDRFinalizer}
 	addServiceCIDR(t, b, deleting)
+	// An IPv6 allocator ignores IPv4 ranges and IPv6 ones shorter than /64.
+	v6 := newIPs(t, b, "fd00::/120")
+	addServiceCIDR(t, b, serviceCIDR("v6-short", "", "fd01::/48"))
+	addServiceCIDR(t, b, serviceCIDR("v6", "", "fd02::/64"))
+	for ip, want := range map[string]error{"fd01::5": ErrMismatchedNetwork, "fd02::5": nil, "fd00:1::7": nil, "10.1.0.4": ErrMismatchedNetwork} {
+		if err := v6.Allocate(ctx, netip.MustParseAddr(ip), ref("s6"), false); !errors.Is(err, want) {
+			t.Errorf("IPv6 allocate %s: got %v, want %v", ip, err, want)
+		}
+	}
 
 	for _, tc := range []struct {
 		ip      string
