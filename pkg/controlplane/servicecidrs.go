@@ -100,7 +100,7 @@ func (c *serviceCIDRs) sync(ctx context.Context) {
 }
 
 func (c *serviceCIDRs) warn(ctx context.Context, what string, err error) {
-	if ctx.Err() == nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+	if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		c.logger.Warn("ServiceCIDR controller: "+what+" failed", "err", err)
 	}
 }

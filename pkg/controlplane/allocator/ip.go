@@ -198,8 +198,12 @@ func (a *IPs) pools(ctx context.Context) ([]netip.Prefix, error) {
 	if a.cfg.CIDRs == nil {
 		return out, nil
 	}
+	// Read from the watch cache when there is one ("0": any state it
+	// has), as upstream's allocator reads an informer's: a consistent
+	// list would wait for the cache to catch up with etcd on every
+	// allocation.
 	var list networkingv1.ServiceCIDRList
-	if err := a.cfg.CIDRs.GetList(ctx, a.cfg.CIDRPrefix, storage.ListOptions{Recursive: true}, &list); err != nil {
+	if err := a.cfg.CIDRs.GetList(ctx, a.cfg.CIDRPrefix, storage.ListOptions{Recursive: true, ResourceVersion: "0"}, &list); err != nil {
 		return nil, fmt.Errorf("list servicecidrs: %w", err)
 	}
 	for i := range list.Items {
@@ -370,10 +374,11 @@ func (a *IPs) AllocateNext(ctx context.Context, ref *networkingv1.ParentReferenc
 }
 
 // takenSet lists every IPAddress (whoever manages it: an address is
-// taken whatever wrote it).
+// taken whatever wrote it), from the watch cache if any: a stale answer
+// only costs a failed create (storage Create decides).
 func (a *IPs) takenSet(ctx context.Context) (map[netip.Addr]bool, error) {
 	var list networkingv1.IPAddressList
-	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true}, &list); err != nil {
+	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true, ResourceVersion: "0"}, &list); err != nil {
 		return nil, fmt.Errorf("list ipaddresses: %w", err)
 	}
 	out := make(map[netip.Addr]bool, len(list.Items))

@@ -392,3 +392,27 @@ func TestCanDeleteServiceCIDR(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkIPAllocateNext: one dynamic allocation on the memory backend
+// (a ServiceCIDR list, then an IPAddress create; the /16 keeps random
+// picks from colliding), released again so the range never fills.
+func BenchmarkIPAllocateNext(b *testing.B) {
+	bk := memory.NewBackend(memory.BackendConfig{})
+	b.Cleanup(func() { _ = bk.Close() })
+	a, err := NewIPs(IPConfig{Addresses: ipStore(bk), AddressPrefix: ipPrefix, CIDRs: cidrStore(bk), CIDRPrefix: cidrPrefix, Default: netip.MustParsePrefix("10.96.0.0/16")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cidrStore(bk).Create(b.Context(), cidrPrefix+"/kubernetes", serviceCIDR("kubernetes", metav1.ConditionTrue, "10.96.0.0/16"), nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ip, err := a.AllocateNext(b.Context(), ref("bench"), false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := a.Release(b.Context(), ip); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
