@@ -13,6 +13,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -94,18 +95,20 @@ func serviceStorage(b *storageBuilder) (resourceStorage, error) {
 }
 
 // serviceAllocators makes (once) the ClusterIP allocator of
-// Config.ServiceClusterIPRange and the NodePort allocator of
-// Config.ServiceNodePortRange, on lease storage b releases.
+// Config.ServiceClusterIPRange and the ServiceCIDRs, which writes
+// IPAddress objects through the ipaddresses line's storage, and the
+// NodePort allocator of Config.ServiceNodePortRange, on lease storage b
+// releases.
 func (b *storageBuilder) serviceAllocators() (service.Allocators, error) {
 	if b.allocators != nil {
 		return *b.allocators, nil
 	}
 	var out service.Allocators
-	ipStorage, err := b.leaseStorage("serviceipallocations", allocator.IPKeyPrefix)
+	ipCfg, err := b.ipAllocatorConfig()
 	if err != nil {
 		return out, fmt.Errorf("service IP allocations: %w", err)
 	}
-	if out.IPs, err = allocator.NewIPs(ipStorage, b.config.ServiceClusterIPRange); err != nil {
+	if out.IPs, err = allocator.NewIPs(ipCfg); err != nil {
 		return out, err
 	}
 	portStorage, err := b.leaseStorage("servicenodeportallocations", allocator.PortKeyPrefix)
@@ -117,6 +120,44 @@ func (b *storageBuilder) serviceAllocators() (service.Allocators, error) {
 	}
 	b.allocators = &out
 	return out, nil
+}
+
+// ipAllocatorConfig returns where the ClusterIP allocator keeps its
+// IPAddresses (the ipaddresses line's storage, or storage at its key
+// prefix when networking.k8s.io/v1 is not served) and reads the
+// ServiceCIDRs (the servicecidrs line's, if served).
+func (b *storageBuilder) ipAllocatorConfig() (allocator.IPConfig, error) {
+	cfg := allocator.IPConfig{Default: b.config.ServiceClusterIPRange}
+	if _, ok := b.lines[ipAddressesResource]; ok {
+		st, err := storageAs[*generic.Store](b, ipAddressesResource)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Addresses, cfg.AddressPrefix = st.Storage, st.KeyPrefix
+	} else {
+		gr := ipAddressesResource.GroupResource()
+		cfg.AddressPrefix = generic.DefaultResourcePrefix(gr)
+		st, err := b.newStorage(generic.StorageConfig{
+			Resource:       gr,
+			StorageVersion: networkingv1.SchemeGroupVersion,
+			Prefix:         cfg.AddressPrefix,
+			NewFunc:        func() runtime.Object { return &networkingv1.IPAddress{} },
+			NewListFunc:    func() runtime.Object { return &networkingv1.IPAddressList{} },
+			GetAttrs:       storage.DefaultAttrs,
+		})
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Addresses = st
+	}
+	if _, ok := b.lines[serviceCIDRsResource]; ok {
+		st, err := storageAs[*generic.Store](b, serviceCIDRsResource)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.CIDRs, cfg.CIDRPrefix = st.Storage, st.KeyPrefix
+	}
+	return cfg, nil
 }
 
 // leaseStorage makes storage of coordination/v1 Leases at prefix, outside

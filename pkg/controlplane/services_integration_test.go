@@ -105,8 +105,8 @@ func testServicesThroughServer(t *testing.T, recreate bool, opts ...kapitest.Opt
 		ObjectMeta: metav1.ObjectMeta{Name: "out"},
 		Spec:       corev1.ServiceSpec{ClusterIP: "10.9.9.9", Ports: []corev1.ServicePort{{Port: 80}}},
 	}, metav1.CreateOptions{})
-	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.clusterIPs: Invalid value: [\"10.9.9.9\"]: failed to allocate IP 10.9.9.9: the provided IP (10.9.9.9) is not in the valid range") {
-		t.Errorf("got %v, want 422 not in the valid range", err)
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.clusterIPs: Invalid value: [\"10.9.9.9\"]: failed to allocate IP 10.9.9.9: the provided network does not match the current range") {
+		t.Errorf("got %v, want 422 the provided network does not match the current range", err)
 	}
 
 	if !recreate {

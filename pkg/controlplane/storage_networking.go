@@ -36,7 +36,10 @@ var networkingGroup = apiGroup{name: networkingv1.GroupName, versions: []apiVers
 	},
 }}}
 
-var serviceCIDRsResource = networkingv1.SchemeGroupVersion.WithResource("servicecidrs")
+var (
+	serviceCIDRsResource = networkingv1.SchemeGroupVersion.WithResource("servicecidrs")
+	ipAddressesResource  = networkingv1.SchemeGroupVersion.WithResource("ipaddresses")
+)
 
 // DefaultServiceCIDRName is the name of the ServiceCIDR of the
 // --service-cluster-ip-range.
@@ -74,6 +77,17 @@ func addDefaultServiceCIDR(s *server.GenericServer, c Config, b *storageBuilder)
 		cidrs:  []string{c.ServiceClusterIPRange.Masked().String()},
 		logger: c.Logger.With("controller", "kubernetes-service-cidr"),
 	}
+	// The servicecidrs controller (finalizer, Ready) runs in the same
+	// goroutine when ipaddresses are served too.
+	var cidrCtrl *serviceCIDRs
+	if _, ok := b.lines[ipAddressesResource]; ok {
+		ips, err := storageAs[*generic.Store](b, ipAddressesResource)
+		if err != nil {
+			return err
+		}
+		cidrCtrl = &serviceCIDRs{store: st, status: status, ips: ips, grace: serviceCIDRDeletionGrace,
+			logger: c.Logger.With("controller", "service-cidrs")}
+	}
 	done := make(chan struct{})
 	var started atomic.Bool
 	if err := s.AddPostStartHook("start-kubernetes-service-cidr-controller", func(ctx context.Context) error {
@@ -83,12 +97,18 @@ func addDefaultServiceCIDR(s *server.GenericServer, c Config, b *storageBuilder)
 			defer close(done)
 			t := time.NewTicker(c.KubernetesServiceInterval)
 			defer t.Stop()
+			cidrTick := time.NewTicker(serviceCIDRSyncInterval)
+			defer cidrTick.Stop()
 			for {
 				select {
 				case <-ctx.Done():
 					return
 				case <-t.C:
 					ctrl.sync(ctx)
+				case <-cidrTick.C:
+					if cidrCtrl != nil {
+						cidrCtrl.sync(ctx)
+					}
 				}
 			}
 		}()

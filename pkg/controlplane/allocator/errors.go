@@ -19,7 +19,8 @@ type allocatedError struct{ msg string }
 func (e *allocatedError) Error() string        { return e.msg }
 func (e *allocatedError) Is(target error) bool { return target == ErrAllocated }
 
-// ErrNotInRange is returned when a requested value is outside the range.
+// ErrNotInRange is returned when a requested port is outside the range
+// (ClusterIPs answer ErrMismatchedNetwork, as upstream's MetaAllocator).
 type ErrNotInRange struct {
 	// Value is the requested value; Kind "IP" or "port".
 	Value string

@@ -2,173 +2,451 @@ package allocator
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/big"
+	"math"
+	"math/rand/v2"
 	"net/netip"
+	"path"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
-// IPKeyPrefix is the storage key prefix of ClusterIP allocations.
-const IPKeyPrefix = "/ranges/serviceips"
+// ControllerName is the value of the managed-by label of the IPAddresses
+// the allocator writes (upstream's ipallocator.ControllerName).
+const ControllerName = "ipallocator.k8s.io"
 
-// maxIPRangeSize bounds the addresses used of a large (IPv6) range, as
-// kube's bitmap allocator does.
-const maxIPRangeSize = 1 << 16
+// ErrMismatchedNetwork is returned when a requested address is in no
+// ServiceCIDR (upstream's MetaAllocator error).
+var ErrMismatchedNetwork = errors.New("the provided network does not match the current range")
 
-// IPs allocates Service ClusterIPs from a CIDR. The network address (and,
-// for IPv4, the broadcast address) is never allocated; the first usable
-// address is reserved for the "kubernetes" Service: AllocateNext never
-// returns it, Allocate does.
-type IPs struct {
-	cidr  netip.Prefix
-	base  netip.Addr // the first usable address (offset 0)
-	r     keyedRange
-	index map[string]int
+// IPConfig says where the ClusterIP allocator keeps its state.
+type IPConfig struct {
+	// Addresses is the storage of networking.k8s.io/v1 IPAddress objects
+	// (the ipaddresses resource's), one key per address:
+	// AddressPrefix/<address>. Required.
+	Addresses     storage.Interface
+	AddressPrefix string
+	// CIDRs is the storage of networking.k8s.io/v1 ServiceCIDRs under
+	// CIDRPrefix; nil allocates from Default only.
+	CIDRs      storage.Interface
+	CIDRPrefix string
+	// Default is --service-cluster-ip-range (the "kubernetes"
+	// ServiceCIDR's range). Its first address is the "kubernetes"
+	// Service's: AllocateNext never hands it out.
+	Default netip.Prefix
 }
 
-// NewIPs returns the ClusterIP allocator of cidr on s (storage of
-// coordination.k8s.io/v1 Leases, see the package doc).
-func NewIPs(s storage.Interface, cidr netip.Prefix) (*IPs, error) {
-	if s == nil {
-		return nil, errors.New("ip allocator: storage is required")
+// IPs allocates Service ClusterIPs as upstream's MultiCIDRServiceAllocator
+// (GA since 1.33): each allocated address is an IPAddress object named by
+// the address, whose parentRef is the Service, labelled with its IP family
+// and managed-by ipallocator.k8s.io. Storage Create makes an allocation
+// exclusive ("key exists" is "provided IP is already allocated"), so
+// several kapi processes on one etcd, or a restarted one, never hand out
+// an address twice. The pool is --service-cluster-ip-range plus every
+// ServiceCIDR of the same family that is not being deleted and whose
+// Ready condition is not False (upstream's isReady: no condition counts as
+// ready).
+type IPs struct {
+	cfg    IPConfig
+	family corev1.IPFamily
+}
+
+// NewIPs returns the ClusterIP allocator of cfg.
+func NewIPs(cfg IPConfig) (*IPs, error) {
+	if cfg.Addresses == nil {
+		return nil, errors.New("ip allocator: IPAddress storage is required")
 	}
-	if !cidr.IsValid() {
-		return nil, fmt.Errorf("ip allocator: invalid range %v", cidr)
+	if !cfg.Default.IsValid() {
+		return nil, fmt.Errorf("ip allocator: invalid range %v", cfg.Default)
 	}
-	cidr = cidr.Masked()
-	hostBits := cidr.Addr().BitLen() - cidr.Bits()
-	size := maxIPRangeSize + 2
-	if hostBits < 17 {
-		size = 1 << hostBits
+	cfg.Default = cfg.Default.Masked()
+	if rangeSize(cfg.Default) < 1 {
+		return nil, fmt.Errorf("ip allocator: range %v has no usable address", cfg.Default)
 	}
-	// Without the network address, and the broadcast address of IPv4.
-	size--
-	if cidr.Addr().Is4() {
-		size--
-	}
-	if size < 1 {
-		return nil, fmt.Errorf("ip allocator: range %v has no usable address", cidr)
-	}
-	size = min(size, maxIPRangeSize)
-	a := &IPs{cidr: cidr, base: cidr.Addr().Next()}
-	a.r = keyedRange{
-		storage:   s,
-		prefix:    IPKeyPrefix,
-		size:      size,
-		name:      func(offset int) string { return a.addr(offset).String() },
-		parse:     a.parseName,
-		skip:      func(offset int) bool { return offset == 0 },
-		allocated: &allocatedError{"provided IP is already allocated"},
+	a := &IPs{cfg: cfg, family: corev1.IPv4Protocol}
+	if cfg.Default.Addr().Is6() {
+		a.family = corev1.IPv6Protocol
 	}
 	return a, nil
 }
 
-// CIDR returns the range.
-func (a *IPs) CIDR() netip.Prefix { return a.cidr }
+// CIDR returns --service-cluster-ip-range.
+func (a *IPs) CIDR() netip.Prefix { return a.cfg.Default }
 
-// Size returns how many addresses the range holds (the reserved one
-// included).
-func (a *IPs) Size() int { return a.r.size }
+// Family returns the allocator's IP family.
+func (a *IPs) Family() corev1.IPFamily { return a.family }
 
-// First returns the first usable address: the "kubernetes" Service's.
-func (a *IPs) First() netip.Addr { return a.base }
+// Size returns how many addresses --service-cluster-ip-range holds (the
+// reserved first one included).
+func (a *IPs) Size() uint64 { return rangeSize(a.cfg.Default) }
 
-func (a *IPs) addr(offset int) netip.Addr {
-	b := new(big.Int).SetBytes(a.base.AsSlice())
-	b.Add(b, big.NewInt(int64(offset)))
-	buf := make([]byte, a.base.BitLen()/8)
-	b.FillBytes(buf)
-	ip, _ := netip.AddrFromSlice(buf)
+// First returns the first usable address of --service-cluster-ip-range:
+// the "kubernetes" Service's.
+func (a *IPs) First() netip.Addr { return a.cfg.Default.Addr().Next() }
+
+// ServiceRef is the parentRef of the IPAddress of a Service's ClusterIP.
+func ServiceRef(namespace, name string) *networkingv1.ParentReference {
+	return &networkingv1.ParentReference{Resource: "services", Namespace: namespace, Name: name}
+}
+
+// refString renders a parentRef as "services/<namespace>/<name>".
+func refString(r *networkingv1.ParentReference) string {
+	if r == nil {
+		return ""
+	}
+	parts := []string{r.Resource}
+	if r.Group != "" {
+		parts[0] += "." + r.Group
+	}
+	if r.Namespace != "" {
+		parts = append(parts, r.Namespace)
+	}
+	return strings.Join(append(parts, r.Name), "/")
+}
+
+func (a *IPs) key(ip netip.Addr) string { return path.Join(a.cfg.AddressPrefix, ip.String()) }
+
+// rangeSize is the number of allocatable addresses of p: all but the
+// network address and, for IPv4, the broadcast address; capped at
+// MaxInt64 for large IPv6 prefixes.
+func rangeSize(p netip.Prefix) uint64 {
+	hostBits := p.Addr().BitLen() - p.Bits()
+	if p.Addr().Is4() && hostBits < 2 || hostBits < 1 {
+		return 0
+	}
+	if hostBits >= 63 {
+		return math.MaxInt64
+	}
+	n := uint64(1)<<hostBits - 1
+	if p.Addr().Is4() {
+		n--
+	}
+	return n
+}
+
+// rangeOffset splits a range in a lower part, used for dynamic
+// allocation only once the upper part is full, and an upper part (KEP-3070,
+// upstream's calculateRangeOffset): 1/16th of the range, at least 16 and
+// at most 256 addresses; none for ranges under 16 addresses.
+func rangeOffset(p netip.Prefix) uint64 {
+	hostBits := p.Addr().BitLen() - p.Bits()
+	if hostBits < 4 {
+		return 0
+	}
+	if hostBits >= 12 {
+		return 256
+	}
+	return max(16, (uint64(1)<<hostBits)/16)
+}
+
+// inPrefix reports whether ip is an allocatable address of p (upstream's
+// PrefixContainsIP: not the network address nor the IPv4 broadcast).
+func inPrefix(p netip.Prefix, ip netip.Addr) bool {
+	if !p.Contains(ip) || ip == p.Addr() {
+		return false
+	}
+	if ip.Is4() && p.Bits() < 32 && ip == lastAddr(p) {
+		return false
+	}
+	return true
+}
+
+// lastAddr is the last address of p (its broadcast address).
+func lastAddr(p netip.Prefix) netip.Addr {
+	b := p.Addr().AsSlice()
+	for i := p.Bits(); i < len(b)*8; i++ {
+		b[i/8] |= 0x80 >> (i % 8)
+	}
+	ip, _ := netip.AddrFromSlice(b)
 	return ip
 }
 
-// offset returns ip's offset in the range, or ok=false.
-func (a *IPs) offset(ip netip.Addr) (int, bool) {
-	ip = ip.Unmap()
-	if !a.cidr.Contains(ip) || ip.BitLen() != a.base.BitLen() {
-		return 0, false
+// addOffset returns base+off (off < 2^63).
+func addOffset(base netip.Addr, off uint64) netip.Addr {
+	if base.Is4() {
+		b := base.As4()
+		v := binary.BigEndian.Uint32(b[:]) + uint32(off)
+		binary.BigEndian.PutUint32(b[:], v)
+		return netip.AddrFrom4(b)
 	}
-	d := new(big.Int).Sub(new(big.Int).SetBytes(ip.AsSlice()), new(big.Int).SetBytes(a.base.AsSlice()))
-	if d.Sign() < 0 || d.Cmp(big.NewInt(int64(a.r.size))) >= 0 {
-		return 0, false
+	b := base.As16()
+	hi, lo := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+	nlo := lo + off
+	if nlo < lo {
+		hi++
 	}
-	return int(d.Int64()), true
+	binary.BigEndian.PutUint64(b[:8], hi)
+	binary.BigEndian.PutUint64(b[8:], nlo)
+	return netip.AddrFrom16(b)
 }
 
-func (a *IPs) parseName(name string) (int, bool) {
-	ip, err := netip.ParseAddr(name)
-	if err != nil {
-		return 0, false
+// pools returns the prefixes allocation may use: the default range first,
+// then the usable ServiceCIDRs' prefixes of the allocator's family in
+// storage (name) order, without duplicates. Upstream's MetaAllocator tries
+// its allocators in map order; kapi's order is deterministic.
+func (a *IPs) pools(ctx context.Context) ([]netip.Prefix, error) {
+	out := []netip.Prefix{a.cfg.Default}
+	if a.cfg.CIDRs == nil {
+		return out, nil
 	}
-	return a.offset(ip)
-}
-
-func (a *IPs) notInRange(ip netip.Addr) error {
-	return &ErrNotInRange{Value: ip.String(), Kind: "IP", ValidRange: a.cidr.String()}
-}
-
-// Allocate takes ip for owner (e.g. "services/default/web"): an
-// *ErrNotInRange outside the range, ErrAllocated if taken. A dry run only
-// checks.
-func (a *IPs) Allocate(ctx context.Context, ip netip.Addr, owner string, dryRun bool) error {
-	offset, ok := a.offset(ip)
-	if !ok {
-		return a.notInRange(ip)
+	// Read from the watch cache when there is one ("0": any state it
+	// has), as upstream's allocator reads an informer's: a consistent
+	// list would wait for the cache to catch up with etcd on every
+	// allocation.
+	var list networkingv1.ServiceCIDRList
+	if err := a.cfg.CIDRs.GetList(ctx, a.cfg.CIDRPrefix, storage.ListOptions{Recursive: true, ResourceVersion: "0"}, &list); err != nil {
+		return nil, fmt.Errorf("list servicecidrs: %w", err)
 	}
-	return a.r.allocate(ctx, offset, owner, dryRun)
-}
-
-// AllocateNext takes a free address for owner (never the reserved first
-// one); ErrFull if there is none. A dry run returns a free address without
-// taking it.
-func (a *IPs) AllocateNext(ctx context.Context, owner string, dryRun bool) (netip.Addr, error) {
-	offset, err := a.r.next(ctx, owner, dryRun)
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	return a.addr(offset), nil
-}
-
-// Release frees ip (nothing happens if it is not allocated or not in the
-// range).
-func (a *IPs) Release(ctx context.Context, ip netip.Addr) error {
-	offset, ok := a.offset(ip)
-	if !ok {
-		return nil
-	}
-	return a.r.release(ctx, offset)
-}
-
-// Has reports whether ip is allocated.
-func (a *IPs) Has(ctx context.Context, ip netip.Addr) (bool, error) {
-	offset, ok := a.offset(ip)
-	if !ok {
-		return false, nil
-	}
-	return a.r.has(ctx, offset)
-}
-
-// Allocated returns the allocated addresses.
-func (a *IPs) Allocated(ctx context.Context) (map[netip.Addr]Allocation, error) {
-	m, err := a.r.list(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[netip.Addr]Allocation, len(m))
-	for offset, al := range m {
-		out[a.addr(offset)] = al
+	for i := range list.Items {
+		sc := &list.Items[i]
+		if !CIDRUsable(sc) {
+			continue
+		}
+		for _, s := range sc.Spec.CIDRs {
+			p, err := netip.ParsePrefix(s)
+			if err != nil || p.Addr().Is4() != (a.family == corev1.IPv4Protocol) {
+				continue
+			}
+			if p.Addr().Is6() && p.Bits() < 64 {
+				// Upstream makes no allocator for it ("shortest allowed
+				// prefix length for service CIDR is 64").
+				continue
+			}
+			p = p.Masked()
+			if !containsPrefix(out, p) {
+				out = append(out, p)
+			}
+		}
 	}
 	return out, nil
 }
 
-// ReleaseIfUnchanged frees ip if it is still the allocation al (as read by
-// Allocated): a value released and taken again since is kept.
-func (a *IPs) ReleaseIfUnchanged(ctx context.Context, ip netip.Addr, al Allocation) error {
-	offset, ok := a.offset(ip)
-	if !ok {
+func containsPrefix(ps []netip.Prefix, p netip.Prefix) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// CIDRUsable reports whether allocation may use sc: not being deleted and
+// its Ready condition, if any, True (upstream's MetaAllocator).
+func CIDRUsable(sc *networkingv1.ServiceCIDR) bool {
+	if sc.DeletionTimestamp != nil {
+		return false
+	}
+	c := apimeta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
+	return c == nil || c.Status == metav1.ConditionTrue
+}
+
+// inPools reports whether some pool holds ip.
+func inPools(pools []netip.Prefix, ip netip.Addr) bool {
+	for _, p := range pools {
+		if inPrefix(p, ip) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *IPs) newIPAddress(ip netip.Addr, ref *networkingv1.ParentReference) *networkingv1.IPAddress {
+	return &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              ip.String(),
+			UID:               uuid.NewUUID(),
+			CreationTimestamp: metav1.Now(),
+			Labels: map[string]string{
+				networkingv1.LabelIPAddressFamily: string(a.family),
+				networkingv1.LabelManagedBy:       ControllerName,
+			},
+		},
+		Spec: networkingv1.IPAddressSpec{ParentRef: ref.DeepCopy()},
+	}
+}
+
+// create writes the IPAddress of ip; a dry run only checks it is free.
+func (a *IPs) create(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference, dryRun bool) error {
+	if dryRun {
+		taken, err := a.Has(ctx, ip)
+		if err != nil {
+			return err
+		}
+		if taken {
+			return ipAllocated
+		}
 		return nil
 	}
-	return a.r.releaseIfUnchanged(ctx, offset, al)
+	if err := a.cfg.Addresses.Create(ctx, a.key(ip), a.newIPAddress(ip, ref), nil); err != nil {
+		if storage.IsExists(err) {
+			return ipAllocated
+		}
+		return fmt.Errorf("create IPAddress %s: %w", ip, err)
+	}
+	return nil
+}
+
+var ipAllocated = &allocatedError{"provided IP is already allocated"}
+
+// Allocate takes ip for ref (the Service): ErrMismatchedNetwork if no
+// pool holds it, ErrAllocated if taken. A dry run only checks.
+func (a *IPs) Allocate(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference, dryRun bool) error {
+	ip = ip.Unmap()
+	pools, err := a.pools(ctx)
+	if err != nil {
+		return err
+	}
+	if !inPools(pools, ip) {
+		return ErrMismatchedNetwork
+	}
+	return a.create(ctx, ip, ref, dryRun)
+}
+
+// AllocateNext takes a free address for ref from the first pool that has
+// one: in each pool the upper part of the range first, then the lower
+// part (KEP-3070), from a random start; never the default range's first
+// address. ErrFull if every pool is full. A dry run returns a free address
+// without taking it.
+func (a *IPs) AllocateNext(ctx context.Context, ref *networkingv1.ParentReference, dryRun bool) (netip.Addr, error) {
+	pools, err := a.pools(ctx)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	var taken map[netip.Addr]bool // listed once, when random picks fail
+	reserved := a.First()         // the "kubernetes" Service's address
+	for _, p := range pools {
+		size := rangeSize(p)
+		lowSize := min(rangeOffset(p), size)
+		first := p.Addr().Next()
+		try := func(off uint64) (bool, error) {
+			ip := addOffset(first, off)
+			if ip == reserved || taken[ip] {
+				return false, nil
+			}
+			err := a.create(ctx, ip, ref, dryRun)
+			if errors.Is(err, ErrAllocated) {
+				if taken != nil {
+					taken[ip] = true
+				}
+				return false, nil
+			}
+			return err == nil, err
+		}
+		for _, sub := range [][2]uint64{{lowSize, size}, {0, lowSize}} {
+			lo, hi := sub[0], sub[1]
+			if hi <= lo {
+				continue
+			}
+			n := hi - lo
+			if taken == nil {
+				for range directTries {
+					off := lo + rand.Uint64N(n)
+					if ok, err := try(off); ok || err != nil {
+						return addOffset(first, off), err
+					}
+				}
+				if taken, err = a.takenSet(ctx); err != nil {
+					return netip.Addr{}, err
+				}
+			}
+			start := rand.Uint64N(n)
+			for j := uint64(0); j < n; j++ {
+				off := lo + (start+j)%n
+				if ok, err := try(off); ok || err != nil {
+					return addOffset(first, off), err
+				}
+				if err := ctx.Err(); err != nil {
+					return netip.Addr{}, err
+				}
+			}
+		}
+	}
+	return netip.Addr{}, ErrFull
+}
+
+// takenSet lists every IPAddress (whoever manages it: an address is
+// taken whatever wrote it), from the watch cache if any: a stale answer
+// only costs a failed create (storage Create decides).
+func (a *IPs) takenSet(ctx context.Context) (map[netip.Addr]bool, error) {
+	var list networkingv1.IPAddressList
+	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true, ResourceVersion: "0"}, &list); err != nil {
+		return nil, fmt.Errorf("list ipaddresses: %w", err)
+	}
+	out := make(map[netip.Addr]bool, len(list.Items))
+	for i := range list.Items {
+		if ip, err := netip.ParseAddr(list.Items[i].Name); err == nil {
+			out[ip] = true
+		}
+	}
+	return out, nil
+}
+
+// Release frees ip: its IPAddress is deleted (nothing happens if there is
+// none).
+func (a *IPs) Release(ctx context.Context, ip netip.Addr) error {
+	if !ip.IsValid() {
+		return nil
+	}
+	err := a.cfg.Addresses.Delete(ctx, a.key(ip.Unmap()), &networkingv1.IPAddress{}, nil, nil, nil)
+	if err != nil && !storage.IsNotFound(err) {
+		return fmt.Errorf("release %s: %w", ip, err)
+	}
+	return nil
+}
+
+// Has reports whether ip has an IPAddress.
+func (a *IPs) Has(ctx context.Context, ip netip.Addr) (bool, error) {
+	err := a.cfg.Addresses.Get(ctx, a.key(ip.Unmap()), storage.GetOptions{}, &networkingv1.IPAddress{})
+	switch {
+	case err == nil:
+		return true, nil
+	case storage.IsNotFound(err):
+		return false, nil
+	default:
+		return false, fmt.Errorf("read IPAddress %s: %w", ip, err)
+	}
+}
+
+// Allocated returns the addresses of the allocator's family whose
+// IPAddress it manages (labelled managed-by ipallocator.k8s.io), Owner
+// being the parentRef as "services/<namespace>/<name>".
+func (a *IPs) Allocated(ctx context.Context) (map[netip.Addr]Allocation, error) {
+	var list networkingv1.IPAddressList
+	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true}, &list); err != nil {
+		return nil, fmt.Errorf("list ipaddresses: %w", err)
+	}
+	out := make(map[netip.Addr]Allocation, len(list.Items))
+	for i := range list.Items {
+		it := &list.Items[i]
+		if it.Labels[networkingv1.LabelManagedBy] != ControllerName || it.Labels[networkingv1.LabelIPAddressFamily] != string(a.family) {
+			continue
+		}
+		ip, err := netip.ParseAddr(it.Name)
+		if err != nil {
+			continue
+		}
+		out[ip] = Allocation{Owner: refString(it.Spec.ParentRef), Created: it.CreationTimestamp.Time, ResourceVersion: it.ResourceVersion}
+	}
+	return out, nil
+}
+
+// ReleaseIfUnchanged frees ip if its IPAddress is still the allocation al
+// (as read by Allocated): an address released and taken again since is
+// kept.
+func (a *IPs) ReleaseIfUnchanged(ctx context.Context, ip netip.Addr, al Allocation) error {
+	rv := al.ResourceVersion
+	err := a.cfg.Addresses.Delete(ctx, a.key(ip.Unmap()), &networkingv1.IPAddress{}, &storage.Preconditions{ResourceVersion: &rv}, nil, nil)
+	if err != nil && !storage.IsNotFound(err) && !storage.IsConflict(err) {
+		return fmt.Errorf("release %s: %w", ip, err)
+	}
+	return nil
 }

@@ -2,8 +2,7 @@
 // the canonical form of the address), with upstream's strategy
 // (pkg/registry/networking/ipaddress): the parent reference is immutable.
 //
-// Known gap: kapi's ClusterIP allocator (pkg/controlplane/allocator) keeps
-// its own storage key per allocation and does not write IPAddress objects
-// (kube-apiserver v1.37 writes one per ClusterIP). The objects are served
-// and stored for clients that write them.
+// The Service ClusterIP allocator (pkg/controlplane/allocator) writes one
+// IPAddress per allocated ClusterIP through this resource's storage, as
+// kube-apiserver v1.37 does.
 package ipaddress

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -22,16 +23,16 @@ type Allocators struct {
 }
 
 // family is the IP family of the cluster's service range.
-func (a *Allocators) family() corev1.IPFamily {
-	if a.IPs.CIDR().Addr().Is4() {
-		return corev1.IPv4Protocol
-	}
-	return corev1.IPv6Protocol
-}
+func (a *Allocators) family() corev1.IPFamily { return a.IPs.Family() }
 
-// owner names a service in its allocations.
+// owner names a service in its NodePort allocations.
 func owner(svc *corev1.Service) string {
 	return "services/" + svc.Namespace + "/" + svc.Name
+}
+
+// ipOwner is the parentRef of a service's IPAddresses.
+func ipOwner(svc *corev1.Service) *networkingv1.ParentReference {
+	return allocator.ServiceRef(svc.Namespace, svc.Name)
 }
 
 var serviceKind = corev1.SchemeGroupVersion.WithKind("Service").GroupKind()
@@ -201,7 +202,7 @@ func (a *Allocators) allocClusterIP(ctx context.Context, t *txn, svc *corev1.Ser
 		return nil
 	}
 	if len(spec.ClusterIPs) == 0 || spec.ClusterIPs[0] == "" {
-		ip, err := a.IPs.AllocateNext(ctx, owner(svc), t.dryRun)
+		ip, err := a.IPs.AllocateNext(ctx, ipOwner(svc), t.dryRun)
 		if err != nil {
 			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: %w", err))
 		}
@@ -220,13 +221,12 @@ func (a *Allocators) allocClusterIP(ctx context.Context, t *txn, svc *corev1.Ser
 	if err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("failed to parse service IP %q", requested))
 	}
-	if err := a.IPs.Allocate(ctx, ip, owner(svc), t.dryRun); err != nil {
-		var nir *allocator.ErrNotInRange
-		if errors.Is(err, allocator.ErrAllocated) || errors.As(err, &nir) {
-			return invalid(svc, field.Invalid(field.NewPath("spec", "clusterIPs"), spec.ClusterIPs,
-				fmt.Sprintf("failed to allocate IP %v: %v", requested, err)))
-		}
-		return apierrors.NewInternalError(fmt.Errorf("failed to allocate IP %v: %w", requested, err))
+	if err := a.IPs.Allocate(ctx, ip, ipOwner(svc), t.dryRun); err != nil {
+		// Upstream answers every allocation error of a requested IP
+		// (taken, in no ServiceCIDR, or a failed IPAddress write) with
+		// this 422 (pkg/registry/core/service/storage/alloc.go, allocIPs).
+		return invalid(svc, field.Invalid(field.NewPath("spec", "clusterIPs"), spec.ClusterIPs,
+			fmt.Sprintf("failed to allocate IP %v: %v", requested, err)))
 	}
 	if !t.dryRun {
 		t.ips = append(t.ips, ip)

@@ -19,7 +19,7 @@ import (
 func FuzzServicePreparation(f *testing.F) {
 	b := memory.NewBackend(memory.BackendConfig{})
 	f.Cleanup(func() { _ = b.Close() })
-	ips, err := allocator.NewIPs(b.Store(memory.Config{}), netip.MustParsePrefix("10.0.0.0/24"))
+	ips, err := allocator.NewIPs(allocator.IPConfig{Addresses: b.Store(memory.Config{}), AddressPrefix: "/ipaddresses", Default: netip.MustParsePrefix("10.0.0.0/24")})
 	if err != nil {
 		f.Fatal(err)
 	}

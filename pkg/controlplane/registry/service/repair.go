@@ -79,12 +79,20 @@ func (r *REST) Repair(ctx context.Context, minAge time.Duration) (RepairResult, 
 		}
 	}
 	for ip, svc := range heldIPs {
-		if _, ok := ips[ip]; ok || !r.alloc.IPs.CIDR().Contains(ip) {
+		if _, ok := ips[ip]; ok {
 			continue
 		}
-		if restored, err := r.restore(r.alloc.IPs.Allocate(ctx, ip, owner(svc), false)); err != nil {
+		restored, err := r.restore(r.alloc.IPs.Allocate(ctx, ip, ipOwner(svc), false))
+		if errors.Is(err, allocator.ErrMismatchedNetwork) {
+			// In no ServiceCIDR (upstream's repair reports it with an
+			// event and leaves the Service as it is).
+			r.logger.Warn("cluster IP is in no ServiceCIDR", "ip", ip, "service", owner(svc))
+			continue
+		}
+		if err != nil {
 			return res, err
-		} else if restored {
+		}
+		if restored {
 			res.Restored++
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,7 +57,13 @@ func newEnvOn(t *testing.T, b *memory.Backend, cidr string, ports int) *env {
 			NewListFunc:    func() runtime.Object { return &coordinationv1.LeaseList{} },
 		}
 	}
-	ipStore, _, err := opts.NewStorage(leases(allocator.IPKeyPrefix))
+	ipStore, _, err := opts.NewStorage(generic.StorageConfig{
+		Resource:       networkingv1.Resource("ipaddresses"),
+		StorageVersion: networkingv1.SchemeGroupVersion,
+		Prefix:         "/networking.k8s.io/ipaddresses",
+		NewFunc:        func() runtime.Object { return &networkingv1.IPAddress{} },
+		NewListFunc:    func() runtime.Object { return &networkingv1.IPAddressList{} },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +71,7 @@ func newEnvOn(t *testing.T, b *memory.Backend, cidr string, ports int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ips, err := allocator.NewIPs(ipStore, netip.MustParsePrefix(cidr))
+	ips, err := allocator.NewIPs(allocator.IPConfig{Addresses: ipStore, AddressPrefix: "/networking.k8s.io/ipaddresses", Default: netip.MustParsePrefix(cidr)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +279,7 @@ func TestServiceRequestedValues(t *testing.T) {
 		{"ip taken", func(s *corev1.Service) { s.Spec.ClusterIP = "10.0.0.50" }, 422,
 			`Service "x" is invalid: spec.clusterIPs: Invalid value: ["10.0.0.50"]: failed to allocate IP 10.0.0.50: provided IP is already allocated`},
 		{"ip out of range", func(s *corev1.Service) { s.Spec.ClusterIPs = []string{"10.1.0.5"}; s.Spec.ClusterIP = "10.1.0.5" }, 422,
-			`Service "x" is invalid: spec.clusterIPs: Invalid value: ["10.1.0.5"]: failed to allocate IP 10.1.0.5: the provided IP (10.1.0.5) is not in the valid range. The range of valid IPs is 10.0.0.0/24`},
+			`Service "x" is invalid: spec.clusterIPs: Invalid value: ["10.1.0.5"]: failed to allocate IP 10.1.0.5: the provided network does not match the current range`},
 		{"ipv6 on an ipv4 cluster", func(s *corev1.Service) { s.Spec.ClusterIP = "fd00::5" }, 422,
 			`Service "x" is invalid: spec.clusterIPs[0]: Invalid value: ["fd00::5"]: IPv6 is not configured on this cluster`},
 		{"dual stack required", func(s *corev1.Service) { p := corev1.IPFamilyPolicyRequireDualStack; s.Spec.IPFamilyPolicy = &p }, 422,
@@ -713,7 +720,7 @@ func TestServiceRepair(t *testing.T) {
 	if held.Spec.Ports[0].NodePort == leakPort {
 		leakPort = 30078
 	}
-	if err := e.alloc.IPs.Allocate(t.Context(), netip.MustParseAddr(leakIP), "services/ns/gone", false); err != nil {
+	if err := e.alloc.IPs.Allocate(t.Context(), netip.MustParseAddr(leakIP), allocator.ServiceRef("ns", "gone"), false); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.alloc.Ports.Allocate(t.Context(), int(leakPort), "services/ns/gone", false); err != nil {

@@ -155,8 +155,8 @@ func validateSelectors(sels []resourcev1.DeviceSelector, p *field.Path) field.Er
 		}
 		if strings.TrimSpace(s.CEL.Expression) == "" {
 			errs = append(errs, field.Required(ip.Child("cel", "expression"), ""))
-		} else if len(s.CEL.Expression) > resourcev1.CELSelectorExpressionMaxLength {
-			errs = append(errs, field.TooLong(ip.Child("cel", "expression"), "" /*unused*/, resourcev1.CELSelectorExpressionMaxLength))
+		} else {
+			errs = append(errs, validateCELSelector(s.CEL.Expression, ip.Child("cel", "expression"))...)
 		}
 	}
 	return errs
