@@ -45,8 +45,11 @@ type Server struct {
 	stoppedListening, drained <-chan struct{}
 	conns                     *connTracker
 
-	certDir  string            // the generated PKI (ca.crt, ca.key)
-	storage  kvStore           // the chain's storage, read and written directly
+	certDir string  // the generated PKI (ca.crt, ca.key)
+	storage kvStore // the chain's storage, read and written directly
+	// inFlight waits for the requests in flight when called (see
+	// app.Config.AwaitRequestsInFlight).
+	inFlight func(context.Context) error
 	baseline map[string][]byte // storage once ready and the CRDs installed
 	// expectedKeys are objects the server makes soon after Start's
 	// installs (APIServices of CRD groups): the start state waits for them.
@@ -257,6 +260,7 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		drained:          sig.InFlightRequestsDrained.Signaled(),
 		certDir:          completed.SecureServing.CertDir,
 	}
+	s.inFlight = cfg.AwaitRequestsInFlight
 	if mb := cfg.MemoryBackend(); mb != nil {
 		s.storage = memoryKV{mb}
 	} else {

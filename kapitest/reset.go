@@ -65,21 +65,30 @@ func (s *Server) Restore(snap *Snapshot) error {
 // when storage holds no object of the test's; clients see the deletions
 // as soon as their watches deliver them (consistent reads at once).
 func (s *Server) Reset() error {
-	// Controllers may still be writing objects of the test's (a default
-	// service account in a namespace being deleted): a second pass
-	// removes what the first raced with.
-	for range 3 {
+	// Controllers may be writing objects of the test's while Reset runs
+	// (a default ServiceAccount or the root CA ConfigMap of a namespace
+	// being removed): such a write was admitted while the namespace
+	// existed and lands after the deletion. Once every request in flight
+	// at the deletion has finished, a second pass removes what landed;
+	// later writes into a removed namespace are refused by
+	// NamespaceLifecycle, which reads storage. A few passes cover a
+	// controller reacting to the deletions themselves.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range 5 {
 		if err := s.restore(s.baseline, false); err != nil {
 			return fmt.Errorf("kapitest reset: %w", err)
 		}
-		cur, err := s.storage.read(context.Background())
+		if err := s.inFlight(ctx); err != nil {
+			return fmt.Errorf("kapitest reset: waiting for the requests in flight: %w", err)
+		}
+		cur, err := s.storage.read(ctx)
 		if err != nil {
 			return fmt.Errorf("kapitest reset: %w", err)
 		}
 		if len(extraKeys(cur, s.baseline)) == 0 {
 			return nil
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ func (c *Config) applyHandlerChain() error {
 
 	nonLongRunning := &filters.SafeWaitGroup{}
 	g.NonLongRunningRequestWaitGroup = nonLongRunning
+	c.requests = nonLongRunning
 
 	var drainer *filters.WatchDrainer
 	if o.Run.ShutdownWatchTerminationGracePeriod > 0 {

@@ -1,6 +1,10 @@
 package app
 
-import "github.com/kapi-dev/kapi/pkg/storage/memory"
+import (
+	"context"
+
+	"github.com/kapi-dev/kapi/pkg/storage/memory"
+)
 
 // What kapitest needs of a Config beyond building and running the chain.
 
@@ -17,3 +21,21 @@ func (c *Config) MemoryBackend() *memory.Backend {
 // lock) when the chain could not be built; once built, the chain's
 // destroy functions do it.
 func (c *Config) Cleanup() { c.cleanup() }
+
+// AwaitRequestsInFlight returns once every non-long-running request that
+// was in flight when it was called has finished (later requests do not
+// hold it up), or when ctx ends. kapitest's Reset calls it after
+// changing storage directly: a write admitted before the change (a
+// controller's default ServiceAccount in a namespace being removed) has
+// then landed and can be removed too.
+func (c *Config) AwaitRequestsInFlight(ctx context.Context) error {
+	if c.requests == nil {
+		return nil
+	}
+	select {
+	case <-c.requests.Barrier():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

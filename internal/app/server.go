@@ -35,6 +35,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/storage/datadir"
@@ -68,6 +69,9 @@ type Config struct {
 	LoopbackToken string
 	// flowControl is the API Priority and Fairness engine (nil: off).
 	flowControl *flowcontrol.Controller
+	// requests counts the non-long-running requests in flight (the
+	// drain's wait group; kapitest's Reset waits on its barrier).
+	requests *filters.SafeWaitGroup
 
 	Authenticator authenticator.Request
 	// authn holds the token authenticators, the service-account token

@@ -18,6 +18,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
 
@@ -140,6 +141,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		},
 		ErrorLog: h.errorLog,
 	}
+	// Served elsewhere: as upstream's RequestDelegated, a watch's
+	// priority-and-fairness seat here goes now (the backend paces its
+	// initial events under its own flow control).
+	watchinit.Initialized(ctx)
 	rp.ServeHTTP(w, req)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
+	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 )
 
 // Response headers naming the FlowSchema and priority level a request was
@@ -58,9 +59,10 @@ type PriorityAndFairness struct {
 // rejected request gets upstream's 429: text/plain
 // TooManyRequestsMessage with Retry-After: 1. A request waits in its queue
 // at most a quarter of its deadline (at most a minute; 15s without one). A
-// watch holds its seat until its response starts, that is until the
-// storage watch is established with its initial state (upstream's watch
-// initialization signal).
+// watch holds its seat until its initial events are sent (the watch
+// cache's signal through watchinit; an etcd watch signals once set up, a
+// proxied one when it is handed to its backend), as upstream's watch
+// initialization signal.
 func WithPriorityAndFairness(handler http.Handler, cfg PriorityAndFairness, isLongRunning LongRunningFunc, logger *slog.Logger) http.Handler {
 	logger = orDefault(logger)
 	watches := &watchCounts{}
@@ -122,7 +124,10 @@ func WithPriorityAndFairness(handler http.Handler, cfg PriorityAndFairness, isLo
 			n.Add(1)
 			defer n.Add(-1)
 		}
-		handler.ServeHTTP(&seatReleasingWriter{ResponseWriter: w, release: ticket.Finish}, r)
+		// The seat goes when storage has handed over the initial events
+		// (watchinit.Initialized), or when the handler returns without
+		// reaching storage, as upstream's watch initialization signal.
+		handler.ServeHTTP(w, r.WithContext(watchinit.WithSignal(ctx, ticket.Finish)))
 	})
 }
 
@@ -209,29 +214,3 @@ func (w *watchCounts) count(gr schema.GroupResource) int64 {
 	}
 	return 0
 }
-
-// seatReleasingWriter releases a watch's seat when its response starts.
-type seatReleasingWriter struct {
-	http.ResponseWriter
-	release func()
-}
-
-func (s *seatReleasingWriter) WriteHeader(code int) {
-	s.release()
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *seatReleasingWriter) Write(b []byte) (int, error) {
-	s.release()
-	return s.ResponseWriter.Write(b)
-}
-
-func (s *seatReleasingWriter) Flush() {
-	s.release()
-	if f, ok := s.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (s *seatReleasingWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -16,6 +16,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/bootstrap"
+	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 )
 
 // apfEngine is an engine with upstream's default configuration (UIDs
@@ -175,17 +176,20 @@ func TestListSeats(t *testing.T) {
 	<-done
 }
 
-// A watch holds its seat only until its response starts (the storage
-// watch is established); then the seat is free while the watch goes on.
+// A watch holds its seat until storage signals that its initial events
+// are sent (watchinit.Initialized), not merely until its response starts;
+// then the seat is free while the watch goes on.
 func TestWatchHoldsSeatUntilInitialized(t *testing.T) {
 	c := apfEngine(600)
-	started, stop := make(chan struct{}), make(chan struct{})
-	initStep := make(chan struct{})
+	responding, initialized, stop := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	step := make(chan struct{})
 	h := apfChain(c, alice, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-initStep // the storage watch being set up
 		w.WriteHeader(http.StatusOK)
 		http.NewResponseController(w).Flush()
-		close(started)
+		close(responding)
+		<-step // the initial events being sent
+		watchinit.Initialized(r.Context())
+		close(initialized)
 		<-stop
 	}))
 	done := make(chan struct{})
@@ -193,14 +197,30 @@ func TestWatchHoldsSeatUntilInitialized(t *testing.T) {
 		defer close(done)
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/pods?watch=true", nil))
 	}()
-	waitFor(t, func() bool { return c.Levels()["global-default"].SeatsInUse == 1 })
-	close(initStep)
-	<-started
+	<-responding
+	if s := c.Levels()["global-default"].SeatsInUse; s != 1 {
+		t.Errorf("seats held by a watch sending its initial events: %d, want 1", s)
+	}
+	close(step)
+	<-initialized
 	if s := c.Levels()["global-default"].SeatsInUse; s != 0 {
-		t.Errorf("seats held by a started watch: %d, want 0", s)
+		t.Errorf("seats held by an initialized watch: %d, want 0", s)
 	}
 	close(stop)
 	<-done
+}
+
+// A watch that ends without reaching storage (an error answered before)
+// gives its seat back when its handler returns.
+func TestWatchWithoutInitializationReleasesSeatAtReturn(t *testing.T) {
+	c := apfEngine(600)
+	h := apfChain(c, alice, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad", http.StatusBadRequest)
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/pods?watch=true", nil))
+	if s := c.Levels()["global-default"].SeatsInUse; s != 0 {
+		t.Errorf("seats held after a watch handler returned: %d, want 0", s)
+	}
 }
 
 // A mutation of a watched resource holds ceil(watches/10) seats after it

@@ -28,7 +28,8 @@ func WithWaitGroup(handler http.Handler, isLongRunning LongRunningFunc, wg *Safe
 			handler.ServeHTTP(w, r)
 			return
 		}
-		if err := wg.Add(1); err != nil {
+		gen, err := wg.Enter()
+		if err != nil {
 			if isExemptFromShutdown(r) {
 				handler.ServeHTTP(w, r)
 				return
@@ -36,7 +37,7 @@ func WithWaitGroup(handler http.Handler, isLongRunning LongRunningFunc, wg *Safe
 			writeShuttingDown(w)
 			return
 		}
-		defer wg.Done()
+		defer wg.Leave(gen)
 		handler.ServeHTTP(w, r)
 	})
 }

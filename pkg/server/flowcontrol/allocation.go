@@ -6,11 +6,12 @@ import (
 )
 
 // The seat borrowing adjustment (upstream apf_controller.go
-// updateBorrowing, approximated): each period, every limited level's seat
-// demand (executing plus waiting seats) is summarised by its time-weighted
-// average plus one standard deviation over the period, smoothed with
-// upstream's decay (smoothed = max(envelope, 0.977*previous)); its target
-// is max(lower bound, smoothed demand). The levels' current limits are
+// updateBorrowingLocked): each period, every limited level's seat demand
+// (executing plus waiting seats) is summarised by its high watermark and
+// its time-weighted average plus one standard deviation (the envelope),
+// smoothed as upstream (smoothed = max(envelope, 0.977*previous +
+// 0.023*envelope)); its lower bound is max(nominal-lendable, min(nominal,
+// high watermark)) and its target max(lower bound, smoothed demand). The levels' current limits are
 // then the unique allocation, summing to the seats not taken by exempt
 // levels, in which each level gets fairProp*target clamped to
 // [nominal-lendable, nominal+borrowing limit] (upstream's
@@ -35,15 +36,22 @@ func (c *Controller) rebalanceLocked() {
 			continue
 		}
 		lv.noteDemandLocked(now)
-		env := float64(lv.seatsInUse + lv.waitingSeats)
+		// Upstream's seatDemandStats.update: the high watermark always,
+		// the smoothed envelope (average plus standard deviation) only
+		// for a period of positive length.
+		highWatermark := float64(lv.demandMax)
 		if lv.demandT > 0 {
 			avg := lv.demandSum / lv.demandT
 			variance := math.Max(0, lv.demandSq/lv.demandT-avg*avg)
-			env = avg + math.Sqrt(variance)
+			env := avg + math.Sqrt(variance)
+			lv.smoothedDemand = math.Max(env, demandDecay*lv.smoothedDemand+(1-demandDecay)*env)
 		}
-		lv.smoothedDemand = math.Max(env, demandDecay*lv.smoothedDemand)
 		lv.demandSum, lv.demandSq, lv.demandT, lv.demandMax = 0, 0, 0, 0
-		lower := float64(lv.nominalCL - lv.lendableCL)
+		// The lower bound is the lesser of the period's high watermark
+		// and the nominal limit, but never under the configured minimum
+		// (nominal - lendable): upstream's minCurrentCL (KEP-1040).
+		minCL := float64(lv.nominalCL - lv.lendableCL)
+		lower := math.Max(minCL, math.Min(float64(lv.nominalCL), highWatermark))
 		classes = append(classes, class{lv: lv, lower: lower, upper: float64(lv.borrowingCL), target: math.Max(lower, lv.smoothedDemand)})
 		lv.mu.Unlock()
 	}

@@ -414,3 +414,72 @@ func TestFinalSeats(t *testing.T) {
 	}
 	eventually(t, func() bool { return c.Levels()["global-default"].SeatsInUse == 0 })
 }
+
+// A level whose demand reached its nominal limit during the period keeps
+// that limit at the adjustment (upstream's lower bound: the lesser of the
+// high watermark and the nominal limit, not less than nominal-lendable),
+// even when its average demand was low and another level wants seats.
+func TestBorrowingLowerBoundIsHighWatermark(t *testing.T) {
+	now := time.Unix(0, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	c := New(Options{ServerConcurrencyLimit: 100, Now: clock})
+	c.Apply(defaultConfig())
+
+	// A short spike on global-default up to its nominal limit.
+	alice := &Request{User: "alice", Groups: []string{"system:authenticated"}, IsResourceRequest: true, Verb: "get", Resource: "pods"}
+	gd := c.Levels()["global-default"]
+	var spike []*Ticket
+	for range gd.NominalCL {
+		tk, err := c.Admit(context.Background(), c.Classify(alice), Width{Seats: 1}, time.Second, RequestDescription{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spike = append(spike, tk)
+	}
+	advance(time.Millisecond)
+	for _, tk := range spike {
+		tk.Finish()
+	}
+
+	// workload-low (service accounts) wants far more than its share.
+	sa := &Request{User: "system:serviceaccount:ns:sa", Groups: []string{"system:serviceaccounts", "system:authenticated"}, IsResourceRequest: true, Verb: "get", Resource: "pods"}
+	wl := c.Levels()["workload-low"]
+	var held []*Ticket
+	for range wl.NominalCL {
+		tk, err := c.Admit(context.Background(), c.Classify(sa), Width{Seats: 1}, time.Second, RequestDescription{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, tk)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := *sa
+			r.User = fmt.Sprint("system:serviceaccount:ns:sa", i)
+			if tk, err := c.Admit(ctx, c.Classify(&r), Width{Seats: 1}, time.Minute, RequestDescription{}); err == nil {
+				tk.Finish()
+			}
+		}()
+	}
+	eventually(t, func() bool { return c.Levels()["workload-low"].Waiting == 40 })
+	advance(10 * time.Second)
+	c.Tick()
+	if got := c.Levels()["global-default"]; got.CurrentCL < got.NominalCL {
+		t.Errorf("global-default reached its nominal limit %d in the period but was cut to %d (lower bound nominal-lendable = %d)",
+			got.NominalCL, got.CurrentCL, got.NominalCL-got.LendableCL)
+	}
+	if got := c.Levels()["workload-low"]; got.CurrentCL <= got.NominalCL {
+		t.Errorf("workload-low under demand: limit %d, want more than nominal %d", got.CurrentCL, got.NominalCL)
+	}
+	for _, tk := range held {
+		tk.Finish()
+	}
+	wg.Wait()
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
+	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 )
 
 func TestNewValidates(t *testing.T) {
@@ -459,5 +460,48 @@ func TestStop(t *testing.T) {
 	expectEvents(t, w2, []ev{{watch.Added, "a", rvOf(t, p)}})
 	if n := e.c.stats.watchesDelegated.Load(); n != 1 {
 		t.Fatalf("watches through after stop: got %d, want 1", n)
+	}
+}
+
+// A watch served from the cache signals its initialization (the
+// priority-and-fairness seat's release) once its initial events and
+// backlog are handed over, not before.
+func TestWatchSignalsInitializedAfterInitialEvents(t *testing.T) {
+	e := newPodEnv(t, envOptions{})
+	var last *corev1.Pod
+	for i := range 5 {
+		last = e.create(fmt.Sprintf("p%d", i), nil)
+	}
+	e.waitRevision(rvOf(t, last))
+	initialized := make(chan struct{})
+	var once sync.Once
+	ctx := watchinit.WithSignal(e.ctx, func() { once.Do(func() { close(initialized) }) })
+	w, err := e.c.Watch(ctx, "/pods", storage.ListOptions{ResourceVersion: "0", Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for i := range 5 {
+		select {
+		case <-initialized:
+			t.Fatalf("initialized after %d of 5 initial events", i)
+		default:
+		}
+		select {
+		case ev := <-w.ResultChan():
+			if ev.Type != watch.Added {
+				t.Fatalf("initial event %d: %s, want ADDED", i, ev.Type)
+			}
+		case <-time.After(waitTimeout):
+			t.Fatalf("initial event %d not delivered", i)
+		}
+	}
+	select {
+	case <-initialized:
+	case <-time.After(waitTimeout):
+		t.Fatal("no initialization signal after the initial events")
+	}
+	if n := e.c.stats.watchesDelegated.Load(); n != 0 {
+		t.Fatalf("watch sent to the underlying store: %d, want 0", n)
 	}
 }

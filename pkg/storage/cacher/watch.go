@@ -13,6 +13,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
+	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 )
 
 // cacheWatcher is one watch served from the cache. The dispatcher puts
@@ -221,6 +222,10 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 			return
 		}
 	}
+	// The initial state and the backlog are handed over: the watch no
+	// longer needs its priority-and-fairness seat (upstream's
+	// cacheWatcher.process signals here too).
+	watchinit.Initialized(ctx)
 	// A watch with a deadline that wants bookmarks gets one 2 s before the
 	// deadline, as kube's watch cache sends it, so the client resumes from
 	// a fresh resourceVersion rather than the last event's.

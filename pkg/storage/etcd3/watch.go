@@ -18,6 +18,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
+	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 )
 
 const (
@@ -112,6 +113,11 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		done:           make(chan struct{}),
 	}
 	go w.run(wctx, int64(rev), initialEvents, endBookmark)
+	// As upstream's etcd3 watcher: whether an etcd watch has caught up is
+	// not known cheaply, so it counts as initialized once set up (the
+	// watch cache serves nearly every watch and signals after its
+	// initial events).
+	watchinit.Initialized(ctx)
 	return w, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 )
 
 const msgWatchExpired = "The resourceVersion for the provided watch is too old."
@@ -199,6 +200,10 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 			return
 		}
 	}
+	// The initial state and the backlog are handed over: the watch no
+	// longer needs its priority-and-fairness seat (as upstream's watch
+	// cache signals after its interval).
+	watchinit.Initialized(ctx)
 	// A watch with a deadline that wants bookmarks gets one 2 s before the
 	// deadline, as kube's watch cache sends it.
 	beforeDeadline, stopTimer := storage.BookmarkBeforeDeadline(ctx, w.progress)
