@@ -99,7 +99,7 @@ func (s *Server) installCRDs(o CRDInstallOptions) error {
 	for _, crd := range crds {
 		for _, v := range crd.Spec.Versions {
 			if v.Served {
-				s.expectedKeys = append(s.expectedKeys, "/registry/apiregistration.k8s.io/apiservices/"+v.Name+"."+crd.Spec.Group)
+				s.expectedKeys = append(s.expectedKeys, s.storage.root()+"/apiregistration.k8s.io/apiservices/"+v.Name+"."+crd.Spec.Group)
 			}
 		}
 	}

@@ -329,15 +329,16 @@ func (s *Server) settled(state map[string][]byte) bool {
 			return false
 		}
 	}
+	root := s.storage.root()
 	for k := range state {
-		ns, ok := strings.CutPrefix(k, "/registry/namespaces/")
+		ns, ok := strings.CutPrefix(k, root+"/namespaces/")
 		if !ok {
 			continue
 		}
-		if _, ok := state["/registry/serviceaccounts/"+ns+"/default"]; !ok {
+		if _, ok := state[root+"/serviceaccounts/"+ns+"/default"]; !ok {
 			return false
 		}
-		if _, ok := state["/registry/configmaps/"+ns+"/kube-root-ca.crt"]; !ok {
+		if _, ok := state[root+"/configmaps/"+ns+"/kube-root-ca.crt"]; !ok {
 			return false
 		}
 	}

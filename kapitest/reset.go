@@ -111,7 +111,7 @@ func (s *Server) restore(want map[string][]byte, overwrite bool) error {
 	if err != nil {
 		return err
 	}
-	deletes := extraKeys(cur, want)
+	deletes := namespacesFirst(extraKeys(cur, want), namespacePrefix(s.storage))
 	puts := map[string][]byte{}
 	for k, v := range want {
 		c, ok := cur[k]
@@ -125,13 +125,41 @@ func (s *Server) restore(want map[string][]byte, overwrite bool) error {
 	return s.storage.apply(ctx, puts, deletes)
 }
 
+// namespacesFirst sorts keys with the namespaces (keys under nsPrefix)
+// first. Deleted first, a namespace is gone before its objects are: a
+// controller that sees one of them deleted (the default ServiceAccount)
+// and makes it again is refused by namespace admission rather than
+// leaving an object behind.
+func namespacesFirst(keys []string, nsPrefix string) []string {
+	slices.SortFunc(keys, func(a, b string) int {
+		an, bn := strings.HasPrefix(a, nsPrefix), strings.HasPrefix(b, nsPrefix)
+		switch {
+		case an && !bn:
+			return -1
+		case bn && !an:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
+}
+
 // kvStore is the server's storage seen as keys and values.
 type kvStore interface {
 	read(ctx context.Context) (map[string][]byte, error)
+	// apply deletes deletes in their order, then writes puts.
 	apply(ctx context.Context, puts map[string][]byte, deletes []string) error
+	// root is the prefix of every key ("/registry"; "" on the memory
+	// backend): a Namespace's key is root+"/namespaces/"+name.
+	root() string
 }
 
+// namespacePrefix is the key prefix of Namespaces in kv.
+func namespacePrefix(kv kvStore) string { return kv.root() + "/namespaces/" }
+
 type memoryKV struct{ b *memory.Backend }
+
+func (memoryKV) root() string { return "" }
 
 func (m memoryKV) read(context.Context) (map[string][]byte, error) {
 	data, _, err := m.b.Read("")
@@ -149,6 +177,8 @@ type etcdKV struct {
 	prefix string
 }
 
+func (e etcdKV) root() string { return strings.TrimSuffix(e.prefix, "/") }
+
 func (e etcdKV) read(ctx context.Context) (map[string][]byte, error) {
 	prefix := strings.TrimSuffix(e.prefix, "/") + "/"
 	resp, err := e.client.Get(ctx, prefix, clientv3.WithPrefix())
@@ -162,21 +192,36 @@ func (e etcdKV) read(ctx context.Context) (map[string][]byte, error) {
 	return out, nil
 }
 
-// etcdWriters is how many writes etcdKV.apply has in flight.
-const etcdWriters = 16
+// etcdWriters is how many writes etcdKV.apply has in flight: etcd
+// commits concurrent proposals together (one fsync for many), so more in
+// flight is faster until the server's cores are busy.
+const etcdWriters = 64
 
 // apply makes one etcd write per change, so that every change has a
 // revision of its own as the API's writes do (kapi's watch cache takes one
 // event per revision, and an etcd transaction's changes share one),
-// several at a time.
+// several at a time: first the deletes of namespaces, then the other
+// deletes and the puts.
 func (e etcdKV) apply(ctx context.Context, puts map[string][]byte, deletes []string) error {
-	ops := make([]clientv3.Op, 0, len(puts)+len(deletes))
+	var first, rest []clientv3.Op
 	for _, k := range deletes {
-		ops = append(ops, clientv3.OpDelete(k))
+		if strings.HasPrefix(k, namespacePrefix(e)) {
+			first = append(first, clientv3.OpDelete(k))
+		} else {
+			rest = append(rest, clientv3.OpDelete(k))
+		}
 	}
 	for _, k := range sortedKeys(puts) {
-		ops = append(ops, clientv3.OpPut(k, string(puts[k])))
+		rest = append(rest, clientv3.OpPut(k, string(puts[k])))
 	}
+	if err := e.do(ctx, first); err != nil {
+		return err
+	}
+	return e.do(ctx, rest)
+}
+
+// do runs ops, etcdWriters at a time, and returns the first error.
+func (e etcdKV) do(ctx context.Context, ops []clientv3.Op) error {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex

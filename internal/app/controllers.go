@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/manager"
@@ -180,5 +181,12 @@ func (c *Config) loopbackClientConfig() (*rest.Config, error) {
 		Transport:   tr,
 		QPS:         -1,
 		UserAgent:   fmt.Sprintf("kapi-controller-manager/%s", version.Get().GitVersion),
+		// Protobuf and no compression, as kube-apiserver's loopback
+		// client (BuildGenericConfig, pkg/controlplane/apiserver,
+		// v1.37): the bootstrap writes and the controllers' lists cost
+		// less to encode and decode than JSON on both ends. Clients of
+		// custom resources (dynamic) ask for JSON themselves.
+		ContentConfig:      rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf},
+		DisableCompression: true,
 	}, nil
 }

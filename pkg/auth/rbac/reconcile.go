@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -21,19 +22,82 @@ import (
 // a binding whose roleRef differs is recreated. Roles and bindings in a
 // namespace that does not exist are skipped with an error.
 func Reconcile(ctx context.Context, c kubernetes.Interface) error {
-	var errs []error
+	// What exists is read with one list per kind rather than one GET per
+	// object: on a restart nothing else is sent when nothing changed.
+	crs, err := c.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return wrap("list", "clusterroles", err)
+	}
+	crbs, err := c.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return wrap("list", "clusterrolebindings", err)
+	}
+	rs, err := c.RbacV1().Roles(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return wrap("list", "roles", err)
+	}
+	rbs, err := c.RbacV1().RoleBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return wrap("list", "rolebindings", err)
+	}
+	haveCR := byKey(crs.Items, func(o *rbacv1.ClusterRole) string { return o.Name })
+	haveCRB := byKey(crbs.Items, func(o *rbacv1.ClusterRoleBinding) string { return o.Name })
+	haveR := byKey(rs.Items, func(o *rbacv1.Role) string { return o.Namespace + "/" + o.Name })
+	haveRB := byKey(rbs.Items, func(o *rbacv1.RoleBinding) string { return o.Namespace + "/" + o.Name })
+	var work []func() error
 	for _, want := range ClusterRoles() {
-		errs = append(errs, reconcileClusterRole(ctx, c, want))
+		have := haveCR[want.Name]
+		work = append(work, func() error { return reconcileClusterRole(ctx, c, want, have) })
 	}
 	for _, want := range ClusterRoleBindings() {
-		errs = append(errs, reconcileClusterRoleBinding(ctx, c, want))
+		have := haveCRB[want.Name]
+		work = append(work, func() error { return reconcileClusterRoleBinding(ctx, c, want, have) })
 	}
 	for _, want := range Roles() {
-		errs = append(errs, reconcileRole(ctx, c, want))
+		have := haveR[want.Namespace+"/"+want.Name]
+		work = append(work, func() error { return reconcileRole(ctx, c, want, have) })
 	}
 	for _, want := range RoleBindings() {
-		errs = append(errs, reconcileRoleBinding(ctx, c, want))
+		have := haveRB[want.Namespace+"/"+want.Name]
+		work = append(work, func() error { return reconcileRoleBinding(ctx, c, want, have) })
 	}
+	return runParallel(work, reconcileWorkers)
+}
+
+// byKey indexes items by key.
+func byKey[T any](items []T, key func(*T) string) map[string]*T {
+	out := make(map[string]*T, len(items))
+	for i := range items {
+		out[key(&items[i])] = &items[i]
+	}
+	return out
+}
+
+// reconcileWorkers is how many objects Reconcile works on at a time. Each
+// object is independent of the others (a role and its binding may be
+// written in either order, as upstream's aggregation and authorizer
+// tolerate), and one at a time the ~130 objects' round trips dominated
+// the server's start (readiness waits for this hook).
+const reconcileWorkers = 8
+
+// runParallel runs work on n goroutines and joins the errors, in the
+// order of work.
+func runParallel(work []func() error, n int) error {
+	errs := make([]error, len(work))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(n, len(work)) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = work[i]()
+			}
+		})
+	}
+	for i := range work {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -71,19 +135,16 @@ func addMissingRules(have, want []rbacv1.PolicyRule) ([]rbacv1.PolicyRule, bool)
 	return append(have, compact(missing)...), true
 }
 
-func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, want rbacv1.ClusterRole) error {
+func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, want rbacv1.ClusterRole, have *rbacv1.ClusterRole) error {
 	api := c.RbacV1().ClusterRoles()
-	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+	if have == nil {
+		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
 		return wrap("create clusterrole", want.Name, err)
 	}
-	if err != nil {
-		return wrap("get clusterrole", want.Name, err)
-	}
+	have = have.DeepCopy()
 	if !autoupdate(have) {
 		return nil
 	}
@@ -107,23 +168,20 @@ func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, want rbac
 	if !changed {
 		return nil
 	}
-	_, err = api.Update(ctx, have, metav1.UpdateOptions{})
+	_, err := api.Update(ctx, have, metav1.UpdateOptions{})
 	return wrap("update clusterrole", want.Name, err)
 }
 
-func reconcileRole(ctx context.Context, c kubernetes.Interface, want rbacv1.Role) error {
+func reconcileRole(ctx context.Context, c kubernetes.Interface, want rbacv1.Role, have *rbacv1.Role) error {
 	api := c.RbacV1().Roles(want.Namespace)
-	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+	if have == nil {
+		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
 		return wrap("create role", want.Namespace+"/"+want.Name, err)
 	}
-	if err != nil {
-		return wrap("get role", want.Namespace+"/"+want.Name, err)
-	}
+	have = have.DeepCopy()
 	if !autoupdate(have) {
 		return nil
 	}
@@ -133,7 +191,7 @@ func reconcileRole(ctx context.Context, c kubernetes.Interface, want rbacv1.Role
 	if !changed && !added {
 		return nil
 	}
-	_, err = api.Update(ctx, have, metav1.UpdateOptions{})
+	_, err := api.Update(ctx, have, metav1.UpdateOptions{})
 	return wrap("update role", want.Namespace+"/"+want.Name, err)
 }
 
@@ -149,19 +207,16 @@ func addMissingSubjects(have, want []rbacv1.Subject) ([]rbacv1.Subject, bool) {
 	return have, changed
 }
 
-func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, want rbacv1.ClusterRoleBinding) error {
+func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, want rbacv1.ClusterRoleBinding, have *rbacv1.ClusterRoleBinding) error {
 	api := c.RbacV1().ClusterRoleBindings()
-	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+	if have == nil {
+		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
 		return wrap("create clusterrolebinding", want.Name, err)
 	}
-	if err != nil {
-		return wrap("get clusterrolebinding", want.Name, err)
-	}
+	have = have.DeepCopy()
 	if !autoupdate(have) {
 		return nil
 	}
@@ -171,7 +226,7 @@ func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, wa
 		if err := api.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &have.UID}}); err != nil {
 			return wrap("delete clusterrolebinding", want.Name, err)
 		}
-		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
 		return wrap("recreate clusterrolebinding", want.Name, err)
 	}
 	changed := mergeMeta(have, &want)
@@ -180,24 +235,21 @@ func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, wa
 	if !changed && !added {
 		return nil
 	}
-	_, err = api.Update(ctx, have, metav1.UpdateOptions{})
+	_, err := api.Update(ctx, have, metav1.UpdateOptions{})
 	return wrap("update clusterrolebinding", want.Name, err)
 }
 
-func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, want rbacv1.RoleBinding) error {
+func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, want rbacv1.RoleBinding, have *rbacv1.RoleBinding) error {
 	api := c.RbacV1().RoleBindings(want.Namespace)
 	name := want.Namespace + "/" + want.Name
-	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+	if have == nil {
+		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
 		return wrap("create rolebinding", name, err)
 	}
-	if err != nil {
-		return wrap("get rolebinding", name, err)
-	}
+	have = have.DeepCopy()
 	if !autoupdate(have) {
 		return nil
 	}
@@ -206,7 +258,7 @@ func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, want rbac
 		if err := api.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &have.UID}}); err != nil {
 			return wrap("delete rolebinding", name, err)
 		}
-		_, err = api.Create(ctx, &want, metav1.CreateOptions{})
+		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
 		return wrap("recreate rolebinding", name, err)
 	}
 	changed := mergeMeta(have, &want)
@@ -215,7 +267,7 @@ func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, want rbac
 	if !changed && !added {
 		return nil
 	}
-	_, err = api.Update(ctx, have, metav1.UpdateOptions{})
+	_, err := api.Update(ctx, have, metav1.UpdateOptions{})
 	return wrap("update rolebinding", name, err)
 }
 

@@ -34,7 +34,7 @@ type Controller struct {
 	handle   handler
 	informer cache.SharedIndexInformer
 	lister   certlisters.CertificateSigningRequestLister
-	hSynced  cache.InformerSynced
+	hSynced  cache.DoneChecker
 	poll     time.Duration
 	queue    workqueue.TypedRateLimitingInterface[string]
 	synced   atomic.Bool
@@ -66,7 +66,7 @@ func newController(name string, client kubernetes.Interface, logger *slog.Logger
 	if err != nil {
 		return nil, fmt.Errorf("%s: csr informer: %w", name, err)
 	}
-	c.hSynced = reg.HasSynced
+	c.hSynced = reg.HasSyncedChecker()
 	return c, nil
 }
 
@@ -85,7 +85,7 @@ func (c *Controller) Run(ctx context.Context) {
 	defer wg.Wait()
 	defer c.queue.ShutDown()
 	wg.Go(func() { c.informer.RunWithContext(ctx) })
-	if !cache.WaitForCacheSync(ctx.Done(), c.hSynced) {
+	if !cache.WaitFor(ctx, "", c.hSynced) { // notified, not polled
 		return
 	}
 	c.logger.Info("starting controller")

@@ -93,6 +93,12 @@ type controller interface {
 	HasSynced() bool
 }
 
+// syncNotifier is a controller that tells when HasSynced becomes true.
+type syncNotifier interface {
+	// Synced is closed when HasSynced becomes true.
+	Synced() <-chan struct{}
+}
+
 // controllerContext is what controllers are built from, anew for each
 // leadership.
 type controllerContext struct {
@@ -447,14 +453,19 @@ func (m *Manager) runControllers(ctx context.Context, client kubernetes.Interfac
 		wg.Go(func() { r.c.Run(ctx) })
 	}
 	m.logger.Info("started controllers", "count", len(ctrls))
-	// Ready once the controllers that gate it have synced.
+	// Ready once the controllers that gate it have synced: notified by
+	// those that tell (Synced), polled every 10 ms for the others.
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for ctx.Err() == nil {
+		var pending <-chan struct{}
 		synced := true
 		for _, r := range ctrls {
 			if r.gatesReady && !r.c.HasSynced() {
 				synced = false
+				if n, ok := r.c.(syncNotifier); ok && pending == nil {
+					pending = n.Synced()
+				}
 			}
 		}
 		if synced {
@@ -463,6 +474,7 @@ func (m *Manager) runControllers(ctx context.Context, client kubernetes.Interfac
 		}
 		select {
 		case <-ctx.Done():
+		case <-pending:
 		case <-tick.C:
 		}
 	}

@@ -54,7 +54,7 @@ type Controller struct {
 	pods     corelisters.PodLister
 	services corelisters.ServiceLister
 	claims   corelisters.PersistentVolumeClaimLister
-	synced   []cache.InformerSynced
+	synced   []cache.DoneChecker
 	queue    workqueue.TypedRateLimitingInterface[string]
 	ready    atomic.Bool
 	now      func() time.Time
@@ -107,7 +107,7 @@ func New(c Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.synced = append(rc.synced, qh.HasSynced)
+	rc.synced = append(rc.synced, qh.HasSyncedChecker())
 	// Replenishment: what deleted (or ended) objects held is given back.
 	replenish := cache.ResourceEventHandlerFuncs{DeleteFunc: rc.enqueueNamespaceOf}
 	pods := rc.factory.Core().V1().Pods()
@@ -144,7 +144,7 @@ func New(c Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.synced = append(rc.synced, ph.HasSynced, sh.HasSynced, ch.HasSynced, cmh.HasSynced, sech.HasSynced)
+	rc.synced = append(rc.synced, ph.HasSyncedChecker(), sh.HasSyncedChecker(), ch.HasSyncedChecker(), cmh.HasSyncedChecker(), sech.HasSyncedChecker())
 	return rc, nil
 }
 
@@ -196,7 +196,7 @@ func (rc *Controller) Run(ctx context.Context) {
 	defer rc.queue.ShutDown()
 	defer rc.factory.Shutdown()
 	rc.factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), rc.synced...) {
+	if !cache.WaitFor(ctx, "", rc.synced...) { // notified, not polled
 		return
 	}
 	rc.logger.Info("starting controller")

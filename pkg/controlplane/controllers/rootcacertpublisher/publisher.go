@@ -41,14 +41,16 @@ type Publisher struct {
 	logger *slog.Logger
 
 	namespaces       corelisters.NamespaceLister
-	namespacesSynced cache.InformerSynced
+	namespacesSynced cache.DoneChecker
 	// configMaps watches only the ConfigMaps named kube-root-ca.crt.
 	configMaps       cache.SharedIndexInformer
 	configMapsLister corelisters.ConfigMapLister
-	configMapsSynced cache.InformerSynced
+	configMapsSynced cache.DoneChecker
 
 	queue  workqueue.TypedRateLimitingInterface[string]
 	synced atomic.Bool
+	// syncedCh is closed when synced becomes true.
+	syncedCh chan struct{}
 }
 
 // New returns a publisher of rootCA (PEM; it must not be empty) working
@@ -63,9 +65,10 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 		logger = slog.Default()
 	}
 	p := &Publisher{
-		client: client,
-		rootCA: string(rootCA),
-		logger: logger,
+		client:   client,
+		rootCA:   string(rootCA),
+		logger:   logger,
+		syncedCh: make(chan struct{}),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "root_ca_cert_publisher"}),
 	}
@@ -81,7 +84,7 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 	if err != nil {
 		return nil, fmt.Errorf("configmap informer: %w", err)
 	}
-	p.configMapsSynced = cmHandler.HasSynced
+	p.configMapsSynced = cmHandler.HasSyncedChecker()
 	nsHandler, err := nsInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: p.namespaceChanged,
 		UpdateFunc: func(_, obj any) {
@@ -95,12 +98,15 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 		return nil, fmt.Errorf("namespace informer: %w", err)
 	}
 	p.namespaces = nsInformer.Lister()
-	p.namespacesSynced = nsHandler.HasSynced
+	p.namespacesSynced = nsHandler.HasSyncedChecker()
 	return p, nil
 }
 
 // HasSynced reports whether both informers are filled and the workers run.
 func (p *Publisher) HasSynced() bool { return p.synced.Load() }
+
+// Synced is closed when HasSynced becomes true.
+func (p *Publisher) Synced() <-chan struct{} { return p.syncedCh }
 
 // Run works until ctx ends, then returns once every goroutine it started
 // has.
@@ -109,11 +115,14 @@ func (p *Publisher) Run(ctx context.Context) {
 	defer wg.Wait()
 	defer p.queue.ShutDown()
 	wg.Go(func() { p.configMaps.RunWithContext(ctx) })
-	if !cache.WaitForCacheSync(ctx.Done(), p.namespacesSynced, p.configMapsSynced) {
+	// Notified, not polled (cache.WaitForCacheSync polls every 100 ms,
+	// which the server's readiness would wait on).
+	if !cache.WaitFor(ctx, "", p.namespacesSynced, p.configMapsSynced) {
 		return
 	}
 	p.logger.Info("starting controller")
 	p.synced.Store(true)
+	close(p.syncedCh)
 	wg.Go(func() {
 		for p.processNext(ctx) {
 		}

@@ -27,14 +27,16 @@ type Controller struct {
 	logger *slog.Logger
 
 	namespaces       corelisters.NamespaceLister
-	namespacesSynced cache.InformerSynced
+	namespacesSynced cache.DoneChecker
 	// accounts watches only the ServiceAccounts named "default".
 	accounts       cache.SharedIndexInformer
 	accountsLister corelisters.ServiceAccountLister
-	accountsSynced cache.InformerSynced
+	accountsSynced cache.DoneChecker
 
 	queue  workqueue.TypedRateLimitingInterface[string]
 	synced atomic.Bool
+	// syncedCh is closed when synced becomes true.
+	syncedCh chan struct{}
 }
 
 // New returns a controller working from the shared namespace informer
@@ -45,8 +47,9 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 		logger = slog.Default()
 	}
 	c := &Controller{
-		client: client,
-		logger: logger,
+		client:   client,
+		logger:   logger,
+		syncedCh: make(chan struct{}),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "serviceaccount"}),
 	}
@@ -59,7 +62,7 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 	if err != nil {
 		return nil, fmt.Errorf("serviceaccount informer: %w", err)
 	}
-	c.accountsSynced = saHandler.HasSynced
+	c.accountsSynced = saHandler.HasSyncedChecker()
 	nsHandler, err := nsInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.namespaceChanged,
 		UpdateFunc: func(_, obj any) { c.namespaceChanged(obj) },
@@ -68,12 +71,15 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 		return nil, fmt.Errorf("namespace informer: %w", err)
 	}
 	c.namespaces = nsInformer.Lister()
-	c.namespacesSynced = nsHandler.HasSynced
+	c.namespacesSynced = nsHandler.HasSyncedChecker()
 	return c, nil
 }
 
 // HasSynced reports whether both informers are filled and the workers run.
 func (c *Controller) HasSynced() bool { return c.synced.Load() }
+
+// Synced is closed when HasSynced becomes true.
+func (c *Controller) Synced() <-chan struct{} { return c.syncedCh }
 
 // Run works until ctx ends, then returns once every goroutine it started
 // has.
@@ -82,11 +88,14 @@ func (c *Controller) Run(ctx context.Context) {
 	defer wg.Wait()
 	defer c.queue.ShutDown()
 	wg.Go(func() { c.accounts.RunWithContext(ctx) })
-	if !cache.WaitForCacheSync(ctx.Done(), c.namespacesSynced, c.accountsSynced) {
+	// Notified, not polled (cache.WaitForCacheSync polls every 100 ms,
+	// which the server's readiness would wait on).
+	if !cache.WaitFor(ctx, "", c.namespacesSynced, c.accountsSynced) {
 		return
 	}
 	c.logger.Info("starting controller")
 	c.synced.Store(true)
+	close(c.syncedCh)
 	// One worker, as kube-controller-manager runs it.
 	wg.Go(func() {
 		for c.processNext(ctx) {

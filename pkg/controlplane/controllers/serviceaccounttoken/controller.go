@@ -43,7 +43,7 @@ type Controller struct {
 	accountsLister corelisters.ServiceAccountLister
 	secrets        cache.SharedIndexInformer
 	secretsLister  corelisters.SecretLister
-	synced         []cache.InformerSynced
+	synced         []cache.DoneChecker
 
 	queue     workqueue.TypedRateLimitingInterface[string]
 	hasSynced atomic.Bool
@@ -91,7 +91,7 @@ func New(client kubernetes.Interface, issuer Issuer, rootCA []byte, logger *slog
 	if err != nil {
 		return nil, fmt.Errorf("secret informer: %w", err)
 	}
-	c.synced = []cache.InformerSynced{saHandler.HasSynced, secretHandler.HasSynced}
+	c.synced = []cache.DoneChecker{saHandler.HasSyncedChecker(), secretHandler.HasSyncedChecker()}
 	return c, nil
 }
 
@@ -117,7 +117,7 @@ func (c *Controller) Run(ctx context.Context) {
 	defer c.queue.ShutDown()
 	wg.Go(func() { c.accounts.RunWithContext(ctx) })
 	wg.Go(func() { c.secrets.RunWithContext(ctx) })
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+	if !cache.WaitFor(ctx, "", c.synced...) { // notified, not polled
 		return
 	}
 	c.logger.Info("starting controller")

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
 	flowcontrollisters "k8s.io/client-go/listers/flowcontrol/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -96,6 +97,27 @@ func withAutoUpdate(m *metav1.ObjectMeta) {
 func (c *Controller) ensureOnce(ctx context.Context) error {
 	pls := c.client.FlowcontrolV1().PriorityLevelConfigurations()
 	fss := c.client.FlowcontrolV1().FlowSchemas()
+	// What exists is read with one list per kind rather than one GET per
+	// object, and each object is ensured on its own, several at a time:
+	// one request after another dominated the server's start, which waits
+	// for this.
+	plList, err := pls.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list prioritylevelconfigurations: %w", err)
+	}
+	fsList, err := fss.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list flowschemas: %w", err)
+	}
+	havePL := map[string]*flowcontrolv1.PriorityLevelConfiguration{}
+	for i := range plList.Items {
+		havePL[plList.Items[i].Name] = &plList.Items[i]
+	}
+	haveFS := map[string]*flowcontrolv1.FlowSchema{}
+	for i := range fsList.Items {
+		haveFS[fsList.Items[i].Name] = &fsList.Items[i]
+	}
+	var work []func() error
 	wantPL := map[string]bool{}
 	for _, mandatory := range []bool{true, false} {
 		list := bootstrap.SuggestedPriorityLevelConfigurations()
@@ -104,33 +126,8 @@ func (c *Controller) ensureOnce(ctx context.Context) error {
 		}
 		for _, want := range list {
 			wantPL[want.Name] = true
-			cur, err := pls.Get(ctx, want.Name, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				if _, err := pls.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
-					return fmt.Errorf("create prioritylevelconfiguration %s: %w", want.Name, err)
-				}
-				continue
-			case err != nil:
-				return fmt.Errorf("get prioritylevelconfiguration %s: %w", want.Name, err)
-			}
-			if !mandatory && !shouldUpdateSpec(cur) {
-				continue
-			}
-			spec := want.Spec.DeepCopy()
-			if want.Name == flowcontrolv1.PriorityLevelConfigurationNameExempt && cur.Spec.Exempt != nil {
-				// The exempt level's exempt section is the operator's.
-				spec.Exempt = cur.Spec.Exempt.DeepCopy()
-			}
-			if apiequality.Semantic.DeepEqual(cur.Spec, *spec) && cur.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
-				continue
-			}
-			upd := cur.DeepCopy()
-			upd.Spec = *spec
-			withAutoUpdate(&upd.ObjectMeta)
-			if _, err := pls.Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
-				return fmt.Errorf("update prioritylevelconfiguration %s: %w", want.Name, err)
-			}
+			cur := havePL[want.Name]
+			work = append(work, func() error { return ensurePriorityLevel(ctx, pls, want, cur, mandatory) })
 		}
 	}
 	wantFS := map[string]bool{}
@@ -141,36 +138,103 @@ func (c *Controller) ensureOnce(ctx context.Context) error {
 		}
 		for _, want := range list {
 			wantFS[want.Name] = true
-			cur, err := fss.Get(ctx, want.Name, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				if _, err := fss.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
-					return fmt.Errorf("create flowschema %s: %w", want.Name, err)
-				}
-				continue
-			case err != nil:
-				return fmt.Errorf("get flowschema %s: %w", want.Name, err)
-			}
-			if !mandatory && !shouldUpdateSpec(cur) {
-				continue
-			}
-			if apiequality.Semantic.DeepEqual(cur.Spec, want.Spec) && cur.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
-				continue
-			}
-			upd := cur.DeepCopy()
-			upd.Spec = *want.Spec.DeepCopy()
-			withAutoUpdate(&upd.ObjectMeta)
-			if _, err := fss.Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
-				return fmt.Errorf("update flowschema %s: %w", want.Name, err)
-			}
+			cur := haveFS[want.Name]
+			work = append(work, func() error { return ensureFlowSchema(ctx, fss, want, cur, mandatory) })
 		}
 	}
+	if err := runParallel(work, ensureWorkers); err != nil {
+		return err
+	}
+	return removeUnwanted(ctx, pls, fss, plList, fsList, wantPL, wantFS)
+}
+
+// ensureWorkers is how many objects ensureOnce works on at a time.
+const ensureWorkers = 8
+
+// runParallel runs work on n goroutines; it returns the first error in
+// the order of work.
+func runParallel(work []func() error, n int) error {
+	errs := make([]error, len(work))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(n, len(work)) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = work[i]()
+			}
+		})
+	}
+	for i := range work {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensurePriorityLevel makes want exist (cur: the object as listed, nil
+// when missing).
+func ensurePriorityLevel(ctx context.Context, pls flowcontrolclient.PriorityLevelConfigurationInterface, want, cur *flowcontrolv1.PriorityLevelConfiguration, mandatory bool) error {
+	if cur == nil {
+		if _, err := pls.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create prioritylevelconfiguration %s: %w", want.Name, err)
+		}
+		return nil
+	}
+	if !mandatory && !shouldUpdateSpec(cur) {
+		return nil
+	}
+	spec := want.Spec.DeepCopy()
+	if want.Name == flowcontrolv1.PriorityLevelConfigurationNameExempt && cur.Spec.Exempt != nil {
+		// The exempt level's exempt section is the operator's.
+		spec.Exempt = cur.Spec.Exempt.DeepCopy()
+	}
+	if apiequality.Semantic.DeepEqual(cur.Spec, *spec) && cur.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+		return nil
+	}
+	upd := cur.DeepCopy()
+	upd.Spec = *spec
+	withAutoUpdate(&upd.ObjectMeta)
+	if _, err := pls.Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+		return fmt.Errorf("update prioritylevelconfiguration %s: %w", want.Name, err)
+	}
+	return nil
+}
+
+// ensureFlowSchema makes want exist (cur: the object as listed, nil when
+// missing).
+func ensureFlowSchema(ctx context.Context, fss flowcontrolclient.FlowSchemaInterface, want, cur *flowcontrolv1.FlowSchema, mandatory bool) error {
+	if cur == nil {
+		if _, err := fss.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create flowschema %s: %w", want.Name, err)
+		}
+		return nil
+	}
+	if !mandatory && !shouldUpdateSpec(cur) {
+		return nil
+	}
+	if apiequality.Semantic.DeepEqual(cur.Spec, want.Spec) && cur.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+		return nil
+	}
+	upd := cur.DeepCopy()
+	upd.Spec = *want.Spec.DeepCopy()
+	withAutoUpdate(&upd.ObjectMeta)
+	if _, err := fss.Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+		return fmt.Errorf("update flowschema %s: %w", want.Name, err)
+	}
+	return nil
+}
+
+// removeUnwanted deletes the auto-updated objects not in wantPL and wantFS.
+func removeUnwanted(ctx context.Context, pls flowcontrolclient.PriorityLevelConfigurationInterface, fss flowcontrolclient.FlowSchemaInterface,
+	plList *flowcontrolv1.PriorityLevelConfigurationList, fsList *flowcontrolv1.FlowSchemaList, wantPL, wantFS map[string]bool) error {
 	// Objects upstream once suggested and no longer does: removed when
 	// they are still auto-updated.
-	plList, err := pls.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("list prioritylevelconfigurations: %w", err)
-	}
 	for i := range plList.Items {
 		pl := &plList.Items[i]
 		if !wantPL[pl.Name] && pl.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
@@ -178,10 +242,6 @@ func (c *Controller) ensureOnce(ctx context.Context) error {
 				return fmt.Errorf("delete prioritylevelconfiguration %s: %w", pl.Name, err)
 			}
 		}
-	}
-	fsList, err := fss.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("list flowschemas: %w", err)
 	}
 	for i := range fsList.Items {
 		fs := &fsList.Items[i]
