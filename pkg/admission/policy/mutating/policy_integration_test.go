@@ -209,7 +209,10 @@ func TestMutatingAdmissionPolicy(t *testing.T) {
 		}
 		p, b = policy("ignore", arv1.Ignore, applyMutation(expr), applyMutation(`Object{metadata: Object.metadata{labels: {"second": "ran"}}}`))
 		lbl = map[string]string{"test": "ignore"}
-		e.install(t, p, b, func() bool { got, err := e.dryCM(cmWith("probe", lbl, nil)); return err == nil && got.Labels["second"] == "ran" })
+		e.install(t, p, b, func() bool {
+			got, err := e.dryCM(cmWith("probe", lbl, nil))
+			return err == nil && got.Labels["second"] == "ran"
+		})
 		got, err := cms.Create(ctx, cmWith("i", lbl, nil), metav1.CreateOptions{})
 		if err != nil || got.Labels["n"] != "" || got.Labels["second"] != "ran" {
 			t.Errorf("Ignore: %v labels %v, want created with the second mutation applied", err, got.Labels)
@@ -225,10 +228,16 @@ func TestMutatingAdmissionPolicy(t *testing.T) {
 			lbl := map[string]string{"test": name}
 			p, b := policy(name, arv1.Fail, applyMutation(copyExpr))
 			p.Spec.ReinvocationPolicy = reinvoke
-			e.install(t, p, b, func() bool { got, err := e.dryCM(cmWith("probe", lbl, nil)); return err == nil && got.Labels["copy"] == "none" })
+			e.install(t, p, b, func() bool {
+				got, err := e.dryCM(cmWith("probe", lbl, nil))
+				return err == nil && got.Labels["copy"] == "none"
+			})
 			p2, b2 := policy("b-set-"+strings.ToLower(string(reinvoke)), arv1.Fail, applyMutation(`Object{metadata: Object.metadata{labels: {"src": "set"}}}`))
 			b2.Spec.MatchResources.ObjectSelector.MatchLabels = lbl
-			e.install(t, p2, b2, func() bool { got, err := e.dryCM(cmWith("probe", lbl, nil)); return err == nil && got.Labels["src"] == "set" })
+			e.install(t, p2, b2, func() bool {
+				got, err := e.dryCM(cmWith("probe", lbl, nil))
+				return err == nil && got.Labels["src"] == "set"
+			})
 			got, err := cms.Create(ctx, cmWith("r-"+strings.ToLower(string(reinvoke)), lbl, nil), metav1.CreateOptions{})
 			want := map[arv1.ReinvocationPolicyType]string{arv1.IfNeededReinvocationPolicy: "set", arv1.NeverReinvocationPolicy: "none"}[reinvoke]
 			if err != nil || got.Labels["copy"] != want {
