@@ -64,9 +64,13 @@ func TestValidateMutatingPolicy(t *testing.T) {
 			`spec.mutations[0].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"`},
 		{"apply configuration missing", func(p *arv1.MutatingAdmissionPolicy) { p.Spec.Mutations[0].ApplyConfiguration = nil },
 			"spec.mutations[0].applyConfiguration: Required value: must be specified when patchType is ApplyConfiguration"},
-		{"json patch missing", func(p *arv1.MutatingAdmissionPolicy) { p.Spec.Mutations[0] = arv1.Mutation{PatchType: arv1.PatchTypeJSONPatch} },
+		{"json patch missing", func(p *arv1.MutatingAdmissionPolicy) {
+			p.Spec.Mutations[0] = arv1.Mutation{PatchType: arv1.PatchTypeJSONPatch}
+		},
 			"spec.mutations[0].jsonPatch: Required value: must be specified when patchType is JSONPatch"},
-		{"both", func(p *arv1.MutatingAdmissionPolicy) { p.Spec.Mutations[0].JSONPatch = &arv1.JSONPatch{Expression: "[]"} },
+		{"both", func(p *arv1.MutatingAdmissionPolicy) {
+			p.Spec.Mutations[0].JSONPatch = &arv1.JSONPatch{Expression: "[]"}
+		},
 			`spec.mutations[0].jsonPatch: Invalid value: "{jsonPatch}": must not be specified when patchType is ApplyConfiguration`},
 		{"empty expression", func(p *arv1.MutatingAdmissionPolicy) { p.Spec.Mutations[0].ApplyConfiguration.Expression = " " },
 			"spec.mutations[0].applyConfiguration.expression: Required value"},
