@@ -56,6 +56,7 @@ func Env() (*cel.Env, error) {
 			cel.Function("jsonpatch.escapeKey",
 				cel.Overload("string_jsonpatch_escapeKey_string", []*cel.Type{cel.StringType}, cel.StringType,
 					cel.UnaryBinding(escapeKey))),
+			cel.ASTValidators(dynTolerantLiterals{}),
 		)
 		base, err := cel.NewEnv(opts...)
 		if err != nil {

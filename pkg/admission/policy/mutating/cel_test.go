@@ -199,3 +199,22 @@ func FuzzMutation(f *testing.F) {
 		}
 	})
 }
+
+// TestLiterals: list and map literals may mix dyn values with typed ones
+// (object fields and variables are dyn here), not two different types.
+func TestLiterals(t *testing.T) {
+	if _, err := CompileApplyConfiguration(`Object{metadata: Object.metadata{labels: {"a": object.metadata.name, "b": "x"}}}`); err != nil {
+		t.Errorf("dyn and string values: %v", err)
+	}
+	if _, err := CompileVariable(`[object.metadata.name, "x", variables.y]`); err != nil {
+		t.Errorf("dyn and string elements: %v", err)
+	}
+	_, err := CompileVariable(`{"a": "x", "b": 1}`)
+	if err == nil || !strings.Contains(err.Error(), "expected type 'string' but found 'int'") {
+		t.Errorf("string and int values: %v", err)
+	}
+	_, err = CompileVariable(`[1, object.x, "a"]`)
+	if err == nil || !strings.Contains(err.Error(), "expected type 'int' but found 'string'") {
+		t.Errorf("int and string elements: %v", err)
+	}
+}
