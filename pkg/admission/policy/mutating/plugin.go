@@ -153,11 +153,10 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes) error {
 
 	r := &run{p: p, a: &a}
 	r.ns = matching.NamespaceOf(ctx, p.opts.Namespaces, &a)
-	obj, err := matching.ObjectValue(a.Object, &a)
-	if err == nil {
-		r.obj, err = normalize(obj)
-	}
-	if err != nil {
+	// Integers are int64 and other numbers float64 in every object the
+	// plugin builds and compares (ToUnstructured, toJSON, decodeJSON and
+	// structured-merge-diff keep them so).
+	if r.obj, err = matching.ObjectValue(a.Object, &a); err != nil {
 		return apierrors.NewInternalError(err)
 	}
 	r.start = r.obj
@@ -191,6 +190,8 @@ type run struct {
 	invoked  []string
 	reinvoke map[string]bool
 	errs     []policyError
+	// fixed are the CEL variables that do not change during an Admit.
+	fixed map[string]any
 }
 
 func (r *run) fail(inv invocation, err error, reason metav1.StatusReason) {
@@ -277,26 +278,31 @@ func invocationKey(inv invocation, param map[string]any) string {
 }
 
 // activation is the CEL input of an invocation, with the object as
-// mutated so far.
+// mutated so far. The request, old object and namespace values are
+// built once per Admit.
 func (r *run) activation(param map[string]any) (map[string]any, error) {
-	a := r.current()
-	act := map[string]any{
-		matching.VarObject: r.obj, matching.VarRequest: matching.RequestValue(a),
-		matching.VarOldObject: nil, matching.VarNamespaceObject: nil, matching.VarParams: nil,
-		matching.VarVariables: map[string]any{},
-	}
-	if old, err := matching.ObjectValue(a.OldObject, a); err != nil {
-		return nil, err
-	} else if old != nil {
-		act[matching.VarOldObject] = old
-	}
-	// As upstream, a namespace has no namespaceObject.
-	if r.ns != nil && a.Resource.GroupResource() != corev1.Resource("namespaces") {
-		nsv, err := matching.NamespaceValue(r.ns)
-		if err != nil {
+	if r.fixed == nil {
+		a := r.a
+		r.fixed = map[string]any{matching.VarRequest: matching.RequestValue(a), matching.VarOldObject: nil, matching.VarNamespaceObject: nil}
+		if old, err := matching.ObjectValue(a.OldObject, a); err != nil {
 			return nil, err
+		} else if old != nil {
+			r.fixed[matching.VarOldObject] = old
 		}
-		act[matching.VarNamespaceObject] = nsv
+		// As upstream, a namespace has no namespaceObject.
+		if r.ns != nil && a.Resource.GroupResource() != corev1.Resource("namespaces") {
+			nsv, err := matching.NamespaceValue(r.ns)
+			if err != nil {
+				return nil, err
+			}
+			r.fixed[matching.VarNamespaceObject] = nsv
+		}
+	}
+	act := map[string]any{
+		matching.VarObject: r.obj, matching.VarParams: nil, matching.VarVariables: map[string]any{},
+	}
+	for k, v := range r.fixed {
+		act[k] = v
 	}
 	if param != nil {
 		act[matching.VarParams] = param
@@ -369,9 +375,6 @@ func (r *run) mutate(inv invocation, i int, param map[string]any) error {
 			return fmt.Errorf("ApplyConfiguration: must evaluate to Object but got %s", out.Type())
 		}
 		merged, err := applyConfiguration(r.p.typeConverter(), r.obj, pm)
-		if err == nil {
-			merged, err = normalize(merged)
-		}
 		if err != nil {
 			return err
 		}
@@ -392,24 +395,6 @@ func (r *run) mutate(inv invocation, i int, param map[string]any) error {
 		r.obj = patched
 	}
 	return nil
-}
-
-// normalize is obj through JSON: integers are int64 and other numbers
-// float64, as in every object the plugin compares and CEL reads.
-func normalize(obj map[string]any) (map[string]any, error) {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	v, err := decodeJSON(b)
-	if err != nil {
-		return nil, err
-	}
-	out, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("not a JSON object")
-	}
-	return out, nil
 }
 
 // decodeJSON decodes b with integers as int64.
@@ -443,18 +428,7 @@ func numbers(v any) any {
 	return v
 }
 
-func jsonOf(v ref.Val) (any, error) {
-	out, err := toJSON(v)
-	if err != nil {
-		return nil, err
-	}
-	// Through JSON, so that every number is what a decoded object holds.
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	return decodeJSON(b)
-}
+func jsonOf(v ref.Val) (any, error) { return toJSON(v) }
 
 // writeBack stores the mutated object into a.Object in place, decoded
 // as the object's type and defaulted.
