@@ -292,11 +292,16 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
+	mutatingPolicies, err := mutatingPolicyPlugin(s, c, b, clusterScoped{ns})
+	if err != nil {
+		return nil, err
+	}
 	quotas, err := quotaStoreOf(b)
 	if err != nil {
 		return nil, err
 	}
 	admissionPlugins, err := admissionPlugins(c, b, namespaceReader{clusterScoped{ns}}, map[string]admission.Plugin{
+		plugins.MutatingAdmissionPolicy:    mutatingPolicies,
 		plugins.MutatingAdmissionWebhook:   mutatingWebhooks,
 		plugins.ValidatingAdmissionPolicy:  policies,
 		plugins.ValidatingAdmissionWebhook: validatingWebhooks,

@@ -3,6 +3,8 @@ package controlplane
 import (
 	arv1 "k8s.io/api/admissionregistration/v1"
 
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/mutatingadmissionpolicy"
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/mutatingadmissionpolicybinding"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/mutatingwebhookconfiguration"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/validatingadmissionpolicy"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/validatingadmissionpolicybinding"
@@ -19,6 +21,8 @@ var admissionRegistrationGroup = apiGroup{name: arv1.GroupName, versions: []apiV
 		{name: "validatingwebhookconfigurations", storage: storeOf(validatingwebhookconfiguration.NewREST)},
 		{name: "validatingadmissionpolicies", storage: storeAndStatus(validatingadmissionpolicy.NewREST)},
 		{name: "validatingadmissionpolicybindings", storage: storeOf(validatingadmissionpolicybinding.NewREST)},
+		{name: "mutatingadmissionpolicies", storage: storeOf(mutatingadmissionpolicy.NewREST)},
+		{name: "mutatingadmissionpolicybindings", storage: storeOf(mutatingadmissionpolicybinding.NewREST)},
 	},
 }}}
 
@@ -27,4 +31,6 @@ var (
 	validatingWebhooksResource = arv1.SchemeGroupVersion.WithResource("validatingwebhookconfigurations")
 	policiesResource           = arv1.SchemeGroupVersion.WithResource("validatingadmissionpolicies")
 	policyBindingsResource     = arv1.SchemeGroupVersion.WithResource("validatingadmissionpolicybindings")
+	mutatingPoliciesResource   = arv1.SchemeGroupVersion.WithResource("mutatingadmissionpolicies")
+	mutatingBindingsResource   = arv1.SchemeGroupVersion.WithResource("mutatingadmissionpolicybindings")
 )

@@ -107,6 +107,7 @@ func TestBuiltinTables(t *testing.T) {
 			"flowschemas", "flowschemas/status", "prioritylevelconfigurations", "prioritylevelconfigurations/status",
 		},
 		{Group: "admissionregistration.k8s.io", Version: "v1"}: {
+			"mutatingadmissionpolicies", "mutatingadmissionpolicybindings",
 			"mutatingwebhookconfigurations", "validatingadmissionpolicies", "validatingadmissionpolicies/status",
 			"validatingadmissionpolicybindings", "validatingwebhookconfigurations",
 		},

@@ -202,6 +202,7 @@ var constructors = map[string]Constructor{
 
 // Names of the plugins the server builds itself (Deps.Prebuilt).
 const (
+	MutatingAdmissionPolicy    = "MutatingAdmissionPolicy"
 	MutatingAdmissionWebhook   = "MutatingAdmissionWebhook"
 	ValidatingAdmissionPolicy  = "ValidatingAdmissionPolicy"
 	ValidatingAdmissionWebhook = "ValidatingAdmissionWebhook"
@@ -209,7 +210,7 @@ const (
 )
 
 func init() {
-	for _, name := range []string{MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota} {
+	for _, name := range []string{MutatingAdmissionPolicy, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota} {
 		constructors[name] = func(d Deps, _ []byte) (admission.Plugin, error) {
 			if p := d.Prebuilt[name]; p != nil {
 				return p, nil

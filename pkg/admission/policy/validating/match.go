@@ -1,143 +1,15 @@
 package validating
 
-import (
-	"context"
-	"slices"
-	"strings"
+import "github.com/kapi-dev/kapi/pkg/admission/policy/matching"
 
-	arv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kapi-dev/kapi/pkg/admission"
-)
-
-// matcher is a policy's matchConstraints or a binding's matchResources
-// (upstream's generic policy matcher).
-type matcher struct {
-	rules, exclude []arv1.NamedRuleWithOperations
-	ns, obj        labels.Selector
-}
-
-func newMatcher(m *arv1.MatchResources) (*matcher, error) {
-	out := &matcher{rules: m.ResourceRules, exclude: m.ExcludeResourceRules, ns: labels.Everything(), obj: labels.Everything()}
-	var err error
-	if m.NamespaceSelector != nil {
-		if out.ns, err = metav1.LabelSelectorAsSelector(m.NamespaceSelector); err != nil {
-			return nil, err
-		}
-	}
-	if m.ObjectSelector != nil {
-		if out.obj, err = metav1.LabelSelectorAsSelector(m.ObjectSelector); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-var namespacesResource = schema.GroupResource{Resource: "namespaces"}
-
-// matches reports whether a is matched. ns is the request's namespace
-// object (nil for cluster-scoped requests or when it is missing).
-func (m *matcher) matches(a *admission.Attributes, ns *corev1.Namespace) bool {
-	// No rules (a binding's matchResources may have none): everything the
-	// policy matches.
-	if len(m.rules) > 0 && !slices.ContainsFunc(m.rules, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a) }) {
-		return false
-	}
-	if slices.ContainsFunc(m.exclude, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a) }) {
-		return false
-	}
-	if !m.ns.Empty() {
-		switch {
-		case a.Resource.GroupResource() == namespacesResource && a.Subresource == "":
-			o := a.Object
-			if o == nil {
-				o = a.OldObject
-			}
-			if n, ok := o.(*corev1.Namespace); ok && !m.ns.Matches(labels.Set(n.Labels)) {
-				return false
-			}
-		case a.Namespace != "":
-			if ns == nil || !m.ns.Matches(labels.Set(ns.Labels)) {
-				return false
-			}
-		}
-	}
-	if !m.obj.Empty() && !labelsMatch(m.obj, a.Object) && !labelsMatch(m.obj, a.OldObject) {
-		return false
-	}
-	return true
-}
-
-func labelsMatch(s labels.Selector, obj runtime.Object) bool {
-	if obj == nil {
-		return false
-	}
-	m, err := meta.Accessor(obj)
-	return err == nil && s.Matches(labels.Set(m.GetLabels()))
-}
-
-func namedRuleMatches(r *arv1.NamedRuleWithOperations, a *admission.Attributes) bool {
-	if len(r.ResourceNames) > 0 && !slices.Contains(r.ResourceNames, a.Name) {
-		return false
-	}
-	if !slices.Contains(r.Operations, arv1.OperationAll) && !slices.Contains(r.Operations, arv1.OperationType(a.Operation)) {
-		return false
-	}
-	gvr := a.Resource
-	if !anyOf(r.APIGroups, gvr.Group) || !anyOf(r.APIVersions, gvr.Version) {
-		return false
-	}
-	if !slices.ContainsFunc(r.Resources, func(s string) bool { return resourceMatches(s, gvr.Resource, a.Subresource) }) {
-		return false
-	}
-	scope := arv1.AllScopes
-	if r.Scope != nil {
-		scope = *r.Scope
-	}
-	isNamespace := gvr.GroupResource() == namespacesResource
-	switch scope {
-	case arv1.ClusterScope:
-		return isNamespace || a.Namespace == ""
-	case arv1.NamespacedScope:
-		return !isNamespace && a.Namespace != ""
-	}
-	return true
-}
-
-func anyOf(list []string, v string) bool {
-	return slices.Contains(list, "*") || slices.Contains(list, v)
-}
-
-// resourceMatches: "*" is any resource without subresource, "*/*" any,
-// "x/*" x and its subresources, "*/y" subresource y of any resource.
-func resourceMatches(rule, resource, sub string) bool {
-	res, s, _ := strings.Cut(rule, "/")
-	return (res == "*" || res == resource) && (s == "*" || s == sub)
-}
-
-// namespaceOf reads the request's namespace object (nil when
-// cluster-scoped or missing).
-func namespaceOf(ctx context.Context, get NamespaceGetter, a *admission.Attributes) *corev1.Namespace {
-	if a.Namespace == "" || get == nil {
-		return nil
-	}
-	if a.Resource.GroupResource() == namespacesResource {
-		if n, ok := a.Object.(*corev1.Namespace); ok {
-			return n
-		}
-	}
-	ns, err := get(ctx, a.Namespace)
-	if err != nil {
-		return nil
-	}
-	return ns
-}
+// The matcher and the namespace reader are shared with the
+// MutatingAdmissionPolicy plugin (package matching).
+type matcher = matching.Matcher
 
 // NamespaceGetter reads a namespace.
-type NamespaceGetter func(ctx context.Context, name string) (*corev1.Namespace, error)
+type NamespaceGetter = matching.NamespaceGetter
+
+var (
+	newMatcher  = matching.NewMatcher
+	namespaceOf = matching.NamespaceOf
+)

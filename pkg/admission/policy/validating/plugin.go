@@ -11,15 +11,14 @@ import (
 
 	"cel.dev/cel-go/common/types"
 	arv1 "k8s.io/api/admissionregistration/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/configsource"
+	"github.com/kapi-dev/kapi/pkg/admission/policy/matching"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
@@ -28,15 +27,7 @@ import (
 const PluginName = "ValidatingAdmissionPolicy"
 
 // Params reads the param objects of policies, as JSON maps.
-type Params interface {
-	// Namespaced reports whether apiVersion/kind is namespace-scoped; an
-	// unknown kind is an error.
-	Namespaced(apiVersion, kind string) (bool, error)
-	// Get returns one object (apierrors.IsNotFound when missing).
-	Get(ctx context.Context, apiVersion, kind, namespace, name string) (map[string]any, error)
-	// List returns the objects sel selects in namespace ("": all).
-	List(ctx context.Context, apiVersion, kind, namespace string, sel labels.Selector) ([]map[string]any, error)
-}
+type Params = matching.Params
 
 // Options are what the plugin reads besides policies and bindings.
 type Options struct {
@@ -92,18 +83,7 @@ func (p *Plugin) Handles(admission.Operation) bool { return true }
 
 // exempt: policies never apply to the admission configuration resources
 // themselves, as upstream.
-func exempt(a *admission.Attributes) bool {
-	if a.Resource.Group != arv1.GroupName {
-		return false
-	}
-	switch a.Resource.Resource {
-	case "mutatingwebhookconfigurations", "validatingwebhookconfigurations",
-		"validatingadmissionpolicies", "validatingadmissionpolicybindings",
-		"mutatingadmissionpolicies", "mutatingadmissionpolicybindings":
-		return true
-	}
-	return false
-}
+var exempt = matching.Exempt
 
 // decision is one failed validation (or error) of one binding.
 type decision struct {
@@ -146,7 +126,7 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 		if ns == nil {
 			ns = &nsHolder{v: namespaceOf(ctx, p.opts.Namespaces, &a)}
 		}
-		if !cp.match.matches(&a, ns.v) || (b.match != nil && !b.match.matches(&a, ns.v)) {
+		if !cp.match.Matches(&a, ns.v) || (b.match != nil && !b.match.Matches(&a, ns.v)) {
 			continue
 		}
 		if in == nil {
@@ -233,53 +213,8 @@ func (p *Plugin) evaluate(ctx context.Context, cp *compiledPolicy, b *compiledBi
 	return out
 }
 
-// noParams is the single evaluation of a policy without paramKind.
-var noParams = []map[string]any{nil}
-
 func (p *Plugin) params(ctx context.Context, cp *compiledPolicy, b *compiledBinding, a *admission.Attributes) ([]map[string]any, error) {
-	if cp.paramKind == nil {
-		return noParams, nil
-	}
-	ref := b.paramRef
-	if ref == nil {
-		return nil, errors.New("paramKind kind `" + cp.paramKind.Kind + "` is specified but paramRef is not specified")
-	}
-	if p.opts.Params == nil {
-		return nil, errors.New("params are not available")
-	}
-	namespaced, err := p.opts.Params.Namespaced(cp.paramKind.APIVersion, cp.paramKind.Kind)
-	if err != nil {
-		return nil, err
-	}
-	ns := ref.Namespace
-	if namespaced && ns == "" {
-		ns = a.Namespace
-	}
-	if !namespaced {
-		ns = ""
-	}
-	var found []map[string]any
-	switch {
-	case ref.Name != "":
-		obj, err := p.opts.Params.Get(ctx, cp.paramKind.APIVersion, cp.paramKind.Kind, ns, ref.Name)
-		if err != nil && !apierrors.IsNotFound(err) {
-			return nil, err
-		}
-		if obj != nil {
-			found = append(found, obj)
-		}
-	case b.paramSel != nil:
-		if found, err = p.opts.Params.List(ctx, cp.paramKind.APIVersion, cp.paramKind.Kind, ns, b.paramSel); err != nil {
-			return nil, err
-		}
-	}
-	if len(found) == 0 {
-		if ref.ParameterNotFoundAction != nil && *ref.ParameterNotFoundAction == arv1.AllowAction {
-			return nil, nil
-		}
-		return nil, errors.New("no params found for policy binding with `Deny` parameterNotFoundAction")
-	}
-	return found, nil
+	return matching.ResolveParams(ctx, p.opts.Params, cp.paramKind, b.paramRef, b.paramSel, a)
 }
 
 // evaluateOne runs the match conditions, variables, validations and audit
@@ -367,7 +302,7 @@ type input struct {
 }
 
 func newInput(a *admission.Attributes, ns *corev1.Namespace) (*input, error) {
-	in := &input{}
+	in := &input{request: matching.RequestValue(a)}
 	var err error
 	if in.object, err = toMap(a.Object, a); err != nil {
 		return nil, err
@@ -375,54 +310,19 @@ func newInput(a *admission.Attributes, ns *corev1.Namespace) (*input, error) {
 	if in.oldObject, err = toMap(a.OldObject, a); err != nil {
 		return nil, err
 	}
-	if ns != nil {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
-		if err != nil {
-			return nil, err
-		}
-		m["apiVersion"], m["kind"] = "v1", "Namespace"
+	if m, err := matching.NamespaceValue(ns); err != nil {
+		return nil, err
+	} else if m != nil {
 		in.namespace = m
 	}
-	req := map[string]any{
-		"kind":      map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind},
-		"resource":  map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource},
-		"name":      a.Name,
-		"namespace": a.Namespace,
-		"operation": string(a.Operation),
-		"dryRun":    a.DryRun,
-	}
-	req["requestKind"], req["requestResource"] = req["kind"], req["resource"]
-	if a.Subresource != "" {
-		req["subResource"], req["requestSubResource"] = a.Subresource, a.Subresource
-	}
-	if a.User != nil {
-		ui := authenticationv1.UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups}
-		if len(a.User.Extra) > 0 {
-			ui.Extra = map[string]authenticationv1.ExtraValue{}
-			for k, v := range a.User.Extra {
-				ui.Extra[k] = v
-			}
-		}
-		m, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(&ui)
-		req["userInfo"] = m
-	}
-	in.request = req
 	return in, nil
 }
 
+// toMap is the object as CEL sees it (an untyped nil for none).
 func toMap(obj runtime.Object, a *admission.Attributes) (any, error) {
-	if obj == nil {
-		return nil, nil
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
+	m, err := matching.ObjectValue(obj, a)
+	if m == nil || err != nil {
 		return nil, err
-	}
-	if s, _ := m["apiVersion"].(string); s == "" {
-		m["apiVersion"] = a.Kind.GroupVersion().String()
-	}
-	if s, _ := m["kind"].(string); s == "" {
-		m["kind"] = a.Kind.Kind
 	}
 	return m, nil
 }

@@ -46,6 +46,7 @@ func RegisterDefaults(s *runtime.Scheme) error {
 			SetObjectDefaults_ValidatingAdmissionPolicyBinding(&l.Items[i])
 		}
 	})
+	registerMutatingPolicyDefaults(s)
 	return nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"cel.dev/cel-go/cel"
+
 	arv1 "k8s.io/api/admissionregistration/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -67,7 +69,7 @@ func ValidateValidatingAdmissionPolicy(p *arv1.ValidatingAdmissionPolicy) field.
 			}
 		}
 	}
-	errs = append(errs, validatePolicyMatchConditions(spec.MatchConditions, fp.Child("matchConditions"))...)
+	errs = append(errs, validatePolicyMatchConditions(spec.MatchConditions, validating.CompileBool, fp.Child("matchConditions"))...)
 	for i, v := range spec.Variables {
 		ip := fp.Child("variables").Index(i)
 		if v.Name == "" {
@@ -136,7 +138,7 @@ func validateParamKind(pk *arv1.ParamKind, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validatePolicyMatchConditions(conds []arv1.MatchCondition, p *field.Path) field.ErrorList {
+func validatePolicyMatchConditions(conds []arv1.MatchCondition, compile func(string) (cel.Program, error), p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conds) > 64 {
 		errs = append(errs, field.TooMany(p, len(conds), 64))
@@ -157,7 +159,7 @@ func validatePolicyMatchConditions(conds []arv1.MatchCondition, p *field.Path) f
 		}
 		if c.Expression == "" {
 			errs = append(errs, field.Required(ip.Child("expression"), ""))
-		} else if _, err := validating.CompileBool(c.Expression); err != nil {
+		} else if _, err := compile(c.Expression); err != nil {
 			errs = append(errs, field.Invalid(ip.Child("expression"), c.Expression, "compilation failed: "+err.Error()))
 		}
 	}
