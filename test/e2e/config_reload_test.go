@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -176,4 +177,44 @@ jwt:
 	if got := metricValue(t, srv, "apiserver_authentication_config_controller_last_config_info", `hash="`+hashOf(config("v2:"))+`"`); got != "1" {
 		t.Errorf("last_config_info must name the configuration in force: %q", got)
 	}
+}
+
+// TestAuthorizationConfigNodeReload: type Node in --authorization-config
+// (kubeadm's Node,RBAC chain in the structured form); a reload may drop
+// and restore it.
+func TestAuthorizationConfigNodeReload(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "authz.yaml")
+	const head = "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n"
+	const nodeRBAC = head + "- type: Node\n  name: node\n- type: RBAC\n  name: rbac\n"
+	const rbacOnly = head + "- type: RBAC\n  name: rbac\n"
+	writeConfig(t, path, nodeRBAC)
+	srv := kapitest.Start(t, kapitest.WithFlags("--authorization-config="+path),
+		kapitest.WithOptions(func(o *kapitest.Options) { o.ConfigReloadInterval = reloadInterval }))
+	ctx := t.Context()
+	admin := kubernetes.NewForConfigOrDie(srv.Config)
+	for _, n := range []string{"n1", "n2"} {
+		if _, err := admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := srv.AddUser(kapitest.User{Name: "system:node:n1", Groups: []string{"system:nodes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubelet := kubernetes.NewForConfigOrDie(cfg)
+	getNode := func(name string) error {
+		_, err := kubelet.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		return err
+	}
+	if err := getNode("n1"); err != nil {
+		t.Fatalf("n1 reads itself under Node,RBAC: %v", err)
+	}
+	err = getNode("n2")
+	if want := `nodes "n2" is forbidden: User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope: node 'n1' cannot read 'n2', only its own Node object`; err == nil || err.Error() != want {
+		t.Errorf("n1 reads n2: %v, want %s", err, want)
+	}
+	writeConfig(t, path, rbacOnly)
+	waitUntil(t, "Node to be dropped", func() bool { return apierrors.IsForbidden(getNode("n1")) })
+	writeConfig(t, path, nodeRBAC)
+	waitUntil(t, "Node to be back", func() bool { return getNode("n1") == nil })
 }
