@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ func BenchmarkStartStop(b *testing.B) {
 	for _, backend := range benchBackends {
 		b.Run(backend.name, func(b *testing.B) {
 			var start, stop time.Duration
+			cpu0 := processCPU()
 			for b.Loop() {
 				t0 := time.Now()
 				s, err := kapitest.StartE(b.TempDir(), slog.New(slog.DiscardHandler), backend.opts...)
@@ -39,6 +41,10 @@ func BenchmarkStartStop(b *testing.B) {
 			}
 			b.ReportMetric(float64(start.Microseconds())/1000/float64(b.N), "start-ms")
 			b.ReportMetric(float64(stop.Microseconds())/1000/float64(b.N), "stop-ms")
+			// CPU time of the whole process (every goroutine, the GC)
+			// per start and stop: on a shared machine, less dependent on
+			// the other load than the wall-clock times.
+			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms")
 		})
 	}
 }
@@ -89,6 +95,15 @@ func BenchmarkIdleServerMemory(b *testing.B) {
 			}
 		})
 	}
+}
+
+// processCPU is the CPU time (user and system) the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func heapInUse() uint64 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +54,18 @@ func TestReset(t *testing.T) {
 				t.Fatal("informer did not sync")
 			}
 			baseCMs := len(cmInformer.GetStore().ListKeys())
+			// The garbage collector watches every resource, the WithCRDs
+			// CRD's too, from a moment after the CRD is served (it
+			// rediscovers 100 ms after a CRD event): its informer and
+			// the watch served for it belong to the start state, not to
+			// the test's objects, and may start after Start returned.
+			deadline := time.Now().Add(time.Minute)
+			for !watched(ctx, t, cs, "things") {
+				if time.Now().After(deadline) {
+					t.Fatal("timed out waiting for the garbage collector to watch things")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 			leakCheck := goleak.IgnoreCurrent()
 
 			if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}, metav1.CreateOptions{}); err != nil {
@@ -133,7 +147,7 @@ func TestReset(t *testing.T) {
 			// DefaultSyncPeriod), as after a deletion through the API; under
 			// the race detector on a loaded machine that period slips (the
 			// whole suite's run saw more than 45 s), hence 90 s.
-			deadline := time.Now().Add(90 * time.Second)
+			deadline = time.Now().Add(90 * time.Second)
 			for err := goleak.Find(leakCheck); err != nil; err = goleak.Find(leakCheck) {
 				if time.Now().After(deadline) {
 					if backend.name == "etcd" {
@@ -234,4 +248,25 @@ func TestSnapshotRestore(t *testing.T) {
 	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 		t.Errorf("update a restored object: %v", err)
 	}
+}
+
+// watched reports whether the server serves a watch of resource (from
+// its apiserver_longrunning_requests gauge).
+func watched(ctx context.Context, t *testing.T, cs kubernetes.Interface, resource string) bool {
+	t.Helper()
+	body, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	for line := range strings.Lines(string(body)) {
+		labels, value, ok := strings.Cut(strings.TrimSpace(line), "} ")
+		if !ok || !strings.HasPrefix(labels, "apiserver_longrunning_requests{") ||
+			!strings.Contains(labels, `resource="`+resource+`"`) || !strings.Contains(labels, `verb="WATCH"`) {
+			continue
+		}
+		if n, err := strconv.ParseFloat(value, 64); err == nil && n >= 1 {
+			return true
+		}
+	}
+	return false
 }

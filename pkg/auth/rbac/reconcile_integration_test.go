@@ -1,0 +1,117 @@
+package rbac_test
+
+import (
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kapi-dev/kapi/kapitest"
+	"github.com/kapi-dev/kapi/pkg/auth/rbac"
+)
+
+// Reconcile against a real server whose bootstrap policy was changed:
+// a removed rule comes back, a role marked autoupdate=false is left as it
+// is, a deleted binding is made again, a binding whose roleRef differs is
+// recreated keeping its extra subjects, and a second run changes nothing.
+func TestReconcileRepairsPolicy(t *testing.T) {
+	srv := kapitest.Start(t)
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	ctx := t.Context()
+	waitFor(t, "the bootstrap policy", func() bool { return rbac.Reconcile(ctx, cs) == nil })
+
+	var plain []rbacv1.ClusterRole // roles with rules of their own
+	for _, r := range rbac.ClusterRoles() {
+		if r.AggregationRule == nil && len(r.Rules) > 1 {
+			plain = append(plain, r)
+		}
+	}
+	if len(plain) < 2 {
+		t.Fatalf("want two bootstrap ClusterRoles with several rules, have %d", len(plain))
+	}
+	repaired, frozen := plain[0], plain[1]
+	crs := cs.RbacV1().ClusterRoles()
+	cut := func(name string, autoupdate string) {
+		t.Helper()
+		cr, err := crs.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr.Rules = cr.Rules[:1]
+		cr.Annotations[rbac.AutoUpdateAnnotationKey] = autoupdate
+		if _, err := crs.Update(ctx, cr, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cut(repaired.Name, "true")
+	cut(frozen.Name, "false")
+
+	crb := rbac.ClusterRoleBindings()[0]
+	if err := cs.RbacV1().ClusterRoleBindings().Delete(ctx, crb.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := rbac.RoleBindings()[0]
+	rbs := cs.RbacV1().RoleBindings(rb.Namespace)
+	if err := rbs.Delete(ctx, rb.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	extra := rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "someone-else"}
+	changed := rb.DeepCopy()
+	changed.ResourceVersion = ""
+	changed.RoleRef.Name = "some-other-role"
+	changed.Subjects = append(changed.Subjects, extra)
+	if _, err := rbs.Create(ctx, changed, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := rbac.Reconcile(ctx, cs); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+
+	got, err := crs.Get(ctx, repaired.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, missing := rbac.Covers(got.Rules, repaired.Rules); !ok {
+		t.Errorf("ClusterRole %s after Reconcile lacks %+v", repaired.Name, missing)
+	}
+	got, err = crs.Get(ctx, frozen.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rules) != 1 {
+		t.Errorf("ClusterRole %s (autoupdate=false) has %d rules after Reconcile, want the 1 left", frozen.Name, len(got.Rules))
+	}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, crb.Name, metav1.GetOptions{}); err != nil {
+		t.Errorf("deleted ClusterRoleBinding %s after Reconcile: %v", crb.Name, err)
+	}
+	gotRB, err := rbs.Get(ctx, rb.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotRB.RoleRef != rb.RoleRef {
+		t.Errorf("RoleBinding %s/%s roleRef %+v after Reconcile, want %+v", rb.Namespace, rb.Name, gotRB.RoleRef, rb.RoleRef)
+	}
+	want := append(append([]rbacv1.Subject(nil), rb.Subjects...), extra)
+	if !equality.Semantic.DeepEqual(gotRB.Subjects, want) {
+		t.Errorf("RoleBinding subjects after Reconcile: %+v, want %+v", gotRB.Subjects, want)
+	}
+
+	// Nothing left to do: a second run writes nothing.
+	before, err := crs.Get(ctx, repaired.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rbac.Reconcile(ctx, cs); err != nil {
+		t.Fatalf("second Reconcile: %v", err)
+	}
+	after, err := crs.Get(ctx, repaired.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResourceVersion != before.ResourceVersion {
+		t.Errorf("second Reconcile rewrote ClusterRole %s (resourceVersion %s -> %s)", repaired.Name, before.ResourceVersion, after.ResourceVersion)
+	}
+}
