@@ -50,6 +50,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		OnServices:            c.services.set,
 		EventTTL:              c.Options.Run.EventTTL,
 		Authorizer:            c.Authorizer,
+		CustomResources:       &c.customResources,
 		RBAC:                  c.RBAC,
 		RuleResolver:          c.RuleResolver,
 		TokenAuthenticator:    c.authn.tokens,

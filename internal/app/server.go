@@ -112,6 +112,9 @@ type Config struct {
 	// services resolves Service references once the core server is
 	// installed.
 	services *serviceResolver
+	// customResources are the CRD server's served versions, for
+	// admission's matchPolicy Equivalent.
+	customResources apiextensionsserver.CustomResources
 	// cleanups run, in reverse, when the chain is destroyed or building
 	// fails.
 	cleanups []func()
@@ -493,6 +496,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		// Conversion webhooks behind a Service resolve through the core
 		// server's Services and EndpointSlices, once it is installed.
 		ConversionServiceResolver: c.services,
+		CustomResources:           &c.customResources,
 		Logger:                    c.Logger,
 		Metrics:                   c.Metrics,
 	}); err != nil {

@@ -113,6 +113,10 @@ type Config struct {
 	// pkg/auth/authorizer/interim, whose rules accessreview.InterimRules
 	// lists).
 	Authorizer authorizer.Authorizer
+	// CustomResources, optional, gives the admission webhooks' and
+	// policies' matchPolicy Equivalent the served versions of custom
+	// resources and their conversion.
+	CustomResources CustomResourceVersions
 	// RBAC resolves the rules users hold for the escalation checks of the
 	// RBAC resources (pkg/auth/rbac); nil disables the checks.
 	RBAC *rbac.Authorizer

@@ -21,10 +21,14 @@ import (
 type matcher struct {
 	rules, exclude []arv1.NamedRuleWithOperations
 	ns, obj        labels.Selector
+	// equivalent is matchPolicy Equivalent (unset is Exact, as upstream's
+	// matcher reads it; the API defaults it to Equivalent).
+	equivalent bool
 }
 
 func newMatcher(m *arv1.MatchResources) (*matcher, error) {
-	out := &matcher{rules: m.ResourceRules, exclude: m.ExcludeResourceRules, ns: labels.Everything(), obj: labels.Everything()}
+	out := &matcher{rules: m.ResourceRules, exclude: m.ExcludeResourceRules, ns: labels.Everything(), obj: labels.Everything(),
+		equivalent: m.MatchPolicy != nil && *m.MatchPolicy == arv1.Equivalent}
 	var err error
 	if m.NamespaceSelector != nil {
 		if out.ns, err = metav1.LabelSelectorAsSelector(m.NamespaceSelector); err != nil {
@@ -41,17 +45,20 @@ func newMatcher(m *arv1.MatchResources) (*matcher, error) {
 
 var namespacesResource = schema.GroupResource{Resource: "namespaces"}
 
-// matches reports whether a is matched. ns is the request's namespace
-// object (nil for cluster-scoped requests or when it is missing).
-func (m *matcher) matches(a *admission.Attributes, ns *corev1.Namespace) bool {
-	// No rules (a binding's matchResources may have none): everything the
-	// policy matches.
-	if len(m.rules) > 0 && !slices.ContainsFunc(m.rules, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a) }) {
-		return false
-	}
-	if slices.ContainsFunc(m.exclude, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a) }) {
-		return false
-	}
+// match is what a policy matched: the request's resource and kind, or
+// an equivalent ones (matchPolicy Equivalent), to which the objects are
+// converted.
+type match = admission.Equivalent
+
+// matches reports whether a is matched, and as what. ns is the request's
+// namespace object (nil for cluster-scoped requests or when it is
+// missing); eqs are the request's equivalent resources (read on first
+// use). The order is upstream's (k8s.io/apiserver
+// pkg/admission/plugin/policy/matching): selectors, excluded rules (the
+// request's resource only), rules, then rules on equivalent resources,
+// earlier rules first.
+func (m *matcher) matches(a *admission.Attributes, ns *corev1.Namespace, eqs func() []admission.Equivalent) (match, bool) {
+	self := match{Resource: a.Resource, Kind: a.Kind}
 	if !m.ns.Empty() {
 		switch {
 		case a.Resource.GroupResource() == namespacesResource && a.Subresource == "":
@@ -60,18 +67,37 @@ func (m *matcher) matches(a *admission.Attributes, ns *corev1.Namespace) bool {
 				o = a.OldObject
 			}
 			if n, ok := o.(*corev1.Namespace); ok && !m.ns.Matches(labels.Set(n.Labels)) {
-				return false
+				return match{}, false
 			}
 		case a.Namespace != "":
 			if ns == nil || !m.ns.Matches(labels.Set(ns.Labels)) {
-				return false
+				return match{}, false
 			}
 		}
 	}
 	if !m.obj.Empty() && !labelsMatch(m.obj, a.Object) && !labelsMatch(m.obj, a.OldObject) {
-		return false
+		return match{}, false
 	}
-	return true
+	if slices.ContainsFunc(m.exclude, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a, a.Resource) }) {
+		return match{}, false
+	}
+	// No rules (a binding's matchResources may have none): everything the
+	// policy matches.
+	if len(m.rules) == 0 || slices.ContainsFunc(m.rules, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a, a.Resource) }) {
+		return self, true
+	}
+	if !m.equivalent || eqs == nil {
+		return match{}, false
+	}
+	others := eqs()
+	for i := range m.rules {
+		for _, eq := range others {
+			if eq.Resource.Version != a.Resource.Version && namedRuleMatches(&m.rules[i], a, eq.Resource) {
+				return eq, true
+			}
+		}
+	}
+	return match{}, false
 }
 
 func labelsMatch(s labels.Selector, obj runtime.Object) bool {
@@ -82,14 +108,14 @@ func labelsMatch(s labels.Selector, obj runtime.Object) bool {
 	return err == nil && s.Matches(labels.Set(m.GetLabels()))
 }
 
-func namedRuleMatches(r *arv1.NamedRuleWithOperations, a *admission.Attributes) bool {
+// namedRuleMatches reports whether r matches a, with gvr as a's resource.
+func namedRuleMatches(r *arv1.NamedRuleWithOperations, a *admission.Attributes, gvr schema.GroupVersionResource) bool {
 	if len(r.ResourceNames) > 0 && !slices.Contains(r.ResourceNames, a.Name) {
 		return false
 	}
 	if !slices.Contains(r.Operations, arv1.OperationAll) && !slices.Contains(r.Operations, arv1.OperationType(a.Operation)) {
 		return false
 	}
-	gvr := a.Resource
 	if !anyOf(r.APIGroups, gvr.Group) || !anyOf(r.APIVersions, gvr.Version) {
 		return false
 	}

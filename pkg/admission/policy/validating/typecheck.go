@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/admission/celauthz"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	kcel "github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 )
@@ -153,7 +154,7 @@ func typedEnv(obj, param reflect.Type) (*cel.Env, error) {
 		paramType = cel.ObjectType(nativeName(param))
 	}
 	natives = append(natives, ext.ParseStructTag("json"))
-	opts := append(kcel.EnvOptions(),
+	opts := append(append(kcel.EnvOptions(), celauthz.EnvOptions()...),
 		ext.NativeTypes(natives...),
 		cel.Variable(varObject, cel.ObjectType(objName)),
 		cel.Variable(varOldObject, cel.ObjectType(objName)),
