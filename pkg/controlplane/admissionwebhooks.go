@@ -116,10 +116,13 @@ func policyPlugin(s *server.GenericServer, c Config, b *storageBuilder, ns clust
 		Convert:     converter(c.CustomResources),
 		Logger:      c.Logger.With("plugin", policyvalidating.PluginName),
 	}
+	var statusWriter policyvalidating.StatusWriter = validatingadmissionpolicy.StatusWriter{Status: status}
 	if c.LoopbackClientConfig != nil {
 		opts.Params = params.New(c.LoopbackClientConfig)
+		// As upstream's status controller: server-side apply through the API.
+		statusWriter = policyvalidating.NewApplyStatusWriter(c.LoopbackClientConfig)
 	}
-	p := policyvalidating.New(policies, bindings, validatingadmissionpolicy.StatusWriter{Status: status}, opts)
+	p := policyvalidating.New(policies, bindings, statusWriter, opts)
 	var wg sync.WaitGroup
 	var started atomic.Bool
 	if err := s.AddPostStartHook("start-validating-admission-policy-informers", func(ctx context.Context) error {

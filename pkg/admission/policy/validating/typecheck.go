@@ -182,10 +182,11 @@ func nativeName(t reflect.Type) string {
 }
 
 // writeTypeChecking writes the type-checking status of a policy whose
-// generation it does not reflect yet. A conflict is left to the next
-// watch event of the policy.
+// generation it does not reflect yet (upstream's status controller:
+// nothing when generation <= observedGeneration). A conflict is left to
+// the next watch event of the policy.
 func writeTypeChecking(ctx context.Context, w StatusWriter, p *arv1.ValidatingAdmissionPolicy, logger *slog.Logger) {
-	if p.Status.ObservedGeneration == p.Generation && p.Status.TypeChecking != nil {
+	if p.Generation <= p.Status.ObservedGeneration {
 		return
 	}
 	upd := p.DeepCopy()
