@@ -65,7 +65,7 @@ func authzPolicy() *arv1.ValidatingAdmissionPolicy {
 // user (an RBAC identity) against the server's authorizer.
 func TestAuthorizerInPolicy(t *testing.T) {
 	auditLog := filepath.Join(t.TempDir(), "audit.log")
-	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }))
+	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+metadataAuditPolicy(t)))
 	admin := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	rbac := admin.RbacV1()
