@@ -42,6 +42,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Admission:             c.Admission,
 		AdmissionPlugins:      admissionPlugins,
 		WebhookMetrics:        c.WebhookMetrics,
+		PodSecurityMetrics:    c.PodSecurityMetrics,
 		LoopbackClientConfig:  c.loopbackClientConfig,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},

@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/audit"
@@ -99,6 +100,8 @@ type Config struct {
 	Metrics          *metrics.Metrics
 	AdmissionMetrics *admission.Metrics
 	WebhookMetrics   *webhook.Metrics
+	// PodSecurityMetrics are upstream's pod_security_* metrics.
+	PodSecurityMetrics *podsecurity.Metrics
 	// Admission is the admission chain of all three servers (as upstream,
 	// where the servers share one generic config's admission); the core
 	// server sets its plugins once their dependencies exist.
@@ -217,6 +220,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 		return nil, fmt.Errorf("admission metrics: %w", err)
 	}
 	c.Admission = admission.NewChain(c.AdmissionMetrics)
+	if c.PodSecurityMetrics, err = podsecurity.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("pod security metrics: %w", err)
+	}
 	if c.WebhookMetrics, err = webhook.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("admission webhook metrics: %w", err)
 	}

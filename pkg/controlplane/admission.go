@@ -28,6 +28,7 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, pr
 		Logger:                              c.Logger,
 		Namespaces:                          namespaces,
 		Prebuilt:                            prebuilt,
+		PodSecurityMetrics:                  c.PodSecurityMetrics,
 		DefaultNotReadyTolerationSeconds:    sel.DefaultNotReadyTolerationSeconds,
 		DefaultUnreachableTolerationSeconds: sel.DefaultUnreachableTolerationSeconds,
 	}

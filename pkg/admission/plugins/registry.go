@@ -139,6 +139,9 @@ type Deps struct {
 	// networking.k8s.io classes (RuntimeClass, DefaultIngressClass).
 	RuntimeClasses Reader
 	IngressClasses Reader
+	// PodSecurityMetrics receives PodSecurity's pod_security_* metrics
+	// (nil: none).
+	PodSecurityMetrics *podsecurity.Metrics
 	// Prebuilt are plugins the server builds itself, by name (webhooks and
 	// admission policies, which need the server's hooks and clients, and
 	// ResourceQuota, which writes quota status through the store);
@@ -169,7 +172,12 @@ var constructors = map[string]Constructor{
 		if d.Namespaces == nil {
 			return nil, ErrUnavailable
 		}
-		return podsecurity.New(c, d.Namespaces, d.Pods)
+		p, err := podsecurity.New(c, d.Namespaces, d.Pods)
+		if err != nil {
+			return nil, err
+		}
+		p.SetMetrics(d.PodSecurityMetrics)
+		return p, nil
 	},
 	serviceaccount.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		return serviceaccount.New(d.ServiceAccounts), nil
