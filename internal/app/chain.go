@@ -28,25 +28,29 @@ func (c *Config) applyHandlerChain() error {
 	}
 
 	var auditBackend audit.Backend
-	if o.Audit.LogPath != "" {
+	if (o.Audit.LogPath != "" || o.Audit.Webhook.KubeconfigFile != "") && !o.Audit.Enabled() {
+		c.Logger.Info("No audit policy file provided, no events will be recorded")
+	}
+	if o.Audit.LogPath != "" && o.Audit.Enabled() {
 		b, err := audit.OpenRotatingLogBackend(o.Audit.LogPath, o.Audit.LogFormat, audit.RotateConfig{
-			MaxSizeMB: o.Audit.LogMaxSize, MaxBackups: o.Audit.LogMaxBackups, MaxAgeDays: o.Audit.LogMaxAge,
+			MaxSizeMB: o.Audit.LogMaxSize, MaxBackups: o.Audit.LogMaxBackups, MaxAgeDays: o.Audit.LogMaxAge, Compress: o.Audit.LogCompress,
 		}, c.Logger)
 		if err != nil {
 			return fmt.Errorf("--audit-log-path: %w", err)
 		}
 		b.SetMetrics(c.AuditMetrics)
-		auditBackend = b
+		auditBackend = o.Audit.LogTruncate.Wrap(b, c.AuditMetrics, c.Logger)
 	}
-	if o.Audit.Webhook.KubeconfigFile != "" {
+	if o.Audit.Webhook.KubeconfigFile != "" && o.Audit.Enabled() {
 		wb, err := audit.NewWebhookBackend(o.Audit.Webhook.WebhookConfig, c.Logger, c.AuditMetrics)
 		if err != nil {
 			return fmt.Errorf("--audit-webhook-config-file: %w", err)
 		}
+		tb := o.Audit.Webhook.Truncate.Wrap(wb, c.AuditMetrics, c.Logger)
 		if auditBackend != nil {
-			auditBackend = audit.Union{auditBackend, wb}
+			auditBackend = audit.Union{auditBackend, tb}
 		} else {
-			auditBackend = wb
+			auditBackend = tb
 		}
 	}
 	if auditBackend != nil {

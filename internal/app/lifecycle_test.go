@@ -297,7 +297,7 @@ func TestAuditLogLosesNothing(t *testing.T) {
 	started := make(chan struct{}, 1)
 	r := startKapi(t, func(head *server.GenericServer) {
 		head.Handler().NonRESTMux.Handle("/test/slow", slowHandler(time.Second, started))
-	}, func(o *app.Options) { o.Audit.LogPath = path })
+	}, func(o *app.Options) { o.Audit.LogPath, o.Audit.PolicyFile = path, metadataAuditPolicy(t) })
 	c := r.client(false)
 	const n = 50
 	for i := 0; i < n; i++ {

@@ -29,6 +29,7 @@ func TestWatchIsAWatchEverywhere(t *testing.T) {
 	auditPath := filepath.Join(t.TempDir(), "audit.log")
 	r := startKapi(t, nil, func(o *app.Options) {
 		o.Audit.LogPath = auditPath
+		o.Audit.PolicyFile = metadataAuditPolicy(t)
 		o.Run.RequestTimeout = time.Second
 	})
 	c := r.client(false)

@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/audit"
@@ -106,6 +107,8 @@ type Config struct {
 	Metrics          *metrics.Metrics
 	AdmissionMetrics *admission.Metrics
 	WebhookMetrics   *webhook.Metrics
+	// PodSecurityMetrics are upstream's pod_security_* metrics.
+	PodSecurityMetrics *podsecurity.Metrics
 	// Admission is the admission chain of all three servers (as upstream,
 	// where the servers share one generic config's admission); the core
 	// server sets its plugins once their dependencies exist.
@@ -119,6 +122,9 @@ type Config struct {
 	// services resolves Service references once the core server is
 	// installed.
 	services *serviceResolver
+	// customResources are the CRD server's served versions, for
+	// admission's matchPolicy Equivalent.
+	customResources apiextensionsserver.CustomResources
 	// cleanups run, in reverse, when the chain is destroyed or building
 	// fails.
 	cleanups []func()
@@ -221,6 +227,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 		return nil, fmt.Errorf("admission metrics: %w", err)
 	}
 	c.Admission = admission.NewChain(c.AdmissionMetrics)
+	if c.PodSecurityMetrics, err = podsecurity.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("pod security metrics: %w", err)
+	}
 	if c.WebhookMetrics, err = webhook.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("admission webhook metrics: %w", err)
 	}
@@ -500,6 +509,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		// Conversion webhooks behind a Service resolve through the core
 		// server's Services and EndpointSlices, once it is installed.
 		ConversionServiceResolver: c.services,
+		CustomResources:           &c.customResources,
 		Logger:                    c.Logger,
 		Metrics:                   c.Metrics,
 	}); err != nil {

@@ -70,7 +70,10 @@ type Config struct {
 	// webhooks (spec.conversion.webhook.clientConfig.service); nil: CRDs
 	// whose webhook is a service are not served (URL webhooks work).
 	ConversionServiceResolver conversion.ServiceResolver
-	Logger                    *slog.Logger
+	// CustomResources, optional, is bound to the server's custom
+	// resources (admission's matchPolicy Equivalent).
+	CustomResources *CustomResources
+	Logger          *slog.Logger
 	// Metrics receives the watch events of CRDs and custom resources;
 	// nil: none.
 	Metrics *metrics.Metrics
@@ -138,6 +141,9 @@ func Install(s *server.GenericServer, cfg Config) error {
 		serializer:         customresource.NewSerializer(),
 		crds:               map[string]*crdServing{},
 		conversionResolver: cfg.ConversionServiceResolver,
+	}
+	if cfg.CustomResources != nil {
+		cfg.CustomResources.s.Store(crs)
 	}
 	// ObjectMeta's schemas for server-side apply: those the OpenAPI
 	// documents already hold, else built on first use.

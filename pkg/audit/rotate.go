@@ -2,7 +2,9 @@ package audit
 
 import (
 	"bufio"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,6 +25,10 @@ type RotateConfig struct {
 	// MaxAgeDays removes rotated files older than that many days; 0 keeps
 	// them.
 	MaxAgeDays int
+	// Compress gzips rotated files (<backup>.gz, as lumberjack's
+	// Compress; --audit-log-compress). kapi compresses right after the
+	// rotation, in the writer (lumberjack does it in the background).
+	Compress bool
 }
 
 // backupTimeFormat names rotated files <name>-<time><ext>, as lumberjack.
@@ -109,7 +115,38 @@ func (r *rotatingFile) rotate() error {
 	if err := r.open(); err != nil {
 		return err
 	}
+	if r.cfg.Compress {
+		if err := compressFile(backup); err != nil {
+			return err
+		}
+	}
 	return r.prune()
+}
+
+// compressFile gzips path into path.gz (same mode) and removes path.
+func compressFile(path string) (err error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("compress audit log backup: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(path+".gz", os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("compress audit log backup: %w", err)
+	}
+	zw := gzip.NewWriter(out)
+	_, err = io.Copy(zw, in)
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path + ".gz")
+		return fmt.Errorf("compress audit log backup: %w", err)
+	}
+	return os.Remove(path)
 }
 
 // prune removes the rotated files beyond MaxBackups (oldest first) and
@@ -132,10 +169,11 @@ func (r *rotatingFile) prune() error {
 	var backups []backup
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || !strings.HasPrefix(n, prefix) || !strings.HasSuffix(n, ext) {
+		stem := strings.TrimSuffix(n, ".gz")
+		if e.IsDir() || !strings.HasPrefix(stem, prefix) || !strings.HasSuffix(stem, ext) {
 			continue
 		}
-		t, err := time.Parse(backupTimeFormat, strings.TrimSuffix(strings.TrimPrefix(n, prefix), ext))
+		t, err := time.Parse(backupTimeFormat, strings.TrimSuffix(strings.TrimPrefix(stem, prefix), ext))
 		if err != nil {
 			continue
 		}

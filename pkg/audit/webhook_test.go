@@ -101,6 +101,7 @@ func TestWebhookBatches(t *testing.T) {
 	sk := newSink(t)
 	s := kapitest.Start(t, kapitest.WithFlags(
 		"--audit-webhook-config-file="+sk.kubeconfig(t),
+		"--audit-policy-file="+metadataAuditPolicy(t),
 		"--audit-webhook-batch-max-size=5",
 		"--audit-webhook-batch-max-wait=200ms",
 		"--audit-webhook-batch-throttle-qps=1000", "--audit-webhook-batch-throttle-burst=1000",

@@ -28,6 +28,7 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, pr
 		Logger:                              c.Logger,
 		Namespaces:                          namespaces,
 		Prebuilt:                            prebuilt,
+		PodSecurityMetrics:                  c.PodSecurityMetrics,
 		DefaultNotReadyTolerationSeconds:    sel.DefaultNotReadyTolerationSeconds,
 		DefaultUnreachableTolerationSeconds: sel.DefaultUnreachableTolerationSeconds,
 	}
@@ -41,6 +42,8 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, pr
 		{&deps.Nodes, nodesResource},
 		{&deps.PriorityClasses, priorityClassesResource},
 		{&deps.StorageClasses, storageClassesResource},
+		{&deps.RuntimeClasses, runtimeClassesResource},
+		{&deps.IngressClasses, ingressClassesResource},
 	} {
 		st, err := storageAs[getLister](b, r.gvr)
 		if err != nil {
@@ -61,6 +64,8 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, pr
 var (
 	limitRangesResource    = schema.GroupVersionResource{Version: "v1", Resource: "limitranges"}
 	storageClassesResource = schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}
+	runtimeClassesResource = schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}
+	ingressClassesResource = schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}
 )
 
 // storeReader reads a store as the server itself (no authorization or

@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -48,8 +50,9 @@ func webhookPlugins(s *server.GenericServer, c Config, b *storageBuilder, ns clu
 		},
 		ServiceResolver: storeResolver{reader: ServiceStores{Services: svcs.services, Endpoints: svcs.endpoints, EndpointSlices: svcs.slices}.Reader()},
 		Default:         func(obj runtime.Object) { scheme.Scheme.Default(obj) },
-		Equivalents:     equivalentResources(b),
-		Convert:         convertBuiltin,
+		Equivalents:     equivalentResources(b, c.CustomResources),
+		Convert:         converter(c.CustomResources),
+		Authorizer:      c.Authorizer,
 		Metrics:         c.WebhookMetrics,
 		Logger:          c.Logger.With("plugin", "admission-webhook"),
 	}
@@ -108,12 +111,18 @@ func policyPlugin(s *server.GenericServer, c Config, b *storageBuilder, ns clust
 			}
 			return obj.(*corev1.Namespace), nil
 		},
-		Logger: c.Logger.With("plugin", policyvalidating.PluginName),
+		Authorizer:  c.Authorizer,
+		Equivalents: equivalentResources(b, c.CustomResources),
+		Convert:     converter(c.CustomResources),
+		Logger:      c.Logger.With("plugin", policyvalidating.PluginName),
 	}
+	var statusWriter policyvalidating.StatusWriter = validatingadmissionpolicy.StatusWriter{Status: status}
 	if c.LoopbackClientConfig != nil {
 		opts.Params = params.New(c.LoopbackClientConfig)
+		// As upstream's status controller: server-side apply through the API.
+		statusWriter = policyvalidating.NewApplyStatusWriter(c.LoopbackClientConfig)
 	}
-	p := policyvalidating.New(policies, bindings, validatingadmissionpolicy.StatusWriter{Status: status}, opts)
+	p := policyvalidating.New(policies, bindings, statusWriter, opts)
 	var wg sync.WaitGroup
 	var started atomic.Bool
 	if err := s.AddPostStartHook("start-validating-admission-policy-informers", func(ctx context.Context) error {
@@ -132,10 +141,22 @@ func policyPlugin(s *server.GenericServer, c Config, b *storageBuilder, ns clust
 	return p, nil
 }
 
+// CustomResourceVersions are the served versions of custom resources
+// (apiextensions.CustomResources).
+type CustomResourceVersions interface {
+	// Versions returns the kinds of the served versions of gr, in the
+	// CRD's order (nil: not a served custom resource).
+	Versions(gr schema.GroupResource) []schema.GroupVersionKind
+	// Convert converts a custom resource to another served version.
+	Convert(ctx context.Context, obj *unstructured.Unstructured, to schema.GroupVersion) (*unstructured.Unstructured, error)
+}
+
 // equivalentResources returns, for matchPolicy Equivalent, the other
 // group-versions of the tables that serve a resource (autoscaling/v1 and
-// v2 horizontalpodautoscalers), with their kinds, in version order.
-func equivalentResources(b *storageBuilder) func(schema.GroupVersionResource) []webhook.Equivalent {
+// v2 horizontalpodautoscalers), with their kinds, in version order, or
+// the other served versions of a custom resource (crs, optional), in
+// the CRD's order.
+func equivalentResources(b *storageBuilder, crs CustomResourceVersions) func(schema.GroupVersionResource) []webhook.Equivalent {
 	byGR := map[schema.GroupResource][]webhook.Equivalent{}
 	for gvr := range b.lines {
 		rs, err := b.storage(gvr)
@@ -161,7 +182,12 @@ func equivalentResources(b *storageBuilder) func(schema.GroupVersionResource) []
 		slices.SortFunc(eqs, func(x, y webhook.Equivalent) int { return strings.Compare(x.Resource.Version, y.Resource.Version) })
 	}
 	return func(gvr schema.GroupVersionResource) []webhook.Equivalent {
-		eqs := byGR[gvr.GroupResource()]
+		eqs, builtin := byGR[gvr.GroupResource()]
+		if !builtin && crs != nil {
+			for _, k := range crs.Versions(gvr.GroupResource()) {
+				eqs = append(eqs, webhook.Equivalent{Resource: gvr.GroupResource().WithVersion(k.Version), Kind: k})
+			}
+		}
 		out := make([]webhook.Equivalent, 0, len(eqs))
 		for _, e := range eqs {
 			if e.Resource != gvr {
@@ -169,6 +195,25 @@ func equivalentResources(b *storageBuilder) func(schema.GroupVersionResource) []
 			}
 		}
 		return out
+	}
+}
+
+// converter converts built-in objects through the scheme's conversions
+// and custom resources (crs, optional) through their CRD's.
+func converter(crs CustomResourceVersions) func(ctx context.Context, obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error) {
+	return func(ctx context.Context, obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error) {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return convertBuiltin(obj, to)
+		}
+		if crs == nil {
+			return nil, fmt.Errorf("cannot convert %s to %s", u.GroupVersionKind(), to)
+		}
+		out, err := crs.Convert(ctx, u, to.GroupVersion())
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 }
 

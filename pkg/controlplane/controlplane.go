@@ -20,6 +20,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugins"
+	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
@@ -69,6 +70,8 @@ type Config struct {
 	AdmissionMetrics *admission.Metrics
 	// WebhookMetrics receives the admission webhooks' metrics; nil: none.
 	WebhookMetrics *webhook.Metrics
+	// PodSecurityMetrics receives PodSecurity's metrics; nil: none.
+	PodSecurityMetrics *podsecurity.Metrics
 	// LoopbackClientConfig, if set, is the server's client of itself;
 	// admission policies read their params through it.
 	LoopbackClientConfig func() (*rest.Config, error)
@@ -113,6 +116,10 @@ type Config struct {
 	// pkg/auth/authorizer/interim, whose rules accessreview.InterimRules
 	// lists).
 	Authorizer authorizer.Authorizer
+	// CustomResources, optional, gives the admission webhooks' and
+	// policies' matchPolicy Equivalent the served versions of custom
+	// resources and their conversion.
+	CustomResources CustomResourceVersions
 	// RBAC resolves the rules users hold for the escalation checks of the
 	// RBAC resources (pkg/auth/rbac); nil disables the checks.
 	RBAC *rbac.Authorizer

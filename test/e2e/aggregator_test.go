@@ -75,6 +75,7 @@ func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 		o.CertDir = filepath.Join(a.backDir, "pki")
 		o.RequestHeaderClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
 		o.AuditLogPath = a.auditPath
+		o.Flags = append(o.Flags, "--audit-policy-file="+metadataAuditPolicy(t))
 	}))
 	createGadgetCRD(t, a.back.Config)
 

@@ -63,6 +63,7 @@ func TestMetricFamilies(t *testing.T) {
 			t.Parallel()
 			opts := []kapitest.Option{kapitest.WithOptions(func(o *kapitest.Options) {
 				o.AuditLogPath = filepath.Join(t.TempDir(), "audit.log")
+				o.Flags = append(o.Flags, "--audit-policy-file="+metadataAuditPolicy(t))
 			})}
 			if backend == "etcd" {
 				opts = append(opts, kapitest.WithEmbeddedEtcd())

@@ -65,7 +65,7 @@ plugins:
       namespaces: [exempt]
 `)
 	auditLog := filepath.Join(dir, "audit.log")
-	srv := kapitest.Start(t, kapitest.WithFlags("--admission-control-config-file="+cfg, "--audit-log-path="+auditLog))
+	srv := kapitest.Start(t, kapitest.WithFlags("--admission-control-config-file="+cfg, "--audit-log-path="+auditLog, "--audit-policy-file="+metadataAuditPolicy(t)))
 	cs := kubernetes.NewForConfigOrDie(srv.Config)
 	ctx := context.Background()
 	for _, ns := range []string{"psa", "exempt"} {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/defaultingressclass"
 	"github.com/kapi-dev/kapi/pkg/admission/defaultstorageclass"
 	"github.com/kapi-dev/kapi/pkg/admission/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/pkg/admission/limitranger"
@@ -20,6 +21,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/noderestriction"
 	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/priority"
+	"github.com/kapi-dev/kapi/pkg/admission/pvcresize"
+	"github.com/kapi-dev/kapi/pkg/admission/runtimeclass"
 	"github.com/kapi-dev/kapi/pkg/admission/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/storageobjectinuseprotection"
 	"github.com/kapi-dev/kapi/pkg/admission/taintnodesbycondition"
@@ -136,6 +139,13 @@ type Deps struct {
 	// DefaultStorageClass unavailable.
 	PriorityClasses Reader
 	StorageClasses  Reader
+	// RuntimeClasses and IngressClasses read node.k8s.io and
+	// networking.k8s.io classes (RuntimeClass, DefaultIngressClass).
+	RuntimeClasses Reader
+	IngressClasses Reader
+	// PodSecurityMetrics receives PodSecurity's pod_security_* metrics
+	// (nil: none).
+	PodSecurityMetrics *podsecurity.Metrics
 	// Prebuilt are plugins the server builds itself, by name (webhooks and
 	// admission policies, which need the server's hooks and clients, and
 	// ResourceQuota, which writes quota status through the store);
@@ -166,7 +176,12 @@ var constructors = map[string]Constructor{
 		if d.Namespaces == nil {
 			return nil, ErrUnavailable
 		}
-		return podsecurity.New(c, d.Namespaces, d.Pods)
+		p, err := podsecurity.New(c, d.Namespaces, d.Pods)
+		if err != nil {
+			return nil, err
+		}
+		p.SetMetrics(d.PodSecurityMetrics)
+		return p, nil
 	},
 	serviceaccount.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		return serviceaccount.New(d.ServiceAccounts), nil
@@ -198,6 +213,36 @@ var constructors = map[string]Constructor{
 		}
 		return defaultstorageclass.New(d.StorageClasses), nil
 	},
+	pvcresize.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.StorageClasses == nil {
+			return nil, ErrUnavailable
+		}
+		return pvcresize.New(d.StorageClasses), nil
+	},
+	runtimeclass.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.RuntimeClasses == nil {
+			return nil, ErrUnavailable
+		}
+		return runtimeclass.New(d.RuntimeClasses), nil
+	},
+	defaultingressclass.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.IngressClasses == nil {
+			return nil, ErrUnavailable
+		}
+		return defaultingressclass.New(d.IngressClasses), nil
+	},
+}
+
+// notApplicable are default-on upstream plugins kapi does not implement,
+// with why: they act on what kubelets, schedulers or features kapi does
+// not have. They are still reported, with the reason, when enabled.
+var notApplicable = map[string]string{
+	"PodTopologyLabels":            "copies a Node's topology labels onto pods bound to it through pods/binding; without kubelets and a scheduler binding pods to real nodes there is nothing to copy (not implemented)",
+	"PodGroupProtection":           "guards scheduling.k8s.io PodGroups (gang scheduling, a feature-gated API) that kapi does not serve",
+	"PodGroupWorkloadExists":       "checks pods against scheduling.k8s.io Workloads/PodGroups (feature-gated API) that kapi does not serve",
+	"NodeDeclaredFeatureValidator": "checks pod updates against the features a kubelet declares in its Node status; kapi has no kubelets",
+	"PodResizeValidator":           "checks in-place pod resizes against what the pod's node supports, which kubelets report; kapi has no kubelets",
+	"JobValidation":                "not implemented in kapi (its upstream checks were not reviewed yet)",
 }
 
 // Names of the plugins the server builds itself (Deps.Prebuilt).
@@ -319,7 +364,17 @@ func LogUnavailable(logger *slog.Logger, unavailable []string) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	logger.Warn("admission plugins enabled but not available in kapi; they do not run", "plugins", strings.Join(unavailable, ","))
+	var missing []string
+	for _, n := range unavailable {
+		if why, ok := notApplicable[n]; ok {
+			logger.Warn("admission plugin enabled but not applicable in kapi; it does not run", "plugin", n, "reason", why)
+			continue
+		}
+		missing = append(missing, n)
+	}
+	if len(missing) > 0 {
+		logger.Warn("admission plugins enabled but not available in kapi; they do not run", "plugins", strings.Join(missing, ","))
+	}
 }
 
 // getterOf adapts a cluster-scoped Reader to the plugins that only Get.

@@ -49,7 +49,12 @@ type Plugin struct {
 	// podCheckTimeout bounds the check of existing pods
 	// (namespacePodCheckTimeout; tests raise it).
 	podCheckTimeout time.Duration
+	metrics         *Metrics
 }
+
+// SetMetrics makes the plugin record upstream's pod_security_* metrics
+// in m.
+func (p *Plugin) SetMetrics(m *Metrics) { p.metrics = m }
 
 // New builds the plugin from its configuration (the PodSecurityConfiguration
 // JSON of --admission-control-config-file; nil: defaults). pods may be nil:
@@ -152,28 +157,34 @@ func (p *Plugin) validatePod(ctx context.Context, a admission.Attributes) error 
 	}
 	if p.exemptNamespace(a.Namespace) {
 		audit.AddAnnotation(ctx, AnnotationExempt, "namespace")
+		p.metrics.exemption(&a)
 		return nil
 	}
 	if p.exemptUser(a) {
 		audit.AddAnnotation(ctx, AnnotationExempt, "user")
+		p.metrics.exemption(&a)
 		return nil
 	}
 	pol, polErrs, err := p.policyFor(ctx, a.Namespace)
 	if err != nil {
 		msg := fmt.Sprintf("failed to lookup namespace %s", a.Namespace)
 		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("Internal error occurred: %s: %v", msg, err))
+		p.metrics.error(true, &a)
 		return apierrors.NewInternalError(errors.New(msg))
 	}
 	if len(polErrs) == 0 && pol.Enforce.Level == LevelPrivileged && pol.Warn.Level == LevelPrivileged && pol.Audit.Level == LevelPrivileged {
+		p.metrics.evaluation(decisionAllow, pol.Enforce, modeEnforce, &a)
 		return nil
 	}
 	pod, ok := a.Object.(*corev1.Pod)
 	if !ok {
+		p.metrics.error(true, &a)
 		return apierrors.NewBadRequest("failed to decode pod")
 	}
 	if a.Operation == admission.Update {
 		old, ok := a.OldObject.(*corev1.Pod)
 		if !ok {
+			p.metrics.error(true, &a)
 			return apierrors.NewBadRequest("failed to decode old pod")
 		}
 		if !significantPodUpdate(pod, old) {
@@ -188,25 +199,32 @@ func (p *Plugin) validatePod(ctx context.Context, a admission.Attributes) error 
 func (p *Plugin) evaluate(ctx context.Context, a admission.Attributes, pol Policy, polErrs field.ErrorList, m *metav1.ObjectMeta, spec *corev1.PodSpec, enforce bool) error {
 	if p.exemptRuntimeClass(spec.RuntimeClassName) {
 		audit.AddAnnotation(ctx, AnnotationExempt, "runtimeClass")
+		p.metrics.exemption(&a)
 		return nil
 	}
 	if len(polErrs) > 0 {
 		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("Failed to parse policy: %v", polErrs.ToAggregate()))
+		p.metrics.error(false, &a)
 	}
 	var denied error
 	if enforce {
 		audit.AddAnnotation(ctx, AnnotationEnforcePolicy, pol.Enforce.String())
 		if rs := evaluate(pol.Enforce, m, spec); len(rs) > 0 {
 			denied = admission.NewForbidden(a, fmt.Errorf("violates PodSecurity %q: %s", pol.Enforce.String(), message(rs)))
+			p.metrics.evaluation(decisionDeny, pol.Enforce, modeEnforce, &a)
+		} else {
+			p.metrics.evaluation(decisionAllow, pol.Enforce, modeEnforce, &a)
 		}
 	}
 	if rs := evaluate(pol.Audit, m, spec); len(rs) > 0 {
 		audit.AddAnnotation(ctx, AnnotationAuditViolations, fmt.Sprintf("would violate PodSecurity %q: %s", pol.Audit.String(), message(rs)))
+		p.metrics.evaluation(decisionDeny, pol.Audit, modeAudit, &a)
 	}
 	// As upstream, a request that is denied gets no warning.
 	if denied == nil {
 		if rs := evaluate(pol.Warn, m, spec); len(rs) > 0 {
 			warning.AddWarning(ctx, fmt.Sprintf("would violate PodSecurity %q: %s", pol.Warn.String(), message(rs)))
+			p.metrics.evaluation(decisionDeny, pol.Warn, modeWarn, &a)
 		}
 	}
 	return denied
@@ -285,15 +303,18 @@ func templateOf(obj runtime.Object) (*metav1.ObjectMeta, *corev1.PodSpec) {
 func (p *Plugin) validateWorkload(ctx context.Context, a admission.Attributes) error {
 	if p.exemptNamespace(a.Namespace) {
 		audit.AddAnnotation(ctx, AnnotationExempt, "namespace")
+		p.metrics.exemption(&a)
 		return nil
 	}
 	if p.exemptUser(a) {
 		audit.AddAnnotation(ctx, AnnotationExempt, "user")
+		p.metrics.exemption(&a)
 		return nil
 	}
 	pol, polErrs, err := p.policyFor(ctx, a.Namespace)
 	if err != nil {
 		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("failed to lookup namespace %s: %v", a.Namespace, err))
+		p.metrics.error(true, &a)
 		return nil
 	}
 	if len(polErrs) == 0 && pol.Warn.Level == LevelPrivileged && pol.Audit.Level == LevelPrivileged {

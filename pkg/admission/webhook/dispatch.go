@@ -19,9 +19,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/celauthz"
 	"github.com/kapi-dev/kapi/pkg/admission/configsource"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook/matchconditions"
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
 )
@@ -37,19 +39,19 @@ type Options struct {
 	// Equivalents returns the other group-versions a resource is served
 	// as (the same objects), for matchPolicy Equivalent; nil: none.
 	Equivalents func(schema.GroupVersionResource) []Equivalent
-	// Convert converts a built-in object to another version of its kind
-	// (required with Equivalents).
-	Convert func(obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error)
-	Metrics *Metrics
-	Logger  *slog.Logger
+	// Convert converts an object to another version of its kind, a
+	// built-in one or a custom resource (required with Equivalents).
+	Convert func(ctx context.Context, obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error)
+	// Authorizer answers matchConditions' authorizer checks for the
+	// request's user (nil: expressions using authorizer fail to evaluate).
+	Authorizer authorizer.Authorizer
+	Metrics    *Metrics
+	Logger     *slog.Logger
 }
 
 // Equivalent is another group-version-resource (and its kind) that
 // serves the same objects as the one requested.
-type Equivalent struct {
-	Resource schema.GroupVersionResource
-	Kind     schema.GroupVersionKind
-}
+type Equivalent = admission.Equivalent
 
 // invocation is a webhook to call, and the resource and kind it is sent
 // (the request's own, or an equivalent one it matched through
@@ -117,9 +119,11 @@ func (d *Dispatcher) ruleMatch(h *Hook, a *admission.Attributes) (invocation, bo
 	if h.MatchPolicy != arv1.Equivalent || d.opts.Equivalents == nil || d.opts.Convert == nil {
 		return invocation{}, false
 	}
-	for _, eq := range d.opts.Equivalents(a.Resource) {
-		for i := range h.Rules {
-			if ruleMatches(&h.Rules[i], a, eq.Resource) {
+	// Earlier rules first, as upstream's ShouldCallHook.
+	eqs := admission.Equivalents(d.opts.Equivalents, a)
+	for i := range h.Rules {
+		for _, eq := range eqs {
+			if eq.Resource != a.Resource && ruleMatches(&h.Rules[i], a, eq.Resource) {
 				return invocation{h, eq.Resource, eq.Kind}, true
 			}
 		}
@@ -149,7 +153,9 @@ func (d *Dispatcher) matches(ctx context.Context, h *Hook, a *admission.Attribut
 	if err != nil {
 		return inv, false, apierrors.NewInternalError(err)
 	}
-	matched, _, err := matchconditions.Match(h.MatchConditions, matchconditions.Vars{Object: rin.objMap, OldObject: rin.oldMap, Request: rin.celRequest()})
+	authz := map[string]any{}
+	celauthz.Bind(authz, ctx, d.opts.Authorizer, a)
+	matched, _, err := matchconditions.Match(h.MatchConditions, matchconditions.Vars{Object: rin.objMap, OldObject: rin.oldMap, Request: rin.celRequest(), Authz: authz})
 	if err != nil {
 		// Evaluation errors follow the failure policy, as upstream.
 		if h.FailurePolicy == arv1.Ignore {
@@ -241,7 +247,7 @@ func dryRunRefused(h *Hook, a *admission.Attributes) error {
 
 // inputs builds the review input of each kind (the request's, or an
 // equivalent one) on first use.
-func (d *Dispatcher) inputs(a *admission.Attributes) func(invocation) (*reviewInput, error) {
+func (d *Dispatcher) inputs(ctx context.Context, a *admission.Attributes) func(invocation) (*reviewInput, error) {
 	var mu sync.Mutex
 	byKind := map[schema.GroupVersionKind]*reviewInput{}
 	return func(inv invocation) (*reviewInput, error) {
@@ -250,7 +256,7 @@ func (d *Dispatcher) inputs(a *admission.Attributes) func(invocation) (*reviewIn
 		if in, ok := byKind[inv.kind]; ok {
 			return in, nil
 		}
-		in, err := d.newInput(a, inv)
+		in, err := d.newInput(ctx, a, inv)
 		if err != nil {
 			return nil, err
 		}
@@ -261,7 +267,7 @@ func (d *Dispatcher) inputs(a *admission.Attributes) func(invocation) (*reviewIn
 
 // newInput is the review input of inv: a's objects, converted to inv's
 // kind when it is an equivalent one.
-func (d *Dispatcher) newInput(a *admission.Attributes, inv invocation) (*reviewInput, error) {
+func (d *Dispatcher) newInput(ctx context.Context, a *admission.Attributes, inv invocation) (*reviewInput, error) {
 	if !inv.converted(a) {
 		return newReviewInput(a)
 	}
@@ -269,12 +275,12 @@ func (d *Dispatcher) newInput(a *admission.Attributes, inv invocation) (*reviewI
 	conv.Resource, conv.Kind = inv.resource, inv.kind
 	var err error
 	if a.Object != nil {
-		if conv.Object, err = d.opts.Convert(a.Object, inv.kind); err != nil {
+		if conv.Object, err = d.opts.Convert(ctx, a.Object, inv.kind); err != nil {
 			return nil, fmt.Errorf("convert to %s: %w", inv.kind, err)
 		}
 	}
 	if a.OldObject != nil {
-		if conv.OldObject, err = d.opts.Convert(a.OldObject, inv.kind); err != nil {
+		if conv.OldObject, err = d.opts.Convert(ctx, a.OldObject, inv.kind); err != nil {
 			return nil, fmt.Errorf("convert to %s: %w", inv.kind, err)
 		}
 	}
@@ -290,7 +296,7 @@ func (d *Dispatcher) newInput(a *admission.Attributes, inv invocation) (*reviewI
 // Validate calls the matching validating webhooks in parallel; the first
 // refusal in webhook order wins.
 func (d *Dispatcher) Validate(ctx context.Context, a admission.Attributes) error {
-	in := d.inputs(&a)
+	in := d.inputs(ctx, &a)
 	invs, err := d.relevant(ctx, &a, in)
 	if err != nil || len(invs) == 0 {
 		return err
@@ -370,7 +376,7 @@ func (d *Dispatcher) callFailed(h *Hook, typ, op string, err error, start time.T
 // plugin of the default chain but for policies, so only webhooks are
 // considered here).
 func (d *Dispatcher) Admit(ctx context.Context, a admission.Attributes) error {
-	invs, err := d.relevant(ctx, &a, d.inputs(&a))
+	invs, err := d.relevant(ctx, &a, d.inputs(ctx, &a))
 	if err != nil || len(invs) == 0 {
 		return err
 	}
@@ -410,7 +416,7 @@ func (d *Dispatcher) admitOne(ctx context.Context, inv invocation, a *admission.
 		return false, err
 	}
 	// The object may have changed: the review carries the current one.
-	in, err := d.newInput(a, inv)
+	in, err := d.newInput(ctx, a, inv)
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
@@ -428,7 +434,7 @@ func (d *Dispatcher) admitOne(ctx context.Context, inv invocation, a *admission.
 	}
 	changed := false
 	if len(resp.patch) > 0 && a.Object != nil {
-		changed, err = d.applyPatch(a, in, resp.patch)
+		changed, err = d.applyPatch(ctx, a, in, resp.patch)
 		if err != nil {
 			return false, d.callFailed(h, typeAdmit, op, &callError{h.Name, err}, start)
 		}
@@ -443,7 +449,7 @@ func (d *Dispatcher) admitOne(ctx context.Context, inv invocation, a *admission.
 // (in another version when the webhook matched an equivalent resource)
 // and stores the result into a.Object in place (converted back), defaulted
 // as a decoded object is. It reports whether the object changed.
-func (d *Dispatcher) applyPatch(a *admission.Attributes, in *reviewInput, patch []byte) (bool, error) {
+func (d *Dispatcher) applyPatch(ctx context.Context, a *admission.Attributes, in *reviewInput, patch []byte) (bool, error) {
 	original := in.object
 	p, err := jsonpatch.DecodePatch(patch)
 	if err != nil {
@@ -475,7 +481,7 @@ func (d *Dispatcher) applyPatch(a *admission.Attributes, in *reviewInput, patch 
 		d.opts.Default(fresh)
 	}
 	if in.sent != nil {
-		back, err := d.opts.Convert(fresh, a.Kind)
+		back, err := d.opts.Convert(ctx, fresh, a.Kind)
 		if err != nil {
 			return false, fmt.Errorf("convert the patched object back to %s: %w", a.Kind, err)
 		}

@@ -191,7 +191,7 @@ func eventually(t *testing.T, what string, check func() bool) {
 func TestAdmissionWebhooks(t *testing.T) {
 	hooks := startHooks(t)
 	auditLog := filepath.Join(t.TempDir(), "audit.log")
-	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }))
+	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+metadataAuditPolicy(t)))
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	cc := func(path string) arv1.WebhookClientConfig {

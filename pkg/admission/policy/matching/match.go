@@ -21,11 +21,15 @@ import (
 type Matcher struct {
 	rules, exclude []arv1.NamedRuleWithOperations
 	ns, obj        labels.Selector
+	// equivalent is matchPolicy Equivalent (unset is Exact, as upstream's
+	// matcher reads it; the API defaults it to Equivalent).
+	equivalent bool
 }
 
 // NewMatcher compiles m's selectors.
 func NewMatcher(m *arv1.MatchResources) (*Matcher, error) {
-	out := &Matcher{rules: m.ResourceRules, exclude: m.ExcludeResourceRules, ns: labels.Everything(), obj: labels.Everything()}
+	out := &Matcher{rules: m.ResourceRules, exclude: m.ExcludeResourceRules, ns: labels.Everything(), obj: labels.Everything(),
+		equivalent: m.MatchPolicy != nil && *m.MatchPolicy == arv1.Equivalent}
 	var err error
 	if m.NamespaceSelector != nil {
 		if out.ns, err = metav1.LabelSelectorAsSelector(m.NamespaceSelector); err != nil {
@@ -42,17 +46,23 @@ func NewMatcher(m *arv1.MatchResources) (*Matcher, error) {
 
 var namespacesResource = schema.GroupResource{Resource: "namespaces"}
 
-// Matches reports whether a is matched. ns is the request's namespace
-// object (nil for cluster-scoped requests or when it is missing).
+// Matches reports whether a is matched as it is (its own resource and
+// kind). ns is the request's namespace object (nil for cluster-scoped
+// requests or when it is missing).
 func (m *Matcher) Matches(a *admission.Attributes, ns *corev1.Namespace) bool {
-	// No rules (a binding's matchResources may have none): everything the
-	// policy matches.
-	if len(m.rules) > 0 && !slices.ContainsFunc(m.rules, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a) }) {
-		return false
-	}
-	if slices.ContainsFunc(m.exclude, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a) }) {
-		return false
-	}
+	_, ok := m.MatchesAs(a, ns, nil)
+	return ok
+}
+
+// MatchesAs reports whether a is matched, and as what: the request's
+// resource and kind, or with matchPolicy Equivalent one of eqs (the
+// request's equivalent resources, read on first use; nil: none), to which
+// the objects are then converted. The order is upstream's (k8s.io/apiserver
+// pkg/admission/plugin/policy/matching): selectors, excluded rules (the
+// request's resource only), rules, then rules on equivalent resources,
+// earlier rules first.
+func (m *Matcher) MatchesAs(a *admission.Attributes, ns *corev1.Namespace, eqs func() []admission.Equivalent) (admission.Equivalent, bool) {
+	self := admission.Equivalent{Resource: a.Resource, Kind: a.Kind}
 	if !m.ns.Empty() {
 		switch {
 		case a.Resource.GroupResource() == namespacesResource && a.Subresource == "":
@@ -61,18 +71,37 @@ func (m *Matcher) Matches(a *admission.Attributes, ns *corev1.Namespace) bool {
 				o = a.OldObject
 			}
 			if n, ok := o.(*corev1.Namespace); ok && !m.ns.Matches(labels.Set(n.Labels)) {
-				return false
+				return admission.Equivalent{}, false
 			}
 		case a.Namespace != "":
 			if ns == nil || !m.ns.Matches(labels.Set(ns.Labels)) {
-				return false
+				return admission.Equivalent{}, false
 			}
 		}
 	}
 	if !m.obj.Empty() && !labelsMatch(m.obj, a.Object) && !labelsMatch(m.obj, a.OldObject) {
-		return false
+		return admission.Equivalent{}, false
 	}
-	return true
+	if slices.ContainsFunc(m.exclude, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a, a.Resource) }) {
+		return admission.Equivalent{}, false
+	}
+	// No rules (a binding's matchResources may have none): everything the
+	// policy matches.
+	if len(m.rules) == 0 || slices.ContainsFunc(m.rules, func(r arv1.NamedRuleWithOperations) bool { return namedRuleMatches(&r, a, a.Resource) }) {
+		return self, true
+	}
+	if !m.equivalent || eqs == nil {
+		return admission.Equivalent{}, false
+	}
+	others := eqs()
+	for i := range m.rules {
+		for _, eq := range others {
+			if eq.Resource.Version != a.Resource.Version && namedRuleMatches(&m.rules[i], a, eq.Resource) {
+				return eq, true
+			}
+		}
+	}
+	return admission.Equivalent{}, false
 }
 
 func labelsMatch(s labels.Selector, obj runtime.Object) bool {
@@ -83,14 +112,14 @@ func labelsMatch(s labels.Selector, obj runtime.Object) bool {
 	return err == nil && s.Matches(labels.Set(m.GetLabels()))
 }
 
-func namedRuleMatches(r *arv1.NamedRuleWithOperations, a *admission.Attributes) bool {
+// namedRuleMatches reports whether r matches a, with gvr as a's resource.
+func namedRuleMatches(r *arv1.NamedRuleWithOperations, a *admission.Attributes, gvr schema.GroupVersionResource) bool {
 	if len(r.ResourceNames) > 0 && !slices.Contains(r.ResourceNames, a.Name) {
 		return false
 	}
 	if !slices.Contains(r.Operations, arv1.OperationAll) && !slices.Contains(r.Operations, arv1.OperationType(a.Operation)) {
 		return false
 	}
-	gvr := a.Resource
 	if !anyOf(r.APIGroups, gvr.Group) || !anyOf(r.APIVersions, gvr.Version) {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
 
+	"github.com/kapi-dev/kapi/pkg/admission/celauthz"
 	kcel "github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 )
 
@@ -34,11 +35,11 @@ var (
 // are JSON maps, so they are declared dyn: type errors on them surface at
 // evaluation, not at compilation (upstream types object and params from
 // the OpenAPI schemas of the matched kinds; see [TypeCheck]). The
-// authorizer variable is not declared: an expression using it does not
-// compile.
+// authorizer and authorizer.requestResource variables are upstream's
+// (package celauthz).
 func Env() (*cel.Env, error) {
 	envOnce.Do(func() {
-		opts := append(kcel.EnvOptions(),
+		opts := append(append(kcel.EnvOptions(), celauthz.EnvOptions()...),
 			cel.Variable(varObject, cel.DynType),
 			cel.Variable(varOldObject, cel.DynType),
 			cel.Variable(varRequest, cel.DynType),
@@ -73,7 +74,7 @@ func Compile(expr string, want *types.Type) (cel.Program, error) {
 			return nil, fmt.Errorf("must evaluate to %s but got %s", want, t)
 		}
 	}
-	return e.Program(ast, cel.CostLimit(perCallLimit), cel.EvalOptions(cel.OptOptimize))
+	return e.Program(ast, cel.CostLimit(perCallLimit), cel.CostTracking(celauthz.Cost{}), cel.EvalOptions(cel.OptOptimize))
 }
 
 // CompileBool compiles a validation or match condition.

@@ -15,11 +15,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/celauthz"
 	"github.com/kapi-dev/kapi/pkg/admission/configsource"
 	"github.com/kapi-dev/kapi/pkg/admission/policy/matching"
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
@@ -33,7 +36,16 @@ type Params = matching.Params
 type Options struct {
 	Namespaces NamespaceGetter
 	Params     Params // nil: policies with a paramKind fail (failurePolicy)
-	Logger     *slog.Logger
+	// Authorizer answers the expressions' authorizer checks, for the
+	// request's user (nil: an expression using authorizer fails to
+	// evaluate).
+	Authorizer authorizer.Authorizer
+	// Equivalents returns the other group-versions a resource is served
+	// as, for matchPolicy Equivalent; Convert converts objects to them
+	// (both needed: else rules match the request's own resource only).
+	Equivalents func(schema.GroupVersionResource) []admission.Equivalent
+	Convert     admission.Converter
+	Logger      *slog.Logger
 }
 
 // Plugin is the ValidatingAdmissionPolicy plugin.
@@ -114,8 +126,17 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	for _, cp := range policies {
 		byName[cp.name] = cp
 	}
-	var in *input
+	inputs := map[match]*input{}
+	var authz map[string]any
 	var ns *nsHolder
+	var eqs []admission.Equivalent
+	var eqsRead bool
+	equivalents := func() []admission.Equivalent {
+		if !eqsRead && p.opts.Convert != nil {
+			eqs, eqsRead = admission.Equivalents(p.opts.Equivalents, &a), true
+		}
+		return eqs
+	}
 	var denied []decision
 	var auditFailures []map[string]any
 	for _, b := range bindings {
@@ -126,13 +147,27 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 		if ns == nil {
 			ns = &nsHolder{v: namespaceOf(ctx, p.opts.Namespaces, &a)}
 		}
-		if !cp.match.Matches(&a, ns.v) || (b.match != nil && !b.match.Matches(&a, ns.v)) {
+		m, ok := cp.match.MatchesAs(&a, ns.v, equivalents)
+		if !ok {
 			continue
 		}
+		if b.match != nil {
+			if _, ok := b.match.MatchesAs(&a, ns.v, equivalents); !ok {
+				continue
+			}
+		}
+		in := inputs[m]
 		if in == nil {
-			if in, err = newInput(&a, ns.v); err != nil {
+			if authz == nil {
+				authz = map[string]any{}
+				celauthz.Bind(authz, ctx, p.opts.Authorizer, &a)
+			}
+			if in, err = p.newInput(ctx, &a, m, ns.v); err != nil {
+				// As upstream: a failed conversion is an internal error.
 				return apierrors.NewInternalError(err)
 			}
+			in.authz = authz
+			inputs[m] = in
 		}
 		decisions := p.evaluate(ctx, cp, b, &a, in)
 		for _, d := range decisions {
@@ -299,10 +334,37 @@ func (v *validation) failureMessage(act map[string]any) string {
 // input is what every evaluation of one request shares.
 type input struct {
 	object, oldObject, request, namespace any
+	// authz holds the authorizer variables (package celauthz).
+	authz map[string]any
 }
 
-func newInput(a *admission.Attributes, ns *corev1.Namespace) (*input, error) {
-	in := &input{request: matching.RequestValue(a)}
+// newInput is the input of the policies that matched a as m: the
+// objects converted to m's kind when it is an equivalent one; request's
+// kind and resource are then m's, requestKind and requestResource a's
+// (upstream's VersionedAttributes).
+func (p *Plugin) newInput(ctx context.Context, a *admission.Attributes, m match, ns *corev1.Namespace) (*input, error) {
+	orig := a
+	if m.Kind != a.Kind || m.Resource != a.Resource {
+		conv := *a
+		conv.Resource, conv.Kind = m.Resource, m.Kind
+		var err error
+		if a.Object != nil && m.Kind != a.Kind {
+			if conv.Object, err = p.opts.Convert(ctx, a.Object, m.Kind); err != nil {
+				return nil, fmt.Errorf("failed to convert object version: %w", err)
+			}
+		}
+		if a.OldObject != nil && m.Kind != a.Kind {
+			if conv.OldObject, err = p.opts.Convert(ctx, a.OldObject, m.Kind); err != nil {
+				return nil, fmt.Errorf("failed to convert object version: %w", err)
+			}
+		}
+		a = &conv
+	}
+	req := matching.RequestValue(a)
+	// requestKind and requestResource are the request's own.
+	req["requestKind"] = map[string]any{"group": orig.Kind.Group, "version": orig.Kind.Version, "kind": orig.Kind.Kind}
+	req["requestResource"] = map[string]any{"group": orig.Resource.Group, "version": orig.Resource.Version, "resource": orig.Resource.Resource}
+	in := &input{request: req}
 	var err error
 	if in.object, err = toMap(a.Object, a); err != nil {
 		return nil, err
@@ -334,6 +396,9 @@ func (in *input) activation(param map[string]any) map[string]any {
 	}
 	if param != nil {
 		act[varParams] = param
+	}
+	for k, v := range in.authz {
+		act[k] = v
 	}
 	return act
 }

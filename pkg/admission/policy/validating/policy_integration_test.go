@@ -83,7 +83,7 @@ func cm(name string, labels map[string]string, keys int) *corev1.ConfigMap {
 // error in the policy's status.
 func TestValidatingAdmissionPolicy(t *testing.T) {
 	auditLog := filepath.Join(t.TempDir(), "audit.log")
-	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }))
+	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+metadataAuditPolicy(t)))
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	ar := cs.AdmissionregistrationV1()
@@ -186,10 +186,35 @@ data: {a: "1", b: "2", c: "3", d: "4", e: "5", f: "6"}
 		got, err = ar.ValidatingAdmissionPolicies().Get(ctx, "typed", metav1.GetOptions{})
 		return err == nil && got.Status.TypeChecking != nil && got.Status.ObservedGeneration == got.Generation
 	})
+	// Written as upstream's status controller writes it
+	// (pkg/controller/validatingadmissionpolicystatus/controller.go
+	// v1.37): a forced apply of observedGeneration and typeChecking, by
+	// its field manager, on the status subresource; no conditions.
+	var applied bool
+	for _, mf := range got.ManagedFields {
+		if mf.Manager == "validatingadmissionpolicy-status-controller" && mf.Operation == metav1.ManagedFieldsOperationApply && mf.Subresource == "status" {
+			applied = true
+		}
+	}
+	if !applied || len(got.Status.Conditions) != 0 {
+		t.Errorf("status managed fields %+v, conditions %v: want an Apply by validatingadmissionpolicy-status-controller on status, no conditions", got.ManagedFields, got.Status.Conditions)
+	}
 	w := got.Status.TypeChecking.ExpressionWarnings
 	if len(w) != 2 || w[0].FieldRef != "spec.validations[1].expression" || w[1].FieldRef != "spec.validations[2].expression" ||
 		!strings.Contains(w[0].Warning, "/v1, Kind=ConfigMap: ERROR: <input>:1:18: found no matching overload for '_>_' applied to '(string, int)'") ||
 		!strings.Contains(w[1].Warning, "found no matching overload for '_==_' applied to '(bool, string)'") {
 		t.Errorf("type checking warnings %+v", w)
+	}
+	// A new generation is checked again: the warnings are replaced.
+	got.Spec.Validations = got.Spec.Validations[:2]
+	if _, err := ar.ValidatingAdmissionPolicies().Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "type checking of generation 2", func() bool {
+		got, err = ar.ValidatingAdmissionPolicies().Get(ctx, "typed", metav1.GetOptions{})
+		return err == nil && got.Generation == 2 && got.Status.ObservedGeneration == 2
+	})
+	if w := got.Status.TypeChecking.ExpressionWarnings; len(w) != 1 || w[0].FieldRef != "spec.validations[1].expression" {
+		t.Errorf("type checking warnings of generation 2: %+v", w)
 	}
 }

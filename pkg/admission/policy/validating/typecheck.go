@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/admission/celauthz"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	kcel "github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 )
@@ -153,7 +154,7 @@ func typedEnv(obj, param reflect.Type) (*cel.Env, error) {
 		paramType = cel.ObjectType(nativeName(param))
 	}
 	natives = append(natives, ext.ParseStructTag("json"))
-	opts := append(kcel.EnvOptions(),
+	opts := append(append(kcel.EnvOptions(), celauthz.EnvOptions()...),
 		ext.NativeTypes(natives...),
 		cel.Variable(varObject, cel.ObjectType(objName)),
 		cel.Variable(varOldObject, cel.ObjectType(objName)),
@@ -181,10 +182,11 @@ func nativeName(t reflect.Type) string {
 }
 
 // writeTypeChecking writes the type-checking status of a policy whose
-// generation it does not reflect yet. A conflict is left to the next
-// watch event of the policy.
+// generation it does not reflect yet (upstream's status controller:
+// nothing when generation <= observedGeneration). A conflict is left to
+// the next watch event of the policy.
 func writeTypeChecking(ctx context.Context, w StatusWriter, p *arv1.ValidatingAdmissionPolicy, logger *slog.Logger) {
-	if p.Status.ObservedGeneration == p.Generation && p.Status.TypeChecking != nil {
+	if p.Generation <= p.Status.ObservedGeneration {
 		return
 	}
 	upd := p.DeepCopy()

@@ -9,6 +9,7 @@ import (
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 
+	"github.com/kapi-dev/kapi/pkg/admission/celauthz"
 	kcel "github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 )
 
@@ -35,10 +36,11 @@ var (
 )
 
 // Env is the environment of matchConditions: object, oldObject and
-// request, all dynamically typed (objects are JSON maps).
+// request, all dynamically typed (objects are JSON maps), and upstream's
+// authorizer and authorizer.requestResource (package celauthz).
 func Env() (*cel.Env, error) {
 	envOnce.Do(func() {
-		opts := append(kcel.EnvOptions(),
+		opts := append(append(kcel.EnvOptions(), celauthz.EnvOptions()...),
 			cel.Variable(VarObject, cel.DynType),
 			cel.Variable(VarOldObject, cel.DynType),
 			cel.Variable(VarRequest, cel.DynType),
@@ -61,7 +63,7 @@ func Compile(expr string) (cel.Program, error) {
 	if t := ast.OutputType(); !t.IsExactType(types.BoolType) && !t.IsExactType(types.DynType) {
 		return nil, fmt.Errorf("must evaluate to bool")
 	}
-	return e.Program(ast, cel.CostLimit(costLimit), cel.EvalOptions(cel.OptOptimize))
+	return e.Program(ast, cel.CostLimit(costLimit), cel.CostTracking(celauthz.Cost{}), cel.EvalOptions(cel.OptOptimize))
 }
 
 // Condition is one compiled condition.
@@ -74,10 +76,16 @@ type Condition struct {
 type Vars struct {
 	Object, OldObject map[string]any
 	Request           map[string]any
+	// Authz are the authorizer variables (celauthz.Bind); none: an
+	// expression using them fails to evaluate.
+	Authz map[string]any
 }
 
 func (v Vars) activation() map[string]any {
 	m := map[string]any{VarObject: nil, VarOldObject: nil, VarRequest: v.Request}
+	for k, a := range v.Authz {
+		m[k] = a
+	}
 	if v.Object != nil {
 		m[VarObject] = v.Object
 	}
