@@ -208,8 +208,10 @@ func TestEmbeddedClusterThreeServers(t *testing.T) {
 	base := t.TempDir()
 	s := []*clusterServer{newClusterServer(t, base, "s0"), newClusterServer(t, base, "s1"), newClusterServer(t, base, "s2")}
 
+	began := time.Now()
 	s[0].start("--cluster-init")
 	_, c0 := s[0].ready()
+	t.Logf("measured: the first server was ready %v after its start", time.Since(began).Round(time.Millisecond))
 	tokenPath := filepath.Join(s[0].dir, "join-token")
 	fi, err := os.Stat(tokenPath)
 	if err != nil {
@@ -270,10 +272,14 @@ func TestEmbeddedClusterThreeServers(t *testing.T) {
 		t.Fatalf("join with a token of another CA did not fail:\n%s", other.log())
 	}
 
+	began = time.Now()
 	s[1].start("--join="+s[0].url(), "--token="+token)
 	_, c1 := s[1].ready()
+	t.Logf("measured: the second server joined and was ready in %v", time.Since(began).Round(time.Millisecond))
+	began = time.Now()
 	s[2].start("--join="+s[0].url(), "--token="+token)
 	cfg2, c2 := s[2].ready()
+	t.Logf("measured: the third server joined and was ready in %v", time.Since(began).Round(time.Millisecond))
 
 	out, err := runKapi(t, "etcd", "member", "list", "--data-dir="+s[2].dir)
 	if err != nil {
@@ -364,6 +370,7 @@ func TestEmbeddedClusterThreeServers(t *testing.T) {
 		_, err := c1.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "while-s0-down"}}, metav1.CreateOptions{})
 		return err
 	})
+	t.Logf("measured: the first write through s1 after s0's kill -9 succeeded %v after the kill", time.Since(killed).Round(time.Millisecond))
 	expectAdded(t, watches["s2"], "while-s0-down", "s2")
 	eventually(t, 30*time.Second, "a leader among the survivors", func() error {
 		if !isLeader(c1) && !isLeader(c2) {
@@ -378,11 +385,14 @@ func TestEmbeddedClusterThreeServers(t *testing.T) {
 		}
 		return nil
 	})
+	t.Logf("measured: a survivor led the controllers with a renewed Lease %v after the kill", time.Since(killed).Round(time.Millisecond))
 
 	// Restarted on its data dir, the first rejoins and serves the data
 	// written while it was down.
+	began = time.Now()
 	s[0].start("--cluster-init")
 	_, c0 = s[0].ready()
+	t.Logf("measured: the restarted first server rejoined and was ready in %v", time.Since(began).Round(time.Millisecond))
 	eventually(t, 15*time.Second, "read through the restarted s0", func() error {
 		_, err := c0.CoreV1().ConfigMaps("default").Get(ctx, "while-s0-down", metav1.GetOptions{})
 		return err
@@ -393,10 +403,12 @@ func TestEmbeddedClusterThreeServers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("member remove: %v\n%s", err, out)
 	}
+	removed := time.Now()
 	s[2].kill()
 	s3 := newClusterServer(t, base, "s3")
 	s3.start("--join="+s[1].url(), "--token="+token)
 	_, c3 := s3.ready()
+	t.Logf("measured: the replacement joined and was ready %v after the removal", time.Since(removed).Round(time.Millisecond))
 	if _, err := c3.CoreV1().ConfigMaps("default").Get(ctx, "while-s0-down", metav1.GetOptions{}); err != nil {
 		t.Errorf("read through the replacement: %v", err)
 	}
