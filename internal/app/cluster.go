@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 
+	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/server/options"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 )
@@ -132,6 +134,11 @@ func (c *Config) applyCluster() error {
 			tok, err := options.ParseJoinToken(o.Token)
 			if err != nil {
 				return fmt.Errorf("--token: %w", err)
+			}
+			// Checked before the member is added: a join that fails after
+			// MemberAdd leaves the cluster a member short of its quorum.
+			if err := checkCertDirFor(certDir, tok); err != nil {
+				return err
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 			resp, err := requestJoin(ctx, o.Join, tok, joinRequest{Name: name, PeerURL: st.PeerURL, ClientURL: st.ClientURL}, logger)
@@ -264,4 +271,22 @@ func memberClientURLs(members []*etcdserverpb.Member) []string {
 		}
 	}
 	return out
+}
+
+// checkCertDirFor fails when certDir already holds a cluster CA other than
+// the token's.
+func checkCertDirFor(certDir string, tok options.JoinToken) error {
+	path := filepath.Join(certDir, pki.CACertFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	block, _ := pem.Decode(b)
+	if block == nil || sha256.Sum256(block.Bytes) != tok.CAHash {
+		return fmt.Errorf("--join: %s holds another CA than the cluster's (the join token's CA hash differs): join with a new --data-dir (or --cert-dir)", path)
+	}
+	return nil
 }

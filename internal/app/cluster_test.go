@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
@@ -199,7 +201,8 @@ func expectAdded(t *testing.T, w watch.Interface, name, through string) {
 // others' certificates and service-account tokens (shared PKI); with the
 // first killed (-9) the others keep serving and one of them leads the
 // controllers; restarted, the first rejoins and serves the data written
-// meanwhile; a member is removed and replaced by a fresh server.
+// meanwhile; a member is removed and replaced by a fresh server; with two
+// of three killed, the last one's readyz names etcd and writes answer 504.
 func TestEmbeddedClusterThreeServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts five kapi processes")
@@ -419,4 +422,29 @@ func TestEmbeddedClusterThreeServers(t *testing.T) {
 	if strings.Contains(out, " s2 ") || strings.Count(out, " started ") != 3 || !strings.Contains(out, " s3 ") {
 		t.Errorf("member list after the replacement:\n%s", out)
 	}
+
+	// Quorum lost: with two of three killed, the survivor's /readyz names
+	// the etcd check and a write answers 504 within its timeout.
+	s[1].kill()
+	s3.kill()
+	down := time.Now()
+	eventually(t, 20*time.Second, "readyz without quorum", func() error {
+		var code int
+		res := c0.Discovery().RESTClient().Get().AbsPath("/readyz").Param("verbose", "").Do(ctx).StatusCode(&code)
+		body, _ := res.Raw()
+		if code != http.StatusInternalServerError || !strings.Contains(string(body), "[-]etcd failed") {
+			return fmt.Errorf("%d %s", code, body)
+		}
+		return nil
+	})
+	t.Logf("measured: without quorum, readyz failed naming etcd %v after the kills", time.Since(down).Round(time.Millisecond))
+	start := time.Now()
+	err = c0.CoreV1().RESTClient().Post().Namespace("default").Resource("configmaps").Param("timeout", "3s").
+		Body(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "without-quorum"}}).Do(ctx).Error()
+	took := time.Since(start)
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Code != http.StatusGatewayTimeout || took > 5*time.Second {
+		t.Errorf("create without quorum: %v after %v, want 504 within the 3s timeout", err, took)
+	}
+	t.Logf("measured: a create without quorum answered %v after %v", err, took.Round(time.Millisecond))
 }

@@ -157,7 +157,10 @@ func (r joinRequest) validate() error {
 // attempt of the same join that did not complete) and returns the
 // membership to start it with. Errors are API status errors.
 func addMember(ctx context.Context, cli *clientv3.Client, req joinRequest) (initial string, clientURLs []string, err error) {
-	list, err := cli.MemberList(ctx)
+	// This member's view, without a quorum: after a join whose answer
+	// was lost, the cluster may lack one until the joiner starts, and the
+	// joiner only starts once it has the answer.
+	list, err := cli.MemberList(ctx, clientv3.WithSerializable())
 	if err != nil {
 		return "", nil, unavailable("list the etcd members", err)
 	}
