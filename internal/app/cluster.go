@@ -18,6 +18,10 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/server/options"
@@ -153,7 +157,7 @@ func (c *Config) applyCluster() error {
 				return err
 			}
 			st.InitialCluster, st.ClientURLs, st.Join = resp.InitialCluster, resp.ClientURLs, true
-			logger.Info("added to the cluster as an etcd member", "server", o.Join, "member", name, "initialCluster", st.InitialCluster)
+			logger.Info("added to the cluster as an etcd learner", "server", o.Join, "member", name, "initialCluster", st.InitialCluster)
 		}
 		if err := st.save(dataDir); err != nil {
 			return err
@@ -244,6 +248,9 @@ func (c *Config) startCluster() error {
 	} else if t, err := options.ParseJoinToken(m.token); err != nil || t.CAHash != sha256.Sum256(c.ClusterCA.Raw) {
 		return fmt.Errorf("%s does not belong to the cluster CA of %s (its CA hash differs)", tokenPath, m.certDir)
 	}
+	if err := m.promoteSelf(c.storage.client); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if list, err := c.storage.client.MemberList(ctx); err != nil {
@@ -289,4 +296,60 @@ func checkCertDirFor(certDir string, tok options.JoinToken) error {
 		return fmt.Errorf("--join: %s holds another CA than the cluster's (the join token's CA hash differs): join with a new --data-dir (or --cert-dir)", path)
 	}
 	return nil
+}
+
+// promoteTimeout bounds the wait for a learner to catch up and be
+// promoted.
+const promoteTimeout = 90 * time.Second
+
+// promoteSelf makes this member a voting member when it is still a
+// learner (it joined as one, and may have stopped before its promotion).
+// A learner answers no request but Status, so the promotion goes to the
+// other members' client URLs, with this member's certificate. etcd
+// promotes a learner only once its log caught up with the leader's.
+func (m *clusterMember) promoteSelf(local *clientv3.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), promoteTimeout)
+	defer cancel()
+	status, err := local.Status(ctx, local.Endpoints()[0])
+	if err != nil {
+		return fmt.Errorf("embedded etcd status: %w", err)
+	}
+	if !status.IsLearner {
+		return nil
+	}
+	id := status.Header.MemberId
+	var others []string
+	for _, u := range m.state.ClientURLs {
+		if u != m.state.ClientURL {
+			others = append(others, u)
+		}
+	}
+	if len(others) == 0 {
+		return fmt.Errorf("etcd member %s is a learner and no other member's client URL is known to promote it", m.state.Name)
+	}
+	tlsConfig, err := (&transport.TLSInfo{CertFile: m.etcd.CertFile, KeyFile: m.etcd.KeyFile, TrustedCAFile: m.etcd.CAFile}).ClientConfig()
+	if err != nil {
+		return err
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: others, TLS: tlsConfig, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return fmt.Errorf("connect to the etcd members %v: %w", others, err)
+	}
+	defer cli.Close()
+	start := time.Now()
+	for {
+		_, err := cli.MemberPromote(ctx, id)
+		if err == nil || errors.Is(err, rpctypes.ErrMemberNotLearner) || errors.Is(err, rpctypes.ErrGRPCMemberNotLearner) {
+			m.logger.Info("promoted from learner to voting etcd member", "member", m.state.Name, "after", time.Since(start))
+			return nil
+		}
+		if errors.Is(err, rpctypes.ErrMemberNotFound) || errors.Is(err, rpctypes.ErrGRPCMemberNotFound) {
+			return fmt.Errorf("etcd member %s (%x) was removed from the cluster before its promotion: start on a new data dir with --join", m.state.Name, id)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("promote etcd member %s (%x) from learner: %w", m.state.Name, id, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

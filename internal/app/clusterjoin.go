@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,49 +152,54 @@ func (r joinRequest) validate() error {
 	return nil
 }
 
-// addMember adds the member to etcd (or finds it added by an earlier
-// attempt of the same join that did not complete) and returns the
+// addMember adds the member to etcd as a learner (or finds it added by an
+// earlier attempt of the same join that did not complete) and returns the
 // membership to start it with. Errors are API status errors.
+//
+// The member is added as a learner: it does not count for the quorum
+// until it caught up and promoted itself (promoteSelf). Added as a voter,
+// a second member would take the first one's quorum away until it runs.
 func addMember(ctx context.Context, cli *clientv3.Client, req joinRequest) (initial string, clientURLs []string, err error) {
-	// This member's view, without a quorum: after a join whose answer
-	// was lost, the cluster may lack one until the joiner starts, and the
-	// joiner only starts once it has the answer.
-	list, err := cli.MemberList(ctx, clientv3.WithSerializable())
-	if err != nil {
-		return "", nil, unavailable("list the etcd members", err)
-	}
-	var id uint64
-	members := list.Members
-	for _, mem := range members {
-		samePeer := slices.Contains(mem.PeerURLs, req.PeerURL)
-		switch {
-		case samePeer && mem.Name == "":
-			// Added before, never started: the same join again.
-			id = mem.ID
-		case samePeer:
-			return "", nil, apierrors.NewConflict(membersResource, req.Name, fmt.Errorf("member %s (%x) already has peer URL %s; remove it first (kapi etcd member remove %s)", mem.Name, mem.ID, req.PeerURL, mem.Name))
-		case mem.Name == req.Name:
-			return "", nil, apierrors.NewAlreadyExists(membersResource, req.Name)
+	for {
+		// This member's view, without a quorum: after a join whose answer
+		// was lost, the cluster may lack one until the joiner starts, and
+		// the joiner only starts once it has the answer.
+		list, err := cli.MemberList(ctx, clientv3.WithSerializable())
+		if err != nil {
+			return "", nil, unavailable("list the etcd members", err)
 		}
-	}
-	for id == 0 {
-		resp, err := cli.MemberAdd(ctx, []string{req.PeerURL})
+		for _, mem := range list.Members {
+			samePeer := slices.Contains(mem.PeerURLs, req.PeerURL)
+			switch {
+			case samePeer && mem.Name == "":
+				// Added before, never started: the same join again.
+				return initialCluster(list.Members, mem.ID, req)
+			case samePeer:
+				return "", nil, apierrors.NewConflict(membersResource, req.Name, fmt.Errorf("member %s (%x) already has peer URL %s; remove it first (kapi etcd member remove %s)", mem.Name, mem.ID, req.PeerURL, mem.Name))
+			case mem.Name == req.Name:
+				return "", nil, apierrors.NewAlreadyExists(membersResource, req.Name)
+			}
+		}
+		// Each attempt is bounded: etcd drops a configuration change
+		// proposed while another is not applied yet (a removal just
+		// before), and the call then waits for its whole context.
+		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+		resp, err := cli.MemberAddAsLearner(attempt, []string{req.PeerURL})
+		cancel()
 		if err == nil {
-			id, members = resp.Member.ID, resp.Members
-			break
+			return initialCluster(resp.Members, resp.Member.ID, req)
 		}
-		// etcd refuses to add a member while a quorum would not stay
-		// (StrictReconfigCheck): members recently connected, or one down.
-		if !errors.Is(err, rpctypes.ErrUnhealthy) && !errors.Is(err, rpctypes.ErrGRPCUnhealthy) {
-			return "", nil, unavailable("add the etcd member", err)
-		}
+		// Retried: etcd refuses a member while the cluster is not healthy
+		// (StrictReconfigCheck: members recently connected, or one down)
+		// and a second learner while one is not promoted yet; an attempt
+		// that timed out may have added the member after all, which the
+		// list above finds.
 		select {
 		case <-ctx.Done():
-			return "", nil, unavailable("add the etcd member (the cluster stayed unhealthy)", err)
+			return "", nil, unavailable("add the etcd member", err)
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	return initialCluster(members, id, req)
 }
 
 // initialCluster is the membership a new member starts with.
