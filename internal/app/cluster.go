@@ -139,8 +139,8 @@ func (c *Config) applyCluster() error {
 			if err != nil {
 				return fmt.Errorf("--token: %w", err)
 			}
-			// Checked before the member is added: a join that fails after
-			// MemberAdd leaves the cluster a member short of its quorum.
+			// Checked before the member is added: a member added but never
+			// started blocks the next joins until it is removed.
 			if err := checkCertDirFor(certDir, tok); err != nil {
 				return err
 			}

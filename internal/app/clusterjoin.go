@@ -178,6 +178,10 @@ func addMember(ctx context.Context, cli *clientv3.Client, req joinRequest) (init
 				return "", nil, apierrors.NewConflict(membersResource, req.Name, fmt.Errorf("member %s (%x) already has peer URL %s; remove it first (kapi etcd member remove %s)", mem.Name, mem.ID, req.PeerURL, mem.Name))
 			case mem.Name == req.Name:
 				return "", nil, apierrors.NewAlreadyExists(membersResource, req.Name)
+			case mem.Name == "":
+				// etcd takes one learner at a time, and an unstarted
+				// voter keeps the quorum short.
+				return "", nil, apierrors.NewConflict(membersResource, req.Name, fmt.Errorf("member %x (%v) was added but has not started: start it or remove it (kapi etcd member remove %x) before another joins", mem.ID, mem.PeerURLs, mem.ID))
 			}
 		}
 		// Each attempt is bounded: etcd drops a configuration change
