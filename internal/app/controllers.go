@@ -55,8 +55,9 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 			RetryPeriod:   o.RetryPeriod,
 			Name:          o.ResourceName,
 			Namespace:     o.ResourceNamespace,
-			// Only an external etcd can be shared with other servers.
-			ExclusiveStorage: c.Options.Storage.Backend == options.StorageBackendMemory || len(c.Options.Storage.ServerList) == 0,
+			// Only an external etcd, or a clustered embedded one, is
+			// shared with other servers.
+			ExclusiveStorage: (c.Options.Storage.Backend == options.StorageBackendMemory || len(c.Options.Storage.ServerList) == 0) && c.cluster == nil,
 		},
 		RootCA:     c.CAPEM,
 		Registerer: c.Generic.MetricsRegistry,

@@ -449,7 +449,7 @@ func NewEtcdCommand() *cobra.Command {
 		},
 	}
 	e.addFlags(cmd.Flags())
-	cmd.AddCommand(newEtcdSnapshotCommand())
+	cmd.AddCommand(newEtcdSnapshotCommand(), newEtcdMemberCommand())
 	return cmd
 }
 

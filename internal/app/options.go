@@ -33,6 +33,7 @@ type Options struct {
 	Authentication *options.AuthenticationOptions
 	CSRSigning     *options.CSRSigningOptions
 	ResourceQuota  *options.ResourceQuotaOptions
+	Cluster        *options.ClusterOptions
 
 	// Test seams (not flags).
 
@@ -70,6 +71,7 @@ func NewOptions() *Options {
 		FlowControl:    options.NewFlowControlOptions(),
 		CSRSigning:     options.NewCSRSigningOptions(),
 		ResourceQuota:  options.NewResourceQuotaOptions(),
+		Cluster:        options.NewClusterOptions(),
 	}
 }
 
@@ -92,6 +94,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.FlowControl.AddFlags(fs)
 	o.CSRSigning.AddFlags(fs)
 	o.ResourceQuota.AddFlags(fs)
+	o.Cluster.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -135,6 +138,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Authentication.Validate()...)
 	errs = append(errs, o.CSRSigning.Validate()...)
 	errs = append(errs, o.ResourceQuota.Validate()...)
+	errs = append(errs, o.Cluster.Validate(o.Storage.Embedded())...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}

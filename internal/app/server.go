@@ -119,6 +119,9 @@ type Config struct {
 	Discovery *discovery.Manager
 
 	storage *storageBundle
+	// cluster is this server as a member of a clustered embedded etcd
+	// (nil: not clustered).
+	cluster *clusterMember
 	// services resolves Service references once the core server is
 	// installed.
 	services *serviceResolver
@@ -244,6 +247,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	g.LivezChecks = append(g.LivezChecks, logCheck)
 	g.ReadyzChecks = append(g.ReadyzChecks, logCheck)
 
+	if err := c.applyCluster(); err != nil {
+		return nil, err
+	}
 	if err := c.applySecureServing(); err != nil {
 		return nil, err
 	}
@@ -251,6 +257,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 		return nil, err
 	}
 	if err := c.applyHandlerChain(); err != nil {
+		return nil, err
+	}
+	if err := c.startCluster(); err != nil {
 		return nil, err
 	}
 	if c.Discovery, err = discovery.New(discovery.Config{Logger: logger}); err != nil {

@@ -90,6 +90,7 @@ func (c *Config) applyStorage() error {
 		srv, err := embedded.Start(context.Background(), embedded.Config{
 			DataDir: filepath.Join(c.Options.DataDir, "etcd"),
 			Logger:  c.Logger,
+			Cluster: c.clusterEtcd(),
 		})
 		if err != nil {
 			return fmt.Errorf("start embedded etcd: %w", err)

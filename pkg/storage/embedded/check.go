@@ -59,7 +59,14 @@ func walDir(dataDir string) string { return filepath.Join(dataDir, memberDirName
 //
 // etcd itself would panic (a damaged database), die of SIGBUS (a
 // truncated one) or wait forever for a leader (a WAL that lost entries).
-func checkData(dataDir string) error {
+func checkData(dataDir string) error { return checkMemberData(dataDir, false) }
+
+// checkMemberData is checkData for a member of a cluster when clustered is
+// set: its database may then be ahead of its WAL's commit index (etcd
+// applies entries the other members committed before its own WAL write is
+// synced, and its database commits on a timer), which a kill -9 leaves
+// behind; the other members resend those entries when it restarts.
+func checkMemberData(dataDir string, clustered bool) error {
 	db := backendPath(dataDir)
 	if _, err := os.Stat(db); errors.Is(err, os.ErrNotExist) {
 		// A new member; or a database rebuilt from the WAL by etcd.
@@ -82,6 +89,9 @@ func checkData(dataDir string) error {
 		return err
 	}
 	wd := walDir(dataDir)
+	if clustered {
+		index = 0
+	}
 	if err := safely(func() error { return checkWAL(wd, index) }); err != nil {
 		return &CorruptError{Path: wd, DataDir: dataDir, Err: err}
 	}

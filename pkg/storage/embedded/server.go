@@ -130,7 +130,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 
 	// Damaged data is reported before etcd touches it: etcd would panic,
 	// die of SIGBUS or wait forever for a leader on it.
-	if err := checkData(dir); err != nil {
+	if err := checkMemberData(dir, cfg.Cluster != nil); err != nil {
 		return nil, err
 	}
 	socks, err := newSockets(dir)
