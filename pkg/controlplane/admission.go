@@ -28,6 +28,7 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, pr
 		Logger:                              c.Logger,
 		Namespaces:                          namespaces,
 		Prebuilt:                            prebuilt,
+		Authorizer:                          c.Authorizer,
 		DefaultNotReadyTolerationSeconds:    sel.DefaultNotReadyTolerationSeconds,
 		DefaultUnreachableTolerationSeconds: sel.DefaultUnreachableTolerationSeconds,
 	}

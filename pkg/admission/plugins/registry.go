@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/certificates"
 	"github.com/kapi-dev/kapi/pkg/admission/defaultstorageclass"
 	"github.com/kapi-dev/kapi/pkg/admission/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/pkg/admission/limitranger"
@@ -22,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/storageobjectinuseprotection"
 	"github.com/kapi-dev/kapi/pkg/admission/taintnodesbycondition"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 )
 
 // AllOrderedPlugins is every admission plugin name kube-apiserver knows,
@@ -144,6 +146,10 @@ type Deps struct {
 	// defaulttolerationseconds.DefaultSeconds).
 	DefaultNotReadyTolerationSeconds    int64
 	DefaultUnreachableTolerationSeconds int64
+	// Authorizer is the server's authorizer, for the plugins that ask it
+	// (the certificate plugins, as upstream's WantsAuthorizer); nil makes
+	// them unavailable.
+	Authorizer authorizer.Authorizer
 }
 
 // Constructor builds a plugin from its dependencies and its configuration
@@ -182,12 +188,29 @@ var constructors = map[string]Constructor{
 		}
 		return priority.New(d.PriorityClasses), nil
 	},
+	certificates.ApprovalPluginName: withAuthorizer(func(a authorizer.Authorizer) admission.Plugin { return certificates.NewApproval(a) }),
+	certificates.SigningPluginName:  withAuthorizer(func(a authorizer.Authorizer) admission.Plugin { return certificates.NewSigning(a) }),
+	certificates.AttestPluginName:   withAuthorizer(func(a authorizer.Authorizer) admission.Plugin { return certificates.NewAttest(a) }),
+	certificates.SubjectRestrictionPluginName: func(Deps, []byte) (admission.Plugin, error) {
+		return certificates.NewSubjectRestriction(), nil
+	},
 	defaultstorageclass.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		if d.StorageClasses == nil {
 			return nil, ErrUnavailable
 		}
 		return defaultstorageclass.New(d.StorageClasses), nil
 	},
+}
+
+// withAuthorizer is the constructor of a plugin built from the
+// authorizer alone (unavailable without one).
+func withAuthorizer(build func(authorizer.Authorizer) admission.Plugin) Constructor {
+	return func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.Authorizer == nil {
+			return nil, ErrUnavailable
+		}
+		return build(d.Authorizer), nil
+	}
 }
 
 // Names of the plugins the server builds itself (Deps.Prebuilt).
