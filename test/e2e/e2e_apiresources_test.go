@@ -14,7 +14,6 @@ import (
 var knownMissing = map[string]string{
 	"mutatingadmissionpolicies admissionregistration.k8s.io/v1 false MutatingAdmissionPolicy":              "MutatingAdmissionPolicy (issue 15) is not built: serving its objects without the plugin would mislead",
 	"mutatingadmissionpolicybindings admissionregistration.k8s.io/v1 false MutatingAdmissionPolicyBinding": "as above",
-	"podcertificaterequests certificates.k8s.io/v1 true PodCertificateRequest":                             "not built yet: its v1 validation could not be checked against upstream (issue 16)",
 }
 
 // TestKubectlAPIResourcesComplete compares `kubectl api-resources` on kapi
