@@ -70,13 +70,26 @@ func approveCSR(t *testing.T, cs kubernetes.Interface, signer string, subject pk
 	if err != nil {
 		t.Fatalf("create csr: %v", err)
 	}
-	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Test", Message: "approved by the test",
+	// The in-process approver may approve a kubelet client request first
+	// (a conflict, then nothing to do).
+	name := csr.Name
+	eventually(t, 30*time.Second, "approve csr "+name, func() error {
+		csr, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, c := range csr.Status.Conditions {
+			if c.Type == certificatesv1.CertificateApproved {
+				return nil
+			}
+		}
+		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+			Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Test", Message: "approved by the test",
+		})
+		_, err = cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})
+		return err
 	})
-	if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("approve csr: %v", err)
-	}
-	return csr.Name, keyPEM
+	return name, keyPEM
 }
 
 // issuedCertificate waits for the CSR's certificate.

@@ -114,8 +114,28 @@ func TestPodCertificateRequests(t *testing.T) {
 
 	// Merge-patching maxExpirationSeconds away defaults it again, and is
 	// then no change (the spec is immutable).
-	if _, err := pcrs.Patch(ctx, "one", types.MergePatchType, []byte(`{"spec":{"maxExpirationSeconds":null}}`), metav1.PatchOptions{}); err != nil {
-		t.Errorf("merge patch removing maxExpirationSeconds: %v", err)
+	// The same holds for every write path: were the default not applied,
+	// the spec would change and be refused as immutable.
+	for _, p := range []struct {
+		pt   types.PatchType
+		body string
+	}{
+		{types.MergePatchType, `{"spec":{"maxExpirationSeconds":null}}`},
+		{types.StrategicMergePatchType, `{"spec":{"maxExpirationSeconds":null}}`},
+		{types.JSONPatchType, `[{"op":"remove","path":"/spec/maxExpirationSeconds"}]`},
+	} {
+		if _, err := pcrs.Patch(ctx, "one", p.pt, []byte(p.body), metav1.PatchOptions{}); err != nil {
+			t.Errorf("%s patch removing maxExpirationSeconds: %v", p.pt, err)
+		}
+	}
+	put := got.DeepCopy()
+	put.Spec.MaxExpirationSeconds = nil
+	put.ResourceVersion = ""
+	if cur, err := pcrs.Get(ctx, "one", metav1.GetOptions{}); err == nil {
+		put.ResourceVersion = cur.ResourceVersion
+	}
+	if _, err := pcrs.Update(ctx, put, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("update without maxExpirationSeconds: %v", err)
 	}
 	// Changing the spec is refused.
 	_, err = pcrs.Patch(ctx, "one", types.MergePatchType, []byte(`{"spec":{"podName":"web-1"}}`), metav1.PatchOptions{})
