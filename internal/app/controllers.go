@@ -45,6 +45,10 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 	if err != nil {
 		return err
 	}
+	signers, err := c.clusterSigners()
+	if err != nil {
+		return err
+	}
 	m, err := manager.New(manager.Config{
 		Client:      loopback,
 		Controllers: o.Controllers,
@@ -70,6 +74,7 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 		ClusterSigningCA:       c.ClusterCA,
 		ClusterSigningKey:      c.ClusterCAKey,
 		ClusterSigningDuration: c.Options.CSRSigning.Duration,
+		ClusterSigners:         signers,
 
 		ResourceQuotaSyncPeriod: c.Options.ResourceQuota.SyncPeriod,
 	})

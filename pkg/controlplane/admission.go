@@ -29,6 +29,7 @@ func admissionPlugins(c Config, b *storageBuilder, namespaces plugins.Reader, pr
 		Namespaces:                          namespaces,
 		Prebuilt:                            prebuilt,
 		PodSecurityMetrics:                  c.PodSecurityMetrics,
+		Authorizer:                          c.Authorizer,
 		DefaultNotReadyTolerationSeconds:    sel.DefaultNotReadyTolerationSeconds,
 		DefaultUnreachableTolerationSeconds: sel.DefaultUnreachableTolerationSeconds,
 	}

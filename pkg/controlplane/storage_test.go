@@ -114,6 +114,7 @@ func TestBuiltinTables(t *testing.T) {
 		{Group: "rbac.authorization.k8s.io", Version: "v1"}: {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
 		{Group: "certificates.k8s.io", Version: "v1"}: {
 			"certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status", "clustertrustbundles",
+			"podcertificaterequests", "podcertificaterequests/status",
 		},
 		{Group: "resource.k8s.io", Version: "v1"}:         {"deviceclasses", "devicetaintrules", "devicetaintrules/status", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices"},
 		{Group: "storagemigration.k8s.io", Version: "v1"}: {"storageversionmigrations", "storageversionmigrations/status"},
@@ -174,6 +175,7 @@ func TestBuiltinTables(t *testing.T) {
 		"ingresses.networking.k8s.io", "networkpolicies.networking.k8s.io", "csistoragecapacities.storage.k8s.io",
 		"rolebindings.rbac.authorization.k8s.io", "roles.rbac.authorization.k8s.io",
 		"resourceclaims.resource.k8s.io", "resourceclaimtemplates.resource.k8s.io",
+		"podcertificaterequests.certificates.k8s.io",
 	}
 	slices.Sort(wantContent)
 	if !slices.Equal(gotContent, wantContent) {
@@ -192,7 +194,8 @@ func TestBuiltinTables(t *testing.T) {
 	wantKinds := []string{
 		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Node", "/v1, Kind=Pod", "/v1, Kind=ReplicationController",
 		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "batch/v1, Kind=Job",
-		"certificates.k8s.io/v1, Kind=CertificateSigningRequest", "certificates.k8s.io/v1, Kind=ClusterTrustBundle", "events.k8s.io/v1, Kind=Event", "resource.k8s.io/v1, Kind=ResourceSlice",
+		"certificates.k8s.io/v1, Kind=CertificateSigningRequest", "certificates.k8s.io/v1, Kind=ClusterTrustBundle",
+		"certificates.k8s.io/v1, Kind=PodCertificateRequest", "events.k8s.io/v1, Kind=Event", "resource.k8s.io/v1, Kind=ResourceSlice",
 	}
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("got field label conversions for %v, want %v", gotKinds, wantKinds)

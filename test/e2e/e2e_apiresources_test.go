@@ -11,9 +11,7 @@ import (
 // knownMissing are lines of testdata/api-resources-v1.37.txt kapi does not
 // serve yet, with why; they are reported, not failed. A line served while
 // still listed here fails the test, so the list shrinks as work lands.
-var knownMissing = map[string]string{
-	"podcertificaterequests certificates.k8s.io/v1 true PodCertificateRequest": "not built yet: its v1 validation could not be checked against upstream (issue 16)",
-}
+var knownMissing = map[string]string{}
 
 // TestKubectlAPIResourcesComplete compares `kubectl api-resources` on kapi
 // (kubectl 1.27 and 1.33) with the list kube-apiserver v1.37 prints for its

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/certificates"
 	"github.com/kapi-dev/kapi/pkg/admission/defaultingressclass"
 	"github.com/kapi-dev/kapi/pkg/admission/defaultstorageclass"
 	"github.com/kapi-dev/kapi/pkg/admission/defaulttolerationseconds"
@@ -26,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/storageobjectinuseprotection"
 	"github.com/kapi-dev/kapi/pkg/admission/taintnodesbycondition"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 )
 
 // AllOrderedPlugins is every admission plugin name kube-apiserver knows,
@@ -158,6 +160,10 @@ type Deps struct {
 	// defaulttolerationseconds.DefaultSeconds).
 	DefaultNotReadyTolerationSeconds    int64
 	DefaultUnreachableTolerationSeconds int64
+	// Authorizer is the server's authorizer, for the plugins that ask it
+	// (the certificate plugins, as upstream's WantsAuthorizer); nil makes
+	// them unavailable.
+	Authorizer authorizer.Authorizer
 }
 
 // Constructor builds a plugin from its dependencies and its configuration
@@ -207,6 +213,12 @@ var constructors = map[string]Constructor{
 		}
 		return noderestriction.New(d.Pods, d.Nodes), nil
 	},
+	certificates.ApprovalPluginName: withAuthorizer(func(a authorizer.Authorizer) admission.Plugin { return certificates.NewApproval(a) }),
+	certificates.SigningPluginName:  withAuthorizer(func(a authorizer.Authorizer) admission.Plugin { return certificates.NewSigning(a) }),
+	certificates.AttestPluginName:   withAuthorizer(func(a authorizer.Authorizer) admission.Plugin { return certificates.NewAttest(a) }),
+	certificates.SubjectRestrictionPluginName: func(Deps, []byte) (admission.Plugin, error) {
+		return certificates.NewSubjectRestriction(), nil
+	},
 	defaultstorageclass.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		if d.StorageClasses == nil {
 			return nil, ErrUnavailable
@@ -243,6 +255,17 @@ var notApplicable = map[string]string{
 	"NodeDeclaredFeatureValidator": "checks pod updates against the features a kubelet declares in its Node status; kapi has no kubelets",
 	"PodResizeValidator":           "checks in-place pod resizes against what the pod's node supports, which kubelets report; kapi has no kubelets",
 	"JobValidation":                "not implemented in kapi (its upstream checks were not reviewed yet)",
+}
+
+// withAuthorizer is the constructor of a plugin built from the
+// authorizer alone (unavailable without one).
+func withAuthorizer(build func(authorizer.Authorizer) admission.Plugin) Constructor {
+	return func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.Authorizer == nil {
+			return nil, ErrUnavailable
+		}
+		return build(d.Authorizer), nil
+	}
 }
 
 // Names of the plugins the server builds itself (Deps.Prebuilt).

@@ -20,6 +20,7 @@ import (
 	defaultsautoscalingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv1"
 	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv2"
 	defaultsbatchv1 "github.com/kapi-dev/kapi/pkg/api/defaults/batchv1"
+	defaultscertificatesv1 "github.com/kapi-dev/kapi/pkg/api/defaults/certificatesv1"
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	defaultsflowcontrolv1 "github.com/kapi-dev/kapi/pkg/api/defaults/flowcontrolv1"
 	defaultsnetworkingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/networkingv1"
@@ -74,6 +75,7 @@ func init() {
 	utilruntime.Must(defaultsrbacv1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsresourcev1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsresourcev1.RegisterDeviceTaintRuleDefaults(Scheme))
+	utilruntime.Must(defaultscertificatesv1.RegisterDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))

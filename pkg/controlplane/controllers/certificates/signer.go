@@ -43,6 +43,12 @@ const (
 type SignerConfig struct {
 	CA  *x509.Certificate
 	Key crypto.Signer
+	// Signers, if not nil, are the CAs by signer name
+	// (--cluster-signing-*-file, see LoadSigners), replacing CA and Key:
+	// requests for a signer not in it are left alone (as
+	// kube-controller-manager runs no signing loop for a signer given no
+	// files).
+	Signers map[string]CA
 	// Duration is the longest (and default) certificate lifetime
 	// (--cluster-signing-duration); 0 means [DefaultSigningDuration].
 	Duration time.Duration
@@ -59,8 +65,13 @@ type Signer struct {
 
 // NewSigner returns the csrsigning controller.
 func NewSigner(client kubernetes.Interface, cfg SignerConfig) (*Controller, error) {
-	if cfg.CA == nil || cfg.Key == nil {
+	if cfg.Signers == nil && (cfg.CA == nil || cfg.Key == nil) {
 		return nil, errors.New("csr signer: a CA certificate and key are required")
+	}
+	for name, ca := range cfg.Signers {
+		if ca.Cert == nil || ca.Key == nil {
+			return nil, fmt.Errorf("csr signer: signer %q: a CA certificate and key are required", name)
+		}
 	}
 	if cfg.Duration <= 0 {
 		cfg.Duration = DefaultSigningDuration
@@ -91,6 +102,12 @@ func (s *Signer) handle(ctx context.Context, csr *certificatesv1.CertificateSign
 	if !ok {
 		return nil
 	}
+	ca := CA{Cert: s.cfg.CA, Key: s.cfg.Key}
+	if s.cfg.Signers != nil {
+		if ca, ok = s.cfg.Signers[csr.Spec.SignerName]; !ok {
+			return nil
+		}
+	}
 	req, err := certvalidation.ParseCSR(csr.Spec.Request)
 	if err != nil {
 		return fmt.Errorf("unable to parse csr %q: %w", csr.Name, err)
@@ -108,7 +125,7 @@ func (s *Signer) handle(ctx context.Context, csr *certificatesv1.CertificateSign
 		}
 		return nil
 	}
-	cert, err := s.Sign(req, csr.Spec.Usages, csr.Spec.ExpirationSeconds)
+	cert, err := s.sign(ca, req, csr.Spec.Usages, csr.Spec.ExpirationSeconds)
 	if err != nil {
 		return fmt.Errorf("error auto signing csr: %w", err)
 	}
@@ -133,6 +150,14 @@ func (s *Signer) duration(expirationSeconds *int32) time.Duration {
 // PermissiveSigningPolicy): the request's subject and SANs, the usages
 // asked, no other extension, not a CA, never past the CA's expiry.
 func (s *Signer) Sign(req *x509.CertificateRequest, usages []certificatesv1.KeyUsage, expirationSeconds *int32) ([]byte, error) {
+	return s.sign(CA{Cert: s.cfg.CA, Key: s.cfg.Key}, req, usages, expirationSeconds)
+}
+
+// sign is Sign with the CA ca.
+func (s *Signer) sign(ca CA, req *x509.CertificateRequest, usages []certificatesv1.KeyUsage, expirationSeconds *int32) ([]byte, error) {
+	if ca.Cert == nil || ca.Key == nil {
+		return nil, errors.New("csr signer: no CA to sign with")
+	}
 	if err := req.CheckSignature(); err != nil {
 		return nil, fmt.Errorf("unable to verify certificate request signature: %w", err)
 	}
@@ -151,7 +176,7 @@ func (s *Signer) Sign(req *x509.CertificateRequest, usages []certificatesv1.KeyU
 	if ttl < short {
 		notAfter = now.Add(ttl)
 	}
-	caEnd := s.cfg.CA.NotAfter
+	caEnd := ca.Cert.NotAfter
 	if !now.Before(caEnd) {
 		return nil, fmt.Errorf("the signer has expired: NotAfter=%v", caEnd)
 	}
@@ -174,7 +199,7 @@ func (s *Signer) Sign(req *x509.CertificateRequest, usages []certificatesv1.KeyU
 		BasicConstraintsValid: true,
 		IsCA:                  false,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, s.cfg.CA, req.PublicKey, s.cfg.Key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, req.PublicKey, ca.Key)
 	if err != nil {
 		return nil, fmt.Errorf("failed to sign certificate: %w", err)
 	}

@@ -58,6 +58,9 @@ type Config struct {
 	ClusterSigningCA       *x509.Certificate
 	ClusterSigningKey      crypto.Signer
 	ClusterSigningDuration time.Duration
+	// ClusterSigners, if not nil, replace ClusterSigningCA and -Key by
+	// signer name (--cluster-signing-*-file; certificates.SignerConfig).
+	ClusterSigners map[string]certificates.CA
 	// ResourceQuotaSyncPeriod is --resource-quota-sync-period.
 	ResourceQuotaSyncPeriod time.Duration
 
@@ -163,12 +166,12 @@ var descriptors = []descriptor{
 	{
 		name: CertificateSigningRequestSigningController,
 		new: func(cc *controllerContext) (controller, error) {
-			if cc.cfg.ClusterSigningCA == nil || cc.cfg.ClusterSigningKey == nil {
+			if cc.cfg.ClusterSigners == nil && (cc.cfg.ClusterSigningCA == nil || cc.cfg.ClusterSigningKey == nil) {
 				cc.logger.Warn("not signing certificate signing requests: no cluster signing CA")
 				return nil, nil
 			}
 			return certificates.NewSigner(cc.client, certificates.SignerConfig{
-				CA: cc.cfg.ClusterSigningCA, Key: cc.cfg.ClusterSigningKey,
+				CA: cc.cfg.ClusterSigningCA, Key: cc.cfg.ClusterSigningKey, Signers: cc.cfg.ClusterSigners,
 				Duration: cc.cfg.ClusterSigningDuration, Logger: cc.logger,
 			})
 		},

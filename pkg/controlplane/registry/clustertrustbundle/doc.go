@@ -5,10 +5,8 @@
 // bundle holds distinct CA certificates, spec.signerName is a field
 // selector.
 //
-// Not done here: upstream's ClusterTrustBundleAttest admission plugin,
-// which requires the "attest" verb on signers/<signerName> to write a
-// bundle that names a signer, is an admission plugin kapi does not have
-// yet; any user allowed to create bundles may name any signer. Upstream's
-// kubelet projects bundles into pods (clusterTrustBundle volume
-// projection): kapi has no kubelet.
+// Writing a bundle that names a signer needs the "attest" verb on
+// signers/<signerName>: the ClusterTrustBundleAttest admission plugin
+// (pkg/admission/certificates). Upstream's kubelet projects bundles into
+// pods (clusterTrustBundle volume projection): kapi has no kubelet.
 package clustertrustbundle
