@@ -57,6 +57,9 @@ type Cacher struct {
 	rv          uint64 // the revision the cache is at
 	windowStart uint64 // every event after this revision is in events
 	objects     objStore
+	stateSince  uint64 // objects are the state at every revision from stateSince to rv
+	compacted   uint64 // revisions before it are compacted (forgetBefore)
+	snaps       snapshots
 	events      ring
 	watchers    map[*cacheWatcher]struct{}
 	changed     chan struct{} // closed and replaced when rv or ready change

@@ -360,9 +360,12 @@ func TestListResourceVersions(t *testing.T) {
 		{"rv 0 selector", storage.ListOptions{ResourceVersion: "0", Predicate: sel}, true, []string{"a"}},
 		{"not older than", storage.ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, true, []string{"a", "b"}},
 		{"consistent", storage.ListOptions{}, true, []string{"a", "b"}},
-		{"consistent paginated", storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1}}, false, []string{"a"}},
-		{"exact", storage.ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}, false, []string{"a"}},
-		{"legacy exact", storage.ListOptions{ResourceVersion: b.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 5}}, false, []string{"a", "b"}},
+		{"consistent paginated", storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1}}, true, []string{"a"}},
+		{"not older than paginated", storage.ListOptions{ResourceVersion: a.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 1}, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, true, []string{"a"}},
+		{"exact, no snapshot", storage.ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}, false, []string{"a"}},
+		{"exact, current state", storage.ListOptions{ResourceVersion: b.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}, true, []string{"a", "b"}},
+		{"legacy exact", storage.ListOptions{ResourceVersion: b.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 5}}, true, []string{"a", "b"}},
+		{"legacy exact, no snapshot", storage.ListOptions{ResourceVersion: a.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 5}}, false, []string{"a"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

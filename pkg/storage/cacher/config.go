@@ -31,6 +31,11 @@ const (
 	// a ProgressRequester the default is DefaultConsistentReadWaitNoProgress.
 	DefaultConsistentReadWait           = 3 * time.Second
 	DefaultConsistentReadWaitNoProgress = 25 * time.Millisecond
+	// DefaultSnapshotTTL is how long a snapshot serving the later pages
+	// of a paginated list is kept (as long as kube keeps watch history);
+	// DefaultMaxSnapshots how many are kept at most.
+	DefaultSnapshotTTL  = 75 * time.Second
+	DefaultMaxSnapshots = 64
 	// DefaultReadyWait bounds the wait for the first list before a read is
 	// sent to the underlying store.
 	DefaultReadyWait = 3 * time.Second
@@ -86,6 +91,16 @@ type Config struct {
 	// Storage is a ProgressRequester, else
 	// DefaultConsistentReadWaitNoProgress; negative: no wait.
 	ConsistentReadWait time.Duration
+	// SnapshotTTL is how long the snapshot of a state that served a page
+	// of a list is kept to serve the next pages (default
+	// DefaultSnapshotTTL); at most MaxSnapshots are kept (default
+	// DefaultMaxSnapshots). A continue token whose snapshot is gone is
+	// served by the underlying store. The TTL must be shorter than the
+	// underlying store's compaction interval: a snapshot answers for its
+	// revisions even after the store compacted them (the cache learns of
+	// compactions only from forgetBefore).
+	SnapshotTTL  time.Duration
+	MaxSnapshots int
 	// ReadyWait bounds how long a request waits for the cache's first list
 	// (default DefaultReadyWait); after it the request goes to the
 	// underlying store.
@@ -156,6 +171,12 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.ConsistentReadWait < 0 {
 		cfg.ConsistentReadWait = 0
+	}
+	if cfg.SnapshotTTL <= 0 {
+		cfg.SnapshotTTL = DefaultSnapshotTTL
+	}
+	if cfg.MaxSnapshots <= 0 {
+		cfg.MaxSnapshots = DefaultMaxSnapshots
 	}
 	if cfg.ReadyWait <= 0 {
 		cfg.ReadyWait = DefaultReadyWait

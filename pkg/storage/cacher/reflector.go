@@ -237,7 +237,8 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	c.objects = st
 	c.metrics.Capacity(len(c.events.buf), c.cfg.EventWindow)
 	c.events.reset(c.cfg.EventWindow)
-	c.rv, c.windowStart = rv, rv
+	c.rv, c.windowStart, c.stateSince = rv, rv, rv
+	c.snaps.reset()
 	c.metrics.Initialized(rv)
 	c.ready = true
 	c.notifyLocked()
@@ -289,7 +290,7 @@ func (c *Cacher) apply(typ watch.EventType, obj runtime.Object) error {
 			ev.typ = watch.Modified
 		}
 	}
-	c.rv = cur.rv
+	c.rv, c.stateSince = cur.rv, cur.rv
 	c.appendLocked(ev)
 	c.dispatchLocked(ev)
 	c.metrics.EventDispatched()
@@ -335,6 +336,10 @@ func (c *Cacher) dropLocked(k int) {
 func (c *Cacher) forgetBefore(rev uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if rev > c.compacted {
+		c.compacted = rev
+		c.expireSnapshotsLocked()
+	}
 	if rev == 0 || rev-1 <= c.windowStart {
 		return
 	}

@@ -324,6 +324,9 @@ func (c *Cacher) bookmarkLoop(ctx context.Context) {
 			return
 		case <-t.C:
 			c.sendBookmarks()
+			c.mu.Lock()
+			c.expireSnapshotsLocked()
+			c.mu.Unlock()
 		}
 	}
 }
