@@ -464,3 +464,46 @@ func TestStop(t *testing.T) {
 		t.Fatalf("watches through after stop: got %d, want 1", n)
 	}
 }
+
+// TestBusyWatcherIsWaitedFor: a watcher whose buffer is full is waited for
+// (within the dispatch budget) rather than terminated: it gets every event
+// once it reads again, and so do the others.
+func TestBusyWatcherIsWaitedFor(t *testing.T) {
+	const writes = 30
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) {
+		c.WatcherBuffer = 2
+		c.DispatchBudget = time.Hour // never runs out here: no timing in this test
+	}})
+	start := strconv.FormatUint(e.createCM("start"), 10)
+	busy := e.watch(start, storage.ListOptions{})
+	other := e.watch(start, storage.ListOptions{})
+	var want []ev
+	for i := range writes {
+		p := e.create(fmt.Sprintf("p%02d", i), nil)
+		want = append(want, ev{watch.Added, p.Name, rvOf(t, p)})
+	}
+	// Nobody has read yet: both buffers are full and the dispatcher waits
+	// (the others wait with it, as in kube's watch cache).
+	done := make(chan []ev)
+	go func() {
+		var got []ev
+		for range want {
+			e, ok := <-other.ResultChan()
+			if !ok {
+				break
+			}
+			got = append(got, ev{e.Type, e.Object.(*corev1.Pod).Name, rvOf(t, e.Object)})
+		}
+		done <- got
+	}()
+	expectEvents(t, busy, want)
+	if got := <-done; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("other watcher: got %v, want %v", got, want)
+	}
+	e.c.mu.RLock()
+	n := len(e.c.watchers)
+	e.c.mu.RUnlock()
+	if n != 2 {
+		t.Fatalf("%d watchers left, want 2 (none terminated)", n)
+	}
+}

@@ -23,6 +23,15 @@ const (
 	// EventWindow (kube's watch cache keeps 75s of history).
 	DefaultEventFreshness = 75 * time.Second
 	DefaultWatcherBuffer  = 100
+	// DefaultDispatchBudget is the most the dispatcher blocks on watchers
+	// with full buffers before terminating them, and
+	// DefaultDispatchBudgetRefill how fast that budget refills per second.
+	// kube's watch cache uses 100ms and 50ms/s; kapi waits longer so that
+	// healthy watchers of a busy server are not closed (each closure costs
+	// its client a relist), while a stuck one delays the others at most
+	// once by the budget.
+	DefaultDispatchBudget       = time.Second
+	DefaultDispatchBudgetRefill = 250 * time.Millisecond
 	// DefaultBookmarkInterval is how often watchers that asked for progress
 	// get a BOOKMARK (kube-apiserver sends them about once a minute).
 	DefaultBookmarkInterval = time.Minute
@@ -78,9 +87,15 @@ type Config struct {
 	EventWindow    int
 	MaxEventWindow int
 	EventFreshness time.Duration
-	// WatcherBuffer is how many undelivered events a watcher may hold before
-	// it is terminated (default DefaultWatcherBuffer).
-	WatcherBuffer int
+	// WatcherBuffer is how many undelivered events a watcher may hold
+	// (default DefaultWatcherBuffer). When it is full, the dispatcher waits
+	// for it within a time budget of at most DispatchBudget (default
+	// DefaultDispatchBudget; negative: no wait), refilled by
+	// DispatchBudgetRefill per second (default DefaultDispatchBudgetRefill),
+	// and then terminates it.
+	WatcherBuffer        int
+	DispatchBudget       time.Duration
+	DispatchBudgetRefill time.Duration
 	// BookmarkInterval is how often watchers with ProgressNotify and
 	// Predicate.AllowWatchBookmarks get a BOOKMARK (default
 	// DefaultBookmarkInterval).
@@ -159,6 +174,15 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.WatcherBuffer <= 0 {
 		cfg.WatcherBuffer = DefaultWatcherBuffer
+	}
+	if cfg.DispatchBudget == 0 {
+		cfg.DispatchBudget = DefaultDispatchBudget
+	}
+	if cfg.DispatchBudget < 0 {
+		cfg.DispatchBudget = 0
+	}
+	if cfg.DispatchBudgetRefill <= 0 {
+		cfg.DispatchBudgetRefill = DefaultDispatchBudgetRefill
 	}
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = DefaultBookmarkInterval

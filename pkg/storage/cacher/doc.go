@@ -63,9 +63,15 @@
 //
 // # Fan-out and memory
 //
-// Each watcher has a bounded buffer; a watcher whose buffer is full when an
-// event arrives is terminated (its result channel closes) instead of
-// stalling the others, and its client resumes from its last revision. The
+// Each watcher has a bounded buffer (Config.WatcherBuffer). Events are
+// dispatched outside the cache's lock, by the reflector, in order: first
+// to every watcher with room; then the watchers whose buffers are full are
+// waited for, together, within a time budget (Config.DispatchBudget, which
+// refills by Config.DispatchBudgetRefill per second); a watcher still full
+// when the budget is spent is terminated (its result channel closes) and
+// its client resumes from its last revision. A busy but healthy watcher is
+// thus waited for; a stuck one delays the others at most by the budget.
+// Bookmarks carry the revision dispatched so far, never ahead of an event. The
 // cache holds the current objects and a ring of recent events: at least
 // Config.EventWindow events, more while they are younger than
 // Config.EventFreshness, never more than Config.MaxEventWindow.

@@ -285,9 +285,15 @@ func (w *cacheWatcher) current(ev *event) runtime.Object {
 	return ev.cur.obj
 }
 
-// dispatchLocked hands ev to every watcher it concerns. A watcher whose
-// buffer is full is terminated rather than waited for.
-func (c *Cacher) dispatchLocked(ev *event) {
+// dispatch hands ev to every watcher it concerns, as kube's watch cache:
+// first without blocking; then the watchers whose buffers are full are
+// waited for, all together for at most what is left of the dispatch time
+// budget; a watcher still full after that is terminated (its result
+// channel closes and its client resumes from its last revision) rather
+// than stalling the others. Called without c.mu, by the reflector only.
+func (c *Cacher) dispatch(ev *event) {
+	var blocked []*cacheWatcher
+	c.mu.RLock()
 	for w := range c.watchers {
 		if !w.inScope(ev.key) {
 			continue
@@ -295,13 +301,85 @@ func (c *Cacher) dispatchLocked(ev *event) {
 		select {
 		case w.input <- ev:
 		default:
-			delete(c.watchers, w)
-			w.terminate()
-			c.metrics.WatcherTerminated()
-			c.cfg.Logger.Warn("watch cache terminated a slow watcher",
-				"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", ev.rv)
+			blocked = append(blocked, w)
 		}
 	}
+	c.mu.RUnlock()
+	if len(blocked) == 0 {
+		return
+	}
+	start := time.Now()
+	budget := c.budget.take(start)
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	expired := budget <= 0
+	for _, w := range blocked {
+		if !expired {
+			select {
+			case w.input <- ev:
+				continue
+			case <-w.done:
+				continue
+			case <-timer.C:
+				expired = true
+			}
+		}
+		select { // the budget is spent: a last chance, without waiting
+		case w.input <- ev:
+		case <-w.done:
+		default:
+			c.terminateSlow(w, ev)
+		}
+	}
+	if !expired {
+		now := time.Now()
+		c.budget.giveBack(budget-now.Sub(start), now)
+	}
+}
+
+// terminateSlow ends a watcher that could not take ev in time.
+func (c *Cacher) terminateSlow(w *cacheWatcher, ev *event) {
+	c.mu.Lock()
+	_, ok := c.watchers[w]
+	delete(c.watchers, w)
+	c.mu.Unlock()
+	w.terminate()
+	if !ok {
+		return // stopped meanwhile
+	}
+	c.metrics.WatcherTerminated()
+	c.cfg.Logger.Warn("watch cache terminated a slow watcher",
+		"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", ev.rv)
+}
+
+// timeBudget is how long the dispatcher may still block on slow watchers:
+// it refills at a rate per second up to a maximum (kube's watch cache
+// keeps such a budget too). Used by the reflector goroutine only.
+type timeBudget struct {
+	left, max, perSecond time.Duration
+	last                 time.Time
+}
+
+func newTimeBudget(maxBudget, perSecond time.Duration, now time.Time) timeBudget {
+	return timeBudget{left: maxBudget, max: maxBudget, perSecond: perSecond, last: now}
+}
+
+// take returns the whole budget left (refilled up to now) and empties it.
+func (b *timeBudget) take(now time.Time) time.Duration {
+	elapsed := now.Sub(b.last)
+	b.last = now
+	b.left = min(b.max, b.left+time.Duration(float64(b.perSecond)*elapsed.Seconds()))
+	left := b.left
+	b.left = 0
+	return left
+}
+
+// giveBack returns the unused part of what take returned.
+func (b *timeBudget) giveBack(unused time.Duration, now time.Time) {
+	if unused > 0 {
+		b.left = min(b.max, b.left+unused)
+	}
+	b.last = now
 }
 
 // terminateAllLocked ends every watcher (their result channels close).
@@ -373,15 +451,16 @@ func (c *Cacher) sendBookmarkTo(w *cacheWatcher) {
 	}
 }
 
-// bookmarkEventLocked builds a bookmark event at the cache's revision, or
+// bookmarkEventLocked builds a bookmark event at the revision dispatched, or
 // nil (logged) if the object cannot be built.
 func (c *Cacher) bookmarkEventLocked() *event {
-	obj, err := c.bookmarkObject(c.rv, false)
+	rv := c.sentRV.Load()
+	obj, err := c.bookmarkObject(rv, false)
 	if err != nil {
 		c.cfg.Logger.Warn("watch cache cannot build a bookmark", "prefix", c.cfg.ResourcePrefix, "err", err)
 		return nil
 	}
-	return &event{typ: watch.Bookmark, rv: c.rv, cur: &entry{obj: obj, rv: c.rv}}
+	return &event{typ: watch.Bookmark, rv: rv, cur: &entry{obj: obj, rv: rv}}
 }
 
 // bookmarkObject returns an empty object carrying only resourceVersion rv,
