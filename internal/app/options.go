@@ -33,6 +33,7 @@ type Options struct {
 	Authentication *options.AuthenticationOptions
 	CSRSigning     *options.CSRSigningOptions
 	ResourceQuota  *options.ResourceQuotaOptions
+	WatchCache     *options.WatchCacheOptions
 
 	// Test seams (not flags).
 
@@ -66,6 +67,7 @@ func NewOptions() *Options {
 		FlowControl:    options.NewFlowControlOptions(),
 		CSRSigning:     options.NewCSRSigningOptions(),
 		ResourceQuota:  options.NewResourceQuotaOptions(),
+		WatchCache:     options.NewWatchCacheOptions(),
 	}
 }
 
@@ -88,6 +90,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.FlowControl.AddFlags(fs)
 	o.CSRSigning.AddFlags(fs)
 	o.ResourceQuota.AddFlags(fs)
+	o.WatchCache.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -131,6 +134,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Authentication.Validate()...)
 	errs = append(errs, o.CSRSigning.Validate()...)
 	errs = append(errs, o.ResourceQuota.Validate()...)
+	errs = append(errs, o.WatchCache.Validate()...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}
