@@ -26,10 +26,9 @@ const (
 	// DefaultDispatchBudget is the most the dispatcher blocks on watchers
 	// with full buffers before terminating them, and
 	// DefaultDispatchBudgetRefill how fast that budget refills per second.
-	// kube's watch cache uses 100ms and 50ms/s; kapi waits longer so that
-	// healthy watchers of a busy server are not closed (each closure costs
-	// its client a relist), while a stuck one delays the others at most
-	// once by the budget.
+	// kube's watch cache uses 100ms and 50ms/s; kapi waits longer to ride
+	// out bursts without switching a watcher to catching up from the
+	// window; a stuck watcher delays the others at most once by it.
 	DefaultDispatchBudget       = time.Second
 	DefaultDispatchBudgetRefill = 250 * time.Millisecond
 	// DefaultBookmarkInterval is how often watchers that asked for progress
@@ -91,8 +90,9 @@ type Config struct {
 	// (default DefaultWatcherBuffer). When it is full, the dispatcher waits
 	// for it within a time budget of at most DispatchBudget (default
 	// DefaultDispatchBudget; negative: no wait), refilled by
-	// DispatchBudgetRefill per second (default DefaultDispatchBudgetRefill),
-	// and then terminates it.
+	// DispatchBudgetRefill per second (default DefaultDispatchBudgetRefill);
+	// then the watcher catches up from the event window on its own, and is
+	// terminated only if its next event has left the window.
 	WatcherBuffer        int
 	DispatchBudget       time.Duration
 	DispatchBudgetRefill time.Duration

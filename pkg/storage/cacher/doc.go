@@ -67,10 +67,15 @@
 // dispatched outside the cache's lock, by the reflector, in order: first
 // to every watcher with room; then the watchers whose buffers are full are
 // waited for, together, within a time budget (Config.DispatchBudget, which
-// refills by Config.DispatchBudgetRefill per second); a watcher still full
-// when the budget is spent is terminated (its result channel closes) and
-// its client resumes from its last revision. A busy but healthy watcher is
-// thus waited for; a stuck one delays the others at most by the budget.
+// refills by Config.DispatchBudgetRefill per second), as kube's watch
+// cache does. Unlike kube, a watcher still full when the budget is spent
+// is not closed (each closure costs its client a relist): it is marked
+// lagging, the dispatcher skips it, and its own goroutine catches up from
+// the event window once it reads again. Only a watcher whose next event
+// has left the window is terminated (its result channel closes; resuming
+// from its last revision is 410 and its client relists). A busy but healthy
+// watcher is thus never closed, and a stuck one delays the others at most
+// once by the budget.
 // Bookmarks carry the revision dispatched so far, never ahead of an event. The
 // cache holds the current objects and a ring of recent events: at least
 // Config.EventWindow events, more while they are younger than

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,7 +33,15 @@ type cacheWatcher struct {
 	shared bool
 	after  uint64
 
-	input    chan *event
+	input chan *event
+	// lagging: the watcher's buffer stayed full past the dispatch budget;
+	// the dispatcher skips it and it catches up from the event window,
+	// from revision missedFrom (the first event it did not get). wake
+	// tells its goroutine.
+	lagging    atomic.Bool
+	missedFrom atomic.Uint64
+	wake       chan struct{}
+
 	result   chan watch.Event
 	done     chan struct{}
 	stopOnce sync.Once
@@ -135,6 +144,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		bookmarks: opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
 		shared:    cacheable.Wanted(ctx),
 		input:     make(chan *event, c.cfg.WatcherBuffer),
+		wake:      make(chan struct{}, 1),
 		result:    make(chan watch.Event),
 		done:      make(chan struct{}),
 	}
@@ -232,6 +242,10 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 			if !w.deliver(ev, send) {
 				return
 			}
+		case <-w.wake:
+			if !w.catchUp(send) {
+				return
+			}
 		case <-beforeDeadline:
 			w.c.sendBookmarkTo(w)
 		case <-w.done:
@@ -240,6 +254,48 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 			return
 		}
 	}
+}
+
+// catchUp delivers, while the watcher is lagging, what it has queued and
+// then the events from the first one it missed, read from the event
+// window. A watcher whose first missed event has left the window is
+// terminated (its client resumes from its last revision, and relists on a
+// 410). false ends the watch.
+func (w *cacheWatcher) catchUp(send func(watch.Event) bool) bool {
+	c := w.c
+	for w.lagging.Load() {
+		// What is queued is older than anything missed.
+	drain:
+		for {
+			select {
+			case ev := <-w.input:
+				if !w.deliver(ev, send) {
+					return false
+				}
+			default:
+				break drain
+			}
+		}
+		missed := w.missedFrom.Load()
+		c.mu.Lock()
+		if missed <= c.windowStart {
+			start := c.windowStart
+			c.mu.Unlock()
+			c.terminateSlow(w, missed, fmt.Sprintf("its next event (revision %d) has left the event window (after %d)", missed, start))
+			return false
+		}
+		backlog := c.events.since(missed - 1)
+		// Events added from now on are dispatched to it again (those
+		// already in backlog too: deliver skips what it has seen).
+		w.lagging.Store(false)
+		c.mu.Unlock()
+		for _, ev := range backlog {
+			if w.inScope(ev.key) && !w.deliver(ev, send) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // deliver turns one cache event into what this watcher sees (nothing,
@@ -285,17 +341,19 @@ func (w *cacheWatcher) current(ev *event) runtime.Object {
 	return ev.cur.obj
 }
 
-// dispatch hands ev to every watcher it concerns, as kube's watch cache:
-// first without blocking; then the watchers whose buffers are full are
-// waited for, all together for at most what is left of the dispatch time
-// budget; a watcher still full after that is terminated (its result
-// channel closes and its client resumes from its last revision) rather
-// than stalling the others. Called without c.mu, by the reflector only.
+// dispatch hands ev to every watcher it concerns: first without
+// blocking; then the watchers whose buffers are full are waited for, all
+// together, for at most what is left of the dispatch time budget (as kube's
+// watch cache does). A watcher still full after that is not terminated, as
+// kube would: it is marked lagging and catches up from the event window on
+// its own (see catchUp), so a busy but healthy watcher is never closed,
+// and the dispatcher never waits on it again until it has caught up.
+// Called without c.mu, by the reflector only (events stay in order).
 func (c *Cacher) dispatch(ev *event) {
 	var blocked []*cacheWatcher
 	c.mu.RLock()
 	for w := range c.watchers {
-		if !w.inScope(ev.key) {
+		if !w.inScope(ev.key) || w.lagging.Load() {
 			continue
 		}
 		select {
@@ -328,7 +386,14 @@ func (c *Cacher) dispatch(ev *event) {
 		case w.input <- ev:
 		case <-w.done:
 		default:
-			c.terminateSlow(w, ev)
+			w.missedFrom.Store(ev.rv)
+			w.lagging.Store(true)
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
+			c.cfg.Logger.Debug("watch cache watcher lagging: it catches up from the event window",
+				"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", ev.rv)
 		}
 	}
 	if !expired {
@@ -337,8 +402,8 @@ func (c *Cacher) dispatch(ev *event) {
 	}
 }
 
-// terminateSlow ends a watcher that could not take ev in time.
-func (c *Cacher) terminateSlow(w *cacheWatcher, ev *event) {
+// terminateSlow ends a watcher that fell too far behind.
+func (c *Cacher) terminateSlow(w *cacheWatcher, rv uint64, why string) {
 	c.mu.Lock()
 	_, ok := c.watchers[w]
 	delete(c.watchers, w)
@@ -348,8 +413,8 @@ func (c *Cacher) terminateSlow(w *cacheWatcher, ev *event) {
 		return // stopped meanwhile
 	}
 	c.metrics.WatcherTerminated()
-	c.cfg.Logger.Warn("watch cache terminated a slow watcher",
-		"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", ev.rv)
+	c.cfg.Logger.Warn("watch cache terminated a slow watcher: "+why,
+		"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", rv)
 }
 
 // timeBudget is how long the dispatcher may still block on slow watchers:
@@ -417,8 +482,8 @@ func (c *Cacher) sendBookmarks() {
 	}
 	var ev *event
 	for w := range c.watchers {
-		if !w.bookmarks {
-			continue
+		if !w.bookmarks || w.lagging.Load() {
+			continue // a lagging watcher must not get one ahead of its backlog
 		}
 		if ev == nil {
 			if ev = c.bookmarkEventLocked(); ev == nil {
@@ -440,7 +505,7 @@ func (c *Cacher) sendBookmarkTo(w *cacheWatcher) {
 	if !c.ready || c.rv == 0 {
 		return
 	}
-	if _, ok := c.watchers[w]; !ok {
+	if _, ok := c.watchers[w]; !ok || w.lagging.Load() {
 		return
 	}
 	if ev := c.bookmarkEventLocked(); ev != nil {
