@@ -95,11 +95,9 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 		// A page: later pages are read from a snapshot of this state.
 		c.mu.Lock()
 		listRV = c.rv
-		items := c.objects.snapshot()
-		p = readPage(items, prefix, prefix, limit, w.matches)
+		p = readPage(c.objects.items, prefix, prefix, limit, w.matches)
 		if p.hasMore {
-			c.expireSnapshotsLocked()
-			c.snaps.add(items, c.stateSince, c.rv, c.cfg.Clock.Now(), c.cfg.MaxSnapshots)
+			c.recordSnapshotLocked()
 		}
 		c.mu.Unlock()
 	} else {
@@ -119,32 +117,43 @@ func (c *Cacher) listAt(ctx context.Context, key string, opts storage.ListOption
 	prefix := scopePrefix(key)
 	w := c.matcher(key, opts)
 	c.mu.Lock()
-	snap := c.snapshotAtLocked(rev)
+	items, current, ok := c.stateAtLocked(rev)
 	var p page
-	if snap != nil {
-		p = c.readLocked(snap.items, key, prefix, from, opts.Recursive, opts.Predicate.Limit, w.matches)
+	if ok {
+		p = c.readLocked(items, key, prefix, from, opts.Recursive, opts.Predicate.Limit, w.matches)
+		if current && p.hasMore {
+			c.recordSnapshotLocked() // for the next pages
+		}
 	}
 	c.mu.Unlock()
-	if snap == nil {
+	if !ok {
 		return c.listThrough(ctx, key, opts, listObj)
 	}
 	return c.finishList(key, opts, listObj, p, rev, prefix)
 }
 
-// snapshotAtLocked returns a snapshot of the state at rev: a recorded one,
-// or one of the current state if it is rev's; nil if the cache cannot tell.
-func (c *Cacher) snapshotAtLocked(rev uint64) *snapshot {
+// stateAtLocked returns the objects as they were at rev: a recorded
+// snapshot's, or the current ones (current) if they are rev's; ok false if
+// the cache cannot tell.
+func (c *Cacher) stateAtLocked(rev uint64) (items []*entry, current, ok bool) {
 	if !c.ready || c.stopped || rev < c.compacted {
-		return nil
+		return nil, false, false
 	}
 	c.expireSnapshotsLocked()
 	if s := c.snaps.find(rev); s != nil {
-		return s
+		return s.items, false, true
 	}
 	if rev < c.stateSince || rev > c.rv {
-		return nil
+		return nil, false, false
 	}
-	return c.snaps.add(c.objects.snapshot(), c.stateSince, c.rv, c.cfg.Clock.Now(), c.cfg.MaxSnapshots)
+	return c.objects.items, true, true
+}
+
+// recordSnapshotLocked records the current state as a snapshot, for the
+// next pages of a list that read it.
+func (c *Cacher) recordSnapshotLocked() {
+	c.expireSnapshotsLocked()
+	c.snaps.add(c.objects.snapshot(), c.stateSince, c.rv, c.cfg.Clock.Now(), c.cfg.MaxSnapshots)
 }
 
 // expireSnapshotsLocked drops the snapshots older than SnapshotTTL.

@@ -196,3 +196,46 @@ func TestListFallsBackToStore(t *testing.T) {
 		}
 	}
 }
+
+// TestInterleavedPaginatedLists: two paginated lists started at different
+// revisions, with creates, updates and deletes between their pages, each
+// read its own snapshot: every page equals the store's answer.
+func TestInterleavedPaginatedLists(t *testing.T) {
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) { c.ConsistentReadWait = waitTimeout }})
+	for i := range 10 {
+		e.create(fmt.Sprintf("p%02d", i), nil)
+	}
+	pred := storage.SelectionPredicate{Limit: 3}
+	a := e.listFrom(t, e.c, storage.ListOptions{Predicate: pred})
+	e.delete("p05")
+	e.relabel("p07", map[string]string{"v": "2"})
+	e.create("p03a", nil)
+	b := e.listFrom(t, e.c, storage.ListOptions{Predicate: pred})
+	if a.ResourceVersion == b.ResourceVersion {
+		t.Fatalf("both lists at revision %s", a.ResourceVersion)
+	}
+	through := e.c.stats.listsDelegated.Load()
+	pages := 0
+	for conts := []string{a.Continue, b.Continue}; conts[0] != "" || conts[1] != ""; {
+		for i, cont := range conts {
+			if cont == "" {
+				continue
+			}
+			// Writing on between pages: a create, a delete.
+			e.create(fmt.Sprintf("x%02d", pages), nil)
+			if pages > 0 {
+				e.delete(fmt.Sprintf("x%02d", pages-1))
+			}
+			opts := storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 3, Continue: cont}}
+			got, want := e.listFrom(t, e.c, opts), e.listFrom(t, e.under, opts)
+			if pageOf(got) != pageOf(want) {
+				t.Fatalf("list %d page after %q:\n got %s\nwant %s", i, cont, pageOf(got), pageOf(want))
+			}
+			conts[i] = got.Continue
+			pages++
+		}
+	}
+	if n := e.c.stats.listsDelegated.Load() - through; n != 0 {
+		t.Fatalf("%d pages were served by the store, want none", n)
+	}
+}
