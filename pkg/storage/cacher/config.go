@@ -24,13 +24,12 @@ const (
 	DefaultEventFreshness = 75 * time.Second
 	DefaultWatcherBuffer  = 100
 	// DefaultDispatchBudget is the most the dispatcher blocks on watchers
-	// with full buffers before terminating them, and
-	// DefaultDispatchBudgetRefill how fast that budget refills per second.
-	// kube's watch cache uses 100ms and 50ms/s; kapi waits longer to ride
-	// out bursts without switching a watcher to catching up from the
-	// window; a stuck watcher delays the others at most once by it.
-	DefaultDispatchBudget       = time.Second
-	DefaultDispatchBudgetRefill = 250 * time.Millisecond
+	// with full buffers before they lag (and catch up from the event
+	// window on their own), and DefaultDispatchBudgetRefill how fast that
+	// budget refills per second: kube's watch cache's 100ms and 50ms/s. A
+	// stuck watcher delays the others at most once by it.
+	DefaultDispatchBudget       = 100 * time.Millisecond
+	DefaultDispatchBudgetRefill = 50 * time.Millisecond
 	// DefaultBookmarkInterval is how often watchers that asked for progress
 	// get a BOOKMARK (kube-apiserver sends them about once a minute).
 	DefaultBookmarkInterval = time.Minute
