@@ -34,6 +34,7 @@ type Options struct {
 	CSRSigning     *options.CSRSigningOptions
 	ResourceQuota  *options.ResourceQuotaOptions
 	Cluster        *options.ClusterOptions
+	WatchCache     *options.WatchCacheOptions
 
 	// Test seams (not flags).
 
@@ -72,6 +73,7 @@ func NewOptions() *Options {
 		CSRSigning:     options.NewCSRSigningOptions(),
 		ResourceQuota:  options.NewResourceQuotaOptions(),
 		Cluster:        options.NewClusterOptions(),
+		WatchCache:     options.NewWatchCacheOptions(),
 	}
 }
 
@@ -95,6 +97,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.CSRSigning.AddFlags(fs)
 	o.ResourceQuota.AddFlags(fs)
 	o.Cluster.AddFlags(fs)
+	o.WatchCache.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -139,6 +142,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.CSRSigning.Validate()...)
 	errs = append(errs, o.ResourceQuota.Validate()...)
 	errs = append(errs, o.Cluster.Validate(o.Storage.Embedded())...)
+	errs = append(errs, o.WatchCache.Validate()...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}

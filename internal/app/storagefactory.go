@@ -3,13 +3,16 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/server/options"
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacher"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
@@ -31,6 +34,8 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 	prefix := c.Options.Storage.Prefix
 	logger := c.Logger
 	m := c.StorageMetrics
+	wc := c.Options.WatchCache
+	compaction := c.Options.Storage.CompactionInterval
 	return func(cfg generic.StorageConfig) (storage.Interface, func(), error) {
 		codec := cfg.Codec
 		if codec == nil {
@@ -39,12 +44,33 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 				return nil, nil, err
 			}
 		}
-		return etcdWithCache(client, prefix, logger, m, cfg, codec)
+		return etcdWithCache(client, prefix, logger, m, cfg, codec, watchCacheTuning(wc, cfg.Resource, compaction))
 	}
 }
 
-// etcdWithCache is one resource's etcd3 store behind its watch cache.
-func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec) (storage.Interface, func(), error) {
+// watchCacheTuning applies the watch cache flags to one resource's cache
+// config; nil: the resource has no watch cache.
+func watchCacheTuning(o *options.WatchCacheOptions, resource schema.GroupResource, compaction time.Duration) func(*cacher.Config) {
+	if o == nil {
+		return func(*cacher.Config) {}
+	}
+	size := o.Size(resource)
+	if size == 0 {
+		return nil
+	}
+	return func(cfg *cacher.Config) {
+		cfg.EventWindow, cfg.MaxEventWindow = size, max(size, o.MaxEvents)
+		// A snapshot must not outlive the revisions it answers for: etcd
+		// keeps at least one compaction interval of history.
+		if compaction > 0 {
+			cfg.SnapshotTTL = min(cacher.DefaultSnapshotTTL, compaction/2)
+		}
+	}
+}
+
+// etcdWithCache is one resource's etcd3 store behind its watch cache
+// (tune nil: without one).
+func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec, tune func(*cacher.Config)) (storage.Interface, func(), error) {
 	store := etcd3.New(client, etcd3.Config{
 		Prefix:        prefix,
 		Codec:         codec,
@@ -54,7 +80,10 @@ func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, 
 		GroupResource: cfg.Resource,
 		Metrics:       m,
 	})
-	cache, err := cacher.New(cacher.Config{
+	if tune == nil {
+		return store, func() {}, nil
+	}
+	ccfg := cacher.Config{
 		Storage:        store,
 		ResourcePrefix: cfg.Prefix,
 		NewFunc:        cfg.NewFunc,
@@ -63,7 +92,9 @@ func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, 
 		Logger:         logger.With("resource", cfg.Resource.String()),
 		GroupResource:  cfg.Resource,
 		Metrics:        m,
-	})
+	}
+	tune(&ccfg)
+	cache, err := cacher.New(ccfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("watch cache for %s: %w", cfg.Resource, err)
 	}

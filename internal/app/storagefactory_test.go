@@ -16,6 +16,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacher"
 )
 
 // On etcd, built-in objects are stored as protobuf under
@@ -76,5 +77,49 @@ func TestEtcdStorageFactoryStoresProtobuf(t *testing.T) {
 			t.Fatalf("get through the cache: %+v %v", got, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// --watch-cache-sizes: a size of 0 serves the resource straight from etcd;
+// other resources keep their watch cache.
+func TestWatchCacheSizes(t *testing.T) {
+	o := app.NewOptions()
+	o.DataDir = t.TempDir()
+	o.SecureServing.BindPort = 0
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	o.WatchCache.Sizes = []string{"configmaps#0", "secrets#7"}
+	completed, err := o.Complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := app.NewConfig(completed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := app.CreateServerChain(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer head.Destroy()
+	for _, tc := range []struct {
+		resource string
+		cached   bool
+	}{{"configmaps", false}, {"secrets", true}, {"services", true}} {
+		s, stop, err := cfg.StorageFactory()(generic.StorageConfig{
+			Resource:       schema.GroupResource{Resource: tc.resource},
+			StorageVersion: corev1.SchemeGroupVersion,
+			Prefix:         "/" + tc.resource,
+			NewFunc:        func() runtime.Object { return &corev1.ConfigMap{} },
+			NewListFunc:    func() runtime.Object { return &corev1.ConfigMapList{} },
+			GetAttrs:       storage.DefaultAttrs,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cached := s.(*cacher.Cacher)
+		stop()
+		if cached != tc.cached {
+			t.Errorf("%s: watch cache %v, want %v", tc.resource, cached, tc.cached)
+		}
 	}
 }

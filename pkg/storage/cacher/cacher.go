@@ -48,6 +48,12 @@ type Cacher struct {
 	metrics *storagemetrics.Cache // nil: none
 	untrack func()                // stops the object count
 
+	// sentRV is the revision up to which every event has been handed to
+	// the watchers (at most rv): bookmarks carry it, never running ahead
+	// of an event still being dispatched.
+	sentRV atomic.Uint64
+	budget timeBudget // of the dispatcher's waits for slow watchers
+
 	progressMu   sync.Mutex
 	lastProgress time.Time
 
@@ -57,6 +63,9 @@ type Cacher struct {
 	rv          uint64 // the revision the cache is at
 	windowStart uint64 // every event after this revision is in events
 	objects     objStore
+	stateSince  uint64 // objects are the state at every revision from stateSince to rv
+	compacted   uint64 // revisions before it are compacted (forgetBefore)
+	snaps       snapshots
 	events      ring
 	watchers    map[*cacheWatcher]struct{}
 	changed     chan struct{} // closed and replaced when rv or ready change
@@ -81,6 +90,7 @@ func New(cfg Config) (*Cacher, error) {
 		changed:  make(chan struct{}),
 	}
 	c.progress, _ = cfg.Storage.(ProgressRequester)
+	c.budget = newTimeBudget(cfg.DispatchBudget, cfg.DispatchBudgetRefill, time.Now())
 	res := cfg.Metrics.Resource(cfg.GroupResource)
 	c.metrics = res.Cache()
 	c.metrics.Capacity(0, cfg.EventWindow)

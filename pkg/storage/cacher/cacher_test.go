@@ -190,11 +190,17 @@ func TestCacheableEventObjects(t *testing.T) {
 	}
 }
 
-// TestSlowWatcherIsCutOff: a watcher that does not read is terminated
-// while the others get every event; it can resume from its last revision.
+// TestSlowWatcherIsCutOff: a watcher that does not read while its next
+// event leaves the event window is terminated when it reads again, while
+// the others get every event; resuming from its last revision is 410, so
+// its client relists.
 func TestSlowWatcherIsCutOff(t *testing.T) {
 	const writes = 40
-	e := newPodEnv(t, envOptions{cacher: func(c *Config) { c.WatcherBuffer = 4 }})
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) {
+		c.WatcherBuffer = 4
+		c.EventWindow, c.MaxEventWindow, c.EventFreshness = 8, 8, -1
+		c.DispatchBudget = -1 // no wait: lagging at once
+	}})
 	start := strconv.FormatUint(e.createCM("start"), 10)
 	slow := e.watch(start, storage.ListOptions{})
 	fast := e.watch(start, storage.ListOptions{})
@@ -215,15 +221,50 @@ func TestSlowWatcherIsCutOff(t *testing.T) {
 		last = rvOf(t, e.Object)
 	}
 	if n >= writes {
-		t.Fatalf("slow watcher got all %d events, want it cut off with a buffer of 4", n)
+		t.Fatalf("slow watcher got all %d events, want it cut off with a window of 8", n)
 	}
-	// Its client resumes from the last revision it saw.
-	from := start
-	if last > 0 {
-		from = strconv.FormatUint(last, 10)
+	if got := fmt.Sprint(n > 0 && last == want[n-1].RV); got != "true" {
+		t.Fatalf("slow watcher got %d events, the last at %d: want the first ones, in order", n, last)
 	}
-	resumed := e.watch(from, storage.ListOptions{})
-	expectEvents(t, resumed, want[n:])
+	// Resuming from its last revision is 410: its client relists.
+	opts := storage.ListOptions{ResourceVersion: strconv.FormatUint(last, 10), Recursive: true}
+	if _, err := e.c.Watch(e.ctx, "/pods", opts); !storage.IsExpired(err) {
+		t.Fatalf("watch from %d: got %v, want 410 Expired", last, err)
+	}
+}
+
+// TestLaggingWatcherCatchesUp: a watcher whose buffer stays full past the
+// dispatch budget (none here) is not terminated: it catches up from the
+// event window and gets every event, in order, while the others are not
+// held up by it.
+func TestLaggingWatcherCatchesUp(t *testing.T) {
+	const writes = 30
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) {
+		c.WatcherBuffer = 2
+		c.DispatchBudget = -1
+	}})
+	start := strconv.FormatUint(e.createCM("start"), 10)
+	busy := e.watch(start, storage.ListOptions{})
+	other := e.watch(start, storage.ListOptions{})
+	var want []ev
+	for i := range writes {
+		p := e.create(fmt.Sprintf("p%02d", i), nil)
+		want = append(want, ev{watch.Added, p.Name, rvOf(t, p)})
+	}
+	// The other watcher gets everything while the busy one reads nothing.
+	expectEvents(t, other, want)
+	// Then the busy one reads: everything, in order, from the window.
+	expectEvents(t, busy, want)
+	p := e.create("after", nil)
+	want = []ev{{watch.Added, p.Name, rvOf(t, p)}}
+	expectEvents(t, busy, want)
+	expectEvents(t, other, want)
+	e.c.mu.RLock()
+	n := len(e.c.watchers)
+	e.c.mu.RUnlock()
+	if n != 2 {
+		t.Fatalf("%d watchers left, want 2 (none terminated)", n)
+	}
 }
 
 // TestWatchWindow: a watch resumes from any revision inside the event
@@ -361,9 +402,12 @@ func TestListResourceVersions(t *testing.T) {
 		{"rv 0 selector", storage.ListOptions{ResourceVersion: "0", Predicate: sel}, true, []string{"a"}},
 		{"not older than", storage.ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, true, []string{"a", "b"}},
 		{"consistent", storage.ListOptions{}, true, []string{"a", "b"}},
-		{"consistent paginated", storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1}}, false, []string{"a"}},
-		{"exact", storage.ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}, false, []string{"a"}},
-		{"legacy exact", storage.ListOptions{ResourceVersion: b.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 5}}, false, []string{"a", "b"}},
+		{"consistent paginated", storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1}}, true, []string{"a"}},
+		{"not older than paginated", storage.ListOptions{ResourceVersion: a.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 1}, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, true, []string{"a"}},
+		{"exact, no snapshot", storage.ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}, false, []string{"a"}},
+		{"exact, current state", storage.ListOptions{ResourceVersion: b.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}, true, []string{"a", "b"}},
+		{"legacy exact", storage.ListOptions{ResourceVersion: b.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 5}}, true, []string{"a", "b"}},
+		{"legacy exact, no snapshot", storage.ListOptions{ResourceVersion: a.ResourceVersion, Predicate: storage.SelectionPredicate{Limit: 5}}, false, []string{"a"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -460,6 +504,49 @@ func TestStop(t *testing.T) {
 	expectEvents(t, w2, []ev{{watch.Added, "a", rvOf(t, p)}})
 	if n := e.c.stats.watchesDelegated.Load(); n != 1 {
 		t.Fatalf("watches through after stop: got %d, want 1", n)
+	}
+}
+
+// TestBusyWatcherIsWaitedFor: a watcher whose buffer is full is waited for
+// (within the dispatch budget) rather than terminated: it gets every event
+// once it reads again, and so do the others.
+func TestBusyWatcherIsWaitedFor(t *testing.T) {
+	const writes = 30
+	e := newPodEnv(t, envOptions{cacher: func(c *Config) {
+		c.WatcherBuffer = 2
+		c.DispatchBudget = time.Hour // never runs out here: no timing in this test
+	}})
+	start := strconv.FormatUint(e.createCM("start"), 10)
+	busy := e.watch(start, storage.ListOptions{})
+	other := e.watch(start, storage.ListOptions{})
+	var want []ev
+	for i := range writes {
+		p := e.create(fmt.Sprintf("p%02d", i), nil)
+		want = append(want, ev{watch.Added, p.Name, rvOf(t, p)})
+	}
+	// Nobody has read yet: both buffers are full and the dispatcher waits
+	// (the others wait with it, as in kube's watch cache).
+	done := make(chan []ev)
+	go func() {
+		var got []ev
+		for range want {
+			e, ok := <-other.ResultChan()
+			if !ok {
+				break
+			}
+			got = append(got, ev{e.Type, e.Object.(*corev1.Pod).Name, rvOf(t, e.Object)})
+		}
+		done <- got
+	}()
+	expectEvents(t, busy, want)
+	if got := <-done; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("other watcher: got %v, want %v", got, want)
+	}
+	e.c.mu.RLock()
+	n := len(e.c.watchers)
+	e.c.mu.RUnlock()
+	if n != 2 {
+		t.Fatalf("%d watchers left, want 2 (none terminated)", n)
 	}
 }
 

@@ -23,6 +23,13 @@ const (
 	// EventWindow (kube's watch cache keeps 75s of history).
 	DefaultEventFreshness = 75 * time.Second
 	DefaultWatcherBuffer  = 100
+	// DefaultDispatchBudget is the most the dispatcher blocks on watchers
+	// with full buffers before they lag (and catch up from the event
+	// window on their own), and DefaultDispatchBudgetRefill how fast that
+	// budget refills per second: kube's watch cache's 100ms and 50ms/s. A
+	// stuck watcher delays the others at most once by it.
+	DefaultDispatchBudget       = 100 * time.Millisecond
+	DefaultDispatchBudgetRefill = 50 * time.Millisecond
 	// DefaultBookmarkInterval is how often watchers that asked for progress
 	// get a BOOKMARK (kube-apiserver sends them about once a minute).
 	DefaultBookmarkInterval = time.Minute
@@ -31,6 +38,11 @@ const (
 	// a ProgressRequester the default is DefaultConsistentReadWaitNoProgress.
 	DefaultConsistentReadWait           = 3 * time.Second
 	DefaultConsistentReadWaitNoProgress = 25 * time.Millisecond
+	// DefaultSnapshotTTL is how long a snapshot serving the later pages
+	// of a paginated list is kept (as long as kube keeps watch history);
+	// DefaultMaxSnapshots how many are kept at most.
+	DefaultSnapshotTTL  = 75 * time.Second
+	DefaultMaxSnapshots = 64
 	// DefaultReadyWait bounds the wait for the first list before a read is
 	// sent to the underlying store.
 	DefaultReadyWait = 3 * time.Second
@@ -73,9 +85,16 @@ type Config struct {
 	EventWindow    int
 	MaxEventWindow int
 	EventFreshness time.Duration
-	// WatcherBuffer is how many undelivered events a watcher may hold before
-	// it is terminated (default DefaultWatcherBuffer).
-	WatcherBuffer int
+	// WatcherBuffer is how many undelivered events a watcher may hold
+	// (default DefaultWatcherBuffer). When it is full, the dispatcher waits
+	// for it within a time budget of at most DispatchBudget (default
+	// DefaultDispatchBudget; negative: no wait), refilled by
+	// DispatchBudgetRefill per second (default DefaultDispatchBudgetRefill);
+	// then the watcher catches up from the event window on its own, and is
+	// terminated only if its next event has left the window.
+	WatcherBuffer        int
+	DispatchBudget       time.Duration
+	DispatchBudgetRefill time.Duration
 	// BookmarkInterval is how often watchers with ProgressNotify and
 	// Predicate.AllowWatchBookmarks get a BOOKMARK (default
 	// DefaultBookmarkInterval).
@@ -86,6 +105,16 @@ type Config struct {
 	// Storage is a ProgressRequester, else
 	// DefaultConsistentReadWaitNoProgress; negative: no wait.
 	ConsistentReadWait time.Duration
+	// SnapshotTTL is how long the snapshot of a state that served a page
+	// of a list is kept to serve the next pages (default
+	// DefaultSnapshotTTL); at most MaxSnapshots are kept (default
+	// DefaultMaxSnapshots). A continue token whose snapshot is gone is
+	// served by the underlying store. The TTL must be shorter than the
+	// underlying store's compaction interval: a snapshot answers for its
+	// revisions even after the store compacted them (the cache learns of
+	// compactions only from forgetBefore).
+	SnapshotTTL  time.Duration
+	MaxSnapshots int
 	// ReadyWait bounds how long a request waits for the cache's first list
 	// (default DefaultReadyWait); after it the request goes to the
 	// underlying store.
@@ -145,6 +174,15 @@ func (cfg Config) withDefaults() Config {
 	if cfg.WatcherBuffer <= 0 {
 		cfg.WatcherBuffer = DefaultWatcherBuffer
 	}
+	if cfg.DispatchBudget == 0 {
+		cfg.DispatchBudget = DefaultDispatchBudget
+	}
+	if cfg.DispatchBudget < 0 {
+		cfg.DispatchBudget = 0
+	}
+	if cfg.DispatchBudgetRefill <= 0 {
+		cfg.DispatchBudgetRefill = DefaultDispatchBudgetRefill
+	}
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = DefaultBookmarkInterval
 	}
@@ -156,6 +194,12 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.ConsistentReadWait < 0 {
 		cfg.ConsistentReadWait = 0
+	}
+	if cfg.SnapshotTTL <= 0 {
+		cfg.SnapshotTTL = DefaultSnapshotTTL
+	}
+	if cfg.MaxSnapshots <= 0 {
+		cfg.MaxSnapshots = DefaultMaxSnapshots
 	}
 	if cfg.ReadyWait <= 0 {
 		cfg.ReadyWait = DefaultReadyWait

@@ -17,19 +17,38 @@
 //     window: ErrCodeExpired (410), the client relists. "" is consistent:
 //     the initial state is at least as new as the underlying store's
 //     current revision.
-//   - GetList with resourceVersion "0" (any state; Limit is ignored and the
-//     whole list is returned, as kube's watch cache does), "N" with match
-//     NotOlderThan (or no match and no limit), and consistent lists (""
-//     without a limit) once the cache has caught up with the underlying
-//     store's CurrentRevision.
+//   - GetList with resourceVersion "" (consistent: once the cache has caught
+//     up with the underlying store's CurrentRevision), "0" (any state; Limit
+//     is ignored and the whole list is returned, as kube's watch cache
+//     does), and "N" NotOlderThan; with a Limit, the first page of each.
+//   - GetList at exactly a revision (match Exact, the legacy paginated list
+//     at N, and continue tokens) when the cache holds a snapshot of that
+//     revision, or its current state is that revision's.
 //   - Get with resourceVersion "0", or "N" once the cache has reached N.
 //
 // Everything else goes to the underlying store: writes (the cache learns of
-// them through its watch), Get with "", Exact lists, lists with a continue
-// token, consistent lists with a limit (pagination keeps the underlying
-// store's snapshots and continue tokens; the cache does not keep snapshots),
-// and any read the cache cannot answer in time (not initialized yet, or not
-// caught up within Config.ConsistentReadWait).
+// them through its watch), Get with "", exact lists and continue tokens of
+// revisions the cache has no snapshot of, tokens of the latest revision
+// (-1, handed out with a 410), and any read the cache cannot answer in time
+// (not initialized yet, or not caught up within Config.ConsistentReadWait).
+// Continue tokens, resourceVersions and remainingItemCount are the
+// underlying store's, so a client may page across the two.
+//
+// # Snapshots (pagination)
+//
+// The current objects are a slice sorted by key, shared copy-on-write: a
+// snapshot is the slice itself (taking one costs nothing; the next write
+// copies the pointers once). The first page of a paginated list that has
+// more records a snapshot valid for every revision from the last change of
+// the cache's objects to the cache's revision; its continue token carries
+// that revision, and the next pages are read from the snapshot, whatever
+// was written since. Upstream (KEP-4988) clones a B-tree on every event;
+// kapi snapshots only states that a paginated list read, so idle resources
+// and writes cost nothing extra. Snapshots are kept Config.SnapshotTTL
+// (75s, as long as kube keeps watch history), at most Config.MaxSnapshots,
+// and dropped when the cache relists or learns of a compaction; without a
+// snapshot a token is served by the underlying store, which answers 410
+// for a compacted revision.
 //
 // # Catching up
 //
@@ -44,9 +63,20 @@
 //
 // # Fan-out and memory
 //
-// Each watcher has a bounded buffer; a watcher whose buffer is full when an
-// event arrives is terminated (its result channel closes) instead of
-// stalling the others, and its client resumes from its last revision. The
+// Each watcher has a bounded buffer (Config.WatcherBuffer). Events are
+// dispatched outside the cache's lock, by the reflector, in order: first
+// to every watcher with room; then the watchers whose buffers are full are
+// waited for, together, within a time budget (Config.DispatchBudget, which
+// refills by Config.DispatchBudgetRefill per second), as kube's watch
+// cache does. Unlike kube, a watcher still full when the budget is spent
+// is not closed (each closure costs its client a relist): it is marked
+// lagging, the dispatcher skips it, and its own goroutine catches up from
+// the event window once it reads again. Only a watcher whose next event
+// has left the window is terminated (its result channel closes; resuming
+// from its last revision is 410 and its client relists). A busy but healthy
+// watcher is thus never closed, and a stuck one delays the others at most
+// once by the budget.
+// Bookmarks carry the revision dispatched so far, never ahead of an event. The
 // cache holds the current objects and a ring of recent events: at least
 // Config.EventWindow events, more while they are younger than
 // Config.EventFreshness, never more than Config.MaxEventWindow.

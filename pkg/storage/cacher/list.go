@@ -3,6 +3,7 @@ package cacher
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,25 +14,50 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
-// GetList implements [storage.Interface]. Lists with resourceVersion "0",
-// "N" NotOlderThan and consistent lists without a limit are served from
-// memory (Limit is ignored for the first two, as kube's watch cache does);
-// Exact lists, continue tokens and paginated consistent lists go to the
-// underlying store, as does any list the cache cannot serve in time.
+// listMode is how a list is served.
+type listMode int
+
+const (
+	listThrough    listMode = iota // by the underlying store
+	listConsistent                 // resourceVersion "": once caught up
+	listNotOlder                   // "0" or "N" NotOlderThan: a state at least as new
+	listExact                      // exactly revision N: from a snapshot
+	listContinue                   // a continue token: from a snapshot
+)
+
+// GetList implements [storage.Interface]. See the package doc for what is
+// served from memory; the answers are those of the underlying store:
+// the same items, resourceVersion, continue tokens (interchangeable with
+// the store's) and remainingItemCount.
 func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("list %q: %w", key, err)
 	}
-	if _, err := storage.ValidateListOptions(key, opts); err != nil {
+	rv, err := storage.ValidateListOptions(key, opts)
+	if err != nil {
 		return err
 	}
-	if !c.listFromCache(key, opts) {
+	prefix := scopePrefix(key)
+	mode := c.listMode(key, opts, rv)
+	switch mode {
+	case listThrough:
 		return c.listThrough(ctx, key, opts, listObj)
+	case listExact:
+		return c.listAt(ctx, key, opts, listObj, rv, prefix)
+	case listContinue:
+		from, crv, err := storage.DecodeContinue(opts.Predicate.Continue, prefix)
+		if err != nil || crv <= 0 {
+			// The store answers malformed tokens (400) and tokens of
+			// the latest revision (-1: after a 410) alike.
+			return c.listThrough(ctx, key, opts, listObj)
+		}
+		return c.listAt(ctx, key, opts, listObj, uint64(crv), from)
 	}
+
 	// A consistent read counts whether it succeeded and whether it fell
 	// back to the underlying store.
-	consistent := opts.ResourceVersion == ""
-	need, known := uint64(0), false
+	consistent := mode == listConsistent
+	need, known := rv, false
 	if consistent {
 		cur, err := c.store.CurrentRevision(ctx)
 		if err != nil {
@@ -39,8 +65,6 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 			return fmt.Errorf("list %q: %w", key, err)
 		}
 		need, known = cur, true
-	} else {
-		need, _ = storage.ParseResourceVersion(opts.ResourceVersion) // checked by listFromCache
 	}
 	ok, err := c.waitFresh(ctx, need, known)
 	if err != nil {
@@ -56,40 +80,133 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 		}
 		return err
 	}
-
-	c.stats.listsCached.Add(1)
-	w := cacheWatcher{key: key, prefix: scopePrefix(key), recursive: opts.Recursive, pred: opts.Predicate, all: opts.Predicate.Empty()}
-	var matched []*entry
-	fetched := 0
-	c.mu.RLock()
-	rv := c.rv
-	if opts.Recursive {
-		c.objects.scan(w.prefix, func(e *entry) {
-			fetched++
-			if w.matches(e) {
-				matched = append(matched, e)
-			}
-		})
-	} else if e := c.objects.get(key); e != nil {
-		fetched = 1
-		if w.matches(e) {
-			matched = []*entry{e}
-		}
-	}
-	c.mu.RUnlock()
-	c.metrics.List(fetched, len(matched))
 	if consistent {
 		c.metrics.ConsistentRead(true, false)
 	}
+	limit := opts.Predicate.Limit
+	if opts.ResourceVersion == "0" || !opts.Recursive {
+		limit = 0 // as kube's watch cache: "0" returns everything
+	}
 
-	items := make([]runtime.Object, len(matched))
-	for i, e := range matched {
+	w := c.matcher(key, opts)
+	var p page
+	var listRV uint64
+	if limit > 0 {
+		// A page: later pages are read from a snapshot of this state.
+		c.mu.Lock()
+		listRV = c.rv
+		p = readPage(c.objects.items, prefix, prefix, limit, w.matches)
+		if p.hasMore {
+			c.recordSnapshotLocked()
+		}
+		c.mu.Unlock()
+	} else {
+		c.mu.RLock()
+		listRV = c.rv
+		p = c.readLocked(c.objects.items, key, prefix, prefix, opts.Recursive, 0, w.matches)
+		c.mu.RUnlock()
+	}
+	return c.finishList(key, opts, listObj, p, listRV, prefix)
+}
+
+// listAt serves a list at exactly revision rev, from key from on, from a
+// snapshot of the cache's state at rev if there is one (or the current
+// state is rev's), else by the underlying store (which knows whether rev is
+// compacted).
+func (c *Cacher) listAt(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object, rev uint64, from string) error {
+	prefix := scopePrefix(key)
+	w := c.matcher(key, opts)
+	c.mu.Lock()
+	items, current, ok := c.stateAtLocked(rev)
+	var p page
+	if ok {
+		p = c.readLocked(items, key, prefix, from, opts.Recursive, opts.Predicate.Limit, w.matches)
+		if current && p.hasMore {
+			c.recordSnapshotLocked() // for the next pages
+		}
+	}
+	c.mu.Unlock()
+	if !ok {
+		return c.listThrough(ctx, key, opts, listObj)
+	}
+	return c.finishList(key, opts, listObj, p, rev, prefix)
+}
+
+// stateAtLocked returns the objects as they were at rev: a recorded
+// snapshot's, or the current ones (current) if they are rev's; ok false if
+// the cache cannot tell.
+func (c *Cacher) stateAtLocked(rev uint64) (items []*entry, current, ok bool) {
+	if !c.ready || c.stopped || rev < c.compacted {
+		return nil, false, false
+	}
+	c.expireSnapshotsLocked()
+	if s := c.snaps.find(rev); s != nil {
+		return s.items, false, true
+	}
+	if rev < c.stateSince || rev > c.rv {
+		return nil, false, false
+	}
+	return c.objects.items, true, true
+}
+
+// recordSnapshotLocked records the current state as a snapshot, for the
+// next pages of a list that read it.
+func (c *Cacher) recordSnapshotLocked() {
+	c.expireSnapshotsLocked()
+	c.snaps.add(c.objects.snapshot(), c.stateSince, c.rv, c.cfg.Clock.Now(), c.cfg.MaxSnapshots)
+}
+
+// expireSnapshotsLocked drops the snapshots older than SnapshotTTL.
+func (c *Cacher) expireSnapshotsLocked() {
+	c.snaps.expire(c.cfg.Clock.Now().Add(-c.cfg.SnapshotTTL), c.compacted)
+}
+
+// readLocked reads a page (recursive) or the one object at key from items.
+func (c *Cacher) readLocked(items []*entry, key, prefix, from string, recursive bool, limit int64, match func(*entry) bool) page {
+	if recursive {
+		return readPage(items, prefix, from, limit, match)
+	}
+	var p page
+	if i, ok := slices.BinarySearchFunc(items, key, cmpKey); ok {
+		p.fetched = 1
+		if match(items[i]) {
+			p.matched = items[i : i+1 : i+1]
+		}
+	}
+	return p
+}
+
+// matcher is a watcher-shaped predicate matcher of a list's options.
+func (c *Cacher) matcher(key string, opts storage.ListOptions) *cacheWatcher {
+	return &cacheWatcher{key: key, prefix: scopePrefix(key), recursive: opts.Recursive, pred: opts.Predicate, all: opts.Predicate.Empty()}
+}
+
+// finishList fills listObj with deep copies of the page's objects and sets
+// its resourceVersion, continue token and remaining item count as the
+// stores do.
+func (c *Cacher) finishList(key string, opts storage.ListOptions, listObj runtime.Object, p page, rev uint64, prefix string) error {
+	c.stats.listsCached.Add(1)
+	c.metrics.List(p.fetched, len(p.matched))
+	items := make([]runtime.Object, len(p.matched))
+	for i, e := range p.matched {
 		items[i] = e.obj.DeepCopyObject()
 	}
 	if err := meta.SetList(listObj, items); err != nil {
 		return fmt.Errorf("list %q: %w", key, err)
 	}
-	if err := storage.SetListResourceVersion(listObj, rv, "", nil); err != nil {
+	var cont string
+	var remaining *int64
+	if p.hasMore {
+		var err error
+		if cont, err = storage.EncodeContinue(p.lastKey+"\x00", prefix, int64(rev)); err != nil {
+			return fmt.Errorf("list %q: %w", key, err)
+		}
+		if opts.Predicate.Empty() {
+			n := p.remaining
+			remaining = &n
+		}
+	}
+	if err := storage.SetListResourceVersion(listObj, rev, cont, remaining); err != nil {
 		return fmt.Errorf("list %q: %w", key, err)
 	}
 	return nil
@@ -100,30 +217,36 @@ func (c *Cacher) listThrough(ctx context.Context, key string, opts storage.ListO
 	return c.store.GetList(ctx, key, opts, listObj)
 }
 
-// listFromCache reports whether a list may be served from memory (if the
-// cache is ready and fresh enough).
-func (c *Cacher) listFromCache(key string, opts storage.ListOptions) bool {
-	if !c.covers(key, opts.Recursive) || opts.Predicate.Continue != "" {
-		return false
+// listMode tells how a list with valid options (rv parsed) is served.
+// Consistent and not-older-than lists wait for the cache to be fresh
+// enough; exact ones (match Exact, or the legacy paginated list at N) and
+// continue tokens are read from snapshots.
+func (c *Cacher) listMode(key string, opts storage.ListOptions, rv uint64) listMode {
+	if !c.covers(key, opts.Recursive) {
+		return listThrough
 	}
-	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
-	if err != nil {
-		return false // cannot happen: GetList validated it
+	if opts.Recursive && opts.Predicate.Continue != "" {
+		return listContinue
 	}
 	switch opts.ResourceVersionMatch {
 	case metav1.ResourceVersionMatchNotOlderThan:
-		return opts.ResourceVersion != ""
-	case "":
-		switch {
-		case opts.ResourceVersion == "":
-			// Consistent: paginated ones keep the store's snapshots.
-			return opts.Predicate.Limit <= 0
-		case rv > 0 && opts.Predicate.Limit > 0:
-			return false // legacy: a paginated list at N is Exact
+		if opts.ResourceVersion == "" {
+			return listThrough // not a valid request; the store's answer
 		}
-		return true
+		return listNotOlder
+	case metav1.ResourceVersionMatchExact:
+		if rv == 0 {
+			return listThrough // not a valid request; the store's answer
+		}
+		return listExact
 	}
-	return false // Exact, or invalid: the underlying store's
+	switch {
+	case opts.ResourceVersion == "":
+		return listConsistent
+	case rv > 0 && opts.Recursive && opts.Predicate.Limit > 0:
+		return listExact // legacy: a paginated list at N is exact
+	}
+	return listNotOlder
 }
 
 // errorEvent is the ERROR event that ends a watch after err.

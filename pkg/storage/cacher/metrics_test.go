@@ -59,6 +59,7 @@ func TestCacherMetrics(t *testing.T) {
 		c.GroupResource = schema.GroupResource{Resource: "pods"}
 		c.WatcherBuffer = 1
 		c.EventWindow = 4
+		c.DispatchBudget = -1 // a full buffer: lagging at once
 	}})
 	pods := `group="",resource="pods"`
 	if got := series(t, reg, "apiserver_watch_cache_initializations_total"); len(got) != 1 || got[0] != pods+" 1" {
@@ -67,19 +68,23 @@ func TestCacherMetrics(t *testing.T) {
 
 	e.create("a", nil)
 	e.create("b", map[string]string{"x": "y"})
-	// A watch that reads its two initial events, and one that never
-	// reads: its buffer of 1 overflows, it is cut off.
+	// A watch that reads its two initial events, and one that does not
+	// read yet: their buffers of 1 overflow, they lag; when they read
+	// again, their next events have left the window: they are cut off.
 	reader := e.watch("", storage.ListOptions{})
 	for range 2 {
 		nextEvent(t, reader)
 	}
-	e.watch("", storage.ListOptions{})
+	slow := e.watch("", storage.ListOptions{})
 	for i := range 4 {
 		e.create(fmt.Sprintf("p%d", i), nil)
 	}
 	last := e.relabel("a", map[string]string{"k": "v"})
 	e.delete("b")
 	e.waitRevision(rvOf(t, last) + 1)
+	e.c.forgetBefore(rvOf(t, last) + 1)
+	expectClosed(t, reader)
+	expectClosed(t, slow)
 
 	list := &corev1.PodList{}
 	if err := e.c.GetList(e.ctx, "/pods", storage.ListOptions{Recursive: true,
@@ -97,10 +102,9 @@ func TestCacherMetrics(t *testing.T) {
 		// The window of 4 grew (fresh events) to 8.
 		{"watch_cache_capacity", pods + " 8"},
 		{"watch_cache_capacity_increase_total", pods + " 1"},
-		// The reader got the two initial events (a, b); the slow
-		// watcher none.
-		{"apiserver_init_events_total", pods + " 2"},
-		// Neither reads the live events: both are cut off.
+		// Both got the two initial events (a, b).
+		{"apiserver_init_events_total", pods + " 4"},
+		// Both fell out of the window: both are cut off.
 		{"apiserver_terminated_watchers_total", pods + " 2"},
 		{"apiserver_cache_list_total", `group="",index="",resource="pods" 1`},
 		{"apiserver_cache_list_fetched_objects_total", `group="",index="",resource="pods" 5`},

@@ -237,7 +237,9 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	c.objects = st
 	c.metrics.Capacity(len(c.events.buf), c.cfg.EventWindow)
 	c.events.reset(c.cfg.EventWindow)
-	c.rv, c.windowStart = rv, rv
+	c.rv, c.windowStart, c.stateSince = rv, rv, rv
+	c.sentRV.Store(rv)
+	c.snaps.reset()
 	c.metrics.Initialized(rv)
 	c.ready = true
 	c.notifyLocked()
@@ -259,6 +261,7 @@ func (c *Cacher) advance(rv uint64) {
 	defer c.mu.Unlock()
 	if rv > c.rv {
 		c.rv = rv
+		c.sentRV.Store(rv)
 		c.metrics.ResourceVersion(rv)
 		c.notifyLocked()
 	}
@@ -273,8 +276,8 @@ func (c *Cacher) apply(typ watch.EventType, obj runtime.Object) error {
 		return err
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if cur.rv <= c.rv {
+		c.mu.Unlock()
 		c.cfg.Logger.Debug("watch cache skipped an old event", "key", cur.key, "revision", cur.rv, "at", c.rv)
 		return nil
 	}
@@ -289,12 +292,16 @@ func (c *Cacher) apply(typ watch.EventType, obj runtime.Object) error {
 			ev.typ = watch.Modified
 		}
 	}
-	c.rv = cur.rv
+	c.rv, c.stateSince = cur.rv, cur.rv
 	c.appendLocked(ev)
-	c.dispatchLocked(ev)
-	c.metrics.EventDispatched()
 	c.metrics.ResourceVersion(cur.rv)
 	c.notifyLocked()
+	c.mu.Unlock()
+	// Dispatched outside the lock (reads go on while a slow watcher is
+	// waited for), in order: apply runs on the reflector goroutine only.
+	c.dispatch(ev)
+	c.sentRV.Store(ev.rv)
+	c.metrics.EventDispatched()
 	return nil
 }
 
@@ -335,6 +342,10 @@ func (c *Cacher) dropLocked(k int) {
 func (c *Cacher) forgetBefore(rev uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if rev > c.compacted {
+		c.compacted = rev
+		c.expireSnapshotsLocked()
+	}
 	if rev == 0 || rev-1 <= c.windowStart {
 		return
 	}

@@ -74,8 +74,29 @@ func (e *event) leaveObject() runtime.Object {
 }
 
 // objStore is the current objects, sorted by key. Guarded by Cacher.mu.
+//
+// Snapshots share its slice copy-on-write: [objStore.snapshot] hands out
+// the slice itself and marks it shared; the next write copies it first
+// (one copy of the pointers per snapshot taken, however many writes
+// follow), so a snapshot costs nothing to take and stays immutable.
 type objStore struct {
-	items []*entry
+	items  []*entry
+	shared bool // items is held by a snapshot: copy before writing
+}
+
+// snapshot returns the current items, immutable from now on.
+func (s *objStore) snapshot() []*entry {
+	s.shared = true
+	return s.items
+}
+
+// own makes items writable (a private copy if a snapshot holds them).
+func (s *objStore) own(extra int) {
+	if s.shared {
+		items := make([]*entry, len(s.items), len(s.items)+extra)
+		copy(items, s.items)
+		s.items, s.shared = items, false
+	}
 }
 
 func cmpKey(e *entry, key string) int { return strings.Compare(e.key, key) }
@@ -90,6 +111,7 @@ func (s *objStore) get(key string) *entry {
 // put stores e and returns the entry it replaced, if any.
 func (s *objStore) put(e *entry) *entry {
 	i, ok := slices.BinarySearchFunc(s.items, e.key, cmpKey)
+	s.own(1)
 	if ok {
 		prev := s.items[i]
 		s.items[i] = e
@@ -105,6 +127,7 @@ func (s *objStore) remove(key string) *entry {
 	if !ok {
 		return nil
 	}
+	s.own(0)
 	prev := s.items[i]
 	s.items = slices.Delete(s.items, i, i+1)
 	return prev
@@ -116,6 +139,114 @@ func (s *objStore) scan(prefix string, fn func(*entry)) {
 	for ; i < len(s.items) && strings.HasPrefix(s.items[i].key, prefix); i++ {
 		fn(s.items[i])
 	}
+}
+
+// snapshot is the state of the cache's objects at every revision from
+// from to to (inclusive): nothing under the prefix changed in between.
+// Its items are shared and immutable.
+type snapshot struct {
+	items    []*entry
+	from, to uint64
+	taken    time.Time
+}
+
+// snapshots are the recent snapshots, oldest first (ascending revisions,
+// disjoint ranges). Guarded by Cacher.mu.
+type snapshots struct {
+	list []*snapshot
+}
+
+// find returns the snapshot holding the state at rev, or nil.
+func (ss *snapshots) find(rev uint64) *snapshot {
+	i, ok := slices.BinarySearchFunc(ss.list, rev, func(s *snapshot, rev uint64) int {
+		switch {
+		case s.to < rev:
+			return -1
+		case s.from > rev:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return nil
+	}
+	return ss.list[i]
+}
+
+// add records the current state (valid from..to), extending the newest
+// snapshot if it is the same state, and drops the oldest beyond limit.
+func (ss *snapshots) add(items []*entry, from, to uint64, now time.Time, limit int) *snapshot {
+	if n := len(ss.list); n > 0 {
+		last := ss.list[n-1]
+		if last.from == from && len(last.items) == len(items) && (len(items) == 0 || &last.items[0] == &items[0]) {
+			last.to = max(last.to, to)
+			last.taken = now
+			return last
+		}
+	}
+	s := &snapshot{items: items, from: from, to: to, taken: now}
+	ss.list = append(ss.list, s)
+	if over := len(ss.list) - limit; over > 0 {
+		ss.list = slices.Delete(ss.list, 0, over)
+	}
+	return s
+}
+
+// expire drops the snapshots taken before cutoff and those that end
+// before revision minRev (compacted).
+func (ss *snapshots) expire(cutoff time.Time, minRev uint64) {
+	ss.list = slices.DeleteFunc(ss.list, func(s *snapshot) bool {
+		return s.taken.Before(cutoff) || s.to < minRev
+	})
+}
+
+func (ss *snapshots) reset() { ss.list = nil }
+
+// page is one page of a list read from a sorted slice of entries.
+type page struct {
+	matched   []*entry
+	fetched   int
+	hasMore   bool
+	lastKey   string // the last key examined (the next page starts after it)
+	remaining int64  // keys in range after lastKey (when hasMore)
+}
+
+// readPage reads, from the sorted items, the entries whose keys have
+// prefix, starting at from, that match, up to limit of them (0: all).
+// As the stores: the page ends when limit entries matched and another key
+// is in range; lastKey is the last key examined.
+func readPage(items []*entry, prefix, from string, limit int64, match func(*entry) bool) page {
+	var p page
+	i, _ := slices.BinarySearchFunc(items, from, cmpKey)
+	for ; i < len(items) && strings.HasPrefix(items[i].key, prefix); i++ {
+		if limit > 0 && int64(len(p.matched)) >= limit {
+			p.hasMore = true
+			break
+		}
+		e := items[i]
+		p.fetched++
+		p.lastKey = e.key
+		if match(e) {
+			p.matched = append(p.matched, e)
+		}
+	}
+	if p.hasMore {
+		end, _ := slices.BinarySearchFunc(items[i:], prefixEnd(prefix), cmpKey)
+		p.remaining = int64(end)
+	}
+	return p
+}
+
+// prefixEnd is the first key after every key with prefix.
+func prefixEnd(prefix string) string {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1])
+		}
+	}
+	return "\xff" // cannot happen: keys are paths
 }
 
 // ring is the window of recent events, oldest first, in revision order.

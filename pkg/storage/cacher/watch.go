@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,7 +34,15 @@ type cacheWatcher struct {
 	shared bool
 	after  uint64
 
-	input    chan *event
+	input chan *event
+	// lagging: the watcher's buffer stayed full past the dispatch budget;
+	// the dispatcher skips it and it catches up from the event window,
+	// from revision missedFrom (the first event it did not get). wake
+	// tells its goroutine.
+	lagging    atomic.Bool
+	missedFrom atomic.Uint64
+	wake       chan struct{}
+
 	result   chan watch.Event
 	done     chan struct{}
 	stopOnce sync.Once
@@ -136,6 +145,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		bookmarks: opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
 		shared:    cacheable.Wanted(ctx),
 		input:     make(chan *event, c.cfg.WatcherBuffer),
+		wake:      make(chan struct{}, 1),
 		result:    make(chan watch.Event),
 		done:      make(chan struct{}),
 	}
@@ -237,6 +247,10 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 			if !w.deliver(ev, send) {
 				return
 			}
+		case <-w.wake:
+			if !w.catchUp(send) {
+				return
+			}
 		case <-beforeDeadline:
 			w.c.sendBookmarkTo(w)
 		case <-w.done:
@@ -245,6 +259,48 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 			return
 		}
 	}
+}
+
+// catchUp delivers, while the watcher is lagging, what it has queued and
+// then the events from the first one it missed, read from the event
+// window. A watcher whose first missed event has left the window is
+// terminated (its client resumes from its last revision, and relists on a
+// 410). false ends the watch.
+func (w *cacheWatcher) catchUp(send func(watch.Event) bool) bool {
+	c := w.c
+	for w.lagging.Load() {
+		// What is queued is older than anything missed.
+	drain:
+		for {
+			select {
+			case ev := <-w.input:
+				if !w.deliver(ev, send) {
+					return false
+				}
+			default:
+				break drain
+			}
+		}
+		missed := w.missedFrom.Load()
+		c.mu.Lock()
+		if missed <= c.windowStart {
+			start := c.windowStart
+			c.mu.Unlock()
+			c.terminateSlow(w, missed, fmt.Sprintf("its next event (revision %d) has left the event window (after %d)", missed, start))
+			return false
+		}
+		backlog := c.events.since(missed - 1)
+		// Events added from now on are dispatched to it again (those
+		// already in backlog too: deliver skips what it has seen).
+		w.lagging.Store(false)
+		c.mu.Unlock()
+		for _, ev := range backlog {
+			if w.inScope(ev.key) && !w.deliver(ev, send) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // deliver turns one cache event into what this watcher sees (nothing,
@@ -290,23 +346,110 @@ func (w *cacheWatcher) current(ev *event) runtime.Object {
 	return ev.cur.obj
 }
 
-// dispatchLocked hands ev to every watcher it concerns. A watcher whose
-// buffer is full is terminated rather than waited for.
-func (c *Cacher) dispatchLocked(ev *event) {
+// dispatch hands ev to every watcher it concerns: first without
+// blocking; then the watchers whose buffers are full are waited for, all
+// together, for at most what is left of the dispatch time budget (as kube's
+// watch cache does). A watcher still full after that is not terminated, as
+// kube would: it is marked lagging and catches up from the event window on
+// its own (see catchUp), so a busy but healthy watcher is never closed,
+// and the dispatcher never waits on it again until it has caught up.
+// Called without c.mu, by the reflector only (events stay in order).
+func (c *Cacher) dispatch(ev *event) {
+	var blocked []*cacheWatcher
+	c.mu.RLock()
 	for w := range c.watchers {
-		if !w.inScope(ev.key) {
+		if !w.inScope(ev.key) || w.lagging.Load() {
 			continue
 		}
 		select {
 		case w.input <- ev:
 		default:
-			delete(c.watchers, w)
-			w.terminate()
-			c.metrics.WatcherTerminated()
-			c.cfg.Logger.Warn("watch cache terminated a slow watcher",
+			blocked = append(blocked, w)
+		}
+	}
+	c.mu.RUnlock()
+	if len(blocked) == 0 {
+		return
+	}
+	start := time.Now()
+	budget := c.budget.take(start)
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	expired := budget <= 0
+	for _, w := range blocked {
+		if !expired {
+			select {
+			case w.input <- ev:
+				continue
+			case <-w.done:
+				continue
+			case <-timer.C:
+				expired = true
+			}
+		}
+		select { // the budget is spent: a last chance, without waiting
+		case w.input <- ev:
+		case <-w.done:
+		default:
+			w.missedFrom.Store(ev.rv)
+			w.lagging.Store(true)
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
+			c.cfg.Logger.Debug("watch cache watcher lagging: it catches up from the event window",
 				"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", ev.rv)
 		}
 	}
+	if !expired {
+		now := time.Now()
+		c.budget.giveBack(budget-now.Sub(start), now)
+	}
+}
+
+// terminateSlow ends a watcher that fell too far behind.
+func (c *Cacher) terminateSlow(w *cacheWatcher, rv uint64, why string) {
+	c.mu.Lock()
+	_, ok := c.watchers[w]
+	delete(c.watchers, w)
+	c.mu.Unlock()
+	w.terminate()
+	if !ok {
+		return // stopped meanwhile
+	}
+	c.metrics.WatcherTerminated()
+	c.cfg.Logger.Warn("watch cache terminated a slow watcher: "+why,
+		"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", rv)
+}
+
+// timeBudget is how long the dispatcher may still block on slow watchers:
+// it refills at a rate per second up to a maximum (kube's watch cache
+// keeps such a budget too). Used by the reflector goroutine only.
+type timeBudget struct {
+	left, max, perSecond time.Duration
+	last                 time.Time
+}
+
+func newTimeBudget(maxBudget, perSecond time.Duration, now time.Time) timeBudget {
+	return timeBudget{left: maxBudget, max: maxBudget, perSecond: perSecond, last: now}
+}
+
+// take returns the whole budget left (refilled up to now) and empties it.
+func (b *timeBudget) take(now time.Time) time.Duration {
+	elapsed := now.Sub(b.last)
+	b.last = now
+	b.left = min(b.max, b.left+time.Duration(float64(b.perSecond)*elapsed.Seconds()))
+	left := b.left
+	b.left = 0
+	return left
+}
+
+// giveBack returns the unused part of what take returned.
+func (b *timeBudget) giveBack(unused time.Duration, now time.Time) {
+	if unused > 0 {
+		b.left = min(b.max, b.left+unused)
+	}
+	b.last = now
 }
 
 // terminateAllLocked ends every watcher (their result channels close).
@@ -329,6 +472,9 @@ func (c *Cacher) bookmarkLoop(ctx context.Context) {
 			return
 		case <-t.C:
 			c.sendBookmarks()
+			c.mu.Lock()
+			c.expireSnapshotsLocked()
+			c.mu.Unlock()
 		}
 	}
 }
@@ -341,8 +487,8 @@ func (c *Cacher) sendBookmarks() {
 	}
 	var ev *event
 	for w := range c.watchers {
-		if !w.bookmarks {
-			continue
+		if !w.bookmarks || w.lagging.Load() {
+			continue // a lagging watcher must not get one ahead of its backlog
 		}
 		if ev == nil {
 			if ev = c.bookmarkEventLocked(); ev == nil {
@@ -364,7 +510,7 @@ func (c *Cacher) sendBookmarkTo(w *cacheWatcher) {
 	if !c.ready || c.rv == 0 {
 		return
 	}
-	if _, ok := c.watchers[w]; !ok {
+	if _, ok := c.watchers[w]; !ok || w.lagging.Load() {
 		return
 	}
 	if ev := c.bookmarkEventLocked(); ev != nil {
@@ -375,15 +521,16 @@ func (c *Cacher) sendBookmarkTo(w *cacheWatcher) {
 	}
 }
 
-// bookmarkEventLocked builds a bookmark event at the cache's revision, or
+// bookmarkEventLocked builds a bookmark event at the revision dispatched, or
 // nil (logged) if the object cannot be built.
 func (c *Cacher) bookmarkEventLocked() *event {
-	obj, err := c.bookmarkObject(c.rv, false)
+	rv := c.sentRV.Load()
+	obj, err := c.bookmarkObject(rv, false)
 	if err != nil {
 		c.cfg.Logger.Warn("watch cache cannot build a bookmark", "prefix", c.cfg.ResourcePrefix, "err", err)
 		return nil
 	}
-	return &event{typ: watch.Bookmark, rv: c.rv, cur: &entry{obj: obj, rv: c.rv}}
+	return &event{typ: watch.Bookmark, rv: rv, cur: &entry{obj: obj, rv: rv}}
 }
 
 // bookmarkObject returns an empty object carrying only resourceVersion rv,

@@ -1,0 +1,139 @@
+// Command kapi-bench measures kapi side by side with an upstream reference
+// server on this machine and prints the figures and their ratios.
+//
+//	kapi-bench -kapi ./kapi [-etcd http://127.0.0.1:2379] [-reference ./kube-apiserver]
+//	           [-starts 5] [-objects 2000] [-writes 60000] [-watchers 100,1000]
+//
+// Targets: kapi on the memory backend, kapi on its embedded etcd, and, when
+// -etcd names an external etcd, kapi on it and the reference on it (each
+// under its own key prefix). The reference is a kube-apiserver binary (or
+// any server taking its flags; see -reference-flags) built from public
+// source: docs/performance.md says how. Without a reference the tool says
+// so and prints kapi's figures alone.
+//
+// Rows, as issue 18's table: start → /readyz 200 (median of -starts runs,
+// the data dir prepared by a first unmeasured start), idle RSS, create / get
+// / update of custom resources with 32 workers, consistent list of
+// -objects custom resources, watch latency from send (p99) with each
+// -watchers count and the server CPU per delivered event, RSS after
+// -writes updates, SIGTERM → exit (median).
+//
+// It talks only to the servers it started, on 127.0.0.1, and to -etcd,
+// which must be a loopback address.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type options struct {
+	kapi           string
+	etcd           string
+	reference      string
+	referenceFlags string
+	starts         int
+	objects        int
+	writes         int
+	watchers       []int
+	watchEvents    int
+	conc           int
+}
+
+func main() {
+	o := options{}
+	flag.StringVar(&o.kapi, "kapi", "./kapi", "kapi binary")
+	flag.StringVar(&o.etcd, "etcd", "", "an external etcd (loopback URL, e.g. http://127.0.0.1:2379): kapi and the reference run on it too")
+	flag.StringVar(&o.reference, "reference", "", "the reference server binary (kube-apiserver built from public source; needs -etcd)")
+	flag.StringVar(&o.referenceFlags, "reference-flags", defaultReferenceFlags, "the reference's flags; {etcd} {prefix} {port} {dir} are replaced")
+	flag.IntVar(&o.starts, "starts", 5, "measured starts per target (median)")
+	flag.IntVar(&o.objects, "objects", 2000, "custom resources created, read, updated and listed")
+	flag.IntVar(&o.writes, "writes", 60000, "updates before the last RSS reading")
+	watchers := flag.String("watchers", "100,1000", "watcher counts of the watch rows")
+	flag.IntVar(&o.watchEvents, "watch-events", 200, "updates each watch row sends")
+	flag.IntVar(&o.conc, "c", 32, "concurrent workers of the create/get/update rows")
+	flag.Parse()
+	for _, s := range strings.Split(*watchers, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			fail(fmt.Errorf("-watchers: %q is not a positive count", s))
+		}
+		o.watchers = append(o.watchers, n)
+	}
+	if err := o.validate(); err != nil {
+		fail(err)
+	}
+	if err := run(context.Background(), o); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "Error:", err)
+	os.Exit(1)
+}
+
+func (o options) validate() error {
+	if o.starts < 1 || o.objects < 1 || o.writes < 0 || o.conc < 1 || o.watchEvents < 1 {
+		return errors.New("-starts, -objects, -c and -watch-events must be positive, -writes not negative")
+	}
+	if o.etcd != "" {
+		u, err := url.Parse(o.etcd)
+		if err != nil || u.Hostname() == "" {
+			return fmt.Errorf("-etcd %q: not a URL", o.etcd)
+		}
+		if !isLoopback(u.Hostname()) {
+			return fmt.Errorf("-etcd %q: only loopback addresses are measured", o.etcd)
+		}
+	}
+	if o.reference != "" && o.etcd == "" {
+		return errors.New("-reference needs -etcd: the reference runs on the same etcd as kapi")
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func run(ctx context.Context, o options) error {
+	stamp := time.Now().UnixNano() % 1e9
+	targets := []*target{
+		kapiTarget("kapi memory", o.kapi, "--storage-backend=memory"),
+		kapiTarget("kapi embedded etcd", o.kapi),
+	}
+	var ref *target
+	if o.etcd != "" {
+		targets = append(targets, kapiTarget("kapi on etcd", o.kapi, "--etcd-servers="+o.etcd, fmt.Sprintf("--etcd-prefix=/kapi-bench-%d", stamp)))
+		if o.reference != "" {
+			ref = referenceTarget("reference", o.reference, o.referenceFlags, o.etcd, fmt.Sprintf("/reference-bench-%d", stamp))
+			targets = append(targets, ref)
+		}
+	}
+	if ref == nil {
+		fmt.Println("No reference server (-reference and -etcd): printing kapi's figures alone.")
+	}
+	var results []*result
+	for _, t := range targets {
+		fmt.Fprintf(os.Stderr, "== %s\n", t.name)
+		r, err := measure(ctx, t, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+		results = append(results, r)
+	}
+	printTable(os.Stdout, o, results, ref != nil)
+	return nil
+}

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+)
+
+// result is one target's figures.
+type result struct {
+	name                string
+	start, sigterm      time.Duration // medians
+	idleRSS             int64
+	create, get, update float64 // per second
+	list                float64 // consistent lists per second
+	watch               []watchResult
+	rssAfterWrites      int64
+	writes              int
+}
+
+type watchResult struct {
+	watchers            int
+	p99                 time.Duration
+	cpuPerEvent         time.Duration
+	delivered, expected int
+}
+
+const (
+	benchGroup     = "bench.kapi.dev"
+	benchNamespace = "bench"
+	sentAnnotation = "bench.kapi.dev/sent"
+)
+
+var benchGVR = schema.GroupVersionResource{Group: benchGroup, Version: "v1", Resource: "benchthings"}
+
+func measure(ctx context.Context, t *target, o options) (*result, error) {
+	dir, err := os.MkdirTemp("", "kapi-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	t.dir = dir
+	if t.prepare != nil {
+		if err := t.prepare(dir); err != nil {
+			return nil, err
+		}
+	}
+	r := &result{name: t.name}
+	// The first start prepares the data dir (PKI, etcd): not measured.
+	p, err := t.start(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("warm-up start: %w", err)
+	}
+	if _, err := p.stop(); err != nil {
+		return nil, err
+	}
+	var starts, stops []time.Duration
+	for range o.starts {
+		p, err := t.start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d, err := p.stop()
+		if err != nil {
+			return nil, err
+		}
+		starts, stops = append(starts, p.ready), append(stops, d)
+	}
+	r.start, r.sigterm = median(starts), median(stops)
+	fmt.Fprintf(os.Stderr, "   start %v, SIGTERM→exit %v\n", r.start, r.sigterm)
+
+	p, err = t.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer p.kill()
+	time.Sleep(3 * time.Second) // settle
+	r.idleRSS = p.rss()
+	if err := load(ctx, p, o, r); err != nil {
+		return nil, err
+	}
+	if _, err := p.stop(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func load(ctx context.Context, p *proc, o options, r *result) error {
+	cs, err := kubernetes.NewForConfig(p.cfg)
+	if err != nil {
+		return err
+	}
+	ext, err := apiextensionsclient.NewForConfig(p.cfg)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(p.cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}}, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create namespace: %w", err)
+	}
+	if err := installCRD(ctx, ext, dyn); err != nil {
+		return err
+	}
+	res := dyn.Resource(benchGVR).Namespace(benchNamespace)
+
+	objs := make([]*unstructured.Unstructured, o.objects)
+	rate, err := parallel(o.objects, o.conc, func(i int) error {
+		obj, err := res.Create(ctx, thing(i), metav1.CreateOptions{})
+		objs[i] = obj
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	r.create = rate
+	if r.get, err = parallel(o.objects, o.conc, func(i int) error {
+		_, err := res.Get(ctx, objs[i].GetName(), metav1.GetOptions{})
+		return err
+	}); err != nil {
+		return fmt.Errorf("get: %w", err)
+	}
+	if r.update, err = parallel(o.objects, o.conc, func(i int) error {
+		return update(ctx, res, objs, i, "")
+	}); err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "   create %.0f/s, get %.0f/s, update %.0f/s\n", r.create, r.get, r.update)
+
+	const lists = 20
+	begin := time.Now()
+	for range lists {
+		l, err := res.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("list: %w", err)
+		}
+		if len(l.Items) != o.objects {
+			return fmt.Errorf("list: %d items, want %d", len(l.Items), o.objects)
+		}
+	}
+	r.list = lists / time.Since(begin).Seconds()
+	fmt.Fprintf(os.Stderr, "   consistent list of %d: %.1f/s\n", o.objects, r.list)
+
+	for _, n := range o.watchers {
+		w, err := watchRow(ctx, p, res, objs, n, o.watchEvents)
+		if err != nil {
+			return fmt.Errorf("watch with %d watchers: %w", n, err)
+		}
+		r.watch = append(r.watch, w)
+		fmt.Fprintf(os.Stderr, "   watch %d: p99 %v, CPU/event %v, delivered %d of %d\n", n, w.p99, w.cpuPerEvent, w.delivered, w.expected)
+	}
+
+	if _, err := parallel(o.writes, o.conc, func(i int) error {
+		return update(ctx, res, objs, i%o.objects, "")
+	}); err != nil {
+		return fmt.Errorf("writes: %w", err)
+	}
+	time.Sleep(2 * time.Second)
+	r.rssAfterWrites, r.writes = p.rss(), o.writes
+	return nil
+}
+
+// locks serialize the updates of one object by the benchmark's workers
+// (striped by index).
+var locks [1024]sync.Mutex
+
+// update rewrites object i from its last known state; a conflict (another
+// client's write) is retried from a fresh read.
+func update(ctx context.Context, res dynamic.ResourceInterface, objs []*unstructured.Unstructured, i int, sent string) error {
+	locks[i%len(locks)].Lock()
+	defer locks[i%len(locks)].Unlock()
+	for {
+		obj := objs[i].DeepCopy()
+		n, _, _ := unstructured.NestedInt64(obj.Object, "spec", "n")
+		_ = unstructured.SetNestedField(obj.Object, n+1, "spec", "n")
+		if sent != "" {
+			a := obj.GetAnnotations()
+			if a == nil {
+				a = map[string]string{}
+			}
+			a[sentAnnotation] = sent
+			obj.SetAnnotations(a)
+		}
+		out, err := res.Update(ctx, obj, metav1.UpdateOptions{})
+		if err == nil {
+			objs[i] = out
+			return nil
+		}
+		fresh, gerr := res.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if gerr != nil {
+			return err
+		}
+		objs[i] = fresh
+	}
+}
+
+func thing(i int) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": benchGroup + "/v1",
+		"kind":       "BenchThing",
+		"metadata":   map[string]any{"name": fmt.Sprintf("t%05d", i)},
+		"spec": map[string]any{
+			"n":    int64(0),
+			"text": "a custom resource of a few hundred bytes, as a small controller's objects are; padding padding padding padding padding",
+			"tags": []any{"a", "b", "c"},
+		},
+	}}
+}
+
+func installCRD(ctx context.Context, ext apiextensionsclient.Interface, dyn dynamic.Interface) error {
+	preserve := true
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: benchGVR.Resource + "." + benchGroup},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: benchGroup,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: benchGVR.Resource, Singular: "benchthing", Kind: "BenchThing", ListKind: "BenchThingList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: &preserve,
+				}},
+			}},
+		},
+	}
+	if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create CRD: %w", err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if _, err := dyn.Resource(benchGVR).Namespace(benchNamespace).List(ctx, metav1.ListOptions{Limit: 1}); err == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("CRD %s not served within 1m", crd.Name)
+}
+
+// parallel runs fn(0..n-1) on conc workers and returns the rate per
+// second; the first error stops it.
+func parallel(n, conc int, fn func(i int) error) (float64, error) {
+	var next atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for range conc {
+		wg.Go(func() {
+			for firstErr.Load() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return 0, err
+	}
+	return float64(n) / time.Since(begin).Seconds(), nil
+}
+
+// watchRow starts n watchers of the namespace, sends events updates (4 at
+// a time), each stamped with its send time, and measures the delay from
+// send to receipt at every watcher, and the server's CPU per delivered
+// event.
+func watchRow(ctx context.Context, p *proc, res dynamic.ResourceInterface, objs []*unstructured.Unstructured, n, events int) (watchResult, error) {
+	wr := watchResult{watchers: n, expected: n * events}
+	l, err := res.List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return wr, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	ws := make([]watch.Interface, n)
+	for i := range ws {
+		if ws[i], err = res.Watch(ctx, metav1.ListOptions{ResourceVersion: l.GetResourceVersion()}); err != nil {
+			return wr, err
+		}
+	}
+	lats := make([][]time.Duration, n)
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() {
+			defer w.Stop()
+			for len(lats[i]) < events {
+				ev, ok := <-w.ResultChan()
+				if !ok || ev.Type == watch.Error {
+					return
+				}
+				now := time.Now()
+				u, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				sent, err := strconv.ParseInt(u.GetAnnotations()[sentAnnotation], 10, 64)
+				if err != nil {
+					continue // an update of the writes before this row
+				}
+				lats[i] = append(lats[i], now.Sub(time.Unix(0, sent)))
+			}
+		})
+	}
+	cpu0 := p.cpu()
+	if _, err := parallel(events, 4, func(i int) error {
+		return update(ctx, res, objs, i%len(objs), strconv.FormatInt(time.Now().UnixNano(), 10))
+	}); err != nil {
+		return wr, err
+	}
+	wg.Wait()
+	cpu := p.cpu() - cpu0
+	var all []time.Duration
+	for _, l := range lats {
+		all = append(all, l...)
+	}
+	wr.delivered = len(all)
+	if len(all) > 0 {
+		sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+		wr.p99 = all[len(all)*99/100]
+		wr.cpuPerEvent = cpu / time.Duration(len(all))
+	}
+	return wr, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
