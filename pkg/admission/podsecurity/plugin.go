@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -320,6 +321,7 @@ func (p *Plugin) validateNamespace(ctx context.Context, a admission.Attributes) 
 		if len(errs) > 0 {
 			return invalid()
 		}
+		p.warnExemptNamespace(ctx, ns, pol)
 		return nil
 	}
 	old, ok := a.OldObject.(*corev1.Namespace)
@@ -336,13 +338,45 @@ func (p *Plugin) validateNamespace(ctx context.Context, a admission.Attributes) 
 		pol.Enforce.Version == oldPol.Enforce.Version && pol.Enforce.Level.rank() <= oldPol.Enforce.Level.rank():
 		return nil
 	case p.exemptNamespace(ns.Name):
-		audit.AddAnnotation(ctx, AnnotationExempt, "namespace")
+		// Upstream's ValidateNamespace answers an exempt namespace with its
+		// plain allowed response (no exemption audit annotation), plus the
+		// exempt-namespace warning.
+		p.warnExemptNamespace(ctx, ns, pol)
 		return nil
 	}
 	for _, w := range p.existingPodWarnings(ctx, ns.Name, pol.Enforce) {
 		warning.AddWarning(ctx, w)
 	}
 	return nil
+}
+
+// warnExemptNamespace is upstream's exemptNamespaceWarning: labelling an
+// exempt namespace with a policy that is neither fully privileged nor the
+// configured default warns that it will be ignored, naming each
+// non-privileged mode whose level or version label is set
+// ("namespace \"kube-system\" is exempt from Pod Security, and the policy
+// (enforce=baseline:latest) will be ignored").
+func (p *Plugin) warnExemptNamespace(ctx context.Context, ns *corev1.Namespace, pol Policy) {
+	if !p.exemptNamespace(ns.Name) || pol.fullyPrivileged() || pol.equivalent(p.cfg.defaults) {
+		return
+	}
+	var modes []string
+	for _, m := range []struct {
+		name                   string
+		lv                     LevelVersion
+		levelLabel, versionLbl string
+	}{
+		{"enforce", pol.Enforce, EnforceLevelLabel, EnforceVersionLabel},
+		{"audit", pol.Audit, AuditLevelLabel, AuditVersionLabel},
+		{"warn", pol.Warn, WarnLevelLabel, WarnVersionLabel},
+	} {
+		_, hasLevel := ns.Labels[m.levelLabel]
+		_, hasVersion := ns.Labels[m.versionLbl]
+		if m.lv.Level != LevelPrivileged && (hasLevel || hasVersion) {
+			modes = append(modes, m.name+"="+m.lv.String())
+		}
+	}
+	warning.AddWarning(ctx, fmt.Sprintf("namespace %q is exempt from Pod Security, and the policy (%s) will be ignored", ns.Name, strings.Join(modes, ", ")))
 }
 
 // existingPodWarnings is upstream's EvaluatePodsInNamespace: the

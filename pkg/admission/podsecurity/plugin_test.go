@@ -368,8 +368,34 @@ func TestNamespaceLabels(t *testing.T) {
 			t.Errorf("%v -> %v: %q", c.old, c.new, got)
 		}
 	}
-	if got := update("exempt", nil, map[string]string{EnforceLevelLabel: "restricted"}); len(got) != 0 {
+	// An exempt namespace's pods are not checked; a non-default,
+	// non-privileged policy gets upstream's exemptNamespaceWarning (text:
+	// staging/src/k8s.io/pod-security-admission/admission/admission.go,
+	// "namespace %q is exempt from Pod Security, and the policy (%s) will be
+	// ignored"), on update and on create, naming only the modes whose labels
+	// are set and whose level is not privileged.
+	exemptWarn := `namespace "exempt" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored`
+	if got := update("exempt", nil, map[string]string{EnforceLevelLabel: "restricted"}); !slices.Equal(got, []string{exemptWarn}) {
 		t.Errorf("exempt namespace: %q", got)
+	}
+	err, warns, ann := run(t, p, admission.Attributes{Operation: admission.Create, Resource: nsGVR, Name: "exempt", Object: mk("exempt", map[string]string{
+		EnforceLevelLabel: "restricted", AuditLevelLabel: "privileged", WarnVersionLabel: "v1.30", WarnLevelLabel: "baseline",
+	})})
+	if want := `namespace "exempt" is exempt from Pod Security, and the policy (enforce=restricted:latest, warn=baseline:v1.30) will be ignored`; err != nil || !slices.Equal(warns, []string{want}) || ann[AnnotationExempt] != "" {
+		t.Errorf("exempt namespace create: %v %q %v", err, warns, ann)
+	}
+	// Fully privileged, or equal to the defaults (privileged ignores its
+	// version): no warning.
+	for _, labels := range []map[string]string{
+		{EnforceLevelLabel: "privileged", EnforceVersionLabel: "v1.20"},
+		{"x": "y"},
+	} {
+		if err, warns, _ := run(t, p, admission.Attributes{Operation: admission.Create, Resource: nsGVR, Name: "exempt", Object: mk("exempt", labels)}); err != nil || len(warns) != 0 {
+			t.Errorf("exempt namespace %v: %v %q", labels, err, warns)
+		}
+	}
+	if err, warns, _ := run(t, p, admission.Attributes{Operation: admission.Create, Resource: nsGVR, Name: "ns2", Object: mk("ns2", map[string]string{EnforceLevelLabel: "restricted"})}); err != nil || len(warns) != 0 {
+		t.Errorf("not exempt namespace create: %v %q", err, warns)
 	}
 	// A version change at the same level re-checks.
 	if got := update("ns", map[string]string{EnforceLevelLabel: "baseline", EnforceVersionLabel: "v1.0"}, map[string]string{EnforceLevelLabel: "baseline"}); len(got) != 2 {

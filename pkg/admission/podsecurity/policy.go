@@ -109,6 +109,22 @@ type Policy struct {
 	Enforce, Audit, Warn LevelVersion
 }
 
+// fullyPrivileged reports whether every mode is privileged (upstream's
+// Policy.FullyPrivileged).
+func (p Policy) fullyPrivileged() bool {
+	return p.Enforce.Level == LevelPrivileged && p.Audit.Level == LevelPrivileged && p.Warn.Level == LevelPrivileged
+}
+
+// equivalent is upstream's Policy.Equivalent: same levels, and same
+// versions where the level is not privileged (privileged ignores the
+// version).
+func (p Policy) equivalent(o Policy) bool {
+	eq := func(a, b LevelVersion) bool {
+		return a.Level == b.Level && (a.Level == LevelPrivileged || a.Version == b.Version)
+	}
+	return eq(p.Enforce, o.Enforce) && eq(p.Audit, o.Audit) && eq(p.Warn, o.Warn)
+}
+
 // policyFromLabels is upstream's api.PolicyToEvaluate: each mode from its
 // labels, falling back to defaults. Invalid values yield errors (with
 // their field paths); an invalid enforce level evaluates as restricted, an
