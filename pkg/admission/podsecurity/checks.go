@@ -125,12 +125,13 @@ func pluralize(one, many string, n int) string {
 	return many
 }
 
+// joinQuote wraps each item in double quotes, without escaping (upstream's
+// joinQuote: an annotation value's own quotes stay as they are).
 func joinQuote(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", s)
+	if len(ss) == 0 {
+		return ""
 	}
-	return strings.Join(q, ", ")
+	return `"` + strings.Join(ss, `", "`) + `"`
 }
 
 func containersText(names []string) string {

@@ -51,7 +51,7 @@ func TestChecks(t *testing.T) {
 			p.Spec.SecurityContext.AppArmorProfile = &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}
 			p.Annotations = map[string]string{"container.apparmor.security.beta.kubernetes.io/c": "unconfined"}
 		}, latest, "forbidden AppArmor profiles",
-			`pod and annotation must not set AppArmor profile type to "Unconfined", "container.apparmor.security.beta.kubernetes.io/c=\"unconfined\""`},
+			`pod and annotation must not set AppArmor profile type to "Unconfined", "container.apparmor.security.beta.kubernetes.io/c="unconfined""`},
 		{"appArmorProfile", func(p *corev1.Pod) {
 			csc(p).AppArmorProfile = &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}
 		}, latest, "forbidden AppArmor profile", `container "c" must not set AppArmor profile type to "Unconfined"`},

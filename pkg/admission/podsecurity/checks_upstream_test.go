@@ -32,12 +32,23 @@ func seccomp(t corev1.SeccompProfileType) *corev1.SeccompProfile {
 
 func upstreamCases() []upstreamCase {
 	const (
-		hostPortsSrc     = "check_hostPorts_test.go@ab3cf0b2a6dc9476c9fbc327afe925fd322b466e"
-		seccompBaseSrc   = "check_seccompProfile_baseline_test.go@ab3cf0b2a6dc9476c9fbc327afe925fd322b466e"
-		seLinuxSrc       = "check_seLinuxOptions_test.go@2e0908106e4420a601e50d6edfd41475de87a3e1"
-		volumesSrc       = "check_restrictedVolumes_test.go@030880a5dc5449403c6d1f0aa146a7dc21d6c6dc"
-		windowsSrc       = "check_windowsHostProcess_test.go@78fc8e44052f699bf598f84b697b41e5a328c9c5"
-		capsBaselineSrc  = "check_capabilities_baseline_test.go@04791b4906602ffda5ccf9bc4c84d3329f1d7080"
+		hostPortsSrc      = "check_hostPorts_test.go@ab3cf0b2a6dc9476c9fbc327afe925fd322b466e"
+		seccompBaseSrc    = "check_seccompProfile_baseline_test.go@ab3cf0b2a6dc9476c9fbc327afe925fd322b466e"
+		seLinuxSrc        = "check_seLinuxOptions_test.go@2e0908106e4420a601e50d6edfd41475de87a3e1"
+		volumesSrc        = "check_restrictedVolumes_test.go@030880a5dc5449403c6d1f0aa146a7dc21d6c6dc"
+		windowsSrc        = "check_windowsHostProcess_test.go@78fc8e44052f699bf598f84b697b41e5a328c9c5"
+		capsBaselineSrc   = "check_capabilities_baseline_test.go@04791b4906602ffda5ccf9bc4c84d3329f1d7080"
+		procMountSrc      = "check_procMount_baseline_test.go@1dc8b4f20f8cd7581b3175390bcca93dbcd517e5 (procMount1_35baseline)"
+		capsRestrictedSrc = "check_capabilities_restricted_test.go@04791b4906602ffda5ccf9bc4c84d3329f1d7080"
+		sysctlsSrc        = "check_sysctls_test.go@025f2834a128798cef30018a5e6a6ae82b5ad885"
+		runAsNonRootSrc   = "check_runAsNonRoot_test.go@008b3652959ca58af8be3fb5b6ecfe9ae7638282 (runAsNonRoot1_35)"
+		runAsUserSrc      = "check_runAsUser_test.go@0e39963bea7bba03be3bfcf41716de1f96812488 (runAsUser1_35)"
+		// The newest stored TestHostProbesAndHostLifecycle (calling
+		// hostProbesAndHostLifecycleV1Dot34, reason "probe or lifecycle host").
+		hostProbesSrc = "check_hostProbesAndhostLifecycle_test.go (hostProbesAndHostLifecycleV1Dot34)"
+		// The newest stored TestAppArmorProfile (field-aware
+		// appArmorProfile_1_0).
+		appArmorSrc      = "check_appArmorProfile_test.go (TestAppArmorProfile, appArmorProfile_1_0)"
 		v1_0, v1_19, v31 = 0, 19, 31
 	)
 	selinux := func(typ, user, role string) *corev1.SecurityContext {
@@ -191,6 +202,130 @@ func upstreamCases() []upstreamCase {
 				s.Capabilities = &corev1.Capabilities{Add: []corev1.Capability{"BAR", "BAZ"}}
 			})},
 		}}}, "non-default capabilities", `containers "a", "b" must not include "BAR", "BAZ", "FOO" in securityContext.capabilities.add`},
+
+		{procMountSrc, "procMount", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{
+				{Name: "a"},
+				{Name: "b", SecurityContext: &corev1.SecurityContext{}},
+				{Name: "c", SecurityContext: &corev1.SecurityContext{ProcMount: ptr(corev1.DefaultProcMount)}},
+				{Name: "d", SecurityContext: &corev1.SecurityContext{ProcMount: ptr(corev1.UnmaskedProcMount)}},
+				{Name: "e", SecurityContext: &corev1.SecurityContext{ProcMount: ptr(corev1.ProcMountType("other"))}},
+			},
+			HostUsers: ptr(true),
+		}}, "procMount", `containers "d", "e" must not set securityContext.procMount to "Unmasked", "other"`},
+		{procMountSrc, "procMount", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{
+				{Name: "d", SecurityContext: &corev1.SecurityContext{ProcMount: ptr(corev1.UnmaskedProcMount)}},
+				{Name: "e", SecurityContext: &corev1.SecurityContext{ProcMount: ptr(corev1.ProcMountType("other"))}},
+			},
+			HostUsers: ptr(false),
+		}}, "", ""},
+
+		{capsRestrictedSrc, "capabilities_restricted", Version{minor: 22}, &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "a", SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"FOO", "BAR"}}}},
+			{Name: "b", SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"BAR", "BAZ"}}}},
+			{Name: "c", SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{
+				Add: []corev1.Capability{"NET_BIND_SERVICE", "CHOWN"}, Drop: []corev1.Capability{"ALL", "FOO"},
+			}}},
+		}}}, "unrestricted capabilities", `containers "a", "b" must set securityContext.capabilities.drop=["ALL"]; containers "a", "b", "c" must not include "BAR", "BAZ", "CHOWN", "FOO" in securityContext.capabilities.add`},
+
+		{sysctlsSrc, "sysctls", Version{minor: v1_0}, &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{
+			Sysctls: []corev1.Sysctl{{Name: "a"}, {Name: "b"}},
+		}}}, "forbidden sysctls", "a, b"},
+		{sysctlsSrc, "sysctls", Version{minor: v1_0}, &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{
+			Sysctls: []corev1.Sysctl{{Name: "net.ipv4.ip_local_reserved_ports", Value: "1024-4999"}},
+		}}}, "forbidden sysctls", "net.ipv4.ip_local_reserved_ports"},
+		{sysctlsSrc, "sysctls", Version{minor: 27}, &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{
+			Sysctls: []corev1.Sysctl{{Name: "net.ipv4.ip_local_reserved_ports", Value: "1024-4999"}},
+		}}}, "", ""},
+
+		{runAsNonRootSrc, "runAsNonRoot", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a"}}}},
+			"runAsNonRoot != true", `pod or container "a" must set securityContext.runAsNonRoot=true`},
+		{runAsNonRootSrc, "runAsNonRoot", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr(false)}, Containers: []corev1.Container{{Name: "a"}},
+		}}, "runAsNonRoot != true", `pod must not set securityContext.runAsNonRoot=false`},
+		{runAsNonRootSrc, "runAsNonRoot", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr(true)},
+			Containers: []corev1.Container{
+				{Name: "a"},
+				{Name: "b", SecurityContext: &corev1.SecurityContext{}},
+				{Name: "c", SecurityContext: &corev1.SecurityContext{RunAsNonRoot: ptr(false)}},
+				{Name: "d", SecurityContext: &corev1.SecurityContext{RunAsNonRoot: ptr(false)}},
+				{Name: "e", SecurityContext: &corev1.SecurityContext{RunAsNonRoot: ptr(true)}},
+				{Name: "f", SecurityContext: &corev1.SecurityContext{RunAsNonRoot: ptr(true)}},
+			},
+		}}, "runAsNonRoot != true", `containers "c", "d" must not set securityContext.runAsNonRoot=false`},
+		{runAsNonRootSrc, "runAsNonRoot", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{
+				{Name: "a"},
+				{Name: "b", SecurityContext: &corev1.SecurityContext{}},
+				{Name: "d", SecurityContext: &corev1.SecurityContext{RunAsNonRoot: ptr(true)}},
+				{Name: "e", SecurityContext: &corev1.SecurityContext{RunAsNonRoot: ptr(true)}},
+			},
+		}}, "runAsNonRoot != true", `pod or containers "a", "b" must set securityContext.runAsNonRoot=true`},
+		{runAsNonRootSrc, "runAsNonRoot", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{HostUsers: ptr(false)}}, "", ""},
+
+		{runAsUserSrc, "runAsUser", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr(int64(0))}, Containers: []corev1.Container{{Name: "a"}},
+		}}, "runAsUser=0", `pod must not set runAsUser=0`},
+		{runAsUserSrc, "runAsUser", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr(int64(1000))}, Containers: []corev1.Container{{Name: "a"}},
+		}}, "", ""},
+		{runAsUserSrc, "runAsUser", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr(int64(1000))},
+			Containers: []corev1.Container{
+				{Name: "a"},
+				{Name: "b", SecurityContext: &corev1.SecurityContext{}},
+				{Name: "c", SecurityContext: &corev1.SecurityContext{RunAsUser: ptr(int64(0))}},
+				{Name: "d", SecurityContext: &corev1.SecurityContext{RunAsUser: ptr(int64(0))}},
+				{Name: "e", SecurityContext: &corev1.SecurityContext{RunAsUser: ptr(int64(1))}},
+				{Name: "f", SecurityContext: &corev1.SecurityContext{RunAsUser: ptr(int64(1))}},
+			},
+		}}, "runAsUser=0", `containers "c", "d" must not set runAsUser=0`},
+		{runAsUserSrc, "runAsUser", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{HostUsers: ptr(false)}}, "", ""},
+		{runAsUserSrc, "runAsUser", Version{minor: 35}, &corev1.Pod{Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr(int64(0))}, Containers: []corev1.Container{{Name: "a"}}, HostUsers: ptr(true),
+		}}, "runAsUser=0", `pod must not set runAsUser=0`},
+
+		{hostProbesSrc, "hostProbesAndHostLifecycle", Version{minor: 34}, &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name:           "a",
+			LivenessProbe:  &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Host: "127.0.0.1"}}},
+			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Host: "::1"}}},
+			StartupProbe:   &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Host: "localhost"}}},
+		}}}}, "probe or lifecycle host", `container "a" uses probe or lifecycle hosts "127.0.0.1", "::1", "localhost"`},
+		{hostProbesSrc, "hostProbesAndHostLifecycle", Version{minor: 34}, &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name:      "d",
+			Lifecycle: &corev1.Lifecycle{PostStart: &corev1.LifecycleHandler{TCPSocket: &corev1.TCPSocketAction{Host: "invalid.host"}}},
+		}}}}, "probe or lifecycle host", `container "d" uses probe or lifecycle host "invalid.host"`},
+		{hostProbesSrc, "hostProbesAndHostLifecycle", Version{minor: 34}, &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "valid"},
+			{Name: "invalid1", LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Host: "a.com"}}}},
+			{
+				Name:         "invalid2",
+				Lifecycle:    &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{TCPSocket: &corev1.TCPSocketAction{Host: "b.com"}}},
+				StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Host: "a.com"}}},
+			},
+		}}}, "probe or lifecycle host", `containers "invalid1", "invalid2" use probe or lifecycle hosts "a.com", "b.com"`},
+		{hostProbesSrc, "hostProbesAndHostLifecycle", Version{minor: 34}, &corev1.Pod{Spec: corev1.PodSpec{InitContainers: []corev1.Container{{
+			Name:          "init",
+			LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Host: "invalid.init.host"}}},
+		}}}}, "probe or lifecycle host", `container "init" uses probe or lifecycle host "invalid.init.host"`},
+
+		{appArmorSrc, "appArmorProfile", LatestVersion(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
+			`container.apparmor.security.beta.kubernetes.io/`:  `bogus`,
+			`container.apparmor.security.beta.kubernetes.io/a`: ``,
+			`container.apparmor.security.beta.kubernetes.io/b`: `runtime/default`,
+			`container.apparmor.security.beta.kubernetes.io/c`: `localhost/`,
+			`container.apparmor.security.beta.kubernetes.io/d`: `localhost/foo`,
+			`container.apparmor.security.beta.kubernetes.io/e`: `unconfined`,
+			`container.apparmor.security.beta.kubernetes.io/f`: `unknown`,
+		}}}, "forbidden AppArmor profiles", `annotations must not set AppArmor profile type to ` +
+			`"container.apparmor.security.beta.kubernetes.io/="bogus"", ` +
+			`"container.apparmor.security.beta.kubernetes.io/e="unconfined"", ` +
+			`"container.apparmor.security.beta.kubernetes.io/f="unknown""`},
+		{appArmorSrc, "appArmorProfile", LatestVersion(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
+			"container.apparmor.security.beta.kubernetes.io/test": "runtime/default", "env": "prod",
+		}}}, "", ""},
 	}
 }
 
@@ -199,7 +334,7 @@ func upstreamCases() []upstreamCase {
 // calls), comparing reason and detail exactly.
 func TestUpstreamCheckTables(t *testing.T) {
 	for _, tc := range upstreamCases() {
-		t.Run(tc.src+"/"+tc.detail, func(t *testing.T) {
+		t.Run(tc.src+"/"+tc.reason+"/"+tc.detail, func(t *testing.T) {
 			var c *check
 			for i := range checks {
 				if checks[i].id == tc.id {
@@ -213,6 +348,12 @@ func TestUpstreamCheckTables(t *testing.T) {
 				t.Fatalf("check %s does not exist at %s", tc.id, tc.version)
 			}
 			r := c.fn(&tc.pod.ObjectMeta, &tc.pod.Spec, tc.version)
+			if tc.reason == "" {
+				if !r.allowed {
+					t.Fatalf("forbidden: %s (%s), want allowed", r.reason, r.detail)
+				}
+				return
+			}
 			if r.allowed {
 				t.Fatal("allowed, want forbidden")
 			}
