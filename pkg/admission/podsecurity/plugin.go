@@ -161,7 +161,10 @@ func (p *Plugin) validatePod(ctx context.Context, a admission.Attributes) error 
 	}
 	pol, polErrs, err := p.policyFor(ctx, a.Namespace)
 	if err != nil {
-		msg := fmt.Sprintf("failed to lookup namespace %s", a.Namespace)
+		// Upstream: errorResponse(err, NewInternalError(fmt.Errorf("failed
+		// to lookup namespace %q", ns))), whose "error" audit annotation is
+		// the status message, ": ", and the cause.
+		msg := fmt.Sprintf("failed to lookup namespace %q", a.Namespace)
 		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("Internal error occurred: %s: %v", msg, err))
 		return apierrors.NewInternalError(errors.New(msg))
 	}
@@ -294,7 +297,7 @@ func (p *Plugin) validateWorkload(ctx context.Context, a admission.Attributes) e
 	}
 	pol, polErrs, err := p.policyFor(ctx, a.Namespace)
 	if err != nil {
-		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("failed to lookup namespace %s: %v", a.Namespace, err))
+		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("failed to lookup namespace %q: %v", a.Namespace, err))
 		return nil
 	}
 	if len(polErrs) == 0 && pol.Warn.Level == LevelPrivileged && pol.Audit.Level == LevelPrivileged {

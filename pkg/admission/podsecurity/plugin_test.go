@@ -182,8 +182,11 @@ func TestEnforceWarnAudit(t *testing.T) {
 	}
 
 	// A namespace that cannot be read: fail closed, as upstream.
-	if err, _, _ := run(t, p, podCreate("missing", barePod("p"))); !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "failed to lookup namespace missing") {
-		t.Errorf("missing namespace: %v", err)
+	// Upstream's errorResponse: the "error" audit annotation is the status
+	// message, ": " and the cause.
+	if err, _, ann := run(t, p, podCreate("missing", barePod("p"))); !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), `failed to lookup namespace "missing"`) ||
+		!strings.HasPrefix(ann[AnnotationError], `Internal error occurred: failed to lookup namespace "missing": `) {
+		t.Errorf("missing namespace: %v %v", err, ann)
 	}
 }
 
@@ -285,6 +288,21 @@ func TestExemptionsAndConfig(t *testing.T) {
 		if err != nil || len(warns) != 0 || ann[AnnotationExempt] != tt.why {
 			t.Errorf("%s exemption: %v %v %v", tt.name, err, warns, ann)
 		}
+	}
+	// Upstream's ValidatePodSecurityConfiguration errors, in its order
+	// (defaults enforce, warn, audit; exemptions namespaces, runtimeClasses,
+	// usernames).
+	_, err = New([]byte(`{"apiVersion":"pod-security.admission.config.k8s.io/v1","kind":"PodSecurityConfiguration",`+
+		`"defaults":{"audit":"strict","warn-version":"1.2"},"exemptions":{"usernames":["a","","a"],"namespaces":["Bad_NS","ok","ok"],"runtimeClasses":["x..y"]}}`), namespaces{}, nil)
+	wantErr := `invalid PodSecurityConfiguration: [defaults.warn-version: Invalid value: "1.2": must be "latest" or "v1.x", ` +
+		`defaults.audit: Invalid value: "strict": must be one of privileged, baseline, restricted, ` +
+		`exemptions.namespaces[0]: Invalid value: "Bad_NS": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), ` +
+		`exemptions.namespaces[2]: Duplicate value: "ok", ` +
+		`exemptions.runtimeClasses[0]: Invalid value: "x..y": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), ` +
+		`exemptions.usernames[1]: Invalid value: "": username must not be empty, ` +
+		`exemptions.usernames[2]: Duplicate value: "a"]`
+	if err == nil || err.Error() != wantErr {
+		t.Errorf("config errors\n got %v\nwant %s", err, wantErr)
 	}
 	for _, bad := range []string{
 		`{"apiVersion":"v1","kind":"PodSecurityConfiguration"}`,
