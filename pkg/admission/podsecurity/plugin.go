@@ -217,13 +217,12 @@ func (p *Plugin) evaluate(ctx context.Context, a admission.Attributes, pol Polic
 }
 
 // significantPodUpdate is upstream's isSignificantPodUpdate: an update is
-// checked when it changes the seccomp annotations, the number of
+// checked when it changes a container's seccomp annotation, the number of
 // containers, a container's image, or adds or changes an ephemeral
 // container (the other fields the checks read are immutable).
 func significantPodUpdate(pod, old *corev1.Pod) bool {
-	if pod.Annotations[corev1.SeccompPodAnnotationKey] != old.Annotations[corev1.SeccompPodAnnotationKey] {
-		return true
-	}
+	// The pod-level seccomp annotation is not looked at: upstream dropped
+	// that test (only the per-container annotation remains).
 	if len(pod.Spec.Containers) != len(old.Spec.Containers) || len(pod.Spec.InitContainers) != len(old.Spec.InitContainers) {
 		return true
 	}

@@ -204,6 +204,18 @@ func TestPodUpdatesAndSubresources(t *testing.T) {
 	if err, _, _ := run(t, p, upd(relabel, "")); err != nil {
 		t.Errorf("label update: %v", err)
 	}
+	// As upstream's isSignificantPodUpdate (admission.go), a change of the
+	// pod-level seccomp annotation alone is not; of a container's one is.
+	podSeccomp := old.DeepCopy()
+	podSeccomp.Annotations = map[string]string{corev1.SeccompPodAnnotationKey: "unconfined"}
+	if err, _, _ := run(t, p, upd(podSeccomp, "")); err != nil {
+		t.Errorf("pod seccomp annotation update: %v", err)
+	}
+	ctrSeccomp := old.DeepCopy()
+	ctrSeccomp.Annotations = map[string]string{corev1.SeccompContainerAnnotationKeyPrefix + "c": "unconfined"}
+	if err, _, _ := run(t, p, upd(ctrSeccomp, "")); !apierrors.IsForbidden(err) {
+		t.Errorf("container seccomp annotation update: %v", err)
+	}
 	// An image change is.
 	image := old.DeepCopy()
 	image.Spec.Containers[0].Image = "j"
