@@ -149,8 +149,11 @@ plugins:
 		t.Errorf("create deployment: %v: %s", err, stderr)
 	}
 
-	// The exempt namespace: labels do not apply.
-	if stderr, err := run("label", "ns", "exempt", "pod-security.kubernetes.io/enforce=restricted"); err != nil {
+	// The exempt namespace: labels do not apply, and kubectl shows upstream's
+	// exemptNamespaceWarning (admission.go; example in the v1.25 release
+	// blog, https://kubernetes.io/blog/2022/08/25/pod-security-admission-stable/).
+	if stderr, err := run("label", "ns", "exempt", "pod-security.kubernetes.io/enforce=restricted"); err != nil ||
+		!strings.Contains(stderr, `Warning: namespace "exempt" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored`) {
 		t.Fatalf("label exempt: %v: %s", err, stderr)
 	}
 	if stderr, err := run("apply", "-f", manifest("exempt", "p", true)); err != nil || strings.Contains(stderr, "Warning") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,10 +13,15 @@ import (
 
 // The checks follow k8s.io/pod-security-admission/policy/check_*.go of
 // kubernetes v1.37 (staging/src/k8s.io/pod-security-admission/policy):
-// each check's ID, level, minimum version, forbidden reason and detail
-// text are upstream's. Upstream's ulimits (v1.37+) and cgroupOptions
-// checks read securityContext fields that k8s.io/api v0.37.2 does not
-// have (no pod can set them here), so they are not implemented.
+// each check's ID, level, versioned variants, overrides, forbidden reason
+// and detail text are upstream's (re-read check by check; checks_test.go
+// names the file and commit of every expected text).
+//
+// Not implemented: upstream's check_ulimits_baseline.go (ID "ulimits",
+// baseline, v1.37+) and check_cgroupOptions_restricted.go
+// ("cgroupOptions_restricted", restricted, v1.38+) read
+// securityContext.ulimits and securityContext.cgroupOptions, fields that
+// k8s.io/api v0.37.2 does not have: no pod stored by kapi can set them.
 
 // result is one check's outcome.
 type result struct {
@@ -48,14 +54,15 @@ var checks = []check{
 	{id: "hostPorts", level: LevelBaseline, fn: checkHostPorts},
 	{id: "hostProbesAndHostLifecycle", level: LevelBaseline, minMinor: 34, fn: checkHostProbes},
 	{id: "privileged", level: LevelBaseline, fn: checkPrivileged},
-	{id: "procMount_baseline", level: LevelBaseline, fn: checkProcMount},
+	{id: "procMount", level: LevelBaseline, fn: checkProcMountBaseline},
 	{id: "seLinuxOptions", level: LevelBaseline, fn: checkSELinux},
-	{id: "seccompProfile_baseline", level: LevelBaseline, minMinor: 19, fn: checkSeccompBaseline},
+	{id: "seccompProfile_baseline", level: LevelBaseline, fn: checkSeccompBaseline},
 	{id: "sysctls", level: LevelBaseline, fn: checkSysctls},
 	{id: "windowsHostProcess", level: LevelBaseline, fn: checkHostProcess},
 
 	{id: "allowPrivilegeEscalation", level: LevelRestricted, minMinor: 8, fn: checkAllowPrivilegeEscalation},
-	{id: "capabilities_restricted", level: LevelRestricted, minMinor: 22, fn: checkCapabilitiesRestricted},
+	{id: "capabilities_restricted", level: LevelRestricted, minMinor: 22, overrides: []string{"capabilities_baseline"}, fn: checkCapabilitiesRestricted},
+	{id: "procMount_restricted", level: LevelRestricted, minMinor: 35, overrides: []string{"procMount"}, fn: checkProcMountRestricted},
 	{id: "restrictedVolumes", level: LevelRestricted, overrides: []string{"hostPathVolumes"}, fn: checkRestrictedVolumes},
 	{id: "runAsNonRoot", level: LevelRestricted, fn: checkRunAsNonRoot},
 	{id: "runAsUser", level: LevelRestricted, minMinor: 23, fn: checkRunAsUser},
@@ -118,12 +125,13 @@ func pluralize(one, many string, n int) string {
 	return many
 }
 
+// joinQuote wraps each item in double quotes, without escaping (upstream's
+// joinQuote: an annotation value's own quotes stay as they are).
 func joinQuote(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", s)
+	if len(ss) == 0 {
+		return ""
 	}
-	return strings.Join(q, ", ")
+	return `"` + strings.Join(ss, `", "`) + `"`
 }
 
 func containersText(names []string) string {
@@ -269,7 +277,7 @@ func checkHostPorts(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) resul
 		for _, p := range c.Ports {
 			if p.HostPort != 0 {
 				found = true
-				ports = append(ports, fmt.Sprint(p.HostPort))
+				ports = append(ports, strconv.Itoa(int(p.HostPort)))
 			}
 		}
 		if found {
@@ -279,6 +287,9 @@ func checkHostPorts(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) resul
 	if len(bad) == 0 {
 		return ok
 	}
+	// As upstream (a sets.String of the ports' decimal texts), the ports are
+	// distinct and sorted as strings: "10000, 80", not "80, 10000".
+	ports = sortedSet(ports)
 	return result{reason: "hostPort", detail: fmt.Sprintf("%s %s %s %s", containersText(bad), pluralize("uses", "use", len(bad)), pluralize("hostPort", "hostPorts", len(ports)), strings.Join(ports, ", "))}
 }
 
@@ -336,12 +347,20 @@ func checkPrivileged(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) resu
 	return result{reason: "privileged", detail: containersText(bad) + " must not set securityContext.privileged=true"}
 }
 
-// checkProcMount: before v1.35 any procMount but Default is forbidden; from
-// v1.35 pods in a user namespace may set any (check_procMount_baseline.go).
-func checkProcMount(_ *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) result {
+// checkProcMountBaseline: before v1.35 any procMount but Default is
+// forbidden; from v1.35 pods in a user namespace may set any
+// (check_procMount_baseline.go, ID "procMount").
+func checkProcMountBaseline(meta *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) result {
 	if v.atLeast(35) && userNamespaced(spec) {
 		return ok
 	}
+	return checkProcMountRestricted(meta, spec, v)
+}
+
+// checkProcMountRestricted forbids any procMount but Default, user
+// namespace or not (check_procMount_restricted.go: from v1.35 it replaces
+// the relaxed baseline check in restricted).
+func checkProcMountRestricted(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) result {
 	var bad, types []string
 	visitContainers(spec, func(c *corev1.Container) {
 		if c.SecurityContext != nil && c.SecurityContext.ProcMount != nil && *c.SecurityContext.ProcMount != corev1.DefaultProcMount {
@@ -397,29 +416,67 @@ func checkSELinux(_ *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) result 
 	if len(setters) == 0 {
 		return ok
 	}
-	// As upstream, "user/role may not be set" are only listed along with
-	// bad types.
+	// Bad types, then "user may not be set" and "role may not be set", each
+	// when it applies (check_seLinuxOptions.go; its test expects
+	// `pod set forbidden securityContext.seLinuxOptions: user may not be set`).
 	var data []string
 	if badTypes = sortedSet(badTypes); len(badTypes) > 0 {
 		data = append(data, pluralize("type", "types", len(badTypes))+" "+joinQuote(badTypes))
-		if setUser {
-			data = append(data, "user may not be set")
-		}
-		if setRole {
-			data = append(data, "role may not be set")
-		}
+	}
+	if setUser {
+		data = append(data, "user may not be set")
+	}
+	if setRole {
+		data = append(data, "role may not be set")
 	}
 	return result{reason: "seLinuxOptions", detail: fmt.Sprintf("%s set forbidden securityContext.seLinuxOptions: %s", strings.Join(setters, " and "), strings.Join(data, "; "))}
 }
 
-func checkSeccompBaseline(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) result {
-	var setters, bad []string
-	if sc := spec.SecurityContext; sc != nil && sc.SeccompProfile != nil && sc.SeccompProfile.Type == corev1.SeccompProfileTypeUnconfined {
+func validSeccomp(t corev1.SeccompProfileType) bool {
+	return t == corev1.SeccompProfileTypeRuntimeDefault || t == corev1.SeccompProfileTypeLocalhost
+}
+
+// Seccomp alpha annotations, read by policy versions before v1.19.
+const (
+	seccompPodAnnotation             = "seccomp.security.alpha.kubernetes.io/pod"
+	seccompContainerAnnotationPrefix = "container.seccomp.security.alpha.kubernetes.io/"
+)
+
+func validSeccompAnnotation(v string) bool {
+	return v == corev1.SeccompProfileRuntimeDefault || v == corev1.DeprecatedSeccompProfileDockerDefault ||
+		strings.HasPrefix(v, corev1.SeccompLocalhostProfileNamePrefix)
+}
+
+// checkSeccompBaseline: before v1.19 the seccomp alpha annotations are
+// checked, from v1.19 the seccompProfile fields
+// (check_seccompProfile_baseline.go).
+func checkSeccompBaseline(meta *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) result {
+	if !v.atLeast(19) {
+		var bad []string
+		if val, found := meta.Annotations[seccompPodAnnotation]; found && !validSeccompAnnotation(val) {
+			bad = append(bad, fmt.Sprintf("%s=%q", seccompPodAnnotation, val))
+		}
+		visitContainers(spec, func(c *corev1.Container) {
+			key := seccompContainerAnnotationPrefix + c.Name
+			if val, found := meta.Annotations[key]; found && !validSeccompAnnotation(val) {
+				bad = append(bad, fmt.Sprintf("%s=%q", key, val))
+			}
+		})
+		if len(bad) == 0 {
+			return ok
+		}
+		bad = sortedSet(bad)
+		return result{reason: "seccompProfile", detail: fmt.Sprintf("forbidden %s %s", pluralize("annotation", "annotations", len(bad)), strings.Join(bad, ", "))}
+	}
+	var setters, bad, values []string
+	if sc := spec.SecurityContext; sc != nil && sc.SeccompProfile != nil && !validSeccomp(sc.SeccompProfile.Type) {
 		setters = append(setters, "pod")
+		values = append(values, string(sc.SeccompProfile.Type))
 	}
 	visitContainers(spec, func(c *corev1.Container) {
-		if sc := c.SecurityContext; sc != nil && sc.SeccompProfile != nil && sc.SeccompProfile.Type == corev1.SeccompProfileTypeUnconfined {
+		if sc := c.SecurityContext; sc != nil && sc.SeccompProfile != nil && !validSeccomp(sc.SeccompProfile.Type) {
 			bad = append(bad, c.Name)
+			values = append(values, string(sc.SeccompProfile.Type))
 		}
 	})
 	if len(bad) > 0 {
@@ -428,7 +485,7 @@ func checkSeccompBaseline(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version)
 	if len(setters) == 0 {
 		return ok
 	}
-	return result{reason: "seccompProfile", detail: fmt.Sprintf("%s must not set securityContext.seccompProfile.type to %q", strings.Join(setters, " and "), corev1.SeccompProfileTypeUnconfined)}
+	return result{reason: "seccompProfile", detail: fmt.Sprintf("%s must not set securityContext.seccompProfile.type to %s", strings.Join(setters, " and "), joinQuote(sortedSet(values)))}
 }
 
 // sysctlsAllowed are the safe sysctls by the version that allowed them
@@ -441,6 +498,7 @@ var sysctlsAllowed = []struct {
 	{27, []string{"net.ipv4.ip_local_reserved_ports"}},
 	{29, []string{"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"}},
 	{32, []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"}},
+	{37, []string{"net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_notsent_lowat"}},
 }
 
 func checkSysctls(_ *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) result {
@@ -619,8 +677,11 @@ func checkRestrictedVolumes(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Versio
 		pluralize("uses", "use", len(bad)), pluralize("restricted volume type", "restricted volume types", len(types)), joinQuote(types))}
 }
 
-func checkRunAsNonRoot(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) result {
-	if userNamespaced(spec) {
+// checkRunAsNonRoot: from v1.35 pods in a user namespace are exempt; before,
+// never (upstream dropped the perma-alpha UserNamespacesPodSecurityStandards
+// gate in v1.35 and relaxes only the v1.35 variant).
+func checkRunAsNonRoot(_ *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) result {
+	if v.atLeast(35) && userNamespaced(spec) {
 		return ok
 	}
 	var setters, explicit, implicit []string
@@ -653,8 +714,10 @@ func checkRunAsNonRoot(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) re
 	return ok
 }
 
-func checkRunAsUser(_ *metav1.ObjectMeta, spec *corev1.PodSpec, _ Version) result {
-	if userNamespaced(spec) {
+// checkRunAsUser: as checkRunAsNonRoot, user namespace pods are exempt
+// from v1.35.
+func checkRunAsUser(_ *metav1.ObjectMeta, spec *corev1.PodSpec, v Version) result {
+	if v.atLeast(35) && userNamespaced(spec) {
 		return ok
 	}
 	var setters, bad []string
@@ -679,9 +742,7 @@ func checkSeccompRestricted(_ *metav1.ObjectMeta, spec *corev1.PodSpec, v Versio
 	if v.atLeast(25) && isWindows(spec) {
 		return ok
 	}
-	validType := func(t corev1.SeccompProfileType) bool {
-		return t == corev1.SeccompProfileTypeRuntimeDefault || t == corev1.SeccompProfileTypeLocalhost
-	}
+	validType := validSeccomp
 	var setters, badValues, explicit, implicit []string
 	podSet := false
 	if sc := spec.SecurityContext; sc != nil && sc.SeccompProfile != nil {

@@ -51,7 +51,7 @@ func TestChecks(t *testing.T) {
 			p.Spec.SecurityContext.AppArmorProfile = &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}
 			p.Annotations = map[string]string{"container.apparmor.security.beta.kubernetes.io/c": "unconfined"}
 		}, latest, "forbidden AppArmor profiles",
-			`pod and annotation must not set AppArmor profile type to "Unconfined", "container.apparmor.security.beta.kubernetes.io/c=\"unconfined\""`},
+			`pod and annotation must not set AppArmor profile type to "Unconfined", "container.apparmor.security.beta.kubernetes.io/c="unconfined""`},
 		{"appArmorProfile", func(p *corev1.Pod) {
 			csc(p).AppArmorProfile = &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}
 		}, latest, "forbidden AppArmor profile", `container "c" must not set AppArmor profile type to "Unconfined"`},
@@ -73,7 +73,7 @@ func TestChecks(t *testing.T) {
 		}, latest, "probe or lifecycle host", `container "c" uses probe or lifecycle host "evil.example"`},
 		{"privileged", func(p *corev1.Pod) { csc(p).Privileged = ptr(true) }, latest,
 			"privileged", `container "c" must not set securityContext.privileged=true`},
-		{"procMount_baseline", func(p *corev1.Pod) { csc(p).ProcMount = ptr(corev1.UnmaskedProcMount) }, latest,
+		{"procMount", func(p *corev1.Pod) { csc(p).ProcMount = ptr(corev1.UnmaskedProcMount) }, latest,
 			"procMount", `container "c" must not set securityContext.procMount to "Unmasked"`},
 		{"seLinuxOptions", func(p *corev1.Pod) {
 			p.Spec.SecurityContext.SELinuxOptions = &corev1.SELinuxOptions{Type: "bad_t", User: "u"}
@@ -185,17 +185,29 @@ func TestLevels(t *testing.T) {
 	if got := len(evaluate(LevelVersion{LevelRestricted, Version{minor: 24}}, &win.ObjectMeta, &win.Spec)); got != 4 {
 		t.Errorf("windows pod at v1.24: %d failures, want 4", got)
 	}
-	// User-namespaced pods may run as root, and from v1.35 set any procMount.
+	// From v1.35 user-namespaced pods may run as root (runAsNonRoot and
+	// runAsUser skip them) and, at baseline only, set any procMount:
+	// restricted's procMount_restricted (v1.35+) overrides the relaxed
+	// baseline check and still forbids it. Before v1.35 nothing is relaxed.
 	userns := restrictedPod()
 	userns.Spec.HostUsers = ptr(false)
 	userns.Spec.SecurityContext.RunAsNonRoot = nil
 	userns.Spec.SecurityContext.RunAsUser = ptr(int64(0))
 	userns.Spec.Containers[0].SecurityContext.ProcMount = ptr(corev1.UnmaskedProcMount)
-	if rs := evaluate(LevelVersion{LevelRestricted, LatestVersion()}, &userns.ObjectMeta, &userns.Spec); len(rs) != 0 {
-		t.Errorf("user namespace pod: %+v", rs)
-	}
-	if got := reasons(evaluate(LevelVersion{LevelRestricted, Version{minor: 34}}, &userns.ObjectMeta, &userns.Spec)); got != "procMount" {
-		t.Errorf("user namespace pod at v1.34: %q", got)
+	for _, tc := range []struct {
+		lv   LevelVersion
+		want string
+	}{
+		{LevelVersion{LevelRestricted, LatestVersion()}, "procMount"},
+		{LevelVersion{LevelRestricted, Version{minor: 35}}, "procMount"},
+		{LevelVersion{LevelBaseline, LatestVersion()}, ""},
+		{LevelVersion{LevelBaseline, Version{minor: 35}}, ""},
+		{LevelVersion{LevelRestricted, Version{minor: 34}}, "procMount, runAsNonRoot != true, runAsUser=0"},
+		{LevelVersion{LevelBaseline, Version{minor: 34}}, "procMount"},
+	} {
+		if got := reasons(evaluate(tc.lv, &userns.ObjectMeta, &userns.Spec)); got != tc.want {
+			t.Errorf("user namespace pod at %s: %q, want %q", tc.lv, got, tc.want)
+		}
 	}
 	// Ephemeral and init containers are checked, init first.
 	eph := bare.DeepCopy()

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -167,7 +168,10 @@ func (p *Plugin) validatePod(ctx context.Context, a admission.Attributes) error 
 	}
 	pol, polErrs, err := p.policyFor(ctx, a.Namespace)
 	if err != nil {
-		msg := fmt.Sprintf("failed to lookup namespace %s", a.Namespace)
+		// Upstream: errorResponse(err, NewInternalError(fmt.Errorf("failed
+		// to lookup namespace %q", ns))), whose "error" audit annotation is
+		// the status message, ": ", and the cause.
+		msg := fmt.Sprintf("failed to lookup namespace %q", a.Namespace)
 		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("Internal error occurred: %s: %v", msg, err))
 		p.metrics.error(true, &a)
 		return apierrors.NewInternalError(errors.New(msg))
@@ -231,13 +235,12 @@ func (p *Plugin) evaluate(ctx context.Context, a admission.Attributes, pol Polic
 }
 
 // significantPodUpdate is upstream's isSignificantPodUpdate: an update is
-// checked when it changes the seccomp annotations, the number of
+// checked when it changes a container's seccomp annotation, the number of
 // containers, a container's image, or adds or changes an ephemeral
 // container (the other fields the checks read are immutable).
 func significantPodUpdate(pod, old *corev1.Pod) bool {
-	if pod.Annotations[corev1.SeccompPodAnnotationKey] != old.Annotations[corev1.SeccompPodAnnotationKey] {
-		return true
-	}
+	// The pod-level seccomp annotation is not looked at: upstream dropped
+	// that test (only the per-container annotation remains).
 	if len(pod.Spec.Containers) != len(old.Spec.Containers) || len(pod.Spec.InitContainers) != len(old.Spec.InitContainers) {
 		return true
 	}
@@ -313,7 +316,7 @@ func (p *Plugin) validateWorkload(ctx context.Context, a admission.Attributes) e
 	}
 	pol, polErrs, err := p.policyFor(ctx, a.Namespace)
 	if err != nil {
-		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("failed to lookup namespace %s: %v", a.Namespace, err))
+		audit.AddAnnotation(ctx, AnnotationError, fmt.Sprintf("failed to lookup namespace %q: %v", a.Namespace, err))
 		p.metrics.error(true, &a)
 		return nil
 	}
@@ -341,6 +344,7 @@ func (p *Plugin) validateNamespace(ctx context.Context, a admission.Attributes) 
 		if len(errs) > 0 {
 			return invalid()
 		}
+		p.warnExemptNamespace(ctx, ns, pol)
 		return nil
 	}
 	old, ok := a.OldObject.(*corev1.Namespace)
@@ -357,13 +361,45 @@ func (p *Plugin) validateNamespace(ctx context.Context, a admission.Attributes) 
 		pol.Enforce.Version == oldPol.Enforce.Version && pol.Enforce.Level.rank() <= oldPol.Enforce.Level.rank():
 		return nil
 	case p.exemptNamespace(ns.Name):
-		audit.AddAnnotation(ctx, AnnotationExempt, "namespace")
+		// Upstream's ValidateNamespace answers an exempt namespace with its
+		// plain allowed response (no exemption audit annotation), plus the
+		// exempt-namespace warning.
+		p.warnExemptNamespace(ctx, ns, pol)
 		return nil
 	}
 	for _, w := range p.existingPodWarnings(ctx, ns.Name, pol.Enforce) {
 		warning.AddWarning(ctx, w)
 	}
 	return nil
+}
+
+// warnExemptNamespace is upstream's exemptNamespaceWarning: labelling an
+// exempt namespace with a policy that is neither fully privileged nor the
+// configured default warns that it will be ignored, naming each
+// non-privileged mode whose level or version label is set
+// ("namespace \"kube-system\" is exempt from Pod Security, and the policy
+// (enforce=baseline:latest) will be ignored").
+func (p *Plugin) warnExemptNamespace(ctx context.Context, ns *corev1.Namespace, pol Policy) {
+	if !p.exemptNamespace(ns.Name) || pol.fullyPrivileged() || pol.equivalent(p.cfg.defaults) {
+		return
+	}
+	var modes []string
+	for _, m := range []struct {
+		name                   string
+		lv                     LevelVersion
+		levelLabel, versionLbl string
+	}{
+		{"enforce", pol.Enforce, EnforceLevelLabel, EnforceVersionLabel},
+		{"audit", pol.Audit, AuditLevelLabel, AuditVersionLabel},
+		{"warn", pol.Warn, WarnLevelLabel, WarnVersionLabel},
+	} {
+		_, hasLevel := ns.Labels[m.levelLabel]
+		_, hasVersion := ns.Labels[m.versionLbl]
+		if m.lv.Level != LevelPrivileged && (hasLevel || hasVersion) {
+			modes = append(modes, m.name+"="+m.lv.String())
+		}
+	}
+	warning.AddWarning(ctx, fmt.Sprintf("namespace %q is exempt from Pod Security, and the policy (%s) will be ignored", ns.Name, strings.Join(modes, ", ")))
 }
 
 // existingPodWarnings is upstream's EvaluatePodsInNamespace: the

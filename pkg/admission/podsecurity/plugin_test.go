@@ -182,8 +182,11 @@ func TestEnforceWarnAudit(t *testing.T) {
 	}
 
 	// A namespace that cannot be read: fail closed, as upstream.
-	if err, _, _ := run(t, p, podCreate("missing", barePod("p"))); !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "failed to lookup namespace missing") {
-		t.Errorf("missing namespace: %v", err)
+	// Upstream's errorResponse: the "error" audit annotation is the status
+	// message, ": " and the cause.
+	if err, _, ann := run(t, p, podCreate("missing", barePod("p"))); !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), `failed to lookup namespace "missing"`) ||
+		!strings.HasPrefix(ann[AnnotationError], `Internal error occurred: failed to lookup namespace "missing": `) {
+		t.Errorf("missing namespace: %v %v", err, ann)
 	}
 }
 
@@ -200,6 +203,18 @@ func TestPodUpdatesAndSubresources(t *testing.T) {
 	relabel.Labels = map[string]string{"a": "b"}
 	if err, _, _ := run(t, p, upd(relabel, "")); err != nil {
 		t.Errorf("label update: %v", err)
+	}
+	// As upstream's isSignificantPodUpdate (admission.go), a change of the
+	// pod-level seccomp annotation alone is not; of a container's one is.
+	podSeccomp := old.DeepCopy()
+	podSeccomp.Annotations = map[string]string{corev1.SeccompPodAnnotationKey: "unconfined"}
+	if err, _, _ := run(t, p, upd(podSeccomp, "")); err != nil {
+		t.Errorf("pod seccomp annotation update: %v", err)
+	}
+	ctrSeccomp := old.DeepCopy()
+	ctrSeccomp.Annotations = map[string]string{corev1.SeccompContainerAnnotationKeyPrefix + "c": "unconfined"}
+	if err, _, _ := run(t, p, upd(ctrSeccomp, "")); !apierrors.IsForbidden(err) {
+		t.Errorf("container seccomp annotation update: %v", err)
 	}
 	// An image change is.
 	image := old.DeepCopy()
@@ -286,6 +301,21 @@ func TestExemptionsAndConfig(t *testing.T) {
 			t.Errorf("%s exemption: %v %v %v", tt.name, err, warns, ann)
 		}
 	}
+	// Upstream's ValidatePodSecurityConfiguration errors, in its order
+	// (defaults enforce, warn, audit; exemptions namespaces, runtimeClasses,
+	// usernames).
+	_, err = New([]byte(`{"apiVersion":"pod-security.admission.config.k8s.io/v1","kind":"PodSecurityConfiguration",`+
+		`"defaults":{"audit":"strict","warn-version":"1.2"},"exemptions":{"usernames":["a","","a"],"namespaces":["Bad_NS","ok","ok"],"runtimeClasses":["x..y"]}}`), namespaces{}, nil)
+	wantErr := `invalid PodSecurityConfiguration: [defaults.warn-version: Invalid value: "1.2": must be "latest" or "v1.x", ` +
+		`defaults.audit: Invalid value: "strict": must be one of privileged, baseline, restricted, ` +
+		`exemptions.namespaces[0]: Invalid value: "Bad_NS": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), ` +
+		`exemptions.namespaces[2]: Duplicate value: "ok", ` +
+		`exemptions.runtimeClasses[0]: Invalid value: "x..y": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), ` +
+		`exemptions.usernames[1]: Invalid value: "": username must not be empty, ` +
+		`exemptions.usernames[2]: Duplicate value: "a"]`
+	if err == nil || err.Error() != wantErr {
+		t.Errorf("config errors\n got %v\nwant %s", err, wantErr)
+	}
 	for _, bad := range []string{
 		`{"apiVersion":"v1","kind":"PodSecurityConfiguration"}`,
 		`{"apiVersion":"pod-security.admission.config.k8s.io/v1","kind":"PodSecurityConfiguration","defaults":{"enforce":"strict"}}`,
@@ -368,8 +398,34 @@ func TestNamespaceLabels(t *testing.T) {
 			t.Errorf("%v -> %v: %q", c.old, c.new, got)
 		}
 	}
-	if got := update("exempt", nil, map[string]string{EnforceLevelLabel: "restricted"}); len(got) != 0 {
+	// An exempt namespace's pods are not checked; a non-default,
+	// non-privileged policy gets upstream's exemptNamespaceWarning (text:
+	// staging/src/k8s.io/pod-security-admission/admission/admission.go,
+	// "namespace %q is exempt from Pod Security, and the policy (%s) will be
+	// ignored"), on update and on create, naming only the modes whose labels
+	// are set and whose level is not privileged.
+	exemptWarn := `namespace "exempt" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored`
+	if got := update("exempt", nil, map[string]string{EnforceLevelLabel: "restricted"}); !slices.Equal(got, []string{exemptWarn}) {
 		t.Errorf("exempt namespace: %q", got)
+	}
+	err, warns, ann := run(t, p, admission.Attributes{Operation: admission.Create, Resource: nsGVR, Name: "exempt", Object: mk("exempt", map[string]string{
+		EnforceLevelLabel: "restricted", AuditLevelLabel: "privileged", WarnVersionLabel: "v1.30", WarnLevelLabel: "baseline",
+	})})
+	if want := `namespace "exempt" is exempt from Pod Security, and the policy (enforce=restricted:latest, warn=baseline:v1.30) will be ignored`; err != nil || !slices.Equal(warns, []string{want}) || ann[AnnotationExempt] != "" {
+		t.Errorf("exempt namespace create: %v %q %v", err, warns, ann)
+	}
+	// Fully privileged, or equal to the defaults (privileged ignores its
+	// version): no warning.
+	for _, labels := range []map[string]string{
+		{EnforceLevelLabel: "privileged", EnforceVersionLabel: "v1.20"},
+		{"x": "y"},
+	} {
+		if err, warns, _ := run(t, p, admission.Attributes{Operation: admission.Create, Resource: nsGVR, Name: "exempt", Object: mk("exempt", labels)}); err != nil || len(warns) != 0 {
+			t.Errorf("exempt namespace %v: %v %q", labels, err, warns)
+		}
+	}
+	if err, warns, _ := run(t, p, admission.Attributes{Operation: admission.Create, Resource: nsGVR, Name: "ns2", Object: mk("ns2", map[string]string{EnforceLevelLabel: "restricted"})}); err != nil || len(warns) != 0 {
+		t.Errorf("not exempt namespace create: %v %q", err, warns)
 	}
 	// A version change at the same level re-checks.
 	if got := update("ns", map[string]string{EnforceLevelLabel: "baseline", EnforceVersionLabel: "v1.0"}, map[string]string{EnforceLevelLabel: "baseline"}); len(got) != 2 {

@@ -3,10 +3,10 @@ package podsecurity
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -109,6 +109,22 @@ type Policy struct {
 	Enforce, Audit, Warn LevelVersion
 }
 
+// fullyPrivileged reports whether every mode is privileged (upstream's
+// Policy.FullyPrivileged).
+func (p Policy) fullyPrivileged() bool {
+	return p.Enforce.Level == LevelPrivileged && p.Audit.Level == LevelPrivileged && p.Warn.Level == LevelPrivileged
+}
+
+// equivalent is upstream's Policy.Equivalent: same levels, and same
+// versions where the level is not privileged (privileged ignores the
+// version).
+func (p Policy) equivalent(o Policy) bool {
+	eq := func(a, b LevelVersion) bool {
+		return a.Level == b.Level && (a.Level == LevelPrivileged || a.Version == b.Version)
+	}
+	return eq(p.Enforce, o.Enforce) && eq(p.Audit, o.Audit) && eq(p.Warn, o.Warn)
+}
+
 // policyFromLabels is upstream's api.PolicyToEvaluate: each mode from its
 // labels, falling back to defaults. Invalid values yield errors (with
 // their field paths); an invalid enforce level evaluates as restricted, an
@@ -197,44 +213,63 @@ func parseConfig(data []byte) (config, error) {
 	}
 	d := c.Defaults
 	out := config{usernames: c.Exemptions.Usernames, runtimeClasses: c.Exemptions.RuntimeClasses, namespaces: c.Exemptions.Namespaces}
-	var errs []string
+	// Upstream's ValidatePodSecurityConfiguration
+	// (pod-security-admission/admission/api/validation/validation.go), after
+	// defaulting empty levels to privileged and versions to latest: the
+	// defaults in the order enforce, warn, audit; then the namespace,
+	// runtime class and username exemptions, each invalid or duplicate.
+	var errs field.ErrorList
 	mode := func(name, level, version string) LevelVersion {
 		lv := LevelVersion{LevelPrivileged, LatestVersion()}
 		if level != "" {
 			l, err := ParseLevel(level)
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("defaults.%s: Invalid value: %q: %v", name, level, err))
+				errs = append(errs, field.Invalid(field.NewPath("defaults", name), level, err.Error()))
 			}
 			lv.Level = l
 		}
 		if version != "" {
 			v, err := ParseVersion(version)
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("defaults.%s-version: Invalid value: %q: %v", name, version, err))
+				errs = append(errs, field.Invalid(field.NewPath("defaults", name+"-version"), version, err.Error()))
 			}
 			lv.Version = v
 		}
 		return lv
 	}
-	out.defaults = Policy{
-		Enforce: mode("enforce", d.Enforce, d.EnforceVersion),
-		Audit:   mode("audit", d.Audit, d.AuditVersion),
-		Warn:    mode("warn", d.Warn, d.WarnVersion),
-	}
+	out.defaults.Enforce = mode("enforce", d.Enforce, d.EnforceVersion)
+	out.defaults.Warn = mode("warn", d.Warn, d.WarnVersion)
+	out.defaults.Audit = mode("audit", d.Audit, d.AuditVersion)
 	for _, list := range []struct {
-		name string
-		vals []string
-	}{{"usernames", out.usernames}, {"runtimeClasses", out.runtimeClasses}, {"namespaces", out.namespaces}} {
-		for i, v := range list.vals {
-			if strings.TrimSpace(v) == "" {
-				errs = append(errs, fmt.Sprintf("exemptions.%s[%d]: Invalid value: %q: must be non-empty", list.name, i, v))
-			} else if slices.Index(list.vals, v) != i {
-				errs = append(errs, fmt.Sprintf("exemptions.%s[%d]: Duplicate value: %q", list.name, i, v))
+		name     string
+		vals     []string
+		validate func(string) []string
+	}{
+		{"namespaces", out.namespaces, func(v string) []string { return apivalidation.ValidateNamespaceName(v, false) }},
+		{"runtimeClasses", out.runtimeClasses, func(v string) []string { return apivalidation.NameIsDNSSubdomain(v, false) }},
+		{"usernames", out.usernames, func(v string) []string {
+			if v == "" {
+				return []string{"username must not be empty"}
 			}
+			return nil
+		}},
+	} {
+		seen := map[string]bool{}
+		for i, v := range list.vals {
+			path := field.NewPath("exemptions", list.name).Index(i)
+			if msgs := list.validate(v); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(path, v, strings.Join(msgs, ", ")))
+				continue
+			}
+			if seen[v] {
+				errs = append(errs, field.Duplicate(path, v))
+				continue
+			}
+			seen[v] = true
 		}
 	}
 	if len(errs) > 0 {
-		return config{}, fmt.Errorf("invalid PodSecurityConfiguration: %s", strings.Join(errs, ", "))
+		return config{}, fmt.Errorf("invalid PodSecurityConfiguration: %w", errs.ToAggregate())
 	}
 	return out, nil
 }
