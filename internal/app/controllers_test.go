@@ -168,7 +168,7 @@ func TestControllersRunOnTheLeaderOnly(t *testing.T) {
 
 	// Everything is asked of the follower; the leader does the work.
 	createNamespace(t, csB, "leader-a")
-	waitFor(t, 5*time.Second, "default service account", func() error {
+	waitFor(t, 30*time.Second, "default service account", func() error {
 		_, err := csB.CoreV1().ServiceAccounts("leader-a").Get(context.Background(), "default", metav1.GetOptions{})
 		return err
 	})
@@ -197,7 +197,7 @@ func TestControllersRunOnTheLeaderOnly(t *testing.T) {
 		t.Errorf("Lease holder after the takeover: got %q, want another than %q", h, first)
 	}
 	createNamespace(t, csB, "leader-b")
-	waitFor(t, 5*time.Second, "default service account after the takeover", func() error {
+	waitFor(t, 30*time.Second, "default service account after the takeover", func() error {
 		_, err := csB.CoreV1().ServiceAccounts("leader-b").Get(context.Background(), "default", metav1.GetOptions{})
 		return err
 	})
@@ -257,7 +257,7 @@ func TestControllersSwitchedOff(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	createNamespace(t, cs, "switched")
 	ctx := context.Background()
-	waitFor(t, 5*time.Second, "kube-root-ca.crt", func() error {
+	waitFor(t, 30*time.Second, "kube-root-ca.crt", func() error {
 		_, err := cs.CoreV1().ConfigMaps("switched").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
 		return err
 	})
