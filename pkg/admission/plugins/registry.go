@@ -254,7 +254,7 @@ var notApplicable = map[string]string{
 	"PodGroupWorkloadExists":       "checks pods against scheduling.k8s.io Workloads/PodGroups (feature-gated API) that kapi does not serve",
 	"NodeDeclaredFeatureValidator": "checks pod updates against the features a kubelet declares in its Node status; kapi has no kubelets",
 	"PodResizeValidator":           "checks in-place pod resizes against what the pod's node supports, which kubelets report; kapi has no kubelets",
-	"JobValidation":                "not implemented in kapi (its upstream checks were not reviewed yet)",
+	"JobValidation":                "checks Job updates against gang-scheduled scheduling.k8s.io PodGroups, only with the alpha GenericWorkload gates (upstream plugin/pkg/admission/job, 3defee03: a no-op otherwise); kapi does not serve PodGroups",
 }
 
 // withAuthorizer is the constructor of a plugin built from the
