@@ -21,6 +21,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
 	"github.com/kapi-dev/kapi/pkg/admission/noderestriction"
 	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
+	"github.com/kapi-dev/kapi/pkg/admission/podtopologylabels"
 	"github.com/kapi-dev/kapi/pkg/admission/priority"
 	"github.com/kapi-dev/kapi/pkg/admission/pvcresize"
 	"github.com/kapi-dev/kapi/pkg/admission/runtimeclass"
@@ -207,6 +208,12 @@ var constructors = map[string]Constructor{
 		}
 		return priority.New(d.PriorityClasses), nil
 	},
+	podtopologylabels.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.Nodes == nil {
+			return nil, ErrUnavailable
+		}
+		return podtopologylabels.New(d.Nodes), nil
+	},
 	noderestriction.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		if d.Pods == nil || d.Nodes == nil {
 			return nil, ErrUnavailable
@@ -249,7 +256,6 @@ var constructors = map[string]Constructor{
 // with why: they act on what kubelets, schedulers or features kapi does
 // not have. They are still reported, with the reason, when enabled.
 var notApplicable = map[string]string{
-	"PodTopologyLabels":            "copies a Node's topology labels onto pods bound to it through pods/binding; without kubelets and a scheduler binding pods to real nodes there is nothing to copy (not implemented)",
 	"PodGroupProtection":           "guards scheduling.k8s.io PodGroups (gang scheduling, a feature-gated API) that kapi does not serve",
 	"PodGroupWorkloadExists":       "checks pods against scheduling.k8s.io Workloads/PodGroups (feature-gated API) that kapi does not serve",
 	"NodeDeclaredFeatureValidator": "checks pod updates against the features a kubelet declares in its Node status; kapi has no kubelets",

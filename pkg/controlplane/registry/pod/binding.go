@@ -62,14 +62,14 @@ func (r *BindingREST) Create(ctx context.Context, obj runtime.Object, createVali
 		}
 	}
 	dryRun := options != nil && len(options.DryRun) > 0
-	if err := r.assign(ctx, b.UID, b.ResourceVersion, b.Name, b.Target.Name, b.Annotations, dryRun); err != nil {
+	if err := r.assign(ctx, b.UID, b.ResourceVersion, b.Name, b.Target.Name, b.Annotations, b.Labels, dryRun); err != nil {
 		return nil, err
 	}
 	return &metav1.Status{Status: metav1.StatusSuccess}, nil
 }
 
 // assign binds pod name to node.
-func (r *BindingREST) assign(ctx context.Context, uid types.UID, rv, name, node string, annotations map[string]string, dryRun bool) error {
+func (r *BindingREST) assign(ctx context.Context, uid types.UID, rv, name, node string, annotations, labels map[string]string, dryRun bool) error {
 	key, err := r.pods.KeyFunc(ctx, name)
 	if err != nil {
 		return err
@@ -104,6 +104,14 @@ func (r *BindingREST) assign(ctx context.Context, uid types.UID, rv, name, node 
 		}
 		for k, v := range annotations {
 			pod.Annotations[k] = v
+		}
+		// The Binding's labels too, as upstream's setPodNodeAndMetadata
+		// (PodTopologyLabels puts the node's topology labels there).
+		if len(labels) > 0 && pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		for k, v := range labels {
+			pod.Labels[k] = v
 		}
 		setCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
 		return pod, nil
