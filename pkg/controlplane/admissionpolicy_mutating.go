@@ -41,6 +41,7 @@ func mutatingPolicyPlugin(s *server.GenericServer, c Config, b *storageBuilder, 
 		},
 		Default:       func(obj runtime.Object) { scheme.Scheme.Default(obj) },
 		TypeConverter: fieldmanager.TypeConverter,
+		Authorizer:    c.Authorizer,
 		Logger:        c.Logger.With("plugin", mutating.PluginName),
 	}
 	if c.LoopbackClientConfig != nil {

@@ -10,6 +10,7 @@ import (
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 
+	"github.com/kapi-dev/kapi/pkg/admission/celauthz"
 	"github.com/kapi-dev/kapi/pkg/admission/policy/matching"
 	kcel "github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 )
@@ -43,10 +44,11 @@ var (
 // matched kind; here every Object type has any field, of type dyn, so a
 // misspelled field is an error when the result is applied (the patched
 // object fails to decode or validate), not when the policy is compiled.
-// The authorizer variable is not declared.
+// The authorizer and authorizer.requestResource variables are upstream's
+// (package celauthz), as in validating policies.
 func Env() (*cel.Env, error) {
 	envOnce.Do(func() {
-		opts := append(kcel.EnvOptions(),
+		opts := append(append(kcel.EnvOptions(), celauthz.EnvOptions()...),
 			cel.Variable(matching.VarObject, cel.DynType),
 			cel.Variable(matching.VarOldObject, cel.DynType),
 			cel.Variable(matching.VarRequest, cel.DynType),
@@ -152,7 +154,7 @@ func Compile(expr string, want *types.Type, wantName string) (cel.Program, error
 			return nil, fmt.Errorf("must evaluate to %s but got %s", wantName, t)
 		}
 	}
-	return e.Program(ast, cel.CostLimit(perCallLimit), cel.EvalOptions(cel.OptOptimize))
+	return e.Program(ast, cel.CostLimit(perCallLimit), cel.CostTracking(celauthz.Cost{}), cel.EvalOptions(cel.OptOptimize))
 }
 
 // Result types of the mutations.

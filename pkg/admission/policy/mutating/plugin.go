@@ -22,8 +22,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/celauthz"
 	"github.com/kapi-dev/kapi/pkg/admission/configsource"
 	"github.com/kapi-dev/kapi/pkg/admission/policy/matching"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 )
 
 // PluginName is the plugin's name, as upstream registers it.
@@ -41,7 +43,11 @@ type Options struct {
 	// Default defaults a mutated built-in object, as a decoded one is
 	// (nil: not defaulted).
 	Default func(runtime.Object)
-	Logger  *slog.Logger
+	// Authorizer answers the expressions' authorizer checks for the
+	// request's user (nil: expressions using authorizer fail to
+	// evaluate, as upstream without one).
+	Authorizer authorizer.Authorizer
+	Logger     *slog.Logger
 }
 
 // Plugin is the MutatingAdmissionPolicy plugin.
@@ -151,7 +157,7 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes) error {
 		return cmp.Or(cmp.Compare(x.cp.name, y.cp.name), cmp.Compare(x.b.name, y.b.name))
 	})
 
-	r := &run{p: p, a: &a}
+	r := &run{p: p, a: &a, ctx: ctx}
 	r.ns = matching.NamespaceOf(ctx, p.opts.Namespaces, &a)
 	// Integers are int64 and other numbers float64 in every object the
 	// plugin builds and compares (ToUnstructured, toJSON, decodeJSON and
@@ -192,6 +198,8 @@ type run struct {
 	errs     []policyError
 	// fixed are the CEL variables that do not change during an Admit.
 	fixed map[string]any
+	// ctx is the request's, for the authorizer's checks.
+	ctx context.Context
 }
 
 func (r *run) fail(inv invocation, err error, reason metav1.StatusReason) {
@@ -284,6 +292,7 @@ func (r *run) activation(param map[string]any) (map[string]any, error) {
 	if r.fixed == nil {
 		a := r.a
 		r.fixed = map[string]any{matching.VarRequest: matching.RequestValue(a), matching.VarOldObject: nil, matching.VarNamespaceObject: nil}
+		celauthz.Bind(r.fixed, r.ctx, r.p.opts.Authorizer, a)
 		if old, err := matching.ObjectValue(a.OldObject, a); err != nil {
 			return nil, err
 		} else if old != nil {

@@ -9,6 +9,7 @@ import (
 
 	arv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -324,4 +325,61 @@ func TestMutatingAdmissionPolicy(t *testing.T) {
 			t.Errorf("mutated configmap denied: %v", err)
 		}
 	})
+}
+
+// TestMutatingPolicyAuthorizer: the authorizer variables in a mutation
+// check the request's user against the server's authorizer (RBAC), as in
+// validating policies: a user who may delete configmaps gets label
+// may-delete=true, one who may only create gets false.
+func TestMutatingPolicyAuthorizer(t *testing.T) {
+	s := kapitest.Start(t, kapitest.WithFlags("--disable-admission-plugins=ServiceAccount"))
+	admin := kubernetes.NewForConfigOrDie(s.Config)
+	ctx := context.Background()
+	e := env{ctx, admin}
+	p, b := policy("authz", arv1.Fail, applyMutation(
+		`Object{metadata: Object.metadata{labels: {"may-delete": string(authorizer.group('').resource('configmaps').namespace(object.metadata.namespace).check('delete').allowed()), "request-delete": string(authorizer.requestResource.check('delete').allowed())}}}`))
+	lbl := map[string]string{"test": "authz"}
+	e.install(t, p, b, func() bool {
+		got, err := e.dryCM(cmWith("probe", lbl, nil))
+		return err == nil && got.Labels["may-delete"] != ""
+	})
+	creator, err := s.AddUser(kapitest.User{Name: "creator", Groups: []string{"creators"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "cm-creator"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "cm-creator"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "cm-creator"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "creators"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		who  string
+		cs   kubernetes.Interface
+		want string
+	}{{"admin", admin, "true"}, {"creator", kubernetes.NewForConfigOrDie(creator), "false"}} {
+		var got *corev1.ConfigMap
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			got, err = tc.cs.CoreV1().ConfigMaps("default").Create(ctx, cmWith("by-"+tc.who, lbl, nil), metav1.CreateOptions{})
+			// The creator's RoleBinding may take a moment to be seen.
+			if err == nil || !apierrors.IsForbidden(err) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatalf("%s: create: %v", tc.who, err)
+		}
+		if got.Labels["may-delete"] != tc.want || got.Labels["request-delete"] != tc.want {
+			t.Errorf("%s: labels %v, want may-delete and request-delete %s", tc.who, got.Labels, tc.want)
+		}
+	}
 }
