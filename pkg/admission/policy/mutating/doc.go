@@ -32,5 +32,6 @@
 // Differences from upstream: Object types are not typed from the kind's
 // OpenAPI schema (every field is dyn, see [Env]); custom resources are
 // merged with the deduced schema (maps granular, lists atomic) rather
-// than their CRD's; the authorizer variable is not provided.
+// than their CRD's. The authorizer variables are upstream's (package
+// celauthz).
 package mutating
