@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"sync"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,7 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/internal/nsloop"
 )
 
 // What is published, as upstream
@@ -38,7 +37,6 @@ const (
 type Publisher struct {
 	client kubernetes.Interface
 	rootCA string
-	logger *slog.Logger
 
 	namespaces       corelisters.NamespaceLister
 	namespacesSynced cache.DoneChecker
@@ -47,10 +45,7 @@ type Publisher struct {
 	configMapsLister corelisters.ConfigMapLister
 	configMapsSynced cache.DoneChecker
 
-	queue  workqueue.TypedRateLimitingInterface[string]
-	synced atomic.Bool
-	// syncedCh is closed when synced becomes true.
-	syncedCh chan struct{}
+	loop *nsloop.Loop
 }
 
 // New returns a publisher of rootCA (PEM; it must not be empty) working
@@ -64,33 +59,28 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 	if logger == nil {
 		logger = slog.Default()
 	}
-	p := &Publisher{
-		client:   client,
-		rootCA:   string(rootCA),
-		logger:   logger,
-		syncedCh: make(chan struct{}),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "root_ca_cert_publisher"}),
-	}
+	p := &Publisher{client: client, rootCA: string(rootCA)}
+	p.loop = nsloop.New("root_ca_cert_publisher", "publishing the root CA", logger, p.sync)
 	p.configMaps = coreinformers.NewFilteredConfigMapInformer(client, metav1.NamespaceAll, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", ConfigMapName).String()
 		})
 	p.configMapsLister = corelisters.NewConfigMapLister(p.configMaps.GetIndexer())
+	configMapChanged := nsloop.ObjectChanged[*corev1.ConfigMap](p.loop, ConfigMapName)
 	cmHandler, err := p.configMaps.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		UpdateFunc: func(_, obj any) { p.configMapChanged(obj) },
-		DeleteFunc: p.configMapChanged,
+		UpdateFunc: func(_, obj any) { configMapChanged(obj) },
+		DeleteFunc: configMapChanged,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("configmap informer: %w", err)
 	}
 	p.configMapsSynced = cmHandler.HasSyncedChecker()
 	nsHandler, err := nsInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: p.namespaceChanged,
+		AddFunc: p.loop.NamespaceChanged,
 		UpdateFunc: func(_, obj any) {
 			// As upstream: updates only matter for active namespaces.
 			if ns, ok := obj.(*corev1.Namespace); ok && ns.Status.Phase == corev1.NamespaceActive {
-				p.namespaceChanged(obj)
+				p.loop.NamespaceChanged(obj)
 			}
 		},
 	})
@@ -102,65 +92,16 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 	return p, nil
 }
 
-// HasSynced reports whether both informers are filled and the workers run.
-func (p *Publisher) HasSynced() bool { return p.synced.Load() }
+// HasSynced reports whether both informers are filled and the worker runs.
+func (p *Publisher) HasSynced() bool { return p.loop.HasSynced() }
 
 // Synced is closed when HasSynced becomes true.
-func (p *Publisher) Synced() <-chan struct{} { return p.syncedCh }
+func (p *Publisher) Synced() <-chan struct{} { return p.loop.Synced() }
 
 // Run works until ctx ends, then returns once every goroutine it started
 // has.
 func (p *Publisher) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer p.queue.ShutDown()
-	wg.Go(func() { p.configMaps.RunWithContext(ctx) })
-	// Notified, not polled (cache.WaitForCacheSync polls every 100 ms,
-	// which the server's readiness would wait on).
-	if !cache.WaitFor(ctx, "", p.namespacesSynced, p.configMapsSynced) {
-		return
-	}
-	p.logger.Info("starting controller")
-	p.synced.Store(true)
-	close(p.syncedCh)
-	wg.Go(func() {
-		for p.processNext(ctx) {
-		}
-	})
-	<-ctx.Done()
-	p.logger.Info("shutting down controller")
-}
-
-func (p *Publisher) namespaceChanged(obj any) {
-	if ns, ok := obj.(*corev1.Namespace); ok {
-		p.queue.Add(ns.Name)
-	}
-}
-
-func (p *Publisher) configMapChanged(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Name == ConfigMapName {
-		p.queue.Add(cm.Namespace)
-	}
-}
-
-func (p *Publisher) processNext(ctx context.Context) bool {
-	key, quit := p.queue.Get()
-	if quit {
-		return false
-	}
-	defer p.queue.Done(key)
-	if err := p.sync(ctx, key); err != nil {
-		if ctx.Err() == nil {
-			p.logger.Warn("publishing the root CA", "namespace", key, "err", err)
-		}
-		p.queue.AddRateLimited(key)
-		return true
-	}
-	p.queue.Forget(key)
-	return true
+	p.loop.Run(ctx, p.configMaps, p.namespacesSynced, p.configMapsSynced)
 }
 
 // sync creates the ConfigMap in an active namespace that lacks it, and

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,7 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/internal/nsloop"
 )
 
 // DefaultName is the ServiceAccount every namespace gets.
@@ -33,10 +32,7 @@ type Controller struct {
 	accountsLister corelisters.ServiceAccountLister
 	accountsSynced cache.DoneChecker
 
-	queue  workqueue.TypedRateLimitingInterface[string]
-	synced atomic.Bool
-	// syncedCh is closed when synced becomes true.
-	syncedCh chan struct{}
+	loop *nsloop.Loop
 }
 
 // New returns a controller working from the shared namespace informer
@@ -46,26 +42,23 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 	if logger == nil {
 		logger = slog.Default()
 	}
-	c := &Controller{
-		client:   client,
-		logger:   logger,
-		syncedCh: make(chan struct{}),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "serviceaccount"}),
-	}
+	c := &Controller{client: client, logger: logger}
+	c.loop = nsloop.New("serviceaccount", "ensuring the default service account", logger, c.sync)
 	c.accounts = coreinformers.NewFilteredServiceAccountInformer(client, metav1.NamespaceAll, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", DefaultName).String()
 		})
 	c.accountsLister = corelisters.NewServiceAccountLister(c.accounts.GetIndexer())
-	saHandler, err := c.accounts.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: c.accountDeleted})
+	saHandler, err := c.accounts.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		DeleteFunc: nsloop.ObjectChanged[*corev1.ServiceAccount](c.loop, DefaultName),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("serviceaccount informer: %w", err)
 	}
 	c.accountsSynced = saHandler.HasSyncedChecker()
 	nsHandler, err := nsInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.namespaceChanged,
-		UpdateFunc: func(_, obj any) { c.namespaceChanged(obj) },
+		AddFunc:    c.loop.NamespaceChanged,
+		UpdateFunc: func(_, obj any) { c.loop.NamespaceChanged(obj) },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("namespace informer: %w", err)
@@ -75,66 +68,16 @@ func New(client kubernetes.Interface, nsInformer coreinformers.NamespaceInformer
 	return c, nil
 }
 
-// HasSynced reports whether both informers are filled and the workers run.
-func (c *Controller) HasSynced() bool { return c.synced.Load() }
+// HasSynced reports whether both informers are filled and the worker runs.
+func (c *Controller) HasSynced() bool { return c.loop.HasSynced() }
 
 // Synced is closed when HasSynced becomes true.
-func (c *Controller) Synced() <-chan struct{} { return c.syncedCh }
+func (c *Controller) Synced() <-chan struct{} { return c.loop.Synced() }
 
 // Run works until ctx ends, then returns once every goroutine it started
 // has.
 func (c *Controller) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer c.queue.ShutDown()
-	wg.Go(func() { c.accounts.RunWithContext(ctx) })
-	// Notified, not polled (cache.WaitForCacheSync polls every 100 ms,
-	// which the server's readiness would wait on).
-	if !cache.WaitFor(ctx, "", c.namespacesSynced, c.accountsSynced) {
-		return
-	}
-	c.logger.Info("starting controller")
-	c.synced.Store(true)
-	close(c.syncedCh)
-	// One worker, as kube-controller-manager runs it.
-	wg.Go(func() {
-		for c.processNext(ctx) {
-		}
-	})
-	<-ctx.Done()
-	c.logger.Info("shutting down controller")
-}
-
-func (c *Controller) namespaceChanged(obj any) {
-	if ns, ok := obj.(*corev1.Namespace); ok {
-		c.queue.Add(ns.Name)
-	}
-}
-
-func (c *Controller) accountDeleted(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	if sa, ok := obj.(*corev1.ServiceAccount); ok && sa.Name == DefaultName {
-		c.queue.Add(sa.Namespace)
-	}
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		if ctx.Err() == nil {
-			c.logger.Warn("ensuring the default service account", "namespace", key, "err", err)
-		}
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
+	c.loop.Run(ctx, c.accounts, c.namespacesSynced, c.accountsSynced)
 }
 
 // sync creates the "default" ServiceAccount of an active namespace that

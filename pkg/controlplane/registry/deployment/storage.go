@@ -1,9 +1,8 @@
 package deployment
 
 import (
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/workload"
@@ -33,29 +32,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, wor
 	if err != nil {
 		return nil, nil, workload.ScaleREST{}, err
 	}
-	return store, generic.NewStatusREST(store, StatusStrategy), workload.NewScaleREST(store, scaleAccessor{}), nil
+	return store, generic.NewStatusREST(store, StatusStrategy), workload.NewScaleREST(store, scaleAccessor), nil
 }
 
 // scaleAccessor reads and writes a deployment's replicas for /scale.
-type scaleAccessor struct{}
-
-func (scaleAccessor) Replicas(obj runtime.Object) (int32, int32, string, error) {
-	d, ok := obj.(*appsv1.Deployment)
-	if !ok {
-		return 0, 0, "", fmt.Errorf("not a deployment: %T", obj)
-	}
-	var spec int32
-	if d.Spec.Replicas != nil {
-		spec = *d.Spec.Replicas
-	}
-	return spec, d.Status.Replicas, workload.SelectorString(d.Spec.Selector), nil
-}
-
-func (scaleAccessor) SetReplicas(obj runtime.Object, replicas int32) error {
-	d, ok := obj.(*appsv1.Deployment)
-	if !ok {
-		return fmt.Errorf("not a deployment: %T", obj)
-	}
-	d.Spec.Replicas = &replicas
-	return nil
+var scaleAccessor = workload.ReplicasAccessor[*appsv1.Deployment]{
+	Kind: "deployment",
+	Fields: func(d *appsv1.Deployment) (**int32, int32, *metav1.LabelSelector) {
+		return &d.Spec.Replicas, d.Status.Replicas, d.Spec.Selector
+	},
 }

@@ -1,9 +1,8 @@
 package replicaset
 
 import (
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/workload"
@@ -35,29 +34,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, wor
 	if err != nil {
 		return nil, nil, workload.ScaleREST{}, err
 	}
-	return store, generic.NewStatusREST(store, StatusStrategy), workload.NewScaleREST(store, scaleAccessor{}), nil
+	return store, generic.NewStatusREST(store, StatusStrategy), workload.NewScaleREST(store, scaleAccessor), nil
 }
 
 // scaleAccessor reads and writes a replicaset's replicas for /scale.
-type scaleAccessor struct{}
-
-func (scaleAccessor) Replicas(obj runtime.Object) (int32, int32, string, error) {
-	rs, ok := obj.(*appsv1.ReplicaSet)
-	if !ok {
-		return 0, 0, "", fmt.Errorf("not a replicaset: %T", obj)
-	}
-	var spec int32
-	if rs.Spec.Replicas != nil {
-		spec = *rs.Spec.Replicas
-	}
-	return spec, rs.Status.Replicas, workload.SelectorString(rs.Spec.Selector), nil
-}
-
-func (scaleAccessor) SetReplicas(obj runtime.Object, replicas int32) error {
-	rs, ok := obj.(*appsv1.ReplicaSet)
-	if !ok {
-		return fmt.Errorf("not a replicaset: %T", obj)
-	}
-	rs.Spec.Replicas = &replicas
-	return nil
+var scaleAccessor = workload.ReplicasAccessor[*appsv1.ReplicaSet]{
+	Kind: "replicaset",
+	Fields: func(rs *appsv1.ReplicaSet) (**int32, int32, *metav1.LabelSelector) {
+		return &rs.Spec.Replicas, rs.Status.Replicas, rs.Spec.Selector
+	},
 }

@@ -1,9 +1,8 @@
 package statefulset
 
 import (
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/workload"
@@ -33,29 +32,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, wor
 	if err != nil {
 		return nil, nil, workload.ScaleREST{}, err
 	}
-	return store, generic.NewStatusREST(store, StatusStrategy), workload.NewScaleREST(store, scaleAccessor{}), nil
+	return store, generic.NewStatusREST(store, StatusStrategy), workload.NewScaleREST(store, scaleAccessor), nil
 }
 
 // scaleAccessor reads and writes a statefulset's replicas for /scale.
-type scaleAccessor struct{}
-
-func (scaleAccessor) Replicas(obj runtime.Object) (int32, int32, string, error) {
-	ss, ok := obj.(*appsv1.StatefulSet)
-	if !ok {
-		return 0, 0, "", fmt.Errorf("not a statefulset: %T", obj)
-	}
-	var spec int32
-	if ss.Spec.Replicas != nil {
-		spec = *ss.Spec.Replicas
-	}
-	return spec, ss.Status.Replicas, workload.SelectorString(ss.Spec.Selector), nil
-}
-
-func (scaleAccessor) SetReplicas(obj runtime.Object, replicas int32) error {
-	ss, ok := obj.(*appsv1.StatefulSet)
-	if !ok {
-		return fmt.Errorf("not a statefulset: %T", obj)
-	}
-	ss.Spec.Replicas = &replicas
-	return nil
+var scaleAccessor = workload.ReplicasAccessor[*appsv1.StatefulSet]{
+	Kind: "statefulset",
+	Fields: func(ss *appsv1.StatefulSet) (**int32, int32, *metav1.LabelSelector) {
+		return &ss.Spec.Replicas, ss.Status.Replicas, ss.Spec.Selector
+	},
 }

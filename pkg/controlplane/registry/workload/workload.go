@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -82,4 +83,40 @@ func SelectorString(sel *metav1.LabelSelector) string {
 		return ""
 	}
 	return s.String()
+}
+
+// ReplicasAccessor is the /scale accessor of an apps/v1 workload of type
+// T: the spec's replicas (0 when unset), the status's replicas and the
+// spec's selector, which Fields locates in an object.
+type ReplicasAccessor[T runtime.Object] struct {
+	// Kind names T in the error for another type ("deployment").
+	Kind   string
+	Fields func(T) (spec **int32, status int32, selector *metav1.LabelSelector)
+}
+
+var _ generic.ScaleAccessor = ReplicasAccessor[runtime.Object]{}
+
+// Replicas returns the spec and status replicas and the selector of obj.
+func (a ReplicasAccessor[T]) Replicas(obj runtime.Object) (int32, int32, string, error) {
+	o, ok := obj.(T)
+	if !ok {
+		return 0, 0, "", fmt.Errorf("not a %s: %T", a.Kind, obj)
+	}
+	spec, status, selector := a.Fields(o)
+	var replicas int32
+	if *spec != nil {
+		replicas = **spec
+	}
+	return replicas, status, SelectorString(selector), nil
+}
+
+// SetReplicas sets the spec's replicas of obj.
+func (a ReplicasAccessor[T]) SetReplicas(obj runtime.Object, replicas int32) error {
+	o, ok := obj.(T)
+	if !ok {
+		return fmt.Errorf("not a %s: %T", a.Kind, obj)
+	}
+	spec, _, _ := a.Fields(o)
+	*spec = &replicas
+	return nil
 }
