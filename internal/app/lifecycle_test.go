@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/internal/app"
+	"github.com/kapi-dev/kapi/internal/testaudit"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
@@ -297,7 +298,7 @@ func TestAuditLogLosesNothing(t *testing.T) {
 	started := make(chan struct{}, 1)
 	r := startKapi(t, func(head *server.GenericServer) {
 		head.Handler().NonRESTMux.Handle("/test/slow", slowHandler(time.Second, started))
-	}, func(o *app.Options) { o.Audit.LogPath, o.Audit.PolicyFile = path, metadataAuditPolicy(t) })
+	}, func(o *app.Options) { o.Audit.LogPath, o.Audit.PolicyFile = path, testaudit.MetadataPolicy(t) })
 	c := r.client(false)
 	const n = 50
 	for i := 0; i < n; i++ {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/app"
+	"github.com/kapi-dev/kapi/internal/testaudit"
 )
 
 // ?watch= spelled any way upstream accepts streams a watch, and every
@@ -29,7 +30,7 @@ func TestWatchIsAWatchEverywhere(t *testing.T) {
 	auditPath := filepath.Join(t.TempDir(), "audit.log")
 	r := startKapi(t, nil, func(o *app.Options) {
 		o.Audit.LogPath = auditPath
-		o.Audit.PolicyFile = metadataAuditPolicy(t)
+		o.Audit.PolicyFile = testaudit.MetadataPolicy(t)
 		o.Run.RequestTimeout = time.Second
 	})
 	c := r.client(false)

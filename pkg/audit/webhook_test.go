@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/testaudit"
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/audit"
 )
@@ -101,7 +102,7 @@ func TestWebhookBatches(t *testing.T) {
 	sk := newSink(t)
 	s := kapitest.Start(t, kapitest.WithFlags(
 		"--audit-webhook-config-file="+sk.kubeconfig(t),
-		"--audit-policy-file="+metadataAuditPolicy(t),
+		"--audit-policy-file="+testaudit.MetadataPolicy(t),
 		"--audit-webhook-batch-max-size=5",
 		"--audit-webhook-batch-max-wait=200ms",
 		"--audit-webhook-batch-throttle-qps=1000", "--audit-webhook-batch-throttle-burst=1000",

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/testaudit"
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
@@ -75,7 +76,7 @@ func startAggregation(t testing.TB, frontOpts ...kapitest.Option) *aggregation {
 		o.CertDir = filepath.Join(a.backDir, "pki")
 		o.RequestHeaderClientCAFile = filepath.Join(a.front.DataDir(), "pki", pki.FrontProxyCACertFile)
 		o.AuditLogPath = a.auditPath
-		o.Flags = append(o.Flags, "--audit-policy-file="+metadataAuditPolicy(t))
+		o.Flags = append(o.Flags, "--audit-policy-file="+testaudit.MetadataPolicy(t))
 	}))
 	createGadgetCRD(t, a.back.Config)
 

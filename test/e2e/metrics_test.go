@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/testaudit"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -63,7 +64,7 @@ func TestMetricFamilies(t *testing.T) {
 			t.Parallel()
 			opts := []kapitest.Option{kapitest.WithOptions(func(o *kapitest.Options) {
 				o.AuditLogPath = filepath.Join(t.TempDir(), "audit.log")
-				o.Flags = append(o.Flags, "--audit-policy-file="+metadataAuditPolicy(t))
+				o.Flags = append(o.Flags, "--audit-policy-file="+testaudit.MetadataPolicy(t))
 			})}
 			if backend == "etcd" {
 				opts = append(opts, kapitest.WithEmbeddedEtcd())

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kapi-dev/kapi/internal/testaudit"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -65,7 +66,7 @@ plugins:
       namespaces: [exempt]
 `)
 	auditLog := filepath.Join(dir, "audit.log")
-	srv := kapitest.Start(t, kapitest.WithFlags("--admission-control-config-file="+cfg, "--audit-log-path="+auditLog, "--audit-policy-file="+metadataAuditPolicy(t)))
+	srv := kapitest.Start(t, kapitest.WithFlags("--admission-control-config-file="+cfg, "--audit-log-path="+auditLog, "--audit-policy-file="+testaudit.MetadataPolicy(t)))
 	cs := kubernetes.NewForConfigOrDie(srv.Config)
 	ctx := context.Background()
 	for _, ns := range []string{"psa", "exempt"} {

@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/internal/testaudit"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -191,7 +192,7 @@ func eventually(t *testing.T, what string, check func() bool) {
 func TestAdmissionWebhooks(t *testing.T) {
 	hooks := startHooks(t)
 	auditLog := filepath.Join(t.TempDir(), "audit.log")
-	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+metadataAuditPolicy(t)))
+	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+testaudit.MetadataPolicy(t)))
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	cc := func(path string) arv1.WebhookClientConfig {

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kapi-dev/kapi/internal/testaudit"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -65,7 +66,7 @@ func authzPolicy() *arv1.ValidatingAdmissionPolicy {
 // user (an RBAC identity) against the server's authorizer.
 func TestAuthorizerInPolicy(t *testing.T) {
 	auditLog := filepath.Join(t.TempDir(), "audit.log")
-	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+metadataAuditPolicy(t)))
+	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+testaudit.MetadataPolicy(t)))
 	admin := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	rbac := admin.RbacV1()

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/internal/testaudit"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -83,7 +84,7 @@ func cm(name string, labels map[string]string, keys int) *corev1.ConfigMap {
 // error in the policy's status.
 func TestValidatingAdmissionPolicy(t *testing.T) {
 	auditLog := filepath.Join(t.TempDir(), "audit.log")
-	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+metadataAuditPolicy(t)))
+	s := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.AuditLogPath = auditLog }), kapitest.WithFlags("--audit-policy-file="+testaudit.MetadataPolicy(t)))
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	ar := cs.AdmissionregistrationV1()

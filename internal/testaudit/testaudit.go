@@ -1,4 +1,7 @@
-package podsecurity
+// Package testaudit holds what tests of several packages need to audit a
+// server: since kapi, as kube-apiserver, audits nothing without
+// --audit-policy-file, a test that reads the audit log passes a policy.
+package testaudit
 
 import (
 	"os"
@@ -6,10 +9,10 @@ import (
 	"testing"
 )
 
-// metadataAuditPolicy writes an audit policy recording every request at
+// MetadataPolicy writes an audit policy recording every request at
 // Metadata level without the RequestReceived stage, and returns its
-// path: without --audit-policy-file nothing is audited, as upstream.
-func metadataAuditPolicy(t testing.TB) string {
+// path.
+func MetadataPolicy(t testing.TB) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "audit-policy.yaml")
 	policy := "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n"
