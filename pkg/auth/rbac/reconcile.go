@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
+	"github.com/kapi-dev/kapi/internal/parallel"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -61,7 +61,7 @@ func Reconcile(ctx context.Context, c kubernetes.Interface) error {
 		have := haveRB[want.Namespace+"/"+want.Name]
 		work = append(work, func() error { return reconcileRoleBinding(ctx, c, want, have) })
 	}
-	return runParallel(work, reconcileWorkers)
+	return errors.Join(parallel.Run(reconcileWorkers, work)...)
 }
 
 // byKey indexes items by key.
@@ -79,27 +79,6 @@ func byKey[T any](items []T, key func(*T) string) map[string]*T {
 // tolerate), and one at a time the ~130 objects' round trips dominated
 // the server's start (readiness waits for this hook).
 const reconcileWorkers = 8
-
-// runParallel runs work on n goroutines and joins the errors, in the
-// order of work.
-func runParallel(work []func() error, n int) error {
-	errs := make([]error, len(work))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(n, len(work)) {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = work[i]()
-			}
-		})
-	}
-	for i := range work {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return errors.Join(errs...)
-}
 
 func autoupdate(m metav1.Object) bool {
 	return m.GetAnnotations()[AutoUpdateAnnotationKey] != "false"

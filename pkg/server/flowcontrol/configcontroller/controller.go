@@ -19,6 +19,7 @@ import (
 	flowcontrollisters "k8s.io/client-go/listers/flowcontrol/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kapi-dev/kapi/internal/parallel"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/bootstrap"
 )
@@ -142,40 +143,17 @@ func (c *Controller) ensureOnce(ctx context.Context) error {
 			work = append(work, func() error { return ensureFlowSchema(ctx, fss, want, cur, mandatory) })
 		}
 	}
-	if err := runParallel(work, ensureWorkers); err != nil {
-		return err
+	// The first error, in the order of work.
+	for _, err := range parallel.Run(ensureWorkers, work) {
+		if err != nil {
+			return err
+		}
 	}
 	return removeUnwanted(ctx, pls, fss, plList, fsList, wantPL, wantFS)
 }
 
 // ensureWorkers is how many objects ensureOnce works on at a time.
 const ensureWorkers = 8
-
-// runParallel runs work on n goroutines; it returns the first error in
-// the order of work.
-func runParallel(work []func() error, n int) error {
-	errs := make([]error, len(work))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(n, len(work)) {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = work[i]()
-			}
-		})
-	}
-	for i := range work {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // ensurePriorityLevel makes want exist (cur: the object as listed, nil
 // when missing).
