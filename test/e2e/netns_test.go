@@ -80,7 +80,12 @@ func TestLoopbackOnlyNetwork(t *testing.T) {
 		"-test.run", "^(" + strings.Join(tests, "|") + ")$", "-test.count=1", "-test.v",
 		"-test.timeout", (timeout - 5*time.Second).String()})
 	cmd := exec.CommandContext(ctx, unshare, args...)
-	cmd.Env = append(os.Environ(), insideNetnsEnv+"=1")
+	// The child learns which namespace it must NOT be in: this one.
+	parentNetns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		unavailable("this process's network namespace: %v", err)
+	}
+	cmd.Env = append(os.Environ(), insideNetnsEnv+"="+parentNetns)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -96,10 +101,21 @@ func TestLoopbackOnlyNetwork(t *testing.T) {
 
 // TestInsideLoopbackOnlyNetwork runs only inside TestLoopbackOnlyNetwork's
 // namespace: it checks that the namespace is what it claims, lo up with
-// 127.0.0.1 and no other address.
+// 127.0.0.1 and no other address. It lists interfaces only once it has
+// made sure it is not in the namespace of the test that started it (the
+// machine's): the addresses it reads are those of the namespace the test
+// created, never the machine's.
 func TestInsideLoopbackOnlyNetwork(t *testing.T) {
-	if os.Getenv(insideNetnsEnv) == "" {
+	parentNetns := os.Getenv(insideNetnsEnv)
+	if parentNetns == "" {
 		t.Skip("runs inside TestLoopbackOnlyNetwork's network namespace only")
+	}
+	netns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatalf("this process's network namespace: %v", err)
+	}
+	if netns == parentNetns {
+		t.Fatalf("still in the starting test's network namespace %s: not looking at its interfaces", netns)
 	}
 	ifaces, err := net.Interfaces()
 	if err != nil {
