@@ -102,3 +102,70 @@ func waitBookmark(t *testing.T, w watch.Interface, want uint64, request func()) 
 }
 
 func rvStr(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// TestRequestWatchProgressStaysWithItsStore: each Store watches on its own
+// etcd watch stream, so a progress request of one resource's store gives a
+// BOOKMARK to its own watch and none to another store's watch on the same
+// client. On one shared stream every consistent read of one resource cost a
+// notification to the watch of every resource (with 300 CRDs, lists after a
+// restart took seconds each).
+func TestRequestWatchProgressStaysWithItsStore(t *testing.T) {
+	srv, err := embedded.Start(context.Background(), embedded.Config{
+		DataDir:                     filepath.Join(t.TempDir(), "etcd"),
+		Logger:                      quietLogger(),
+		UnsafeNoFsync:               true,
+		WatchProgressNotifyInterval: time.Hour,
+	})
+	if err != nil {
+		t.Fatalf("start embedded etcd: %v", err)
+	}
+	t.Cleanup(srv.Close)
+	newStore := func(newFunc func() runtime.Object) *Store {
+		return New(srv.Client(), Config{Codec: testCodec, NewFunc: newFunc, Logger: quietLogger(), ProgressNotifyInterval: time.Hour})
+	}
+	pods := newStore(func() runtime.Object { return &corev1.Pod{} })
+	cms := newStore(func() runtime.Object { return &corev1.ConfigMap{} })
+	ctx := t.Context()
+	cur, err := pods.CurrentRevision(ctx)
+	if err != nil {
+		t.Fatalf("current revision: %v", err)
+	}
+	watchOpts := storage.ListOptions{
+		ResourceVersion: rvStr(cur), Recursive: true, ProgressNotify: true,
+		Predicate: storage.SelectionPredicate{AllowWatchBookmarks: true},
+	}
+	pw, err := pods.Watch(ctx, "/pods", watchOpts)
+	if err != nil {
+		t.Fatalf("watch pods: %v", err)
+	}
+	defer pw.Stop()
+	cw, err := cms.Watch(ctx, "/configmaps", watchOpts)
+	if err != nil {
+		t.Fatalf("watch configmaps: %v", err)
+	}
+	defer cw.Stop()
+
+	// A write elsewhere moves etcd's revision past both watches'.
+	if _, err := srv.Client().Put(ctx, "/elsewhere/x", "y"); err != nil {
+		t.Fatalf("put: %v", err)
+	}
+	want := cur + 1
+	waitBookmark(t, pw, want, func() {
+		if err := pods.RequestWatchProgress(ctx); err != nil {
+			t.Fatalf("request progress: %v", err)
+		}
+	})
+	// The pods watch got its bookmark; on a shared stream the configmaps
+	// watch would have had one at the same moment.
+	select {
+	case ev := <-cw.ResultChan():
+		t.Fatalf("configmaps watch got a %s event from the pods store's progress request", ev.Type)
+	case <-time.After(time.Second):
+	}
+	// Its own store's request still reaches it.
+	waitBookmark(t, cw, want, func() {
+		if err := cms.RequestWatchProgress(ctx); err != nil {
+			t.Fatalf("request progress: %v", err)
+		}
+	})
+}

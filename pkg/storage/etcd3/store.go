@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -67,7 +68,11 @@ type Store struct {
 	logger      *slog.Logger
 	progress    time.Duration
 	metrics     *storagemetrics.Resource // nil: none
+	streamKey   string                   // this Store's own etcd watch stream (see watchContext)
 }
+
+// streams numbers Stores, so that each has its own etcd watch stream.
+var streams atomic.Uint64
 
 var _ storage.Interface = (*Store)(nil)
 
@@ -100,6 +105,7 @@ func New(client *clientv3.Client, cfg Config) *Store {
 		pathPrefix:  p,
 		logger:      logger,
 		metrics:     cfg.Metrics.Resource(cfg.GroupResource),
+		streamKey:   fmt.Sprintf("%d/%s", streams.Add(1), cfg.GroupResource),
 	}
 }
 
