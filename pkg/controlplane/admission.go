@@ -117,6 +117,12 @@ func (n namespaceReader) Get(ctx context.Context, _, name string) (runtime.Objec
 	return n.clusterScoped.Get(ctx, name, &metav1.GetOptions{})
 }
 
+// GetCached implements plugins.CachedReader: the namespace as the watch
+// cache has it (resourceVersion "0").
+func (n namespaceReader) GetCached(ctx context.Context, _, name string) (runtime.Object, error) {
+	return n.clusterScoped.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
+}
+
 func (n namespaceReader) List(ctx context.Context, _ string) (runtime.Object, error) {
 	return nil, fmt.Errorf("admission: listing namespaces is not supported")
 }

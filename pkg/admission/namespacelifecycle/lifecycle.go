@@ -6,6 +6,8 @@ package namespacelifecycle
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,11 +24,64 @@ type NamespaceGetter interface {
 }
 
 // Plugin is the NamespaceLifecycle admission plugin.
+//
+// As upstream's, it reads a namespace from the server's cache (a Get at
+// resourceVersion "0", which the watch cache answers without a storage
+// round trip) and asks storage itself only when the cache does not have
+// it, or when the namespace was deleted through this server in the last
+// forceLiveLookupTTL while the cache still shows it active. Upstream waits
+// 50 ms for its informer before that live lookup; kapi goes to storage at
+// once (the answer is the same, sooner).
 type Plugin struct {
 	Namespaces NamespaceGetter
 	// Immortal namespaces cannot be deleted (default, kube-system,
 	// kube-public as upstream).
 	Immortal map[string]bool
+	// Now is the clock of the live-lookup entries; nil is time.Now.
+	Now func() time.Time
+
+	mu sync.Mutex
+	// liveLookup holds the namespaces deleted through the server, until
+	// when their reads must skip the cache.
+	liveLookup map[string]time.Time
+}
+
+// forceLiveLookupTTL is how long after a namespace's deletion was admitted
+// its reads skip the cache (upstream's forceLiveLookupTTL).
+const forceLiveLookupTTL = 30 * time.Second
+
+// cached asks the getter for any recent state: the watch cache's.
+var cached = &metav1.GetOptions{ResourceVersion: "0"}
+
+func (p *Plugin) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+// deleted records that namespace name is being deleted through the server.
+func (p *Plugin) deleted(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if p.liveLookup == nil {
+		p.liveLookup = map[string]time.Time{}
+	}
+	for n, until := range p.liveLookup {
+		if !now.Before(until) {
+			delete(p.liveLookup, n)
+		}
+	}
+	p.liveLookup[name] = now.Add(forceLiveLookupTTL)
+}
+
+// mustLookLive says whether name was deleted through the server lately.
+func (p *Plugin) mustLookLive(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	until, ok := p.liveLookup[name]
+	return ok && p.now().Before(until)
 }
 
 // New returns the plugin with kube's immortal namespaces.
@@ -62,17 +117,26 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 		if isNamespace && p.Immortal[a.Name] {
 			return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, fmt.Errorf("this namespace may not be deleted"))
 		}
+		if isNamespace {
+			p.deleted(a.Name)
+		}
 		return nil
 	}
 	if isNamespace || a.Namespace == "" || accessReviews[a.Resource.GroupResource()] {
 		return nil
 	}
-	obj, err := p.Namespaces.Get(ctx, a.Namespace, &metav1.GetOptions{})
-	if err != nil {
-		return err // namespaces "x" not found
+	obj, err := p.Namespaces.Get(ctx, a.Namespace, cached)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
 	}
-	ns, ok := obj.(*corev1.Namespace)
-	if !ok || ns.Status.Phase != corev1.NamespaceTerminating {
+	ns, _ := obj.(*corev1.Namespace)
+	if ns == nil || (ns.Status.Phase != corev1.NamespaceTerminating && p.mustLookLive(a.Namespace)) {
+		if obj, err = p.Namespaces.Get(ctx, a.Namespace, &metav1.GetOptions{}); err != nil {
+			return err // namespaces "x" not found
+		}
+		ns, _ = obj.(*corev1.Namespace)
+	}
+	if ns == nil || ns.Status.Phase != corev1.NamespaceTerminating {
 		return nil
 	}
 	forbidden := apierrors.NewForbidden(a.Resource.GroupResource(), a.Name,

@@ -406,10 +406,22 @@ func LogUnavailable(logger *slog.Logger, unavailable []string) {
 	}
 }
 
-// getterOf adapts a cluster-scoped Reader to the plugins that only Get.
+// CachedReader is a Reader that can also answer from the server's watch
+// cache: possibly a moment behind storage, but without a storage round
+// trip (what upstream's plugins read from their informers).
+type CachedReader interface {
+	GetCached(ctx context.Context, namespace, name string) (runtime.Object, error)
+}
+
+// getterOf adapts a cluster-scoped Reader to the plugins that only Get. A
+// Get at resourceVersion "0" is answered from the cache when the Reader
+// has one.
 type getterOf struct{ r Reader }
 
-func (g getterOf) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
+func (g getterOf) Get(ctx context.Context, name string, o *metav1.GetOptions) (runtime.Object, error) {
+	if c, ok := g.r.(CachedReader); ok && o != nil && o.ResourceVersion == "0" {
+		return c.GetCached(ctx, "", name)
+	}
 	return g.r.Get(ctx, "", name)
 }
 

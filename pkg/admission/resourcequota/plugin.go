@@ -28,6 +28,14 @@ type Quotas interface {
 	UpdateStatus(ctx context.Context, q *corev1.ResourceQuota) error
 }
 
+// CachedQuotas is implemented by Quotas that can also answer from the
+// server's watch cache, as upstream's plugin reads its informer: the first
+// check of a request uses it; a check redone after a conflicting charge
+// reads storage.
+type CachedQuotas interface {
+	ListCached(ctx context.Context, namespace string) ([]corev1.ResourceQuota, error)
+}
+
 // Plugin is the ResourceQuota admission plugin.
 type Plugin struct {
 	quotas Quotas
@@ -88,7 +96,7 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 		delta = quota.SubtractNonNegative(delta, prev)
 	}
 	for attempt := 0; ; attempt++ {
-		charged, err := p.check(ctx, a, ev, delta)
+		charged, err := p.check(ctx, a, ev, delta, attempt == 0)
 		if err != nil {
 			return err
 		}
@@ -107,8 +115,14 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 
 // check returns the quotas a's delta charges, with their new usage, or
 // the error refusing a.
-func (p *Plugin) check(ctx context.Context, a admission.Attributes, ev quota.Evaluator, delta corev1.ResourceList) ([]corev1.ResourceQuota, error) {
-	quotas, err := p.quotas.List(ctx, a.Namespace)
+func (p *Plugin) check(ctx context.Context, a admission.Attributes, ev quota.Evaluator, delta corev1.ResourceList, cacheOK bool) ([]corev1.ResourceQuota, error) {
+	var quotas []corev1.ResourceQuota
+	var err error
+	if c, ok := p.quotas.(CachedQuotas); ok && cacheOK {
+		quotas, err = c.ListCached(ctx, a.Namespace)
+	} else {
+		quotas, err = p.quotas.List(ctx, a.Namespace)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listing the resource quotas of namespace %s: %w", a.Namespace, err)
 	}
