@@ -173,11 +173,12 @@ func (c *Cacher) watchUnderlying(ctx context.Context, rv uint64) (watch.Interfac
 // gets the whole revision again.
 func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 	var held []watch.Event // events of revision heldRV, not applied yet
-	var heldRV uint64
+	var heldRV, applied uint64
 	flush := func() error {
 		if len(held) == 0 {
 			return nil
 		}
+		applied = heldRV
 		err := c.apply(held)
 		clear(held)
 		held = held[:0]
@@ -223,7 +224,9 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 				c.cfg.Logger.Warn("watch cache got a bookmark without a revision", "prefix", c.cfg.ResourcePrefix, "err", err)
 				continue
 			}
-			c.advance(rv)
+			if rv > applied { // a revision's end mark needs no lock
+				c.advance(rv)
+			}
 		case watch.Error:
 			if st, ok := ev.Object.(*metav1.Status); ok {
 				if st.Code == http.StatusGone {
