@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
@@ -41,7 +43,8 @@ func (s *Server) Snapshot() (*Snapshot, error) {
 // Restore makes the stored state what it was at snap: objects created
 // since are deleted, objects changed or deleted since get their snapshot
 // content back (with a new resourceVersion). Like Reset it writes storage
-// directly, one change at a time, so that watchers see every change.
+// directly (on etcd, many changes per transaction); watchers see every
+// change.
 func (s *Server) Restore(snap *Snapshot) error {
 	if err := s.restore(snap.data, true); err != nil {
 		return fmt.Errorf("kapitest restore: %w", err)
@@ -82,7 +85,7 @@ func (s *Server) Reset() error {
 		if err := s.inFlight(ctx); err != nil {
 			return fmt.Errorf("kapitest reset: waiting for the requests in flight: %w", err)
 		}
-		cur, err := s.storage.read(ctx)
+		cur, err := s.storage.keys(ctx)
 		if err != nil {
 			return fmt.Errorf("kapitest reset: %w", err)
 		}
@@ -107,7 +110,11 @@ func extraKeys(cur, want map[string][]byte) []string {
 // that are missing, and with overwrite those whose content differs.
 func (s *Server) restore(want map[string][]byte, overwrite bool) error {
 	ctx := context.Background()
-	cur, err := s.storage.read(ctx)
+	read := s.storage.keys // Reset compares keys only
+	if overwrite {
+		read = s.storage.read
+	}
+	cur, err := read(ctx)
 	if err != nil {
 		return err
 	}
@@ -122,7 +129,63 @@ func (s *Server) restore(want map[string][]byte, overwrite bool) error {
 	if len(deletes) == 0 && len(puts) == 0 {
 		return nil
 	}
-	return s.storage.apply(ctx, puts, deletes)
+	return s.storage.apply(ctx, change{puts: puts, deletes: deletes, dirs: wholeDirs(cur, want, deletes)})
+}
+
+// change is what restore writes: deletes first (in their order), then
+// puts. dirs are directories of keys (without their trailing "/") whose
+// every key goes: every key now directly in them is in deletes, and no key
+// of the wanted state is under them, so a store may delete each with one
+// ranged delete instead of key by key (a key written there since was not
+// wanted either).
+type change struct {
+	puts    map[string][]byte
+	deletes []string
+	dirs    []string
+}
+
+// wholeDirs returns, sorted, the directories of deleted keys that go
+// whole (see change.dirs), leaving out those under another one.
+func wholeDirs(cur, want map[string][]byte, deletes []string) []string {
+	total := map[string]int{}
+	for k := range cur {
+		total[parentDir(k)]++
+	}
+	gone := map[string]int{}
+	for _, k := range deletes {
+		gone[parentDir(k)]++
+	}
+	wanted := map[string]bool{} // every ancestor directory of a wanted key
+	for k := range want {
+		for d := parentDir(k); d != "" && !wanted[d]; d = parentDir(d) {
+			wanted[d] = true
+		}
+	}
+	var dirs []string
+	for d, n := range gone {
+		if d != "" && n == total[d] && !wanted[d] {
+			dirs = append(dirs, d)
+		}
+	}
+	slices.Sort(dirs)
+	// A directory under another listed one is deleted with it.
+	return slices.DeleteFunc(dirs, func(d string) bool {
+		for a := parentDir(d); a != ""; a = parentDir(a) {
+			if _, ok := slices.BinarySearch(dirs, a); ok {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// parentDir is key up to its last "/" ("" for a key without one).
+func parentDir(key string) string {
+	i := strings.LastIndexByte(key, '/')
+	if i < 0 {
+		return ""
+	}
+	return key[:i]
 }
 
 // namespacesFirst sorts keys with the namespaces (keys under nsPrefix)
@@ -147,8 +210,11 @@ func namespacesFirst(keys []string, nsPrefix string) []string {
 // kvStore is the server's storage seen as keys and values.
 type kvStore interface {
 	read(ctx context.Context) (map[string][]byte, error)
-	// apply deletes deletes in their order, then writes puts.
-	apply(ctx context.Context, puts map[string][]byte, deletes []string) error
+	// keys is read's keys (their values may be left out).
+	keys(ctx context.Context) (map[string][]byte, error)
+	// apply deletes ch.deletes in their order (ch.dirs may be deleted
+	// whole instead), then writes ch.puts.
+	apply(ctx context.Context, ch change) error
 	// root is the prefix of every key ("/registry"; "" on the memory
 	// backend): a Namespace's key is root+"/namespaces/"+name.
 	root() string
@@ -166,8 +232,10 @@ func (m memoryKV) read(context.Context) (map[string][]byte, error) {
 	return data, err
 }
 
-func (m memoryKV) apply(_ context.Context, puts map[string][]byte, deletes []string) error {
-	_, err := m.b.Apply(puts, deletes)
+func (m memoryKV) keys(ctx context.Context) (map[string][]byte, error) { return m.read(ctx) }
+
+func (m memoryKV) apply(_ context.Context, ch change) error {
+	_, err := m.b.Apply(ch.puts, ch.deletes)
 	return err
 }
 
@@ -180,8 +248,16 @@ type etcdKV struct {
 func (e etcdKV) root() string { return strings.TrimSuffix(e.prefix, "/") }
 
 func (e etcdKV) read(ctx context.Context) (map[string][]byte, error) {
+	return e.get(ctx)
+}
+
+func (e etcdKV) keys(ctx context.Context) (map[string][]byte, error) {
+	return e.get(ctx, clientv3.WithKeysOnly())
+}
+
+func (e etcdKV) get(ctx context.Context, opts ...clientv3.OpOption) (map[string][]byte, error) {
 	prefix := strings.TrimSuffix(e.prefix, "/") + "/"
-	resp, err := e.client.Get(ctx, prefix, clientv3.WithPrefix())
+	resp, err := e.client.Get(ctx, prefix, append(opts, clientv3.WithPrefix())...)
 	if err != nil {
 		return nil, err
 	}
@@ -192,46 +268,97 @@ func (e etcdKV) read(ctx context.Context) (map[string][]byte, error) {
 	return out, nil
 }
 
-// etcdWriters is how many writes etcdKV.apply has in flight: etcd
-// commits concurrent proposals together (one fsync for many), so more in
-// flight is faster until the server's cores are busy.
-const etcdWriters = 64
+// etcdTxnOps is the most operations etcdKV.apply puts in one transaction:
+// etcd's default --max-txn-ops (the embedded etcd keeps it). A server with
+// a lower limit refuses the transaction; apply then makes those changes
+// one request each.
+const etcdTxnOps = 128
 
-// apply makes one etcd write per change, so that every change has a
-// revision of its own as the API's writes do (kapi's watch cache takes one
-// event per revision, and an etcd transaction's changes share one),
-// several at a time: first the deletes of namespaces, then the other
-// deletes and the puts.
-func (e etcdKV) apply(ctx context.Context, puts map[string][]byte, deletes []string) error {
-	var first, rest []clientv3.Op
-	for _, k := range deletes {
-		if strings.HasPrefix(k, namespacePrefix(e)) {
-			first = append(first, clientv3.OpDelete(k))
-		} else {
-			rest = append(rest, clientv3.OpDelete(k))
+// etcdTxnBytes bounds the values one transaction of apply writes, well
+// under etcd's default --max-request-bytes (1.5 MiB).
+const etcdTxnBytes = 1 << 20
+
+// etcdTxnsInFlight is how many transactions apply has in flight: etcd
+// commits concurrent proposals together (one fsync for several).
+const etcdTxnsInFlight = 8
+
+// apply makes the changes in as few transactions as it can: a ranged
+// delete per whole directory (a namespace's objects of one resource), the
+// other deletes key by key, then the puts, at most etcdTxnOps operations
+// and etcdTxnBytes of values per transaction. The first transaction (with
+// the namespaces' deletes, first in ch.deletes) commits before the others
+// start, so a namespace is never gone after its objects. The changes of
+// one transaction share a revision; kapi's watch cache delivers each of
+// them (a DELETED event per object, in the transaction's order), as it
+// does any etcd transaction's. Typically the whole Reset is one
+// transaction.
+func (e etcdKV) apply(ctx context.Context, ch change) error {
+	var ops []clientv3.Op
+	inDir := func(k string) bool { // under one of ch.dirs
+		for d := parentDir(k); d != ""; d = parentDir(d) {
+			if _, ok := slices.BinarySearch(ch.dirs, d); ok {
+				return true
+			}
+		}
+		return false
+	}
+	nsPrefix := namespacePrefix(e)
+	for _, k := range ch.deletes {
+		if strings.HasPrefix(k, nsPrefix) && !inDir(k) {
+			ops = append(ops, clientv3.OpDelete(k))
 		}
 	}
-	for _, k := range sortedKeys(puts) {
-		rest = append(rest, clientv3.OpPut(k, string(puts[k])))
+	for _, d := range ch.dirs {
+		ops = append(ops, clientv3.OpDelete(d+"/", clientv3.WithPrefix()))
 	}
-	if err := e.do(ctx, first); err != nil {
+	for _, k := range ch.deletes {
+		if !strings.HasPrefix(k, nsPrefix) && !inDir(k) {
+			ops = append(ops, clientv3.OpDelete(k))
+		}
+	}
+	for _, k := range sortedKeys(ch.puts) {
+		ops = append(ops, clientv3.OpPut(k, string(ch.puts[k])))
+	}
+	batches := txnBatches(ops)
+	if len(batches) == 0 {
+		return nil
+	}
+	if err := e.txn(ctx, batches[0]); err != nil {
 		return err
 	}
-	return e.do(ctx, rest)
+	return e.do(ctx, batches[1:])
 }
 
-// do runs ops, etcdWriters at a time, and returns the first error.
-func (e etcdKV) do(ctx context.Context, ops []clientv3.Op) error {
+// txnBatches splits ops into transactions of at most etcdTxnOps
+// operations and etcdTxnBytes of values.
+func txnBatches(ops []clientv3.Op) [][]clientv3.Op {
+	var batches [][]clientv3.Op
+	size := 0
+	for _, op := range ops {
+		n := len(op.ValueBytes())
+		if k := len(batches); k == 0 || len(batches[k-1]) == etcdTxnOps || (size+n > etcdTxnBytes && len(batches[k-1]) > 0) {
+			batches = append(batches, nil)
+			size = 0
+		}
+		batches[len(batches)-1] = append(batches[len(batches)-1], op)
+		size += n
+	}
+	return batches
+}
+
+// do commits batches, etcdTxnsInFlight at a time, and returns the first
+// error.
+func (e etcdKV) do(ctx context.Context, batches [][]clientv3.Op) error {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
-		next  = make(chan clientv3.Op)
+		next  = make(chan []clientv3.Op)
 	)
-	for range min(etcdWriters, len(ops)) {
+	for range min(etcdTxnsInFlight, len(batches)) {
 		wg.Go(func() {
-			for op := range next {
-				if _, err := e.client.Do(ctx, op); err != nil {
+			for batch := range next {
+				if err := e.txn(ctx, batch); err != nil {
 					mu.Lock()
 					first = cmp.Or(first, err)
 					mu.Unlock()
@@ -239,12 +366,27 @@ func (e etcdKV) do(ctx context.Context, ops []clientv3.Op) error {
 			}
 		})
 	}
-	for _, op := range ops {
-		next <- op
+	for _, b := range batches {
+		next <- b
 	}
 	close(next)
 	wg.Wait()
 	return first
+}
+
+// txn commits ops in one transaction, or one by one if the server allows
+// fewer operations per transaction.
+func (e etcdKV) txn(ctx context.Context, ops []clientv3.Op) error {
+	_, err := e.client.Txn(ctx).Then(ops...).Commit()
+	if !errors.Is(err, rpctypes.ErrTooManyOps) {
+		return err
+	}
+	for _, op := range ops {
+		if _, err := e.client.Do(ctx, op); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sortedKeys(m map[string][]byte) []string {

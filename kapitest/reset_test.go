@@ -14,6 +14,7 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -85,9 +86,42 @@ func TestReset(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitFor(t, "the informer to see 40 more ConfigMaps", func() bool { return len(cmInformer.GetStore().ListKeys()) >= baseCMs+40 })
+			// A plain watch too gets a DELETED event for each of the 40
+			// ConfigMaps (on etcd Reset deletes them in one transaction:
+			// events at one revision, half by a ranged delete).
+			cmList, err := cs.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmWatch, err := cs.CoreV1().ConfigMaps("").Watch(ctx, metav1.ListOptions{ResourceVersion: cmList.ResourceVersion})
+			if err != nil {
+				t.Fatal(err)
+			}
 
 			if err := srv.Reset(); err != nil {
 				t.Fatal(err)
+			}
+
+			deleted := map[string]int{}
+			timeout := time.After(30 * time.Second)
+			for len(deleted) < 40 {
+				select {
+				case ev, ok := <-cmWatch.ResultChan():
+					if !ok {
+						t.Fatalf("ConfigMap watch closed after %d deletions", len(deleted))
+					}
+					if cm, isCM := ev.Object.(*corev1.ConfigMap); ev.Type == watch.Deleted && isCM && strings.HasPrefix(cm.Name, "cm-") {
+						deleted[cm.Namespace+"/"+cm.Name]++
+					}
+				case <-timeout:
+					t.Fatalf("ConfigMap watch: %d deletions within 30s, want 40", len(deleted))
+				}
+			}
+			cmWatch.Stop()
+			for k, n := range deleted {
+				if n != 1 {
+					t.Errorf("ConfigMap watch: %d DELETED events for %s, want 1", n, k)
+				}
 			}
 
 			after, err := srv.Snapshot()

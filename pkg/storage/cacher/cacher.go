@@ -25,6 +25,18 @@ type ProgressRequester interface {
 	RequestWatchProgress(ctx context.Context) error
 }
 
+// RevisionEndMarker may be implemented by the underlying store. If
+// MarksRevisionEnds is true, its watches with ProgressNotify and
+// Predicate.AllowWatchBookmarks send a BOOKMARK at revision R right after
+// the last event of R (etcd3.Store does: etcd delivers a revision's events
+// together). The cacher then applies the events of one revision (an etcd
+// transaction changes many keys at one revision) together, so no read
+// sees a revision half applied. Without it, each event is applied as it
+// comes; a revision's later events are still accepted.
+type RevisionEndMarker interface {
+	MarksRevisionEnds() bool
+}
+
 // Counter may be implemented by the underlying store: it counts the
 // objects stored under key (recursively). The cacher's object count falls
 // back to it until the cache is ready.
@@ -40,6 +52,9 @@ type Cacher struct {
 	store    storage.Interface
 	progress ProgressRequester // nil if the store cannot be asked
 	prefix   string            // ResourcePrefix + "/"
+	// marked: the store's watch marks the end of each revision (see
+	// RevisionEndMarker).
+	marked bool
 
 	cancel context.CancelFunc // ends the reflector and the bookmark loop
 	wg     sync.WaitGroup     // reflector, bookmark loop, watcher goroutines
@@ -61,6 +76,8 @@ type Cacher struct {
 	stopped     bool
 	ready       bool
 	rv          uint64 // the revision the cache is at
+	seq         uint64 // the number of the last event applied (event.seq)
+	eventRV     uint64 // the revision of the last event applied
 	windowStart uint64 // every event after this revision is in events
 	objects     objStore
 	stateSince  uint64 // objects are the state at every revision from stateSince to rv
@@ -90,6 +107,9 @@ func New(cfg Config) (*Cacher, error) {
 		changed:  make(chan struct{}),
 	}
 	c.progress, _ = cfg.Storage.(ProgressRequester)
+	if m, ok := cfg.Storage.(RevisionEndMarker); ok {
+		c.marked = m.MarksRevisionEnds()
+	}
 	c.budget = newTimeBudget(cfg.DispatchBudget, cfg.DispatchBudgetRefill, time.Now())
 	res := cfg.Metrics.Resource(cfg.GroupResource)
 	c.metrics = res.Cache()

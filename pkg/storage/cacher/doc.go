@@ -61,6 +61,21 @@
 // relies on the store's periodic progress notifications and falls back to
 // the underlying store after ConsistentReadWait.
 //
+// # Several events at one revision
+//
+// An etcd transaction changing several keys under the prefix (a ranged
+// delete, another client's multi-key txn) makes several events at one
+// revision, in the transaction's order. The cache keeps them all, in that
+// order: watchers get every one, a watch from revision N gets the events
+// of revisions after N (all of a transaction's, or none), and the events
+// are numbered (event.seq) so that a watcher catching up from the window
+// skips exactly what it already has. Over a store that marks the end of
+// each revision ([RevisionEndMarker]: etcd3.Store), a revision is applied
+// whole, once complete, so reads, snapshots and the cache's revision never
+// show half of one; if the underlying watch ends in the middle of one, the
+// cache drops what it held and the new watch, from the revision before,
+// brings it again.
+//
 // # Fan-out and memory
 //
 // Each watcher has a bounded buffer (Config.WatcherBuffer). Events are

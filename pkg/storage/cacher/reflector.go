@@ -164,7 +164,29 @@ func (c *Cacher) watchUnderlying(ctx context.Context, rv uint64) (watch.Interfac
 // consume applies the events of the underlying watch until it ends. It
 // returns errRelist (wrapped) when the cache must list again, another error
 // when the watch failed, nil when it just ended.
+//
+// Events sharing a revision (one etcd transaction) are applied together:
+// they are held until the revision is known to be complete (an event of a
+// later revision, or a BOOKMARK, which a RevisionEndMarker store sends
+// right after a revision's last event). Held events are dropped when the
+// watch ends: the cache re-watches from its revision, before theirs, and
+// gets the whole revision again.
 func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
+	var held []watch.Event // events of revision heldRV, not applied yet
+	var heldRV, applied uint64
+	flush := func() error {
+		if len(held) == 0 {
+			return nil
+		}
+		applied = heldRV
+		err := c.apply(held)
+		clear(held)
+		held = held[:0]
+		if err != nil {
+			return fmt.Errorf("%w: %w", errRelist, err)
+		}
+		return nil
+	}
 	for {
 		var ev watch.Event
 		var ok bool
@@ -178,16 +200,33 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			if err := c.apply(ev.Type, ev.Object); err != nil {
-				return fmt.Errorf("%w: %w", errRelist, err)
+			rv, err := storage.ObjectResourceVersion(ev.Object)
+			if err != nil {
+				return fmt.Errorf("%w: event without a revision: %w", errRelist, err)
+			}
+			if len(held) > 0 && rv != heldRV {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			held, heldRV = append(held, ev), rv
+			if !c.marked {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		case watch.Bookmark:
+			if err := flush(); err != nil {
+				return err
+			}
 			rv, err := storage.ObjectResourceVersion(ev.Object)
 			if err != nil {
 				c.cfg.Logger.Warn("watch cache got a bookmark without a revision", "prefix", c.cfg.ResourcePrefix, "err", err)
 				continue
 			}
-			c.advance(rv)
+			if rv > applied { // a revision's end mark needs no lock
+				c.advance(rv)
+			}
 		case watch.Error:
 			if st, ok := ev.Object.(*metav1.Status); ok {
 				if st.Code == http.StatusGone {
@@ -237,7 +276,7 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	c.objects = st
 	c.metrics.Capacity(len(c.events.buf), c.cfg.EventWindow)
 	c.events.reset(c.cfg.EventWindow)
-	c.rv, c.windowStart, c.stateSince = rv, rv, rv
+	c.rv, c.windowStart, c.stateSince, c.eventRV = rv, rv, rv, 0
 	c.sentRV.Store(rv)
 	c.snaps.reset()
 	c.metrics.Initialized(rv)
@@ -267,41 +306,60 @@ func (c *Cacher) advance(rv uint64) {
 	}
 }
 
-// apply applies one change of the underlying store: the object store, the
-// event window and every interested watcher.
-func (c *Cacher) apply(typ watch.EventType, obj runtime.Object) error {
-	c.metrics.EventReceived()
-	cur, err := c.newEntry(obj)
-	if err != nil {
-		return err
+// apply applies the changes of the underlying store at one revision (one
+// event, or several for a transaction), in the store's order: the object
+// store, the event window and every interested watcher. Reads see the
+// revision whole: the cache's revision moves once all of its events are
+// in. A revision the cache already has is skipped, except more events of
+// the revision it last applied (a store that does not mark revision ends
+// sends a transaction's events one at a time).
+func (c *Cacher) apply(changes []watch.Event) error {
+	entries := make([]*entry, len(changes))
+	for i, ch := range changes {
+		c.metrics.EventReceived()
+		e, err := c.newEntry(ch.Object)
+		if err != nil {
+			return err
+		}
+		entries[i] = e
 	}
+	rv := entries[0].rv
+	now := c.cfg.Clock.Now()
 	c.mu.Lock()
-	if cur.rv <= c.rv {
+	if rv < c.rv || (rv == c.rv && c.eventRV != rv) {
 		c.mu.Unlock()
-		c.cfg.Logger.Debug("watch cache skipped an old event", "key", cur.key, "revision", cur.rv, "at", c.rv)
+		c.cfg.Logger.Debug("watch cache skipped an old event", "key", entries[0].key, "revision", rv, "at", c.rv)
 		return nil
 	}
-	ev := &event{key: cur.key, rv: cur.rv, at: c.cfg.Clock.Now(), cur: cur}
-	if typ == watch.Deleted {
-		ev.typ = watch.Deleted
-		ev.prev = c.objects.remove(cur.key)
-	} else {
-		ev.prev = c.objects.put(cur)
-		ev.typ = watch.Added
-		if ev.prev != nil {
-			ev.typ = watch.Modified
+	evs := make([]*event, len(entries))
+	for i, cur := range entries {
+		c.seq++
+		ev := &event{key: cur.key, rv: rv, seq: c.seq, at: now, cur: cur}
+		if changes[i].Type == watch.Deleted {
+			ev.typ = watch.Deleted
+			ev.prev = c.objects.remove(cur.key)
+		} else {
+			ev.prev = c.objects.put(cur)
+			ev.typ = watch.Added
+			if ev.prev != nil {
+				ev.typ = watch.Modified
+			}
 		}
+		c.appendLocked(ev)
+		evs[i] = ev
 	}
-	c.rv, c.stateSince = cur.rv, cur.rv
-	c.appendLocked(ev)
-	c.metrics.ResourceVersion(cur.rv)
+	c.rv, c.stateSince, c.eventRV = rv, rv, rv
+	c.metrics.ResourceVersion(rv)
 	c.notifyLocked()
 	c.mu.Unlock()
 	// Dispatched outside the lock (reads go on while a slow watcher is
 	// waited for), in order: apply runs on the reflector goroutine only.
-	c.dispatch(ev)
-	c.sentRV.Store(ev.rv)
-	c.metrics.EventDispatched()
+	// Bookmarks carry rv only once every event of rv is handed over.
+	for _, ev := range evs {
+		c.dispatch(ev)
+		c.metrics.EventDispatched()
+	}
+	c.sentRV.Store(rv)
 	return nil
 }
 

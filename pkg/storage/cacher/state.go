@@ -27,10 +27,16 @@ type entry struct {
 
 // event is one change of the cache, shared by every watcher. It is
 // immutable once published, except for the lazily built leave object.
+//
+// Several events may share a revision (an etcd transaction changing
+// several keys): seq, not rv, tells events apart and orders them.
 type event struct {
 	typ watch.EventType // Added, Modified, Deleted, or Bookmark
 	key string
 	rv  uint64
+	// seq numbers the cache's events, from 1, in the order they were
+	// applied (0 for bookmarks); consecutive in the event window.
+	seq uint64
 	at  time.Time
 	// cur is the new state (Added, Modified), the deleted object carrying
 	// the deletion's revision (Deleted), or the bookmark object.
@@ -303,8 +309,31 @@ func (r *ring) since(rv uint64) []*event {
 			hi = m
 		}
 	}
-	out := make([]*event, 0, r.n-lo)
-	for i := lo; i < r.n; i++ {
+	return r.tail(lo)
+}
+
+// fromSeq returns a copy of the events from the one numbered seq on; ok is
+// false if that event has left the window.
+func (r *ring) fromSeq(seq uint64) (out []*event, ok bool) {
+	if r.n == 0 || r.at(0).seq > seq {
+		return nil, false
+	}
+	lo, hi := 0, r.n
+	for lo < hi {
+		m := (lo + hi) / 2
+		if r.at(m).seq < seq {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return r.tail(lo), true
+}
+
+// tail returns a copy of the events from index i on.
+func (r *ring) tail(i int) []*event {
+	out := make([]*event, 0, r.n-i)
+	for ; i < r.n; i++ {
 		out = append(out, r.at(i))
 	}
 	return out

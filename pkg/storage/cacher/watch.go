@@ -32,12 +32,17 @@ type cacheWatcher struct {
 	// (encoded once for all such watchers); initial events and bookmarks
 	// stay plain objects.
 	shared bool
-	after  uint64
+	// from is the revision the watch starts after: it gets no event of
+	// from or older. after is the revision of the last event sent (from,
+	// before the first): no bookmark goes back before it. seen is the
+	// number (event.seq) of the last event sent or covered by the initial
+	// state: events may share a revision, so seq tells which were sent.
+	from, after, seen uint64
 
 	input chan *event
 	// lagging: the watcher's buffer stayed full past the dispatch budget;
 	// the dispatcher skips it and it catches up from the event window,
-	// from revision missedFrom (the first event it did not get). wake
+	// from missedFrom (the seq of the first event it did not get). wake
 	// tells its goroutine.
 	lagging    atomic.Bool
 	missedFrom atomic.Uint64
@@ -158,25 +163,29 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	}
 	switch {
 	case sendInitial:
-		w.after = c.rv
+		w.from, w.seen = c.rv, c.seq
 		if w.recursive {
 			c.objects.scan(w.prefix, func(e *entry) { initial = append(initial, e) })
 		} else if e := c.objects.get(key); e != nil {
 			initial = []*entry{e}
 		}
 	case need == 0:
-		w.after = c.rv
+		w.from, w.seen = c.rv, c.seq
 	case need < c.windowStart:
 		start := c.windowStart
 		c.mu.Unlock()
 		return nil, storage.NewError(storage.ErrCodeExpired, key, int64(need),
 			fmt.Sprintf("too old resource version: %d (%d)", need, start))
 	default:
-		w.after = need
+		w.from = need
 		if need < c.rv {
 			backlog = c.events.since(need)
 		}
+		// The backlog is the last events of the window: the watcher has
+		// seen every event before it.
+		w.seen = c.seq - uint64(len(backlog))
 	}
+	w.after = w.from
 	c.watchers[w] = struct{}{}
 	c.wg.Add(1)
 	c.mu.Unlock()
@@ -218,7 +227,7 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 		w.c.metrics.InitEvent()
 	}
 	if endBookmark {
-		obj, err := w.c.bookmarkObject(w.after, true)
+		obj, err := w.c.bookmarkObject(w.from, true)
 		if err != nil {
 			send(errorEvent(err))
 			return
@@ -283,13 +292,13 @@ func (w *cacheWatcher) catchUp(send func(watch.Event) bool) bool {
 		}
 		missed := w.missedFrom.Load()
 		c.mu.Lock()
-		if missed <= c.windowStart {
+		backlog, ok := c.events.fromSeq(missed)
+		if !ok {
 			start := c.windowStart
 			c.mu.Unlock()
-			c.terminateSlow(w, missed, fmt.Sprintf("its next event (revision %d) has left the event window (after %d)", missed, start))
+			c.terminateSlow(w, w.after, fmt.Sprintf("its next event has left the event window (after revision %d)", start))
 			return false
 		}
-		backlog := c.events.since(missed - 1)
 		// Events added from now on are dispatched to it again (those
 		// already in backlog too: deliver skips what it has seen).
 		w.lagging.Store(false)
@@ -312,10 +321,10 @@ func (w *cacheWatcher) deliver(ev *event, send func(watch.Event) bool) bool {
 		}
 		return send(watch.Event{Type: watch.Bookmark, Object: ev.cur.obj})
 	}
-	if ev.rv <= w.after {
+	if ev.seq <= w.seen || ev.rv <= w.from {
 		return true
 	}
-	w.after = ev.rv
+	w.seen, w.after = ev.seq, ev.rv
 	if ev.typ == watch.Deleted {
 		if w.matches(ev.cur) {
 			return send(watch.Event{Type: watch.Deleted, Object: w.current(ev)})
@@ -391,7 +400,7 @@ func (c *Cacher) dispatch(ev *event) {
 		case w.input <- ev:
 		case <-w.done:
 		default:
-			w.missedFrom.Store(ev.rv)
+			w.missedFrom.Store(ev.seq)
 			w.lagging.Store(true)
 			select {
 			case w.wake <- struct{}{}:

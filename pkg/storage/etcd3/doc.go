@@ -27,7 +27,11 @@
 //     Config.ProgressNotifyInterval). etcd >= 3.6 sends none to a watch
 //     before the store's revision passes the watch's start, so a watch that
 //     hears nothing for an interval sends its own BOOKMARK at the last
-//     revision it knows complete.
+//     revision it knows complete. Such a watch also gets a BOOKMARK right
+//     after the events of each etcd watch response, at the last one's
+//     revision: a revision's events (a transaction's, several keys at one
+//     revision) come in one response, so the bookmark tells a watch cache
+//     the revision is complete (Store.MarksRevisionEnds).
 //   - The initial-events-end BOOKMARK of SendInitialEvents is sent only
 //     with Predicate.AllowWatchBookmarks, as kube.
 //   - A resourceVersion newer than etcd's revision fails at once with

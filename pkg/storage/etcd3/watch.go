@@ -156,6 +156,14 @@ func (s *Store) RequestWatchProgress(ctx context.Context) error {
 	return nil
 }
 
+// MarksRevisionEnds implements the cacher's RevisionEndMarker: a watch
+// with ProgressNotify and Predicate.AllowWatchBookmarks sends a BOOKMARK at
+// the revision of the last event of each etcd watch response, right after
+// it. etcd never splits a revision's events across responses (its watch
+// batches whole revisions; kapi does not ask for fragmented responses), so
+// the bookmark follows the last event of every revision.
+func (s *Store) MarksRevisionEnds() bool { return true }
+
 // ResultChan implements watch.Interface.
 func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
 
@@ -240,6 +248,13 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 				if ok && !w.send(ctx, ev) {
 					return
 				}
+			}
+			// etcd sends a revision's events (a transaction's: many keys
+			// at one revision) in one response: a BOOKMARK at the last one
+			// tells a watch cache the revision is complete (see
+			// MarksRevisionEnds).
+			if w.bookmarks && len(resp.Events) > 0 && !w.sendBookmark(ctx, lastRev, false) {
+				return
 			}
 		}
 	}
