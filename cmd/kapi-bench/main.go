@@ -2,21 +2,23 @@
 // server on this machine and prints the figures and their ratios.
 //
 //	kapi-bench -kapi ./kapi [-etcd http://127.0.0.1:2379] [-reference ./kube-apiserver]
-//	           [-starts 5] [-objects 2000] [-writes 60000] [-watchers 100,1000]
+//	           [-targets memory,embedded,etcd,reference] [-starts 5]
+//	           [-objects 2000] [-writes 60000] [-watchers 100,1000]
 //
-// Targets: kapi on the memory backend, kapi on its embedded etcd, and, when
-// -etcd names an external etcd, kapi on it and the reference on it (each
-// under its own key prefix). The reference is a kube-apiserver binary (or
-// any server taking its flags; see -reference-flags) built from public
-// source: docs/performance.md says how. Without a reference the tool says
-// so and prints kapi's figures alone.
+// Targets (all that can run, or those -targets names): kapi on the memory
+// backend, kapi on its embedded etcd, and, when -etcd names an external
+// etcd, kapi on it and the reference on it (each under its own key
+// prefix). The reference is a kube-apiserver binary (or any server taking
+// its flags; see -reference-flags) built from public source by
+// hack/build-reference.sh. Without a reference the tool says so and prints
+// kapi's figures alone.
 //
 // Rows, as issue 18's table: start → /readyz 200 (median of -starts runs,
-// the data dir prepared by a first unmeasured start), idle RSS, create / get
-// / update of custom resources with 32 workers, consistent list of
-// -objects custom resources, watch latency from send (p99) with each
-// -watchers count and the server CPU per delivered event, RSS after
-// -writes updates, SIGTERM → exit (median).
+// interleaved across the targets, each data dir prepared by a first
+// unmeasured start), idle RSS, create / get / update of custom resources
+// with 32 workers, consistent list of -objects custom resources, watch
+// latency from send (p99) with each -watchers count and the server CPU per
+// delivered event, RSS after -writes updates, SIGTERM → exit (median).
 //
 // It talks only to the servers it started, on 127.0.0.1, and to -etcd,
 // which must be a loopback address.
@@ -30,6 +32,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +49,7 @@ type options struct {
 	watchers       []int
 	watchEvents    int
 	conc           int
+	targets        []string
 }
 
 func main() {
@@ -60,7 +64,13 @@ func main() {
 	watchers := flag.String("watchers", "100,1000", "watcher counts of the watch rows")
 	flag.IntVar(&o.watchEvents, "watch-events", 200, "updates each watch row sends")
 	flag.IntVar(&o.conc, "c", 32, "concurrent workers of the create/get/update rows")
+	targets := flag.String("targets", "", "comma-separated targets to measure, of "+strings.Join(targetNames, ",")+" (default: all that can run)")
 	flag.Parse()
+	if *targets != "" {
+		for _, t := range strings.Split(*targets, ",") {
+			o.targets = append(o.targets, strings.TrimSpace(t))
+		}
+	}
 	for _, s := range strings.Split(*watchers, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {
@@ -94,6 +104,11 @@ func (o options) validate() error {
 			return fmt.Errorf("-etcd %q: only loopback addresses are measured", o.etcd)
 		}
 	}
+	for _, t := range o.targets {
+		if !slices.Contains(targetNames, strings.TrimSpace(t)) {
+			return fmt.Errorf("-targets: unknown target %q (known: %s)", t, strings.Join(targetNames, ","))
+		}
+	}
 	if o.reference != "" && o.etcd == "" {
 		return errors.New("-reference needs -etcd: the reference runs on the same etcd as kapi")
 	}
@@ -108,31 +123,55 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// targetNames are the -targets names, in the order they are measured
+// and printed (the reference last: the ratios are against it).
+var targetNames = []string{"memory", "embedded", "etcd", "reference"}
+
 func run(ctx context.Context, o options) error {
 	stamp := time.Now().UnixNano() % 1e9
-	targets := []*target{
-		kapiTarget("kapi memory", o.kapi, "--storage-backend=memory"),
-		kapiTarget("kapi embedded etcd", o.kapi),
+	want := func(name string) bool { return len(o.targets) == 0 || slices.Contains(o.targets, name) }
+	var targets []*target
+	if want("memory") {
+		targets = append(targets, kapiTarget("kapi memory", o.kapi, "--storage-backend=memory"))
+	}
+	if want("embedded") {
+		targets = append(targets, kapiTarget("kapi embedded etcd", o.kapi))
 	}
 	var ref *target
 	if o.etcd != "" {
-		targets = append(targets, kapiTarget("kapi on etcd", o.kapi, "--etcd-servers="+o.etcd, fmt.Sprintf("--etcd-prefix=/kapi-bench-%d", stamp)))
-		if o.reference != "" {
+		if want("etcd") {
+			targets = append(targets, kapiTarget("kapi on etcd", o.kapi, "--etcd-servers="+o.etcd, fmt.Sprintf("--etcd-prefix=/kapi-bench-%d", stamp)))
+		}
+		if o.reference != "" && want("reference") {
 			ref = referenceTarget("reference", o.reference, o.referenceFlags, o.etcd, fmt.Sprintf("/reference-bench-%d", stamp))
 			targets = append(targets, ref)
 		}
 	}
 	if ref == nil {
-		fmt.Println("No reference server (-reference and -etcd): printing kapi's figures alone.")
+		fmt.Println("No reference server (-reference, -etcd and the reference target): printing kapi's figures alone.")
 	}
-	var results []*result
-	for _, t := range targets {
-		fmt.Fprintf(os.Stderr, "== %s\n", t.name)
-		r, err := measure(ctx, t, o)
+	if len(targets) == 0 {
+		return errors.New("-targets selects no target that can run (etcd and reference need -etcd, reference needs -reference)")
+	}
+	results := make([]*result, len(targets))
+	for i, t := range targets {
+		results[i] = &result{name: t.name}
+		fmt.Fprintf(os.Stderr, "== %s: preparing\n", t.name)
+		err := prepare(ctx, t)
+		if t.dir != "" {
+			defer os.RemoveAll(t.dir)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
-		results = append(results, r)
+	}
+	if err := measureStarts(ctx, targets, results, o.starts); err != nil {
+		return err
+	}
+	for i, t := range targets {
+		if err := measureLoad(ctx, t, o, results[i]); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
 	}
 	printTable(os.Stdout, o, results, ref != nil)
 	return nil

@@ -22,6 +22,8 @@ func TestValidate(t *testing.T) {
 		{"named etcd", func(o *options) { o.etcd = "http://etcd.example.com:2379" }, "only loopback"},
 		{"reference without etcd", func(o *options) { o.reference = "/bin/true" }, "needs -etcd"},
 		{"no starts", func(o *options) { o.starts = 0 }, "must be positive"},
+		{"known targets", func(o *options) { o.targets = []string{"memory", "reference"} }, ""},
+		{"unknown target", func(o *options) { o.targets = []string{"memory", "upstream"} }, `unknown target "upstream"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := base

@@ -48,56 +48,69 @@ const (
 
 var benchGVR = schema.GroupVersionResource{Group: benchGroup, Version: "v1", Resource: "benchthings"}
 
-func measure(ctx context.Context, t *target, o options) (*result, error) {
+// prepare makes t's data dir and starts t once, unmeasured, so that the
+// measured starts find their PKI and storage in place.
+func prepare(ctx context.Context, t *target) error {
 	dir, err := os.MkdirTemp("", "kapi-bench-")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer os.RemoveAll(dir)
 	t.dir = dir
 	if t.prepare != nil {
 		if err := t.prepare(dir); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	r := &result{name: t.name}
-	// The first start prepares the data dir (PKI, etcd): not measured.
 	p, err := t.start(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("warm-up start: %w", err)
+		return fmt.Errorf("warm-up start: %w", err)
 	}
-	if _, err := p.stop(); err != nil {
-		return nil, err
-	}
-	var starts, stops []time.Duration
-	for range o.starts {
-		p, err := t.start(ctx)
-		if err != nil {
-			return nil, err
-		}
-		d, err := p.stop()
-		if err != nil {
-			return nil, err
-		}
-		starts, stops = append(starts, p.ready), append(stops, d)
-	}
-	r.start, r.sigterm = median(starts), median(stops)
-	fmt.Fprintf(os.Stderr, "   start %v, SIGTERM→exit %v\n", r.start, r.sigterm)
+	_, err = p.stop()
+	return err
+}
 
-	p, err = t.start(ctx)
+// measureStarts starts and stops every target n times, interleaved (one
+// start of each target per round), so that a change in the machine's
+// load during the run weighs on every target alike; it records the medians.
+func measureStarts(ctx context.Context, targets []*target, results []*result, n int) error {
+	starts := make([][]time.Duration, len(targets))
+	stops := make([][]time.Duration, len(targets))
+	for range n {
+		for i, t := range targets {
+			p, err := t.start(ctx)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+			d, err := p.stop()
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+			starts[i], stops[i] = append(starts[i], p.ready), append(stops[i], d)
+		}
+	}
+	for i, r := range results {
+		r.start, r.sigterm = median(starts[i]), median(stops[i])
+		fmt.Fprintf(os.Stderr, "== %s: start %v, SIGTERM→exit %v (medians of %d)\n", r.name, r.start, r.sigterm, n)
+	}
+	return nil
+}
+
+// measureLoad starts t once more and measures the idle and load rows.
+func measureLoad(ctx context.Context, t *target, o options, r *result) error {
+	fmt.Fprintf(os.Stderr, "== %s\n", t.name)
+	p, err := t.start(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer p.kill()
 	time.Sleep(3 * time.Second) // settle
 	r.idleRSS = p.rss()
+	fmt.Fprintf(os.Stderr, "   idle RSS %d MiB\n", r.idleRSS>>20)
 	if err := load(ctx, p, o, r); err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := p.stop(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	_, err = p.stop()
+	return err
 }
 
 func load(ctx context.Context, p *proc, o options, r *result) error {

@@ -26,7 +26,14 @@ import (
 
 // defaultReferenceFlags start a kube-apiserver on loopback with a token
 // for the benchmark's admin user and the service-account keys it requires.
-const defaultReferenceFlags = "--etcd-servers={etcd} --etcd-prefix={prefix} --bind-address=127.0.0.1 --secure-port={port} " +
+// --advertise-address keeps it from choosing (and publishing in the
+// kubernetes Service's endpoints) the machine's own non-loopback address;
+// kube-apiserver refuses a loopback advertise address with its default
+// (lease) endpoint reconciler ("cannot use public IP 127.0.0.1 with
+// endpoint reconciler"), hence --endpoint-reconciler-type=none. Checked
+// with kube-apiserver v1.37.2 (hack/build-reference.sh).
+const defaultReferenceFlags = "--etcd-servers={etcd} --etcd-prefix={prefix} --bind-address=127.0.0.1 " +
+	"--advertise-address=127.0.0.1 --endpoint-reconciler-type=none --secure-port={port} " +
 	"--cert-dir={dir}/certs --token-auth-file={dir}/tokens.csv --authorization-mode=AlwaysAllow " +
 	"--service-account-issuer=https://kubernetes.default.svc --service-account-key-file={dir}/sa.pem " +
 	"--service-account-signing-key-file={dir}/sa.key --service-cluster-ip-range=10.0.0.0/24"

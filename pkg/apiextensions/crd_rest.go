@@ -42,6 +42,7 @@ func newCRDREST(opts generic.RESTOptions) (*CRDREST, *generic.StatusREST, error)
 		ResourceCategories:        []string{"api-extensions"},
 		CreateStrategy:            crdStrategy{},
 		UpdateStrategy:            crdStrategy{},
+		TableConvertor:            crdTable,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -250,6 +250,7 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		TableConvertor:            customresource.NewTableConvertor(resource, v.AdditionalPrinterColumns),
 		GetAttrs:                  customresource.AttrsFunc(vs.selectable),
 		FieldLabels:               customresource.LabelNames(selectable),
+		StorageVersion:            schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer},
 		Storage:                   vs.storage,
 		Logger:                    s.logger,
 	}

@@ -212,7 +212,7 @@ capacity: 10Gi
 nodeTopology:
   matchLabels:
     topology.kubernetes.io/zone: a
-`, true, `NAME\s+STORAGECLASSNAME\s+CAPACITY`, `cap\s+fast-` + s + `\s+10Gi`, "csistoragecapacity.capacity"},
+`, true, `NAME\s+CREATED AT`, `cap\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`, "csistoragecapacity.capacity"}, // v1.37.2's default table
 		{"volumeattachment", "va-" + s, `apiVersion: storage.k8s.io/v1
 kind: VolumeAttachment
 metadata:

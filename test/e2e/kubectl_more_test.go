@@ -274,7 +274,7 @@ items:
 		{[]string{"get", "cm", "-l", sel, "-o", "wide"}, "NAME   DATA   AGE\nc1     2      <age>\n"},
 		{[]string{"get", "cm", "-l", sel, "-A"}, kubectlTable([]string{"NAMESPACE", "NAME", "DATA", "AGE"}, []string{ns, "c1", "2", "<age>"})},
 		{[]string{"get", "secrets", "-l", sel, "-o", "wide"}, "NAME   TYPE     DATA   AGE\ns1     Opaque   1      <age>\n"},
-		{[]string{"get", "sa", "-l", sel, "-o", "wide"}, "NAME   SECRETS   AGE\nsa1    0         <age>\n"},
+		{[]string{"get", "sa", "-l", sel, "-o", "wide"}, "NAME   AGE\nsa1    <age>\n"},
 		{[]string{"get", "leases", "-o", "wide"}, "NAME   HOLDER   AGE\nl1     me       <age>\n"},
 		{[]string{"get", "events"}, kubectlTable(events...)},
 		{[]string{"get", "events", "-o", "wide"}, kubectlTable(eventsWide...)},

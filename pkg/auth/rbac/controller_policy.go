@@ -8,21 +8,17 @@ import (
 // (system:controller:<name>, bound to kube-system/<name>). Transcribed, as
 // data, from upstream's golden file kubernetes/kubernetes
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/controller-roles.yaml
-// at commit 008b3652959ca58af8be3fb5b6ecfe9ae7638282 (the newest stored
-// mainline version found; it has device-taint-eviction-controller and the
-// DRA resourceclaims/binding rule). Another stored version (commit
-// 0158d1b41c0296239adbbe5bc925fa635befd14d) adds an ungated
-// podcheckpoint-controller role (API group checkpoint.k8s.io) but lacks
-// device-taint-eviction-controller and two rules above; whether it is in
-// v1.37 could not be confirmed, so it is left out (a choice, see the
-// report of branch h/rbac2). Feature-gated
-// controller roles follow v1.37's default gates as read from upstream's
-// controller_policy.go (commit 0158d1b41c0296239adbbe5bc925fa635befd14d):
-// the gates of podcertificaterequestcleaner (PodCertificateRequest),
-// kube-apiserver-serving-clustertrustbundle-publisher (ClusterTrustBundle)
-// storage-version-garbage-collector (StorageVersionAPI) and
-// storage-version-migrator-controller (StorageVersionMigrator) are off by
-// default, so those roles are not created.
+// at commit 008b3652959ca58af8be3fb5b6ecfe9ae7638282, then checked against
+// what a real kube-apiserver v1.37.2 (hack/build-reference.sh) creates with
+// its default feature gates (testdata/bootstrap-v1.37.2.json,
+// TestBootstrapPolicyMatchesReference). That check added the node
+// controller's leases rule and the roles of
+// kube-apiserver-serving-clustertrustbundle-publisher (ClusterTrustBundle),
+// podcertificaterequestcleaner (PodCertificateRequest) and
+// storage-version-migrator-controller (StorageVersionMigrator): those gates
+// are on by default in v1.37, their APIs being v1. There is no
+// podcheckpoint-controller or storage-version-garbage-collector role in
+// v1.37.2.
 
 const controllerRolePrefix = "system:controller:"
 
@@ -159,6 +155,12 @@ var controllerPolicy = []struct {
 		rr("create delete list patch watch", "-", "pods"),
 		eventsRule,
 	}},
+	// ClusterTrustBundle (on by default in v1.37: certificates.k8s.io/v1).
+	{"kube-apiserver-serving-clustertrustbundle-publisher", []rbacv1.PolicyRule{
+		rr("attest", "certificates.k8s.io", "signers", "kubernetes.io/kube-apiserver-serving"),
+		rr("create delete list update watch", "certificates.k8s.io", "clustertrustbundles"),
+		eventsRule,
+	}},
 	{"legacy-service-account-token-cleaner", []rbacv1.PolicyRule{
 		rr("get", "-", "configmaps", "kube-apiserver-legacy-service-account-token-tracking"),
 		rr("delete patch", "-", "secrets"),
@@ -173,6 +175,7 @@ var controllerPolicy = []struct {
 		rr("patch update", "-", "nodes/status"),
 		rr("patch update", "-", "pods/status"),
 		rr("delete get list watch", "-", "pods"),
+		rr(readVerbs, "coordination.k8s.io", "leases"),
 		eventsRule,
 	}},
 	{"persistent-volume-binder", []rbacv1.PolicyRule{
@@ -190,6 +193,10 @@ var controllerPolicy = []struct {
 		rr("delete list watch", "-", "pods"),
 		rr(readVerbs, "-", "nodes"),
 		rr("patch", "-", "pods/status"),
+	}},
+	// PodCertificateRequest (on by default in v1.37: certificates.k8s.io/v1).
+	{"podcertificaterequestcleaner", []rbacv1.PolicyRule{
+		rr("delete get list watch", "certificates.k8s.io", "podcertificaterequests"),
 	}},
 	{"pv-protection-controller", []rbacv1.PolicyRule{
 		rr("get list update watch", "-", "persistentvolumes"),
@@ -273,6 +280,13 @@ var controllerPolicy = []struct {
 		rr("delete update", "-", "persistentvolumeclaims"),
 		rr("update", "-", "pods/finalizers"),
 		eventsRule,
+	}},
+	// StorageVersionMigrator (on by default in v1.37: storagemigration.k8s.io/v1).
+	{"storage-version-migrator-controller", []rbacv1.PolicyRule{
+		rr("list patch", "*", "*"),
+		rr("get", "apiextensions.k8s.io", "customresourcedefinitions"),
+		rr("patch", "apiextensions.k8s.io", "customresourcedefinitions/status"),
+		rr("update", "storagemigration.k8s.io", "storageversionmigrations/status"),
 	}},
 	{"ttl-after-finished-controller", []rbacv1.PolicyRule{
 		rr("delete get list watch", "batch", "jobs"),

@@ -15,18 +15,19 @@ import (
 // at commit 025f2834a128798cef30018a5e6a6ae82b5ad885,
 // cluster-role-bindings.yaml, and namespace-role(-bindings).yaml at commit
 // 008b3652959ca58af8be3fb5b6ecfe9ae7638282) and policy.go /
-// namespace_policy.go. The per-controller roles (system:controller:*) are
-// in controller_policy.go. Rules added upstream since that golden file
-// (events.k8s.io events in view/edit/node, resource.k8s.io for DRA, the
-// scheduler's leasecandidates and volumeattachments, kubelet fine-grained
-// subresources, nodes/metrics for monitoring, servicecidrs for kube-proxy,
-// the issuer discovery URLs with a trailing slash) follow upstream's
-// policy.go at commit 0158d1b41c0296239adbbe5bc925fa635befd14d with
-// v1.37's default feature gates: rules behind gates that are off by default
-// in v1.37 (ClusterTrustBundle, PodCertificateRequest, GenericWorkload,
-// ComponentFlagz, ComponentStatusz) are left out, as upstream leaves them
-// out. testdata/bootstrap-names.txt lists the golden
-// names the tests hold these lists to.
+// namespace_policy.go, then checked object by object and rule by rule
+// against what a real kube-apiserver v1.37.2 with its default feature gates
+// creates (testdata/bootstrap-v1.37.2.json, observed on a binary built
+// from the k8s.io/kubernetes v1.37.2 module by hack/build-reference.sh;
+// TestBootstrapPolicyMatchesReference). The per-controller roles
+// (system:controller:*) are in controller_policy.go. Rules added upstream
+// since those golden files (events.k8s.io events in view/edit/node,
+// resource.k8s.io for DRA, the scheduler's leasecandidates,
+// volumeattachments and resourceclaims/binding, kubelet fine-grained
+// subresources, nodes/metrics, /flagz and /statusz for monitoring,
+// servicecidrs for kube-proxy, the issuer discovery URLs with a trailing
+// slash, the kubelet's clustertrustbundles and podcertificaterequests, and
+// system:cluster-trust-bundle-discovery) are those v1.37.2 serves.
 
 // Labels and annotations of the bootstrap objects.
 const (
@@ -167,6 +168,8 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("list watch", "*", "*"),
 			rr("create", "-", "serviceaccounts/token"),
 		),
+		clusterRole("system:cluster-trust-bundle-discovery", nil, // ClusterTrustBundle (on in v1.37)
+			rr(readVerbs, "certificates.k8s.io", "clustertrustbundles")),
 		clusterRole("system:kube-dns", nil, rr("list watch", "-", "endpoints services")),
 		clusterRole("system:kube-scheduler", nil,
 			rr(eventsVerbs, "- events.k8s.io", "events"),
@@ -197,6 +200,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr(readVerbs, "resource.k8s.io", "resourceslices"),
 			rr("create delete", "resource.k8s.io", "resourceclaims"), // DRAExtendedResource (GA in v1.37)
 			rr(readVerbs, "resource.k8s.io", "devicetaintrules"),     // DRADeviceTaintRules (GA in v1.37)
+			rr("patch update", "resource.k8s.io", "resourceclaims/binding"),
 		),
 		clusterRole("system:kubelet-api-admin", nil,
 			rr(readVerbs, "-", "nodes"),
@@ -205,7 +209,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr("*", "-", "nodes/configz nodes/healthz nodes/pods"), // KubeletFineGrainedAuthz (on by default)
 		),
 		clusterRole("system:monitoring", nil,
-			nr("get", "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*"),
+			nr("get", "/flagz /healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/* /statusz"), // ComponentFlagz, ComponentStatusz (on in v1.37)
 			rr("get", "-", "nodes/metrics")),
 		clusterRole("system:node", nil,
 			rr("create", "authentication.k8s.io", "tokenreviews"),
@@ -230,9 +234,11 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rr(readVerbs, "storage.k8s.io", "csidrivers"),
 			rr("create delete get patch update", "storage.k8s.io", "csinodes"),
 			rr(readVerbs, "node.k8s.io", "runtimeclasses"),
-			rr("get", "resource.k8s.io", "resourceclaims"),              // DynamicResourceAllocation (GA)
-			rr("deletecollection", "resource.k8s.io", "resourceslices"), // DynamicResourceAllocation (GA)
-			rr("get", "-", "serviceaccounts"),                           // KubeletServiceAccountTokenForCredentialProviders (on by default)
+			rr("get", "resource.k8s.io", "resourceclaims"),                               // DynamicResourceAllocation (GA)
+			rr("deletecollection", "resource.k8s.io", "resourceslices"),                  // DynamicResourceAllocation (GA)
+			rr(readVerbs, "certificates.k8s.io", "clustertrustbundles"),                  // ClusterTrustBundle(Projection) (on in v1.37)
+			rr("get", "-", "serviceaccounts"),                                            // KubeletServiceAccountTokenForCredentialProviders (on by default)
+			rr("create get list watch", "certificates.k8s.io", "podcertificaterequests"), // PodCertificateRequest (on in v1.37)
 		),
 		clusterRole("system:node-bootstrapper", nil,
 			rr("create get list watch", "certificates.k8s.io", "certificatesigningrequests")),
@@ -297,6 +303,7 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 	bindings := append(controllerClusterRoleBindings(), []rbacv1.ClusterRoleBinding{
 		clusterRoleBinding("cluster-admin", subject(g, "system:masters")),
 		clusterRoleBinding("system:basic-user", subject(g, "system:authenticated")),
+		clusterRoleBinding("system:cluster-trust-bundle-discovery", subject(g, "system:serviceaccounts")),
 		clusterRoleBinding("system:discovery", subject(g, "system:authenticated")),
 		clusterRoleBinding("system:kube-controller-manager", subject(u, "system:kube-controller-manager")),
 		clusterRoleBinding("system:kube-dns", subject(rbacv1.ServiceAccountKind, "kube-system/kube-dns")),

@@ -1,74 +1,111 @@
 package rbac
 
 import (
-	"bufio"
+	"encoding/json"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
-// readBootstrapNames reads testdata/bootstrap-names.txt: the golden names
-// of upstream's bootstrap objects, as "Kind | namespace | name".
-func readBootstrapNames(t *testing.T) []string {
+// referenceObject is one bootstrap RBAC object as testdata/bootstrap-v1.37.2.json
+// records it (see its "source" field: observed on a real kube-apiserver
+// v1.37.2).
+type referenceObject struct {
+	Kind            string                  `json:"kind"`
+	Namespace       string                  `json:"namespace"`
+	Name            string                  `json:"name"`
+	Labels          map[string]string       `json:"labels"`
+	Annotations     map[string]string       `json:"annotations"`
+	Rules           []rbacv1.PolicyRule     `json:"rules"`
+	AggregationRule *rbacv1.AggregationRule `json:"aggregationRule"`
+	Subjects        []rbacv1.Subject        `json:"subjects"`
+	RoleRef         *rbacv1.RoleRef         `json:"roleRef"`
+}
+
+func (o referenceObject) key() string { return o.Kind + " " + o.Namespace + "/" + o.Name }
+
+func readReferencePolicy(t *testing.T) map[string]referenceObject {
 	t.Helper()
-	f, err := os.Open("testdata/bootstrap-names.txt")
+	raw, err := os.ReadFile("testdata/bootstrap-v1.37.2.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fields := strings.Split(line, "|")
-		if len(fields) != 3 {
-			t.Fatalf("bad line %q", line)
-		}
-		for i := range fields {
-			fields[i] = strings.TrimSpace(fields[i])
-		}
-		out = append(out, strings.Join(fields, " "))
+	var doc struct {
+		Source                                                 string
+		ClusterRoles, ClusterRoleBindings, Roles, RoleBindings []referenceObject
 	}
-	if err := sc.Err(); err != nil {
+	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	slices.Sort(out)
+	out := map[string]referenceObject{}
+	for _, list := range [][]referenceObject{doc.ClusterRoles, doc.ClusterRoleBindings, doc.Roles, doc.RoleBindings} {
+		for _, o := range list {
+			out[o.key()] = o
+		}
+	}
+	if len(out) < 100 {
+		t.Fatalf("testdata/bootstrap-v1.37.2.json: %d objects, want the whole bootstrap policy", len(out))
+	}
 	return out
 }
 
-func TestBootstrapObjectNamesMatchUpstream(t *testing.T) {
-	var got []string
+// kapiPolicy is kapi's bootstrap policy in the reference's form.
+func kapiPolicy(t *testing.T) map[string]referenceObject {
+	t.Helper()
+	out := map[string]referenceObject{}
+	add := func(o referenceObject) {
+		if _, dup := out[o.key()]; dup {
+			t.Errorf("duplicate bootstrap object %s", o.key())
+		}
+		out[o.key()] = o
+	}
 	for _, r := range ClusterRoles() {
-		got = append(got, "ClusterRole - "+r.Name)
+		add(referenceObject{Kind: "ClusterRole", Name: r.Name, Labels: r.Labels, Annotations: r.Annotations, Rules: r.Rules, AggregationRule: r.AggregationRule})
 	}
 	for _, b := range ClusterRoleBindings() {
-		got = append(got, "ClusterRoleBinding - "+b.Name)
+		add(referenceObject{Kind: "ClusterRoleBinding", Name: b.Name, Labels: b.Labels, Annotations: b.Annotations, Subjects: b.Subjects, RoleRef: &b.RoleRef})
 	}
 	for _, r := range Roles() {
-		got = append(got, "Role "+r.Namespace+" "+r.Name)
+		add(referenceObject{Kind: "Role", Namespace: r.Namespace, Name: r.Name, Labels: r.Labels, Annotations: r.Annotations, Rules: r.Rules})
 	}
 	for _, b := range RoleBindings() {
-		got = append(got, "RoleBinding "+b.Namespace+" "+b.Name)
+		add(referenceObject{Kind: "RoleBinding", Namespace: b.Namespace, Name: b.Name, Labels: b.Labels, Annotations: b.Annotations, Subjects: b.Subjects, RoleRef: &b.RoleRef})
 	}
-	slices.Sort(got)
-	want := readBootstrapNames(t)
-	for _, w := range want {
-		if _, found := slices.BinarySearch(got, w); !found {
-			t.Errorf("missing bootstrap object %s", w)
+	return out
+}
+
+// TestBootstrapPolicyMatchesReference holds every bootstrap ClusterRole,
+// ClusterRoleBinding, Role and RoleBinding to the ones a real
+// kube-apiserver v1.37.2 creates: the same objects, labels, annotations,
+// rules (in the same order), aggregation rules, subjects and role refs. The
+// rules of aggregated roles are not compared: the reference has none
+// without kube-controller-manager, whose aggregation controller kapi runs
+// in-process.
+func TestBootstrapPolicyMatchesReference(t *testing.T) {
+	want, got := readReferencePolicy(t), kapiPolicy(t)
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		w := want[k]
+		g, ok := got[k]
+		if !ok {
+			t.Errorf("missing bootstrap object %s", k)
+			continue
+		}
+		if w.AggregationRule != nil {
+			w.Rules, g.Rules = nil, nil
+		}
+		if diff := cmp.Diff(w, g, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s differs from kube-apiserver v1.37.2's (-reference +kapi):\n%s", k, diff)
 		}
 	}
-	for i, g := range got {
-		if i > 0 && got[i-1] == g {
-			t.Errorf("duplicate bootstrap object %s", g)
-		}
-		if _, found := slices.BinarySearch(want, g); !found {
-			t.Errorf("bootstrap object %s is not in upstream's golden files", g)
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[k]; !ok {
+			t.Errorf("bootstrap object %s is not created by kube-apiserver v1.37.2", k)
 		}
 	}
 }

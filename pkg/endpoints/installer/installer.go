@@ -1,6 +1,8 @@
 package installer
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -345,8 +347,30 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		if p, ok := storage.(rest.CategoriesProvider); ok {
 			res.Categories = p.Categories()
 		}
+		if p, ok := storage.(storageVersioner); ok {
+			if sv := p.StorageGroupVersion(); !sv.Empty() {
+				res.StorageVersionHash = StorageVersionHash(sv.WithKind(kind.Kind))
+			}
+		}
 	}
 	return r, res, nil
+}
+
+// storageVersioner is a storage that knows the group-version its objects
+// are stored as (generic.Store).
+type storageVersioner interface {
+	StorageGroupVersion() schema.GroupVersion
+}
+
+// StorageVersionHash is discovery's storageVersionHash of a resource stored
+// as gvk: as upstream (k8s.io/apiserver pkg/endpoints/discovery
+// storageversionhash.go), the standard base64 of the first 8 bytes of the
+// SHA-256 of "group/version/kind". Clients (the storage version migrator)
+// compare it, never decode it. Like upstream, only resources (not
+// subresources) with a storage carry one.
+func StorageVersionHash(gvk schema.GroupVersionKind) string {
+	sum := sha256.Sum256([]byte(gvk.Group + "/" + gvk.Version + "/" + gvk.Kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 // connectVerbs are the verbs a connect subresource's methods show in

@@ -113,6 +113,9 @@ func NewStore(opts RESTOptions, storageVersion schema.GroupVersion, store *Store
 	}
 	store.Storage = s
 	store.DestroyFunc = destroy
+	if store.StorageVersion.Empty() {
+		store.StorageVersion = storageVersion
+	}
 	if store.Logger == nil {
 		store.Logger = opts.Log()
 	}

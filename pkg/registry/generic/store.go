@@ -52,6 +52,10 @@ type Store struct {
 	ResourceShortNames []string
 	ResourceCategories []string
 
+	// StorageVersion is the group-version objects are stored as (set by
+	// [NewStore]); discovery publishes its hash (storageVersionHash). Empty:
+	// none published.
+	StorageVersion schema.GroupVersion
 	// KeyPrefix is where objects are stored (see [DefaultResourcePrefix],
 	// the default). Used by the default KeyRootFunc and KeyFunc.
 	KeyPrefix string
@@ -375,3 +379,7 @@ func (e *Store) objectKind(obj runtime.Object) (schema.GroupVersionKind, error) 
 // isDryRun reports whether options ask for a dry run (kube treats any
 // value as a dry run; the handler has validated it is "All").
 func isDryRun(dryRun []string) bool { return len(dryRun) > 0 }
+
+// StorageGroupVersion is the group-version objects are stored as, for
+// discovery's storageVersionHash (empty when unknown).
+func (e *Store) StorageGroupVersion() schema.GroupVersion { return e.StorageVersion }

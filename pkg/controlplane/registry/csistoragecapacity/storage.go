@@ -19,6 +19,10 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		SingularQualifiedResource: storagev1.Resource("csistoragecapacity"),
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
-		TableConvertor:            TableConvertor,
+		// No TableConvertor: kube-apiserver v1.37.2 serves this resource
+		// with the default table (NAME, CREATED AT; pkg/registry/storage/
+		// csistoragecapacity/storage at k8s.io/kubernetes v1.37.2 sets
+		// rest.NewDefaultTableConvertor, and that is what the binary
+		// answers), although its printers package has a printer for it.
 	})
 }

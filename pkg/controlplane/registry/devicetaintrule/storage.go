@@ -29,6 +29,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, err
 		SingularQualifiedResource: resourcev1.Resource("devicetaintrule"),
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
+		TableConvertor:            TableConvertor,
 	})
 	if err != nil {
 		return nil, nil, err

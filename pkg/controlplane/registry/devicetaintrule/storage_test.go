@@ -73,7 +73,9 @@ func TestRuleLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tbl.ColumnDefinitions) != 2 || tbl.ColumnDefinitions[1].Name != "Created At" || tbl.Rows[0].Cells[0] != "broken-gpu" {
+	// The store serves the table of TableConvertor (see TestTable).
+	if len(tbl.ColumnDefinitions) != 6 || tbl.ColumnDefinitions[1].Name != "Key" || tbl.Rows[0].Cells[0] != "broken-gpu" ||
+		tbl.Rows[0].Cells[1] != "example.com/broken" {
 		t.Errorf("table %+v", tbl)
 	}
 }

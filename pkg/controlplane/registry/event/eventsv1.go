@@ -9,6 +9,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -210,3 +211,7 @@ func (i v1ObjectInfo) UpdatedObject(ctx context.Context, old runtime.Object) (ru
 	}
 	return FromEventsV1(e), nil
 }
+
+// StorageGroupVersion is the group-version objects are stored as (for
+// discovery's storageVersionHash).
+func (r *EventsV1REST) StorageGroupVersion() schema.GroupVersion { return r.store.StorageVersion }

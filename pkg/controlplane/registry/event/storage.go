@@ -39,6 +39,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		NewListFunc:               newList,
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: corev1.Resource("event"),
+		StorageVersion:            corev1.SchemeGroupVersion,
 		ResourceShortNames:        []string{"ev"},
 		GetAttrs:                  GetAttrs,
 		FieldLabels:               FieldLabels,

@@ -11,6 +11,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -315,3 +316,7 @@ func isNil(obj runtime.Object) bool {
 	m, err := meta.Accessor(obj)
 	return err != nil || m == nil
 }
+
+// StorageGroupVersion is the group-version objects are stored as (for
+// discovery's storageVersionHash).
+func (r *V1REST) StorageGroupVersion() schema.GroupVersion { return r.store.StorageVersion }

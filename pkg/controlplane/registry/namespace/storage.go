@@ -10,6 +10,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -82,6 +83,7 @@ func NewREST(opts generic.RESTOptions) (*REST, *generic.StatusREST, *FinalizeRES
 		NewListFunc:               newList,
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: corev1.Resource("namespace"),
+		StorageVersion:            corev1.SchemeGroupVersion,
 		ResourceShortNames:        []string{"ns"},
 		GetAttrs:                  GetAttrs,
 		FieldLabels:               FieldLabels,
@@ -320,3 +322,7 @@ func (r *FinalizeREST) Update(ctx context.Context, name string, objInfo rest.Upd
 func (r *FinalizeREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return r.store.GetResetFields()
 }
+
+// StorageGroupVersion is the group-version objects are stored as (for
+// discovery's storageVersionHash).
+func (r *REST) StorageGroupVersion() schema.GroupVersion { return r.store.StorageVersion }

@@ -11,6 +11,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -320,3 +321,7 @@ func (r *REST) afterDelete(ctx context.Context, svc *corev1.Service, dryRun bool
 	t := r.newTxn(false)
 	t.release(ctx, ips, ports, "service deleted")
 }
+
+// StorageGroupVersion is the group-version objects are stored as (for
+// discovery's storageVersionHash).
+func (r *REST) StorageGroupVersion() schema.GroupVersion { return r.store.StorageVersion }

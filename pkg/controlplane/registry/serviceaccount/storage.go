@@ -30,12 +30,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	})
 }
 
-// TableConvertor renders serviceaccounts as kubectl shows them: NAME
-// SECRETS AGE.
+// TableConvertor renders serviceaccounts as kube-apiserver v1.37.2 does:
+// NAME AGE (printServiceAccount, pkg/printers/internalversion/printers.go
+// at k8s.io/kubernetes v1.37.2; observed on that binary). The SECRETS
+// column of older releases is gone upstream.
 var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		table.NameColumn,
-		{Name: "Secrets", Type: "string", Description: corev1.ServiceAccount{}.SwaggerDoc()["secrets"]},
 		table.AgeColumn,
 	},
 	Row: func(obj runtime.Object) ([]any, bool) {
@@ -43,6 +44,6 @@ var TableConvertor = table.Convertor{
 		if !ok {
 			return nil, false
 		}
-		return []any{sa.Name, int64(len(sa.Secrets)), table.Since(sa.CreationTimestamp)}, true
+		return []any{sa.Name, table.Since(sa.CreationTimestamp)}, true
 	},
 }

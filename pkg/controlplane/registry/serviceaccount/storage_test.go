@@ -59,6 +59,8 @@ func TestServiceAccountStore(t *testing.T) {
 	}
 }
 
+// The expected table is kube-apiserver v1.37.2's, observed on that binary
+// (built by hack/build-reference.sh) and in its printServiceAccount.
 func TestServiceAccountTable(t *testing.T) {
 	sa := &corev1.ServiceAccount{
 		ObjectMeta: metav1.ObjectMeta{Name: "default", CreationTimestamp: metav1.NewTime(time.Now().Add(-5 * time.Minute))},
@@ -72,10 +74,10 @@ func TestServiceAccountTable(t *testing.T) {
 	for _, c := range tbl.ColumnDefinitions {
 		cols = append(cols, c.Name)
 	}
-	if got, want := strings.Join(cols, ","), "Name,Secrets,Age"; got != want {
+	if got, want := strings.Join(cols, ","), "Name,Age"; got != want {
 		t.Errorf("got columns %s, want %s", got, want)
 	}
-	if got, want := tbl.Rows[0].Cells, []any{"default", int64(2), "5m"}; !slices.Equal(got, want) {
+	if got, want := tbl.Rows[0].Cells, []any{"default", "5m"}; !slices.Equal(got, want) {
 		t.Errorf("got cells %v, want %v", got, want)
 	}
 }

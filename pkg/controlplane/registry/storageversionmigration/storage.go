@@ -96,22 +96,34 @@ var StatusStrategy = generic.StatusStrategy{
 	GroupVersions: groupVersions,
 }
 
-// TableConvertor renders migrations as upstream's
-// printStorageVersionMigration (pkg/printers/internalversion/printers.go):
-// NAME (without the "name" format, as upstream's column) and RESOURCE, no
-// age. Upstream's v1alpha1 printer joined resource.version.group; v1's
-// spec.resource has no version, so the cell is the GroupResource's string
-// ("deployments.apps", "secrets").
+// TableConvertor renders migrations as kube-apiserver v1.37.2's
+// printStorageVersionMigration (pkg/printers/internalversion/printers.go at
+// k8s.io/kubernetes v1.37.2; the columns were observed on that binary):
+// NAME (without the "name" format, as upstream's column), RESOURCE (the
+// GroupResource's string: "deployments.apps", "secrets") and STATUS (the
+// type of the last Running, Failed or Succeeded condition that is True,
+// else "Unknown"), no age.
 var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string", Description: table.ObjectMetaDescriptions["name"]},
-		{Name: "Resource", Type: "string", Description: "Fully qualified resource to migrate"},
+		{Name: "Resource", Type: "string", Description: "GroupResource to migrate"},
+		{Name: "Status", Type: "string", Description: "Status of the migration"},
 	},
 	Row: func(obj runtime.Object) ([]any, bool) {
 		s, ok := obj.(*storagemigrationv1.StorageVersionMigration)
 		if !ok {
 			return nil, false
 		}
-		return []any{s.Name, s.Spec.Resource.String()}, true
+		status := "Unknown"
+		for _, c := range s.Status.Conditions {
+			if c.Status != metav1.ConditionTrue {
+				continue
+			}
+			switch c.Type {
+			case string(storagemigrationv1.MigrationRunning), string(storagemigrationv1.MigrationFailed), string(storagemigrationv1.MigrationSucceeded):
+				status = c.Type
+			}
+		}
+		return []any{s.Name, s.Spec.Resource.String(), status}, true
 	},
 }

@@ -82,8 +82,29 @@ func TestMigrationLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tbl.ColumnDefinitions) != 2 || tbl.ColumnDefinitions[0].Name != "Name" || tbl.ColumnDefinitions[1].Name != "Resource" ||
-		tbl.Rows[0].Cells[0] != "deployments" || tbl.Rows[0].Cells[1] != "deployments.apps" {
+	// Columns and cells of kube-apiserver v1.37.2 (observed on that binary;
+	// printStorageVersionMigration).
+	if len(tbl.ColumnDefinitions) != 3 || tbl.ColumnDefinitions[0].Name != "Name" || tbl.ColumnDefinitions[1].Name != "Resource" ||
+		tbl.ColumnDefinitions[2].Name != "Status" ||
+		tbl.Rows[0].Cells[0] != "deployments" || tbl.Rows[0].Cells[1] != "deployments.apps" || tbl.Rows[0].Cells[2] != "Running" {
 		t.Errorf("table %+v", tbl)
+	}
+	for _, tc := range []struct {
+		conditions []metav1.Condition
+		want       string
+	}{
+		{nil, "Unknown"},
+		{[]metav1.Condition{{Type: "Running", Status: "False"}}, "Unknown"},
+		{[]metav1.Condition{{Type: "Running", Status: "False"}, {Type: "Succeeded", Status: "True"}}, "Succeeded"},
+		{[]metav1.Condition{{Type: "Failed", Status: "True"}}, "Failed"},
+	} {
+		s.Status.Conditions = tc.conditions
+		tbl, err := TableConvertor.ConvertToTable(context.Background(), s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tbl.Rows[0].Cells[2]; got != tc.want {
+			t.Errorf("conditions %v: status %v, want %s", tc.conditions, got, tc.want)
+		}
 	}
 }
