@@ -194,7 +194,7 @@ var _ authorizer.Authorizer = union.Authorizers(nil)
 // runs the ClusterRole aggregation until the server stops. Readiness
 // waits for it; until the caches sync only system:masters is authorized.
 func (c *Config) installRBAC(head *server.GenericServer) error {
-	loopback, err := c.loopbackClientConfig()
+	loopback, err := c.inProcessClientConfig(c.inProcess)
 	if err != nil {
 		return err
 	}
