@@ -317,7 +317,7 @@ func (c *Config) applySecureServing() error {
 	if cidr, err := c.Options.Services.ClusterIPPrefix(); err == nil {
 		hosts = append(hosts, cidr.Addr().Next().String())
 	}
-	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: hosts, Logger: c.Logger})
+	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: hosts, Logger: c.Logger, NoSync: c.Options.UnsafeNoFsync})
 	if err != nil {
 		return fmt.Errorf("certificates in --cert-dir %s: %w", o.CertDir, err)
 	}
