@@ -139,6 +139,9 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 			_ = pw.Close()
 		}()
 		t.handler.ServeHTTP(w, sreq)
+		// As a server does once the handler returned (and as
+		// RoundTrip's contract asks of the transport).
+		_ = sreq.Body.Close()
 	}()
 	select {
 	case <-w.headerSent:
