@@ -117,6 +117,11 @@ type Options struct {
 	// KubernetesVersion, if set ("v1.31.4"), is the version /version
 	// reports (major, minor and gitVersion) instead of kapi's own.
 	KubernetesVersion string
+	// FsyncDataDir writes DataDir durably, as the kapi command does. By
+	// default nothing under it is fsynced, as envtest runs its etcd
+	// (--unsafe-no-fsync): the data survives Stop and a restart on the
+	// same directory, not a crash of the machine.
+	FsyncDataDir bool
 }
 
 // Option changes the options before the server starts.
@@ -181,6 +186,7 @@ func (o Options) appOptions(logger *slog.Logger) (*app.Options, error) {
 	}
 	ao.APIServiceAvailabilityPeriod = o.APIServiceAvailabilityPeriod
 	ao.ConfigReloadInterval = o.ConfigReloadInterval
+	ao.UnsafeNoFsync = !o.FsyncDataDir
 	if len(o.Flags) > 0 {
 		fs := pflag.NewFlagSet("kapi", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)

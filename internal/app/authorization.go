@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
@@ -194,7 +195,7 @@ var _ authorizer.Authorizer = union.Authorizers(nil)
 // runs the ClusterRole aggregation until the server stops. Readiness
 // waits for it; until the caches sync only system:masters is authorized.
 func (c *Config) installRBAC(head *server.GenericServer) error {
-	loopback, err := c.loopbackClientConfig()
+	loopback, err := c.inProcessClientConfig(c.inProcess)
 	if err != nil {
 		return err
 	}
@@ -235,6 +236,33 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 			}
 		}
 		c.RBAC.SetLister(lister)
+		for {
+			err := rbac.Reconcile(ctx, client)
+			if err == nil {
+				break
+			}
+			c.Logger.Debug("rbac bootstrap policy: retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				factory.Shutdown()
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		// The aggregation starts once the policy is written: while the
+		// ~70 ClusterRoles are being created each would kick a sync, and
+		// admin, edit and view would be rewritten at every step. Its
+		// first sync runs here, once the informer has seen every
+		// bootstrap ClusterRole, so that when the server is ready the
+		// aggregated roles hold their rules.
+		if !awaitListed(ctx, lister.ClusterRoles, kick, 5*time.Second) {
+			factory.Shutdown()
+			return ctx.Err()
+		}
+		if err := agg.Sync(ctx); err != nil {
+			c.Logger.Debug("clusterrole aggregation: retrying", "err", err)
+			notify()
+		}
 		go func() {
 			defer factory.Shutdown()
 			for {
@@ -250,17 +278,32 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 				}
 			}
 		}()
-		for {
-			err := rbac.Reconcile(ctx, client)
-			if err == nil {
-				return nil
-			}
-			c.Logger.Debug("rbac bootstrap policy: retrying", "err", err)
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
+		return nil
 	})
+}
+
+// awaitListed waits until lister holds every bootstrap ClusterRole (kick
+// is signalled at each change), at most max; false if ctx ended first.
+func awaitListed(ctx context.Context, lister rbaclisters.ClusterRoleLister, kick <-chan struct{}, max time.Duration) bool {
+	deadline := time.NewTimer(max)
+	defer deadline.Stop()
+	pending := rbac.ClusterRoles()
+	for {
+		for len(pending) > 0 {
+			if _, err := lister.Get(pending[0].Name); err != nil {
+				break
+			}
+			pending = pending[1:]
+		}
+		if len(pending) == 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return true // the aggregation loop catches up
+		case <-kick:
+		}
+	}
 }

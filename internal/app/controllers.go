@@ -35,13 +35,14 @@ const (
 // stops the controllers and releases the Lease while the server still
 // serves, so another server takes over at once.
 //
-// The controllers reach the API through a loopback client (HTTPS to this
-// server's own listener, authenticated by the loopback token), as
-// kube-controller-manager reaches kube-apiserver: through discovery they
-// see every resource the chain serves, CRDs included, as it changes.
+// The controllers reach the API through a loopback client (authenticated
+// by the loopback token; served in-process, through the head's whole
+// handler chain, see inProcessTransport), as kube-controller-manager
+// reaches kube-apiserver: through discovery they see every resource the
+// chain serves, CRDs included, as it changes.
 func (c *Config) installControllers(head *server.GenericServer) error {
 	o := c.Options.Controllers
-	loopback, err := c.loopbackClientConfig()
+	loopback, err := c.inProcessClientConfig(c.inProcess)
 	if err != nil {
 		return err
 	}
@@ -92,14 +93,10 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 		return err
 	}
 	// Destroy functions run after Run returned, or when building the
-	// chain failed later: stop the controllers if they still run, then
-	// drop the loopback connections.
-	head.AddDestroyFunc(func() {
-		r.stop()
-		if t, ok := loopback.Transport.(*http.Transport); ok {
-			t.CloseIdleConnections()
-		}
-	})
+	// chain failed later: stop the controllers if they still run (the
+	// in-process transport's own destroy function, registered earlier,
+	// runs after this one).
+	head.AddDestroyFunc(r.stop)
 	return nil
 }
 

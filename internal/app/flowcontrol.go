@@ -58,7 +58,7 @@ func (c *Config) installFlowControl(head *server.GenericServer) error {
 		engine.DumpRequests(w, r.URL.Query().Get("includeRequestDetails") == "1")
 	}))
 	return head.AddPostStartHook("priority-and-fairness-config-producer", func(hookCtx context.Context) error {
-		cfg, err := c.loopbackClientConfig()
+		cfg, err := c.inProcessClientConfig(c.inProcess)
 		if err != nil {
 			return err
 		}

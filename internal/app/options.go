@@ -50,6 +50,13 @@ type Options struct {
 	// --authorization-config and --authentication-config files are
 	// checked for changes (a minute). A test seam: there is no flag.
 	ConfigReloadInterval time.Duration
+	// UnsafeNoFsync, for a data dir thrown away after the run
+	// (kapitest's), writes nothing under it with fsync: the embedded
+	// etcd runs with UnsafeNoFsync (as envtest runs its etcd,
+	// --unsafe-no-fsync) and the generated PKI is not synced. The data
+	// survives a stop and restart of the server, not a crash of the
+	// machine. A test seam: there is no flag.
+	UnsafeNoFsync bool
 	// OnPostStartHookError replaces the default (log and exit 255).
 	OnPostStartHookError func(name string, err error)
 }

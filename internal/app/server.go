@@ -128,6 +128,10 @@ type Config struct {
 	// customResources are the CRD server's served versions, for
 	// admission's matchPolicy Equivalent.
 	customResources apiextensionsserver.CustomResources
+	// inProcess serves the bootstrap writers' and controllers' requests
+	// through the head's handler chain without a connection (set once
+	// the head exists).
+	inProcess *inProcessTransport
 	// cleanups run, in reverse, when the chain is destroyed or building
 	// fails.
 	cleanups []func()
@@ -313,7 +317,7 @@ func (c *Config) applySecureServing() error {
 	if cidr, err := c.Options.Services.ClusterIPPrefix(); err == nil {
 		hosts = append(hosts, cidr.Addr().Next().String())
 	}
-	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: hosts, Logger: c.Logger})
+	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: hosts, Logger: c.Logger, NoSync: c.Options.UnsafeNoFsync})
 	if err != nil {
 		return fmt.Errorf("certificates in --cert-dir %s: %w", o.CertDir, err)
 	}
@@ -540,6 +544,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	if err := c.installAggregator(aggregator, api, c.services); err != nil {
 		return nil, err
 	}
+	c.inProcess = newInProcessTransport(aggregator)
 	if err := c.installRBAC(aggregator); err != nil {
 		return nil, err
 	}

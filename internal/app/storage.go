@@ -91,6 +91,8 @@ func (c *Config) applyStorage() error {
 			DataDir: filepath.Join(c.Options.DataDir, "etcd"),
 			Logger:  c.Logger,
 			Cluster: c.clusterEtcd(),
+			// kapitest's temporary data dir (see Options.UnsafeNoFsync).
+			UnsafeNoFsync: c.Options.UnsafeNoFsync,
 		})
 		if err != nil {
 			return fmt.Errorf("start embedded etcd: %w", err)

@@ -72,6 +72,11 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives one line per generated file; nil means slog.Default().
 	Logger *slog.Logger
+	// NoSync writes the files without fsync: for a directory that is
+	// thrown away after the run (kapitest's), where a machine crash need
+	// not be survived and a dozen fsyncs on a busy disk cost more than
+	// the rest of the PKI.
+	NoSync bool
 }
 
 // Files are the paths of the ten PKI files. They are empty when the
@@ -173,7 +178,7 @@ func Ensure(cfg Config) (*Bundle, error) {
 			return nil, fmt.Errorf("create certificate directory: %w", err)
 		}
 	}
-	s := &store{dir: cfg.Dir, log: log, bundle: b}
+	s := &store{dir: cfg.Dir, log: log, bundle: b, noSync: cfg.NoSync}
 
 	ca, err := s.ensureCA(clusterCA, now)
 	if err != nil {

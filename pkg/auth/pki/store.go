@@ -27,6 +27,7 @@ type store struct {
 	dir    string
 	log    *slog.Logger
 	bundle *Bundle
+	noSync bool // see Config.NoSync
 }
 
 func (s *store) path(name string) string { return filepath.Join(s.dir, name) }
@@ -182,10 +183,10 @@ func (s *store) write(certName, keyName string, certPEM, keyPEM []byte, reason s
 	if s.dir == "" {
 		return nil
 	}
-	if err := writeFileAtomic(s.path(keyName), keyPEM, 0o600); err != nil {
+	if err := writeFileAtomic(s.path(keyName), keyPEM, 0o600, !s.noSync); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(s.path(certName), certPEM, 0o644); err != nil {
+	if err := writeFileAtomic(s.path(certName), certPEM, 0o644, !s.noSync); err != nil {
 		return err
 	}
 	s.bundle.Generated = append(s.bundle.Generated, keyName, certName)
@@ -195,8 +196,8 @@ func (s *store) write(certName, keyName string, certPEM, keyPEM []byte, reason s
 
 // writeFileAtomic replaces path with data: readers see the old file or the
 // new one, never a partial write. The mode is set explicitly, not via the
-// umask.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+// umask. Unless sync is false, the data is on disk before the rename.
+func writeFileAtomic(path string, data []byte, mode fs.FileMode, sync bool) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -214,8 +215,10 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if sync {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -25,28 +25,59 @@ type Aggregator struct {
 	Logger *slog.Logger
 }
 
-// Sync brings every aggregated ClusterRole up to date once.
+// Sync brings every aggregated ClusterRole up to date once. The rules are
+// computed to their fixed point first (an aggregated role can select
+// another: admin selects edit, which selects view), so each role that
+// changes is written once, with its final rules, instead of once per
+// level of nesting as the roles' watch events come back.
 func (a *Aggregator) Sync(ctx context.Context) error {
-	all, err := a.Lister.List(labels.Everything())
+	stored, err := a.Lister.List(labels.Everything())
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(all, func(x, y *rbacv1.ClusterRole) int { return strings.Compare(x.Name, y.Name) })
-	for _, role := range all {
-		if role.AggregationRule == nil {
-			continue
+	slices.SortFunc(stored, func(x, y *rbacv1.ClusterRole) int { return strings.Compare(x.Name, y.Name) })
+	// all is stored with the aggregated roles' rules as computed so far
+	// (shallow copies: only Rules is replaced).
+	all := make([]*rbacv1.ClusterRole, len(stored))
+	for i, role := range stored {
+		all[i] = role
+		if role.AggregationRule != nil {
+			c := *role
+			all[i] = &c
 		}
-		rules := aggregateRules(role, all)
-		if equality.Semantic.DeepEqual(rules, role.Rules) || (len(rules) == 0 && len(role.Rules) == 0) {
+	}
+	// Each pass settles at least one more level of nesting; a cycle of
+	// selections may never settle, so the passes are bounded.
+	for pass := 0; pass <= len(all); pass++ {
+		changed := false
+		for _, role := range all {
+			if role.AggregationRule == nil {
+				continue
+			}
+			if rules := aggregateRules(role, all); !sameRules(rules, role.Rules) {
+				role.Rules = rules
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for i, role := range stored {
+		if role.AggregationRule == nil || sameRules(all[i].Rules, role.Rules) {
 			continue
 		}
 		updated := role.DeepCopy()
-		updated.Rules = rules
+		updated.Rules = all[i].Rules
 		if _, err := a.Client.RbacV1().ClusterRoles().Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func sameRules(a, b []rbacv1.PolicyRule) bool {
+	return equality.Semantic.DeepEqual(a, b) || (len(a) == 0 && len(b) == 0)
 }
 
 func aggregateRules(role *rbacv1.ClusterRole, all []*rbacv1.ClusterRole) []rbacv1.PolicyRule {
