@@ -28,15 +28,15 @@ type handler func(ctx context.Context, csr *certificatesv1.CertificateSigningReq
 // CertificateController does; optionally it also handles every CSR each
 // resync period (the cleaner's polling).
 type Controller struct {
-	name     string
-	client   kubernetes.Interface
-	logger   *slog.Logger
-	handle   handler
-	lister   certlisters.CertificateSigningRequestLister
-	hSynced  cache.DoneChecker
-	poll     time.Duration
-	queue    workqueue.TypedRateLimitingInterface[string]
-	synced   atomic.Bool
+	name    string
+	client  kubernetes.Interface
+	logger  *slog.Logger
+	handle  handler
+	lister  certlisters.CertificateSigningRequestLister
+	hSynced cache.DoneChecker
+	poll    time.Duration
+	queue   workqueue.TypedRateLimitingInterface[string]
+	synced  atomic.Bool
 }
 
 // newController builds a controller on csrs, the informer it shares with the
