@@ -235,10 +235,8 @@ func (b *Backend) sendBookmarks() {
 		if !w.progress {
 			continue
 		}
-		select {
-		case w.in <- ev:
-		default: // a busy watcher skips a bookmark; the next one will do
-		}
+		// A busy watcher skips a bookmark; the next one will do.
+		w.in.push(ev)
 	}
 }
 
@@ -253,10 +251,7 @@ func (b *Backend) sendBookmarkTo(w *watcher) {
 	if _, ok := b.watchers[w]; !ok {
 		return
 	}
-	select {
-	case w.in <- &event{kind: eventBookmark, rev: b.rev}:
-	default: // a busy watcher skips it
-	}
+	w.in.push(&event{kind: eventBookmark, rev: b.rev}) // a busy watcher skips it
 }
 
 func errClosed(key string) error {
@@ -372,15 +367,13 @@ func (b *Backend) writeLocked(ev *event) uint64 {
 		if !w.wants(ev.key) {
 			continue
 		}
-		select {
-		case w.in <- ev:
-		default:
+		if !w.in.push(ev) {
 			// The watcher is too far behind: cut it off rather than block
 			// writers. Its client re-watches from its last revision.
 			delete(b.watchers, w)
 			w.overflow()
 			b.cfg.Logger.Warn("memory storage terminated a slow watcher",
-				"key", w.key, "recursive", w.recursive, "buffer", cap(w.in), "revision", ev.rev)
+				"key", w.key, "recursive", w.recursive, "buffer", w.in.limit, "revision", ev.rev)
 		}
 	}
 	close(b.revCh)

@@ -19,7 +19,7 @@ import (
 const msgWatchExpired = "The resourceVersion for the provided watch is too old."
 
 // watcher is one watch. Writers put events on in (never blocking: a full
-// buffer terminates the watcher); the watcher's goroutine decodes, filters
+// queue terminates the watcher); the watcher's goroutine decodes, filters
 // and delivers them on result.
 type watcher struct {
 	s         *Store
@@ -30,7 +30,7 @@ type watcher struct {
 	progress  bool   // periodic bookmarks requested
 	after     uint64 // deliver only events after this revision
 
-	in       chan *event
+	in       *eventQueue
 	result   chan watch.Event
 	done     chan struct{}
 	stopOnce sync.Once
@@ -93,7 +93,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		recursive: opts.Recursive,
 		pred:      opts.Predicate,
 		progress:  opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
-		in:        make(chan *event, s.b.cfg.WatchBufferSize),
+		in:        newEventQueue(s.b.cfg.WatchBufferSize),
 		result:    make(chan watch.Event),
 		done:      make(chan struct{}),
 	}
@@ -210,10 +210,20 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 	defer stopTimer()
 	for {
 		select {
-		case ev := <-w.in:
+		case <-w.done:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		if ev, ok := w.in.pop(); ok {
 			if !w.deliver(ev, send) {
 				return
 			}
+			continue
+		}
+		select {
+		case <-w.in.ready:
 		case <-beforeDeadline:
 			w.s.b.sendBookmarkTo(w)
 		case <-w.done:

@@ -10,6 +10,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	certinformers "k8s.io/client-go/informers/certificates/v1"
 	"k8s.io/client-go/kubernetes"
 
 	certvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation/certificates"
@@ -54,9 +55,9 @@ type approver struct {
 // NewApprover returns the csrapproving controller: it asks the server's
 // authorizer (a SubjectAccessReview) whether the requester may have its
 // kubelet client request approved.
-func NewApprover(client kubernetes.Interface, logger *slog.Logger) (*Controller, error) {
+func NewApprover(client kubernetes.Interface, csrs certinformers.CertificateSigningRequestInformer, logger *slog.Logger) (*Controller, error) {
 	a := &approver{client: client}
-	return newController("csrapproving", client, logger, 0, a.handle, true)
+	return newController("csrapproving", client, csrs, logger, 0, a.handle, true)
 }
 
 func (a *approver) handle(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {

@@ -11,6 +11,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	certinformers "k8s.io/client-go/informers/certificates/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -36,12 +37,12 @@ type cleaner struct {
 
 // NewCleaner returns the csrcleaner controller, looking at every request
 // each interval (0: [CleanerInterval]).
-func NewCleaner(client kubernetes.Interface, logger *slog.Logger, interval time.Duration) (*Controller, error) {
+func NewCleaner(client kubernetes.Interface, csrs certinformers.CertificateSigningRequestInformer, logger *slog.Logger, interval time.Duration) (*Controller, error) {
 	if interval <= 0 {
 		interval = CleanerInterval
 	}
 	c := &cleaner{client: client, now: time.Now}
-	return newController("csrcleaner", client, logger, interval, c.handle, false)
+	return newController("csrcleaner", client, csrs, logger, interval, c.handle, false)
 }
 
 func (c *cleaner) handle(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {

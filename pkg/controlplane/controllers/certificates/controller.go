@@ -28,19 +28,21 @@ type handler func(ctx context.Context, csr *certificatesv1.CertificateSigningReq
 // CertificateController does; optionally it also handles every CSR each
 // resync period (the cleaner's polling).
 type Controller struct {
-	name     string
-	client   kubernetes.Interface
-	logger   *slog.Logger
-	handle   handler
-	informer cache.SharedIndexInformer
-	lister   certlisters.CertificateSigningRequestLister
-	hSynced  cache.DoneChecker
-	poll     time.Duration
-	queue    workqueue.TypedRateLimitingInterface[string]
-	synced   atomic.Bool
+	name    string
+	client  kubernetes.Interface
+	logger  *slog.Logger
+	handle  handler
+	lister  certlisters.CertificateSigningRequestLister
+	hSynced cache.DoneChecker
+	poll    time.Duration
+	queue   workqueue.TypedRateLimitingInterface[string]
+	synced  atomic.Bool
 }
 
-func newController(name string, client kubernetes.Interface, logger *slog.Logger, poll time.Duration, h handler, onEvents bool) (*Controller, error) {
+// newController builds a controller on csrs, the informer it shares with the
+// other CSR controllers (upstream's controllers share the controller
+// manager's one); its owner starts it.
+func newController(name string, client kubernetes.Interface, csrs certinformers.CertificateSigningRequestInformer, logger *slog.Logger, poll time.Duration, h handler, onEvents bool) (*Controller, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -55,14 +57,16 @@ func newController(name string, client kubernetes.Interface, logger *slog.Logger
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](200*time.Millisecond, 1000*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
-	c.informer = certinformers.NewCertificateSigningRequestInformer(client, 0, cache.Indexers{})
-	c.lister = certlisters.NewCertificateSigningRequestLister(c.informer.GetIndexer())
-	funcs := cache.ResourceEventHandlerFuncs{}
-	if onEvents {
-		funcs.AddFunc = c.enqueue
-		funcs.UpdateFunc = func(_, obj any) { c.enqueue(obj) }
+	c.lister = csrs.Lister()
+	if !onEvents {
+		// Only the lister is read: no handler (and no per-handler buffer).
+		c.hSynced = csrs.Informer().HasSyncedChecker()
+		return c, nil
 	}
-	reg, err := c.informer.AddEventHandler(funcs)
+	reg, err := csrs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueue,
+		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: csr informer: %w", name, err)
 	}
@@ -84,7 +88,6 @@ func (c *Controller) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer c.queue.ShutDown()
-	wg.Go(func() { c.informer.RunWithContext(ctx) })
 	if !cache.WaitFor(ctx, "", c.hSynced) { // notified, not polled
 		return
 	}

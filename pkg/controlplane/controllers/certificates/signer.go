@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	certinformers "k8s.io/client-go/informers/certificates/v1"
 	"k8s.io/client-go/kubernetes"
 
 	certvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation/certificates"
@@ -64,7 +65,7 @@ type Signer struct {
 }
 
 // NewSigner returns the csrsigning controller.
-func NewSigner(client kubernetes.Interface, cfg SignerConfig) (*Controller, error) {
+func NewSigner(client kubernetes.Interface, csrs certinformers.CertificateSigningRequestInformer, cfg SignerConfig) (*Controller, error) {
 	if cfg.Signers == nil && (cfg.CA == nil || cfg.Key == nil) {
 		return nil, errors.New("csr signer: a CA certificate and key are required")
 	}
@@ -80,7 +81,7 @@ func NewSigner(client kubernetes.Interface, cfg SignerConfig) (*Controller, erro
 		cfg.Now = time.Now
 	}
 	s := &Signer{cfg: cfg, client: client}
-	return newController("csrsigning", client, cfg.Logger, 0, s.handle, true)
+	return newController("csrsigning", client, csrs, cfg.Logger, 0, s.handle, true)
 }
 
 // signerChecks are the restrictions of the signers kube-controller-manager

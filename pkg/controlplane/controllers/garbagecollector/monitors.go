@@ -10,9 +10,10 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -31,10 +32,15 @@ var resyncTriggers = map[schema.GroupKind]bool{
 	{Group: "apiregistration.k8s.io", Kind: "APIService"}:             true,
 }
 
-// monitor watches one resource.
+// monitor watches one resource. Its informer is a plain one (a reflector,
+// a store and one handler called in line), not a shared informer: nothing
+// else in the process reads these caches, and a shared informer's
+// per-handler buffer (1,024 entries) and goroutines, paid once per
+// resource, were the largest part of an idle server's memory.
 type monitor struct {
 	gvk      schema.GroupVersionKind
-	informer cache.SharedIndexInformer
+	store    cache.Store
+	informer cache.Controller
 	cancel   context.CancelFunc
 }
 
@@ -58,7 +64,7 @@ func (m *monitors) lookup(gvr schema.GroupVersionResource, namespace, name strin
 	if namespace != "" {
 		key = namespace + "/" + name
 	}
-	obj, ok, err := mon.informer.GetIndexer().GetByKey(key)
+	obj, ok, err := mon.store.GetByKey(key)
 	if err != nil || !ok {
 		return nil, false
 	}
@@ -191,18 +197,17 @@ func (gc *Collector) syncMonitors(ctx context.Context, resources map[schema.Grou
 // newMonitor makes an informer of r's metadata whose events feed the
 // graph builder.
 func (gc *Collector) newMonitor(r schema.GroupVersionResource, gvk schema.GroupVersionKind) (*monitor, error) {
-	inf := metadatainformer.NewFilteredMetadataInformer(gc.metadata, r, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
-	// Managed fields are never read: do not keep them.
-	if err := inf.SetTransform(func(obj any) (any, error) {
-		if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
-			p.ManagedFields = nil
-		}
-		return obj, nil
-	}); err != nil {
-		return nil, err
-	}
+	client := gc.metadata.Resource(r).Namespace(metav1.NamespaceAll)
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return client.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return client.Watch(ctx, opts)
+		},
+	}, gc.metadata)
 	trigger := resyncTriggers[gvk.GroupKind()]
-	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
 				gc.changes.Add(&event{typ: addEvent, gvk: gvk, obj: p})
@@ -237,11 +242,20 @@ func (gc *Collector) newMonitor(r schema.GroupVersionResource, gvk schema.GroupV
 				gc.triggerResync()
 			}
 		},
-	})
-	if err != nil {
-		return nil, err
 	}
-	return &monitor{gvk: gvk, informer: inf}, nil
+	store, inf := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    &metav1.PartialObjectMetadata{},
+		Handler:       handler,
+		// Managed fields are never read: do not keep them.
+		Transform: func(obj any) (any, error) {
+			if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
+				p.ManagedFields = nil
+			}
+			return obj, nil
+		},
+	})
+	return &monitor{gvk: gvk, store: store, informer: inf}, nil
 }
 
 // relevantChange reports whether an update changes what the graph keeps:

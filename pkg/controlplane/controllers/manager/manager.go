@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
+	certinformers "k8s.io/client-go/informers/certificates/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -108,7 +109,9 @@ type controllerContext struct {
 	cfg        *Config
 	client     kubernetes.Interface
 	namespaces coreinformers.NamespaceInformer
-	logger     *slog.Logger
+	// csrs is the one CSR informer the three CSR controllers share.
+	csrs   certinformers.CertificateSigningRequestInformer
+	logger *slog.Logger
 }
 
 type descriptor struct {
@@ -170,7 +173,7 @@ var descriptors = []descriptor{
 				cc.logger.Warn("not signing certificate signing requests: no cluster signing CA")
 				return nil, nil
 			}
-			return certificates.NewSigner(cc.client, certificates.SignerConfig{
+			return certificates.NewSigner(cc.client, cc.csrs, certificates.SignerConfig{
 				CA: cc.cfg.ClusterSigningCA, Key: cc.cfg.ClusterSigningKey, Signers: cc.cfg.ClusterSigners,
 				Duration: cc.cfg.ClusterSigningDuration, Logger: cc.logger,
 			})
@@ -179,7 +182,7 @@ var descriptors = []descriptor{
 	{
 		name: CertificateSigningRequestApprovingController,
 		new: func(cc *controllerContext) (controller, error) {
-			return certificates.NewApprover(cc.client, cc.logger)
+			return certificates.NewApprover(cc.client, cc.csrs, cc.logger)
 		},
 	},
 	{
@@ -191,7 +194,7 @@ var descriptors = []descriptor{
 	{
 		name: CertificateSigningRequestCleanerController,
 		new: func(cc *controllerContext) (controller, error) {
-			return certificates.NewCleaner(cc.client, cc.logger, 0)
+			return certificates.NewCleaner(cc.client, cc.csrs, cc.logger, 0)
 		},
 	},
 }
@@ -432,7 +435,8 @@ func (m *Manager) setLeader(v float64) {
 func (m *Manager) runControllers(ctx context.Context, client kubernetes.Interface) {
 	factory := informers.NewSharedInformerFactory(client, 0)
 	defer factory.Shutdown()
-	cc := &controllerContext{cfg: &m.cfg, client: client, namespaces: factory.Core().V1().Namespaces()}
+	cc := &controllerContext{cfg: &m.cfg, client: client, namespaces: factory.Core().V1().Namespaces(),
+		csrs: factory.Certificates().V1().CertificateSigningRequests()}
 	type running struct {
 		descriptor
 		c controller
