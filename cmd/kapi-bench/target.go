@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -123,6 +124,8 @@ type proc struct {
 	cfg    *rest.Config
 	ready  time.Duration // from exec to the first 200 from /readyz
 	exited chan error
+	// transport is the clients' (client-go caches one per config).
+	transport http.RoundTripper
 }
 
 // start starts t in its data dir and waits for /readyz.
@@ -175,7 +178,7 @@ func (t *target) start(ctx context.Context) (*proc, error) {
 				if resp.StatusCode == http.StatusOK {
 					p.ready = time.Since(begin)
 					cfg.QPS, cfg.Burst = -1, 0
-					p.cfg = cfg
+					p.cfg, p.transport = cfg, client.Transport
 					return p, nil
 				}
 			}
@@ -184,8 +187,16 @@ func (t *target) start(ctx context.Context) (*proc, error) {
 	}
 }
 
-// stop sends SIGTERM and returns the time until the process exited.
+// stop sends SIGTERM and returns the time until the process exited. The
+// benchmark's idle connections are closed first, as a client that is done
+// closes them: an HTTP/2 connection left idle gets the server's GOAWAY,
+// which Go's client ignores, and the server (kapi and kube-apiserver alike)
+// then waits x/net/http2's one-second GOAWAY timeout before exiting, which
+// measures the client rather than the server.
 func (p *proc) stop() (time.Duration, error) {
+	if p.transport != nil {
+		utilnet.CloseIdleConnectionsFor(p.transport)
+	}
 	begin := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		return 0, err

@@ -173,6 +173,7 @@ func (c *Config) loopbackClientConfig() (*rest.Config, error) {
 				return nil
 			},
 		},
+		DialContext:         c.loopbackConnTracker().dial,
 		ForceAttemptHTTP2:   !c.Options.SecureServing.DisableHTTP2Serving,
 		MaxIdleConnsPerHost: 32,
 		IdleConnTimeout:     90 * time.Second,

@@ -135,6 +135,8 @@ type Config struct {
 	// cleanups run, in reverse, when the chain is destroyed or building
 	// fails.
 	cleanups []func()
+	// loopback tracks the loopback clients' connections (loopbackconns.go).
+	loopback loopbackState
 }
 
 func (c *Config) addCleanup(fn func()) { c.cleanups = append(c.cleanups, fn) }

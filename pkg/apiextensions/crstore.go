@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // crStore is the generic store of one served version whose watches end
@@ -28,6 +29,15 @@ func (s *crStore) Watch(ctx context.Context, options *metainternalversion.ListOp
 		return nil, err
 	}
 	return &trackedWatch{Interface: w, done: done}, nil
+}
+
+// WatchSharesObjects implements rest.SharedObjectWatcher: a watch of this
+// very store passes the generic store's events through unchanged, so its
+// objects may be the watch cache's shared, encode-once ones (without it,
+// every custom-resource watcher deep-copied and encoded every event).
+func (s *crStore) WatchSharesObjects(w rest.Watcher) bool {
+	c, ok := w.(*crStore)
+	return ok && c == s
 }
 
 // Destroy implements rest.Storage: the storage is the serving's, which

@@ -123,18 +123,34 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 			if !ok {
 				return nil
 			}
-			if err := e.encode(ev); err != nil {
-				s.logger().Debug("watch stream ended", "err", err)
-				return nil
-			}
-			if len(ch) == 0 {
-				if err := rc.Flush(); err != nil {
+			// Write this event and those already waiting behind it, then
+			// flush once (upstream flushes when its channel is empty): a
+			// watcher that fell behind catches up in few large writes
+			// rather than a frame and a flush per event.
+			for n := 0; ok; n++ {
+				if err := e.encode(ev); err != nil {
+					s.logger().Debug("watch stream ended", "err", err)
 					return nil
 				}
+				if n == maxWatchBatch {
+					break
+				}
+				select {
+				case ev, ok = <-ch:
+				default:
+					ok = false
+				}
+			}
+			if err := rc.Flush(); err != nil {
+				return nil
 			}
 		}
 	}
 }
+
+// maxWatchBatch bounds the events written between two flushes, so the
+// first of a long run is not held back.
+const maxWatchBatch = 64
 
 // watchEncoder writes watch events.
 type watchEncoder struct {
@@ -143,24 +159,71 @@ type watchEncoder struct {
 	target     *schema.GroupVersionKind
 	tableOpts  *metav1.TableOptions
 	objEncoder runtime.Encoder
-	// objID names objEncoder's output for shared objects' caches.
+	// objID names objEncoder's output for shared objects' caches;
+	// eventIDs name the whole event's (objEncoder's object in
+	// eventEncoder's WatchEvent of that type), one per event type.
 	objID        runtime.Identifier
+	eventIDs     map[watch.EventType]runtime.Identifier
 	eventEncoder runtime.Encoder
 	out          io.Writer
 	obj, event   bytes.Buffer
+	counted      countingWriter
 	// sent counts the events written (apiserver_watch_events_total and
 	// _sizes, labelled with the kind served).
 	sent metrics.WatchEventRecorder
 }
 
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
+// eventID names the encoding of a whole event of type t by this encoder.
+func (e *watchEncoder) eventID(t watch.EventType) runtime.Identifier {
+	id, ok := e.eventIDs[t]
+	if !ok {
+		id = runtime.Identifier(string(e.objID) + ";event=" + string(e.eventEncoder.Identifier()) + ";type=" + string(t))
+		if e.eventIDs == nil {
+			e.eventIDs = make(map[watch.EventType]runtime.Identifier, 4)
+		}
+		e.eventIDs[t] = id
+	}
+	return id
+}
+
 func (e *watchEncoder) encode(ev watch.Event) error {
-	e.obj.Reset()
-	e.event.Reset()
 	obj := ev.Object
 	shared, isShared := obj.(runtime.CacheableObject)
-	if isShared && e.target != nil {
-		obj, isShared = shared.GetObject(), false
+	if isShared && e.target == nil {
+		// The whole event is encoded once for every watcher with the same
+		// encoders (as upstream's watch encoder caches it) and written
+		// in one piece: one frame. Its object is the shared object's
+		// copy (see cacheable), encoded only inside the event.
+		e.counted = countingWriter{w: e.out}
+		if err := shared.CacheEncode(e.eventID(ev.Type), func(obj runtime.Object, w io.Writer) error {
+			var objBuf bytes.Buffer
+			if err := e.objEncoder.Encode(obj, &objBuf); err != nil {
+				return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
+			}
+			return e.encodeEvent(ev.Type, objBuf.Bytes(), w)
+		}, &e.counted); err != nil {
+			return err
+		}
+		e.sent.Sent(e.counted.n)
+		return nil
 	}
+	if isShared {
+		obj = shared.GetObject()
+	}
+	e.obj.Reset()
+	e.event.Reset()
 	if e.target != nil && obj != nil {
 		t, err := e.scope.transformObject(e.ctx, obj, e.tableOpts, e.target)
 		if err != nil {
@@ -175,14 +238,7 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 			e.tableOpts = &opts
 		}
 	}
-	switch {
-	case isShared:
-		// Encoded once for every watcher with this encoder (a copy: see
-		// cacheable).
-		if err := shared.CacheEncode(e.objID, e.objEncoder.Encode, &e.obj); err != nil {
-			return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
-		}
-	case obj != nil:
+	if obj != nil {
 		if obj == ev.Object {
 			// Watch caches share one event object between all watchers,
 			// and encoding writes the object's kind and apiVersion: encode
@@ -193,13 +249,21 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 			return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
 		}
 	}
-	out := &metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: e.obj.Bytes()}}
-	if err := e.eventEncoder.Encode(out, &e.event); err != nil {
-		return fmt.Errorf("unable to encode watch event: %w", err)
+	if err := e.encodeEvent(ev.Type, e.obj.Bytes(), &e.event); err != nil {
+		return err
 	}
 	if _, err := e.out.Write(e.event.Bytes()); err != nil {
 		return err
 	}
 	e.sent.Sent(e.event.Len())
+	return nil
+}
+
+// encodeEvent writes the WatchEvent of type t around the encoded object raw.
+func (e *watchEncoder) encodeEvent(t watch.EventType, raw []byte, w io.Writer) error {
+	out := &metav1.WatchEvent{Type: string(t), Object: runtime.RawExtension{Raw: raw}}
+	if err := e.eventEncoder.Encode(out, w); err != nil {
+		return fmt.Errorf("unable to encode watch event: %w", err)
+	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -48,21 +49,33 @@ type event struct {
 	leave     runtime.Object
 
 	// Shared serializations (cacheable.Object) of cur's object and of the
-	// leave object, built on first need for watchers that take them.
-	sharedOnce, sharedLeaveOnce sync.Once
-	shared, sharedLeave         *cacheable.Object
+	// leave object, built on first need for watchers that take them. They
+	// are held weakly: the watchers delivering the event keep them alive,
+	// and an event kept in the window does not keep its encodings once it
+	// is delivered (a watcher replaying the window encodes again).
+	sharedMu            sync.Mutex
+	shared, sharedLeave weak.Pointer[cacheable.Object]
 }
 
 // sharedObject is cur's object wrapped for encode-once delivery.
 func (e *event) sharedObject() runtime.Object {
-	e.sharedOnce.Do(func() { e.shared = cacheable.New(e.cur.obj) })
-	return e.shared
+	return e.sharedWrap(&e.shared, func() runtime.Object { return e.cur.obj })
 }
 
 // sharedLeaveObject is the leave object wrapped for encode-once delivery.
 func (e *event) sharedLeaveObject() runtime.Object {
-	e.sharedLeaveOnce.Do(func() { e.sharedLeave = cacheable.New(e.leaveObject()) })
-	return e.sharedLeave
+	return e.sharedWrap(&e.sharedLeave, e.leaveObject)
+}
+
+func (e *event) sharedWrap(p *weak.Pointer[cacheable.Object], obj func() runtime.Object) *cacheable.Object {
+	e.sharedMu.Lock()
+	defer e.sharedMu.Unlock()
+	if o := p.Value(); o != nil {
+		return o
+	}
+	o := cacheable.New(obj())
+	*p = weak.Make(o)
+	return o
 }
 
 // leaveObject is what a watcher whose selector the object leaves gets in its

@@ -60,6 +60,10 @@ type event struct {
 	key   string
 	value []byte // new value (put)
 	prev  []byte // previous value, nil if the key did not exist
+
+	// decoded are the event's objects shared by the watchers of the
+	// Store it belongs to (see shared.go), built on first need.
+	decoded decodedEvent
 }
 
 // kv is one key's state at a revision, as returned by range reads.

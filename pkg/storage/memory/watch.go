@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 )
 
@@ -29,6 +30,9 @@ type watcher struct {
 	pred      storage.SelectionPredicate
 	progress  bool   // periodic bookmarks requested
 	after     uint64 // deliver only events after this revision
+	// shared: the watch takes cacheable.Objects, decoded once per event
+	// for all such watchers of the Store (shared.go).
+	shared bool
 
 	in       *eventQueue
 	result   chan watch.Event
@@ -93,6 +97,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		recursive: opts.Recursive,
 		pred:      opts.Predicate,
 		progress:  opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
+		shared:    cacheable.Wanted(ctx),
 		in:        newEventQueue(s.b.cfg.WatchBufferSize),
 		result:    make(chan watch.Event),
 		done:      make(chan struct{}),
@@ -256,20 +261,48 @@ func (w *watcher) deliver(ev *event, send func(watch.Event) bool) bool {
 	var cur, prev runtime.Object
 	var curOK, prevOK bool
 	var err error
+	// The previous object matters for deletions and, with a selector, for
+	// transitions. It is sent with the event's revision, as etcd3's watcher.
+	wantPrev := ev.prev != nil && (ev.kind == eventDelete || !w.pred.Empty())
+	if w.shared {
+		// Decoded once for all of the Store's watchers that share.
+		if sc, sp, ok := w.s.sharedObjects(ev, wantPrev); ok {
+			if sc != nil {
+				if curOK, err = w.pred.Matches(sc.obj); err != nil {
+					send(errorEvent(fmt.Errorf("watch %q: match %q: %w", w.key, ev.key, err)))
+					return false
+				}
+				cur = sc.wrapped
+			}
+			if sp != nil {
+				if prevOK, err = w.pred.Matches(sp.obj); err != nil {
+					send(errorEvent(fmt.Errorf("watch %q: match %q: %w", w.key, ev.key, err)))
+					return false
+				}
+				prev = sp.wrapped
+			}
+			return w.sendChange(ev, cur, prev, curOK, prevOK, send)
+		}
+	}
 	if ev.kind == eventPut {
 		if cur, curOK, err = w.decodeMatch(ev.key, ev.value, ev.rev); err != nil {
 			send(errorEvent(err))
 			return false
 		}
 	}
-	// The previous object matters for deletions and, with a selector, for
-	// transitions. It is sent with the event's revision, as etcd3's watcher.
-	if ev.prev != nil && (ev.kind == eventDelete || !w.pred.Empty()) {
+	if wantPrev {
 		if prev, prevOK, err = w.decodeMatch(ev.key, ev.prev, ev.rev); err != nil {
 			send(errorEvent(err))
 			return false
 		}
 	}
+	return w.sendChange(ev, cur, prev, curOK, prevOK, send)
+}
+
+// sendChange sends what the watcher sees of a change: cur and prev are the
+// new and previous objects (nil if absent or not needed), curOK and prevOK
+// whether they match the watcher's predicate.
+func (w *watcher) sendChange(ev *event, cur, prev runtime.Object, curOK, prevOK bool, send func(watch.Event) bool) bool {
 	switch {
 	case ev.kind == eventDelete:
 		if prevOK {
