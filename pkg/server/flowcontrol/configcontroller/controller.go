@@ -208,6 +208,16 @@ func ensureFlowSchema(ctx context.Context, fss flowcontrolclient.FlowSchemaInter
 	return nil
 }
 
+// removable is upstream's rule for an object the ensurer no longer wants
+// (RemoveUnwantedObjects in kubernetes/pkg/registry/flowcontrol/ensurer,
+// v1.37.2): deleted only when its autoupdate-spec annotation parses as a
+// true boolean ("true", "True", "1", "t", ...); kept when the annotation is
+// absent (the operator's object), malformed or false.
+func removable(m metav1.Object) bool {
+	v, err := strconv.ParseBool(m.GetAnnotations()[flowcontrolv1.AutoUpdateAnnotationKey])
+	return err == nil && v
+}
+
 // removeUnwanted deletes the auto-updated objects not in wantPL and wantFS.
 func removeUnwanted(ctx context.Context, pls flowcontrolclient.PriorityLevelConfigurationInterface, fss flowcontrolclient.FlowSchemaInterface,
 	plList *flowcontrolv1.PriorityLevelConfigurationList, fsList *flowcontrolv1.FlowSchemaList, wantPL, wantFS map[string]bool) error {
@@ -215,7 +225,7 @@ func removeUnwanted(ctx context.Context, pls flowcontrolclient.PriorityLevelConf
 	// they are still auto-updated.
 	for i := range plList.Items {
 		pl := &plList.Items[i]
-		if !wantPL[pl.Name] && pl.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+		if !wantPL[pl.Name] && removable(pl) {
 			if err := pls.Delete(ctx, pl.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &pl.ResourceVersion}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				return fmt.Errorf("delete prioritylevelconfiguration %s: %w", pl.Name, err)
 			}
@@ -223,7 +233,7 @@ func removeUnwanted(ctx context.Context, pls flowcontrolclient.PriorityLevelConf
 	}
 	for i := range fsList.Items {
 		fs := &fsList.Items[i]
-		if !wantFS[fs.Name] && fs.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+		if !wantFS[fs.Name] && removable(fs) {
 			if err := fss.Delete(ctx, fs.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &fs.ResourceVersion}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				return fmt.Errorf("delete flowschema %s: %w", fs.Name, err)
 			}
