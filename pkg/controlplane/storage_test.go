@@ -98,7 +98,7 @@ func TestBuiltinTables(t *testing.T) {
 			"ingressclasses", "ingresses", "ingresses/status", "ipaddresses", "networkpolicies", "servicecidrs", "servicecidrs/status",
 		},
 		{Group: "storage.k8s.io", Version: "v1"}: {
-			"csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments", "volumeattachments/status",
+			"csidrivers", "csinodes", "csinodes/status", "csistoragecapacities", "storageclasses", "volumeattachments", "volumeattachments/status",
 			"volumeattributesclasses",
 		},
 		{Group: "scheduling.k8s.io", Version: "v1"}: {"priorityclasses"},
