@@ -39,6 +39,13 @@ type Controller struct {
 
 	mu     sync.Mutex
 	synced bool
+
+	// EnsureInterval is how often Run ensures the bootstrap objects again
+	// (creates missing ones, restores auto-updated ones, removes unwanted
+	// ones): upstream's producer does so every minute after the first
+	// success (pkg/registry/flowcontrol/rest, ensureAPFBootstrapConfiguration).
+	// New sets it to a minute; change it before Run.
+	EnsureInterval time.Duration
 }
 
 // New returns a controller of engine on client.
@@ -46,7 +53,7 @@ func New(client kubernetes.Interface, engine *flowcontrol.Controller, logger *sl
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Controller{client: client, engine: engine, logger: logger, kick: make(chan struct{}, 1)}
+	return &Controller{client: client, engine: engine, logger: logger, kick: make(chan struct{}, 1), EnsureInterval: time.Minute}
 }
 
 // Synced reports whether the engine has had the API's configuration once.
@@ -272,8 +279,10 @@ func (c *Controller) poke() {
 }
 
 // Run applies the informers' objects to the engine on every change and
-// keeps the Dangling conditions, until ctx ends. Start must have run.
+// keeps the Dangling conditions, and ensures the bootstrap objects every
+// EnsureInterval, until ctx ends. Start must have run.
 func (c *Controller) Run(ctx context.Context) {
+	go c.ensurePeriodically(ctx)
 	c.poke()
 	for {
 		select {
@@ -298,6 +307,26 @@ func (c *Controller) Run(ctx context.Context) {
 					c.poke()
 				}
 			}()
+		}
+	}
+}
+
+// ensurePeriodically runs the ensurer every EnsureInterval until ctx ends;
+// a failure is logged and tried again at the next tick.
+func (c *Controller) ensurePeriodically(ctx context.Context) {
+	if c.EnsureInterval <= 0 {
+		return
+	}
+	t := time.NewTicker(c.EnsureInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := c.ensureOnce(ctx); err != nil && ctx.Err() == nil {
+			c.logger.Warn("ensuring the API priority and fairness configuration failed, will retry", "err", err)
 		}
 	}
 }
