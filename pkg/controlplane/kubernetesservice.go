@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
@@ -91,7 +92,38 @@ func serviceStorage(b *storageBuilder) (resourceStorage, error) {
 	if err != nil {
 		return resourceStorage{}, err
 	}
-	return resourceStorage{storage: svcs, subresources: map[string]rest.Storage{"status": status}}, nil
+	proxy, err := serviceProxy(b, svcs, eps)
+	if err != nil {
+		svcs.Destroy()
+		return resourceStorage{}, err
+	}
+	return resourceStorage{storage: svcs, subresources: map[string]rest.Storage{"status": status, "proxy": proxy}}, nil
+}
+
+// serviceProxy makes services/proxy: it reads the EndpointSlices and pods
+// lines when the tables have them (without them no endpoint is usable).
+func serviceProxy(b *storageBuilder, svcs *service.REST, eps *generic.Store) (*service.ProxyREST, error) {
+	var slices service.EndpointSliceLister
+	if hasLine(b, endpointSlicesResource) {
+		st, err := storageAs[*generic.Store](b, endpointSlicesResource)
+		if err != nil {
+			return nil, err
+		}
+		slices = service.NewReader(svcs, eps, st)
+	}
+	var pods rest.Getter
+	if gvr := corev1.SchemeGroupVersion.WithResource("pods"); hasLine(b, gvr) {
+		rs, err := b.storage(gvr)
+		if err != nil {
+			return nil, err
+		}
+		getter, ok := rs.storage.(rest.Getter)
+		if !ok {
+			return nil, fmt.Errorf("controlplane: the storage of %s is a %T, not a getter", gvr, rs.storage)
+		}
+		pods = getter
+	}
+	return service.NewProxyREST(svcs, slices, pods), nil
 }
 
 // serviceAllocators makes (once) the ClusterIP allocator of
@@ -611,4 +643,9 @@ func (k *kubernetesService) createDirect(ctx context.Context, store *generic.Sto
 		return fmt.Errorf("create %s: %w", key, err)
 	}
 	return nil
+}
+
+func hasLine(b *storageBuilder, gvr schema.GroupVersionResource) bool {
+	_, ok := b.lines[gvr]
+	return ok
 }

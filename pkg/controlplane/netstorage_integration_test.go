@@ -14,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -43,6 +44,7 @@ func testNetStorageThroughServer(t *testing.T, opts ...kapitest.Option) {
 	t.Run("discovery", func(t *testing.T) { testNetStorageDiscovery(t, cs) })
 	t.Run("defaults on every write path", func(t *testing.T) { testNetworkPolicyDefaultsOnWrites(t, cs) })
 	t.Run("generation and status", func(t *testing.T) { testNetStorageGenerationAndStatus(t, cs) })
+	t.Run("csinodes status", func(t *testing.T) { testCSINodeStatus(t, cs) })
 	t.Run("protobuf and watch", func(t *testing.T) { testNetStorageProtobuf(t, srv) })
 	t.Run("openapi", func(t *testing.T) { testNetStorageOpenAPI(t, cs) })
 }
@@ -58,7 +60,7 @@ func testNetStorageOpenAPI(t *testing.T, cs kubernetes.Interface) {
 		},
 		"/openapi/v3/apis/storage.k8s.io/v1": {
 			"listStorageV1StorageClass", "readStorageV1VolumeAttachmentStatus", "listStorageV1CSIStorageCapacityForAllNamespaces",
-			"deleteStorageV1CollectionCSINode", "createStorageV1CSIDriver", "readStorageV1VolumeAttributesClass",
+			"deleteStorageV1CollectionCSINode", "readStorageV1CSINodeStatus", "createStorageV1CSIDriver", "readStorageV1VolumeAttributesClass",
 		},
 		"/openapi/v3/apis/scheduling.k8s.io/v1": {"deleteSchedulingV1PriorityClass", "watchSchedulingV1PriorityClassList"},
 		"/openapi/v3/apis/node.k8s.io/v1":       {"listNodeV1RuntimeClass", "replaceNodeV1RuntimeClass"},
@@ -92,7 +94,7 @@ func testNetStorageDiscovery(t *testing.T, cs kubernetes.Interface) {
 			"ipaddresses": {false, "ip", all}, "servicecidrs": {false, "", all}, "servicecidrs/status": {false, "", status},
 		},
 		"storage.k8s.io/v1": {
-			"storageclasses": {false, "sc", all}, "csidrivers": {false, "", all}, "csinodes": {false, "", all},
+			"storageclasses": {false, "sc", all}, "csidrivers": {false, "", all}, "csinodes": {false, "", all}, "csinodes/status": {false, "", status},
 			"csistoragecapacities": {true, "", all}, "volumeattachments": {false, "", all},
 			"volumeattachments/status": {false, "", status}, "volumeattributesclasses": {false, "vac", all},
 		},
@@ -355,5 +357,62 @@ func TestNetStorageBootstrapAcrossRestart(t *testing.T) {
 		if err := srv.Stop(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// csinodes/status (served since v1.37, upstream's
+// pkg/registry/storage/csinode/storage): create clears the status, the
+// main resource keeps it, /status keeps the spec and, with upstream's alpha
+// gate CSIVolumeHealth off by default, drops status.storageHealth.
+func testCSINodeStatus(t *testing.T, cs kubernetes.Interface) {
+	ctx := t.Context()
+	nodes := cs.StorageV1().CSINodes()
+	health := []storagev1.StorageHealth{{Name: "csi.example.com", HealthConditions: []storagev1.StorageHealthCondition{{
+		Status: storagev1.StorageDegraded, Reason: "SlowBackend",
+	}}}}
+	driver := storagev1.CSINodeDriver{Name: "csi.example.com", NodeID: "node-a"}
+	n, err := nodes.Create(ctx, &storagev1.CSINode{
+		ObjectMeta: metav1.ObjectMeta{Name: "csinode-status"},
+		Spec:       storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{driver}},
+		Status:     storagev1.CSINodeStatus{StorageHealth: health},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Status.StorageHealth) != 0 {
+		t.Errorf("create kept status %+v, want it cleared", n.Status)
+	}
+	var got storagev1.CSINode
+	if err := cs.StorageV1().RESTClient().Get().Resource("csinodes").Name(n.Name).SubResource("status").Do(ctx).Into(&got); err != nil {
+		t.Fatalf("get csinodes/status: %v", err)
+	}
+	if got.Name != n.Name || got.ResourceVersion != n.ResourceVersion {
+		t.Errorf("get csinodes/status: %s %s, want %s %s", got.Name, got.ResourceVersion, n.Name, n.ResourceVersion)
+	}
+	// Through /status: the spec and the labels are kept, storageHealth dropped.
+	upd := n.DeepCopy()
+	upd.Labels = map[string]string{"changed": "yes"}
+	upd.Spec.Drivers = append(upd.Spec.Drivers, storagev1.CSINodeDriver{Name: "other.example.com", NodeID: "node-a"})
+	upd.Status.StorageHealth = health
+	st, err := nodes.UpdateStatus(ctx, upd, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("update csinodes/status: %v", err)
+	}
+	if len(st.Spec.Drivers) != 1 || len(st.Status.StorageHealth) != 0 || st.Labels["changed"] != "" {
+		t.Errorf("update csinodes/status: spec %+v, status %+v, labels %v; want spec and labels kept, storageHealth dropped", st.Spec, st.Status, st.Labels)
+	}
+	// Through the main resource: the spec changes.
+	st.Spec.Drivers = append(st.Spec.Drivers, storagev1.CSINodeDriver{Name: "other.example.com", NodeID: "node-a"})
+	main, err := nodes.Update(ctx, st, metav1.UpdateOptions{})
+	if err != nil || len(main.Spec.Drivers) != 2 {
+		t.Errorf("update csinode: %v %+v", err, main)
+	}
+	// A missing object: 404, never created.
+	missing := &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "csinode-missing", ResourceVersion: "1"}}
+	if _, err := nodes.UpdateStatus(ctx, missing, metav1.UpdateOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("update status of a missing csinode: %v, want 404", err)
+	}
+	if err := nodes.Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil {
+		t.Error(err)
 	}
 }

@@ -19,7 +19,7 @@ var storageGroup = apiGroup{name: storagev1.GroupName, versions: []apiVersion{{
 	resources: []apiResource{
 		{name: "storageclasses", storage: storeOf(storageclass.NewREST)},
 		{name: "csidrivers", storage: storeOf(csidriver.NewREST)},
-		{name: "csinodes", storage: storeOf(csinode.NewREST)},
+		{name: "csinodes", storage: storeAndStatus(csinode.NewREST)},
 		{name: "csistoragecapacities", storage: storeOf(csistoragecapacity.NewREST)},
 		{name: "volumeattachments", storage: storeAndStatus(volumeattachment.NewREST)},
 		{name: "volumeattributesclasses", storage: storeOf(volumeattributesclass.NewREST)},

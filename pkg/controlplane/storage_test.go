@@ -77,7 +77,7 @@ func TestBuiltinTables(t *testing.T) {
 			"pods/portforward", "pods/proxy", "pods/resize", "pods/status", "podtemplates",
 			"replicationcontrollers", "replicationcontrollers/scale", "replicationcontrollers/status",
 			"resourcequotas", "resourcequotas/status",
-			"secrets", "serviceaccounts", "services", "services/status",
+			"secrets", "serviceaccounts", "services", "services/proxy", "services/status",
 		},
 		{Group: "discovery.k8s.io", Version: "v1"}:      {"endpointslices"},
 		{Group: "events.k8s.io", Version: "v1"}:         {"events"},
@@ -98,7 +98,7 @@ func TestBuiltinTables(t *testing.T) {
 			"ingressclasses", "ingresses", "ingresses/status", "ipaddresses", "networkpolicies", "servicecidrs", "servicecidrs/status",
 		},
 		{Group: "storage.k8s.io", Version: "v1"}: {
-			"csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments", "volumeattachments/status",
+			"csidrivers", "csinodes", "csinodes/status", "csistoragecapacities", "storageclasses", "volumeattachments", "volumeattachments/status",
 			"volumeattributesclasses",
 		},
 		{Group: "scheduling.k8s.io", Version: "v1"}: {"priorityclasses"},

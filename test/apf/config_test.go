@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -390,5 +391,115 @@ func TestAutoUpdateSpecAcrossRestart(t *testing.T) {
 	}
 	if sys, err := pls.Get(ctx, "system", metav1.GetOptions{}); err != nil || *sys.Spec.Limited.NominalConcurrencyShares != 30 {
 		t.Errorf("system after restart: %v, want re-created", err)
+	}
+}
+
+// Objects the bootstrap ensurer no longer wants (a data dir made by an
+// older kapi, or an older kube-apiserver, holds workload-leader-election
+// and endpoint-controller) are deleted at start when their autoupdate-spec
+// annotation parses as true, and kept when it is false, malformed or
+// absent: upstream's RemoveUnwantedObjects in
+// kubernetes/pkg/registry/flowcontrol/ensurer/strategy.go (v1.37.2).
+func TestObsoleteSuggestedRemovedAtRestart(t *testing.T) {
+	dir := t.TempDir()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	srv, err := kapitest.StartE(dir, logger, kapitest.WithEmbeddedEtcd())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = srv.Stop()
+		}
+	}()
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	ctx := context.Background()
+	fss := cs.FlowcontrolV1().FlowSchemas()
+	pls := cs.FlowcontrolV1().PriorityLevelConfigurations()
+	// annotation value per object; "" = no annotation.
+	schemas := map[string]string{
+		"workload-leader-election": "true",
+		"endpoint-controller":      "false",
+		"obsolete-capital-true":    "True",
+		"obsolete-malformed":       "yes",
+		"operator-schema":          "",
+	}
+	levels := map[string]string{
+		"obsolete-level":  "true",
+		"operator-level":  "",
+		"kept-level-zero": "0",
+	}
+	meta := func(name, v string) metav1.ObjectMeta {
+		m := metav1.ObjectMeta{Name: name}
+		if v != "" {
+			m.Annotations = map[string]string{flowcontrolv1.AutoUpdateAnnotationKey: v}
+		}
+		return m
+	}
+	for name, v := range schemas {
+		f := &flowcontrolv1.FlowSchema{ObjectMeta: meta(name, v), Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "workload-high"},
+			MatchingPrecedence:         200,
+			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+				Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "system:kube-controller-manager"}}},
+				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{
+					Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"endpoints"}, Namespaces: []string{"*"},
+				}},
+			}},
+		}}
+		if _, err := fss.Create(ctx, f, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, v := range levels {
+		p := &flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: meta(name, v), Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+			Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: ptr.To[int32](1),
+				LimitResponse:            flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+			},
+		}}
+		if _, err := pls.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopped = true
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	srv, err = kapitest.StartE(dir, logger, kapitest.WithEmbeddedEtcd())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped = false
+	cs = kubernetes.NewForConfigOrDie(srv.Config)
+	fss = cs.FlowcontrolV1().FlowSchemas()
+	pls = cs.FlowcontrolV1().PriorityLevelConfigurations()
+	gone := func(v string) bool { b, err := strconv.ParseBool(v); return err == nil && b }
+	for name, v := range schemas {
+		_, err := fss.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case gone(v) && !apierrors.IsNotFound(err):
+			t.Errorf("flowschema %s (autoupdate-spec %q) after restart: %v, want deleted", name, v, err)
+		case !gone(v) && err != nil:
+			t.Errorf("flowschema %s (autoupdate-spec %q) after restart: %v, want kept", name, v, err)
+		}
+	}
+	for name, v := range levels {
+		_, err := pls.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case gone(v) && !apierrors.IsNotFound(err):
+			t.Errorf("prioritylevelconfiguration %s (autoupdate-spec %q) after restart: %v, want deleted", name, v, err)
+		case !gone(v) && err != nil:
+			t.Errorf("prioritylevelconfiguration %s (autoupdate-spec %q) after restart: %v, want kept", name, v, err)
+		}
+	}
+	// Mandatory and suggested objects are all still there.
+	for _, f := range append(bootstrap.MandatoryFlowSchemas(), bootstrap.SuggestedFlowSchemas()...) {
+		if _, err := fss.Get(ctx, f.Name, metav1.GetOptions{}); err != nil {
+			t.Errorf("flowschema %s after restart: %v", f.Name, err)
+		}
 	}
 }

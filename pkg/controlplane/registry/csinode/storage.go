@@ -10,9 +10,11 @@ import (
 // Resource is the resource served.
 var Resource = storagev1.Resource("csinodes")
 
-// NewREST returns the completed store of csinodes, on the storage opts makes for it.
-func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
-	return generic.NewStore(opts, storagev1.SchemeGroupVersion, &generic.Store{
+// NewREST returns the csinodes resource and its status subresource
+// (served since v1.37: upstream's pkg/registry/storage/csinode/storage), on
+// the storage opts makes for it.
+func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, error) {
+	store, err := generic.NewStore(opts, storagev1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &storagev1.CSINode{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.CSINodeList{} },
 		DefaultQualifiedResource:  Resource,
@@ -21,4 +23,8 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		UpdateStrategy:            Strategy,
 		TableConvertor:            TableConvertor,
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, generic.NewStatusREST(store, StatusStrategy), nil
 }

@@ -405,3 +405,69 @@ func ValidateVolumeAttachmentUpdateFields(va, old *storagev1.VolumeAttachment) f
 	}
 	return allErrs
 }
+
+// maxStorageHealthConditions is how many conditions one driver may report.
+const maxStorageHealthConditions = 16
+
+// ValidateCSINodeStatusFields checks a csinodes/status update's
+// status.storageHealth as upstream's ValidateCSINodeStatusUpdate
+// (pkg/apis/storage/validation, v1.37.2): each entry names a CSI driver,
+// once; at most 16 conditions, each with a known status, a condition
+// reason, a message of at most 1024 characters, a known access and volume
+// mode. (Metadata is checked by the store, as for every update.)
+func ValidateCSINodeStatusFields(n *storagev1.CSINode) field.ErrorList {
+	var allErrs field.ErrorList
+	fldPath := field.NewPath("status", "storageHealth")
+	seen := map[string]bool{}
+	for i, h := range n.Status.StorageHealth {
+		p := fldPath.Index(i)
+		if seen[h.Name] {
+			allErrs = append(allErrs, field.Duplicate(p, h.Name))
+		}
+		seen[h.Name] = true
+		if h.Name == "" {
+			allErrs = append(allErrs, field.Required(p.Child("name"), ""))
+		} else {
+			allErrs = append(allErrs, core.ValidateCSIDriverName(h.Name, p.Child("name"))...)
+		}
+		if len(h.HealthConditions) > maxStorageHealthConditions {
+			allErrs = append(allErrs, field.TooMany(p.Child("healthConditions"), len(h.HealthConditions), maxStorageHealthConditions))
+			continue
+		}
+		for j, c := range h.HealthConditions {
+			allErrs = append(allErrs, validateStorageHealthCondition(c, p.Child("healthConditions").Index(j))...)
+		}
+	}
+	return allErrs
+}
+
+func validateStorageHealthCondition(c storagev1.StorageHealthCondition, p *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	// Sorted, as upstream lists them (sets.List).
+	statuses := []storagev1.StorageHealthStatusType{storagev1.StorageDegraded, storagev1.StorageUnreachable}
+	if !slices.Contains(statuses, c.Status) {
+		allErrs = append(allErrs, field.NotSupported(p.Child("status"), c.Status, statuses))
+	}
+	if c.Reason == "" {
+		allErrs = append(allErrs, field.Required(p.Child("reason"), ""))
+	} else {
+		for _, msg := range metav1validation.IsValidConditionReason(c.Reason) {
+			allErrs = append(allErrs, field.Invalid(p.Child("reason"), c.Reason, msg))
+		}
+		if len(c.Reason) > 256 {
+			allErrs = append(allErrs, field.TooLong(p.Child("reason"), c.Reason, 256))
+		}
+	}
+	if len(c.Message) > 1024 {
+		allErrs = append(allErrs, field.TooLong(p.Child("message"), c.Message, 1024))
+	}
+	modes := []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany, corev1.ReadWriteMany, corev1.ReadWriteOnce, corev1.ReadWriteOncePod}
+	if c.AccessMode != nil && !slices.Contains(modes, *c.AccessMode) {
+		allErrs = append(allErrs, field.NotSupported(p.Child("accessMode"), *c.AccessMode, modes))
+	}
+	volumeModes := []corev1.PersistentVolumeMode{corev1.PersistentVolumeFilesystem, corev1.PersistentVolumeBlock}
+	if c.VolumeMode != nil && !slices.Contains(volumeModes, *c.VolumeMode) {
+		allErrs = append(allErrs, field.NotSupported(p.Child("volumeMode"), *c.VolumeMode, volumeModes))
+	}
+	return allErrs
+}

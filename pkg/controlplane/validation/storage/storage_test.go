@@ -270,3 +270,45 @@ func TestValidateVolumeAttributesClass(t *testing.T) {
 		t.Errorf("update (-want +got):\n%s", diff)
 	}
 }
+
+// csinodes/status: upstream's ValidateCSINodeStatusUpdate (v1.37.2).
+func TestValidateCSINodeStatus(t *testing.T) {
+	valid := func() *storagev1.CSINode {
+		return &storagev1.CSINode{
+			ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+			Status: storagev1.CSINodeStatus{StorageHealth: []storagev1.StorageHealth{{
+				Name: "ebs.csi.aws.com",
+				HealthConditions: []storagev1.StorageHealthCondition{{
+					Status: storagev1.StorageUnreachable, Reason: "BackendDown", Message: "no route",
+					AccessMode: ptr.To(corev1.ReadWriteOncePod), VolumeMode: ptr.To(corev1.PersistentVolumeBlock),
+				}},
+			}}},
+		}
+	}
+	check(t, valid, ValidateCSINodeStatusFields, []tcase[*storagev1.CSINode]{
+		{"duplicate driver", func(n *storagev1.CSINode) {
+			n.Status.StorageHealth = append(n.Status.StorageHealth, n.Status.StorageHealth[0])
+		}, []string{"FieldValueDuplicate status.storageHealth[1]: "}},
+		{"no name", func(n *storagev1.CSINode) { n.Status.StorageHealth[0].Name = "" },
+			[]string{"FieldValueRequired status.storageHealth[0].name: "}},
+		{"too many conditions", func(n *storagev1.CSINode) {
+			c := n.Status.StorageHealth[0].HealthConditions[0]
+			for range 16 {
+				n.Status.StorageHealth[0].HealthConditions = append(n.Status.StorageHealth[0].HealthConditions, c)
+			}
+		}, []string{"FieldValueTooMany status.storageHealth[0].healthConditions: must have at most 16 items"}},
+		{"bad condition", func(n *storagev1.CSINode) {
+			c := &n.Status.StorageHealth[0].HealthConditions[0]
+			c.Status, c.Reason, c.Message = "Broken", "", strings.Repeat("m", 1025)
+			c.AccessMode, c.VolumeMode = ptr.To[corev1.PersistentVolumeAccessMode]("Any"), ptr.To[corev1.PersistentVolumeMode]("Raw")
+		}, []string{
+			`FieldValueNotSupported status.storageHealth[0].healthConditions[0].status: supported values: "StorageDegraded", "StorageUnreachable"`,
+			"FieldValueRequired status.storageHealth[0].healthConditions[0].reason: ",
+			"FieldValueTooLong status.storageHealth[0].healthConditions[0].message: may not be more than 1024 bytes",
+			`FieldValueNotSupported status.storageHealth[0].healthConditions[0].accessMode: supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`,
+			`FieldValueNotSupported status.storageHealth[0].healthConditions[0].volumeMode: supported values: "Filesystem", "Block"`,
+		}},
+		{"bad reason", func(n *storagev1.CSINode) { n.Status.StorageHealth[0].HealthConditions[0].Reason = "not a reason" },
+			[]string{"FieldValueInvalid status.storageHealth[0].healthConditions[0].reason: a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')"}},
+	})
+}

@@ -39,6 +39,13 @@ type Controller struct {
 
 	mu     sync.Mutex
 	synced bool
+
+	// EnsureInterval is how often Run ensures the bootstrap objects again
+	// (creates missing ones, restores auto-updated ones, removes unwanted
+	// ones): upstream's producer does so every minute after the first
+	// success (pkg/registry/flowcontrol/rest, ensureAPFBootstrapConfiguration).
+	// New sets it to a minute; change it before Run.
+	EnsureInterval time.Duration
 }
 
 // New returns a controller of engine on client.
@@ -46,7 +53,7 @@ func New(client kubernetes.Interface, engine *flowcontrol.Controller, logger *sl
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Controller{client: client, engine: engine, logger: logger, kick: make(chan struct{}, 1)}
+	return &Controller{client: client, engine: engine, logger: logger, kick: make(chan struct{}, 1), EnsureInterval: time.Minute}
 }
 
 // Synced reports whether the engine has had the API's configuration once.
@@ -208,6 +215,16 @@ func ensureFlowSchema(ctx context.Context, fss flowcontrolclient.FlowSchemaInter
 	return nil
 }
 
+// removable is upstream's rule for an object the ensurer no longer wants
+// (RemoveUnwantedObjects in kubernetes/pkg/registry/flowcontrol/ensurer,
+// v1.37.2): deleted only when its autoupdate-spec annotation parses as a
+// true boolean ("true", "True", "1", "t", ...); kept when the annotation is
+// absent (the operator's object), malformed or false.
+func removable(m metav1.Object) bool {
+	v, err := strconv.ParseBool(m.GetAnnotations()[flowcontrolv1.AutoUpdateAnnotationKey])
+	return err == nil && v
+}
+
 // removeUnwanted deletes the auto-updated objects not in wantPL and wantFS.
 func removeUnwanted(ctx context.Context, pls flowcontrolclient.PriorityLevelConfigurationInterface, fss flowcontrolclient.FlowSchemaInterface,
 	plList *flowcontrolv1.PriorityLevelConfigurationList, fsList *flowcontrolv1.FlowSchemaList, wantPL, wantFS map[string]bool) error {
@@ -215,7 +232,7 @@ func removeUnwanted(ctx context.Context, pls flowcontrolclient.PriorityLevelConf
 	// they are still auto-updated.
 	for i := range plList.Items {
 		pl := &plList.Items[i]
-		if !wantPL[pl.Name] && pl.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+		if !wantPL[pl.Name] && removable(pl) {
 			if err := pls.Delete(ctx, pl.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &pl.ResourceVersion}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				return fmt.Errorf("delete prioritylevelconfiguration %s: %w", pl.Name, err)
 			}
@@ -223,7 +240,7 @@ func removeUnwanted(ctx context.Context, pls flowcontrolclient.PriorityLevelConf
 	}
 	for i := range fsList.Items {
 		fs := &fsList.Items[i]
-		if !wantFS[fs.Name] && fs.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] == "true" {
+		if !wantFS[fs.Name] && removable(fs) {
 			if err := fss.Delete(ctx, fs.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &fs.ResourceVersion}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				return fmt.Errorf("delete flowschema %s: %w", fs.Name, err)
 			}
@@ -262,8 +279,10 @@ func (c *Controller) poke() {
 }
 
 // Run applies the informers' objects to the engine on every change and
-// keeps the Dangling conditions, until ctx ends. Start must have run.
+// keeps the Dangling conditions, and ensures the bootstrap objects every
+// EnsureInterval, until ctx ends. Start must have run.
 func (c *Controller) Run(ctx context.Context) {
+	go c.ensurePeriodically(ctx)
 	c.poke()
 	for {
 		select {
@@ -288,6 +307,26 @@ func (c *Controller) Run(ctx context.Context) {
 					c.poke()
 				}
 			}()
+		}
+	}
+}
+
+// ensurePeriodically runs the ensurer every EnsureInterval until ctx ends;
+// a failure is logged and tried again at the next tick.
+func (c *Controller) ensurePeriodically(ctx context.Context) {
+	if c.EnsureInterval <= 0 {
+		return
+	}
+	t := time.NewTicker(c.EnsureInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := c.ensureOnce(ctx); err != nil && ctx.Err() == nil {
+			c.logger.Warn("ensuring the API priority and fairness configuration failed, will retry", "err", err)
 		}
 	}
 }
