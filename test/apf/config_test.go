@@ -324,19 +324,8 @@ func kubectlGet(t *testing.T, srv *kapitest.Server, resource, column string) {
 // ones restored unless their autoupdate-spec annotation is false; the
 // mandatory objects' specs cannot be changed at all.
 func TestAutoUpdateSpecAcrossRestart(t *testing.T) {
-	dir := t.TempDir()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	srv, err := kapitest.StartE(dir, logger, kapitest.WithEmbeddedEtcd())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = srv.Stop()
-		}
-	}()
-	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	srv := startRestartable(t)
+	cs := srv.clientset()
 	ctx := context.Background()
 	pls := cs.FlowcontrolV1().PriorityLevelConfigurations()
 	// workload-low: the operator's, annotation false.
@@ -371,17 +360,7 @@ func TestAutoUpdateSpecAcrossRestart(t *testing.T) {
 	if _, err := pls.Update(ctx, ca, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec of 'catch-all' except the 'spec.exempt' field must equal the fixed value") {
 		t.Errorf("changing catch-all: %v, want 422", err)
 	}
-	stopped = true
-	if err := srv.Stop(); err != nil {
-		t.Fatal(err)
-	}
-
-	srv, err = kapitest.StartE(dir, logger, kapitest.WithEmbeddedEtcd())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped = false
-	cs = kubernetes.NewForConfigOrDie(srv.Config)
+	cs = srv.restart()
 	pls = cs.FlowcontrolV1().PriorityLevelConfigurations()
 	if wl, err := pls.Get(ctx, "workload-low", metav1.GetOptions{}); err != nil || *wl.Spec.Limited.NominalConcurrencyShares != 7 {
 		t.Errorf("workload-low (autoupdate-spec false) after restart: %v %v", err, wl.Spec.Limited)
@@ -401,19 +380,8 @@ func TestAutoUpdateSpecAcrossRestart(t *testing.T) {
 // absent: upstream's RemoveUnwantedObjects in
 // kubernetes/pkg/registry/flowcontrol/ensurer/strategy.go (v1.37.2).
 func TestObsoleteSuggestedRemovedAtRestart(t *testing.T) {
-	dir := t.TempDir()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	srv, err := kapitest.StartE(dir, logger, kapitest.WithEmbeddedEtcd())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = srv.Stop()
-		}
-	}()
-	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	srv := startRestartable(t)
+	cs := srv.clientset()
 	ctx := context.Background()
 	fss := cs.FlowcontrolV1().FlowSchemas()
 	pls := cs.FlowcontrolV1().PriorityLevelConfigurations()
@@ -464,17 +432,7 @@ func TestObsoleteSuggestedRemovedAtRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stopped = true
-	if err := srv.Stop(); err != nil {
-		t.Fatal(err)
-	}
-
-	srv, err = kapitest.StartE(dir, logger, kapitest.WithEmbeddedEtcd())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped = false
-	cs = kubernetes.NewForConfigOrDie(srv.Config)
+	cs = srv.restart()
 	fss = cs.FlowcontrolV1().FlowSchemas()
 	pls = cs.FlowcontrolV1().PriorityLevelConfigurations()
 	gone := func(v string) bool { b, err := strconv.ParseBool(v); return err == nil && b }
@@ -502,4 +460,49 @@ func TestObsoleteSuggestedRemovedAtRestart(t *testing.T) {
 			t.Errorf("flowschema %s after restart: %v", f.Name, err)
 		}
 	}
+}
+
+// restartable is one kapi on embedded etcd that a test stops and starts
+// again on the same data dir; it is stopped when the test ends.
+type restartable struct {
+	t   *testing.T
+	dir string
+	srv *kapitest.Server
+}
+
+func startRestartable(t *testing.T) *restartable {
+	r := &restartable{t: t, dir: t.TempDir()}
+	r.start()
+	t.Cleanup(func() {
+		if r.srv != nil {
+			_ = r.srv.Stop()
+		}
+	})
+	return r
+}
+
+func (r *restartable) start() {
+	r.t.Helper()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	srv, err := kapitest.StartE(r.dir, logger, kapitest.WithEmbeddedEtcd())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.srv = srv
+}
+
+func (r *restartable) clientset() *kubernetes.Clientset {
+	return kubernetes.NewForConfigOrDie(r.srv.Config)
+}
+
+// restart stops the server and starts it again on its data dir.
+func (r *restartable) restart() *kubernetes.Clientset {
+	r.t.Helper()
+	srv := r.srv
+	r.srv = nil
+	if err := srv.Stop(); err != nil {
+		r.t.Fatal(err)
+	}
+	r.start()
+	return r.clientset()
 }

@@ -24,21 +24,7 @@ import (
 // contexts carrying different gRPC metadata: the store must still send the
 // request on the watch's stream.
 func TestRequestWatchProgress(t *testing.T) {
-	srv, err := embedded.Start(context.Background(), embedded.Config{
-		DataDir:                     filepath.Join(t.TempDir(), "etcd"),
-		Logger:                      quietLogger(),
-		UnsafeNoFsync:               true,
-		WatchProgressNotifyInterval: time.Hour,
-	})
-	if err != nil {
-		t.Fatalf("start embedded etcd: %v", err)
-	}
-	t.Cleanup(srv.Close)
-	newStore := func(newFunc func() runtime.Object) *Store {
-		return New(srv.Client(), Config{Codec: testCodec, NewFunc: newFunc, Logger: quietLogger(), ProgressNotifyInterval: time.Hour})
-	}
-	pods := newStore(func() runtime.Object { return &corev1.Pod{} })
-	cms := newStore(func() runtime.Object { return &corev1.ConfigMap{} })
+	_, pods, cms := progressStores(t)
 	ctx := t.Context()
 
 	cur, err := pods.CurrentRevision(ctx)
@@ -68,6 +54,28 @@ func TestRequestWatchProgress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// progressStores starts an embedded etcd whose periodic progress
+// notifications are an hour apart, and returns it with a pods store and a
+// configmaps store on its one client, whose own idle bookmarks are an hour
+// apart too.
+func progressStores(t *testing.T) (srv *embedded.Server, pods, cms *Store) {
+	t.Helper()
+	srv, err := embedded.Start(context.Background(), embedded.Config{
+		DataDir:                     filepath.Join(t.TempDir(), "etcd"),
+		Logger:                      quietLogger(),
+		UnsafeNoFsync:               true,
+		WatchProgressNotifyInterval: time.Hour,
+	})
+	if err != nil {
+		t.Fatalf("start embedded etcd: %v", err)
+	}
+	t.Cleanup(srv.Close)
+	newStore := func(newFunc func() runtime.Object) *Store {
+		return New(srv.Client(), Config{Codec: testCodec, NewFunc: newFunc, Logger: quietLogger(), ProgressNotifyInterval: time.Hour})
+	}
+	return srv, newStore(func() runtime.Object { return &corev1.Pod{} }), newStore(func() runtime.Object { return &corev1.ConfigMap{} })
 }
 
 // waitBookmark waits for a BOOKMARK at revision want or later, failing on
@@ -110,21 +118,7 @@ func rvStr(v uint64) string { return strconv.FormatUint(v, 10) }
 // notification to the watch of every resource (with 300 CRDs, lists after a
 // restart took seconds each).
 func TestRequestWatchProgressStaysWithItsStore(t *testing.T) {
-	srv, err := embedded.Start(context.Background(), embedded.Config{
-		DataDir:                     filepath.Join(t.TempDir(), "etcd"),
-		Logger:                      quietLogger(),
-		UnsafeNoFsync:               true,
-		WatchProgressNotifyInterval: time.Hour,
-	})
-	if err != nil {
-		t.Fatalf("start embedded etcd: %v", err)
-	}
-	t.Cleanup(srv.Close)
-	newStore := func(newFunc func() runtime.Object) *Store {
-		return New(srv.Client(), Config{Codec: testCodec, NewFunc: newFunc, Logger: quietLogger(), ProgressNotifyInterval: time.Hour})
-	}
-	pods := newStore(func() runtime.Object { return &corev1.Pod{} })
-	cms := newStore(func() runtime.Object { return &corev1.ConfigMap{} })
+	srv, pods, cms := progressStores(t)
 	ctx := t.Context()
 	cur, err := pods.CurrentRevision(ctx)
 	if err != nil {
