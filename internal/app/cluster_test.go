@@ -48,23 +48,40 @@ type clusterServer struct {
 }
 
 func newClusterServer(t *testing.T, base, name string) *clusterServer {
-	s := &clusterServer{t: t, name: name, dir: filepath.Join(base, name), port: freePort(t)}
-	s.args = []string{
-		"--data-dir=" + s.dir, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(s.port),
-		"--etcd-peer-address=127.0.0.1:" + strconv.Itoa(freePort(t)),
-		"--etcd-client-address=127.0.0.1:" + strconv.Itoa(freePort(t)),
-		"--etcd-member-name=" + name,
-		// A killed leader's Lease is taken over within seconds.
-		"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s",
-	}
+	s := &clusterServer{t: t, name: name, dir: filepath.Join(base, name)}
 	t.Cleanup(s.kill)
 	return s
 }
 
-func (s *clusterServer) url() string { return "https://127.0.0.1:" + strconv.Itoa(s.port) }
+// pickPorts chooses the server's ports at its first start, not when it is
+// made: a port found free and released stays unreserved until the process
+// binds it, and test packages running alongside took a port picked seconds
+// earlier ("bind: address already in use"). A restart reuses them.
+func (s *clusterServer) pickPorts() {
+	if s.port != 0 {
+		return
+	}
+	s.port = freePort(s.t)
+	s.args = []string{
+		"--data-dir=" + s.dir, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(s.port),
+		"--etcd-peer-address=127.0.0.1:" + strconv.Itoa(freePort(s.t)),
+		"--etcd-client-address=127.0.0.1:" + strconv.Itoa(freePort(s.t)),
+		"--etcd-member-name=" + s.name,
+		// A killed leader's Lease is taken over within seconds.
+		"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s",
+	}
+}
+
+func (s *clusterServer) url() string {
+	if s.port == 0 {
+		s.t.Fatalf("%s: url before its first start", s.name)
+	}
+	return "https://127.0.0.1:" + strconv.Itoa(s.port)
+}
 
 func (s *clusterServer) start(extra ...string) {
 	s.t.Helper()
+	s.pickPorts()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "KAPI_TEST_RUN_COMMAND="+strings.Join(append(append([]string{}, s.args...), extra...), " "))
 	stderr, err := cmd.StderrPipe()
