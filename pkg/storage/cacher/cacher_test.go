@@ -592,3 +592,36 @@ func TestWatchSignalsInitializedAfterInitialEvents(t *testing.T) {
 		t.Fatalf("watch sent to the underlying store: %d, want 0", n)
 	}
 }
+
+// TestSingleKeyListWhileWritten: a non-recursive list (one key) served from
+// memory while the same key is rewritten must not read the cache's state
+// after its lock is released (the race detector fails this test if it
+// does; found by TestKubectlCustomResources under CI).
+func TestSingleKeyListWhileWritten(t *testing.T) {
+	e := newPodEnv(t, envOptions{})
+	e.waitRevision(rvOf(t, e.create("a", nil)))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			e.relabel("a", map[string]string{"i": fmt.Sprint(i)})
+		}
+	}()
+	for lists := 0; ; lists++ {
+		select {
+		case <-done:
+			if lists == 0 {
+				t.Fatal("no list ran while the key was written")
+			}
+			return
+		default:
+		}
+		list := &corev1.PodList{}
+		if err := e.c.GetList(e.ctx, podKey("a"), storage.ListOptions{ResourceVersion: "0"}, list); err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		if len(list.Items) != 1 || list.Items[0].Name != "a" {
+			t.Fatalf("list of one key: got %d items", len(list.Items))
+		}
+	}
+}

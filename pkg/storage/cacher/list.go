@@ -170,7 +170,9 @@ func (c *Cacher) readLocked(items []*entry, key, prefix, from string, recursive 
 	if i, ok := slices.BinarySearchFunc(items, key, cmpKey); ok {
 		p.fetched = 1
 		if match(items[i]) {
-			p.matched = items[i : i+1 : i+1]
+			// A slice of its own: items may be the cache's live state,
+			// written in place once the lock is released.
+			p.matched = []*entry{items[i]}
 		}
 	}
 	return p
