@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
-
-	openapi_v2 "github.com/google/gnostic-models/openapiv2"
-	"google.golang.org/protobuf/proto"
 )
 
 // OpenAPI holds the OpenAPI documents a server serves at /openapi/v2 and
@@ -28,13 +27,16 @@ import (
 // first needed, and the v2 document is encoded again only when it is
 // served after a change. Registering content therefore costs a server's
 // start (and a CRD's creation) almost nothing, however big the documents.
+// Each path, definition and parameter of v2 keeps its own JSON and
+// protobuf encodings (see v2Entry), so encoding the document again after a
+// change (a CRD created, say) re-encodes only what changed.
 type OpenAPI struct {
 	title, version string
 
 	mu sync.Mutex
 	// v2 content: paths, definitions and shared parameters (the
 	// "#/parameters/..." an aggregated server's paths may reference).
-	v2, v2Defs, v2Params map[string]any
+	v2, v2Defs, v2Params map[string]*v2Entry
 	// v2Sources are contributions not computed yet.
 	v2Sources []V2Source
 	// v2Parts are replaceable contributions, by key, each computed once.
@@ -45,7 +47,9 @@ type OpenAPI struct {
 	v2JSON, v2Proto []byte
 	v2ETag          string
 	v2Gen           uint64
-	v3              map[string]*v3Doc // "apis/apps/v1" -> document
+	// v2Doc is what v2JSON was encoded from (of generation v2Gen).
+	v2Doc *v2Contents
+	v3    map[string]*v3Doc // "apis/apps/v1" -> document
 
 	logger *slog.Logger
 }
@@ -58,13 +62,15 @@ type V2Source = func() (paths, definitions map[string]any, err error)
 type v2Part struct {
 	once        sync.Once
 	build       V2Source
-	paths, defs map[string]any
+	paths, defs map[string]*v2Entry
 	err         error
 }
 
-func (p *v2Part) get() (paths, defs map[string]any, err error) {
+func (p *v2Part) get() (paths, defs map[string]*v2Entry, err error) {
 	p.once.Do(func() {
-		p.paths, p.defs, p.err = p.build()
+		var ps, ds map[string]any
+		ps, ds, p.err = p.build()
+		p.paths, p.defs = newV2Entries(ps), newV2Entries(ds)
 		p.build = nil
 	})
 	return p.paths, p.defs, p.err
@@ -94,7 +100,7 @@ func (d *v3Doc) get() ([]byte, string, error) {
 func NewOpenAPI(title, version string) *OpenAPI {
 	return &OpenAPI{
 		title: title, version: version,
-		v2: map[string]any{}, v2Defs: map[string]any{}, v2Params: map[string]any{},
+		v2: map[string]*v2Entry{}, v2Defs: map[string]*v2Entry{}, v2Params: map[string]*v2Entry{},
 		v2Parts: map[string]*v2Part{},
 		v3:      map[string]*v3Doc{},
 		logger:  slog.Default(),
@@ -165,12 +171,8 @@ func (o *OpenAPI) SetV2Func(key string, build V2Source) {
 func (o *OpenAPI) MergeV2(paths, definitions map[string]any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for k, v := range paths {
-		o.v2[k] = v
-	}
-	for k, v := range definitions {
-		o.v2Defs[k] = v
-	}
+	setV2Entries(o.v2, paths)
+	setV2Entries(o.v2Defs, definitions)
 	o.v2JSON = nil
 }
 
@@ -193,9 +195,7 @@ func (o *OpenAPI) RemoveV2(paths, definitions []string) {
 func (o *OpenAPI) MergeV2Parameters(params map[string]any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for k, v := range params {
-		o.v2Params[k] = v
-	}
+	setV2Entries(o.v2Params, params)
 	o.v2JSON = nil
 }
 
@@ -258,12 +258,8 @@ func (o *OpenAPI) computeSourcesLocked() {
 			o.logger.Error("openapi v2 source", "err", err)
 			continue
 		}
-		for k, v := range paths {
-			o.v2[k] = v
-		}
-		for k, v := range defs {
-			o.v2Defs[k] = v
-		}
+		setV2Entries(o.v2, paths)
+		setV2Entries(o.v2Defs, defs)
 	}
 	o.v2Sources = nil
 }
@@ -279,43 +275,29 @@ func (o *OpenAPI) v2Document() ([]byte, string, uint64, error) {
 	o.computeSourcesLocked()
 	paths, defs := o.v2, o.v2Defs
 	if len(o.v2Parts) > 0 {
-		paths = make(map[string]any, len(o.v2)+8*len(o.v2Parts))
-		defs = make(map[string]any, len(o.v2Defs)+2*len(o.v2Parts))
-		for k, v := range o.v2 {
-			paths[k] = v
-		}
-		for k, v := range o.v2Defs {
-			defs[k] = v
-		}
-		for key, p := range o.v2Parts {
-			ps, ds, err := p.get()
+		paths = make(map[string]*v2Entry, len(o.v2)+8*len(o.v2Parts))
+		defs = make(map[string]*v2Entry, len(o.v2Defs)+2*len(o.v2Parts))
+		maps.Copy(paths, o.v2)
+		maps.Copy(defs, o.v2Defs)
+		// In key order, so that of two parts naming the same path or
+		// definition the same one wins every time.
+		for _, key := range slices.Sorted(maps.Keys(o.v2Parts)) {
+			ps, ds, err := o.v2Parts[key].get()
 			if err != nil {
 				o.logger.Error("openapi v2 part", "part", key, "err", err)
 				continue
 			}
-			for k, v := range ps {
-				paths[k] = v
-			}
-			for k, v := range ds {
-				defs[k] = v
-			}
+			maps.Copy(paths, ps)
+			maps.Copy(defs, ds)
 		}
 	}
-	doc := map[string]any{
-		"swagger":     "2.0",
-		"info":        map[string]any{"title": o.title, "version": o.version},
-		"paths":       paths,
-		"definitions": defs,
-	}
-	if len(o.v2Params) > 0 {
-		doc["parameters"] = o.v2Params
-	}
-	js, err := json.Marshal(doc)
+	c := newV2Contents(o.title, o.version, paths, defs, o.v2Params)
+	js, err := c.encodeJSON()
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("encode openapi v2: %w", err)
 	}
 	o.v2Gen++
-	o.v2JSON, o.v2Proto, o.v2ETag = js, nil, hashOf(js)
+	o.v2JSON, o.v2Proto, o.v2ETag, o.v2Doc = js, nil, hashOf(js), c
 	return js, o.v2ETag, o.v2Gen, nil
 }
 
@@ -329,12 +311,18 @@ func (o *OpenAPI) v2Protobuf(js []byte, gen uint64) []byte {
 		o.mu.Unlock()
 		return pb
 	}
-	o.mu.Unlock()
-	d, err := openapi_v2.ParseDocument(js)
-	if err != nil {
-		return nil
+	var c *v2Contents
+	if o.v2Gen == gen {
+		c = o.v2Doc
 	}
-	pb, err := proto.Marshal(d)
+	o.mu.Unlock()
+	var pb []byte
+	var err error
+	if c != nil {
+		pb, err = c.encodeProtobuf()
+	} else {
+		pb, err = protobufOfV2(js) // a newer generation exists; js is older
+	}
 	if err != nil {
 		return nil
 	}

@@ -1,0 +1,107 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// The v2 document assembled from per-entry encodings must be exactly what
+// encoding the whole document at once gives: the JSON encoding/json makes
+// of the map, and the protobuf gnostic's ParseDocument + proto.Marshal
+// make of that JSON (what kapi served before entries were encoded apart).
+// Checked after each kind of change, with vendor-extension paths, shared
+// parameters, HTML characters and parts that name the same definition.
+func TestOpenAPIV2EntriesEncodeAsTheWholeDocument(t *testing.T) {
+	o := NewOpenAPI("Kubernetes", "v1.37.2")
+	op := func(id string) map[string]any {
+		return map[string]any{"get": map[string]any{
+			"operationId": id, "produces": []any{"application/json"},
+			"parameters": []any{map[string]any{"$ref": "#/parameters/pretty-abc"}},
+			"responses":  map[string]any{"200": map[string]any{"description": "OK <b>&amp;</b>", "schema": map[string]any{"$ref": "#/definitions/a.v1.Thing"}}},
+		}}
+	}
+	schema := func(desc string) *spec.Schema {
+		s := spec.MapProperty(spec.StringProperty())
+		s.Description = desc
+		s.Properties = map[string]spec.Schema{"spec": *spec.StringProperty(), "n": *spec.Int64Property()}
+		s.Extensions = spec.Extensions{"x-kubernetes-group-version-kind": []any{map[string]any{"group": "a", "kind": "Thing", "version": "v1"}}}
+		return s
+	}
+	base := map[string]map[string]any{
+		"paths": {"/apis/a/v1/things": op("listThings"), "/apis/a/v1/things/{name}": op("readThing"), "x-kapi-note": "vendor <ext>"},
+		"defs":  {"a.v1.Thing": schema("A thing & <more>."), "a.v1.ThingList": map[string]any{"type": "object"}},
+	}
+	o.AddV2Source(func() (map[string]any, map[string]any, error) { return base["paths"], base["defs"], nil })
+	o.MergeV2Parameters(map[string]any{"pretty-abc": map[string]any{"in": "query", "name": "pretty", "type": "string", "uniqueItems": true}})
+	parts := map[string][2]map[string]any{}
+	setPart := func(key string, paths, defs map[string]any) {
+		parts[key] = [2]map[string]any{paths, defs}
+		o.SetV2Func(key, func() (map[string]any, map[string]any, error) { return paths, defs, nil })
+	}
+	setPart("apis/b/v1", map[string]any{"/apis/b/v1/gizmos": op("listGizmos")}, map[string]any{"b.v1.Gizmo": schema("gizmo"), "shared.Def": schema("from b")})
+	setPart("apis/c/v1", map[string]any{"/apis/c/v1/gadgets": op("listGadgets")}, map[string]any{"c.v1.Gadget": schema("gadget"), "shared.Def": schema("from c")})
+
+	check := func(step string) {
+		t.Helper()
+		paths, defs := maps.Clone(base["paths"]), maps.Clone(base["defs"])
+		for _, key := range []string{"apis/b/v1", "apis/c/v1"} { // key order: the later part wins
+			if p, ok := parts[key]; ok {
+				maps.Copy(paths, p[0])
+				maps.Copy(defs, p[1])
+			}
+		}
+		doc := map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Kubernetes", "version": "v1.37.2"}, "paths": paths, "definitions": defs}
+		o.mu.Lock()
+		params := map[string]any{}
+		for k, e := range o.v2Params {
+			params[k] = e.value
+		}
+		o.mu.Unlock()
+		if len(params) > 0 {
+			doc["parameters"] = params
+		}
+		wantJSON, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPB, err := protobufOfV2(wantJSON)
+		if err != nil {
+			t.Fatalf("%s: the whole document does not parse: %v", step, err)
+		}
+		mux := NewPathMux("test")
+		o.install(mux)
+		get := func(accept string) []byte {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodGet, "/openapi/v2", nil)
+			req.Header.Set("Accept", accept)
+			mux.ServeHTTP(rec, req)
+			return rec.Body.Bytes()
+		}
+		if got := get("application/json"); !bytes.Equal(got, wantJSON) {
+			t.Fatalf("%s: JSON differs from the whole document's encoding:\ngot  %.300s\nwant %.300s", step, got, wantJSON)
+		}
+		if got := get("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"); !bytes.Equal(got, wantPB) {
+			t.Fatalf("%s: protobuf (%d bytes) differs from the whole document's (%d bytes)", step, len(got), len(wantPB))
+		}
+	}
+	check("first build")
+	o.MergeV2(map[string]any{"/apis/d/v1/doodads": op("listDoodads")}, map[string]any{"d.v1.Doodad": schema("doodad")})
+	base["paths"]["/apis/d/v1/doodads"], base["defs"]["d.v1.Doodad"] = op("listDoodads"), schema("doodad")
+	check("after MergeV2")
+	setPart("apis/b/v1", map[string]any{"/apis/b/v1/gizmos": op("listGizmos2")}, map[string]any{"b.v1.Gizmo": schema("gizmo 2")})
+	check("after a part is replaced")
+	o.SetV2Func("apis/c/v1", nil)
+	delete(parts, "apis/c/v1")
+	check("after a part is removed")
+	o.RemoveV2([]string{"/apis/d/v1/doodads"}, []string{"d.v1.Doodad"})
+	delete(base["paths"], "/apis/d/v1/doodads")
+	delete(base["defs"], "d.v1.Doodad")
+	o.RemoveV2Parameters([]string{"pretty-abc"})
+	check("after RemoveV2 and without parameters")
+}
