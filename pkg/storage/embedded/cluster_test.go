@@ -74,13 +74,22 @@ func clusterPKI(t *testing.T) (ca, cert, key string) {
 
 func loopbackURL(t *testing.T) url.URL {
 	t.Helper()
+	u, release := heldLoopbackURL(t)
+	release()
+	return u
+}
+
+// heldLoopbackURL picks a free loopback port and keeps it bound until
+// release is called (right before the server that uses it starts), so
+// that no other process takes it in between.
+func heldLoopbackURL(t *testing.T) (u url.URL, release func()) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return url.URL{Scheme: "https", Host: "127.0.0.1:" + strconv.Itoa(port)}
+	return url.URL{Scheme: "https", Host: "127.0.0.1:" + strconv.Itoa(port)}, func() { l.Close() }
 }
 
 // TestClusterMembers: three embedded servers with Config.Cluster form one
@@ -103,13 +112,16 @@ func TestClusterMembers(t *testing.T) {
 	initial := ""
 	for i := range members {
 		name := "m" + strconv.Itoa(i)
-		peer := loopbackURL(t)
+		// Held while the member waits to be added (seconds, with test
+		// packages running alongside that pick ports too).
+		peer, releasePeer := heldLoopbackURL(t)
+		client, releaseClient := heldLoopbackURL(t)
 		if initial != "" {
 			initial += ","
 		}
 		initial += name + "=" + peer.String()
 		members[i] = &member{cfg: Config{DataDir: filepath.Join(base, name), Logger: quietLogger(), UnsafeNoFsync: true, Cluster: &Cluster{
-			Name: name, PeerURL: peer, ClientURL: loopbackURL(t), CertFile: cert, KeyFile: key, CAFile: ca,
+			Name: name, PeerURL: peer, ClientURL: client, CertFile: cert, KeyFile: key, CAFile: ca,
 			InitialCluster: initial, Join: i > 0,
 		}}}
 		if i > 0 {
@@ -128,6 +140,8 @@ func TestClusterMembers(t *testing.T) {
 				time.Sleep(200 * time.Millisecond)
 			}
 		}
+		releasePeer()
+		releaseClient()
 		srv, err := Start(ctx, members[i].cfg)
 		if err != nil {
 			t.Fatalf("start %s: %v", name, err)
