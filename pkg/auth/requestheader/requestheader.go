@@ -38,7 +38,7 @@ func New(cfg Config) (authenticator.Request, error) {
 		return nil, err
 	}
 	return &requestHeader{
-		roots:    cfg.ClientCA,
+		verifier: authenticator.NewClientCertVerifier(cfg.ClientCA),
 		allowed:  slices.Clone(cfg.AllowedNames),
 		names:    trimmed(cfg.UsernameHeaders),
 		uids:     trimmed(cfg.UIDHeaders),
@@ -49,7 +49,7 @@ func New(cfg Config) (authenticator.Request, error) {
 }
 
 type requestHeader struct {
-	roots                         *x509.CertPool
+	verifier                      *authenticator.ClientCertVerifier
 	allowed                       []string
 	names, uids, groups, prefixes []string
 	now                           func() time.Time
@@ -81,7 +81,7 @@ func (a *requestHeader) AuthenticateRequest(r *http.Request) (*user.Info, bool, 
 
 // verify checks the proxy's certificate chain and common name.
 func (a *requestHeader) verify(peers []*x509.Certificate) error {
-	leaf, err := authenticator.VerifyClientCertificate(peers, a.roots, a.now())
+	leaf, err := a.verifier.Verify(peers, a.now())
 	if err != nil {
 		return fmt.Errorf("requestheader: proxy certificate: %w", err)
 	}
