@@ -37,14 +37,15 @@ type revisionReads struct {
 type revisionRead struct {
 	done    chan struct{} // closed once rev and err are set
 	rev     uint64
+	at      time.Time // when the read returned
 	err     error
 	waiters int // requests sharing it (guarded by revisionReads.mu)
 }
 
 // current returns a revision of the store read after current was called,
-// by read (the store's CurrentRevision). It returns early with ctx's error
-// if ctx ends first.
-func (r *revisionReads) current(ctx context.Context, read func(context.Context) (uint64, error)) (uint64, error) {
+// by read (the store's CurrentRevision), and when the read returned. It
+// returns early with ctx's error if ctx ends first.
+func (r *revisionReads) current(ctx context.Context, read func(context.Context) (uint64, error)) (uint64, time.Time, error) {
 	r.mu.Lock()
 	rd := r.next
 	if rd == nil {
@@ -60,9 +61,9 @@ func (r *revisionReads) current(ctx context.Context, read func(context.Context) 
 	r.mu.Unlock()
 	select {
 	case <-rd.done:
-		return rd.rev, rd.err
+		return rd.rev, rd.at, rd.err
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, time.Time{}, ctx.Err()
 	}
 }
 
@@ -74,6 +75,7 @@ func (r *revisionReads) run(rd *revisionRead, read func(context.Context) (uint64
 	for rd != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), revisionReadTimeout)
 		rd.rev, rd.err = read(ctx)
+		rd.at = time.Now()
 		cancel()
 		r.reads.Add(1)
 		close(rd.done)
@@ -103,7 +105,7 @@ func (c *Cacher) getConsistent(ctx context.Context, key string) (rev uint64, ok 
 		// the store answers a get as fast.
 		return 0, false, nil
 	}
-	need, err := c.revs.current(ctx, c.store.CurrentRevision)
+	need, readAt, err := c.revs.current(ctx, c.store.CurrentRevision)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, false, fmt.Errorf("get %q: %w", key, err)
@@ -111,9 +113,33 @@ func (c *Cacher) getConsistent(ctx context.Context, key string) (rev uint64, ok 
 		c.cfg.Logger.Debug("current revision read failed, reading through", "key", key, "err", err)
 		return 0, false, nil
 	}
+	if c.progress != nil && c.Revision() < need {
+		c.requestProgressSince(ctx, readAt)
+	}
 	ok, err = c.waitFresh(ctx, need, true)
 	if err != nil {
 		return 0, false, fmt.Errorf("get %q: %w", key, err)
 	}
 	return need, ok, nil
+}
+
+// requestProgressSince asks the underlying store for a progress
+// notification unless one was asked for after since. A cache behind only
+// because other resources were written (no event of its own) catches up
+// with a revision read at since as soon as a notification asked for after
+// that read arrives: one round trip, where the periodic requests of
+// waitFresh (at most one per progressRequestInterval/2) may make a get wait
+// up to progressRequestInterval. The requests stay bounded: at most one per
+// shared revision read.
+func (c *Cacher) requestProgressSince(ctx context.Context, since time.Time) {
+	c.progressMu.Lock()
+	if c.lastProgress.After(since) {
+		c.progressMu.Unlock()
+		return
+	}
+	c.lastProgress = time.Now()
+	c.progressMu.Unlock()
+	if err := c.progress.RequestWatchProgress(ctx); err != nil {
+		c.cfg.Logger.Debug("watch cache progress request failed", "prefix", c.cfg.ResourcePrefix, "err", err)
+	}
 }

@@ -60,7 +60,7 @@ func TestRevisionReadsNeverJoinARunningRead(t *testing.T) {
 	}
 	results := make(chan result, 4)
 	ask := func(who string) {
-		rev, err := r.current(ctx, f.read)
+		rev, _, err := r.current(ctx, f.read)
 		if err != nil {
 			t.Errorf("%s: %v", who, err)
 		}
@@ -107,7 +107,7 @@ func TestRevisionReadsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errs := make(chan error, 1)
 	go func() {
-		_, err := r.current(ctx, f.read)
+		_, _, err := r.current(ctx, f.read)
 		errs <- err
 	}()
 	<-f.started
@@ -117,7 +117,7 @@ func TestRevisionReadsContext(t *testing.T) {
 	}
 	revs := make(chan uint64, 1)
 	go func() {
-		rev, _ := r.current(context.Background(), f.read)
+		rev, _, _ := r.current(context.Background(), f.read)
 		revs <- rev
 	}()
 	f.answer <- 5 // the abandoned read
