@@ -72,6 +72,8 @@ type Cacher struct {
 	progressMu   sync.Mutex
 	lastProgress time.Time
 
+	revs revisionReads // consistent gets' reads of the current revision
+
 	mu          sync.RWMutex
 	stopped     bool
 	ready       bool
@@ -196,10 +198,36 @@ func (c *Cacher) Delete(ctx context.Context, key string, out runtime.Object, pre
 }
 
 // GuaranteedUpdate implements [storage.Interface]; it writes to the
-// underlying store.
+// underlying store. As upstream's cacher, the caller's cachedExistingObject
+// is replaced by the cache's object when the cache holds the key: the
+// store's first try starts from it instead of reading the key, and a stale
+// guess costs what a conflict does (the store retries with the object its
+// failed write read back). Without a cached object the caller's guess, if
+// any, is passed on.
 func (c *Cacher) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
+	if obj := c.cachedObject(key); obj != nil {
+		// Shared, not copied: the stores copy a guess before using it.
+		cachedExistingObject = obj
+	}
 	return c.store.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate, cachedExistingObject)
+}
+
+// cachedObject is the cache's (shared, immutable) object at key, or nil if
+// the cache does not hold it or is not ready.
+func (c *Cacher) cachedObject(key string) runtime.Object {
+	if !c.covers(key, false) {
+		return nil
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.ready || c.stopped {
+		return nil
+	}
+	if e := c.objects.get(key); e != nil {
+		return e.obj
+	}
+	return nil
 }
 
 // CurrentRevision implements [storage.Interface]: the underlying store's.
@@ -208,8 +236,9 @@ func (c *Cacher) CurrentRevision(ctx context.Context) (uint64, error) {
 }
 
 // Get implements [storage.Interface]. Resource version "0", or "N" once the
-// cache has reached N, is answered from memory (a deep copy); the rest from
-// the underlying store.
+// cache has reached N, is answered from memory (a deep copy); "" too, once
+// the cache has caught up with a revision of the store read after the Get
+// arrived (see getConsistent); the rest by the underlying store.
 func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("get %q: %w", key, err)
@@ -218,8 +247,16 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 	if err != nil {
 		return err
 	}
-	if opts.ResourceVersion == "" || !c.covers(key, false) {
+	if !c.covers(key, false) {
 		return c.getThrough(ctx, key, opts, objPtr)
+	}
+	if opts.ResourceVersion == "" {
+		var ok bool
+		if rv, ok, err = c.getConsistent(ctx, key); err != nil {
+			return err
+		} else if !ok {
+			return c.getThrough(ctx, key, opts, objPtr)
+		}
 	}
 	c.mu.RLock()
 	servable := c.ready && !c.stopped && c.rv >= rv
@@ -238,6 +275,8 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 		}
 		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
 	}
+	// Hook: a per-entry serialized form (the list path's) could be handed
+	// to the response encoder here instead of a copy to encode again.
 	return copyInto(key, e.obj, objPtr)
 }
 

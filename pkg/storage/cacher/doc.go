@@ -24,10 +24,16 @@
 //   - GetList at exactly a revision (match Exact, the legacy paginated list
 //     at N, and continue tokens) when the cache holds a snapshot of that
 //     revision, or its current state is that revision's.
-//   - Get with resourceVersion "0", or "N" once the cache has reached N.
+//   - Get with resourceVersion "0", or "N" once the cache has reached N,
+//     and "" (consistent) once the cache has reached a revision of the
+//     underlying store read after the Get arrived. Concurrent consistent
+//     gets share that read (one in flight, the gets arriving meanwhile
+//     join the next; see revisionReads). Upstream (v1.37) serves
+//     consistent lists from its watch cache but not gets.
 //
 // Everything else goes to the underlying store: writes (the cache learns of
-// them through its watch), Get with "", exact lists and continue tokens of
+// them through its watch; as upstream's cacher, GuaranteedUpdate hands the
+// store the cached object as its first guess, saving a read), exact lists and continue tokens of
 // revisions the cache has no snapshot of, tokens of the latest revision
 // (-1, handed out with a 410), and any read the cache cannot answer in time
 // (not initialized yet, or not caught up within Config.ConsistentReadWait).

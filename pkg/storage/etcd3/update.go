@@ -77,6 +77,19 @@ func (r *stateReader) fromObject(cached runtime.Object) (*objState, error) {
 	return &objState{obj: obj, data: data, rev: int64(rv)}, nil
 }
 
+// guess builds the state from a caller's guess of the current object
+// without its stored form (data nil): a copy of the object and the
+// revision it claims. GuaranteedUpdate then lets etcd tell whether a write
+// would change anything (see there) instead of encoding the guess.
+func (r *stateReader) guess(cached runtime.Object) (*objState, error) {
+	obj := cached.DeepCopyObject()
+	rv, err := storage.ObjectResourceVersion(obj)
+	if err != nil {
+		return nil, storage.NewError(storage.ErrCodeInvalidObj, r.key, 0, "cached object: "+err.Error())
+	}
+	return &objState{obj: obj, rev: int64(rv)}, nil
+}
+
 // GuaranteedUpdate implements [storage.Interface].
 func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
@@ -89,7 +102,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 	var st *objState
 	current := false // st was read from etcd (not guessed)
 	if cachedExistingObject != nil {
-		st, err = r.fromObject(cachedExistingObject)
+		st, err = r.guess(cachedExistingObject)
 	} else {
 		st, err = r.current(ctx)
 		current = true
@@ -135,23 +148,25 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		if err != nil {
 			return err
 		}
-		if st.rev != 0 && bytes.Equal(data, st.data) {
-			// Nothing changes: no write. A guess must be confirmed first.
-			if !current {
-				if st, err = r.current(ctx); err != nil {
-					return err
-				}
-				current = true
-				if !bytes.Equal(data, st.data) {
-					continue
-				}
-			}
+		if current && st.rev != 0 && bytes.Equal(data, st.data) {
+			// Nothing changes: no write (as upstream).
 			return s.decode(key, st.data, destination, st.rev)
 		}
 
+		// The write is conditioned on the key's revision. On a guess (not
+		// read from etcd, no stored form) it is conditioned on a change of
+		// the stored value too: etcd then tells in the same round trip
+		// whether the guess was right and the update changes nothing
+		// (upstream encodes the guess to compare, and re-reads the key
+		// before answering such a no-op).
+		noop := !current && st.rev != 0
+		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(k), "=", st.rev)}
+		if noop {
+			cmps = append(cmps, clientv3.Compare(clientv3.Value(k), "!=", string(data)))
+		}
 		start := time.Now()
 		resp, err := s.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(k), "=", st.rev)).
+			If(cmps...).
 			Then(clientv3.OpPut(k, string(data))).
 			Else(clientv3.OpGet(k)).
 			Commit()
@@ -160,8 +175,13 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 			return interpretError(err, key)
 		}
 		if !resp.Succeeded {
+			kvs := resp.Responses[0].GetResponseRange().Kvs
+			if noop && len(kvs) == 1 && kvs[0].ModRevision == st.rev && bytes.Equal(kvs[0].Value, data) {
+				// The guess was right and nothing changes: no write.
+				return s.decode(key, kvs[0].Value, destination, st.rev)
+			}
 			s.logger.Debug("update conflict, retrying", "key", key, "expected", st.rev)
-			if st, err = r.fromKvs(resp.Responses[0].GetResponseRange().Kvs); err != nil {
+			if st, err = r.fromKvs(kvs); err != nil {
 				return err
 			}
 			current = true
