@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
@@ -92,13 +93,11 @@ func (s *RequestScope) writeSharedList(w http.ResponseWriter, req *http.Request,
 	if !ok {
 		return errNoSharedList
 	}
-	items := listItemEncoder{enc: enc, list: list}
-	id := runtime.Identifier("list-item;" + string(enc.Identifier()) + ";" + s.Kind.GroupVersion().String() + ";" +
-		list.GetObjectKind().GroupVersionKind().String())
+	items := newListItemEncoder(enc, list, s.Kind.GroupVersion())
 	raws := make([][]byte, len(objs))
 	size := len(prefix) + len(suffix)
 	for i, obj := range objs {
-		raw, err := obj.Encoded(id, items.encode)
+		raw, err := items.encoded(obj)
 		if err != nil {
 			if errors.Is(err, errNoSharedList) {
 				return err
@@ -160,17 +159,66 @@ func splitItems(enc []byte) (prefix, suffix []byte, ok bool) {
 	return enc[:cut], enc[cut:], true
 }
 
+// ListItemEncoder is an encoder that writes one item of a list exactly as
+// it writes that item inside a list (JSON: the bytes between the items
+// array's brackets, no separator), without changing the item, more cheaply
+// than the encoding of a one-item list it would otherwise be cut from.
+// ok is false when it cannot for this item or encoding (nothing written).
+// The custom-resource encoder implements it.
+type ListItemEncoder interface {
+	EncodeListItem(item runtime.Object, w io.Writer) (ok bool, err error)
+}
+
+// errNotDirect: the encoder's EncodeListItem declined the item.
+var errNotDirect = errors.New("list item not encoded directly")
+
 // listItemEncoder encodes one item as the encoder writes it inside a list
-// of list's type: it encodes a list of that type holding the item alone,
-// without list metadata, and cuts the item out.
+// of list's type: with the encoder's EncodeListItem if it has one, else by
+// encoding a list of that type holding the item alone, without list
+// metadata, and cutting the item out.
 type listItemEncoder struct {
-	enc  runtime.Encoder
-	list runtime.Object
+	enc            runtime.Encoder
+	list           runtime.Object
+	direct         ListItemEncoder
+	id, directID   runtime.Identifier
+	encodeFn       func(runtime.Object, io.Writer) error
+	encodeDirectFn func(runtime.Object, io.Writer) error
 
 	once           sync.Once
 	empty          runtime.Object
 	prefix, suffix []byte
 	err            error
+}
+
+func newListItemEncoder(enc runtime.Encoder, list runtime.Object, gv schema.GroupVersion) *listItemEncoder {
+	key := string(enc.Identifier()) + ";" + gv.String() + ";" + list.GetObjectKind().GroupVersionKind().String()
+	e := &listItemEncoder{enc: enc, list: list, id: runtime.Identifier("list-item;" + key)}
+	e.encodeFn = e.encode
+	if d, ok := enc.(ListItemEncoder); ok {
+		e.direct, e.directID = d, runtime.Identifier("list-item-direct;"+key)
+		e.encodeDirectFn = e.encodeDirect
+	}
+	return e
+}
+
+// encoded returns obj's bytes as an item of the list, encoded once per
+// shared object and kept with it.
+func (e *listItemEncoder) encoded(obj *cacheable.Object) ([]byte, error) {
+	if e.direct != nil {
+		raw, err := obj.EncodedShared(e.directID, e.encodeDirectFn)
+		if !errors.Is(err, errNotDirect) {
+			return raw, err
+		}
+	}
+	return obj.Encoded(e.id, e.encodeFn)
+}
+
+func (e *listItemEncoder) encodeDirect(item runtime.Object, w io.Writer) error {
+	ok, err := e.direct.EncodeListItem(item, w)
+	if err == nil && !ok {
+		err = errNotDirect
+	}
+	return err
 }
 
 func (e *listItemEncoder) encode(item runtime.Object, w io.Writer) error {

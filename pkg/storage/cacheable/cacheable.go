@@ -48,10 +48,24 @@ func (o *Object) CacheEncode(id runtime.Identifier, encode func(runtime.Object, 
 // its items' Encoded bytes one after another; a GET response may write
 // its object's.
 func (o *Object) Encoded(id runtime.Identifier, encode func(runtime.Object, io.Writer) error) ([]byte, error) {
+	return o.encoded(id, encode, true)
+}
+
+// EncodedShared is Encoded for an encode that never changes the object it
+// encodes: it gets the shared object itself, not a copy.
+func (o *Object) EncodedShared(id runtime.Identifier, encode func(runtime.Object, io.Writer) error) ([]byte, error) {
+	return o.encoded(id, encode, false)
+}
+
+func (o *Object) encoded(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, copy bool) ([]byte, error) {
 	r := o.result(id)
 	r.once.Do(func() {
+		obj := o.obj
+		if copy {
+			obj = obj.DeepCopyObject()
+		}
 		var buf bytes.Buffer
-		r.err = encode(o.obj.DeepCopyObject(), &buf)
+		r.err = encode(obj, &buf)
 		r.raw = buf.Bytes()
 	})
 	return r.raw, r.err
