@@ -82,9 +82,6 @@ type event struct {
 
 // sharedObject is cur's object wrapped for encode-once delivery.
 func (e *event) sharedObject() runtime.Object {
-	if o := e.cur.encodings.Load(); o != nil {
-		return o // a read made the entry's: share its encodings
-	}
 	return e.sharedWrap(&e.shared, func() runtime.Object { return e.cur.obj })
 }
 
