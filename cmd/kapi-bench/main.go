@@ -16,7 +16,8 @@
 // Rows, as issue 18's table: start → /readyz 200 (median of -starts runs,
 // interleaved across the targets, each data dir prepared by a first
 // unmeasured start), idle RSS, create / get / update of custom resources
-// with 32 workers, consistent list of -objects custom resources, watch
+// with 32 workers, consistent list of -objects custom resources (read raw
+// with the items counted, and again with client-go's dynamic client), watch
 // latency from send (p99) with each -watchers count and the server CPU per
 // delivered event, RSS after -writes updates, SIGTERM → exit (median).
 //

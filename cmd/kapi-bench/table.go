@@ -30,6 +30,8 @@ func printTable(out io.Writer, o options, results []*result, withReference bool)
 		{fmt.Sprintf("update c=%d", o.conc), func(r *result) (float64, bool) { return r.update, true }, perS, true},
 		{fmt.Sprintf("consistent list of %d", o.objects), func(r *result) (float64, bool) { return r.list, true },
 			func(v float64) string { return fmt.Sprintf("%.1f/s", v) }, true},
+		{fmt.Sprintf("consistent list of %d, client-go dynamic client", o.objects), func(r *result) (float64, bool) { return r.listDynamic, r.listDynamic > 0 },
+			func(v float64) string { return fmt.Sprintf("%.1f/s", v) }, true},
 	}
 	for i, n := range o.watchers {
 		rows = append(rows,

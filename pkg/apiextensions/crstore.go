@@ -40,6 +40,14 @@ func (s *crStore) WatchSharesObjects(w rest.Watcher) bool {
 	return ok && c == s
 }
 
+// ListSharesObjects implements rest.SharedObjectLister: a list of this
+// very store is the generic store's, unchanged, so its items may be the
+// watch cache's shared, encode-once objects.
+func (s *crStore) ListSharesObjects(l rest.Lister) bool {
+	c, ok := l.(*crStore)
+	return ok && c == s
+}
+
 // Destroy implements rest.Storage: the storage is the serving's, which
 // destroys it when the version goes.
 func (s *crStore) Destroy() {}

@@ -95,3 +95,22 @@ func TestNilContextIsNoop(t *testing.T) {
 		t.Errorf("nil context Emit: got false, want true")
 	}
 }
+
+// ResponseObjectWanted is true only for requests audited at
+// RequestResponse: the list handler writes lists from cached item bytes
+// only when the audit event does not record the response object.
+func TestResponseObjectWanted(t *testing.T) {
+	if ResponseObjectWanted(context.Background()) {
+		t.Error("a request without audit context wants the response object")
+	}
+	for _, tc := range []struct {
+		level Level
+		want  bool
+	}{{LevelNone, false}, {LevelMetadata, false}, {LevelRequest, false}, {LevelRequestResponse, true}} {
+		ctx := WithContext(context.Background())
+		FromContext(ctx).Begin(&Event{}, Policy{Level: tc.level}, &memBackend{}, nil)
+		if got := ResponseObjectWanted(ctx); got != tc.want {
+			t.Errorf("level %s: %v, want %v", tc.level, got, tc.want)
+		}
+	}
+}

@@ -29,6 +29,14 @@ func (c *Context) level() (Level, bool) {
 	return c.policy.Level, c.policy.OmitManagedFields
 }
 
+// ResponseObjectWanted reports whether the request's audit event records
+// the response object (level RequestResponse): LogResponseObject then
+// needs the whole object.
+func ResponseObjectWanted(ctx context.Context) bool {
+	level, _ := FromContext(ctx).level()
+	return !level.Less(LevelRequestResponse)
+}
+
 // LogRequestObject records the decoded request object, as upstream's
 // audit.LogRequestObject: at Metadata level and above the object reference
 // is completed from it (namespace, name, uid, resourceVersion, group,

@@ -1,6 +1,7 @@
 package customresource
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 )
 
 // Serializer is the runtime.NegotiatedSerializer of custom resources:
@@ -65,8 +67,8 @@ func NewSerializer() Serializer {
 
 func (s Serializer) SupportedMediaTypes() []runtime.SerializerInfo { return s.infos }
 
-func (Serializer) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
-	return encoder{enc: enc, target: gv}
+func (s Serializer) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
+	return encoder{enc: enc, target: gv, plainJSON: len(s.infos) > 0 && enc == s.infos[0].Serializer}
 }
 
 func (Serializer) DecoderToVersion(dec runtime.Decoder, _ runtime.GroupVersioner) runtime.Decoder {
@@ -90,6 +92,31 @@ func (Creater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
 type encoder struct {
 	enc    runtime.Encoder
 	target runtime.GroupVersioner
+	// plainJSON: enc is the compact JSON serializer (not YAML, not pretty).
+	plainJSON bool
+}
+
+var _ handlers.ListItemEncoder = encoder{}
+
+// EncodeListItem implements handlers.ListItemEncoder for compact JSON: a
+// custom resource inside a list is written as the list's encoding writes
+// it (the unstructured JSON scheme's encoding of the object with the
+// target apiVersion, as Encode of an UnstructuredList does for each item),
+// without the trailing newline a single object's encoding ends with, and
+// without encoding/json compacting that output again as it does for
+// json.Marshaler values. The item is not changed (withAPIVersion copies).
+func (e encoder) EncodeListItem(item runtime.Object, w io.Writer) (bool, error) {
+	u, ok := item.(*unstructured.Unstructured)
+	if !ok || !e.plainJSON {
+		return false, nil
+	}
+	var buf bytes.Buffer
+	if err := unstructured.UnstructuredJSONScheme.Encode(withAPIVersion(u, e.target), &buf); err != nil {
+		return false, err
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	_, err := w.Write(b)
+	return true, err
 }
 
 func (e encoder) Identifier() runtime.Identifier {

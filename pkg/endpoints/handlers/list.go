@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // watchListEnabled: kapi serves watch-list (sendInitialEvents), as
@@ -54,12 +55,17 @@ func ListResource(lister rest.Lister, watcher rest.Watcher, s *RequestScope) htt
 			s.err(apierrors.NewMethodNotSupported(s.Resource.GroupResource(), "list"), w, req)
 			return
 		}
-		result, err := lister.List(ctx, opts)
+		var items *cacheable.Items
+		listCtx := ctx
+		if s.sharedListWanted(ctx, req, o) {
+			listCtx, items = cacheable.WithItems(ctx)
+		}
+		result, err := lister.List(listCtx, opts)
 		if err != nil {
 			s.err(err, w, req)
 			return
 		}
-		s.writeResponse(ctx, w, req, http.StatusOK, o, result)
+		s.writeList(ctx, w, req, o, result, items)
 	})
 }
 

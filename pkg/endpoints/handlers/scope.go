@@ -88,6 +88,9 @@ type RequestScope struct {
 	// SharedWatchObjects: watches ask the storage for shared event
 	// objects (cacheable.Objects), each encoded once for all watchers.
 	SharedWatchObjects bool
+	// SharedListObjects: lists ask the storage for their items as shared
+	// objects (cacheable.WithItems), whose encodings the watch cache keeps.
+	SharedListObjects bool
 	// AcceptsGroupVersion, when set, says which other group-versions a
 	// request body may be written in (converted to the scope's), as
 	// upstream's AcceptsGroupVersionDelegate (the eviction subresource

@@ -226,6 +226,10 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 	if s, ok := storage.(rest.SharedObjectWatcher); ok && isWatcher {
 		sharedWatch = s.WatchSharesObjects(watcher)
 	}
+	sharedList := false
+	if s, ok := storage.(rest.SharedObjectLister); ok && isLister {
+		sharedList = s.ListSharesObjects(lister)
+	}
 	var accepts func(schema.GroupVersion) bool
 	if a, ok := storage.(rest.GroupVersionAcceptor); ok {
 		accepts = a.AcceptsGroupVersion
@@ -243,6 +247,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		Admission:           g.Admission,
 		AcceptsGroupVersion: accepts,
 		SharedWatchObjects:  sharedWatch,
+		SharedListObjects:   sharedList,
 		Resource:            g.GroupVersion.WithResource(resource),
 		Subresource:         sub,
 		Kind:                kind,

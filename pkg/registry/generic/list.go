@@ -126,6 +126,14 @@ func (e *Store) WatchSharesObjects(w rest.Watcher) bool {
 	return ok && s == e
 }
 
+// ListSharesObjects implements rest.SharedObjectLister: a list served by
+// this very store (not by a type embedding it, which may change the
+// list's items) may take the watch cache's shared, encode-once items.
+func (e *Store) ListSharesObjects(l rest.Lister) bool {
+	s, ok := l.(*Store)
+	return ok && s == e
+}
+
 // deleteCollectionPageSize is a variable for tests.
 var deleteCollectionPageSize int64 = DefaultDeleteCollectionPageSize
 

@@ -104,6 +104,15 @@ type SharedObjectWatcher interface {
 	WatchSharesObjects(w Watcher) bool
 }
 
+// SharedObjectLister is a storage whose lists may hand their items to the
+// API handler as shared objects, encoded once and kept with the watch
+// cache's entries (cacheable.WithItems): its ListSharesObjects(l) is true
+// when l, the storage as installed, returns the list its storage read
+// filled, unchanged.
+type SharedObjectLister interface {
+	ListSharesObjects(l Lister) bool
+}
+
 // GroupVersionAcceptor is a storage that takes request bodies in other
 // group-versions than the one it is served in (converted by the scheme).
 type GroupVersionAcceptor interface {

@@ -34,17 +34,41 @@ func New(obj runtime.Object) *Object { return &Object{obj: obj} }
 // runs encode on a deep copy of the object and keeps its output (or
 // error); every call writes that output to w.
 func (o *Object) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
+	raw, err := o.Encoded(id, encode)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(raw)
+	return err
+}
+
+// Encoded returns what encode writes for a deep copy of the object, run
+// once for id (its output, or its error, is kept and shared). The bytes
+// are shared: the caller must not change them. A list response writes
+// its items' Encoded bytes one after another; a GET response may write
+// its object's.
+func (o *Object) Encoded(id runtime.Identifier, encode func(runtime.Object, io.Writer) error) ([]byte, error) {
+	return o.encoded(id, encode, true)
+}
+
+// EncodedShared is Encoded for an encode that never changes the object it
+// encodes: it gets the shared object itself, not a copy.
+func (o *Object) EncodedShared(id runtime.Identifier, encode func(runtime.Object, io.Writer) error) ([]byte, error) {
+	return o.encoded(id, encode, false)
+}
+
+func (o *Object) encoded(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, copy bool) ([]byte, error) {
 	r := o.result(id)
 	r.once.Do(func() {
+		obj := o.obj
+		if copy {
+			obj = obj.DeepCopyObject()
+		}
 		var buf bytes.Buffer
-		r.err = encode(o.obj.DeepCopyObject(), &buf)
+		r.err = encode(obj, &buf)
 		r.raw = buf.Bytes()
 	})
-	if r.err != nil {
-		return r.err
-	}
-	_, err := w.Write(r.raw)
-	return err
+	return r.raw, r.err
 }
 
 func (o *Object) result(id runtime.Identifier) *result {
@@ -86,3 +110,37 @@ func Wanted(ctx context.Context) bool {
 	v, _ := ctx.Value(ctxKey{}).(bool)
 	return v
 }
+
+type itemsKey struct{}
+
+// Items receives the objects of one read (a list's items, in order) as
+// shared Objects, from a storage that can hand them out without copying
+// them: a watch cache. The reader asks with [WithItems] and encodes the
+// Objects (their bytes are kept with the cache's entries and reused by
+// later reads); a storage that does not fill it returns its objects as
+// usual.
+type Items struct {
+	objs []*Object
+	set  bool
+}
+
+// WithItems asks the storage read made with the returned context to hand
+// its objects to the returned Items instead of copying them into the list
+// it fills (which then gets the list's metadata only).
+func WithItems(ctx context.Context) (context.Context, *Items) {
+	it := &Items{}
+	return context.WithValue(ctx, itemsKey{}, it), it
+}
+
+// ItemsWanted returns the Items a read with ctx fills, or nil.
+func ItemsWanted(ctx context.Context) *Items {
+	it, _ := ctx.Value(itemsKey{}).(*Items)
+	return it
+}
+
+// Set hands the read's objects over (a storage calls it once).
+func (it *Items) Set(objs []*Object) { it.objs, it.set = objs, true }
+
+// Get returns the objects handed over; ok is false if the storage did not
+// fill it (its list holds the objects).
+func (it *Items) Get() (objs []*Object, ok bool) { return it.objs, it.set }

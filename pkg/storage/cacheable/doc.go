@@ -11,4 +11,9 @@
 // A watch cache hands Objects only to watches whose context asks for them
 // ([WithObjects]): the API handlers, which encode them, ask; in-process
 // consumers that read events' objects do not, and get plain objects.
+//
+// A list read from a watch cache may hand out its items the same way
+// ([WithItems]): each cache entry keeps one Object, whose encodings
+// ([Object.Encoded]) are computed on the first read that needs them and
+// reused by every later list (or GET) of that entry.
 package cacheable

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
@@ -20,7 +21,9 @@ import (
 // BenchmarkListPaths lists 10,000 pods in full and in pages of 500 (every
 // page, following continue tokens), from the watch cache and from the
 // store under it, on the memory backend and on embedded etcd (fsync on).
-// One op is one whole list.
+// One op is one whole list. The shared-items cases hand the items out as
+// the watch cache's shared objects (what the API handler asks for: no deep
+// copies).
 func BenchmarkListPaths(b *testing.B) {
 	const objects, page = 10000, 500
 	b.Run("memory", func(b *testing.B) {
@@ -54,14 +57,17 @@ func BenchmarkListPaths(b *testing.B) {
 
 func benchListCases(b *testing.B, ctx context.Context, cache, under storage.Interface, objects int, page int64) {
 	for _, tc := range []struct {
-		name  string
-		s     storage.Interface
-		limit int64
+		name   string
+		s      storage.Interface
+		limit  int64
+		shared bool // items handed out as shared objects (cacheable.WithItems), as to the API handler
 	}{
-		{"cache/full", cache, 0},
-		{"cache/paged", cache, page},
-		{"store/full", under, 0},
-		{"store/paged", under, page},
+		{"cache/full", cache, 0, false},
+		{"cache/full/shared-items", cache, 0, true},
+		{"cache/paged", cache, page, false},
+		{"cache/paged/shared-items", cache, page, true},
+		{"store/full", under, 0, false},
+		{"store/paged", under, page, false},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -70,10 +76,19 @@ func benchListCases(b *testing.B, ctx context.Context, cache, under storage.Inte
 				opts := storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{Limit: tc.limit}}
 				for {
 					list := &corev1.PodList{}
-					if err := tc.s.GetList(ctx, "/pods", opts, list); err != nil {
+					lctx := ctx
+					var items *cacheable.Items
+					if tc.shared {
+						lctx, items = cacheable.WithItems(ctx)
+					}
+					if err := tc.s.GetList(lctx, "/pods", opts, list); err != nil {
 						b.Fatalf("list: %v", err)
 					}
 					n += len(list.Items)
+					if items != nil {
+						objs, _ := items.Get()
+						n += len(objs)
+					}
 					if list.Continue == "" {
 						break
 					}

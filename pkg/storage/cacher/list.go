@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // listMode is how a list is served.
@@ -106,7 +107,7 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 		p = c.readLocked(c.objects.items, key, prefix, prefix, opts.Recursive, 0, w.matches)
 		c.mu.RUnlock()
 	}
-	return c.finishList(key, opts, listObj, p, listRV, prefix)
+	return c.finishList(ctx, key, opts, listObj, p, listRV, prefix)
 }
 
 // listAt serves a list at exactly revision rev, from key from on, from a
@@ -129,7 +130,7 @@ func (c *Cacher) listAt(ctx context.Context, key string, opts storage.ListOption
 	if !ok {
 		return c.listThrough(ctx, key, opts, listObj)
 	}
-	return c.finishList(key, opts, listObj, p, rev, prefix)
+	return c.finishList(ctx, key, opts, listObj, p, rev, prefix)
 }
 
 // stateAtLocked returns the objects as they were at rev: a recorded
@@ -183,15 +184,26 @@ func (c *Cacher) matcher(key string, opts storage.ListOptions) *cacheWatcher {
 	return &cacheWatcher{key: key, prefix: scopePrefix(key), recursive: opts.Recursive, pred: opts.Predicate, all: opts.Predicate.Empty()}
 }
 
-// finishList fills listObj with deep copies of the page's objects and sets
-// its resourceVersion, continue token and remaining item count as the
+// finishList fills listObj with deep copies of the page's objects (or,
+// when the reader asks for them with cacheable.WithItems, hands it the
+// entries' shared objects, uncopied, and leaves listObj's items empty) and
+// sets its resourceVersion, continue token and remaining item count as the
 // stores do.
-func (c *Cacher) finishList(key string, opts storage.ListOptions, listObj runtime.Object, p page, rev uint64, prefix string) error {
+func (c *Cacher) finishList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object, p page, rev uint64, prefix string) error {
 	c.stats.listsCached.Add(1)
 	c.metrics.List(p.fetched, len(p.matched))
-	items := make([]runtime.Object, len(p.matched))
-	for i, e := range p.matched {
-		items[i] = e.obj.DeepCopyObject()
+	var items []runtime.Object
+	if sink := cacheable.ItemsWanted(ctx); sink != nil {
+		shared := make([]*cacheable.Object, len(p.matched))
+		for i, e := range p.matched {
+			shared[i] = e.Encodings()
+		}
+		sink.Set(shared)
+	} else {
+		items = make([]runtime.Object, len(p.matched))
+		for i, e := range p.matched {
+			items[i] = e.obj.DeepCopyObject()
+		}
 	}
 	if err := meta.SetList(listObj, items); err != nil {
 		return fmt.Errorf("list %q: %w", key, err)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -24,6 +25,28 @@ type entry struct {
 	rv     uint64
 	labels labels.Set
 	fields fields.Set
+
+	// encodings is obj wrapped for encode-once reads (see Encodings),
+	// made on the first read that asks for it.
+	encodings atomic.Pointer[cacheable.Object]
+}
+
+// Encodings returns the entry's object as a shared cacheable.Object whose
+// serializations (one per encoder: JSON, protobuf, a list item's form)
+// are computed once and kept with the entry for as long as the entry is
+// the cache's state (a write replaces the entry, and its encodings with
+// it). List reads hand these to the API handler ([cacheable.WithItems]);
+// a GET served from the cache can do the same (hand e.Encodings() to the
+// reader and encode it with CacheEncode / Encoded).
+func (e *entry) Encodings() *cacheable.Object {
+	if o := e.encodings.Load(); o != nil {
+		return o
+	}
+	o := cacheable.New(e.obj)
+	if e.encodings.CompareAndSwap(nil, o) {
+		return o
+	}
+	return e.encodings.Load()
 }
 
 // event is one change of the cache, shared by every watcher. It is
