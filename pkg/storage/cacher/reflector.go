@@ -345,6 +345,9 @@ func (c *Cacher) apply(changes []watch.Event) error {
 				ev.typ = watch.Modified
 			}
 		}
+		if ev.prev != nil {
+			shareUnchanged(cur, ev.prev)
+		}
 		c.appendLocked(ev)
 		evs[i] = ev
 	}
