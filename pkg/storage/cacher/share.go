@@ -48,7 +48,9 @@ func shareUnchanged(cur, prev *entry) {
 
 // shareValue returns what to keep in place of a (a itself, or b when they
 // are equal) and whether a equals b. Maps and lists in a are updated in
-// place to share their equal parts with b.
+// place to share their equal parts with b. An equal value is returned as
+// b itself, not re-boxed (a string or list converted to an interface
+// value again would be allocated again).
 func shareValue(a, b any) (any, bool) {
 	switch av := a.(type) {
 	case map[string]any:
@@ -56,7 +58,10 @@ func shareValue(a, b any) (any, bool) {
 		if !ok {
 			return a, false
 		}
-		return shareMap(av, bv)
+		if _, equal := shareMap(av, bv); equal {
+			return b, true
+		}
+		return a, false
 	case []any:
 		bv, ok := b.([]any)
 		if !ok {
@@ -69,18 +74,21 @@ func shareValue(a, b any) (any, bool) {
 			equal = equal && eq
 		}
 		if equal {
-			return bv, true
+			return b, true
 		}
-		return av, false
+		return a, false
 	case string:
 		if bv, ok := b.(string); ok && av == bv {
-			return bv, true
+			return b, true
 		}
 		return a, false
 	case int64, float64, bool, nil:
 		// The scalars of decoded JSON: comparable (b of another type
 		// compares unequal, without panicking).
-		return a, a == b
+		if a == b {
+			return b, true
+		}
+		return a, false
 	}
 	return a, false
 }
