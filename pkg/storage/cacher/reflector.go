@@ -323,6 +323,7 @@ func (c *Cacher) apply(changes []watch.Event) error {
 		}
 		entries[i] = e
 	}
+	c.shareWithCached(entries)
 	rv := entries[0].rv
 	now := c.cfg.Clock.Now()
 	c.mu.Lock()
@@ -344,9 +345,6 @@ func (c *Cacher) apply(changes []watch.Event) error {
 			if ev.prev != nil {
 				ev.typ = watch.Modified
 			}
-		}
-		if ev.prev != nil {
-			shareUnchanged(cur, ev.prev)
 		}
 		c.appendLocked(ev)
 		evs[i] = ev

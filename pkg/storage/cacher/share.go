@@ -1,10 +1,31 @@
 package cacher
 
 import (
+	"bytes"
 	"maps"
+	"reflect"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
+
+// shareWithCached shares each new entry's unchanged parts with the cached
+// state it replaces (see shareUnchanged), outside the write lock: apply
+// and replace, the only writers of the cache's objects, run on the
+// reflector goroutine, so the state read here is the one apply replaces.
+func (c *Cacher) shareWithCached(entries []*entry) {
+	prevs := make([]*entry, len(entries))
+	c.mu.RLock()
+	for i, e := range entries {
+		prevs[i] = c.objects.get(e.key)
+	}
+	c.mu.RUnlock()
+	for i, prev := range prevs {
+		if prev != nil {
+			shareUnchanged(entries[i], prev)
+		}
+	}
+}
 
 // shareUnchanged makes cur, the new state of a key, reuse what it has in
 // common with prev, the state it replaces: the key, equal label and field
@@ -33,17 +54,107 @@ func shareUnchanged(cur, prev *entry) {
 	if maps.Equal(cur.fields, prev.fields) {
 		cur.fields = prev.fields
 	}
-	c, ok := cur.obj.(*unstructured.Unstructured)
-	if !ok || c.Object == nil {
+	if c, ok := cur.obj.(*unstructured.Unstructured); ok {
+		if p, ok := prev.obj.(*unstructured.Unstructured); ok && c.Object != nil && p.Object != nil {
+			if m, equal := shareMap(c.Object, p.Object); equal {
+				c.Object = m
+			}
+		}
 		return
 	}
-	p, ok := prev.obj.(*unstructured.Unstructured)
-	if !ok || p.Object == nil {
+	// Built-in kinds: typed structs, pointers to them.
+	a, b := reflect.ValueOf(cur.obj), reflect.ValueOf(prev.obj)
+	if a.Type() != b.Type() || a.Kind() != reflect.Pointer || a.IsNil() || b.IsNil() || a.Elem().Kind() != reflect.Struct {
 		return
 	}
-	if m, equal := shareMap(c.Object, p.Object); equal {
-		c.Object = m
+	shareReflect(a.Elem(), b.Elem())
+}
+
+// shareReflect reports whether a equals b (same type), and makes a's
+// settable parts that equal b's share b's storage: strings, slices, maps
+// and pointed-to structs. A struct with unexported fields (time.Time,
+// resource.Quantity) is compared whole and shared by its parent; so are
+// maps and interfaces. Equality is reflect.DeepEqual's (nil and empty
+// differ: never equal when unsure).
+func shareReflect(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() && b.IsNil()
+		}
+		return a.Pointer() == b.Pointer() || shareReflect(a.Elem(), b.Elem())
+	case reflect.Struct:
+		if !allExported(a.Type()) {
+			return leafEqual(a, b)
+		}
+		equal := true
+		for i := range a.NumField() {
+			af, bf := a.Field(i), b.Field(i)
+			if shareReflect(af, bf) {
+				if af.CanSet() {
+					af.Set(bf)
+				}
+			} else {
+				equal = false
+			}
+		}
+		return equal
+	case reflect.Slice:
+		if a.Type().Elem().Kind() == reflect.Uint8 {
+			return a.IsNil() == b.IsNil() && bytes.Equal(a.Bytes(), b.Bytes())
+		}
+		if a.Len() > 0 && b.Len() > 0 && a.Pointer() == b.Pointer() && a.Len() == b.Len() {
+			return true
+		}
+		equal := a.IsNil() == b.IsNil() && a.Len() == b.Len()
+		for i := range min(a.Len(), b.Len()) {
+			ai, bi := a.Index(i), b.Index(i)
+			if shareReflect(ai, bi) {
+				ai.Set(bi)
+			} else {
+				equal = false
+			}
+		}
+		return equal
+	case reflect.String:
+		return a.String() == b.String()
+	case reflect.Map, reflect.Interface, reflect.Array:
+		return leafEqual(a, b)
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return a.Equal(b)
 	}
+	return false // chan, func, complex, unsafe pointers: not in API objects
+}
+
+// leafEqual compares values shareReflect does not walk into: with == when
+// the type is comparable (time.Time; resource.Quantity, whose pointer
+// field makes == stricter than semantic equality, never looser), which
+// does not allocate, else with reflect.DeepEqual.
+func leafEqual(a, b reflect.Value) bool {
+	if a.Kind() != reflect.Interface && a.Kind() != reflect.Map && a.Type().Comparable() {
+		return a.Equal(b)
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// allExported caches whether every field of a struct type is exported.
+var exportedTypes sync.Map // reflect.Type -> bool
+
+func allExported(t reflect.Type) bool {
+	if v, ok := exportedTypes.Load(t); ok {
+		return v.(bool)
+	}
+	all := true
+	for i := range t.NumField() {
+		if !t.Field(i).IsExported() {
+			all = false
+			break
+		}
+	}
+	exportedTypes.Store(t, all)
+	return all
 }
 
 // shareValue returns what to keep in place of a (a itself, or b when they

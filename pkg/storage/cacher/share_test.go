@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -17,6 +21,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
+	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
 )
 
 // crJSON is a custom resource as etcd holds it (the shape of kapi-bench's
@@ -213,6 +218,51 @@ func TestWindowSharesStates(t *testing.T) {
 	}
 }
 
+// BenchmarkWindowStatesTyped is BenchmarkWindowStates for a built-in
+// object: a pod whose status changes, decoded as the cache gets it from
+// the store under it.
+func BenchmarkWindowStatesTyped(b *testing.B) {
+	const states = 4096
+	codec := storagetest.Codec()
+	docs := make([][]byte, states)
+	for i := range docs {
+		p := testPod(corev1.PodRunning, "x")
+		p.ResourceVersion = strconv.Itoa(i + 1)
+		p.Status.Conditions[0].LastProbeTime = metav1.Date(2026, 11, 26, 13, 0, i, 0, time.UTC)
+		data, err := kruntime.Encode(codec, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs[i] = data
+	}
+	for _, share := range []bool{false, true} {
+		b.Run(fmt.Sprintf("share=%v", share), func(b *testing.B) {
+			var retained float64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				window := make([]*entry, states)
+				for i, d := range docs {
+					obj, _, err := codec.Decode(d, nil, &corev1.Pod{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					window[i] = &entry{key: "/pods/ns/p", obj: obj}
+					if share && i > 0 {
+						shareUnchanged(window[i], window[i-1])
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				retained = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / states
+				runtime.KeepAlive(window)
+			}
+			b.ReportMetric(retained, "retained-B/state")
+		})
+	}
+}
+
 // BenchmarkWindowStates: the heap a window of successive states of one
 // small custom resource holds per state, decoded as the cache gets them,
 // with and without sharing (retained-B/state after a GC).
@@ -242,6 +292,90 @@ func BenchmarkWindowStates(b *testing.B) {
 				runtime.KeepAlive(window)
 			}
 			b.ReportMetric(retained, "retained-B/state")
+		})
+	}
+}
+
+func testPod(phase corev1.PodPhase, label string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "8c2f7d8e-5b7e-4b52-9d38-3f7bbae1c001",
+			Labels: map[string]string{"app": label}, Annotations: map[string]string{"a": "b"},
+			CreationTimestamp: metav1.Date(2026, 11, 26, 13, 0, 0, 0, time.UTC)},
+		Spec: corev1.PodSpec{
+			NodeName: "node-1",
+			Containers: []corev1.Container{{Name: "c", Image: "registry.example/app:v1", Args: []string{"--x", "--y"},
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}},
+		},
+		Status: corev1.PodStatus{Phase: phase, PodIP: "10.0.0.1",
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}},
+	}
+}
+
+// TestShareUnchangedTyped: a built-in object's new state keeps its content,
+// shares equal strings, slices, maps and structs with the state before,
+// and the state before is not changed.
+func TestShareUnchangedTyped(t *testing.T) {
+	prevPod, curPod := testPod(corev1.PodPending, "x"), testPod(corev1.PodRunning, "y")
+	prev, cur := &entry{key: "/pods/ns/p", obj: prevPod}, &entry{key: "/pods/ns/p", obj: curPod}
+	want, prevWant := curPod.DeepCopy(), prevPod.DeepCopy()
+	shareUnchanged(cur, prev)
+	if !equality.Semantic.DeepEqual(curPod, want) || !reflect.DeepEqual(curPod, want) {
+		t.Fatalf("shared state changed:\n got %+v\nwant %+v", curPod, want)
+	}
+	if !reflect.DeepEqual(prevPod, prevWant) {
+		t.Fatalf("previous state changed:\n got %+v\nwant %+v", prevPod, prevWant)
+	}
+	if !sameMap(curPod.Spec.Containers, prevPod.Spec.Containers) || !sameMap(curPod.Annotations, prevPod.Annotations) ||
+		!sameMap(curPod.Status.Conditions, prevPod.Status.Conditions) {
+		t.Errorf("equal containers, annotations or conditions not shared")
+	}
+	if sameMap(curPod.Labels, prevPod.Labels) {
+		t.Errorf("changed labels shared with the state before")
+	}
+	if !sameString(curPod.Spec.NodeName, prevPod.Spec.NodeName) || !sameString(string(curPod.UID), string(prevPod.UID)) {
+		t.Errorf("equal strings not shared")
+	}
+	// Objects of another type, or not pointers to structs, are left alone.
+	other := &entry{obj: &corev1.ConfigMap{}}
+	shareUnchanged(other, prev)
+	shareUnchanged(prev, other)
+}
+
+// BenchmarkShareUnchanged: the cost of sharing one new state with the
+// state before (the decode is not timed).
+func BenchmarkShareUnchanged(b *testing.B) {
+	codec := storagetest.Codec()
+	podData := func(i int) []byte {
+		p := testPod(corev1.PodRunning, "x")
+		p.ResourceVersion = strconv.Itoa(i + 1)
+		data, err := kruntime.Encode(codec, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
+	for _, kind := range []string{"pod", "custom resource"} {
+		b.Run(kind, func(b *testing.B) {
+			decode := func(i int) *entry {
+				if kind == "pod" {
+					obj, _, err := codec.Decode(podData(i), nil, &corev1.Pod{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					return &entry{key: "/pods/ns/p", obj: obj}
+				}
+				return crEntry(b, crJSON(i, "x"))
+			}
+			prev := decode(0)
+			curs := make([]*entry, b.N)
+			for i := range curs {
+				curs[i] = decode(i + 1)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				shareUnchanged(curs[i], prev)
+			}
 		})
 	}
 }
