@@ -84,7 +84,7 @@ func shareReflect(a, b reflect.Value) bool {
 		}
 		return a.Pointer() == b.Pointer() || shareReflect(a.Elem(), b.Elem())
 	case reflect.Struct:
-		if !allExported(a.Type()) {
+		if !typeInfoOf(a.Type()).allExported {
 			return leafEqual(a, b)
 		}
 		equal := true
@@ -129,32 +129,64 @@ func shareReflect(a, b reflect.Value) bool {
 }
 
 // leafEqual compares values shareReflect does not walk into: with == when
-// the type is comparable (time.Time; resource.Quantity, whose pointer
-// field makes == stricter than semantic equality, never looser), which
-// does not allocate, else with reflect.DeepEqual.
+// the type's values always compare without panicking (time.Time;
+// resource.Quantity, whose pointer field makes == stricter than semantic
+// equality, never looser), which does not allocate, else with
+// reflect.DeepEqual.
 func leafEqual(a, b reflect.Value) bool {
-	if a.Kind() != reflect.Interface && a.Kind() != reflect.Map && a.Type().Comparable() {
+	if typeInfoOf(a.Type()).plainComparable {
 		return a.Equal(b)
+	}
+	if a.Type() == stringMap {
+		// Labels, annotations, selectors: without DeepEqual's allocations.
+		am, bm := a.Interface().(map[string]string), b.Interface().(map[string]string)
+		return (am == nil) == (bm == nil) && maps.Equal(am, bm)
 	}
 	return reflect.DeepEqual(a.Interface(), b.Interface())
 }
 
-// allExported caches whether every field of a struct type is exported.
-var exportedTypes sync.Map // reflect.Type -> bool
+var stringMap = reflect.TypeFor[map[string]string]()
 
-func allExported(t reflect.Type) bool {
-	if v, ok := exportedTypes.Load(t); ok {
-		return v.(bool)
+// typeInfo is what shareReflect needs to know of a type, computed once.
+type typeInfo struct {
+	allExported     bool // a struct whose fields are all exported
+	plainComparable bool // comparable, with no interface inside (== cannot panic)
+}
+
+var typeInfos sync.Map // reflect.Type -> typeInfo
+
+func typeInfoOf(t reflect.Type) typeInfo {
+	if v, ok := typeInfos.Load(t); ok {
+		return v.(typeInfo)
 	}
-	all := true
-	for i := range t.NumField() {
-		if !t.Field(i).IsExported() {
-			all = false
-			break
+	info := typeInfo{plainComparable: plainComparable(t)}
+	if t.Kind() == reflect.Struct {
+		info.allExported = true
+		for i := range t.NumField() {
+			if !t.Field(i).IsExported() {
+				info.allExported = false
+				break
+			}
 		}
 	}
-	exportedTypes.Store(t, all)
-	return all
+	typeInfos.Store(t, info)
+	return info
+}
+
+func plainComparable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface, reflect.Map, reflect.Slice, reflect.Func:
+		return false
+	case reflect.Array:
+		return plainComparable(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainComparable(t.Field(i).Type) {
+				return false
+			}
+		}
+	}
+	return t.Comparable()
 }
 
 // shareValue returns what to keep in place of a (a itself, or b when they

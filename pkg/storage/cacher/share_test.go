@@ -379,3 +379,33 @@ func BenchmarkShareUnchanged(b *testing.B) {
 		})
 	}
 }
+
+// leafWithInterface is compared whole (an unexported field) and holds an
+// interface: == on it could panic, DeepEqual cannot.
+type leafWithInterface struct {
+	X any
+	y int
+}
+
+type withLeaves struct {
+	L    leafWithInterface
+	Arr  [2]any
+	Name string
+}
+
+// TestShareReflectLeaves: leaves holding uncomparable values are compared
+// without panicking, and equal leaves are shared while changed ones are not.
+func TestShareReflectLeaves(t *testing.T) {
+	a := &withLeaves{L: leafWithInterface{X: map[string]int{"a": 1}, y: 1}, Arr: [2]any{[]int{1}, "x"}, Name: "n"}
+	b := &withLeaves{L: leafWithInterface{X: map[string]int{"a": 1}, y: 1}, Arr: [2]any{[]int{1}, "x"}, Name: "n"}
+	if !shareReflect(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()) {
+		t.Fatalf("equal values reported unequal")
+	}
+	c := &withLeaves{L: leafWithInterface{X: map[string]int{"a": 2}, y: 1}, Arr: [2]any{[]int{1}, "x"}, Name: "n"}
+	if shareReflect(reflect.ValueOf(c).Elem(), reflect.ValueOf(b).Elem()) {
+		t.Fatalf("different values reported equal")
+	}
+	if got := c.L.X.(map[string]int)["a"]; got != 2 {
+		t.Fatalf("changed leaf overwritten: got %d, want 2", got)
+	}
+}
