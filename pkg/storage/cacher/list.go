@@ -170,7 +170,10 @@ func (c *Cacher) readLocked(items []*entry, key, prefix, from string, recursive 
 	if i, ok := slices.BinarySearchFunc(items, key, cmpKey); ok {
 		p.fetched = 1
 		if match(items[i]) {
-			p.matched = items[i : i+1 : i+1]
+			// A copy of the pointer: the page is read after the lock is
+			// released, and items may be the live store's, whose slot the
+			// next write replaces (a data race under -race otherwise).
+			p.matched = []*entry{items[i]}
 		}
 	}
 	return p
