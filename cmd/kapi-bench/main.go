@@ -51,6 +51,7 @@ type options struct {
 	watchEvents    int
 	conc           int
 	targets        []string
+	dump           string
 }
 
 func main() {
@@ -65,6 +66,7 @@ func main() {
 	watchers := flag.String("watchers", "100,1000", "watcher counts of the watch rows")
 	flag.IntVar(&o.watchEvents, "watch-events", 200, "updates each watch row sends")
 	flag.IntVar(&o.conc, "c", 32, "concurrent workers of the create/get/update rows")
+	flag.StringVar(&o.dump, "dump", "", "a directory: save smaps_rollup, the heap profile and /metrics of each target when idle and after the writes")
 	targets := flag.String("targets", "", "comma-separated targets to measure, of "+strings.Join(targetNames, ",")+" (default: all that can run)")
 	flag.Parse()
 	if *targets != "" {
@@ -81,6 +83,11 @@ func main() {
 	}
 	if err := o.validate(); err != nil {
 		fail(err)
+	}
+	if o.dump != "" {
+		if err := os.MkdirAll(o.dump, 0o755); err != nil {
+			fail(err)
+		}
 	}
 	if err := run(context.Background(), o); err != nil {
 		fail(err)

@@ -108,9 +108,11 @@ func measureLoad(ctx context.Context, t *target, o options, r *result) error {
 	time.Sleep(3 * time.Second) // settle
 	r.idleRSS = p.rss()
 	fmt.Fprintf(os.Stderr, "   idle RSS %d MiB\n", r.idleRSS>>20)
+	p.dump(ctx, o.dump, t.name, "idle")
 	if err := load(ctx, p, o, r); err != nil {
 		return err
 	}
+	p.dump(ctx, o.dump, t.name, "after-writes")
 	_, err = p.stop()
 	return err
 }

@@ -29,7 +29,7 @@ const (
 
 // Definitions indexes the generated OpenAPI definitions of every type kapi
 // serves. Build one with [NewDefinitions] and share it: it is safe for
-// concurrent use and builds its per-format schema tables lazily, once.
+// concurrent use and builds each schema of each format lazily, once.
 type Definitions struct {
 	// gvksByName lists, per definition name, the kinds it is served as,
 	// sorted by group, version, kind (upstream's order).
@@ -43,19 +43,6 @@ type Definitions struct {
 	parserOnce sync.Once
 	parser     *typed.Parser
 	parserErr  error
-}
-
-// table is one format's view of all definitions.
-type table struct {
-	// schemas holds every definition, ready to serve, by REST-friendly name.
-	schemas map[string]*spec.Schema
-	// deps lists, per name, the names its schema references.
-	deps map[string][]string
-}
-
-type lazyTable struct {
-	once sync.Once
-	t    table
 }
 
 // NewDefinitions indexes the generated definitions against a scheme of every
@@ -82,6 +69,7 @@ func newDefinitions() (*Definitions, error) {
 		gvksByName: map[string][]schema.GroupVersionKind{},
 		nameByGVK:  map[schema.GroupVersionKind]string{},
 	}
+	d.v2.prefix, d.v3.prefix = refPrefixV2, refPrefixV3
 	for gvk := range s.AllKnownTypes() {
 		if gvk.Version == runtime.APIVersionInternal {
 			continue

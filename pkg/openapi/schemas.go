@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
+	"weak"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/builder3/util"
@@ -39,18 +41,18 @@ func (d *Definitions) SchemasV2(gvks ...schema.GroupVersionKind) (map[string]*sp
 // names or Go canonical type names), for types that are not kinds, such as
 // io.k8s.apimachinery.pkg.apis.meta.v1.Patch.
 func (d *Definitions) SchemasForNames(names ...string) (map[string]*spec.Schema, error) {
-	return closure(d.tableV3(), names)
+	return d.v3.closure(names, d.v3Schema)
 }
 
 // SchemasV2ForNames is [Definitions.SchemasV2] for definition names.
 func (d *Definitions) SchemasV2ForNames(names ...string) (map[string]*spec.Schema, error) {
-	return closure(d.tableV2(), names)
+	return d.v2.closure(names, d.v2Schema)
 }
 
 // AllSchemas returns every definition as OpenAPI v3 components.schemas. The
-// map is shared: do not modify it.
+// map is the caller's; the schemas are shared: do not modify them.
 func (d *Definitions) AllSchemas() map[string]*spec.Schema {
-	return d.tableV3().schemas
+	return d.v3.all(d.v3Schema)
 }
 
 func (d *Definitions) namesFor(gvks []schema.GroupVersionKind) ([]string, error) {
@@ -65,7 +67,62 @@ func (d *Definitions) namesFor(gvks []schema.GroupVersionKind) ([]string, error)
 	return names, nil
 }
 
-func closure(t *table, names []string) (map[string]*spec.Schema, error) {
+// lazyTable is one format's schemas, each built from its generated
+// definition when first asked for, and kept. Most servers are asked for
+// few of them (the metadata schemas custom resources embed, the
+// documents of the group-versions a client reads): keeping all ~1,000
+// built (a v3 table was ~9 MB of live heap at idle, most of it the
+// copies util.WrapRefs makes) is paid only once all are asked for. The
+// generated definitions themselves are held only weakly between misses
+// (they are ~2.5 MB and cost a few ms to make again).
+type lazyTable struct {
+	mu      sync.Mutex
+	prefix  string // reference prefix: refPrefixV2 or refPrefixV3
+	schemas map[string]*spec.Schema
+	deps    map[string][]string
+	raw     weak.Pointer[rawDefinitions]
+}
+
+type rawDefinitions struct {
+	defs map[string]common.OpenAPIDefinition
+}
+
+// rawLocked returns the generated definitions, made again if they were
+// collected since the last miss.
+func (t *lazyTable) rawLocked() *rawDefinitions {
+	if r := t.raw.Value(); r != nil {
+		return r
+	}
+	r := &rawDefinitions{defs: generatedDefinitions(t.prefix)}
+	t.raw = weak.Make(r)
+	return r
+}
+
+// getLocked returns name's schema and the names it references, building
+// them from raw (fetched into *raw on first need) if not built yet.
+func (t *lazyTable) getLocked(name string, raw **rawDefinitions, build func(string, common.OpenAPIDefinition) *spec.Schema) (*spec.Schema, []string, bool) {
+	if s, ok := t.schemas[name]; ok {
+		return s, t.deps[name], true
+	}
+	if *raw == nil {
+		*raw = t.rawLocked()
+	}
+	def, ok := (*raw).defs[name]
+	if !ok {
+		return nil, nil, false
+	}
+	if t.schemas == nil {
+		t.schemas, t.deps = map[string]*spec.Schema{}, map[string][]string{}
+	}
+	s, deps := build(name, def), dependencies(def)
+	t.schemas[name], t.deps[name] = s, deps
+	return s, deps, true
+}
+
+func (t *lazyTable) closure(names []string, build func(string, common.OpenAPIDefinition) *spec.Schema) (map[string]*spec.Schema, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var raw *rawDefinitions
 	out := map[string]*spec.Schema{}
 	queue := make([]string, 0, len(names))
 	for _, n := range names {
@@ -77,64 +134,76 @@ func closure(t *table, names []string) (map[string]*spec.Schema, error) {
 		if _, done := out[name]; done {
 			continue
 		}
-		s, ok := t.schemas[name]
+		s, deps, ok := t.getLocked(name, &raw, build)
 		if !ok {
 			return nil, fmt.Errorf("no OpenAPI definition named %q", name)
 		}
 		out[name] = s
-		queue = append(queue, t.deps[name]...)
+		queue = append(queue, deps...)
 	}
 	return out, nil
 }
 
-func (d *Definitions) tableV3() *table {
-	d.v3.once.Do(func() {
-		defs := generatedDefinitions(refPrefixV3)
-		d.v3.t = table{
-			schemas: make(map[string]*spec.Schema, len(defs)),
-			deps:    make(map[string][]string, len(defs)),
-		}
-		for name, def := range defs {
-			s := &spec.Schema{
-				VendorExtensible:   spec.VendorExtensible{Extensions: maps.Clone(def.Schema.Extensions)},
-				SchemaProps:        def.Schema.SchemaProps,
-				SwaggerSchemaProps: def.Schema.SwaggerSchemaProps,
-			}
-			delete(s.Extensions, common.ExtensionV2Schema)
-			d.addGVKExtension(name, s)
-			d.v3.t.schemas[name] = util.WrapRefs(s)
-			d.v3.t.deps[name] = dependencies(def)
-		}
-	})
-	return &d.v3.t
+func (t *lazyTable) all(build func(string, common.OpenAPIDefinition) *spec.Schema) map[string]*spec.Schema {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	raw := t.rawLocked()
+	out := make(map[string]*spec.Schema, len(raw.defs))
+	for name := range raw.defs {
+		s, _, _ := t.getLocked(name, &raw, build)
+		out[name] = s
+	}
+	return out
 }
 
-func (d *Definitions) tableV2() *table {
-	d.v2.once.Do(func() {
-		defs := generatedDefinitions(refPrefixV2)
-		d.v2.t = table{
-			schemas: make(map[string]*spec.Schema, len(defs)),
-			deps:    make(map[string][]string, len(defs)),
+// v3Schema is name's OpenAPI v3 schema as served.
+func (d *Definitions) v3Schema(name string, def common.OpenAPIDefinition) *spec.Schema {
+	s := &spec.Schema{
+		VendorExtensible:   spec.VendorExtensible{Extensions: maps.Clone(def.Schema.Extensions)},
+		SchemaProps:        def.Schema.SchemaProps,
+		SwaggerSchemaProps: def.Schema.SwaggerSchemaProps,
+	}
+	delete(s.Extensions, common.ExtensionV2Schema)
+	d.addGVKExtension(name, s)
+	return util.WrapRefs(s)
+}
+
+// v2Schema is name's Swagger 2.0 schema as served.
+func (d *Definitions) v2Schema(name string, def common.OpenAPIDefinition) *spec.Schema {
+	s := &spec.Schema{
+		VendorExtensible:   spec.VendorExtensible{Extensions: maps.Clone(def.Schema.Extensions)},
+		SchemaProps:        def.Schema.SchemaProps,
+		SwaggerSchemaProps: def.Schema.SwaggerSchemaProps,
+	}
+	d.addGVKExtension(name, s)
+	// Types whose v3 schema Swagger 2.0 cannot express (IntOrString's
+	// oneOf, for one) carry their v2 schema in an extension; it
+	// replaces the v3 one whole, as upstream's v2 builder does.
+	if v2, ok := def.Schema.Extensions[common.ExtensionV2Schema].(spec.Schema); ok {
+		s = &v2
+	}
+	// kube-apiserver serves /openapi/v2 with defaults pruned.
+	return handler.PruneDefaultsSchema(s)
+}
+
+// parserModels are the v3 definitions as the structured-merge-diff
+// schema is built from: the served v3 schemas without the wrapping of
+// references in allOf (schemaconv reads a reference either way) and
+// without the group-version-kind extension (schemaconv does not read it;
+// TestParserModels checks the schema is the same). Built for the parser
+// and dropped: they do not keep a v3 table alive.
+func parserModels(raw *rawDefinitions) map[string]*spec.Schema {
+	out := make(map[string]*spec.Schema, len(raw.defs))
+	for name, def := range raw.defs {
+		s := &spec.Schema{
+			VendorExtensible:   spec.VendorExtensible{Extensions: maps.Clone(def.Schema.Extensions)},
+			SchemaProps:        def.Schema.SchemaProps,
+			SwaggerSchemaProps: def.Schema.SwaggerSchemaProps,
 		}
-		for name, def := range defs {
-			s := &spec.Schema{
-				VendorExtensible:   spec.VendorExtensible{Extensions: maps.Clone(def.Schema.Extensions)},
-				SchemaProps:        def.Schema.SchemaProps,
-				SwaggerSchemaProps: def.Schema.SwaggerSchemaProps,
-			}
-			d.addGVKExtension(name, s)
-			// Types whose v3 schema Swagger 2.0 cannot express (IntOrString's
-			// oneOf, for one) carry their v2 schema in an extension; it
-			// replaces the v3 one whole, as upstream's v2 builder does.
-			if v2, ok := def.Schema.Extensions[common.ExtensionV2Schema].(spec.Schema); ok {
-				s = &v2
-			}
-			// kube-apiserver serves /openapi/v2 with defaults pruned.
-			d.v2.t.schemas[name] = handler.PruneDefaultsSchema(s)
-			d.v2.t.deps[name] = dependencies(def)
-		}
-	})
-	return &d.v2.t
+		delete(s.Extensions, common.ExtensionV2Schema)
+		out[name] = s
+	}
+	return out
 }
 
 func (d *Definitions) addGVKExtension(name string, s *spec.Schema) {

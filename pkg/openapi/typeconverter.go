@@ -16,13 +16,16 @@ import (
 //
 //	parser.Type("io.k8s.api.core.v1.ConfigMap").FromStructured(obj)
 //
-// It is built once, on first use, from the OpenAPI v3 schemas
+// It is built once, on first use, from the OpenAPI v3 definitions
 // (x-kubernetes-list-type, -list-map-keys, -map-type and the
 // patch-strategy extensions give lists and maps their merge semantics).
 // Unknown fields are not preserved: built-in types are closed.
 func (d *Definitions) Parser() (*typed.Parser, error) {
 	d.parserOnce.Do(func() {
-		s, err := schemaconv.ToSchemaFromOpenAPI(d.AllSchemas(), false)
+		d.v3.mu.Lock()
+		raw := d.v3.rawLocked()
+		d.v3.mu.Unlock()
+		s, err := schemaconv.ToSchemaFromOpenAPI(parserModels(raw), false)
 		if err != nil {
 			d.parserErr = fmt.Errorf("convert OpenAPI definitions to structured-merge-diff schema: %w", err)
 			return

@@ -323,6 +323,7 @@ func (c *Cacher) apply(changes []watch.Event) error {
 		}
 		entries[i] = e
 	}
+	c.shareWithCached(entries)
 	rv := entries[0].rv
 	now := c.cfg.Clock.Now()
 	c.mu.Lock()

@@ -40,6 +40,10 @@ type version struct {
 }
 
 type history struct {
+	// key is the key, shared by the key's events (one string per key,
+	// not one per write: the history holds every write's event until the
+	// next compaction).
+	key      string
 	versions []version // ascending by rev
 }
 
@@ -360,10 +364,11 @@ func (b *Backend) writeLocked(ev *event) uint64 {
 	ev.rev = b.rev
 	h := b.hist[ev.key]
 	if h == nil {
-		h = &history{}
+		h = &history{key: ev.key}
 		b.hist[ev.key] = h
 		b.keys.insert(ev.key)
 	}
+	ev.key = h.key
 	h.versions = append(h.versions, version{rev: ev.rev, data: ev.value})
 	b.events = append(b.events, ev)
 
