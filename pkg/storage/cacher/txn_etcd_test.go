@@ -217,6 +217,16 @@ func testMultiKeyTxn(t *testing.T, marked bool) {
 	r1 := txn(clientv3.OpDelete(etcdKey("a")), put("d", x), put("b", x), clientv3.OpDelete(etcdKey("c")))
 	e.waitRevision(r1)
 	want1 := []ev{{watch.Deleted, "a", r1}, {watch.Added, "d", r1}, {watch.Modified, "b", r1}, {watch.Deleted, "c", r1}}
+	// Unmarked, the cache is at a transaction's revision from its first
+	// event on and applies the others one by one: the reads below wait
+	// until the last one reached a watcher (events are sent once applied).
+	whole := func(want []ev) {
+		t.Helper()
+		if !marked {
+			all.expect(t, "watch of all", want)
+		}
+	}
+	whole(want1)
 
 	checkList := func(opts storage.ListOptions, rev uint64, names ...string) {
 		t.Helper()
@@ -263,6 +273,7 @@ func testMultiKeyTxn(t *testing.T, marked bool) {
 	}
 	r2 := txn(put("e", y), put("f", x), clientv3.OpDelete(etcdKey("d")))
 	e.waitRevision(r2)
+	whole(append(slices.Clone(want1), ev{watch.Added, "e", r2}, ev{watch.Added, "f", r2}, ev{watch.Deleted, "d", r2}))
 	checkList(storage.ListOptions{}, r2, "b", "e", "f")
 	next := &corev1.PodList{}
 	if err := c.GetList(ctx, "/pods", storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{Limit: 1, Continue: cont}}, next); err != nil {
