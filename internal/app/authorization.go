@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
@@ -224,6 +223,17 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		}); err != nil {
 			return fmt.Errorf("rbac: %w", err)
 		}
+		bindingAdded := make(chan struct{}, 1)
+		if _, err := factory.Rbac().V1().ClusterRoleBindings().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(any) {
+				select {
+				case bindingAdded <- struct{}{}:
+				default:
+				}
+			},
+		}); err != nil {
+			return fmt.Errorf("rbac: %w", err)
+		}
 		if c.NodeGraph != nil {
 			if err := node.Populate(c.NodeGraph, factory); err != nil {
 				return err
@@ -255,7 +265,24 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		// first sync runs here, once the informer has seen every
 		// bootstrap ClusterRole, so that when the server is ready the
 		// aggregated roles hold their rules.
-		if !awaitListed(ctx, lister.ClusterRoles, kick, 5*time.Second) {
+		roles := make([]string, 0, 80)
+		for _, r := range rbac.ClusterRoles() {
+			roles = append(roles, r.Name)
+		}
+		if !awaitListed(ctx, func(name string) bool { _, err := lister.ClusterRoles.Get(name); return err == nil }, roles, kick, 5*time.Second) {
+			factory.Shutdown()
+			return ctx.Err()
+		}
+		// Ready also means the authorizer sees the bootstrap bindings: a
+		// request right after /readyz said ok (a service account reading
+		// /.well-known/openid-configuration through
+		// system:service-account-issuer-discovery, say) was denied while
+		// the informer had not yet seen its binding.
+		var bindings []string
+		for _, b := range rbac.ClusterRoleBindings() {
+			bindings = append(bindings, b.Name)
+		}
+		if !awaitListed(ctx, func(name string) bool { _, err := lister.ClusterRoleBindings.Get(name); return err == nil }, bindings, bindingAdded, 5*time.Second) {
 			factory.Shutdown()
 			return ctx.Err()
 		}
@@ -282,15 +309,15 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 	})
 }
 
-// awaitListed waits until lister holds every bootstrap ClusterRole (kick
-// is signalled at each change), at most max; false if ctx ended first.
-func awaitListed(ctx context.Context, lister rbaclisters.ClusterRoleLister, kick <-chan struct{}, max time.Duration) bool {
+// awaitListed waits until has holds for every name (kick is signalled at
+// each change of what has reads), at most max; false if ctx ended first.
+func awaitListed(ctx context.Context, has func(name string) bool, names []string, kick <-chan struct{}, max time.Duration) bool {
 	deadline := time.NewTimer(max)
 	defer deadline.Stop()
-	pending := rbac.ClusterRoles()
+	pending := names
 	for {
 		for len(pending) > 0 {
-			if _, err := lister.Get(pending[0].Name); err != nil {
+			if !has(pending[0]) {
 				break
 			}
 			pending = pending[1:]
@@ -302,7 +329,7 @@ func awaitListed(ctx context.Context, lister rbaclisters.ClusterRoleLister, kick
 		case <-ctx.Done():
 			return false
 		case <-deadline.C:
-			return true // the aggregation loop catches up
+			return true // the informers catch up
 		case <-kick:
 		}
 	}
