@@ -293,7 +293,7 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	// 2000), not client-go's default 5/s, which a test filling the server
 	// would wait on.
 	s.Config.QPS, s.Config.Burst = 1000, 2000
-	if err := s.waitReady(head.Handler(), cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
+	if err := s.waitReady(head.Handler(), head.PostStartHooksFinished(), cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
 		_ = s.Stop()
 		return nil, err
 	}
@@ -364,20 +364,27 @@ func setVersion(cfg *app.Config, sv *utilversion.Version) {
 // chain (authenticated with the server's loopback token), until it answers
 // 200. In-process, the check needs no TLS handshake, and leaves no client
 // connection that the server's graceful shutdown would wait on.
-func (s *Server) waitReady(h http.Handler, token string, timeout time.Duration) error {
+//
+// /readyz cannot pass before every post-start hook has returned (each is
+// one of its checks): until hooksDone is closed the wait is for it, not a
+// poll (a poll's sleep added up to 10 ms to a start); after it, /readyz is
+// asked again as its other checks (storage, informers) may lag.
+func (s *Server) waitReady(h http.Handler, hooksDone <-chan struct{}, token string, timeout time.Duration) error {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	var last string
+	select {
+	case <-hooksDone:
+	case <-s.finished:
+		return fmt.Errorf("server exited before ready: %v", s.runErr)
+	case <-deadline.C:
+		_, last := s.readyz(h, token)
+		return fmt.Errorf("not ready within %v (post-start hooks not finished): last /readyz: %s", timeout, last)
+	}
 	for wait := 200 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
-		req := httptest.NewRequest(http.MethodGet, "/readyz", nil)
-		req.RemoteAddr = "127.0.0.1:0"
-		req.Header.Set("Authorization", "Bearer "+token)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code == http.StatusOK {
+		ok, last := s.readyz(h, token)
+		if ok {
 			return nil
 		}
-		last = fmt.Sprintf("%d %s", rec.Code, rec.Body.Bytes())
 		select {
 		case <-s.finished:
 			return fmt.Errorf("server exited before ready: %v", s.runErr)
@@ -386,6 +393,16 @@ func (s *Server) waitReady(h http.Handler, token string, timeout time.Duration) 
 		case <-time.After(wait):
 		}
 	}
+}
+
+// readyz asks /readyz once: true on 200, else the status and body.
+func (s *Server) readyz(h http.Handler, token string) (bool, string) {
+	req := httptest.NewRequest(http.MethodGet, "/readyz", nil)
+	req.RemoteAddr = "127.0.0.1:0"
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code == http.StatusOK, fmt.Sprintf("%d %s", rec.Code, rec.Body.Bytes())
 }
 
 // Stop shuts the server down as SIGTERM does (graceful termination) and

@@ -206,6 +206,10 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		if err != nil {
 			return fmt.Errorf("rbac: %w", err)
 		}
+		create, err := c.bootstrapCreator(loopback)
+		if err != nil {
+			return err
+		}
 		factory := informers.NewSharedInformerFactory(client, 0)
 		lister := rbac.NewInformerLister(factory)
 		agg := &rbac.Aggregator{Client: client, Lister: lister.ClusterRoles, Logger: c.Logger}
@@ -247,7 +251,7 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		}
 		c.RBAC.SetLister(lister)
 		for {
-			err := rbac.Reconcile(ctx, client)
+			err := rbac.ReconcileWith(ctx, client, create)
 			if err == nil {
 				break
 			}

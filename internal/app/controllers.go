@@ -78,6 +78,9 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 		ClusterSigners:         signers,
 
 		ResourceQuotaSyncPeriod: c.Options.ResourceQuota.SyncPeriod,
+		// The controllers readiness does not wait for start once the
+		// server is ready (every post-start hook done).
+		StartDeferred: head.PostStartHooksFinished(),
 	})
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -243,3 +244,72 @@ func (b *pipeBody) Close() error {
 	b.cancel()
 	return b.PipeReader.Close()
 }
+
+// serve serves req, a request that is not a watch, in the calling
+// goroutine and returns the status and body the handler wrote (see
+// inProcessTransport: the same handler chain, refused once the server
+// stopped listening, tracked until it returns).
+func (t *inProcessTransport) serve(req *http.Request) (int, []byte, error) {
+	select {
+	case <-t.stopped:
+		closeBody(req)
+		return 0, nil, errLoopbackStopped
+	default:
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	defer cancel()
+	id, ok := t.track(cancel)
+	if !ok {
+		closeBody(req)
+		return 0, nil, errLoopbackStopped
+	}
+	defer t.untrack(id)
+	w := &bufferWriter{header: http.Header{}}
+	if err := serveRecovering(t.handler, w, serverRequest(ctx, req)); err != nil {
+		return 0, nil, err
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.status, w.body.Bytes(), nil
+}
+
+// serveRecovering runs h, turning a panic (http.ErrAbortHandler from the
+// timeout filter among them) into an error, as net/http's server aborts
+// the response.
+func serveRecovering(h http.Handler, w http.ResponseWriter, req *http.Request) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("in-process loopback: handler aborted: %v", p)
+		}
+	}()
+	h.ServeHTTP(w, req)
+	_ = req.Body.Close()
+	return nil
+}
+
+// bufferWriter is serve's response writer: the first status written and
+// the body.
+type bufferWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *bufferWriter) Header() http.Header { return w.header }
+
+func (w *bufferWriter) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+}
+
+func (w *bufferWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.body.Write(p)
+}
+
+// Flush implements http.Flusher (the body is already in the buffer).
+func (w *bufferWriter) Flush() {}

@@ -129,3 +129,46 @@ func TestInProcessTransportAbort(t *testing.T) {
 	}
 	tr.close()
 }
+
+// serve answers in the caller's goroutine with the status and body the
+// handler wrote (a status written twice keeps the first), turns a handler's
+// panic into an error, and refuses requests once the server stopped
+// listening.
+func TestInProcessTransportServe(t *testing.T) {
+	tr, stopped := newTestTransport(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/panic":
+			panic(http.ErrAbortHandler)
+		case "/plain":
+			_, _ = io.WriteString(w, "no status written")
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		if r.RequestURI != "/apis/x/v1/things" || r.Host != "127.0.0.1:6443" || r.Header.Get("Authorization") != "Bearer tok" {
+			t.Errorf("server request: RequestURI %q, Host %q, headers %v", r.RequestURI, r.Host, r.Header)
+		}
+		w.WriteHeader(http.StatusConflict)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(append([]byte("got "), body...))
+	}))
+	req, _ := http.NewRequest(http.MethodPost, "https://127.0.0.1:6443/apis/x/v1/things", strings.NewReader("hello"))
+	req.Header.Set("Authorization", "Bearer tok")
+	status, body, err := tr.serve(req)
+	if err != nil || status != http.StatusConflict || string(body) != "got hello" {
+		t.Fatalf("serve: got %d %q %v, want 409 \"got hello\" <nil>", status, body, err)
+	}
+	req, _ = http.NewRequest(http.MethodGet, "https://127.0.0.1:6443/plain", nil)
+	if status, body, err := tr.serve(req); err != nil || status != http.StatusOK || string(body) != "no status written" {
+		t.Fatalf("serve without WriteHeader: got %d %q %v, want 200", status, body, err)
+	}
+	req, _ = http.NewRequest(http.MethodGet, "https://127.0.0.1:6443/panic", nil)
+	if _, _, err := tr.serve(req); err == nil || !strings.Contains(err.Error(), "handler aborted") {
+		t.Fatalf("serve of a panicking handler: got %v, want a handler-aborted error", err)
+	}
+	close(stopped)
+	req, _ = http.NewRequest(http.MethodGet, "https://127.0.0.1:6443/plain", nil)
+	if _, _, err := tr.serve(req); !errors.Is(err, errLoopbackStopped) {
+		t.Fatalf("serve after the server stopped listening: got %v, want %v", err, errLoopbackStopped)
+	}
+	tr.close()
+}

@@ -51,6 +51,10 @@ type GenericServer struct {
 	preShutdownHooks       map[string]preShutdownHookEntry
 	preShutdownHooksCalled bool
 
+	// postStartHooksDone is closed once every hook the server ran
+	// returned nil (see PostStartHooksFinished).
+	postStartHooksDone chan struct{}
+
 	healthLock         sync.Mutex
 	healthzChecks      []healthz.HealthChecker
 	livezChecks        []healthz.HealthChecker
@@ -82,6 +86,7 @@ func (c CompletedConfig) New(name string, delegate DelegationTarget) (*GenericSe
 		cfg:                c,
 		delegate:           delegate,
 		postStartHooks:     map[string]postStartHookEntry{},
+		postStartHooksDone: make(chan struct{}),
 		preShutdownHooks:   map[string]preShutdownHookEntry{},
 		healthzChecks:      append([]healthz.HealthChecker(nil), c.HealthzChecks...),
 		livezChecks:        append([]healthz.HealthChecker(nil), c.LivezChecks...),

@@ -100,10 +100,34 @@ func (s *GenericServer) runPostStartHooks(ctx context.Context, r *runGroup) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	done := make([]<-chan struct{}, 0, len(names))
 	for _, name := range names {
 		entry := s.postStartHooks[name]
+		done = append(done, entry.done)
 		r.goTracked(func() { s.runPostStartHook(ctx, name, entry) })
 	}
+	r.goTracked(func() {
+		for _, ch := range done {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			case <-r.aborted:
+				return
+			}
+		}
+		close(s.postStartHooksDone)
+	})
+}
+
+// PostStartHooksFinished is closed once every post-start hook the server
+// ran (the head runs those of the whole chain) has returned nil. It is
+// never closed if a hook fails, if the server stops first, or on a server
+// that is not the head of a running chain. Waiters use it instead of
+// polling the poststarthook/<name> checks; /readyz may still wait for
+// its other checks.
+func (s *GenericServer) PostStartHooksFinished() <-chan struct{} {
+	return s.postStartHooksDone
 }
 
 func (s *GenericServer) runPostStartHook(ctx context.Context, name string, entry postStartHookEntry) {

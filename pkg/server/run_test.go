@@ -207,3 +207,62 @@ func TestRunLeavesNoGoroutines(t *testing.T) {
 		t.Fatalf("signals %v: every shutdown signal fires before Run returns", tc.rec.order())
 	}
 }
+
+// PostStartHooksFinished closes once every hook of the chain returned nil,
+// not while one still runs; a server stopped first never closes it, and
+// its waiter is one of Run's goroutines (gone when Run returns).
+func TestPostStartHooksFinished(t *testing.T) {
+	for _, stopFirst := range []bool{false, true} {
+		t.Run(map[bool]string{false: "hooks return", true: "stopped first"}[stopFirst], func(t *testing.T) {
+			tc := newTestChain(t, nil)
+			close(tc.extSignal)
+			release := make(chan struct{})
+			if err := tc.head.AddPostStartHook("quick", func(context.Context) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.head.AddPostStartHook("held", func(ctx context.Context) error {
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			finished := tc.head.PostStartHooksFinished()
+			ctx, stop := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- tc.head.PrepareRun().Run(ctx) }()
+			select {
+			case <-finished:
+				t.Fatal("closed while the hook \"held\" was still running")
+			case <-time.After(100 * time.Millisecond):
+			}
+			if stopFirst {
+				stop()
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-finished:
+					t.Fatal("closed although a hook never returned")
+				default:
+				}
+				assertNoRunGoroutines(t)
+				return
+			}
+			close(release)
+			select {
+			case <-finished:
+			case <-time.After(10 * time.Second):
+				t.Fatal("not closed after every hook returned")
+			}
+			stop()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			assertNoRunGoroutines(t)
+		})
+	}
+}

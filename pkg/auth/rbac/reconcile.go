@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -22,6 +23,21 @@ import (
 // a binding whose roleRef differs is recreated. Roles and bindings in a
 // namespace that does not exist are skipped with an error.
 func Reconcile(ctx context.Context, c kubernetes.Interface) error {
+	return ReconcileWith(ctx, c, nil)
+}
+
+// Creator writes one new object of the bootstrap policy (a ClusterRole,
+// ClusterRoleBinding, Role or RoleBinding) and returns the API's error;
+// the reconciler reads nothing back from a create.
+type Creator func(ctx context.Context, obj runtime.Object) error
+
+// ReconcileWith is Reconcile with the missing objects written by create
+// (nil: c's typed clients). Reads, updates and a binding's recreation go
+// through c.
+func ReconcileWith(ctx context.Context, c kubernetes.Interface, create Creator) error {
+	if create == nil {
+		create = clientCreator(c)
+	}
 	// What exists is read with one list per kind rather than one GET per
 	// object: on a restart nothing else is sent when nothing changed.
 	crs, err := c.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
@@ -47,21 +63,41 @@ func Reconcile(ctx context.Context, c kubernetes.Interface) error {
 	var work []func() error
 	for _, want := range ClusterRoles() {
 		have := haveCR[want.Name]
-		work = append(work, func() error { return reconcileClusterRole(ctx, c, want, have) })
+		work = append(work, func() error { return reconcileClusterRole(ctx, c, create, want, have) })
 	}
 	for _, want := range ClusterRoleBindings() {
 		have := haveCRB[want.Name]
-		work = append(work, func() error { return reconcileClusterRoleBinding(ctx, c, want, have) })
+		work = append(work, func() error { return reconcileClusterRoleBinding(ctx, c, create, want, have) })
 	}
 	for _, want := range Roles() {
 		have := haveR[want.Namespace+"/"+want.Name]
-		work = append(work, func() error { return reconcileRole(ctx, c, want, have) })
+		work = append(work, func() error { return reconcileRole(ctx, c, create, want, have) })
 	}
 	for _, want := range RoleBindings() {
 		have := haveRB[want.Namespace+"/"+want.Name]
-		work = append(work, func() error { return reconcileRoleBinding(ctx, c, want, have) })
+		work = append(work, func() error { return reconcileRoleBinding(ctx, c, create, want, have) })
 	}
 	return errors.Join(parallel.Run(reconcileWorkers, work)...)
+}
+
+// clientCreator creates through c's typed clients.
+func clientCreator(c kubernetes.Interface) Creator {
+	return func(ctx context.Context, obj runtime.Object) error {
+		var err error
+		switch o := obj.(type) {
+		case *rbacv1.ClusterRole:
+			_, err = c.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.ClusterRoleBinding:
+			_, err = c.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.Role:
+			_, err = c.RbacV1().Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.RoleBinding:
+			_, err = c.RbacV1().RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		default:
+			err = fmt.Errorf("rbac bootstrap: cannot create a %T", obj)
+		}
+		return err
+	}
 }
 
 // byKey indexes items by key.
@@ -114,10 +150,10 @@ func addMissingRules(have, want []rbacv1.PolicyRule) ([]rbacv1.PolicyRule, bool)
 	return append(have, compact(missing)...), true
 }
 
-func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, want rbacv1.ClusterRole, have *rbacv1.ClusterRole) error {
+func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, create Creator, want rbacv1.ClusterRole, have *rbacv1.ClusterRole) error {
 	api := c.RbacV1().ClusterRoles()
 	if have == nil {
-		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
+		err := create(ctx, &want)
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
@@ -151,10 +187,10 @@ func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, want rbac
 	return wrap("update clusterrole", want.Name, err)
 }
 
-func reconcileRole(ctx context.Context, c kubernetes.Interface, want rbacv1.Role, have *rbacv1.Role) error {
+func reconcileRole(ctx context.Context, c kubernetes.Interface, create Creator, want rbacv1.Role, have *rbacv1.Role) error {
 	api := c.RbacV1().Roles(want.Namespace)
 	if have == nil {
-		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
+		err := create(ctx, &want)
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
@@ -186,10 +222,10 @@ func addMissingSubjects(have, want []rbacv1.Subject) ([]rbacv1.Subject, bool) {
 	return have, changed
 }
 
-func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, want rbacv1.ClusterRoleBinding, have *rbacv1.ClusterRoleBinding) error {
+func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, create Creator, want rbacv1.ClusterRoleBinding, have *rbacv1.ClusterRoleBinding) error {
 	api := c.RbacV1().ClusterRoleBindings()
 	if have == nil {
-		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
+		err := create(ctx, &want)
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
@@ -218,11 +254,11 @@ func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, wa
 	return wrap("update clusterrolebinding", want.Name, err)
 }
 
-func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, want rbacv1.RoleBinding, have *rbacv1.RoleBinding) error {
+func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, create Creator, want rbacv1.RoleBinding, have *rbacv1.RoleBinding) error {
 	api := c.RbacV1().RoleBindings(want.Namespace)
 	name := want.Namespace + "/" + want.Name
 	if have == nil {
-		_, err := api.Create(ctx, &want, metav1.CreateOptions{})
+		err := create(ctx, &want)
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}

@@ -1,11 +1,18 @@
 package rbac_test
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -113,5 +120,55 @@ func TestReconcileRepairsPolicy(t *testing.T) {
 	}
 	if after.ResourceVersion != before.ResourceVersion {
 		t.Errorf("second Reconcile rewrote ClusterRole %s (resourceVersion %s -> %s)", repaired.Name, before.ResourceVersion, after.ResourceVersion)
+	}
+}
+
+// ReconcileWith writes exactly the missing objects through its Creator
+// (the rest of the policy is read and left alone), and an AlreadyExists
+// from it counts as done, as from the typed client.
+func TestReconcileWithCreator(t *testing.T) {
+	srv := kapitest.Start(t)
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	ctx := t.Context()
+	waitFor(t, "the bootstrap policy", func() bool { return rbac.Reconcile(ctx, cs) == nil })
+	cr, rb := rbac.ClusterRoles()[0], rbac.RoleBindings()[0]
+	if err := cs.RbacV1().ClusterRoles().Delete(ctx, cr.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.RbacV1().RoleBindings(rb.Namespace).Delete(ctx, rb.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var created []string
+	create := func(ctx context.Context, obj runtime.Object) error {
+		mu.Lock()
+		defer mu.Unlock()
+		switch o := obj.(type) {
+		case *rbacv1.ClusterRole:
+			created = append(created, "ClusterRole "+o.Name)
+			_, err := cs.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+			return err
+		case *rbacv1.RoleBinding:
+			created = append(created, "RoleBinding "+o.Namespace+"/"+o.Name)
+			// Created by someone else meanwhile: the reconciler takes it.
+			if _, err := cs.RbacV1().RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			return apierrors.NewAlreadyExists(rbacv1.Resource("rolebindings"), o.Name)
+		default:
+			created = append(created, fmt.Sprintf("%T", obj))
+			return nil
+		}
+	}
+	if err := rbac.ReconcileWith(ctx, cs, create); err != nil {
+		t.Fatalf("ReconcileWith: %v", err)
+	}
+	sort.Strings(created)
+	want := []string{"ClusterRole " + cr.Name, "RoleBinding " + rb.Namespace + "/" + rb.Name}
+	if !slices.Equal(created, want) {
+		t.Fatalf("created through the Creator: %q, want %q", created, want)
+	}
+	if _, err := cs.RbacV1().ClusterRoles().Get(ctx, cr.Name, metav1.GetOptions{}); err != nil {
+		t.Fatalf("ClusterRole %s after ReconcileWith: %v", cr.Name, err)
 	}
 }

@@ -249,8 +249,18 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 	ec.QuotaBackendBytes = cfg.QuotaBackendBytes
 	ec.MaxRequestBytes = maxReq
 	ec.EnableGRPCGateway = false
+	// A single member elects itself once its election timeout passes:
+	// etcd fast-forwards a one-member cluster's election clock to one
+	// tick short of ElectionMs (server.adjustTicks), then waits out
+	// raft's randomized timeout (ElectionMs up to 2×ElectionMs), so the
+	// member campaigns 1 to ElectionMs/TickMs ticks after the start:
+	// 10–100 ms with 100 ms, 10–50 ms with 50 ms, the shortest etcd
+	// accepts (5 × TickMs). The tick stays 10 ms, so an idle server wakes
+	// no more often. With no peer, no heartbeat can be missed: the
+	// timeout only decides how soon the member leads. (Clustered
+	// members use etcd's defaults, below.)
 	ec.TickMs = 10
-	ec.ElectionMs = 100
+	ec.ElectionMs = 50
 	ec.AutoCompactionRetention = "0" // kapi compacts (etcd3.StartCompactor)
 	if cfg.WatchProgressNotifyInterval > 0 {
 		ec.WatchProgressNotifyInterval = cfg.WatchProgressNotifyInterval
