@@ -207,13 +207,22 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 	defer close(w.result)
 	defer w.Stop()
 
+	// ctx ending stops the watch as Stop does, so that the loops below
+	// wait on one channel (done) rather than two: a select's cost grows
+	// with its channels, and with many watchers it is paid per event and
+	// watcher.
+	stopOnCtx := context.AfterFunc(ctx, w.terminate)
+	defer stopOnCtx()
 	send := func(ev watch.Event) bool {
+		select {
+		case w.result <- ev: // the reader is waiting: no select over two channels
+			return true
+		default:
+		}
 		select {
 		case w.result <- ev:
 			return true
 		case <-w.done:
-			return false
-		case <-ctx.Done():
 			return false
 		}
 	}
@@ -263,8 +272,6 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 		case <-beforeDeadline:
 			w.c.sendBookmarkTo(w)
 		case <-w.done:
-			return
-		case <-ctx.Done():
 			return
 		}
 	}

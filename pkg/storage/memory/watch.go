@@ -161,13 +161,22 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 	defer close(w.result)
 	defer w.Stop()
 
+	// ctx ending stops the watch as Stop does, so that the loops below
+	// wait on one channel (done) rather than two: a select's cost grows
+	// with its channels, and with many watchers it is paid per event and
+	// watcher.
+	stopOnCtx := context.AfterFunc(ctx, func() { w.stopOnce.Do(func() { close(w.done) }) })
+	defer stopOnCtx()
 	send := func(e watch.Event) bool {
+		select {
+		case w.result <- e: // the reader is waiting: no select over two channels
+			return true
+		default:
+		}
 		select {
 		case w.result <- e:
 			return true
 		case <-w.done:
-			return false
-		case <-ctx.Done():
 			return false
 		}
 	}
@@ -217,8 +226,6 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 		select {
 		case <-w.done:
 			return
-		case <-ctx.Done():
-			return
 		default:
 		}
 		if ev, ok := w.in.pop(); ok {
@@ -232,8 +239,6 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 		case <-beforeDeadline:
 			w.s.b.sendBookmarkTo(w)
 		case <-w.done:
-			return
-		case <-ctx.Done():
 			return
 		}
 	}
