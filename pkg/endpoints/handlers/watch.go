@@ -17,6 +17,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
@@ -82,9 +83,10 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 	}
 	defer cancel()
 
-	watchCtx := wctx
+	// The events are read by Stream where the watch can (eventStreamer).
+	watchCtx := storage.WithStreamedWatch(wctx)
 	if s.SharedWatchObjects {
-		watchCtx = cacheable.WithObjects(wctx)
+		watchCtx = cacheable.WithObjects(watchCtx)
 	}
 	wi, err := watcher.Watch(watchCtx, opts)
 	if err != nil {
@@ -111,6 +113,9 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 		eventEncoder: eventEncoder,
 		out:          framer.NewFrameWriter(w),
 		sent:         s.Metrics.WatchEvents(s.Kind),
+	}
+	if st, ok := wi.(eventStreamer); ok && e.stream(st, rc) {
+		return nil
 	}
 	ch := wi.ResultChan()
 	for {
@@ -151,6 +156,46 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 // maxWatchBatch bounds the events written between two flushes, so the
 // first of a long run is not held back.
 const maxWatchBatch = 64
+
+// eventStreamer is a watch that can deliver its events by calling its
+// reader back on the reader's goroutine (the watch cache's watchers do):
+// send gets each event in order, idle is called whenever none is waiting;
+// either returning false ends the watch. Stream returns when the watch is
+// over, or false at once if it cannot stream (the events then come on
+// ResultChan).
+type eventStreamer interface {
+	Stream(send func(watch.Event) bool, idle func() bool) bool
+}
+
+// stream writes the events of st as serveWatch's loop writes those of a
+// result channel: each event framed as it comes, one flush when none is
+// waiting or after maxWatchBatch events. It saves waking a second
+// goroutine per event. false: st could not stream, nothing was written.
+func (e *watchEncoder) stream(st eventStreamer, rc *http.ResponseController) bool {
+	unflushed := 0
+	flush := func() bool {
+		if unflushed == 0 {
+			return true
+		}
+		unflushed = 0
+		return rc.Flush() == nil
+	}
+	if !st.Stream(func(ev watch.Event) bool {
+		if err := e.encode(ev); err != nil {
+			e.scope.logger().Debug("watch stream ended", "err", err)
+			return false
+		}
+		unflushed++
+		if unflushed == maxWatchBatch {
+			return flush()
+		}
+		return true
+	}, flush) {
+		return false
+	}
+	flush()
+	return true
+}
 
 // watchEncoder writes watch events.
 type watchEncoder struct {
