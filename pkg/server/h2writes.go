@@ -195,11 +195,11 @@ func (c *batchingConn) drained() <-chan struct{} { return c.closed }
 // (x/net marks user-chosen schedulers deprecated for the HTTP/2 server
 // of Go 1.27's net/http, which ignores them; kapi builds with Go 1.26.)
 //
-// The connection: writes go through a batchingConn. It replaces the "h2" entry of srv.TLSNextProto with one
-// that does what x/net/http2's does (serve the connection with srv as the
-// base configuration and net/http's connection context) on the wrapped
-// connection, and returns only once its writes are done: net/http closes
-// the raw connection after that.
+// The connection: writes go through a batchingConn. The "h2" entry of
+// srv.TLSNextProto is replaced with one that does what x/net/http2's does
+// (serve the connection with srv as the base configuration and net/http's
+// connection context) on the wrapped connection, and returns only once
+// its writes are done: net/http closes the raw connection after that.
 func tuneHTTP2Writes(srv *http.Server, h2 *http2.Server) {
 	h2.NewWriteScheduler = http2.NewRandomWriteScheduler
 	srv.TLSNextProto[http2.NextProtoTLS] = func(hs *http.Server, tc *tls.Conn, h http.Handler) {
