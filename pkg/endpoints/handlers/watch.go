@@ -205,10 +205,10 @@ type watchEncoder struct {
 	tableOpts  *metav1.TableOptions
 	objEncoder runtime.Encoder
 	// objID names objEncoder's output for shared objects' caches;
-	// eventIDs name the whole event's (objEncoder's object in
-	// eventEncoder's WatchEvent of that type), one per event type.
+	// sharedEvents, built on first use, say how a whole event of each
+	// type is encoded for those caches.
 	objID        runtime.Identifier
-	eventIDs     map[watch.EventType]runtime.Identifier
+	sharedEvents []sharedEventEncoding
 	eventEncoder runtime.Encoder
 	out          io.Writer
 	obj, event   bytes.Buffer
@@ -230,17 +230,37 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// eventID names the encoding of a whole event of type t by this encoder.
-func (e *watchEncoder) eventID(t watch.EventType) runtime.Identifier {
-	id, ok := e.eventIDs[t]
-	if !ok {
-		id = runtime.Identifier(string(e.objID) + ";event=" + string(e.eventEncoder.Identifier()) + ";type=" + string(t))
-		if e.eventIDs == nil {
-			e.eventIDs = make(map[watch.EventType]runtime.Identifier, 4)
+// sharedEventEncoding is how an encoder encodes a whole event of one
+// type around a shared object: id names the result in the object's cache
+// (objEncoder's object in eventEncoder's WatchEvent of that type), encode
+// produces it. Built once per type and encoder, not per event: a watcher
+// writes every event of a fan-out, and a map lookup keyed by the long id
+// and a closure per event showed in its profile.
+type sharedEventEncoding struct {
+	typ    watch.EventType
+	id     runtime.Identifier
+	encode func(runtime.Object, io.Writer) error
+}
+
+// sharedEvent returns this encoder's sharedEventEncoding for type t.
+func (e *watchEncoder) sharedEvent(t watch.EventType) *sharedEventEncoding {
+	for i := range e.sharedEvents {
+		if e.sharedEvents[i].typ == t {
+			return &e.sharedEvents[i]
 		}
-		e.eventIDs[t] = id
 	}
-	return id
+	e.sharedEvents = append(e.sharedEvents, sharedEventEncoding{
+		typ: t,
+		id:  runtime.Identifier(string(e.objID) + ";event=" + string(e.eventEncoder.Identifier()) + ";type=" + string(t)),
+		encode: func(obj runtime.Object, w io.Writer) error {
+			var objBuf bytes.Buffer
+			if err := e.objEncoder.Encode(obj, &objBuf); err != nil {
+				return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
+			}
+			return e.encodeEvent(t, objBuf.Bytes(), w)
+		},
+	})
+	return &e.sharedEvents[len(e.sharedEvents)-1]
 }
 
 func (e *watchEncoder) encode(ev watch.Event) error {
@@ -252,13 +272,8 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 		// in one piece: one frame. Its object is the shared object's
 		// copy (see cacheable), encoded only inside the event.
 		e.counted = countingWriter{w: e.out}
-		if err := shared.CacheEncode(e.eventID(ev.Type), func(obj runtime.Object, w io.Writer) error {
-			var objBuf bytes.Buffer
-			if err := e.objEncoder.Encode(obj, &objBuf); err != nil {
-				return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
-			}
-			return e.encodeEvent(ev.Type, objBuf.Bytes(), w)
-		}, &e.counted); err != nil {
+		se := e.sharedEvent(ev.Type)
+		if err := shared.CacheEncode(se.id, se.encode, &e.counted); err != nil {
 			return err
 		}
 		e.sent.Sent(e.counted.n)
