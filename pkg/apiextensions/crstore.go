@@ -62,6 +62,16 @@ func (w *trackedWatch) Stop() {
 	w.done()
 }
 
+// Stream lets the watch handler read the tracked watch's events on its
+// own goroutine when the watch can deliver them that way (the watch
+// cache's can; see handlers.eventStreamer); false: use ResultChan.
+func (w *trackedWatch) Stream(send func(watch.Event) bool, idle func() bool) bool {
+	s, ok := w.Interface.(interface {
+		Stream(send func(watch.Event) bool, idle func() bool) bool
+	})
+	return ok && s.Stream(send, idle)
+}
+
 // watchSet cancels the contexts of the watches it tracks when closed;
 // watches started after that end at once.
 type watchSet struct {

@@ -153,6 +153,7 @@ func (s *SecureServingInfo) serve(handler http.Handler, shutdownTimeout time.Dur
 		if err := http2.ConfigureServer(srv, h2); err != nil {
 			return nil, nil, fmt.Errorf("configure http2: %w", err)
 		}
+		tuneHTTP2Writes(srv, h2)
 	}
 	return runServer(srv, s.Listener, shutdownTimeout, stopCh, r, logger)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
@@ -82,9 +83,10 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 	}
 	defer cancel()
 
-	watchCtx := wctx
+	// The events are read by Stream where the watch can (eventStreamer).
+	watchCtx := storage.WithStreamedWatch(wctx)
 	if s.SharedWatchObjects {
-		watchCtx = cacheable.WithObjects(wctx)
+		watchCtx = cacheable.WithObjects(watchCtx)
 	}
 	wi, err := watcher.Watch(watchCtx, opts)
 	if err != nil {
@@ -111,6 +113,9 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 		eventEncoder: eventEncoder,
 		out:          framer.NewFrameWriter(w),
 		sent:         s.Metrics.WatchEvents(s.Kind),
+	}
+	if st, ok := wi.(eventStreamer); ok && e.stream(st, rc) {
+		return nil
 	}
 	ch := wi.ResultChan()
 	for {
@@ -152,6 +157,46 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 // first of a long run is not held back.
 const maxWatchBatch = 64
 
+// eventStreamer is a watch that can deliver its events by calling its
+// reader back on the reader's goroutine (the watch cache's watchers do):
+// send gets each event in order, idle is called whenever none is waiting;
+// either returning false ends the watch. Stream returns when the watch is
+// over, or false at once if it cannot stream (the events then come on
+// ResultChan).
+type eventStreamer interface {
+	Stream(send func(watch.Event) bool, idle func() bool) bool
+}
+
+// stream writes the events of st as serveWatch's loop writes those of a
+// result channel: each event framed as it comes, one flush when none is
+// waiting or after maxWatchBatch events. It saves waking a second
+// goroutine per event. false: st could not stream, nothing was written.
+func (e *watchEncoder) stream(st eventStreamer, rc *http.ResponseController) bool {
+	unflushed := 0
+	flush := func() bool {
+		if unflushed == 0 {
+			return true
+		}
+		unflushed = 0
+		return rc.Flush() == nil
+	}
+	if !st.Stream(func(ev watch.Event) bool {
+		if err := e.encode(ev); err != nil {
+			e.scope.logger().Debug("watch stream ended", "err", err)
+			return false
+		}
+		unflushed++
+		if unflushed == maxWatchBatch {
+			return flush()
+		}
+		return true
+	}, flush) {
+		return false
+	}
+	flush()
+	return true
+}
+
 // watchEncoder writes watch events.
 type watchEncoder struct {
 	scope      *RequestScope
@@ -160,10 +205,10 @@ type watchEncoder struct {
 	tableOpts  *metav1.TableOptions
 	objEncoder runtime.Encoder
 	// objID names objEncoder's output for shared objects' caches;
-	// eventIDs name the whole event's (objEncoder's object in
-	// eventEncoder's WatchEvent of that type), one per event type.
+	// sharedEvents, built on first use, say how a whole event of each
+	// type is encoded for those caches.
 	objID        runtime.Identifier
-	eventIDs     map[watch.EventType]runtime.Identifier
+	sharedEvents []sharedEventEncoding
 	eventEncoder runtime.Encoder
 	out          io.Writer
 	obj, event   bytes.Buffer
@@ -185,17 +230,37 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// eventID names the encoding of a whole event of type t by this encoder.
-func (e *watchEncoder) eventID(t watch.EventType) runtime.Identifier {
-	id, ok := e.eventIDs[t]
-	if !ok {
-		id = runtime.Identifier(string(e.objID) + ";event=" + string(e.eventEncoder.Identifier()) + ";type=" + string(t))
-		if e.eventIDs == nil {
-			e.eventIDs = make(map[watch.EventType]runtime.Identifier, 4)
+// sharedEventEncoding is how an encoder encodes a whole event of one
+// type around a shared object: id names the result in the object's cache
+// (objEncoder's object in eventEncoder's WatchEvent of that type), encode
+// produces it. Built once per type and encoder, not per event: a watcher
+// writes every event of a fan-out, and a map lookup keyed by the long id
+// and a closure per event showed in its profile.
+type sharedEventEncoding struct {
+	typ    watch.EventType
+	id     runtime.Identifier
+	encode func(runtime.Object, io.Writer) error
+}
+
+// sharedEvent returns this encoder's sharedEventEncoding for type t.
+func (e *watchEncoder) sharedEvent(t watch.EventType) *sharedEventEncoding {
+	for i := range e.sharedEvents {
+		if e.sharedEvents[i].typ == t {
+			return &e.sharedEvents[i]
 		}
-		e.eventIDs[t] = id
 	}
-	return id
+	e.sharedEvents = append(e.sharedEvents, sharedEventEncoding{
+		typ: t,
+		id:  runtime.Identifier(string(e.objID) + ";event=" + string(e.eventEncoder.Identifier()) + ";type=" + string(t)),
+		encode: func(obj runtime.Object, w io.Writer) error {
+			var objBuf bytes.Buffer
+			if err := e.objEncoder.Encode(obj, &objBuf); err != nil {
+				return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
+			}
+			return e.encodeEvent(t, objBuf.Bytes(), w)
+		},
+	})
+	return &e.sharedEvents[len(e.sharedEvents)-1]
 }
 
 func (e *watchEncoder) encode(ev watch.Event) error {
@@ -207,13 +272,8 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 		// in one piece: one frame. Its object is the shared object's
 		// copy (see cacheable), encoded only inside the event.
 		e.counted = countingWriter{w: e.out}
-		if err := shared.CacheEncode(e.eventID(ev.Type), func(obj runtime.Object, w io.Writer) error {
-			var objBuf bytes.Buffer
-			if err := e.objEncoder.Encode(obj, &objBuf); err != nil {
-				return fmt.Errorf("unable to encode watch object %T: %w", obj, err)
-			}
-			return e.encodeEvent(ev.Type, objBuf.Bytes(), w)
-		}, &e.counted); err != nil {
+		se := e.sharedEvent(ev.Type)
+		if err := shared.CacheEncode(se.id, se.encode, &e.counted); err != nil {
 			return err
 		}
 		e.sent.Sent(e.counted.n)

@@ -19,14 +19,23 @@ import (
 // BenchmarkWatchFanOut measures delivery of updates to N watchers of the
 // cache: deliveries/s and the p99 latency from the write's start to a
 // watcher's receipt. Writes go in batches, each waited for by every
-// watcher, so no watcher is cut off.
+// watcher, so no watcher is cut off. "chan": each watcher read on its
+// result channel (the watcher's goroutine hands every event to the
+// reader's); "stream": read with Stream on the reader's goroutine, as the
+// watch handler reads.
 func BenchmarkWatchFanOut(b *testing.B) {
 	for _, n := range []int{1, 100, 1000} {
-		b.Run(fmt.Sprintf("watchers=%d", n), func(b *testing.B) { benchFanOut(b, n) })
+		for _, stream := range []bool{false, true} {
+			name := fmt.Sprintf("watchers=%d/chan", n)
+			if stream {
+				name = fmt.Sprintf("watchers=%d/stream", n)
+			}
+			b.Run(name, func(b *testing.B) { benchFanOut(b, n, stream) })
+		}
 	}
 }
 
-func benchFanOut(b *testing.B, watchers int) {
+func benchFanOut(b *testing.B, watchers int, stream bool) {
 	const batch = 50
 	e := newPodEnv(b, envOptions{cacher: func(c *Config) { c.WatcherBuffer = 2 * batch }})
 	e.create("p", nil)
@@ -35,22 +44,38 @@ func benchFanOut(b *testing.B, watchers int) {
 	progress := make(chan int, watchers)
 	lat := make([][]time.Duration, watchers)
 	for i := range watchers {
+		got := 0
+		receive := func(ev watch.Event) bool {
+			if ev.Type != watch.Modified {
+				return true
+			}
+			rv, _ := storage.ObjectResourceVersion(ev.Object)
+			if t0, ok := started.Load(rv); ok {
+				lat[i] = append(lat[i], time.Since(t0.(time.Time)))
+			}
+			got++
+			if got%batch == 0 {
+				progress <- got
+			}
+			return true
+		}
+		if stream {
+			w, err := e.c.Watch(storage.WithStreamedWatch(e.ctx), "/pods", storage.ListOptions{ResourceVersion: "0", Recursive: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			wg.Go(func() {
+				w.(interface {
+					Stream(func(watch.Event) bool, func() bool) bool
+				}).Stream(receive, nil)
+			})
+			continue
+		}
 		w := e.watch("0", storage.ListOptions{})
 		<-w.ResultChan() // the initial ADDED
 		wg.Go(func() {
-			got := 0
 			for ev := range w.ResultChan() {
-				if ev.Type != watch.Modified {
-					continue
-				}
-				rv, _ := storage.ObjectResourceVersion(ev.Object)
-				if t0, ok := started.Load(rv); ok {
-					lat[i] = append(lat[i], time.Since(t0.(time.Time)))
-				}
-				got++
-				if got%batch == 0 {
-					progress <- got
-				}
+				receive(ev)
 			}
 		})
 	}

@@ -18,8 +18,10 @@ import (
 )
 
 // cacheWatcher is one watch served from the cache. The dispatcher puts
-// events on input without blocking (a full buffer terminates the watcher);
-// the watcher's goroutine filters them and delivers them on result.
+// events on input without blocking (a watcher whose buffer stays full
+// lags, see dispatch); the watcher filters them and delivers them: on
+// result, from a goroutine of its own started by the first ResultChan, or
+// by calling the reader back on the reader's goroutine (Stream).
 type cacheWatcher struct {
 	c         *Cacher
 	key       string
@@ -51,12 +53,65 @@ type cacheWatcher struct {
 	result   chan watch.Event
 	done     chan struct{}
 	stopOnce sync.Once
+	// start serves the watch on the calling goroutine (see serve); it is
+	// called once, by the first of ResultChan (on a new goroutine) and
+	// Stream, unless the watch ends first (release).
+	start     func(send func(watch.Event) bool, idle func() bool)
+	startOnce sync.Once
+	// stopOnCtx unregisters the terminate that the watch's context ending
+	// calls.
+	stopOnCtx func() bool
 }
 
 var _ watch.Interface = (*cacheWatcher)(nil)
 
-// ResultChan implements watch.Interface.
-func (w *cacheWatcher) ResultChan() <-chan watch.Event { return w.result }
+// ResultChan implements watch.Interface. The first call starts the
+// goroutine delivering the events on the channel.
+func (w *cacheWatcher) ResultChan() <-chan watch.Event {
+	w.startOnce.Do(func() {
+		go func() {
+			defer close(w.result)
+			w.start(w.sendResult, nil)
+		}()
+	})
+	return w.result
+}
+
+// sendResult hands ev to the reader of result; false once the watch ended.
+func (w *cacheWatcher) sendResult(ev watch.Event) bool {
+	select {
+	case w.result <- ev: // the reader is waiting: no select over two channels
+		return true
+	default:
+	}
+	select {
+	case w.result <- ev:
+		return true
+	case <-w.done:
+		return false
+	}
+}
+
+// Stream delivers the watch's events by calling send on the caller's
+// goroutine, in order, until send returns false or the watch ends
+// (stopped, terminated, its context done); idle is called whenever no
+// event is waiting (the caller flushes what it wrote) and ends the watch
+// if it returns false. The watch is over when Stream returns. Events are
+// those ResultChan would deliver, without their hand-over from the
+// watcher's goroutine to the reader's: with many watchers, waking two
+// goroutines per event and watcher was much of what an event cost. It
+// returns false at once, delivering nothing, if ResultChan was called
+// first (the events go there).
+func (w *cacheWatcher) Stream(send func(watch.Event) bool, idle func() bool) bool {
+	claimed := false
+	w.startOnce.Do(func() { claimed = true })
+	if !claimed {
+		return false
+	}
+	defer close(w.result) // for a ResultChan called meanwhile
+	w.start(send, idle)
+	return true
+}
 
 // Stop implements watch.Interface: the result channel closes soon after.
 func (w *cacheWatcher) Stop() {
@@ -66,7 +121,21 @@ func (w *cacheWatcher) Stop() {
 	w.terminate()
 }
 
-func (w *cacheWatcher) terminate() { w.stopOnce.Do(func() { close(w.done) }) }
+// terminate ends the watch: its delivery returns soon; if it was never
+// started, it never will be, and the watch is released here.
+func (w *cacheWatcher) terminate() {
+	w.stopOnce.Do(func() { close(w.done) })
+	w.startOnce.Do(w.release)
+}
+
+// release is the end of a watch that was never started: its result
+// channel closes and the cache no longer waits for it.
+// (The terminate registered on its context stays until that context
+// ends, a no-op then: stopOnCtx may not be set yet.)
+func (w *cacheWatcher) release() {
+	close(w.result)
+	w.c.wg.Done()
+}
 
 func (w *cacheWatcher) inScope(key string) bool {
 	if w.recursive {
@@ -191,7 +260,16 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	c.mu.Unlock()
 
 	c.stats.watchesCached.Add(1)
-	go w.run(ctx, initial, endBookmark, backlog)
+	// ctx ending stops the watch as Stop does, so that delivery waits on
+	// one channel (done) rather than two: a select's cost grows with its
+	// channels, and with many watchers it is paid per event and watcher.
+	w.stopOnCtx = context.AfterFunc(ctx, w.terminate)
+	w.start = func(send func(watch.Event) bool, idle func() bool) {
+		w.serve(ctx, initial, endBookmark, backlog, send, idle)
+	}
+	if !storage.StreamedWatch(ctx) {
+		w.ResultChan() // delivery starts now; a reader may stream only when it said so
+	}
 	return w, nil
 }
 
@@ -200,23 +278,14 @@ func (c *Cacher) watchThrough(ctx context.Context, key string, opts storage.List
 	return c.store.Watch(ctx, key, opts)
 }
 
-// run delivers the initial state, the backlog and then live events until
-// the watch is stopped, terminated, or ctx ends; then it closes result.
-func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bool, backlog []*event) {
+// serve delivers the initial state, the backlog and then live events
+// through send until the watch is stopped, terminated, or ctx ends (or
+// send or idle returns false). idle, if not nil, is called whenever no
+// event is waiting.
+func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark bool, backlog []*event, send func(watch.Event) bool, idle func() bool) {
 	defer w.c.wg.Done()
-	defer close(w.result)
 	defer w.Stop()
-
-	send := func(ev watch.Event) bool {
-		select {
-		case w.result <- ev:
-			return true
-		case <-w.done:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
+	defer w.stopOnCtx()
 	for _, e := range initial {
 		if !w.matches(e) {
 			continue
@@ -251,6 +320,19 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 	beforeDeadline, stopTimer := storage.BookmarkBeforeDeadline(ctx, w.bookmarks)
 	defer stopTimer()
 	for {
+		if idle != nil {
+			select {
+			case ev := <-w.input:
+				if !w.deliver(ev, send) {
+					return
+				}
+				continue
+			default:
+			}
+			if !idle() {
+				return
+			}
+		}
 		select {
 		case ev := <-w.input:
 			if !w.deliver(ev, send) {
@@ -263,8 +345,6 @@ func (w *cacheWatcher) run(ctx context.Context, initial []*entry, endBookmark bo
 		case <-beforeDeadline:
 			w.c.sendBookmarkTo(w)
 		case <-w.done:
-			return
-		case <-ctx.Done():
 			return
 		}
 	}

@@ -20,8 +20,10 @@ import (
 const msgWatchExpired = "The resourceVersion for the provided watch is too old."
 
 // watcher is one watch. Writers put events on in (never blocking: a full
-// queue terminates the watcher); the watcher's goroutine decodes, filters
-// and delivers them on result.
+// queue terminates the watcher); the watcher decodes, filters and
+// delivers them: on result, from a goroutine of its own started by the
+// first ResultChan, or by calling the reader back on the reader's
+// goroutine (Stream).
 type watcher struct {
 	s         *Store
 	key       string
@@ -38,6 +40,12 @@ type watcher struct {
 	result   chan watch.Event
 	done     chan struct{}
 	stopOnce sync.Once
+	// start serves the watch on the calling goroutine (see serve); it is
+	// called once, by the first of ResultChan (on a new goroutine) and
+	// Stream, unless the watch ends first (release).
+	start     func(send func(watch.Event) bool, idle func() bool)
+	startOnce sync.Once
+	stopOnCtx func() bool // unregisters the end of the watch with its context
 }
 
 var _ watch.Interface = (*watcher)(nil)
@@ -51,8 +59,18 @@ func (w *watcher) wants(key string) bool {
 }
 
 // overflow ends the watch; called with the backend lock held.
-func (w *watcher) overflow() {
+func (w *watcher) overflow() { w.end() }
+
+// end closes done: the watch's delivery returns soon; if it was never
+// started, it never will be, and the watch is released here (its result
+// channel closes, the backend no longer waits for it; the end registered
+// on its context stays until that context ends, a no-op then).
+func (w *watcher) end() {
 	w.stopOnce.Do(func() { close(w.done) })
+	w.startOnce.Do(func() {
+		close(w.result)
+		w.s.b.wg.Done()
+	})
 }
 
 // Stop implements watch.Interface: the result channel closes soon after.
@@ -61,11 +79,52 @@ func (w *watcher) Stop() {
 	b.mu.Lock()
 	delete(b.watchers, w)
 	b.mu.Unlock()
-	w.stopOnce.Do(func() { close(w.done) })
+	w.end()
 }
 
-// ResultChan implements watch.Interface.
-func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
+// ResultChan implements watch.Interface. The first call starts the
+// goroutine delivering the events on the channel.
+func (w *watcher) ResultChan() <-chan watch.Event {
+	w.startOnce.Do(func() {
+		go func() {
+			defer close(w.result)
+			w.start(w.sendResult, nil)
+		}()
+	})
+	return w.result
+}
+
+// sendResult hands e to the reader of result; false once the watch ended.
+func (w *watcher) sendResult(e watch.Event) bool {
+	select {
+	case w.result <- e: // the reader is waiting: no select over two channels
+		return true
+	default:
+	}
+	select {
+	case w.result <- e:
+		return true
+	case <-w.done:
+		return false
+	}
+}
+
+// Stream delivers the watch's events by calling send on the caller's
+// goroutine, in order, until send returns false or the watch ends; idle
+// is called whenever no event is waiting and ends the watch if it returns
+// false. It saves the hand-over of each event between two goroutines (see
+// handlers.eventStreamer). It returns false at once, delivering nothing,
+// if ResultChan was called first.
+func (w *watcher) Stream(send func(watch.Event) bool, idle func() bool) bool {
+	claimed := false
+	w.startOnce.Do(func() { claimed = true })
+	if !claimed {
+		return false
+	}
+	defer close(w.result) // for a ResultChan called meanwhile
+	w.start(send, idle)
+	return true
+}
 
 // Watch implements [storage.Interface].
 func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
@@ -150,27 +209,27 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	b.wg.Add(1)
 	b.mu.Unlock()
 
-	go w.run(ctx, initial, endBookmark, backlog)
+	// ctx ending stops the watch as Stop does, so that delivery waits on
+	// one channel (done) rather than two: a select's cost grows with its
+	// channels, and with many watchers it is paid per event and watcher.
+	w.stopOnCtx = context.AfterFunc(ctx, w.end)
+	w.start = func(send func(watch.Event) bool, idle func() bool) {
+		w.serve(ctx, initial, endBookmark, backlog, send, idle)
+	}
+	if !storage.StreamedWatch(ctx) {
+		w.ResultChan() // delivery starts now; a reader may stream only when it said so
+	}
 	return w, nil
 }
 
-// run delivers the initial state, the backlog of past events and then live
-// events until the watch is stopped, cut off, or ctx ends.
-func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backlog []*event) {
+// serve delivers the initial state, the backlog of past events and then
+// live events through send until the watch is stopped, cut off, or ctx
+// ends (or send or idle returns false). idle, if not nil, is called
+// whenever no event is waiting.
+func (w *watcher) serve(ctx context.Context, initial []kv, endBookmark bool, backlog []*event, send func(watch.Event) bool, idle func() bool) {
 	defer w.s.b.wg.Done()
-	defer close(w.result)
 	defer w.Stop()
-
-	send := func(e watch.Event) bool {
-		select {
-		case w.result <- e:
-			return true
-		case <-w.done:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
+	defer w.stopOnCtx()
 	for _, st := range initial {
 		obj := w.s.newFunc()
 		if err := w.s.decode(st.key, st.data, obj, st.rev); err != nil {
@@ -217,8 +276,6 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 		select {
 		case <-w.done:
 			return
-		case <-ctx.Done():
-			return
 		default:
 		}
 		if ev, ok := w.in.pop(); ok {
@@ -227,13 +284,14 @@ func (w *watcher) run(ctx context.Context, initial []kv, endBookmark bool, backl
 			}
 			continue
 		}
+		if idle != nil && !idle() {
+			return
+		}
 		select {
 		case <-w.in.ready:
 		case <-beforeDeadline:
 			w.s.b.sendBookmarkTo(w)
 		case <-w.done:
-			return
-		case <-ctx.Done():
 			return
 		}
 	}

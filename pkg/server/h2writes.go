@@ -1,0 +1,217 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/net/http2"
+)
+
+// Writes of HTTP/2 connections.
+//
+// x/net/http2's server frames every write of a handler into a 4 KiB
+// buffer and flushes it, on a goroutine of its own, each time its queue
+// of frames runs empty: with handlers that flush often, that is one TLS
+// record and one write(2) per DATA frame. A watch event fanned out to the
+// hundred streams of one connection thus cost up to a hundred syscalls
+// (on loopback each also runs the receiver's TCP processing), about a
+// fifth of the server's CPU with 1,000 watchers, and the server's
+// connection goroutine waited for each before framing the next.
+//
+// batchingConn, the connection the HTTP/2 server writes through, only
+// copies what it is given and returns; a flusher goroutine, started as
+// soon as there is something to write, writes everything that has
+// accumulated in one tls.Conn.Write (full-size records). Nothing waits
+// for a timer: the first bytes leave at once and what comes while they
+// are being written leaves together next. Backpressure is kept: a Write
+// waits while maxPendingWrite bytes are already queued, as the HTTP/2
+// server waited for the socket before.
+
+// maxPendingWrite bounds the bytes queued by a batchingConn and not yet
+// written; a Write beyond it waits for the flusher.
+const maxPendingWrite = 256 << 10
+
+// closeFlushTimeout bounds how long a closed batchingConn keeps trying to
+// write what was queued before it (the last frames, GOAWAY) to a peer that
+// does not read; then the connection is closed anyway.
+const closeFlushTimeout = 5 * time.Second
+
+// pendingBufs recycles the queues of batchingConns.
+var pendingBufs = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+// batchingConn is a TLS connection whose writes are queued and written
+// by a flusher goroutine in batches; see above. Reads and everything else
+// go to the TLS connection (ConnectionState included: the HTTP/2 server
+// takes Request.TLS from it).
+type batchingConn struct {
+	*tls.Conn
+
+	mu   sync.Mutex
+	cond sync.Cond // broadcast when the flusher takes the queue or stops
+	// pending is what Write queued and the flusher has not taken yet.
+	pending *[]byte
+	// flushing: a flusher goroutine is running.
+	flushing bool
+	// closing: Close was called; the flusher closes the TLS connection
+	// once the queue is written.
+	closing bool
+	// err is the first write error, returned by every later Write.
+	err error
+
+	// closeTimeout is closeFlushTimeout (tests shorten it).
+	closeTimeout time.Duration
+	closeOnce    sync.Once
+	closeErr     error
+	closed       chan struct{} // closed once the TLS connection is closed
+}
+
+func newBatchingConn(c *tls.Conn) *batchingConn {
+	b := &batchingConn{Conn: c, closeTimeout: closeFlushTimeout, closed: make(chan struct{})}
+	b.cond.L = &b.mu
+	return b
+}
+
+// Write queues p and makes sure a flusher is writing; it waits only while
+// maxPendingWrite bytes are queued already. An error of an earlier write
+// is returned here.
+func (c *batchingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.err == nil && !c.closing && c.pending != nil && len(*c.pending) > 0 && len(*c.pending)+len(p) > maxPendingWrite {
+		c.cond.Wait()
+	}
+	if c.err != nil {
+		return 0, c.err
+	}
+	if c.closing {
+		return 0, net.ErrClosed
+	}
+	if c.pending == nil {
+		c.pending = pendingBufs.Get().(*[]byte)
+	}
+	*c.pending = append(*c.pending, p...)
+	if !c.flushing {
+		c.flushing = true
+		go c.flush()
+	}
+	return len(p), nil
+}
+
+// flush writes the queue until it is empty (or a write fails), then ends;
+// on a closing connection it closes the TLS connection last.
+func (c *batchingConn) flush() {
+	var batch *[]byte
+	for {
+		c.mu.Lock()
+		if batch != nil {
+			recyclePending(batch)
+			batch = nil
+		}
+		if c.err != nil || c.pending == nil || len(*c.pending) == 0 {
+			if c.pending != nil {
+				recyclePending(c.pending)
+				c.pending = nil
+			}
+			c.flushing = false
+			closing := c.closing
+			c.cond.Broadcast()
+			c.mu.Unlock()
+			if closing {
+				c.closeConn()
+			}
+			return
+		}
+		batch, c.pending = c.pending, nil
+		c.cond.Broadcast()
+		c.mu.Unlock()
+		if _, err := c.Conn.Write(*batch); err != nil {
+			c.mu.Lock()
+			if c.err == nil {
+				c.err = err
+			}
+			c.mu.Unlock()
+		}
+	}
+}
+
+func recyclePending(b *[]byte) {
+	if cap(*b) > 2*maxPendingWrite {
+		return // grown by one very large write: let it go
+	}
+	*b = (*b)[:0]
+	pendingBufs.Put(b)
+}
+
+// Close stops accepting writes and closes the TLS connection once what is
+// queued has been written (at most closeFlushTimeout later). It does not
+// wait for that: see drained.
+func (c *batchingConn) Close() error {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closing = true
+	flushing := c.flushing
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	if !flushing {
+		return c.closeConn()
+	}
+	t := time.AfterFunc(c.closeTimeout, func() { c.closeConn() })
+	go func() {
+		<-c.closed
+		t.Stop()
+	}()
+	return nil
+}
+
+func (c *batchingConn) closeConn() error {
+	c.closeOnce.Do(func() {
+		c.closeErr = c.Conn.Close()
+		close(c.closed)
+	})
+	return c.closeErr
+}
+
+// drained is closed once the TLS connection is closed (after Close, and
+// after what was queued before it is written or given up on).
+func (c *batchingConn) drained() <-chan struct{} { return c.closed }
+
+// tuneHTTP2Writes sets how srv's HTTP/2 connections (over TLS, as
+// configured by http2.ConfigureServer with h2) write.
+//
+// The write scheduler: x/net/http2's default, round robin over every open
+// stream, looks at each stream's queue in turn to find one with a frame,
+// so with a hundred idle watches on a connection each frame written cost
+// a walk over up to a hundred queues (a tenth of the server's CPU with
+// 1,000 watchers). The random scheduler keeps only the streams with
+// frames waiting (and control frames first, as the default does); frames
+// of one stream still leave in order, and both ignore HTTP/2 priorities.
+// (x/net marks user-chosen schedulers deprecated for the HTTP/2 server
+// of Go 1.27's net/http, which ignores them; kapi builds with Go 1.26.)
+//
+// The connection: writes go through a batchingConn. The "h2" entry of
+// srv.TLSNextProto is replaced with one that does what x/net/http2's does
+// (serve the connection with srv as the base configuration and net/http's
+// connection context) on the wrapped connection, and returns only once
+// its writes are done: net/http closes the raw connection after that.
+func tuneHTTP2Writes(srv *http.Server, h2 *http2.Server) {
+	h2.NewWriteScheduler = http2.NewRandomWriteScheduler
+	srv.TLSNextProto[http2.NextProtoTLS] = func(hs *http.Server, tc *tls.Conn, h http.Handler) {
+		// net/http hands the connection's base context down through this
+		// method of h, as x/net/http2's own TLSNextProto reads it.
+		var ctx context.Context
+		if bc, ok := h.(interface{ BaseContext() context.Context }); ok {
+			ctx = bc.BaseContext()
+		}
+		c := newBatchingConn(tc)
+		h2.ServeConn(c, &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
+		c.Close()
+		<-c.drained()
+	}
+}
