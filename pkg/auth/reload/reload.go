@@ -68,10 +68,11 @@ func (m *Metrics) record(status, idHash string) {
 func (m *Metrics) ConfigInfo(idHash string, data []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.infoHash != "" {
+	h := Hash(data)
+	if m.infoHash != "" && m.infoHash != h {
 		m.info.DeleteLabelValues(idHash, m.infoHash)
 	}
-	m.infoHash = Hash(data)
+	m.infoHash = h
 	m.info.WithLabelValues(idHash, m.infoHash).Set(1)
 }
 
@@ -131,8 +132,10 @@ func (w *Watcher) Run(ctx context.Context, loaded []byte) {
 		current = data
 		logger.Info("configuration reloaded", "path", w.Path)
 		if w.Metrics != nil {
-			w.Metrics.record("success", w.IDHash)
+			// The configuration in force first: whoever sees the success
+			// counted sees its info.
 			w.Metrics.ConfigInfo(w.IDHash, data)
+			w.Metrics.record("success", w.IDHash)
 		}
 	}
 }
