@@ -79,17 +79,7 @@ func (w *cacheWatcher) ResultChan() <-chan watch.Event {
 
 // sendResult hands ev to the reader of result; false once the watch ended.
 func (w *cacheWatcher) sendResult(ev watch.Event) bool {
-	select {
-	case w.result <- ev: // the reader is waiting: no select over two channels
-		return true
-	default:
-	}
-	select {
-	case w.result <- ev:
-		return true
-	case <-w.done:
-		return false
-	}
+	return storage.SendEvent(w.result, w.done, ev)
 }
 
 // Stream delivers the watch's events by calling send on the caller's
@@ -103,9 +93,7 @@ func (w *cacheWatcher) sendResult(ev watch.Event) bool {
 // returns false at once, delivering nothing, if ResultChan was called
 // first (the events go there).
 func (w *cacheWatcher) Stream(send func(watch.Event) bool, idle func() bool) bool {
-	claimed := false
-	w.startOnce.Do(func() { claimed = true })
-	if !claimed {
+	if !storage.ClaimStream(&w.startOnce) {
 		return false
 	}
 	defer close(w.result) // for a ResultChan called meanwhile

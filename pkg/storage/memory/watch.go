@@ -96,17 +96,7 @@ func (w *watcher) ResultChan() <-chan watch.Event {
 
 // sendResult hands e to the reader of result; false once the watch ended.
 func (w *watcher) sendResult(e watch.Event) bool {
-	select {
-	case w.result <- e: // the reader is waiting: no select over two channels
-		return true
-	default:
-	}
-	select {
-	case w.result <- e:
-		return true
-	case <-w.done:
-		return false
-	}
+	return storage.SendEvent(w.result, w.done, e)
 }
 
 // Stream delivers the watch's events by calling send on the caller's
@@ -116,9 +106,7 @@ func (w *watcher) sendResult(e watch.Event) bool {
 // handlers.eventStreamer). It returns false at once, delivering nothing,
 // if ResultChan was called first.
 func (w *watcher) Stream(send func(watch.Event) bool, idle func() bool) bool {
-	claimed := false
-	w.startOnce.Do(func() { claimed = true })
-	if !claimed {
+	if !storage.ClaimStream(&w.startOnce) {
 		return false
 	}
 	defer close(w.result) // for a ResultChan called meanwhile
