@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -45,6 +46,10 @@ type history struct {
 	// next compaction).
 	key      string
 	versions []version // ascending by rev
+
+	// listed is the key's state decoded once for lists (see listed.go):
+	// cleared by every write of the key.
+	listed atomic.Pointer[listedState]
 }
 
 // eventKind is what an event on a watcher's queue is.
@@ -75,6 +80,7 @@ type kv struct {
 	key  string
 	rev  uint64 // modification revision
 	data []byte
+	h    *history // the key's history (nil in states not read from it)
 }
 
 // NewBackend returns an empty Backend (revision 0) and starts its background
@@ -276,7 +282,7 @@ func (b *Backend) latestLocked(key string) (kv, bool) {
 	if v.data == nil {
 		return kv{}, false
 	}
-	return kv{key: key, rev: v.rev, data: v.data}, true
+	return kv{key: key, rev: v.rev, data: v.data, h: h}, true
 }
 
 // atLocked returns the state of key at revision rev (rev >= compacted).
@@ -290,7 +296,7 @@ func (b *Backend) atLocked(key string, rev uint64) (kv, bool) {
 		return kv{}, false
 	}
 	v := h.versions[i]
-	return kv{key: key, rev: v.rev, data: v.data}, true
+	return kv{key: key, rev: v.rev, data: v.data, h: h}, true
 }
 
 // rangeLocked returns the states at rev of keys in [from, end), in key order.
@@ -370,6 +376,7 @@ func (b *Backend) writeLocked(ev *event) uint64 {
 	}
 	ev.key = h.key
 	h.versions = append(h.versions, version{rev: ev.rev, data: ev.value})
+	h.listed.Store(nil) // the decoded state is no longer the key's
 	b.events = append(b.events, ev)
 
 	for w := range b.watchers {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // msgListExpired is kube-apiserver's message for a list at a compacted
@@ -82,19 +83,31 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	}
 
 	newItem := s.newItemFunc(listObj)
+	typ := reflect.TypeOf(newItem())
 	size := len(kvs)
 	if pred.Limit > 0 {
 		size = min(size, int(pred.Limit))
 	}
-	items := make([]runtime.Object, 0, size)
-	examined := 0
+	// Each state is decoded once and kept for later lists (listedObject).
+	// A reader that asks for shared items (the API handler, through
+	// cacheable.WithItems) gets the kept objects themselves, to encode once
+	// and write; others get deep copies, theirs to change.
+	sink := cacheable.ItemsWanted(ctx)
+	var items []runtime.Object
+	var shared []*cacheable.Object
+	if sink != nil {
+		shared = make([]*cacheable.Object, 0, size)
+	} else {
+		items = make([]runtime.Object, 0, size)
+	}
+	examined, matched := 0, 0
 	// What serving the LIST cost, recorded on errors too (as upstream's
 	// storage does): every state read is tested, so fetched = evaluated.
-	defer func() { s.metrics.StorageList(examined, examined, len(items)) }()
+	defer func() { s.metrics.StorageList(examined, examined, matched) }()
 	hasMore := false
 	var lastKey string
 	for _, e := range kvs {
-		if pred.Limit > 0 && int64(len(items)) >= pred.Limit {
+		if pred.Limit > 0 && int64(matched) >= pred.Limit {
 			hasMore = true
 			break
 		}
@@ -103,17 +116,26 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		}
 		examined++
 		lastKey = e.key
-		obj := newItem()
-		if err := s.decode(e.key, e.data, obj, e.rev); err != nil {
+		so, err := s.listedObject(e, typ, newItem)
+		if err != nil {
 			return err
 		}
-		ok, err := pred.Matches(obj)
+		ok, err := pred.Matches(so.obj)
 		if err != nil {
 			return fmt.Errorf("list %q: match %q: %w", key, e.key, err)
 		}
-		if ok {
-			items = append(items, obj)
+		if !ok {
+			continue
 		}
+		matched++
+		if sink != nil {
+			shared = append(shared, so.wrapped)
+		} else {
+			items = append(items, so.obj.DeepCopyObject())
+		}
+	}
+	if sink != nil {
+		sink.Set(shared)
 	}
 	if err := meta.SetList(listObj, items); err != nil {
 		return fmt.Errorf("list %q: %w", key, err)
