@@ -301,17 +301,30 @@ func (b *Backend) atLocked(key string, rev uint64) (kv, bool) {
 
 // rangeLocked returns the states at rev of keys in [from, end), in key order.
 func (b *Backend) rangeLocked(from, end string, rev uint64) []kv {
-	var out []kv
+	out, _ := b.rangeLimitLocked(from, end, rev, -1)
+	return out
+}
+
+// rangeLimitLocked is rangeLocked returning at most limit states (limit < 0:
+// all) and the number of states after them (counted, not returned).
+func (b *Backend) rangeLimitLocked(from, end string, rev uint64, limit int) (out []kv, more int64) {
+	if limit >= 0 {
+		out = make([]kv, 0, min(limit, b.keys.len()))
+	}
 	b.keys.ascend(from, func(k string) bool {
 		if k >= end {
 			return false
 		}
 		if s, ok := b.atLocked(k, rev); ok {
-			out = append(out, s)
+			if limit < 0 || len(out) < limit {
+				out = append(out, s)
+			} else {
+				more++
+			}
 		}
 		return true
 	})
-	return out
+	return out, more
 }
 
 // get returns the current state of key.

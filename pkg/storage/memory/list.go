@@ -73,7 +73,14 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		}
 	}
 
-	kvs, rev, err := s.b.list(key, prefix, from, opts.Recursive, readRev)
+	// A page of a list that selects everything needs only its own states
+	// and the number of the others (remainingItemCount); a selective one
+	// reads every state after its start, as it cannot tell which match.
+	readLimit := -1
+	if pred.Limit > 0 && pred.Empty() {
+		readLimit = int(pred.Limit)
+	}
+	kvs, beyond, rev, err := s.b.list(key, prefix, from, opts.Recursive, readRev, readLimit)
 	if err != nil {
 		var se *storage.StorageError
 		if continuing && errors.As(err, &se) && se.Code == storage.ErrCodeExpired {
@@ -134,6 +141,9 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			items = append(items, so.obj.DeepCopyObject())
 		}
 	}
+	if beyond > 0 {
+		hasMore = true // states were left unread (readLimit)
+	}
 	if sink != nil {
 		sink.Set(shared)
 	}
@@ -148,7 +158,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			return err
 		}
 		if pred.Empty() {
-			n := int64(len(kvs) - examined)
+			n := int64(len(kvs)-examined) + beyond
 			remaining = &n
 		}
 	}
@@ -204,28 +214,30 @@ func (b *Backend) count(key, prefix string) (int64, error) {
 }
 
 // list reads, at revision rev (0: current), the key alone or (recursive) the
-// keys in [from, prefixEnd(prefix)). It returns the states and the revision
-// read at.
-func (b *Backend) list(key, prefix, from string, recursive bool, rev uint64) ([]kv, uint64, error) {
+// keys in [from, prefixEnd(prefix)), at most limit states of them (limit <
+// 0: all). It returns the states, the number of states after them and the
+// revision read at.
+func (b *Backend) list(key, prefix, from string, recursive bool, rev uint64, limit int) ([]kv, int64, uint64, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
-		return nil, 0, errClosed(key)
+		return nil, 0, 0, errClosed(key)
 	}
 	if rev == 0 {
 		rev = b.rev
 	}
 	if rev < b.compacted {
-		return nil, 0, storage.NewError(storage.ErrCodeExpired, key, int64(rev), msgListExpired)
+		return nil, 0, 0, storage.NewError(storage.ErrCodeExpired, key, int64(rev), msgListExpired)
 	}
 	if rev > b.rev {
-		return nil, 0, tooLargeRV(key, rev, b.rev)
+		return nil, 0, 0, tooLargeRV(key, rev, b.rev)
 	}
 	if !recursive {
 		if s, ok := b.atLocked(key, rev); ok {
-			return []kv{s}, rev, nil
+			return []kv{s}, 0, rev, nil
 		}
-		return nil, rev, nil
+		return nil, 0, rev, nil
 	}
-	return b.rangeLocked(from, prefixEnd(prefix), rev), rev, nil
+	kvs, beyond := b.rangeLimitLocked(from, prefixEnd(prefix), rev, limit)
+	return kvs, beyond, rev, nil
 }
