@@ -3,7 +3,6 @@ package handlers
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -110,37 +109,34 @@ func (s *RequestScope) writeSharedList(w http.ResponseWriter, req *http.Request,
 
 	h := w.Header()
 	h.Set("Content-Type", o.accepted.MediaType)
-	var out io.Writer = w
-	var gw *gzip.Writer
-	if size > gzipThresholdBytes && acceptsGzip(req) {
+	gzipped := size > gzipThresholdBytes && acceptsGzip(req)
+	if gzipped {
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
-		gw = gzipPool.Get().(*gzip.Writer)
-		gw.Reset(w)
-		out = gw
 	}
 	w.WriteHeader(http.StatusOK)
 	bw := bufWriterPool.Get().(*bufio.Writer)
-	bw.Reset(out)
+	bw.Reset(w)
 	defer func() {
 		bw.Reset(nil)
 		bufWriterPool.Put(bw)
 	}()
-	_, _ = bw.Write(prefix)
-	for i, raw := range raws {
-		if i > 0 {
-			_ = bw.WriteByte(',')
+	var err error
+	if gzipped {
+		// Compressed in parts, the items' part kept (listgzip.go).
+		err = writeGzippedList(bw, string(items.id), prefix, suffix, raws)
+	} else {
+		_, _ = bw.Write(prefix)
+		for i, raw := range raws {
+			if i > 0 {
+				_ = bw.WriteByte(',')
+			}
+			_, _ = bw.Write(raw)
 		}
-		_, _ = bw.Write(raw)
+		_, err = bw.Write(suffix)
 	}
-	_, _ = bw.Write(suffix)
-	err := bw.Flush()
-	if gw != nil {
-		if cerr := gw.Close(); err == nil {
-			err = cerr
-		}
-		gw.Reset(nil)
-		gzipPool.Put(gw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		s.logger().Debug("write list response", "err", err)
