@@ -93,26 +93,59 @@ func (s *RequestScope) writeSharedList(w http.ResponseWriter, req *http.Request,
 		return errNoSharedList
 	}
 	items := newListItemEncoder(enc, list, s.Kind.GroupVersion())
-	raws := make([][]byte, len(objs))
-	size := len(prefix) + len(suffix)
-	for i, obj := range objs {
-		raw, err := items.encoded(obj)
-		if err != nil {
-			if errors.Is(err, errNoSharedList) {
-				return err
-			}
-			return fmt.Errorf("unable to encode list item: %w", err)
+	kind := string(items.id)
+	acceptsGz := acceptsGzip(req)
+	var gz *gzipItems
+	var raws [][]byte
+	size := int64(len(prefix) + len(suffix))
+	if acceptsGz {
+		// The same items as the last large list of this kind: their
+		// compressed bytes are kept (listgzip.go).
+		if gz = keptGzip(kind, objs); gz != nil {
+			size += gz.size
 		}
-		raws[i] = raw
-		size += len(raw) + 1
+	}
+	encodeItems := func() error {
+		raws = make([][]byte, len(objs))
+		for i, obj := range objs {
+			raw, err := items.encoded(obj)
+			if err != nil {
+				if errors.Is(err, errNoSharedList) {
+					return err
+				}
+				return fmt.Errorf("unable to encode list item: %w", err)
+			}
+			raws[i] = raw
+			size += int64(len(raw))
+			if i > 0 {
+				size++ // the comma
+			}
+		}
+		return nil
+	}
+	if gz == nil {
+		if err := encodeItems(); err != nil {
+			return err
+		}
+	}
+	gzipped := size > gzipThresholdBytes && acceptsGz
+	if !gzipped && gz != nil {
+		// Kept compressed items, but a shorter prefix (no continue
+		// token) took the list under the threshold: write it plain.
+		gz, size = nil, int64(len(prefix)+len(suffix))
+		if err := encodeItems(); err != nil {
+			return err
+		}
 	}
 
 	h := w.Header()
 	h.Set("Content-Type", o.accepted.MediaType)
-	gzipped := size > gzipThresholdBytes && acceptsGzip(req)
 	if gzipped {
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
+		if gz == nil {
+			gz = compressItems(kind, objs, raws)
+		}
 	}
 	w.WriteHeader(http.StatusOK)
 	bw := bufWriterPool.Get().(*bufio.Writer)
@@ -123,8 +156,7 @@ func (s *RequestScope) writeSharedList(w http.ResponseWriter, req *http.Request,
 	}()
 	var err error
 	if gzipped {
-		// Compressed in parts, the items' part kept (listgzip.go).
-		err = writeGzippedList(bw, string(items.id), prefix, suffix, raws)
+		err = writeGzippedList(bw, prefix, suffix, gz)
 	} else {
 		_, _ = bw.Write(prefix)
 		for i, raw := range raws {

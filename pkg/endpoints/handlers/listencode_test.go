@@ -342,3 +342,42 @@ func (r *discardRecorder) Write(p []byte) (int, error) {
 	r.n += len(p)
 	return len(p), nil
 }
+
+// TestSharedListGzipAcrossChanges: gzipped lists from shared items (whose
+// compressed items are kept between lists) equal the lists encoded whole
+// when the list's metadata changes with the same items, when one item is
+// replaced (a write), and when items go, in each direction.
+func TestSharedListGzipAcrossChanges(t *testing.T) {
+	remaining := int64(7)
+	for _, tc := range listCases() {
+		l := tc.lister(1000, metav1.ListMeta{ResourceVersion: "100"})
+		step := func(name string) {
+			t.Helper()
+			name = tc.name + ": " + name
+			got := serveList(t, tc.scope(true), l, "application/json", "gzip", "")
+			want := serveList(t, tc.scope(false), l, "application/json", "gzip", "")
+			if got.encoding != "gzip" {
+				t.Fatalf("%s: not gzipped (%q)", name, got.encoding)
+			}
+			compareResponses(t, name, got, want)
+		}
+		step("first")
+		step("again")
+		l.meta = metav1.ListMeta{ResourceVersion: "123456789", Continue: "token==", RemainingItemCount: &remaining}
+		step("same items, other metadata")
+		// A write replaces item 500: a new shared object.
+		changed := l.objs[500].DeepCopyObject()
+		m, _ := meta.Accessor(changed)
+		m.SetLabels(map[string]string{"changed": "yes"})
+		m.SetResourceVersion("999")
+		l.objs[500] = changed
+		l.shared[500] = cacheable.New(changed)
+		step("one item replaced")
+		step("one item replaced, again")
+		l.objs, l.shared = l.objs[:900], l.shared[:900]
+		step("fewer items")
+		l.objs, l.shared = l.objs[:900:900], append(l.shared[:900:900], cacheable.New(l.objs[0].DeepCopyObject()))
+		l.objs = append(l.objs, l.objs[0].DeepCopyObject())
+		step("an item added")
+	}
+}

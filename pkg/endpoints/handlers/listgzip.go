@@ -6,7 +6,10 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"slices"
 	"sync"
+
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // A large list written from kept item encodings is gzipped in three
@@ -16,9 +19,9 @@ import (
 // the list's prefix, its items (joined by commas) and its suffix. The
 // items part is what costs (a 2,000-item list is ~770 kB of JSON; the
 // prefix and suffix, which hold the list's resourceVersion and continue
-// token, are a few hundred bytes), and it depends only on the items'
-// bytes: the compressed items of the last large list of each kind of
-// list are kept and written again while the same bytes are listed, which
+// token, are a few hundred bytes), and it depends only on the items:
+// the compressed items of the last large list of each kind of list are
+// kept and written again while the same items are listed, which
 // is the case between writes of the resource whatever the list's
 // resourceVersion (a consistent list's is etcd's current revision, which
 // moves with writes of any resource). The client gets one gzip member
@@ -26,32 +29,31 @@ import (
 // compressed size differs from a one-piece compression by a few bytes
 // (each part starts without the earlier parts' history).
 //
-// Sound: the items' bytes are the ones the shared objects keep, never
-// changed once computed; an entry records the address and length of each
-// item's bytes (and so keeps them alive) and is used only when the list's
-// items are those very bytes, in the same order.
+// Sound: an item's bytes are a function of its shared object (immutable)
+// and the item encoder (which the kind of list names): the objects keep
+// each encoding once computed. An entry records the items' objects (and
+// so keeps them alive) and is used only for a list of those very objects,
+// in the same order, of the same kind: then neither the items' bytes nor
+// their CRC-32 are looked at again (the trailer's CRC-32 is combined from
+// the parts').
 //
 // Bounded: one entry per kind of list (encoder, version and list kind),
 // replaced by the next large gzipped list of that kind that differs;
 // entries with more than maxKeptGzipItems compressed bytes are not kept.
-// An entry holds its compressed bytes, 16 bytes per item and the items'
-// bytes, which the shared objects hold anyway until their entries are
-// written again (then the entry keeps one list's worth alive until the
-// next list of that kind replaces it).
+// An entry holds its compressed bytes, 8 bytes per item and the items'
+// objects, which the watch cache (or memory store) holds anyway until
+// they are written again; then the entry keeps one list's worth of
+// superseded objects alive until the next list of that kind replaces it.
 
 // maxKeptGzipItems bounds one kept compressed items part.
 const maxKeptGzipItems = 8 << 20
 
 // gzipItems is the compressed items part of one list.
 type gzipItems struct {
-	items    []itemRef // the items' bytes, in order
-	deflated []byte    // their DEFLATE blocks, sync-flushed, not final
-}
-
-// itemRef identifies one item's kept bytes.
-type itemRef struct {
-	p *byte
-	n int
+	objs     []*cacheable.Object // the items, in order
+	deflated []byte              // their bytes joined by commas, as DEFLATE blocks, sync-flushed, not final
+	size     int64               // the uncompressed length of the items part
+	crc      uint32              // its CRC-32 (IEEE)
 }
 
 var keptGzipItems = struct {
@@ -68,22 +70,56 @@ var flatePool = sync.Pool{New: func() any {
 // comment or modification time: XFL 4 (fastest), OS 255 (unknown).
 var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 255}
 
-// writeGzippedList writes prefix, raws joined by commas, and suffix,
-// gzipped, to w; kind names the kind of list (see above).
-func writeGzippedList(w io.Writer, kind string, prefix, suffix []byte, raws [][]byte) error {
-	refs := make([]itemRef, len(raws))
-	for i, raw := range raws {
-		if len(raw) > 0 {
-			refs[i] = itemRef{p: &raw[0], n: len(raw)}
-		}
-	}
+// keptGzip returns the kept compressed items of kind if they are objs.
+func keptGzip(kind string, objs []*cacheable.Object) *gzipItems {
 	keptGzipItems.Lock()
 	kept := keptGzipItems.m[kind]
 	keptGzipItems.Unlock()
-	if kept != nil && !sameItems(kept.items, refs) {
-		kept = nil
+	if kept == nil || len(kept.objs) != len(objs) {
+		return nil
 	}
+	for i, o := range objs {
+		if kept.objs[i] != o {
+			return nil
+		}
+	}
+	return kept
+}
 
+// compressItems compresses raws (the items objs encoded) joined by commas
+// and keeps the result for kind.
+func compressItems(kind string, objs []*cacheable.Object, raws [][]byte) *gzipItems {
+	fw := flatePool.Get().(*flate.Writer)
+	defer func() {
+		fw.Reset(io.Discard)
+		flatePool.Put(fw)
+	}()
+	var buf bytes.Buffer
+	fw.Reset(&buf)
+	// A copy: the caller's slice is not known to stay as it is.
+	g := &gzipItems{objs: slices.Clone(objs)}
+	for i, raw := range raws {
+		if i > 0 {
+			_, _ = fw.Write(comma)
+			g.crc = crc32.Update(g.crc, crc32.IEEETable, comma)
+			g.size++
+		}
+		_, _ = fw.Write(raw) // a bytes.Buffer does not fail
+		g.crc = crc32.Update(g.crc, crc32.IEEETable, raw)
+		g.size += int64(len(raw))
+	}
+	_ = fw.Flush()
+	g.deflated = buf.Bytes()
+	if len(g.deflated) <= maxKeptGzipItems {
+		keptGzipItems.Lock()
+		keptGzipItems.m[kind] = g
+		keptGzipItems.Unlock()
+	}
+	return g
+}
+
+// writeGzippedList writes prefix, the items and suffix, gzipped, to w.
+func writeGzippedList(w io.Writer, prefix, suffix []byte, items *gzipItems) error {
 	fw := flatePool.Get().(*flate.Writer)
 	defer func() {
 		fw.Reset(io.Discard)
@@ -99,24 +135,7 @@ func writeGzippedList(w io.Writer, kind string, prefix, suffix []byte, raws [][]
 	if err := fw.Flush(); err != nil {
 		return err
 	}
-	if kept == nil {
-		var buf bytes.Buffer
-		fw.Reset(&buf)
-		for i, raw := range raws {
-			if i > 0 {
-				_, _ = fw.Write(comma)
-			}
-			_, _ = fw.Write(raw)
-		}
-		_ = fw.Flush() // a bytes.Buffer does not fail
-		kept = &gzipItems{items: refs, deflated: buf.Bytes()}
-		if len(kept.deflated) <= maxKeptGzipItems {
-			keptGzipItems.Lock()
-			keptGzipItems.m[kind] = kept
-			keptGzipItems.Unlock()
-		}
-	}
-	if _, err := w.Write(kept.deflated); err != nil {
+	if _, err := w.Write(items.deflated); err != nil {
 		return err
 	}
 	fw.Reset(w)
@@ -126,35 +145,73 @@ func writeGzippedList(w io.Writer, kind string, prefix, suffix []byte, raws [][]
 	if err := fw.Close(); err != nil {
 		return err
 	}
-
-	crc := crc32.Update(0, crc32.IEEETable, prefix)
-	size := len(prefix) + len(suffix)
-	for i, raw := range raws {
-		if i > 0 {
-			crc = crc32.Update(crc, crc32.IEEETable, comma)
-			size++
-		}
-		crc = crc32.Update(crc, crc32.IEEETable, raw)
-		size += len(raw)
-	}
-	crc = crc32.Update(crc, crc32.IEEETable, suffix)
+	crc := crc32.ChecksumIEEE(prefix)
+	crc = crc32Combine(crc, items.crc, items.size)
+	crc = crc32Combine(crc, crc32.ChecksumIEEE(suffix), int64(len(suffix)))
 	var trailer [8]byte
 	binary.LittleEndian.PutUint32(trailer[:4], crc)
-	binary.LittleEndian.PutUint32(trailer[4:], uint32(size)) // ISIZE: the size modulo 2^32
+	// ISIZE: the uncompressed size modulo 2^32.
+	binary.LittleEndian.PutUint32(trailer[4:], uint32(int64(len(prefix))+items.size+int64(len(suffix))))
 	_, err := w.Write(trailer[:])
 	return err
 }
 
 var comma = []byte{','}
 
-func sameItems(a, b []itemRef) bool {
-	if len(a) != len(b) {
-		return false
+// crc32Combine returns the CRC-32 (IEEE) of A followed by B from crcA,
+// crcB = CRC-32 of B and lenB = len(B): crcA is advanced over lenB zero
+// bytes by repeated squaring of the operator that appends one zero bit
+// (a 32x32 matrix over GF(2)), then xored with crcB (the CRC is linear).
+// This is the method of zlib's crc32_combine.
+func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
+	if lenB <= 0 {
+		return crcA ^ crcB
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+	// odd: the operator for one zero bit (reflected polynomial).
+	var odd, even [32]uint32
+	odd[0] = crc32.IEEE
+	row := uint32(1)
+	for n := 1; n < 32; n++ {
+		odd[n] = row
+		row <<= 1
+	}
+	gf2Square(&even, &odd) // two zero bits
+	gf2Square(&odd, &even) // four zero bits
+	// Each step squares the operator (one zero byte, then two, four, ...)
+	// and applies it where lenB has a one bit.
+	for {
+		gf2Square(&even, &odd)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&even, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+		gf2Square(&odd, &even)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&odd, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
 		}
 	}
-	return true
+	return crcA ^ crcB
+}
+
+// gf2Times multiplies the GF(2) matrix mat by the vector vec.
+func gf2Times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+// gf2Square sets square to mat times mat.
+func gf2Square(square, mat *[32]uint32) {
+	for n := range 32 {
+		square[n] = gf2Times(mat, mat[n])
+	}
 }

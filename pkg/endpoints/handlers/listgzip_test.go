@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // gunzipOne decompresses one gzip member (checking its CRC-32 and size)
@@ -29,73 +35,89 @@ func gunzipOne(t *testing.T, b []byte) []byte {
 	return out
 }
 
-// TestWriteGzippedList: the list gzipped in parts decompresses (one gzip
-// member, valid CRC and size) to prefix, items joined by commas, suffix;
-// a list of the same item bytes reuses the kept compressed items whatever
-// its prefix and suffix; a list whose items differ in one item's bytes
-// (even with equal content) or in order compresses its own and replaces
-// the kept part.
-func TestWriteGzippedList(t *testing.T) {
-	const kind = "test;TestWriteGzippedList"
+// TestGzippedListParts: a list gzipped in parts decompresses (one gzip
+// member, valid CRC-32 and size) to prefix, items joined by commas,
+// suffix, with the items' part compressed once and kept for later lists
+// of the same objects whatever their prefix and suffix; lists of other
+// objects (one replaced, reordered, fewer) do not find it.
+func TestGzippedListParts(t *testing.T) {
+	const kind = "test;TestGzippedListParts"
 	t.Cleanup(func() {
 		keptGzipItems.Lock()
 		delete(keptGzipItems.m, kind)
 		keptGzipItems.Unlock()
 	})
 	raws := make([][]byte, 3000)
+	objs := make([]*cacheable.Object, len(raws))
 	for i := range raws {
 		raws[i] = fmt.Appendf(nil, `{"name":"item%05d","pad":%q}`, i, strings.Repeat(string(rune('a'+i%26)), i%90))
+		objs[i] = cacheable.New(&unstructured.Unstructured{})
 	}
-	want := func(prefix, suffix string, raws [][]byte) []byte {
-		return []byte(prefix + string(bytes.Join(raws, []byte(","))) + suffix)
-	}
-	write := func(prefix, suffix string, raws [][]byte) []byte {
+	check := func(prefix, suffix string, raws [][]byte, gz *gzipItems) {
 		t.Helper()
 		var buf bytes.Buffer
-		if err := writeGzippedList(&buf, kind, []byte(prefix), []byte(suffix), raws); err != nil {
+		if err := writeGzippedList(&buf, []byte(prefix), []byte(suffix), gz); err != nil {
 			t.Fatal(err)
 		}
 		got := gunzipOne(t, buf.Bytes())
-		if w := want(prefix, suffix, raws); !bytes.Equal(got, w) {
-			t.Fatalf("decompressed %d bytes, want %d (prefix %q)", len(got), len(w), prefix)
+		if want := prefix + string(bytes.Join(raws, []byte(","))) + suffix; string(got) != want {
+			t.Fatalf("decompressed %d bytes, want %d (prefix %q)", len(got), len(want), prefix)
 		}
-		return buf.Bytes()
-	}
-	kept := func() *gzipItems {
-		keptGzipItems.Lock()
-		defer keptGzipItems.Unlock()
-		return keptGzipItems.m[kind]
 	}
 
-	write(`{"kind":"List","metadata":{"resourceVersion":"1"},"items":[`, `]}`, raws)
-	first := kept()
-	if first == nil || len(first.items) != len(raws) {
-		t.Fatal("no compressed items kept")
+	if keptGzip(kind, objs) != nil {
+		t.Fatal("kept items before any list")
 	}
-	write(`{"kind":"List","metadata":{"resourceVersion":"22","continue":"abc"},"items":[`, `],"x":1}`, raws)
-	if kept() != first {
-		t.Fatal("a list of the same item bytes compressed its items again")
+	gz := compressItems(kind, objs, raws)
+	check(`{"kind":"List","metadata":{"resourceVersion":"1"},"items":[`, `]}`, raws, gz)
+	kept := keptGzip(kind, objs)
+	if kept != gz {
+		t.Fatal("the compressed items were not kept")
 	}
+	check(`{"kind":"List","metadata":{"resourceVersion":"22","continue":"abc"},"items":[`, `],"x":1}`, raws, kept)
 
-	// The same content in a new slice: not known to be the same bytes.
-	changed := append([][]byte(nil), raws...)
-	changed[1500] = append([]byte(nil), raws[1500]...)
-	write(`{"items":[`, `]}`, changed)
-	second := kept()
-	if second == first {
-		t.Fatal("items with new bytes reused the kept compressed items")
-	}
-	changed[1500] = []byte(`{"name":"changed"}`)
-	write(`{"items":[`, `]}`, changed)
-	if kept() == second {
-		t.Fatal("changed items reused the kept compressed items")
-	}
-	swapped := append([][]byte(nil), raws...)
+	other := append([]*cacheable.Object(nil), objs...)
+	other[1500] = cacheable.New(&unstructured.Unstructured{})
+	swapped := append([]*cacheable.Object(nil), objs...)
 	swapped[0], swapped[1] = swapped[1], swapped[0]
-	write(`{"items":[`, `]}`, swapped)
-	write(`{"items":[`, `]}`, swapped[:10])
-	write(`{"items":[`, `]}`, nil)
-	if got := kept(); len(got.items) != 0 {
-		t.Fatalf("kept %d items after an empty list", len(got.items))
+	for name, o := range map[string][]*cacheable.Object{"one replaced": other, "reordered": swapped, "fewer": objs[:2999], "none": nil} {
+		if keptGzip(kind, o) != nil {
+			t.Fatalf("%s: found the kept items of other objects", name)
+		}
+	}
+	if keptGzip("test;other kind", objs) != nil {
+		t.Fatal("found the kept items of another kind of list")
+	}
+
+	// Replaced by the next list of the kind; empty items.
+	changed := append([][]byte(nil), raws...)
+	changed[1500] = []byte(`{"name":"changed"}`)
+	gz2 := compressItems(kind, other, changed)
+	check(`{"items":[`, `]}`, changed, gz2)
+	if keptGzip(kind, objs) != nil || keptGzip(kind, other) != gz2 {
+		t.Fatal("the next list's items did not replace the kept ones")
+	}
+	check(`{"items":[`, `]}`, nil, compressItems(kind, nil, nil))
+}
+
+// TestCRC32Combine: the combined CRC-32 of two parts is the CRC-32 of
+// their concatenation, for empty, short and long parts.
+func TestCRC32Combine(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	for _, n := range []int{0, 1, 2, 3, 7, 8, 255, 4096, 65537, 1 << 20} {
+		for _, cut := range []int{0, 1, n / 3, n / 2, n - 1, n} {
+			if cut < 0 || cut > n {
+				continue
+			}
+			a, b := data[:cut], data[cut:n]
+			got := crc32Combine(crc32.ChecksumIEEE(a), crc32.ChecksumIEEE(b), int64(len(b)))
+			if want := crc32.ChecksumIEEE(data[:n]); got != want {
+				t.Fatalf("n=%d cut=%d: combined %08x, want %08x", n, cut, got, want)
+			}
+		}
 	}
 }
