@@ -46,6 +46,7 @@ type options struct {
 	referenceFlags string
 	starts         int
 	objects        int
+	lists          int
 	writes         int
 	watchers       []int
 	watchEvents    int
@@ -62,6 +63,7 @@ func main() {
 	flag.StringVar(&o.referenceFlags, "reference-flags", defaultReferenceFlags, "the reference's flags; {etcd} {prefix} {port} {dir} are replaced")
 	flag.IntVar(&o.starts, "starts", 5, "measured starts per target (median)")
 	flag.IntVar(&o.objects, "objects", 2000, "custom resources created, read, updated and listed")
+	flag.IntVar(&o.lists, "lists", 20, "sequential lists of each list row (the first finds no kept encodings)")
 	flag.IntVar(&o.writes, "writes", 60000, "updates before the last RSS reading")
 	watchers := flag.String("watchers", "100,1000", "watcher counts of the watch rows")
 	flag.IntVar(&o.watchEvents, "watch-events", 200, "updates each watch row sends")

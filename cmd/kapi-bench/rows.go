@@ -360,18 +360,18 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// listRows measures the consistent list rows: 20 sequential lists of the
-// namespace's objects read raw, their items counted (rawList), then 20
-// with the client-go dynamic client, which decodes every item. Both check
-// that every object is listed.
+// listRows measures the consistent list rows: -lists (20) sequential
+// lists of the namespace's objects read raw, their items counted
+// (rawList), then as many with the client-go dynamic client, which decodes
+// every item. Both check that every object is listed.
 func listRows(ctx context.Context, cfg *rest.Config, res dynamic.ResourceInterface, o options, r *result) error {
-	const lists = 20
+	lists := float64(max(o.lists, 1))
 	raw, err := newRawList(cfg, "/apis/"+benchGVR.Group+"/"+benchGVR.Version+"/namespaces/"+benchNamespace+"/"+benchGVR.Resource)
 	if err != nil {
 		return err
 	}
 	begin := time.Now()
-	for range lists {
+	for range int(lists) {
 		n, err := raw.list(ctx)
 		if err != nil {
 			return fmt.Errorf("list: %w", err)
@@ -382,7 +382,7 @@ func listRows(ctx context.Context, cfg *rest.Config, res dynamic.ResourceInterfa
 	}
 	r.list = lists / time.Since(begin).Seconds()
 	begin = time.Now()
-	for range lists {
+	for range int(lists) {
 		l, err := res.List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return fmt.Errorf("list (dynamic client): %w", err)

@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
-	"slices"
 	"sync"
+	"weak"
 
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
@@ -31,29 +31,29 @@ import (
 //
 // Sound: an item's bytes are a function of its shared object (immutable)
 // and the item encoder (which the kind of list names): the objects keep
-// each encoding once computed. An entry records the items' objects (and
-// so keeps them alive) and is used only for a list of those very objects,
-// in the same order, of the same kind: then neither the items' bytes nor
-// their CRC-32 are looked at again (the trailer's CRC-32 is combined from
-// the parts').
+// each encoding once computed. An entry records the items' objects (weak
+// pointers) and is used only for a list of those very objects, in the
+// same order, of the same kind: then neither the items' bytes nor their
+// CRC-32 are looked at again (the trailer's CRC-32 is combined from the
+// parts').
 //
 // Bounded: one entry per kind of list (encoder, version and list kind),
 // replaced by the next large gzipped list of that kind that differs;
 // entries with more than maxKeptGzipItems compressed bytes are not kept.
-// An entry holds its compressed bytes, 8 bytes per item and the items'
-// objects, which the watch cache (or memory store) holds anyway until
-// they are written again; then the entry keeps one list's worth of
-// superseded objects alive until the next list of that kind replaces it.
+// An entry holds its compressed bytes and 8 bytes per item; it does not
+// keep the items' objects alive (once the watch cache or memory store
+// drops an object, a list cannot hold it again, and the entry no longer
+// matches).
 
 // maxKeptGzipItems bounds one kept compressed items part.
 const maxKeptGzipItems = 8 << 20
 
 // gzipItems is the compressed items part of one list.
 type gzipItems struct {
-	objs     []*cacheable.Object // the items, in order
-	deflated []byte              // their bytes joined by commas, as DEFLATE blocks, sync-flushed, not final
-	size     int64               // the uncompressed length of the items part
-	crc      uint32              // its CRC-32 (IEEE)
+	objs     []weak.Pointer[cacheable.Object] // the items, in order
+	deflated []byte                           // their bytes joined by commas, as DEFLATE blocks, sync-flushed, not final
+	size     int64                            // the uncompressed length of the items part
+	crc      uint32                           // its CRC-32 (IEEE)
 }
 
 var keptGzipItems = struct {
@@ -79,7 +79,7 @@ func keptGzip(kind string, objs []*cacheable.Object) *gzipItems {
 		return nil
 	}
 	for i, o := range objs {
-		if kept.objs[i] != o {
+		if kept.objs[i].Value() != o {
 			return nil
 		}
 	}
@@ -96,8 +96,12 @@ func compressItems(kind string, objs []*cacheable.Object, raws [][]byte) *gzipIt
 	}()
 	var buf bytes.Buffer
 	fw.Reset(&buf)
-	// A copy: the caller's slice is not known to stay as it is.
-	g := &gzipItems{objs: slices.Clone(objs)}
+	// Pointers of their own: the caller's slice is not known to stay as
+	// it is.
+	g := &gzipItems{objs: make([]weak.Pointer[cacheable.Object], len(objs))}
+	for i, o := range objs {
+		g.objs[i] = weak.Make(o)
+	}
 	for i, raw := range raws {
 		if i > 0 {
 			_, _ = fw.Write(comma)

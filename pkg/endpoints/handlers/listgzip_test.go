@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -120,4 +121,33 @@ func TestCRC32Combine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGzippedListPartsDoNotKeepObjects: kept compressed items do not keep
+// their objects alive (a superseded object is collected; the entry then
+// matches no list).
+func TestGzippedListPartsDoNotKeepObjects(t *testing.T) {
+	const kind = "test;TestGzippedListPartsDoNotKeepObjects"
+	t.Cleanup(func() {
+		keptGzipItems.Lock()
+		delete(keptGzipItems.m, kind)
+		keptGzipItems.Unlock()
+	})
+	func() {
+		objs := []*cacheable.Object{cacheable.New(&unstructured.Unstructured{Object: map[string]any{"a": "b"}})}
+		compressItems(kind, objs, [][]byte{[]byte(`{"a":"b"}`)})
+		if keptGzip(kind, objs) == nil {
+			t.Fatal("not kept")
+		}
+	}()
+	keptGzipItems.Lock()
+	kept := keptGzipItems.m[kind]
+	keptGzipItems.Unlock()
+	for range 10 {
+		runtime.GC()
+		if kept.objs[0].Value() == nil {
+			return
+		}
+	}
+	t.Fatal("the kept compressed items keep their object alive")
 }
