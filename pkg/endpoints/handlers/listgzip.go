@@ -38,7 +38,8 @@ import (
 // parts').
 //
 // Bounded: one entry per kind of list (encoder, version and list kind),
-// replaced by the next large gzipped list of that kind that differs;
+// replaced by the next large gzipped list of that kind that differs, and
+// dropped (when another is kept) once its first object was collected;
 // entries with more than maxKeptGzipItems compressed bytes are not kept.
 // An entry holds its compressed bytes and 8 bytes per item; it does not
 // keep the items' objects alive (once the watch cache or memory store
@@ -116,6 +117,13 @@ func compressItems(kind string, objs []*cacheable.Object, raws [][]byte) *gzipIt
 	g.deflated = buf.Bytes()
 	if len(g.deflated) <= maxKeptGzipItems {
 		keptGzipItems.Lock()
+		// Entries of which an object was collected match no list again
+		// (a deleted custom resource definition's, say): drop them.
+		for k, e := range keptGzipItems.m {
+			if len(e.objs) == 0 || e.objs[0].Value() == nil {
+				delete(keptGzipItems.m, k)
+			}
+		}
 		keptGzipItems.m[kind] = g
 		keptGzipItems.Unlock()
 	}

@@ -143,11 +143,32 @@ func TestGzippedListPartsDoNotKeepObjects(t *testing.T) {
 	keptGzipItems.Lock()
 	kept := keptGzipItems.m[kind]
 	keptGzipItems.Unlock()
+	collected := false
 	for range 10 {
 		runtime.GC()
-		if kept.objs[0].Value() == nil {
-			return
+		if collected = kept.objs[0].Value() == nil; collected {
+			break
 		}
 	}
-	t.Fatal("the kept compressed items keep their object alive")
+	if !collected {
+		t.Fatal("the kept compressed items keep their object alive")
+	}
+	// The next entry kept drops it.
+	const other = kind + ";other"
+	t.Cleanup(func() {
+		keptGzipItems.Lock()
+		delete(keptGzipItems.m, other)
+		keptGzipItems.Unlock()
+	})
+	live := []*cacheable.Object{cacheable.New(&unstructured.Unstructured{})}
+	compressItems(other, live, [][]byte{[]byte(`{}`)})
+	keptGzipItems.Lock()
+	_, stale := keptGzipItems.m[kind]
+	keptGzipItems.Unlock()
+	if stale {
+		t.Fatal("an entry whose objects were collected was not dropped")
+	}
+	if keptGzip(other, live) == nil {
+		t.Fatal("the new entry was not kept")
+	}
 }
