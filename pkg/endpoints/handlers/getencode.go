@@ -41,15 +41,16 @@ type getEncoder struct {
 }
 
 // getEncoderFor returns the response encoder for the serializer info
-// (the one writeResponse builds for it), built once per scope.
+// (the one writeResponse builds for it), built once per scope and media
+// type (the scope's serializer offers one serializer per media type).
 func (s *RequestScope) getEncoderFor(info runtime.SerializerInfo) *getEncoder {
-	if e, ok := s.getEncoders.Load(info.Serializer); ok {
+	if e, ok := s.getEncoders.Load(info.MediaType); ok {
 		return e.(*getEncoder)
 	}
 	gv := s.Kind.GroupVersion()
 	enc := s.Serializer.EncoderForVersion(info.Serializer, gv)
 	e := &getEncoder{enc: enc, id: runtime.Identifier("get;" + string(enc.Identifier()) + ";" + gv.String())}
-	actual, _ := s.getEncoders.LoadOrStore(info.Serializer, e)
+	actual, _ := s.getEncoders.LoadOrStore(info.MediaType, e)
 	return actual.(*getEncoder)
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
@@ -189,4 +190,44 @@ func serveGet(t *testing.T, s *handlers.RequestScope, g *sharingGetter, accept, 
 		}
 	}
 	return out
+}
+
+type nopAuditBackend struct{}
+
+func (nopAuditBackend) ProcessEvents(...*audit.Event) bool { return true }
+func (nopAuditBackend) Run(<-chan struct{}) error          { return nil }
+func (nopAuditBackend) Shutdown()                          {}
+
+// TestSharedGetAudit: a GET whose audit event records the response object
+// (level RequestResponse) takes no shared object and records the object;
+// at level Metadata it takes the shared object.
+func TestSharedGetAudit(t *testing.T) {
+	for _, tc := range []struct {
+		level  audit.Level
+		shared bool
+	}{{audit.LevelRequestResponse, false}, {audit.LevelRequest, true}, {audit.LevelMetadata, true}} {
+		lc := listCases()[1]
+		g := &sharingGetter{obj: lc.lister(1, metav1.ListMeta{}).objs[0]}
+		s := sharedGetScope(lc)
+		req := httptest.NewRequest(http.MethodGet, "/apis/x/v1/namespaces/ns/things/one", nil)
+		req.Header.Set("Accept", "application/json")
+		ctx := audit.WithContext(req.Context())
+		ev := &audit.Event{}
+		audit.FromContext(ctx).Begin(ev, audit.Policy{Level: tc.level}, nopAuditBackend{}, nil)
+		ctx = request.WithRequestInfo(ctx, &request.RequestInfo{
+			IsResourceRequest: true, Verb: "get", APIGroup: s.Kind.Group, APIVersion: s.Kind.Version,
+			Namespace: "ns", Resource: s.Resource.Resource, Name: "one",
+		})
+		rec := httptest.NewRecorder()
+		handlers.GetResource(g, s).ServeHTTP(rec, req.WithContext(ctx))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: status %d: %s", tc.level, rec.Code, rec.Body)
+		}
+		if got := g.asked == 1; got != tc.shared {
+			t.Errorf("%s: shared object asked for: %v, want %v", tc.level, got, tc.shared)
+		}
+		if recorded := ev.ResponseObject != nil; recorded != !tc.shared {
+			t.Errorf("%s: response object recorded: %v", tc.level, recorded)
+		}
+	}
 }

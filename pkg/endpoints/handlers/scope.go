@@ -95,7 +95,7 @@ type RequestScope struct {
 	// SharedGetObjects: gets ask the storage for the watch cache's entry
 	// as a shared object (cacheable.WithItem), whose encodings it keeps.
 	SharedGetObjects bool
-	// getEncoders caches, per serializer, the encoder and identifier of
+	// getEncoders caches, per media type, the encoder and identifier of
 	// the GET responses written from kept encodings (see getencode.go).
 	getEncoders sync.Map
 	// AcceptsGroupVersion, when set, says which other group-versions a
