@@ -48,6 +48,14 @@ func (s *crStore) ListSharesObjects(l rest.Lister) bool {
 	return ok && c == s
 }
 
+// GetSharesObjects implements rest.SharedObjectGetter: a get of this very
+// store is the generic store's, unchanged, so its object may be the watch
+// cache's shared, encode-once entry.
+func (s *crStore) GetSharesObjects(g rest.Getter) bool {
+	c, ok := g.(*crStore)
+	return ok && c == s
+}
+
 // Destroy implements rest.Storage: the storage is the serving's, which
 // destroys it when the version goes.
 func (s *crStore) Destroy() {}

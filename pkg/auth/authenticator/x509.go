@@ -36,7 +36,29 @@ func NewX509(pool *x509.CertPool) Request {
 type x509Authenticator struct {
 	verifier *ClientCertVerifier
 	now      func() time.Time
+
+	// identities keeps what a verified leaf certificate names, by the
+	// certificate (one parsed object per TLS connection, sent again with
+	// each of its requests): its digest, UID attribute and groups were
+	// computed again on every request. The certificate is verified on
+	// every request all the same (verifier).
+	mu         sync.Mutex
+	identities map[*x509.Certificate]*certIdentity
 }
+
+// certIdentity is the user a verified leaf certificate names (ok false:
+// none, err: an unusable UID attribute).
+type certIdentity struct {
+	name, uid string
+	groups    []string // the organizations plus system:authenticated
+	credID    string
+	ok        bool
+	err       error
+}
+
+// maxCertIdentities bounds x509Authenticator.identities (cleared when
+// full, as the verifier's answers).
+const maxCertIdentities = 1024
 
 var _ Request = (*x509Authenticator)(nil)
 
@@ -52,22 +74,51 @@ func (a *x509Authenticator) AuthenticateRequest(r *http.Request) (*user.Info, bo
 	if err != nil {
 		return nil, false, err
 	}
+	id := a.identity(leaf)
+	if !id.ok {
+		return nil, false, id.err
+	}
+	// What authenticated(&user.Info{...}) returns, built from the kept
+	// identity: every request gets its own Info.
+	return &user.Info{
+		Name:   id.name,
+		UID:    id.uid,
+		Groups: slices.Clone(id.groups),
+		Extra:  map[string][]string{CredentialIDKey: {id.credID}},
+	}, true, nil
+}
+
+// identity returns what leaf names, computed once per certificate.
+func (a *x509Authenticator) identity(leaf *x509.Certificate) *certIdentity {
+	a.mu.Lock()
+	id := a.identities[leaf]
+	a.mu.Unlock()
+	if id != nil {
+		return id
+	}
+	id = newCertIdentity(leaf)
+	a.mu.Lock()
+	if a.identities == nil || len(a.identities) >= maxCertIdentities {
+		a.identities = map[*x509.Certificate]*certIdentity{}
+	}
+	a.identities[leaf] = id
+	a.mu.Unlock()
+	return id
+}
+
+func newCertIdentity(leaf *x509.Certificate) *certIdentity {
 	// A verified certificate without a common name names nobody; leave it to
 	// the next authenticator, as upstream does.
 	if leaf.Subject.CommonName == "" {
-		return nil, false, nil
+		return &certIdentity{}
 	}
 	uid, err := certificateUID(leaf)
 	if err != nil {
-		return nil, false, err
+		return &certIdentity{err: err}
 	}
 	fp := sha256.Sum256(leaf.Raw)
-	return authenticated(&user.Info{
-		Name:   leaf.Subject.CommonName,
-		UID:    uid,
-		Groups: slices.Clone(leaf.Subject.Organization),
-		Extra:  map[string][]string{CredentialIDKey: {"X509SHA256=" + hex.EncodeToString(fp[:])}},
-	}), true, nil
+	u := authenticated(&user.Info{Name: leaf.Subject.CommonName, UID: uid, Groups: slices.Clone(leaf.Subject.Organization)})
+	return &certIdentity{name: u.Name, uid: u.UID, groups: u.Groups, credID: "X509SHA256=" + hex.EncodeToString(fp[:]), ok: true}
 }
 
 // certificateUID is the subject's one UID attribute, if any, with

@@ -4,9 +4,11 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
@@ -53,6 +55,7 @@ type requestHeader struct {
 	allowed                       []string
 	names, uids, groups, prefixes []string
 	now                           func() time.Time
+	lastVerifyErr                 atomic.Pointer[wrappedVerifyError]
 }
 
 var _ authenticator.Request = (*requestHeader)(nil)
@@ -83,7 +86,7 @@ func (a *requestHeader) AuthenticateRequest(r *http.Request) (*user.Info, bool, 
 func (a *requestHeader) verify(peers []*x509.Certificate) error {
 	leaf, err := a.verifier.Verify(peers, a.now())
 	if err != nil {
-		return fmt.Errorf("requestheader: proxy certificate: %w", err)
+		return a.wrapVerifyError(err)
 	}
 	if len(a.allowed) > 0 && !slices.Contains(a.allowed, leaf.Subject.CommonName) {
 		return fmt.Errorf("requestheader: x509: subject with cn=%s is not in the allowed list", leaf.Subject.CommonName)
@@ -172,4 +175,28 @@ func authenticated(u *user.Info) *user.Info {
 	}
 	u.Groups = append(u.Groups, user.AllAuthenticated)
 	return u
+}
+
+// wrappedVerifyError is a verification error and its wrapping.
+type wrappedVerifyError struct{ err, wrapped error }
+
+// wrapVerifyError wraps a failed verification of the proxy's chain. Every
+// request with a client certificate that is not the proxy's fails it (the
+// verifier answers the kept error), and the error is usually dropped (the
+// next authenticator accepts the certificate): the wrapping of the last
+// error is kept rather than formatted again for each request.
+func (a *requestHeader) wrapVerifyError(err error) error {
+	if w := a.lastVerifyErr.Load(); w != nil && sameError(w.err, err) {
+		return w.wrapped
+	}
+	w := &wrappedVerifyError{err: err, wrapped: fmt.Errorf("requestheader: proxy certificate: %w", err)}
+	a.lastVerifyErr.Store(w)
+	return w.wrapped
+}
+
+// sameError reports whether a and b are the same error value (== on
+// comparable dynamic types only: == on others would panic).
+func sameError(a, b error) bool {
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
 }

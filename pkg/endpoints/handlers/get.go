@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // negotiate negotiates the response media type for this scope (Table and
@@ -54,11 +55,16 @@ func GetResource(r rest.Getter, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		result, err := r.Get(ctx, info.Name, opts)
+		var item *cacheable.Item
+		getCtx := ctx
+		if s.sharedGetWanted(ctx, req, o) {
+			getCtx, item = cacheable.WithItem(ctx)
+		}
+		result, err := r.Get(getCtx, info.Name, opts)
 		if err != nil {
 			s.err(err, w, req)
 			return
 		}
-		s.writeResponse(ctx, w, req, http.StatusOK, o, result)
+		s.writeGet(ctx, w, req, o, result, item)
 	})
 }

@@ -3,7 +3,7 @@ package handlers
 import (
 	"mime"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,13 +58,15 @@ type acceptClause struct {
 // breaks ties). Malformed ranges are skipped.
 func parseAccept(header string) []acceptClause {
 	var out []acceptClause
-	for _, part := range strings.Split(header, ",") {
-		fields := strings.Split(part, ";")
-		mr := strings.TrimSpace(fields[0])
+	for rest := header; rest != ""; {
+		var part string
+		part, rest, _ = strings.Cut(rest, ",")
+		mr, params, _ := strings.Cut(part, ";")
+		mr = strings.TrimSpace(mr)
 		if mr == "" {
 			continue
 		}
-		c := acceptClause{q: 1, params: map[string]string{}}
+		c := acceptClause{q: 1}
 		typ, sub, ok := strings.Cut(mr, "/")
 		switch {
 		case ok:
@@ -77,7 +79,9 @@ func parseAccept(header string) []acceptClause {
 		if c.typ == "" || c.subType == "" {
 			continue
 		}
-		for _, p := range fields[1:] {
+		for params != "" {
+			var p string
+			p, params, _ = strings.Cut(params, ";")
 			k, v, _ := strings.Cut(p, "=")
 			k = strings.TrimSpace(k)
 			v = strings.TrimSpace(v)
@@ -90,24 +94,43 @@ func parseAccept(header string) []acceptClause {
 				}
 				continue
 			}
+			if c.params == nil {
+				c.params = map[string]string{}
+			}
 			c.params[k] = v
 		}
 		out = append(out, c)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.q != b.q {
-			return a.q > b.q
-		}
-		if a.typ != "*" && b.typ == "*" {
-			return true
-		}
-		if a.subType != "*" && b.subType == "*" {
-			return true
-		}
-		return false
-	})
+	if len(out) > 1 {
+		// cmp(a, b) < 0 exactly when a goes before b, so this orders as
+		// the sort.SliceStable with that less function did, without its
+		// reflection.
+		slices.SortStableFunc(out, func(a, b acceptClause) int {
+			if acceptBefore(a, b) {
+				return -1
+			}
+			if acceptBefore(b, a) {
+				return 1
+			}
+			return 0
+		})
+	}
 	return out
+}
+
+// acceptBefore orders Accept clauses: higher q first, then concrete types
+// before wildcards.
+func acceptBefore(a, b acceptClause) bool {
+	if a.q != b.q {
+		return a.q > b.q
+	}
+	if a.typ != "*" && b.typ == "*" {
+		return true
+	}
+	if a.subType != "*" && b.subType == "*" {
+		return true
+	}
+	return false
 }
 
 // restrictions says which transformations and schemas an endpoint allows.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -91,6 +92,12 @@ type RequestScope struct {
 	// SharedListObjects: lists ask the storage for their items as shared
 	// objects (cacheable.WithItems), whose encodings the watch cache keeps.
 	SharedListObjects bool
+	// SharedGetObjects: gets ask the storage for the watch cache's entry
+	// as a shared object (cacheable.WithItem), whose encodings it keeps.
+	SharedGetObjects bool
+	// getEncoders caches, per media type, the encoder and identifier of
+	// the GET responses written from kept encodings (see getencode.go).
+	getEncoders sync.Map
 	// AcceptsGroupVersion, when set, says which other group-versions a
 	// request body may be written in (converted to the scope's), as
 	// upstream's AcceptsGroupVersionDelegate (the eviction subresource

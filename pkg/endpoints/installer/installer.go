@@ -230,6 +230,10 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 	if s, ok := storage.(rest.SharedObjectLister); ok && isLister {
 		sharedList = s.ListSharesObjects(lister)
 	}
+	sharedGet := false
+	if s, ok := storage.(rest.SharedObjectGetter); ok && isGetter {
+		sharedGet = s.GetSharesObjects(getter)
+	}
 	var accepts func(schema.GroupVersion) bool
 	if a, ok := storage.(rest.GroupVersionAcceptor); ok {
 		accepts = a.AcceptsGroupVersion
@@ -248,6 +252,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		AcceptsGroupVersion: accepts,
 		SharedWatchObjects:  sharedWatch,
 		SharedListObjects:   sharedList,
+		SharedGetObjects:    sharedGet,
 		Resource:            g.GroupVersion.WithResource(resource),
 		Subresource:         sub,
 		Kind:                kind,

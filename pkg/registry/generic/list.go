@@ -134,6 +134,14 @@ func (e *Store) ListSharesObjects(l rest.Lister) bool {
 	return ok && s == e
 }
 
+// GetSharesObjects implements rest.SharedObjectGetter: a get served by
+// this very store (not by a type embedding it, which may change the
+// object) may take the watch cache's shared, encode-once entry.
+func (e *Store) GetSharesObjects(g rest.Getter) bool {
+	s, ok := g.(*Store)
+	return ok && s == e
+}
+
 // deleteCollectionPageSize is a variable for tests.
 var deleteCollectionPageSize int64 = DefaultDeleteCollectionPageSize
 

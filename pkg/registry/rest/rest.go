@@ -113,6 +113,15 @@ type SharedObjectLister interface {
 	ListSharesObjects(l Lister) bool
 }
 
+// SharedObjectGetter is a storage whose single-object reads may hand the
+// watch cache's entry to the API handler as a shared object, encoded once
+// and kept with the entry (cacheable.WithItem): its GetSharesObjects(g) is
+// true when g, the storage as installed, returns the object its storage
+// read filled, unchanged.
+type SharedObjectGetter interface {
+	GetSharesObjects(g Getter) bool
+}
+
 // GroupVersionAcceptor is a storage that takes request bodies in other
 // group-versions than the one it is served in (converted by the scheme).
 type GroupVersionAcceptor interface {

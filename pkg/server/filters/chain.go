@@ -145,5 +145,6 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	h = WithMuxAndDiscoveryComplete(h, c.MuxAndDiscoveryComplete)
 	h = WithPanicRecovery(h, log)
 	h = WithAuditInit(h)
+	h = withServingStack(h)
 	return h
 }

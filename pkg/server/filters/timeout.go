@@ -60,6 +60,7 @@ func WithTimeout(handler http.Handler, isLongRunning LongRunningFunc, handlers *
 		inner := r.Clone(ctx)       // the handler may change headers; keep r ours
 		tracked := handlers != nil && handlers.Add(1) == nil
 		go func() {
+			growStack()
 			defer func() {
 				p := recover()
 				if p != nil && p != http.ErrAbortHandler {

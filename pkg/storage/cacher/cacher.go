@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
@@ -275,8 +276,13 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 		}
 		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
 	}
-	// Hook: a per-entry serialized form (the list path's) could be handed
-	// to the response encoder here instead of a copy to encode again.
+	if sink := cacheable.ItemWanted(ctx); sink != nil {
+		// The reader (the GET handler) writes the entry's kept encoding
+		// (encoded once per entry and encoder, as lists' items are); objPtr
+		// is left as it is.
+		sink.Set(e.Encodings())
+		return nil
+	}
 	return copyInto(key, e.obj, objPtr)
 }
 
