@@ -13,7 +13,8 @@ import (
 
 // dump saves, under dir (when -dump is set), what a memory investigation
 // needs at one point of the run (label: "idle", "after-writes"): the
-// process's /proc/PID/smaps_rollup and /proc/PID/status, and, from a
+// process's /proc/PID/smaps_rollup, /proc/PID/smaps (per mapping: the
+// binary's, bbolt's database file, the heap) and /proc/PID/status, and, from a
 // server that serves them (kapi with its default --profiling; the
 // reference's --profiling is on by default too), the heap profile of
 // /debug/pprof/heap and the Go runtime figures of /metrics. It never
@@ -25,7 +26,7 @@ func (p *proc) dump(ctx context.Context, dir, target, label string) {
 	name := strings.NewReplacer(" ", "-").Replace(target)
 	base := filepath.Join(dir, name+"."+label)
 	pid := p.cmd.Process.Pid
-	for _, f := range []string{"smaps_rollup", "status"} {
+	for _, f := range []string{"smaps_rollup", "smaps", "status"} {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, f)); err == nil {
 			_ = os.WriteFile(base+"."+f, b, 0o644)
 		}

@@ -15,6 +15,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver"
 	"go.uber.org/zap"
 )
 
@@ -262,6 +263,13 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 	ec.TickMs = 10
 	ec.ElectionMs = 50
 	ec.AutoCompactionRetention = "0" // kapi compacts (etcd3.StartCompactor)
+	// etcd keeps the last SnapshotCatchUpEntries raft entries in memory
+	// (5,000 by default, each a whole write request: ~4 MB of live heap
+	// under kapi-bench's writes) for a slow follower to catch up from. A
+	// single member has no follower and no peer listener, so none can
+	// ever join it; it keeps only a few. (Clustered members keep etcd's
+	// default, below.)
+	ec.SnapshotCatchUpEntries = singleMemberCatchUpEntries
 	if cfg.WatchProgressNotifyInterval > 0 {
 		ec.WatchProgressNotifyInterval = cfg.WatchProgressNotifyInterval
 	}
@@ -281,6 +289,7 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 		// Several members: etcd's default timing (100 ms heartbeat, 1 s
 		// election), as peers are further apart than a goroutine.
 		ec.TickMs, ec.ElectionMs = 100, 1000
+		ec.SnapshotCatchUpEntries = etcdserver.DefaultSnapshotCatchUpEntries
 		ec.Name = c.Name
 		ec.InitialClusterToken = clusterToken
 		tlsInfo := transport.TLSInfo{CertFile: c.CertFile, KeyFile: c.KeyFile, TrustedCAFile: c.CAFile, ClientCertAuth: true}
@@ -297,6 +306,11 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 	}
 	return ec
 }
+
+// singleMemberCatchUpEntries is how many applied raft entries a
+// single-member embedded etcd keeps in memory (etcd compacts its raft log
+// every 100 applied entries, down to this many).
+const singleMemberCatchUpEntries = 100
 
 // clusterToken is the initial cluster token of clustered embedded etcd.
 const clusterToken = "kapi-embedded"
