@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 )
 
 // bootstrapCreator creates the RBAC bootstrap policy's objects with the
@@ -69,7 +70,10 @@ func (c *Config) bootstrapCreator(cfg *rest.Config) (rbac.Creator, error) {
 		}
 		u := *host
 		u.Path = p
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), &body)
+		// Every server of the process creates these objects alike: their
+		// managed fields are computed once per process (the stored
+		// objects are the same, TestInProcessLoopbackStoresWhatTheNetworkDoes).
+		req, err := http.NewRequestWithContext(handlers.WithRepeatedCreate(ctx), http.MethodPost, u.String(), &body)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 )
 
 // TestInProcessLoopbackStoresWhatTheNetworkDoes proves that the bootstrap
@@ -21,7 +22,15 @@ import (
 // object the rbac/bootstrap-roles hook stored and a copy created over the
 // network and one created in-process are equal but for name, uid,
 // resourceVersion and timestamps, managed fields included.
+//
+// The server checked is the process's second: its bootstrap creates reuse
+// the managed fields the first server's computed (handlers.WithRepeatedCreate),
+// which must store the same objects.
 func TestInProcessLoopbackStoresWhatTheNetworkDoes(t *testing.T) {
+	startKapi(t, nil)
+	if n := fieldmanager.RepeatedCreates(); n < len(rbac.ClusterRoles()) {
+		t.Fatalf("after the first server's start the process holds the managed fields of %d repeated creates, want at least %d (the RBAC bootstrap's)", n, len(rbac.ClusterRoles()))
+	}
 	r := startKapi(t, nil)
 	network, inProcess, err := app.LoopbackConfigs(r.cfg)
 	if err != nil {

@@ -2,6 +2,7 @@ package rbac
 
 import (
 	"context"
+	"encoding/binary"
 	"log/slog"
 	"slices"
 	"strings"
@@ -89,6 +90,11 @@ func aggregateRules(role *rbacv1.ClusterRole, all []*rbacv1.ClusterRole) []rbacv
 		}
 	}
 	var rules []rbacv1.PolicyRule
+	// seen holds ruleKey of every rule taken: the same test as upstream's
+	// equality.Semantic.DeepEqual against each (ruleExists), without the
+	// quadratic walk of reflection over every rule taken so far.
+	seen := map[string]struct{}{}
+	var key []byte
 	for _, other := range all {
 		if other.Name == role.Name {
 			continue
@@ -98,10 +104,27 @@ func aggregateRules(role *rbacv1.ClusterRole, all []*rbacv1.ClusterRole) []rbacv
 			continue
 		}
 		for _, r := range other.Rules {
-			if !slices.ContainsFunc(rules, func(h rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(h, r) }) {
+			key = ruleKey(key[:0], &r)
+			if _, ok := seen[string(key)]; !ok {
+				seen[string(key)] = struct{}{}
 				rules = append(rules, r)
 			}
 		}
 	}
 	return rules
+}
+
+// ruleKey appends to b an encoding of r that two rules share exactly when
+// equality.Semantic.DeepEqual holds between them: each list in field
+// order, length-prefixed, each string length-prefixed (nil and empty
+// lists alike, as Semantic.DeepEqual takes them).
+func ruleKey(b []byte, r *rbacv1.PolicyRule) []byte {
+	for _, list := range [][]string{r.Verbs, r.APIGroups, r.Resources, r.ResourceNames, r.NonResourceURLs} {
+		b = binary.AppendUvarint(b, uint64(len(list)))
+		for _, v := range list {
+			b = binary.AppendUvarint(b, uint64(len(v)))
+			b = append(b, v...)
+		}
+	}
+	return b
 }

@@ -3,6 +3,9 @@ package fieldmanager
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -73,6 +76,14 @@ type Manager struct {
 	tc        managedfields.TypeConverter
 	convertor runtime.ObjectConvertor
 	gv        schema.GroupVersion
+
+	// kind, subresource and sharedSchema are UpdateRepeatedCreate's:
+	// sharedSchema is set for the built-in kinds on the process-wide
+	// TypeConverter and scheme.
+	kind         schema.GroupVersionKind
+	subresource  string
+	resetKey     func() string
+	sharedSchema bool
 }
 
 var _ handlers.FieldManager = (*Manager)(nil)
@@ -120,7 +131,27 @@ func New(c Config) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
 	}
-	return &Manager{fm: fm, tc: tc, convertor: convertor, gv: c.Kind.GroupVersion()}, nil
+	shared := c.TypeConverter == nil && !c.CustomResource && s == scheme.Scheme &&
+		c.Convertor == nil && c.Defaulter == nil && c.Creater == nil
+	return &Manager{fm: fm, tc: tc, convertor: convertor, gv: c.Kind.GroupVersion(),
+		kind: c.Kind, subresource: c.Subresource, resetKey: sync.OnceValue(func() string { return resetKey(c.ResetFields) }), sharedSchema: shared}, nil
+}
+
+// resetKey prints reset fields in a stable order, for UpdateRepeatedCreate's key.
+func resetKey(reset map[fieldpath.APIVersion]*fieldpath.Set) string {
+	if len(reset) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, v := range slices.Sorted(maps.Keys(reset)) {
+		b.WriteString(string(v))
+		b.WriteByte('=')
+		if reset[v] != nil {
+			b.WriteString(reset[v].String())
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
 }
 
 // UpdateNoErrors implements handlers.FieldManager: newObj with its

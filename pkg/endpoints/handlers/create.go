@@ -75,7 +75,7 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 			// As upstream, a create is recorded as an Update by the
 			// manager, against an empty live object.
 			if err := guard(s.logger(), "tracking managed fields", func() error {
-				obj = s.FieldManager.UpdateNoErrors(r.New(), obj, managerOrUserAgent(opts.FieldManager, req))
+				obj = s.createManagedFields(ctx, r.New(), obj, managerOrUserAgent(opts.FieldManager, req))
 				return nil
 			}); err != nil {
 				s.err(err, w, req)

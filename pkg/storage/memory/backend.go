@@ -379,6 +379,13 @@ func (b *Backend) compareAndDelete(key string, expect uint64) (rev uint64, cur k
 // writeLocked applies ev as the next revision, publishes it to watchers and
 // returns the revision.
 func (b *Backend) writeLocked(ev *event) uint64 {
+	return b.writeBatchLocked(ev, nil)
+}
+
+// writeBatchLocked is writeLocked for one write of a batch (Apply): with
+// woken non-nil, watchers the event is queued for are added to it instead
+// of being woken, and the caller wakes them once the batch is written.
+func (b *Backend) writeBatchLocked(ev *event, woken map[*watcher]struct{}) uint64 {
 	b.rev++
 	ev.rev = b.rev
 	h := b.hist[ev.key]
@@ -396,7 +403,15 @@ func (b *Backend) writeLocked(ev *event) uint64 {
 		if !w.wants(ev.key) {
 			continue
 		}
-		if !w.in.push(ev) {
+		var ok bool
+		if woken != nil {
+			if ok = w.in.pushQuiet(ev); ok {
+				woken[w] = struct{}{}
+			}
+		} else {
+			ok = w.in.push(ev)
+		}
+		if !ok {
 			// The watcher is too far behind: cut it off rather than block
 			// writers. Its client re-watches from its last revision.
 			delete(b.watchers, w)

@@ -38,11 +38,33 @@ func (q *eventQueue) push(ev *event) bool {
 	q.buf[(q.head+q.n)%len(q.buf)] = ev
 	q.n++
 	q.mu.Unlock()
+	q.signal()
+	return true
+}
+
+// pushQuiet is push without waking the reader: the caller calls signal
+// once it has pushed a batch (Backend.Apply), so that a reader wakes once
+// per batch instead of competing with the writer for every event.
+func (q *eventQueue) pushQuiet(ev *event) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n >= q.limit {
+		return false
+	}
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = ev
+	q.n++
+	return true
+}
+
+// signal leaves the reader a token (at most one waits).
+func (q *eventQueue) signal() {
 	select {
 	case q.ready <- struct{}{}:
 	default: // a token is already waiting
 	}
-	return true
 }
 
 // grow doubles the ring (at least 4, at most limit), keeping the order.

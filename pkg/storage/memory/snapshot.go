@@ -44,9 +44,18 @@ func (b *Backend) Apply(puts map[string][]byte, deletes []string) (uint64, error
 	if b.closed {
 		return 0, errClosed("")
 	}
+	// Watchers wake once, when the whole batch is queued, instead of
+	// once per change (their readers would compete with this writer for
+	// the queue's lock and the CPU during the batch).
+	woken := map[*watcher]struct{}{}
+	defer func() {
+		for w := range woken {
+			w.in.signal()
+		}
+	}()
 	for _, k := range deletes {
 		if cur, exists := b.latestLocked(k); exists {
-			b.writeLocked(&event{kind: eventDelete, key: k, prev: cur.data})
+			b.writeBatchLocked(&event{kind: eventDelete, key: k, prev: cur.data}, woken)
 		}
 	}
 	for _, k := range sortedPutKeys(puts) {
@@ -62,7 +71,7 @@ func (b *Backend) Apply(puts map[string][]byte, deletes []string) (uint64, error
 		if exists {
 			prev = cur.data
 		}
-		b.writeLocked(&event{kind: eventPut, key: k, value: v, prev: prev})
+		b.writeBatchLocked(&event{kind: eventPut, key: k, value: v, prev: prev}, woken)
 	}
 	return b.rev, nil
 }
