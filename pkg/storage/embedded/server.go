@@ -12,11 +12,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
+	"go.etcd.io/etcd/server/v3/proxy/grpcproxy/adapter"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
 )
 
 // Defaults of [Config].
@@ -195,12 +200,17 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 // MaxRequestBytes: ErrRequestTooLarge, as the storage layer expects) and
 // the server's interceptors, of which only the "require leader" check of
 // watches matters, and only in a cluster: a lone member that serves is
-// its own leader. Clustered members keep the gRPC client over the socket,
+// its own leader. As over gRPC, a call whose context has already ended
+// fails before it reaches etcd (checkedKV, checkedLease). Clustered members
+// keep the gRPC client over the socket,
 // so that a partitioned member's watches end (rpctypes.MetadataRequireLeaderKey).
 // Other clients (snapshots, tools) still connect to [Server.Endpoints].
 func newClient(e *embed.Etcd, cfg Config, endpoint string, maxReq uint, logger *slog.Logger) (*clientv3.Client, error) {
 	if cfg.Cluster == nil {
-		return v3client.New(e.Server), nil
+		c := v3client.New(e.Server)
+		c.KV = clientv3.NewKVFromKVClient(checkedKV{adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.Server))}, c)
+		c.Lease = clientv3.NewLeaseFromLeaseClient(checkedLease{adapter.LeaseServerToLeaseClient(v3rpc.NewQuotaLeaseServer(e.Server))}, c, time.Second)
+		return c, nil
 	}
 	client, err := clientv3.New(clientv3.Config{
 		Endpoints:          []string{endpoint},
@@ -212,6 +222,65 @@ func newClient(e *embed.Etcd, cfg Config, endpoint string, maxReq uint, logger *
 		return nil, fmt.Errorf("embedded etcd: client for %s: %w", endpoint, err)
 	}
 	return client, nil
+}
+
+// checkedKV is the in-process KV client with gRPC's first step: a call
+// whose context has already ended fails (codes.Canceled or
+// DeadlineExceeded, which clientv3 turns back into the context's error)
+// without reaching the server. Called directly, etcd would go on with the
+// request and might still commit a write the caller gave up on.
+type checkedKV struct{ pb.KVClient }
+
+func (k checkedKV) Range(ctx context.Context, in *pb.RangeRequest, opts ...grpc.CallOption) (*pb.RangeResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	return k.KVClient.Range(ctx, in, opts...)
+}
+
+func (k checkedKV) Put(ctx context.Context, in *pb.PutRequest, opts ...grpc.CallOption) (*pb.PutResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	return k.KVClient.Put(ctx, in, opts...)
+}
+
+func (k checkedKV) DeleteRange(ctx context.Context, in *pb.DeleteRangeRequest, opts ...grpc.CallOption) (*pb.DeleteRangeResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	return k.KVClient.DeleteRange(ctx, in, opts...)
+}
+
+func (k checkedKV) Txn(ctx context.Context, in *pb.TxnRequest, opts ...grpc.CallOption) (*pb.TxnResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	return k.KVClient.Txn(ctx, in, opts...)
+}
+
+func (k checkedKV) Compact(ctx context.Context, in *pb.CompactionRequest, opts ...grpc.CallOption) (*pb.CompactionResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	return k.KVClient.Compact(ctx, in, opts...)
+}
+
+// checkedLease is checkedKV for the lease calls that change state.
+type checkedLease struct{ pb.LeaseClient }
+
+func (l checkedLease) LeaseGrant(ctx context.Context, in *pb.LeaseGrantRequest, opts ...grpc.CallOption) (*pb.LeaseGrantResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	return l.LeaseClient.LeaseGrant(ctx, in, opts...)
+}
+
+func (l checkedLease) LeaseRevoke(ctx context.Context, in *pb.LeaseRevokeRequest, opts ...grpc.CallOption) (*pb.LeaseRevokeResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	return l.LeaseClient.LeaseRevoke(ctx, in, opts...)
 }
 
 // startEtcd runs embed.StartEtcd, turning a panic or fatal error of etcd
