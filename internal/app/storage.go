@@ -126,7 +126,11 @@ func (c *Config) applyStorage() error {
 	c.addCleanup(b.close)
 	// The database size (apiserver_storage_size_bytes and the deprecated
 	// apiserver_storage_db_total_size_in_bytes), read at scrape time.
-	if err := c.Generic.MetricsRegistry.Register(etcd3.NewSizeCollector(b.client)); err != nil {
+	var sizeEndpoints []string // the client's own
+	if b.embedded != nil {
+		sizeEndpoints = b.embedded.Endpoints() // its client is in-process
+	}
+	if err := c.Generic.MetricsRegistry.Register(etcd3.NewSizeCollector(b.client, sizeEndpoints...)); err != nil {
 		return fmt.Errorf("storage size metrics: %w", err)
 	}
 

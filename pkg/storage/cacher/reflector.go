@@ -99,9 +99,23 @@ func (c *Cacher) reflect(ctx context.Context) {
 	}
 }
 
+// CurrentWatcher may be implemented by the underlying store: it starts a
+// watch at the store's current revision, established when the call
+// returns, and returns the revision rev it starts after (it delivers
+// exactly the changes after rev; a read made after it returns is at rev or
+// later). etcd3.Store does: etcd registers a watch from "now" as up to
+// date at once, where a watch from an older revision waits for etcd's
+// 100 ms catch-up loop and, until then, gets no progress notification.
+type CurrentWatcher interface {
+	WatchFromCurrent(ctx context.Context, key string, opts storage.ListOptions) (w watch.Interface, rev uint64, err error)
+}
+
 // listAndWatch lists the prefix, starts the underlying watch from the
 // list's revision and replaces the cache's state with the list.
 func (c *Cacher) listAndWatch(ctx context.Context) (watch.Interface, error) {
+	if cw, ok := c.store.(CurrentWatcher); ok {
+		return c.watchAndList(ctx, cw)
+	}
 	for {
 		list := c.cfg.NewListFunc()
 		opts := storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{GetAttrs: c.cfg.GetAttrs}}
@@ -143,6 +157,64 @@ func (c *Cacher) listAndWatch(ctx context.Context) (watch.Interface, error) {
 		}
 		return w, nil
 	}
+}
+
+// watchAndList is listAndWatch for a CurrentWatcher store: the watch
+// starts first, at the store's current revision W, then the list is read
+// at a revision L >= W (the list is linearizable and starts after the
+// watch was established). The state is the list at L; the watch's changes
+// at or before L are already in it and apply skips them as old, those after
+// L follow. No change is missed and none is applied twice, as with a watch
+// started from L, but the watch is up to date from the start, so the
+// cache's first consistent reads get their progress notification in one
+// round trip instead of waiting up to 100 ms for etcd to catch the watch up
+// (which it would have to whenever anything was written between the list
+// and the watch: at start-up, nearly always).
+func (c *Cacher) watchAndList(ctx context.Context, cw CurrentWatcher) (watch.Interface, error) {
+	initial := false
+	wopts := storage.ListOptions{
+		Recursive:         true,
+		ProgressNotify:    true,
+		SendInitialEvents: &initial,
+		Predicate:         storage.SelectionPredicate{AllowWatchBookmarks: true, GetAttrs: c.cfg.GetAttrs},
+	}
+	w, from, err := cw.WatchFromCurrent(ctx, c.cfg.ResourcePrefix, wopts)
+	if err != nil {
+		return nil, fmt.Errorf("watch %q from the current revision: %w", c.cfg.ResourcePrefix, err)
+	}
+	list := c.cfg.NewListFunc()
+	opts := storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{GetAttrs: c.cfg.GetAttrs}}
+	if err := c.store.GetList(ctx, c.cfg.ResourcePrefix, opts, list); err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+	}
+	la, err := meta.ListAccessor(list)
+	if err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+	}
+	rv, err := storage.ParseResourceVersion(la.GetResourceVersion())
+	if err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+	}
+	if rv < from {
+		// A linearizable list cannot be older than a revision the store
+		// reported before it started; the state would lack changes the
+		// watch will never send.
+		w.Stop()
+		return nil, fmt.Errorf("list %q at revision %d, before its watch's start %d", c.cfg.ResourcePrefix, rv, from)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+	}
+	if err := c.replace(items, rv); err != nil {
+		w.Stop()
+		return nil, err
+	}
+	return w, nil
 }
 
 func (c *Cacher) watchUnderlying(ctx context.Context, rv uint64) (watch.Interface, error) {

@@ -134,8 +134,8 @@ func TestStoreMetrics(t *testing.T) {
 func TestSizeCollector(t *testing.T) {
 	srv := startEtcd(t)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(NewSizeCollector(srv.Client()))
 	ep := srv.Endpoints()[0]
+	reg.MustRegister(NewSizeCollector(srv.Client(), ep))
 	dbSize := func() float64 {
 		st, err := srv.Client().Status(context.Background(), ep)
 		if err != nil {

@@ -21,16 +21,22 @@ const sizeTimeout = time.Second
 // k8s.io/apiserver pkg/storage/etcd3/metrics/metrics.go's.
 type SizeCollector struct {
 	client      *clientv3.Client
+	endpoints   []string // nil: the client's
 	storageSize *prometheus.Desc
 	dbTotalSize *prometheus.Desc
 }
 
 var _ prometheus.Collector = (*SizeCollector)(nil)
 
-// NewSizeCollector returns the collector of client's database size.
-func NewSizeCollector(client *clientv3.Client) *SizeCollector {
+// NewSizeCollector returns the collector of client's database size, per
+// endpoint of the client, or per endpoint given: an in-process client
+// (embedded etcd's) has none of its own and asks its one server whatever
+// the endpoint; the endpoint it is reported under is then the server's
+// socket.
+func NewSizeCollector(client *clientv3.Client, endpoints ...string) *SizeCollector {
 	return &SizeCollector{
-		client: client,
+		client:    client,
+		endpoints: endpoints,
 		storageSize: prometheus.NewDesc("apiserver_storage_size_bytes",
 			"[STABLE] Size of the storage database file physically allocated in bytes.",
 			[]string{"storage_cluster_id"}, nil),
@@ -51,7 +57,11 @@ func (c *SizeCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), sizeTimeout)
 	defer cancel()
 	reported := false
-	for _, ep := range c.client.Endpoints() {
+	eps := c.endpoints
+	if eps == nil {
+		eps = c.client.Endpoints()
+	}
+	for _, ep := range eps {
 		st, err := c.client.Status(ctx, ep)
 		if err != nil {
 			continue

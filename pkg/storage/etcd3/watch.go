@@ -112,13 +112,102 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		cancel:         cancel,
 		done:           make(chan struct{}),
 	}
-	go w.run(wctx, int64(rev), initialEvents, endBookmark)
+	go w.run(wctx, int64(rev), initialEvents, endBookmark, nil)
 	// As upstream's etcd3 watcher: whether an etcd watch has caught up is
 	// not known cheaply, so it counts as initialized once set up (the
 	// watch cache serves nearly every watch and signals after its
 	// initial events).
 	watchinit.Initialized(ctx)
 	return w, nil
+}
+
+// WatchFromCurrent starts a watch of key at the store's current revision and
+// returns once etcd has registered it, with the revision rev it starts
+// after: the watch delivers exactly the changes after rev (as Watch from
+// resourceVersion rev would, for opts' Recursive, Predicate and
+// ProgressNotify; opts.ResourceVersion and SendInitialEvents are ignored).
+// Any read made after it returns (a linearizable list) is at rev or later.
+//
+// Unlike Watch from an explicit revision, the etcd watch is created "from
+// now" (no start revision), which etcd registers as synced at once: a watch
+// from a revision older than etcd's current one is caught up only by etcd's
+// sync loop, every 100 ms (watchResyncPeriod in etcd's mvcc package), and
+// until then etcd answers no progress request of its gRPC stream. The watch
+// cache starts its watch this way, before its initial list (see the
+// cacher's listAndWatch), so that its first consistent reads do not wait
+// for that loop. rev is the revision etcd reported when it created the
+// watch, which is at or after the revision the watch really starts from:
+// the few changes in between (writes racing the creation) are dropped here,
+// so the watch is exactly "after rev" (and resuming after a reconnect, which
+// etcd's client does from rev, repeats none of them).
+func (s *Store) WatchFromCurrent(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, uint64, error) {
+	k, err := s.prepareKey(key)
+	if err != nil {
+		return nil, 0, err
+	}
+	if opts.Recursive && !strings.HasSuffix(k, "/") {
+		k += "/"
+	}
+	if s.newFunc == nil {
+		return nil, 0, errors.New("etcd3: watch needs Config.NewFunc")
+	}
+	wctx, cancel := context.WithCancel(s.watchContext(ctx))
+	w := &watcher{
+		s:              s,
+		key:            key,
+		etcdKey:        k,
+		recursive:      opts.Recursive,
+		pred:           opts.Predicate,
+		progressNotify: opts.ProgressNotify,
+		bookmarks:      opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
+		result:         make(chan watch.Event, resultBuffer),
+		cancel:         cancel,
+		done:           make(chan struct{}),
+	}
+	created := make(chan createdWatch, 1)
+	go w.run(wctx, 0, false, false, created)
+	var c createdWatch
+	select {
+	case c = <-created:
+	case <-ctx.Done():
+		w.Stop()
+		return nil, 0, ctx.Err()
+	}
+	if c.err != nil {
+		w.Stop()
+		return nil, 0, interpretError(c.err, key)
+	}
+	watchinit.Initialized(ctx)
+	return w, uint64(c.rev), nil
+}
+
+// createdWatch is what a watch from the current revision reports once etcd
+// created it (or failed to).
+type createdWatch struct {
+	rev int64
+	err error
+}
+
+// awaitCreated reads etcd's "created" response of a watch made with
+// WithCreatedNotify (always its first) and returns its header's revision.
+func awaitCreated(ctx context.Context, wch clientv3.WatchChan) (int64, error) {
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case resp, ok := <-wch:
+		switch {
+		case !ok:
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			return 0, errors.New("etcd watch closed before it was created")
+		case resp.Err() != nil:
+			return 0, resp.Err()
+		case !resp.Created:
+			return 0, fmt.Errorf("etcd watch: first response is not the creation (revision %d, %d events)", resp.Header.Revision, len(resp.Events))
+		}
+		return resp.Header.Revision, nil
+	}
 }
 
 // watchStreamKey is the gRPC metadata key that gives every Store its own
@@ -174,7 +263,12 @@ func (w *watcher) Stop() {
 	<-w.done
 }
 
-func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark bool) {
+// run reads the etcd watch until ctx ends or it fails. With created
+// non-nil the etcd watch starts at etcd's current revision (rev is
+// ignored): the revision etcd reports at its creation is sent on created,
+// or the error that kept it from being created (run then returns), and the
+// watch delivers only changes after that revision.
+func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark bool, created chan<- createdWatch) {
 	defer close(w.done)
 	defer close(w.result)
 	defer w.cancel()
@@ -193,7 +287,12 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 		}
 	}
 
-	opts := []clientv3.OpOption{clientv3.WithRev(rev + 1), clientv3.WithPrevKV()}
+	opts := []clientv3.OpOption{clientv3.WithPrevKV()}
+	if created == nil {
+		opts = append(opts, clientv3.WithRev(rev+1))
+	} else {
+		opts = append(opts, clientv3.WithCreatedNotify())
+	}
 	if w.recursive {
 		opts = append(opts, clientv3.WithPrefix())
 	}
@@ -201,6 +300,17 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 		opts = append(opts, clientv3.WithProgressNotify())
 	}
 	wch := w.s.client.Watch(ctx, w.etcdKey, opts...)
+	// floor: changes at or before it are not delivered (a watch from the
+	// current revision starts after the revision of its creation).
+	var floor int64
+	if created != nil {
+		r, err := awaitCreated(ctx, wch)
+		created <- createdWatch{rev: r, err: err}
+		if err != nil {
+			return
+		}
+		rev, floor = r, r
+	}
 	// lastRev is the revision up to which every event was delivered; heard
 	// is whether etcd said anything since the last tick.
 	lastRev, heard := rev, false
@@ -232,13 +342,16 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 			if resp.IsProgressNotify() {
 				w.s.metrics.EtcdBookmark()
 				lastRev = max(lastRev, resp.Header.Revision)
-				if w.bookmarks && !w.sendBookmark(ctx, resp.Header.Revision, false) {
+				if w.bookmarks && !w.sendBookmark(ctx, lastRev, false) {
 					return
 				}
 				continue
 			}
 			for _, e := range resp.Events {
 				w.s.metrics.EtcdEvent()
+				if e.Kv.ModRevision <= floor {
+					continue
+				}
 				lastRev = max(lastRev, e.Kv.ModRevision)
 				ev, ok, err := w.transform(e)
 				if err != nil {
