@@ -231,7 +231,8 @@ func (w *watcher) Stream(send func(watch.Event) bool, idle func() bool) bool {
 
 // Stop implements watch.Interface: it ends the watch and waits until its
 // loop has returned (ResultChan is then closed). A watch never started is
-// released.
+// released. While Stream runs, Stop waits for the send in progress to
+// return, so it must not be called from inside send.
 func (w *watcher) Stop() {
 	w.cancel()
 	w.startOnce.Do(func() {
