@@ -33,6 +33,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,6 +70,7 @@ func main() {
 	flag.IntVar(&o.watchEvents, "watch-events", 200, "updates each watch row sends")
 	flag.IntVar(&o.conc, "c", 32, "concurrent workers of the create/get/update rows")
 	flag.StringVar(&o.dump, "dump", "", "a directory: save smaps_rollup, the heap profile and /metrics of each target when idle and after the writes")
+	cpuProfile := flag.String("cpuprofile", "", "a file: write the benchmark client's own CPU profile there (the servers' are at their /debug/pprof/)")
 	targets := flag.String("targets", "", "comma-separated targets to measure, of "+strings.Join(targetNames, ",")+" (default: all that can run)")
 	flag.Parse()
 	if *targets != "" {
@@ -91,7 +93,20 @@ func main() {
 			fail(err)
 		}
 	}
-	if err := run(context.Background(), o); err != nil {
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+	}
+	err := run(context.Background(), o)
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
 		fail(err)
 	}
 }

@@ -38,6 +38,7 @@ type result struct {
 type watchResult struct {
 	watchers            int
 	p99                 time.Duration
+	p50, p90            time.Duration // printed on stderr only
 	cpuPerEvent         time.Duration
 	delivered, expected int
 }
@@ -171,7 +172,7 @@ func load(ctx context.Context, p *proc, o options, r *result) error {
 			return fmt.Errorf("watch with %d watchers: %w", n, err)
 		}
 		r.watch = append(r.watch, w)
-		fmt.Fprintf(os.Stderr, "   watch %d: p99 %v, CPU/event %v, delivered %d of %d\n", n, w.p99, w.cpuPerEvent, w.delivered, w.expected)
+		fmt.Fprintf(os.Stderr, "   watch %d: p50 %v, p90 %v, p99 %v, CPU/event %v, delivered %d of %d\n", n, w.p50, w.p90, w.p99, w.cpuPerEvent, w.delivered, w.expected)
 	}
 
 	if _, err := parallel(o.writes, o.conc, func(i int) error {
@@ -348,7 +349,7 @@ func watchRow(ctx context.Context, p *proc, res dynamic.ResourceInterface, objs 
 	wr.delivered = len(all)
 	if len(all) > 0 {
 		sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-		wr.p99 = all[len(all)*99/100]
+		wr.p50, wr.p90, wr.p99 = all[len(all)/2], all[len(all)*9/10], all[len(all)*99/100]
 		wr.cpuPerEvent = cpu / time.Duration(len(all))
 	}
 	return wr, nil

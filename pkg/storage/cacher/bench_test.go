@@ -35,9 +35,18 @@ func BenchmarkWatchFanOut(b *testing.B) {
 	}
 }
 
+// fanOutBatch is the writes a fan-out benchmark sends before waiting for
+// every watcher to have them all.
+const fanOutBatch = 50
+
 func benchFanOut(b *testing.B, watchers int, stream bool) {
-	const batch = 50
-	e := newPodEnv(b, envOptions{cacher: func(c *Config) { c.WatcherBuffer = 2 * batch }})
+	e := newPodEnv(b, envOptions{cacher: func(c *Config) { c.WatcherBuffer = 2 * fanOutBatch }})
+	runFanOut(b, e, watchers, stream)
+}
+
+// runFanOut is BenchmarkWatchFanOut's loop on the cache of e.
+func runFanOut(b *testing.B, e *podEnv, watchers int, stream bool) {
+	const batch = fanOutBatch
 	e.create("p", nil)
 	var started sync.Map // revision → write start time
 	var wg sync.WaitGroup

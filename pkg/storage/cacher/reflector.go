@@ -178,7 +178,8 @@ func (c *Cacher) watchAndList(ctx context.Context, cw CurrentWatcher) (watch.Int
 		SendInitialEvents: &initial,
 		Predicate:         storage.SelectionPredicate{AllowWatchBookmarks: true, GetAttrs: c.cfg.GetAttrs},
 	}
-	w, from, err := cw.WatchFromCurrent(ctx, c.cfg.ResourcePrefix, wopts)
+	// Marked, as in watchUnderlying: consume streams a watch that can.
+	w, from, err := cw.WatchFromCurrent(storage.WithStreamedWatch(ctx), c.cfg.ResourcePrefix, wopts)
 	if err != nil {
 		return nil, fmt.Errorf("watch %q from the current revision: %w", c.cfg.ResourcePrefix, err)
 	}
@@ -226,7 +227,9 @@ func (c *Cacher) watchUnderlying(ctx context.Context, rv uint64) (watch.Interfac
 		SendInitialEvents: &initial,
 		Predicate:         storage.SelectionPredicate{AllowWatchBookmarks: true, GetAttrs: c.cfg.GetAttrs},
 	}
-	w, err := c.store.Watch(ctx, c.cfg.ResourcePrefix, opts)
+	// Marked: consume reads a watch that can stream with Stream (see
+	// consume); any other watch ignores the mark.
+	w, err := c.store.Watch(storage.WithStreamedWatch(ctx), c.cfg.ResourcePrefix, opts)
 	if err != nil {
 		return nil, fmt.Errorf("watch %q from %d: %w", c.cfg.ResourcePrefix, rv, err)
 	}
@@ -259,17 +262,7 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 		}
 		return nil
 	}
-	for {
-		var ev watch.Event
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ev, ok = <-w.ResultChan():
-		}
-		if !ok {
-			return nil
-		}
+	handle := func(ev watch.Event) error {
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
 			rv, err := storage.ObjectResourceVersion(ev.Object)
@@ -283,9 +276,7 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 			}
 			held, heldRV = append(held, ev), rv
 			if !c.marked {
-				if err := flush(); err != nil {
-					return err
-				}
+				return flush()
 			}
 		case watch.Bookmark:
 			if err := flush(); err != nil {
@@ -294,7 +285,7 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 			rv, err := storage.ObjectResourceVersion(ev.Object)
 			if err != nil {
 				c.cfg.Logger.Warn("watch cache got a bookmark without a revision", "prefix", c.cfg.ResourcePrefix, "err", err)
-				continue
+				return nil
 			}
 			if rv > applied { // a revision's end mark needs no lock
 				c.advance(rv)
@@ -308,7 +299,46 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 			}
 			return fmt.Errorf("underlying watch: error event %T", ev.Object)
 		}
+		return nil
 	}
+	// A watch that can stream (the etcd3 store's, the memory store's)
+	// runs its loop here, on the reflector's goroutine, and hands each
+	// event straight to handle: one goroutine wake-up less between etcd
+	// and the cache's watchers than reading its result channel. Events,
+	// their order and the errors are the same either way.
+	if s, ok := w.(eventStreamer); ok {
+		var err error
+		if s.Stream(func(ev watch.Event) bool {
+			err = handle(ev)
+			return err == nil
+		}, nil) {
+			if err != nil {
+				return err
+			}
+			return ctx.Err()
+		}
+	}
+	for {
+		var ev watch.Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok = <-w.ResultChan():
+		}
+		if !ok {
+			return nil
+		}
+		if err := handle(ev); err != nil {
+			return err
+		}
+	}
+}
+
+// eventStreamer is a watch that can deliver its events by calling its reader
+// back on the reader's goroutine (as handlers.eventStreamer).
+type eventStreamer interface {
+	Stream(send func(watch.Event) bool, idle func() bool) bool
 }
 
 func (c *Cacher) newEntry(obj runtime.Object) (*entry, error) {

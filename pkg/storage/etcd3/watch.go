@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -30,9 +31,10 @@ const (
 	syncPageSize = 10000
 )
 
-// watcher is one Watch: a goroutine reading etcd's watch stream, turning
-// its events into watch.Events for the predicate, and sending them on
-// result, which it closes when it ends.
+// watcher is one Watch: a loop reading etcd's watch stream, turning its
+// events into watch.Events for the predicate, and sending them on result
+// (from a goroutine of its own, which closes result when it ends) or to
+// a reader's callback on the reader's goroutine (Stream).
 type watcher struct {
 	s         *Store
 	key       string // caller's key, for errors
@@ -47,6 +49,18 @@ type watcher struct {
 	result chan watch.Event
 	cancel context.CancelFunc
 	done   chan struct{}
+	// stopped is the watch context's Done: the watch is ending.
+	stopped <-chan struct{}
+
+	// start runs the watch's loop on the calling goroutine, delivering
+	// through emit (idle, if not nil, is called when no etcd response is
+	// waiting); it is called once, by the first of ResultChan (on a new
+	// goroutine), Stream and Stop (which only releases the watch).
+	start     func(emit func(watch.Event) bool, idle func() bool)
+	startOnce sync.Once
+	// emit delivers one event; set before the loop runs.
+	emit func(watch.Event) bool
+	idle func() bool
 }
 
 // Watch implements [storage.Interface].
@@ -111,8 +125,15 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		result:         make(chan watch.Event, resultBuffer),
 		cancel:         cancel,
 		done:           make(chan struct{}),
+		stopped:        wctx.Done(),
 	}
-	go w.run(wctx, int64(rev), initialEvents, endBookmark, nil)
+	w.start = func(emit func(watch.Event) bool, idle func() bool) {
+		w.emit, w.idle = emit, idle
+		w.run(wctx, int64(rev), initialEvents, endBookmark, nil, 0)
+	}
+	if !storage.StreamedWatch(ctx) {
+		w.ResultChan() // the loop starts now, as it always did
+	}
 	// As upstream's etcd3 watcher: whether an etcd watch has caught up is
 	// not known cheaply, so it counts as initialized once set up (the
 	// watch cache serves nearly every watch and signals after its
@@ -163,29 +184,39 @@ func (s *Store) WatchFromCurrent(ctx context.Context, key string, opts storage.L
 		result:         make(chan watch.Event, resultBuffer),
 		cancel:         cancel,
 		done:           make(chan struct{}),
+		stopped:        wctx.Done(),
 	}
-	created := make(chan createdWatch, 1)
-	go w.run(wctx, 0, false, false, created)
-	var c createdWatch
-	select {
-	case c = <-created:
-	case <-ctx.Done():
+	wch := s.client.Watch(wctx, k, w.etcdOptions(clientv3.WithCreatedNotify())...)
+	rev, err := awaitCreated(wctx, wch)
+	if err != nil {
 		w.Stop()
-		return nil, 0, ctx.Err()
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		return nil, 0, interpretError(err, key)
 	}
-	if c.err != nil {
-		w.Stop()
-		return nil, 0, interpretError(c.err, key)
+	w.start = func(emit func(watch.Event) bool, idle func() bool) {
+		w.emit, w.idle = emit, idle
+		w.run(wctx, rev, false, false, wch, rev)
+	}
+	if !storage.StreamedWatch(ctx) {
+		w.ResultChan()
 	}
 	watchinit.Initialized(ctx)
-	return w, uint64(c.rev), nil
+	return w, uint64(rev), nil
 }
 
-// createdWatch is what a watch from the current revision reports once etcd
-// created it (or failed to).
-type createdWatch struct {
-	rev int64
-	err error
+// etcdOptions are the options of the watcher's etcd watch: start (a
+// revision, or the creation notice) and what every watch of it asks for.
+func (w *watcher) etcdOptions(start clientv3.OpOption) []clientv3.OpOption {
+	opts := []clientv3.OpOption{start, clientv3.WithPrevKV()}
+	if w.recursive {
+		opts = append(opts, clientv3.WithPrefix())
+	}
+	if w.progressNotify {
+		opts = append(opts, clientv3.WithProgressNotify())
+	}
+	return opts
 }
 
 // awaitCreated reads etcd's "created" response of a watch made with
@@ -253,63 +284,87 @@ func (s *Store) RequestWatchProgress(ctx context.Context) error {
 // the bookmark follows the last event of every revision.
 func (s *Store) MarksRevisionEnds() bool { return true }
 
-// ResultChan implements watch.Interface.
-func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
+// ResultChan implements watch.Interface. The first call starts the
+// goroutine delivering the events on the channel (a watch whose context
+// was not marked by storage.WithStreamedWatch started it in Watch).
+func (w *watcher) ResultChan() <-chan watch.Event {
+	w.startOnce.Do(func() {
+		go w.start(w.sendResult, nil)
+	})
+	return w.result
+}
+
+// sendResult hands ev to the reader of result; false once the watch's
+// context ended.
+func (w *watcher) sendResult(ev watch.Event) bool {
+	select {
+	case w.result <- ev:
+		return true
+	default:
+	}
+	select {
+	case w.result <- ev:
+		return true
+	case <-w.stopped:
+		return false
+	}
+}
+
+// Stream delivers the watch's events by calling send on the caller's
+// goroutine, in order, until send returns false or the watch ends (Stop,
+// its context, an error event); idle, if not nil, is called whenever no
+// etcd response is waiting and ends the watch if it returns false. The
+// watch is over when Stream returns. It saves the hand-over of every
+// event from the watch's goroutine to its reader's: the watch cache's
+// reflector reads its etcd watch this way, so an event reaches the
+// cache's watchers one goroutine wake-up sooner (with 1,000 watchers
+// each wake-up waits behind a run queue of their handlers). It returns
+// false at once, delivering nothing, if ResultChan was called first.
+func (w *watcher) Stream(send func(watch.Event) bool, idle func() bool) bool {
+	if !storage.ClaimStream(&w.startOnce) {
+		return false
+	}
+	w.start(send, idle)
+	return true
+}
 
 // Stop implements watch.Interface: it ends the watch and waits until its
-// goroutine has exited (ResultChan is then closed).
+// loop has returned (ResultChan is then closed). A watch never started is
+// released. While Stream runs, Stop waits for the send in progress to
+// return, so it must not be called from inside send.
 func (w *watcher) Stop() {
 	w.cancel()
+	w.startOnce.Do(func() {
+		close(w.result)
+		close(w.done)
+	})
 	<-w.done
 }
 
-// run reads the etcd watch until ctx ends or it fails. With created
-// non-nil the etcd watch starts at etcd's current revision (rev is
-// ignored): the revision etcd reports at its creation is sent on created,
-// or the error that kept it from being created (run then returns), and the
-// watch delivers only changes after that revision.
-func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark bool, created chan<- createdWatch) {
+// run reads the etcd watch until ctx ends or it fails. With wch nil it
+// first sends the initial events if asked, then watches from rev+1; with
+// wch not nil (a watch WatchFromCurrent created after revision rev) it reads
+// wch and drops changes at or before floor (writes racing the creation).
+func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark bool, wch clientv3.WatchChan, floor int64) {
 	defer close(w.done)
 	defer close(w.result)
 	defer w.cancel()
 
-	if initialEvents {
-		r, err := w.sync(ctx)
-		if err != nil {
-			w.sendError(ctx, err)
-			return
+	if wch == nil {
+		if initialEvents {
+			r, err := w.sync(ctx)
+			if err != nil {
+				w.sendError(ctx, err)
+				return
+			}
+			rev = r
 		}
-		rev = r
-	}
-	if endBookmark {
-		if !w.sendBookmark(ctx, rev, true) {
-			return
+		if endBookmark {
+			if !w.sendBookmark(ctx, rev, true) {
+				return
+			}
 		}
-	}
-
-	opts := []clientv3.OpOption{clientv3.WithPrevKV()}
-	if created == nil {
-		opts = append(opts, clientv3.WithRev(rev+1))
-	} else {
-		opts = append(opts, clientv3.WithCreatedNotify())
-	}
-	if w.recursive {
-		opts = append(opts, clientv3.WithPrefix())
-	}
-	if w.progressNotify {
-		opts = append(opts, clientv3.WithProgressNotify())
-	}
-	wch := w.s.client.Watch(ctx, w.etcdKey, opts...)
-	// floor: changes at or before it are not delivered (a watch from the
-	// current revision starts after the revision of its creation).
-	var floor int64
-	if created != nil {
-		r, err := awaitCreated(ctx, wch)
-		created <- createdWatch{rev: r, err: err}
-		if err != nil {
-			return
-		}
-		rev, floor = r, r
+		wch = w.s.client.Watch(ctx, w.etcdKey, w.etcdOptions(clientv3.WithRev(rev+1))...)
 	}
 	// lastRev is the revision up to which every event was delivered; heard
 	// is whether etcd said anything since the last tick.
@@ -321,54 +376,68 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 		tick = t.C
 	}
 	for {
-		select {
-		case <-tick:
-			if !heard && !w.sendBookmark(ctx, lastRev, false) {
+		var resp clientv3.WatchResponse
+		var ok, got bool
+		if w.idle != nil {
+			// A streaming reader flushes when nothing is waiting.
+			select {
+			case resp, ok = <-wch:
+				got = true
+			default:
+				if !w.idle() {
+					return
+				}
+			}
+		}
+		if !got {
+			select {
+			case <-tick:
+				if !heard && !w.sendBookmark(ctx, lastRev, false) {
+					return
+				}
+				heard = false
+				continue
+			case resp, ok = <-wch:
+			}
+		}
+		if !ok {
+			// Without an error the stream ends only when ctx ends or the
+			// client is closed: either way the watch is over.
+			return
+		}
+		heard = true
+		if err := resp.Err(); err != nil {
+			w.sendError(ctx, err)
+			return
+		}
+		if resp.IsProgressNotify() {
+			w.s.metrics.EtcdBookmark()
+			lastRev = max(lastRev, resp.Header.Revision)
+			if w.bookmarks && !w.sendBookmark(ctx, lastRev, false) {
 				return
 			}
-			heard = false
 			continue
-		case resp, ok := <-wch:
-			if !ok {
-				// Without an error the stream ends only when ctx ends or
-				// the client is closed: either way the watch is over.
-				return
+		}
+		for _, e := range resp.Events {
+			w.s.metrics.EtcdEvent()
+			if e.Kv.ModRevision <= floor {
+				continue
 			}
-			heard = true
-			if err := resp.Err(); err != nil {
+			lastRev = max(lastRev, e.Kv.ModRevision)
+			ev, ok, err := w.transform(e)
+			if err != nil {
 				w.sendError(ctx, err)
 				return
 			}
-			if resp.IsProgressNotify() {
-				w.s.metrics.EtcdBookmark()
-				lastRev = max(lastRev, resp.Header.Revision)
-				if w.bookmarks && !w.sendBookmark(ctx, lastRev, false) {
-					return
-				}
-				continue
-			}
-			for _, e := range resp.Events {
-				w.s.metrics.EtcdEvent()
-				if e.Kv.ModRevision <= floor {
-					continue
-				}
-				lastRev = max(lastRev, e.Kv.ModRevision)
-				ev, ok, err := w.transform(e)
-				if err != nil {
-					w.sendError(ctx, err)
-					return
-				}
-				if ok && !w.send(ctx, ev) {
-					return
-				}
-			}
-			// etcd sends a revision's events (a transaction's: many keys
-			// at one revision) in one response: a BOOKMARK at the last one
-			// tells a watch cache the revision is complete (see
-			// MarksRevisionEnds).
-			if w.bookmarks && len(resp.Events) > 0 && !w.sendBookmark(ctx, lastRev, false) {
+			if ok && !w.send(ctx, ev) {
 				return
 			}
+		}
+		// etcd sends a revision's events (a transaction's: many keys at
+		// one revision) in one response: a BOOKMARK at the last one tells
+		// a watch cache the revision is complete (see MarksRevisionEnds).
+		if w.bookmarks && len(resp.Events) > 0 && !w.sendBookmark(ctx, lastRev, false) {
+			return
 		}
 	}
 }
@@ -470,12 +539,10 @@ func (w *watcher) matches(obj runtime.Object) bool {
 
 // send delivers ev unless the watch ends first.
 func (w *watcher) send(ctx context.Context, ev watch.Event) bool {
-	select {
-	case w.result <- ev:
-		return true
-	case <-ctx.Done():
+	if ctx.Err() != nil {
 		return false
 	}
+	return w.emit(ev)
 }
 
 // sendBookmark sends a BOOKMARK at rev, annotated as the end of the initial
