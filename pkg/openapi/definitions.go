@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -61,15 +62,18 @@ func newDefinitions() (*Definitions, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The generated map is keyed by model name; the reference callback is
-	// irrelevant for the keys, so any will do here.
-	keys := generated.GetOpenAPIDefinitions(func(string) spec.Ref { return spec.Ref{} })
-
 	d := &Definitions{
 		gvksByName: map[string][]schema.GroupVersionKind{},
 		nameByGVK:  map[schema.GroupVersionKind]string{},
 	}
 	d.v2.prefix, d.v3.prefix = refPrefixV2, refPrefixV3
+	// The index needs only the generated map's keys, but the generated code
+	// makes every definition (~13 ms, 5 MB): make the v3 form, which the
+	// Parser (built at every start, for managed fields) needs anyway, and
+	// hold it until the Parser has read it.
+	keys := generatedDefinitions(refPrefixV3)
+	raw := &rawDefinitions{defs: keys}
+	d.v3.raw, d.v3.pinned = weak.Make(raw), raw
 	for gvk := range s.AllKnownTypes() {
 		if gvk.Version == runtime.APIVersionInternal {
 			continue

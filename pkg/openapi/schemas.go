@@ -81,6 +81,9 @@ type lazyTable struct {
 	schemas map[string]*spec.Schema
 	deps    map[string][]string
 	raw     weak.Pointer[rawDefinitions]
+	// pinned holds raw strongly from NewDefinitions until the Parser read
+	// it (see newDefinitions); nil afterwards.
+	pinned *rawDefinitions
 }
 
 type rawDefinitions struct {

@@ -24,6 +24,7 @@ func (d *Definitions) Parser() (*typed.Parser, error) {
 	d.parserOnce.Do(func() {
 		d.v3.mu.Lock()
 		raw := d.v3.rawLocked()
+		d.v3.pinned = nil
 		d.v3.mu.Unlock()
 		s, err := schemaconv.ToSchemaFromOpenAPI(parserModels(raw), false)
 		if err != nil {
