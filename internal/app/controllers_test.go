@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -267,6 +268,54 @@ func TestControllersSwitchedOff(t *testing.T) {
 	}
 	if _, err := cs.CoordinationV1().Leases("kube-system").Get(ctx, leaseName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("Lease without leader election: got %v, want NotFound", err)
+	}
+}
+
+// --controllers=*,-garbage-collector-controller (kube-controller-manager's
+// name; the alias "garbagecollector" is accepted too): nothing collects,
+// so a dependent outlives its owner and a foreground-deleted owner keeps
+// its finalizer, while the other controllers run.
+func TestGarbageCollectorSwitchedOff(t *testing.T) {
+	s := kapitest.Start(t, kapitest.WithFlags("--controllers=*,-garbage-collector-controller"))
+	cs := kubernetes.NewForConfigOrDie(s.Config)
+	ctx := context.Background()
+	createNamespace(t, cs, "nogc")
+	waitFor(t, 30*time.Second, "default service account (its controller is on)", func() error {
+		_, err := cs.CoreV1().ServiceAccounts("nogc").Get(ctx, "default", metav1.GetOptions{})
+		return err
+	})
+	owners := map[metav1.DeletionPropagation]string{metav1.DeletePropagationBackground: "bg", metav1.DeletePropagationForeground: "fg"}
+	for p, name := range owners {
+		owner, err := cs.CoreV1().Secrets("nogc").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		yes := true
+		if _, err := cs.CoreV1().ConfigMaps("nogc").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Name:            name + "-dependent",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Secret", Name: name, UID: owner.UID, BlockOwnerDeletion: &yes}},
+		}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.CoreV1().Secrets("nogc").Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A running collector deletes hundreds of dependents a second
+	// (docs/performance.md, "Garbage collection"): three seconds would
+	// leave it ample time for these two.
+	time.Sleep(3 * time.Second)
+	for _, name := range owners {
+		if _, err := cs.CoreV1().ConfigMaps("nogc").Get(ctx, name+"-dependent", metav1.GetOptions{}); err != nil {
+			t.Errorf("dependent of %s without a collector: %v, want it kept", name, err)
+		}
+	}
+	if _, err := cs.CoreV1().Secrets("nogc").Get(ctx, "bg", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("background-deleted owner: %v, want NotFound (deleted at once)", err)
+	}
+	fg, err := cs.CoreV1().Secrets("nogc").Get(ctx, "fg", metav1.GetOptions{})
+	if err != nil || fg.DeletionTimestamp == nil || !slices.Contains(fg.Finalizers, metav1.FinalizerDeleteDependents) {
+		t.Errorf("foreground-deleted owner without a collector: %v %+v, want it waiting with foregroundDeletion", err, fg)
 	}
 }
 

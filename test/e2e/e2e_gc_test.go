@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -229,6 +230,27 @@ func (f *gcFixture) customOwner(gvr schema.GroupVersionResource, kind, name stri
 	return owner{gvr: gvr, namespace: ns, ref: metav1.OwnerReference{APIVersion: gvr.GroupVersion().String(), Kind: kind, Name: name, UID: got.GetUID()}}
 }
 
+// deploymentOwner creates a Deployment (which no controller acts on: it
+// owns only the test's dependents).
+func (f *gcFixture) deploymentOwner(name string) owner {
+	f.t.Helper()
+	labels := map[string]string{"app": name}
+	got, err := f.e.cs.AppsV1().Deployments(f.ns).Create(context.Background(), &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1.25"}}},
+			},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		f.t.Fatalf("create deployment %s: %v", name, err)
+	}
+	return owner{gvr: appsv1.SchemeGroupVersion.WithResource("deployments"), namespace: f.ns, ref: metav1.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: got.UID}}
+}
+
 func (f *gcFixture) secretOwner(name string) owner {
 	f.t.Helper()
 	got, err := f.e.cs.CoreV1().Secrets(f.ns).Create(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
@@ -338,7 +360,7 @@ func TestGarbageCollection(t *testing.T) {
 
 		t.Run("background", func(t *testing.T) {
 			f := f.with(t)
-			for _, o := range []owner{f.customOwner(f.widget, "Widget", "bg-widget"), f.secretOwner("bg-secret")} {
+			for _, o := range []owner{f.customOwner(f.widget, "Widget", "bg-widget"), f.deploymentOwner("bg-deployment")} {
 				set := "bg-" + strings.ToLower(o.ref.Kind)
 				f.dependents(set, dependentsPerOwner, o.ref)
 				f.delete(o, policy(metav1.DeletePropagationBackground))
@@ -352,7 +374,7 @@ func TestGarbageCollection(t *testing.T) {
 
 		t.Run("foreground", func(t *testing.T) {
 			f := f.with(t)
-			for _, o := range []owner{f.customOwner(f.widget, "Widget", "fg-widget"), f.secretOwner("fg-secret")} {
+			for _, o := range []owner{f.customOwner(f.widget, "Widget", "fg-widget"), f.deploymentOwner("fg-deployment")} {
 				set := "fg-" + strings.ToLower(o.ref.Kind)
 				f.dependents(set, dependentsPerOwner, blocking(o.ref))
 				f.delete(o, policy(metav1.DeletePropagationForeground))
@@ -373,13 +395,13 @@ func TestGarbageCollection(t *testing.T) {
 
 		t.Run("orphan", func(t *testing.T) {
 			f := f.with(t)
-			widget, secret, legacy, query := f.customOwner(f.widget, "Widget", "or-widget"), f.secretOwner("or-secret"), f.secretOwner("or-legacy"), f.secretOwner("or-query")
+			widget, deployment, legacy, query := f.customOwner(f.widget, "Widget", "or-widget"), f.deploymentOwner("or-deployment"), f.secretOwner("or-legacy"), f.secretOwner("or-query")
 			f.dependents("or-widget", dependentsPerOwner, widget.ref)
-			f.dependents("or-secret", dependentsPerOwner, secret.ref)
+			f.dependents("or-deployment", dependentsPerOwner, deployment.ref)
 			f.dependents("or-legacy", 20, legacy.ref)
 			f.dependents("or-query", 20, query.ref)
 			f.delete(widget, policy(metav1.DeletePropagationOrphan))
-			f.delete(secret, policy(metav1.DeletePropagationOrphan))
+			f.delete(deployment, policy(metav1.DeletePropagationOrphan))
 			// The deprecated field, in a raw DELETE body.
 			res := e.raw(t, "DELETE", "/api/v1/namespaces/"+f.ns+"/secrets/or-legacy", []byte(`{"kind":"DeleteOptions","apiVersion":"v1","orphanDependents":true}`))
 			if res.code != 200 {
@@ -390,10 +412,10 @@ func TestGarbageCollection(t *testing.T) {
 			if res.code != 200 {
 				t.Fatalf("DELETE ?propagationPolicy=Orphan: %d %s", res.code, res.body)
 			}
-			for _, o := range []owner{widget, secret, legacy, query} {
+			for _, o := range []owner{widget, deployment, legacy, query} {
 				f.waitOwnerGone(o, 60*time.Second)
 			}
-			for set, n := range map[string]int{"or-widget": dependentsPerOwner, "or-secret": dependentsPerOwner, "or-legacy": 20, "or-query": 20} {
+			for set, n := range map[string]int{"or-widget": dependentsPerOwner, "or-deployment": dependentsPerOwner, "or-legacy": 20, "or-query": 20} {
 				items, err := f.list(set)
 				if err != nil {
 					t.Fatal(err)
