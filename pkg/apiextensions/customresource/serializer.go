@@ -96,7 +96,16 @@ type encoder struct {
 	plainJSON bool
 }
 
-var _ handlers.ListItemEncoder = encoder{}
+var (
+	_ handlers.ListItemEncoder         = encoder{}
+	_ handlers.ObjectPreservingEncoder = encoder{}
+)
+
+// PreservesObjects implements handlers.ObjectPreservingEncoder: Encode
+// never changes its object (unstructured objects and lists are shallow
+// copies when their apiVersion is rewritten, typed objects deep copies, and
+// the JSON and YAML serializers only read).
+func (encoder) PreservesObjects() {}
 
 // EncodeListItem implements handlers.ListItemEncoder for compact JSON: a
 // custom resource inside a list is written as the list's encoding writes
@@ -126,6 +135,16 @@ func (e encoder) Identifier() runtime.Identifier {
 func (e encoder) Encode(obj runtime.Object, w io.Writer) error {
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
+		if e.plainJSON {
+			// What the JSON serializer writes for it: encoding/json calls
+			// the object's MarshalJSON (this same encoding, ending with a
+			// newline) and compacts its output, which changes nothing in
+			// it (the JSON is already compact, with HTML characters
+			// escaped as encoding/json's own output has them), then adds
+			// the newline it removed. Written directly, without the copy
+			// and re-scan of the compaction.
+			return unstructured.UnstructuredJSONScheme.Encode(withAPIVersion(o, e.target), w)
+		}
 		return e.enc.Encode(withAPIVersion(o, e.target), w)
 	case *unstructured.UnstructuredList:
 		out := &unstructured.UnstructuredList{Object: shallowCopy(o.Object), Items: make([]unstructured.Unstructured, len(o.Items))}
