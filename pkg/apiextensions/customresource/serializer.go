@@ -1,7 +1,6 @@
 package customresource
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"sync/atomic"
@@ -119,13 +118,7 @@ func (e encoder) EncodeListItem(item runtime.Object, w io.Writer) (bool, error) 
 	if !ok || !e.plainJSON {
 		return false, nil
 	}
-	var buf bytes.Buffer
-	if err := unstructured.UnstructuredJSONScheme.Encode(withAPIVersion(u, e.target), &buf); err != nil {
-		return false, err
-	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	_, err := w.Write(b)
-	return true, err
+	return true, writeUnstructuredJSON(w, withAPIVersion(u, e.target).Object, false)
 }
 
 func (e encoder) Identifier() runtime.Identifier {
@@ -141,9 +134,10 @@ func (e encoder) Encode(obj runtime.Object, w io.Writer) error {
 			// newline) and compacts its output, which changes nothing in
 			// it (the JSON is already compact, with HTML characters
 			// escaped as encoding/json's own output has them), then adds
-			// the newline it removed. Written directly, without the copy
-			// and re-scan of the compaction.
-			return unstructured.UnstructuredJSONScheme.Encode(withAPIVersion(o, e.target), w)
+			// the newline it removed. Written directly (writeUnstructuredJSON:
+			// the same bytes), without the copy and re-scan of the
+			// compaction.
+			return writeUnstructuredJSON(w, withAPIVersion(o, e.target).Object, true)
 		}
 		return e.enc.Encode(withAPIVersion(o, e.target), w)
 	case *unstructured.UnstructuredList:
@@ -252,7 +246,8 @@ func (c StorageCodec) Encode(obj runtime.Object, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		obj = converted
+		// What unstructured.UnstructuredJSONScheme writes for it.
+		return writeUnstructuredJSON(w, converted.Object, true)
 	}
 	return unstructured.UnstructuredJSONScheme.Encode(obj, w)
 }
