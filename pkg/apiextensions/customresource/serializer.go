@@ -1,7 +1,6 @@
 package customresource
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"sync/atomic"
@@ -96,7 +95,16 @@ type encoder struct {
 	plainJSON bool
 }
 
-var _ handlers.ListItemEncoder = encoder{}
+var (
+	_ handlers.ListItemEncoder         = encoder{}
+	_ handlers.ObjectPreservingEncoder = encoder{}
+)
+
+// PreservesObjects implements handlers.ObjectPreservingEncoder: Encode
+// never changes its object (unstructured objects and lists are shallow
+// copies when their apiVersion is rewritten, typed objects deep copies, and
+// the JSON and YAML serializers only read).
+func (encoder) PreservesObjects() {}
 
 // EncodeListItem implements handlers.ListItemEncoder for compact JSON: a
 // custom resource inside a list is written as the list's encoding writes
@@ -110,13 +118,7 @@ func (e encoder) EncodeListItem(item runtime.Object, w io.Writer) (bool, error) 
 	if !ok || !e.plainJSON {
 		return false, nil
 	}
-	var buf bytes.Buffer
-	if err := unstructured.UnstructuredJSONScheme.Encode(withAPIVersion(u, e.target), &buf); err != nil {
-		return false, err
-	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	_, err := w.Write(b)
-	return true, err
+	return true, writeUnstructuredJSON(w, withAPIVersion(u, e.target).Object, false)
 }
 
 func (e encoder) Identifier() runtime.Identifier {
@@ -126,6 +128,17 @@ func (e encoder) Identifier() runtime.Identifier {
 func (e encoder) Encode(obj runtime.Object, w io.Writer) error {
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
+		if e.plainJSON {
+			// What the JSON serializer writes for it: encoding/json calls
+			// the object's MarshalJSON (this same encoding, ending with a
+			// newline) and compacts its output, which changes nothing in
+			// it (the JSON is already compact, with HTML characters
+			// escaped as encoding/json's own output has them), then adds
+			// the newline it removed. Written directly (writeUnstructuredJSON:
+			// the same bytes), without the copy and re-scan of the
+			// compaction.
+			return writeUnstructuredJSON(w, withAPIVersion(o, e.target).Object, true)
+		}
 		return e.enc.Encode(withAPIVersion(o, e.target), w)
 	case *unstructured.UnstructuredList:
 		out := &unstructured.UnstructuredList{Object: shallowCopy(o.Object), Items: make([]unstructured.Unstructured, len(o.Items))}
@@ -233,7 +246,8 @@ func (c StorageCodec) Encode(obj runtime.Object, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		obj = converted
+		// What unstructured.UnstructuredJSONScheme writes for it.
+		return writeUnstructuredJSON(w, converted.Object, true)
 	}
 	return unstructured.UnstructuredJSONScheme.Encode(obj, w)
 }

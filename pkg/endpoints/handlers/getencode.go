@@ -34,10 +34,25 @@ func (s *RequestScope) sharedGetWanted(ctx context.Context, req *http.Request, o
 }
 
 // getEncoder is the encoder of a GET response for one serializer and its
-// kept-encoding identifier.
+// kept-encoding identifier; shared: it never changes the object it
+// encodes (see ObjectPreservingEncoder).
 type getEncoder struct {
-	enc runtime.Encoder
-	id  runtime.Identifier
+	enc    runtime.Encoder
+	id     runtime.Identifier
+	shared bool
+}
+
+// ObjectPreservingEncoder is a response encoder that never changes the
+// object it encodes, whatever the object (custom resources' encoder): the
+// kept encoding of a GET is then computed from the watch cache's shared
+// object itself instead of a deep copy of it (the same bytes: the same
+// encoder on an equal object). Other encoders (a versioning codec sets the
+// kind of the object it encodes) get a copy.
+type ObjectPreservingEncoder interface {
+	runtime.Encoder
+	// PreservesObjects is a marker: the encoder's Encode leaves its object
+	// unchanged.
+	PreservesObjects()
 }
 
 // getEncoderFor returns the response encoder for the serializer info
@@ -49,7 +64,8 @@ func (s *RequestScope) getEncoderFor(info runtime.SerializerInfo) *getEncoder {
 	}
 	gv := s.Kind.GroupVersion()
 	enc := s.Serializer.EncoderForVersion(info.Serializer, gv)
-	e := &getEncoder{enc: enc, id: runtime.Identifier("get;" + string(enc.Identifier()) + ";" + gv.String())}
+	_, shared := enc.(ObjectPreservingEncoder)
+	e := &getEncoder{enc: enc, id: runtime.Identifier("get;" + string(enc.Identifier()) + ";" + gv.String()), shared: shared}
 	actual, _ := s.getEncoders.LoadOrStore(info.MediaType, e)
 	return actual.(*getEncoder)
 }
@@ -61,7 +77,13 @@ func (s *RequestScope) writeGet(ctx context.Context, w http.ResponseWriter, req 
 	if item != nil {
 		if obj, ok := item.Get(); ok {
 			e := s.getEncoderFor(o.accepted)
-			raw, err := obj.Encoded(e.id, e.enc.Encode)
+			var raw []byte
+			var err error
+			if e.shared {
+				raw, err = obj.EncodedShared(e.id, e.enc.Encode)
+			} else {
+				raw, err = obj.Encoded(e.id, e.enc.Encode)
+			}
 			if err == nil {
 				writeRaw(w, req, s.logger(), o.accepted.MediaType, http.StatusOK, raw)
 				return
