@@ -42,6 +42,9 @@ const (
 // chain serves, CRDs included, as it changes.
 func (c *Config) installControllers(head *server.GenericServer) error {
 	o := c.Options.Controllers
+	for _, entry := range manager.NotRun(o.Controllers) {
+		c.Logger.Info("--controllers names a kube-controller-manager controller kapi does not run; ignored", "entry", entry)
+	}
 	loopback, err := c.inProcessClientConfig(c.inProcess)
 	if err != nil {
 		return err

@@ -144,7 +144,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.Aggregator.Validate()...)
 	errs = append(errs, o.Services.Validate()...)
 	errs = append(errs, o.Authorization.Validate()...)
-	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases())...)
+	errs = append(errs, o.Controllers.Validate(manager.Known(), manager.Aliases(), manager.IsNotRun)...)
 	errs = append(errs, o.Authentication.Validate()...)
 	errs = append(errs, o.CSRSigning.Validate()...)
 	errs = append(errs, o.ResourceQuota.Validate()...)

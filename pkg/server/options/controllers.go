@@ -69,8 +69,10 @@ func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet, all []string) {
 
 // Validate checks the flags. all are the known controllers' names and
 // aliases maps other accepted names to them (kube-controller-manager
-// accepts both, and "-" before either).
-func (o *ControllerOptions) Validate(all []string, aliases map[string]string) []error {
+// accepts both, and "-" before either); notRun reports the names of
+// kube-controller-manager's controllers that kapi accepts without running
+// them.
+func (o *ControllerOptions) Validate(all []string, aliases map[string]string, notRun func(string) bool) []error {
 	var errs []error
 	for _, name := range o.Controllers {
 		if name == "*" {
@@ -81,7 +83,7 @@ func (o *ControllerOptions) Validate(all []string, aliases map[string]string) []
 		if c, ok := aliases[bare]; ok {
 			canonical = c
 		}
-		if !slices.Contains(all, canonical) {
+		if !slices.Contains(all, canonical) && (notRun == nil || !notRun(bare)) {
 			// kube-controller-manager's message.
 			errs = append(errs, fmt.Errorf("%q is not in the list of known controllers", bare))
 		}

@@ -19,8 +19,11 @@ func TestControllerOptionsValidate(t *testing.T) {
 			o.Controllers = []string{"*", "-garbagecollector", "serviceaccount-controller"}
 		}, nil},
 		// kube-controller-manager's message, for a name with or without "-".
-		{"unknown", func(o *ControllerOptions) { o.Controllers = []string{"*", "-deployment-controller", "bogus"} },
-			[]string{`"deployment-controller" is not in the list of known controllers`, `"bogus" is not in the list of known controllers`}},
+		{"unknown", func(o *ControllerOptions) { o.Controllers = []string{"*", "-garbage-collector", "bogus"} },
+			[]string{`"garbage-collector" is not in the list of known controllers`, `"bogus" is not in the list of known controllers`}},
+		// kube-controller-manager's other controllers: accepted, not run.
+		{"not run here", func(o *ControllerOptions) { o.Controllers = []string{"*", "-deployment-controller", "deployment", "-bogus"} },
+			[]string{`"bogus" is not in the list of known controllers`}},
 		{"lease not longer than renew deadline", func(o *ControllerOptions) { o.LeaseDuration = 10 * time.Second },
 			[]string{"--leader-elect-lease-duration (10s) must be greater than --leader-elect-renew-deadline (10s)"}},
 		{"renew deadline too short for the retry period", func(o *ControllerOptions) { o.RetryPeriod = 9 * time.Second },
@@ -32,7 +35,7 @@ func TestControllerOptionsValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewControllerOptions()
 			tc.change(o)
-			errs := o.Validate(known, aliases)
+			errs := o.Validate(known, aliases, func(name string) bool { return name == "deployment-controller" || name == "deployment" })
 			var got []string
 			for _, err := range errs {
 				got = append(got, err.Error())

@@ -31,9 +31,89 @@ var aliases = map[string]string{
 	"resourcequota":          ResourceQuotaController,
 }
 
+// notRun are kube-controller-manager v1.37's other controllers, by their
+// canonical names (cmd/kube-controller-manager/names/controller_names.go,
+// plus the cloud-provider ones it registers from
+// k8s.io/cloud-provider/names) and their aliases
+// (cmd/kube-controller-manager/app/*.go ControllerDescriptor aliases).
+// --controllers accepts them, as kube-controller-manager does, so that a
+// flag copied from a real cluster's kube-controller-manager starts kapi;
+// kapi does not run them and says so in its log (NotRun).
+var notRun = map[string][]string{
+	"endpoints-controller":                                           {"endpoint"},
+	"endpointslice-controller":                                       {"endpointslice"},
+	"endpointslice-mirroring-controller":                             {"endpointslicemirroring"},
+	"replicationcontroller-controller":                               {"replicationcontroller"},
+	"pod-garbage-collector-controller":                               {"podgc"},
+	"namespace-controller":                                           {"namespace"},
+	"daemonset-controller":                                           {"daemonset"},
+	"job-controller":                                                 {"job"},
+	"deployment-controller":                                          {"deployment"},
+	"replicaset-controller":                                          {"replicaset"},
+	"horizontal-pod-autoscaler-controller":                           {"horizontalpodautoscaling"},
+	"disruption-controller":                                          {"disruption"},
+	"statefulset-controller":                                         {"statefulset"},
+	"cronjob-controller":                                             {"cronjob"},
+	"podcertificaterequest-cleaner-controller":                       nil,
+	"ttl-controller":                                                 {"ttl"},
+	"bootstrap-signer-controller":                                    {"bootstrapsigner"},
+	"token-cleaner-controller":                                       {"tokencleaner"},
+	"node-ipam-controller":                                           {"nodeipam"},
+	"node-lifecycle-controller":                                      {"nodelifecycle"},
+	"taint-eviction-controller":                                      nil,
+	"device-taint-eviction-controller":                               nil,
+	"persistentvolume-binder-controller":                             {"persistentvolume-binder"},
+	"persistentvolume-attach-detach-controller":                      {"attachdetach"},
+	"persistentvolume-expander-controller":                           {"persistentvolume-expander"},
+	"clusterrole-aggregation-controller":                             {"clusterrole-aggregation"},
+	"persistentvolumeclaim-protection-controller":                    {"pvc-protection"},
+	"persistentvolume-protection-controller":                         {"pv-protection"},
+	"podgroup-protection-controller":                                 nil,
+	"ttl-after-finished-controller":                                  {"ttl-after-finished"},
+	"ephemeral-volume-controller":                                    {"ephemeral-volume"},
+	"storageversion-garbage-collector-controller":                    {"storage-version-gc"},
+	"resourceclaim-controller":                                       {"resource-claim-controller"},
+	"resourcepoolstatusrequest-controller":                           nil,
+	"legacy-serviceaccount-token-cleaner-controller":                 {"legacy-service-account-token-cleaner"},
+	"validatingadmissionpolicy-status-controller":                    nil,
+	"volumeattributesclass-protection-controller":                    nil,
+	"service-cidr-controller":                                        nil,
+	"storage-version-migrator-controller":                            {"svm"},
+	"selinux-warning-controller":                                     nil,
+	"kube-apiserver-serving-clustertrustbundle-publisher-controller": nil,
+	"service-lb-controller":                                          nil,
+	"node-route-controller":                                          nil,
+	"cloud-node-lifecycle-controller":                                nil,
+}
+
+// NotRun returns the entries of a --controllers list that name (with or
+// without "-", by canonical name or alias) a kube-controller-manager
+// controller kapi does not run, in the list's order.
+func NotRun(controllers []string) []string {
+	var out []string
+	for _, entry := range controllers {
+		if IsNotRun(strings.TrimPrefix(entry, "-")) {
+			out = append(out, entry)
+		}
+	}
+	return out
+}
+
+// IsNotRun reports whether name (without "-") is one of
+// kube-controller-manager's controllers, or an alias of one, that kapi does
+// not run.
+func IsNotRun(name string) bool {
+	for canonical, aliases := range notRun {
+		if name == canonical || slices.Contains(aliases, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // Known returns the canonical names of the controllers kapi runs, sorted.
-// Names of kube-controller-manager controllers kapi does not have are
-// rejected by --controllers rather than silently ignored.
+// Names no kube-controller-manager knows are rejected by --controllers;
+// kube-controller-manager's other controllers are accepted (NotRun).
 func Known() []string {
 	out := make([]string, 0, len(descriptors))
 	for _, d := range descriptors {
