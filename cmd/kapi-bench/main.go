@@ -21,6 +21,10 @@
 // latency from send (p99) with each -watchers count and the server CPU per
 // delivered event, RSS after -writes updates, SIGTERM → exit (median).
 //
+// Diagnostics (stderr, not rows): -server-profile saves each server's CPU
+// profile during each watch row; -etcd-floor measures etcd's own latency
+// from a write to its watch event, the floor under the watch rows on -etcd.
+//
 // It talks only to the servers it started, on 127.0.0.1, and to -etcd,
 // which must be a loopback address.
 package main
@@ -54,6 +58,11 @@ type options struct {
 	conc           int
 	targets        []string
 	dump           string
+	// serverProfile, profileSeconds: -server-profile, -server-profile-seconds.
+	serverProfile  string
+	profileSeconds int
+	// etcdFloor: -etcd-floor.
+	etcdFloor int
 }
 
 func main() {
@@ -70,6 +79,9 @@ func main() {
 	flag.IntVar(&o.watchEvents, "watch-events", 200, "updates each watch row sends")
 	flag.IntVar(&o.conc, "c", 32, "concurrent workers of the create/get/update rows")
 	flag.StringVar(&o.dump, "dump", "", "a directory: save smaps_rollup, the heap profile and /metrics of each target when idle and after the writes")
+	flag.StringVar(&o.serverProfile, "server-profile", "", "a directory: save each server's CPU profile (/debug/pprof/profile) taken during each watch row there")
+	flag.IntVar(&o.profileSeconds, "server-profile-seconds", 3, "length of the -server-profile profiles, from the first update of the row")
+	flag.IntVar(&o.etcdFloor, "etcd-floor", 0, "rounds of etcd's own write → watch latency (the floor under the watch rows on -etcd; see etcdfloor.go) measured first, on stderr")
 	cpuProfile := flag.String("cpuprofile", "", "a file: write the benchmark client's own CPU profile there (the servers' are at their /debug/pprof/)")
 	targets := flag.String("targets", "", "comma-separated targets to measure, of "+strings.Join(targetNames, ",")+" (default: all that can run)")
 	flag.Parse()
@@ -177,6 +189,11 @@ func run(ctx context.Context, o options) error {
 	}
 	if len(targets) == 0 {
 		return errors.New("-targets selects no target that can run (etcd and reference need -etcd, reference needs -reference)")
+	}
+	if o.etcdFloor > 0 && o.etcd != "" {
+		if err := etcdFloor(ctx, o.etcd, o.etcdFloor, o.watchEvents); err != nil {
+			return err
+		}
 	}
 	results := make([]*result, len(targets))
 	for i, t := range targets {

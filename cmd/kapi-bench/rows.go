@@ -110,7 +110,7 @@ func measureLoad(ctx context.Context, t *target, o options, r *result) error {
 	r.idleRSS = p.rss()
 	fmt.Fprintf(os.Stderr, "   idle RSS %d MiB\n", r.idleRSS>>20)
 	p.dump(ctx, o.dump, t.name, "idle")
-	if err := load(ctx, p, o, r); err != nil {
+	if err := load(ctx, p, o, r, t.name); err != nil {
 		return err
 	}
 	p.dump(ctx, o.dump, t.name, "after-writes")
@@ -118,7 +118,7 @@ func measureLoad(ctx context.Context, t *target, o options, r *result) error {
 	return err
 }
 
-func load(ctx context.Context, p *proc, o options, r *result) error {
+func load(ctx context.Context, p *proc, o options, r *result, name string) error {
 	cs, err := kubernetes.NewForConfig(p.cfg)
 	if err != nil {
 		return err
@@ -167,7 +167,10 @@ func load(ctx context.Context, p *proc, o options, r *result) error {
 	}
 
 	for _, n := range o.watchers {
-		w, err := watchRow(ctx, p, res, objs, n, o.watchEvents)
+		profile := func() (wait func()) {
+			return p.serverProfile(ctx, o.serverProfile, name, fmt.Sprintf("watch%d", n), o.profileSeconds)
+		}
+		w, err := watchRow(ctx, p, res, objs, n, o.watchEvents, profile)
 		if err != nil {
 			return fmt.Errorf("watch with %d watchers: %w", n, err)
 		}
@@ -292,7 +295,10 @@ func parallel(n, conc int, fn func(i int) error) (float64, error) {
 // a time), each stamped with its send time, and measures the delay from
 // send to receipt at every watcher, and the server's CPU per delivered
 // event. The watchers read the raw JSON stream (see rawWatch).
-func watchRow(ctx context.Context, p *proc, res dynamic.ResourceInterface, objs []*unstructured.Unstructured, n, events int) (watchResult, error) {
+//
+// profile is called just before the first update and the function it
+// returns once the row is over (see serverProfile).
+func watchRow(ctx context.Context, p *proc, res dynamic.ResourceInterface, objs []*unstructured.Unstructured, n, events int, profile func() (wait func())) (watchResult, error) {
 	wr := watchResult{watchers: n, expected: n * events}
 	l, err := res.List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
@@ -331,6 +337,8 @@ func watchRow(ctx context.Context, p *proc, res dynamic.ResourceInterface, objs 
 			}
 		})
 	}
+	profiled := profile()
+	defer profiled()
 	cpu0 := p.cpu()
 	if _, err := parallel(events, 4, func(i int) error {
 		return update(ctx, res, objs, i%len(objs), strconv.FormatInt(time.Now().UnixNano(), 10))

@@ -44,11 +44,13 @@ type cacheWatcher struct {
 	input chan *event
 	// lagging: the watcher's buffer stayed full past the dispatch budget;
 	// the dispatcher skips it and it catches up from the event window,
-	// from missedFrom (the seq of the first event it did not get). wake
-	// tells its goroutine.
+	// from missedFrom (the seq of the first event it did not get). The
+	// signal sigCatchUp tells its delivery loop.
 	lagging    atomic.Bool
 	missedFrom atomic.Uint64
-	wake       chan struct{}
+	// signals are what the delivery loop must act on besides events
+	// (sigCatchUp, sigDone); see signal.
+	signals atomic.Uint32
 
 	result   chan watch.Event
 	done     chan struct{}
@@ -112,8 +114,45 @@ func (w *cacheWatcher) Stop() {
 // terminate ends the watch: its delivery returns soon; if it was never
 // started, it never will be, and the watch is released here.
 func (w *cacheWatcher) terminate() {
-	w.stopOnce.Do(func() { close(w.done) })
+	w.stopOnce.Do(func() {
+		close(w.done)
+		w.signal(sigDone)
+	})
 	w.startOnce.Do(w.release)
+}
+
+// Signals of a watcher's delivery loop (cacheWatcher.signals).
+const (
+	// sigCatchUp: the watcher is lagging (see catchUp).
+	sigCatchUp uint32 = 1 << iota
+	// sigDone: the watch is over (done is closed).
+	sigDone
+)
+
+// nudge is put on a watcher's input to wake its delivery loop for a
+// signal; it is no event (deliver skips it).
+var nudge = &event{}
+
+// signal tells w's delivery loop about s. The loop waits on input alone
+// (a receive from one channel costs the waiting side and the dispatcher
+// less than a select over several, paid per event and watcher), so s is
+// set first and then, unless a signal was already pending (its nudge
+// went or will be seen), a nudge is put on input without waiting. The
+// loop looks at the signals before each wait, and again after anything
+// that may have read a nudge without acting on it (catchUp draining
+// input): either it sees s there, or it was waiting (input empty) or
+// will find input not empty, so it never waits with s pending. A full
+// input needs no nudge: the loop is not waiting then. A nudge may stay in
+// input after its signal was seen and takes one of its places until read
+// (the dispatcher may then find the buffer full one event early).
+func (w *cacheWatcher) signal(s uint32) {
+	if w.signals.Or(s) != 0 {
+		return
+	}
+	select {
+	case w.input <- nudge:
+	default:
+	}
 }
 
 // release is the end of a watch that was never started: its result
@@ -207,7 +246,6 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		bookmarks: opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
 		shared:    cacheable.Wanted(ctx),
 		input:     make(chan *event, c.cfg.WatcherBuffer),
-		wake:      make(chan struct{}, 1),
 		result:    make(chan watch.Event),
 		done:      make(chan struct{}),
 	}
@@ -305,9 +343,25 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 	// A watch with a deadline that wants bookmarks gets one 2 s before the
 	// deadline, as kube's watch cache sends it, so the client resumes from
 	// a fresh resourceVersion rather than the last event's.
-	beforeDeadline, stopTimer := storage.BookmarkBeforeDeadline(ctx, w.bookmarks)
-	defer stopTimer()
+	// The bookmark is queued from the timer's goroutine, as the periodic
+	// ones are from the bookmark loop's (sendBookmarkTo keeps it behind
+	// the events already queued).
+	defer w.c.bookmarkBeforeDeadline(ctx, w)()
 	for {
+		// Signals are looked at before every event and before every wait,
+		// which is on input alone (see signal).
+		if w.signals.Load() != 0 {
+			sig := w.signals.Swap(0)
+			if sig&sigDone != 0 {
+				return
+			}
+			if sig&sigCatchUp != 0 && !w.catchUp(send) {
+				return
+			}
+			// catchUp reads input too and may have taken the nudge of a
+			// signal given meanwhile: look again before waiting.
+			continue
+		}
 		if idle != nil {
 			select {
 			case ev := <-w.input:
@@ -321,21 +375,27 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 				return
 			}
 		}
-		select {
-		case ev := <-w.input:
-			if !w.deliver(ev, send) {
-				return
-			}
-		case <-w.wake:
-			if !w.catchUp(send) {
-				return
-			}
-		case <-beforeDeadline:
-			w.c.sendBookmarkTo(w)
-		case <-w.done:
+		if !w.deliver(<-w.input, send) {
 			return
 		}
 	}
+}
+
+// bookmarkBeforeDeadline queues a bookmark for w 2 s before ctx's
+// deadline when w wants bookmarks (as kube's watch cache sends one, so
+// the client resumes from a fresh resourceVersion rather than the last
+// event's), and returns what cancels it.
+func (c *Cacher) bookmarkBeforeDeadline(ctx context.Context, w *cacheWatcher) (stop func()) {
+	deadline, ok := ctx.Deadline()
+	if !w.bookmarks || !ok {
+		return func() {}
+	}
+	d := time.Until(deadline) - storage.DeadlineBookmarkLead
+	if d <= 0 {
+		return func() {}
+	}
+	t := time.AfterFunc(d, func() { c.sendBookmarkTo(w) })
+	return func() { t.Stop() }
 }
 
 // catchUp delivers, while the watcher is lagging, what it has queued and
@@ -383,6 +443,9 @@ func (w *cacheWatcher) catchUp(send func(watch.Event) bool) bool {
 // deliver turns one cache event into what this watcher sees (nothing,
 // ADDED, MODIFIED, DELETED or BOOKMARK) and sends it; false ends the watch.
 func (w *cacheWatcher) deliver(ev *event, send func(watch.Event) bool) bool {
+	if ev == nudge {
+		return true
+	}
 	if ev.typ == watch.Bookmark {
 		if ev.rv < w.after {
 			return true
@@ -470,10 +533,7 @@ func (c *Cacher) dispatch(ev *event) {
 		default:
 			w.missedFrom.Store(ev.seq)
 			w.lagging.Store(true)
-			select {
-			case w.wake <- struct{}{}:
-			default:
-			}
+			w.signal(sigCatchUp)
 			c.cfg.Logger.Debug("watch cache watcher lagging: it catches up from the event window",
 				"key", w.key, "recursive", w.recursive, "buffer", cap(w.input), "revision", ev.rv)
 		}
