@@ -22,7 +22,9 @@ func TestControllerOptionsValidate(t *testing.T) {
 		{"unknown", func(o *ControllerOptions) { o.Controllers = []string{"*", "-garbage-collector", "bogus"} },
 			[]string{`"garbage-collector" is not in the list of known controllers`, `"bogus" is not in the list of known controllers`}},
 		// kube-controller-manager's other controllers: accepted, not run.
-		{"not run here", func(o *ControllerOptions) { o.Controllers = []string{"*", "-deployment-controller", "deployment", "-bogus"} },
+		{"not run here", func(o *ControllerOptions) {
+			o.Controllers = []string{"*", "-deployment-controller", "deployment", "-bogus"}
+		},
 			[]string{`"bogus" is not in the list of known controllers`}},
 		{"lease not longer than renew deadline", func(o *ControllerOptions) { o.LeaseDuration = 10 * time.Second },
 			[]string{"--leader-elect-lease-duration (10s) must be greater than --leader-elect-renew-deadline (10s)"}},
