@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -127,11 +129,14 @@ func TestReadConvertorUpdates(t *testing.T) {
 	}
 }
 
-// managers prints managedFields without their times.
+// managers prints managedFields without their times, sorted: entries
+// are ordered by their times' seconds first, which two field managers
+// called a moment apart may see differently.
 func managers(u *unstructured.Unstructured) string {
-	var s string
+	var lines []string
 	for _, e := range u.GetManagedFields() {
-		s += fmt.Sprintf("%s %s %s %s\n", e.Manager, e.Operation, e.APIVersion, e.FieldsV1.Raw)
+		lines = append(lines, fmt.Sprintf("%s %s %s %s\n", e.Manager, e.Operation, e.APIVersion, e.FieldsV1.Raw))
 	}
-	return s
+	slices.Sort(lines)
+	return strings.Join(lines, "")
 }
