@@ -83,3 +83,20 @@ func (c Convertor) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value s
 	}
 	return "", "", fmt.Errorf("field label not supported: %s", label)
 }
+
+// ReadConvertor is the field manager's Convertor for updates
+// (fieldmanager.Config.ReadConvertor): a custom resource already in the
+// target version is returned as it is, not copied (Convertor copies it),
+// because the update's field manager only reads what it converts. Any
+// other conversion is Convertor's.
+type ReadConvertor struct{ Convertor }
+
+func (c ReadConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	if u, ok := in.(*unstructured.Unstructured); ok {
+		gvk := u.GroupVersionKind()
+		if k, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{gvk}); ok && k == gvk {
+			return u, nil
+		}
+	}
+	return c.Convertor.ConvertToVersion(in, target)
+}

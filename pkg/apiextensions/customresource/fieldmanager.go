@@ -78,6 +78,7 @@ func FieldManagers(kinds map[schema.GroupVersionKind]FieldManagement) func(schem
 			ResetFields:    reset,
 			TypeConverter:  c.TypeConverter,
 			Convertor:      Convertor{Converter: c.Converter},
+			ReadConvertor:  ReadConvertor{Convertor{Converter: c.Converter}},
 			Defaulter:      c.Defaulter,
 			Creater:        Creater{},
 			CustomResource: true,

@@ -31,8 +31,8 @@ func ApplyDefaults(x any, s *apiextensionsv1.JSONSchemaProps) {
 			x[k] = d // freshly decoded: a deep copy
 		}
 		for k, v := range x {
-			if p, ok := s.Properties[k]; ok {
-				ApplyDefaults(v, &p)
+			if ps, ok := propertySchema(s, k); ok {
+				ApplyDefaults(v, ps)
 			} else if add := AdditionalProperties(s); add != nil {
 				ApplyDefaults(v, add)
 			}

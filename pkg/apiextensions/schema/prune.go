@@ -81,16 +81,24 @@ func PruneMetadata(obj map[string]any) []string {
 	return pruned
 }
 
-// propertySchema returns s's schema of property k.
+// propertySchema returns s's schema of property k (a copy).
+//
+// The copy is made only when s has the property: the recursive walks that
+// call this take its address, which makes the compiler move the copy to
+// the heap, and a copy made before the check cost a JSONSchemaProps
+// allocation for every field of every object pruned, defaulted or
+// validated, properties or not (~10% of the bytes allocated per update of
+// a custom resource with x-kubernetes-preserve-unknown-fields).
 func propertySchema(s *apiextensionsv1.JSONSchemaProps, k string) (*apiextensionsv1.JSONSchemaProps, bool) {
-	if s == nil {
+	if s == nil || len(s.Properties) == 0 {
 		return nil, false
 	}
-	p, ok := s.Properties[k]
-	if !ok {
+	if _, ok := s.Properties[k]; !ok {
 		return nil, false
 	}
-	return &p, true
+	p := new(apiextensionsv1.JSONSchemaProps)
+	*p = s.Properties[k]
+	return p, true
 }
 
 func join(path, k string) string {

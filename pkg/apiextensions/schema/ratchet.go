@@ -97,8 +97,8 @@ func unchangedPaths(obj, old any, s *apiextensionsv1.JSONSchemaProps, path strin
 				continue
 			}
 			cs := AdditionalProperties(s)
-			if p, ok := s.Properties[k]; ok {
-				cs = &p
+			if p, ok := propertySchema(s, k); ok {
+				cs = p
 			}
 			if cs != nil {
 				cp := k

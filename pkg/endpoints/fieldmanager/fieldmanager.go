@@ -67,12 +67,23 @@ type Config struct {
 	// Kind's group-version (there is no internal version), and objects
 	// are unstructured.
 	CustomResource bool
+	// ReadConvertor, when set, takes Convertor's place in updates (not
+	// in applies): the field manager of an update converts the new and
+	// the live object to Kind's version only to read them (their typed
+	// values are compared), so it may return an object already in that
+	// version unchanged instead of a copy. An apply merges the converted
+	// live object into its result and defaults it, so it keeps
+	// Convertor's copies.
+	ReadConvertor runtime.ObjectConvertor
 }
 
 // Manager is the field manager of one (sub)resource. It implements
 // handlers.FieldManager and is safe for concurrent use.
 type Manager struct {
-	fm        *managedfields.FieldManager
+	fm *managedfields.FieldManager
+	// update is fm's twin on Config.ReadConvertor, for updates; fm
+	// when there is none.
+	update    *managedfields.FieldManager
 	tc        managedfields.TypeConverter
 	convertor runtime.ObjectConvertor
 	gv        schema.GroupVersion
@@ -131,9 +142,15 @@ func New(c Config) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
 	}
+	update := fm
+	if c.ReadConvertor != nil {
+		if update, err = newManager(tc, c.ReadConvertor, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset); err != nil {
+			return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
+		}
+	}
 	shared := c.TypeConverter == nil && !c.CustomResource && s == scheme.Scheme &&
 		c.Convertor == nil && c.Defaulter == nil && c.Creater == nil
-	return &Manager{fm: fm, tc: tc, convertor: convertor, gv: c.Kind.GroupVersion(),
+	return &Manager{fm: fm, update: update, tc: tc, convertor: convertor, gv: c.Kind.GroupVersion(),
 		kind: c.Kind, subresource: c.Subresource, resetKey: sync.OnceValue(func() string { return resetKey(c.ResetFields) }), sharedSchema: shared}, nil
 }
 
@@ -160,7 +177,7 @@ func resetKey(reset map[fieldpath.APIVersion]*fieldpath.Set) string {
 // are kept when they decode ([] or [{}] resets them); on internal errors
 // the live object's managedFields are kept.
 func (m *Manager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
-	return m.fm.UpdateNoErrors(liveObj, newObj, manager)
+	return m.update.UpdateNoErrors(liveObj, newObj, manager)
 }
 
 // Apply implements handlers.FieldManager: the live object with the applied

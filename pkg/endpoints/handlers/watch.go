@@ -280,6 +280,9 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 		return nil
 	}
 	if isShared {
+		if done, err := e.encodeSharedMetadata(ev.Type, obj); done {
+			return err
+		}
 		obj = shared.GetObject()
 	}
 	e.obj.Reset()
