@@ -113,20 +113,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		rev = cur
 	}
 
-	wctx, cancel := context.WithCancel(s.watchContext(ctx))
-	w := &watcher{
-		s:              s,
-		key:            key,
-		etcdKey:        k,
-		recursive:      opts.Recursive,
-		pred:           opts.Predicate,
-		progressNotify: opts.ProgressNotify,
-		bookmarks:      opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
-		result:         make(chan watch.Event, resultBuffer),
-		cancel:         cancel,
-		done:           make(chan struct{}),
-		stopped:        wctx.Done(),
-	}
+	w, wctx := s.newWatcher(ctx, key, k, opts)
 	w.start = func(emit func(watch.Event) bool, idle func() bool) {
 		w.emit, w.idle = emit, idle
 		w.run(wctx, int64(rev), initialEvents, endBookmark, nil, 0)
@@ -172,20 +159,7 @@ func (s *Store) WatchFromCurrent(ctx context.Context, key string, opts storage.L
 	if s.newFunc == nil {
 		return nil, 0, errors.New("etcd3: watch needs Config.NewFunc")
 	}
-	wctx, cancel := context.WithCancel(s.watchContext(ctx))
-	w := &watcher{
-		s:              s,
-		key:            key,
-		etcdKey:        k,
-		recursive:      opts.Recursive,
-		pred:           opts.Predicate,
-		progressNotify: opts.ProgressNotify,
-		bookmarks:      opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
-		result:         make(chan watch.Event, resultBuffer),
-		cancel:         cancel,
-		done:           make(chan struct{}),
-		stopped:        wctx.Done(),
-	}
+	w, wctx := s.newWatcher(ctx, key, k, opts)
 	wch := s.client.Watch(wctx, k, w.etcdOptions(clientv3.WithCreatedNotify())...)
 	rev, err := awaitCreated(wctx, wch)
 	if err != nil {
@@ -204,6 +178,26 @@ func (s *Store) WatchFromCurrent(ctx context.Context, key string, opts storage.L
 	}
 	watchinit.Initialized(ctx)
 	return w, uint64(rev), nil
+}
+
+// newWatcher returns a watcher of etcd key k (the storage key key) for opts,
+// not yet watching, and the context its etcd watch runs under (ended by
+// Stop).
+func (s *Store) newWatcher(ctx context.Context, key, k string, opts storage.ListOptions) (*watcher, context.Context) {
+	wctx, cancel := context.WithCancel(s.watchContext(ctx))
+	return &watcher{
+		s:              s,
+		key:            key,
+		etcdKey:        k,
+		recursive:      opts.Recursive,
+		pred:           opts.Predicate,
+		progressNotify: opts.ProgressNotify,
+		bookmarks:      opts.ProgressNotify && opts.Predicate.AllowWatchBookmarks,
+		result:         make(chan watch.Event, resultBuffer),
+		cancel:         cancel,
+		done:           make(chan struct{}),
+		stopped:        wctx.Done(),
+	}, wctx
 }
 
 // etcdOptions are the options of the watcher's etcd watch: start (a
