@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"weak"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -41,9 +40,7 @@ type Definitions struct {
 
 	v2, v3 lazyTable
 
-	parserOnce sync.Once
-	parser     *typed.Parser
-	parserErr  error
+	parser func() *typed.Parser
 }
 
 // NewDefinitions indexes the generated definitions against a scheme of every
@@ -65,15 +62,17 @@ func newDefinitions() (*Definitions, error) {
 	d := &Definitions{
 		gvksByName: map[string][]schema.GroupVersionKind{},
 		nameByGVK:  map[schema.GroupVersionKind]string{},
+		parser:     sync.OnceValue(newParser),
 	}
 	d.v2.prefix, d.v3.prefix = refPrefixV2, refPrefixV3
-	// The index needs only the generated map's keys, but the generated code
-	// makes every definition (~13 ms, 5 MB): make the v3 form, which the
-	// Parser (built at every start, for managed fields) needs anyway, and
-	// hold it until the Parser has read it.
-	keys := generatedDefinitions(refPrefixV3)
-	raw := &rawDefinitions{defs: keys}
-	d.v3.raw, d.v3.pinned = weak.Make(raw), raw
+	// The index needs only the generated map's keys: their sorted list is
+	// generated with the structured-merge-diff types (zz_generated.smd.go),
+	// so a start does not run the generated code (~13 ms and 5 MB); the
+	// definitions are made when a document or schema is first asked for.
+	keys := make(map[string]struct{}, len(generatedDefinitionNames))
+	for _, name := range generatedDefinitionNames {
+		keys[name] = struct{}{}
+	}
 	for gvk := range s.AllKnownTypes() {
 		if gvk.Version == runtime.APIVersionInternal {
 			continue
