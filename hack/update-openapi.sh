@@ -56,3 +56,7 @@ go run "k8s.io/kube-openapi/cmd/openapi-gen@${kube_openapi_version}" \
 	"${inputs[@]}"
 
 gofmt -l -w "${out_dir}/${out_file}"
+
+# The structured-merge-diff types server-side apply reads, converted from
+# the definitions above once here instead of at every start.
+go generate ./pkg/openapi

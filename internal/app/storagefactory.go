@@ -24,11 +24,11 @@ import (
 // behind a watch cache and encodes objects with the config's codec, by
 // default protobuf in the storage version (as kube-apiserver stores
 // built-in types); custom resources bring the CRD server's JSON codec. On
-// the memory backend, JSON with no cache (the memory store serves watches
-// itself).
+// the memory backend, the same codecs with no cache (the memory store
+// serves watches itself).
 func (c *Config) StorageFactory() generic.StorageFactory {
 	if c.storage.memory != nil {
-		return generic.MemoryStorage(c.storage.memory)
+		return memoryStorage(generic.MemoryStorage(c.storage.memory))
 	}
 	client := c.storage.client
 	prefix := c.Options.Storage.Prefix
@@ -99,6 +99,23 @@ func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, 
 		return nil, nil, fmt.Errorf("watch cache for %s: %w", cfg.Resource, err)
 	}
 	return cache, cache.Stop, nil
+}
+
+// memoryStorage stores built-in types as protobuf on the memory backend
+// too: the stored bytes are never seen outside the process, and every
+// create, update, get and watcher decodes them (JSON decoding was ~12% of
+// a start's CPU, protobuf decodes several times faster).
+func memoryStorage(f generic.StorageFactory) generic.StorageFactory {
+	return func(cfg generic.StorageConfig) (storage.Interface, func(), error) {
+		if cfg.Codec == nil {
+			codec, err := protobufCodec(cfg)
+			if err != nil {
+				return nil, nil, err
+			}
+			cfg.Codec = codec
+		}
+		return f(cfg)
+	}
 }
 
 // protobufCodec encodes objects as protobuf in the resource's storage

@@ -145,12 +145,11 @@ func Install(s *server.GenericServer, cfg Config) error {
 	if cfg.CustomResources != nil {
 		cfg.CustomResources.s.Store(crs)
 	}
-	// ObjectMeta's schemas for server-side apply: those the OpenAPI
-	// documents already hold, else built on first use.
+	// ObjectMeta's schemas for server-side apply, built on first use:
+	// those the OpenAPI documents use, else ObjectMeta's alone.
 	crs.metaSchemas = sync.OnceValues(func() (map[string]*spec.Schema, error) { return customresource.MetaSchemas(openapi.Default()) })
 	if crAPI != nil {
-		meta := crAPI.meta
-		crs.metaSchemas = func() (map[string]*spec.Schema, error) { return meta, nil }
+		crs.metaSchemas = crAPI.meta
 	}
 	synced := make(chan struct{})
 	if err := s.RegisterMuxAndDiscoveryCompleteSignal(CRDInformerSyncedSignal, synced); err != nil {

@@ -1,14 +1,10 @@
 package openapi
 
 import (
-	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
-	"weak"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/util"
@@ -41,75 +37,36 @@ type Definitions struct {
 
 	v2, v3 lazyTable
 
-	parserOnce sync.Once
-	parser     *typed.Parser
-	parserErr  error
+	parser func() *typed.Parser
 }
 
-// NewDefinitions indexes the generated definitions against a scheme of every
-// API group-version kapi knows. It panics only if the generated code and the
-// API packages disagree, which a build cannot ship (a test covers it).
+// NewDefinitions indexes the generated definitions. The index (which kinds
+// each definition is served as) is generated with them
+// (zz_generated.smd.go, checked by TestGeneratedIndexEqualComputed against
+// a scheme of every API group-version kapi knows), so building one runs
+// neither the generated code nor the API groups' scheme registration.
 func NewDefinitions() *Definitions {
-	d, err := newDefinitions()
-	if err != nil {
-		panic(fmt.Sprintf("openapi: %v", err))
+	d := &Definitions{
+		gvksByName: make(map[string][]schema.GroupVersionKind, len(generatedDefinitionGVKs)),
+		nameByGVK:  map[schema.GroupVersionKind]string{},
+		parser:     sync.OnceValue(newParser),
+	}
+	d.v2.prefix, d.v3.prefix = refPrefixV2, refPrefixV3
+	for _, e := range generatedDefinitionGVKs {
+		d.gvksByName[e.name] = e.gvks
+		for _, gvk := range e.gvks {
+			d.nameByGVK[gvk] = e.name
+		}
 	}
 	return d
 }
 
-func newDefinitions() (*Definitions, error) {
-	s, err := newScheme()
-	if err != nil {
-		return nil, err
-	}
-	d := &Definitions{
-		gvksByName: map[string][]schema.GroupVersionKind{},
-		nameByGVK:  map[schema.GroupVersionKind]string{},
-	}
-	d.v2.prefix, d.v3.prefix = refPrefixV2, refPrefixV3
-	// The index needs only the generated map's keys, but the generated code
-	// makes every definition (~13 ms, 5 MB): make the v3 form, which the
-	// Parser (built at every start, for managed fields) needs anyway, and
-	// hold it until the Parser has read it.
-	keys := generatedDefinitions(refPrefixV3)
-	raw := &rawDefinitions{defs: keys}
-	d.v3.raw, d.v3.pinned = weak.Make(raw), raw
-	for gvk := range s.AllKnownTypes() {
-		if gvk.Version == runtime.APIVersionInternal {
-			continue
-		}
-		goName, err := s.ToOpenAPIDefinitionName(gvk)
-		if err != nil {
-			return nil, fmt.Errorf("definition name of %v: %w", gvk, err)
-		}
-		name := DefinitionName(goName)
-		if _, ok := keys[name]; !ok {
-			// Kinds with no generated definition (admission.k8s.io's
-			// AdmissionReview, for one) still appear in shared kinds' lists
-			// through the meta kinds each group registers.
-			continue
-		}
-		if !slices.Contains(d.gvksByName[name], gvk) {
-			d.gvksByName[name] = append(d.gvksByName[name], gvk)
-		}
-	}
-	for name, gvks := range d.gvksByName {
-		slices.SortFunc(gvks, compareGVK)
-		for _, gvk := range gvks {
-			d.nameByGVK[gvk] = name
-		}
-	}
-	return d, nil
-}
-
-func compareGVK(a, b schema.GroupVersionKind) int {
-	if c := strings.Compare(a.Group, b.Group); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Version, b.Version); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Kind, b.Kind)
+// definitionGVKs is one entry of the generated index: a definition and
+// the kinds it is served as, sorted by group, version and kind
+// (upstream's order).
+type definitionGVKs struct {
+	name string
+	gvks []schema.GroupVersionKind
 }
 
 // DefinitionName returns the REST-friendly definition name for name, which is

@@ -28,3 +28,7 @@
 // A [Definitions] is immutable once built and safe for concurrent use. The
 // schemas it returns are shared: callers must not modify them.
 package openapi
+
+// zz_generated.smd.go holds the structured-merge-diff types of the generated
+// definitions; hack/update-openapi.sh regenerates it after the definitions.
+//go:generate go test -run ^TestGeneratedSMDTypesAreCurrent$ -update-smd .

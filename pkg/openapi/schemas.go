@@ -81,9 +81,6 @@ type lazyTable struct {
 	schemas map[string]*spec.Schema
 	deps    map[string][]string
 	raw     weak.Pointer[rawDefinitions]
-	// pinned holds raw strongly from NewDefinitions until the Parser read
-	// it (see newDefinitions); nil afterwards.
-	pinned *rawDefinitions
 }
 
 type rawDefinitions struct {
@@ -187,26 +184,6 @@ func (d *Definitions) v2Schema(name string, def common.OpenAPIDefinition) *spec.
 	}
 	// kube-apiserver serves /openapi/v2 with defaults pruned.
 	return handler.PruneDefaultsSchema(s)
-}
-
-// parserModels are the v3 definitions as the structured-merge-diff
-// schema is built from: the served v3 schemas without the wrapping of
-// references in allOf (schemaconv reads a reference either way) and
-// without the group-version-kind extension (schemaconv does not read it;
-// TestParserModels checks the schema is the same). Built for the parser
-// and dropped: they do not keep a v3 table alive.
-func parserModels(raw *rawDefinitions) map[string]*spec.Schema {
-	out := make(map[string]*spec.Schema, len(raw.defs))
-	for name, def := range raw.defs {
-		s := &spec.Schema{
-			VendorExtensible:   spec.VendorExtensible{Extensions: maps.Clone(def.Schema.Extensions)},
-			SchemaProps:        def.Schema.SchemaProps,
-			SwaggerSchemaProps: def.Schema.SwaggerSchemaProps,
-		}
-		delete(s.Extensions, common.ExtensionV2Schema)
-		out[name] = s
-	}
-	return out
 }
 
 func (d *Definitions) addGVKExtension(name string, s *spec.Schema) {

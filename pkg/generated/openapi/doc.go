@@ -8,8 +8,10 @@
 //
 //	go generate ./pkg/generated/openapi
 //
-// which runs hack/update-openapi.sh. The generator's API rule violations (in
-// upstream types we do not own) are listed in api_violations.report.
+// which runs hack/update-openapi.sh (it then regenerates pkg/openapi's
+// zz_generated.smd.go from the new definitions). The generator's API rule
+// violations (in upstream types we do not own) are listed in
+// api_violations.report.
 //
 // Definitions are keyed by the REST-friendly model name the types declare
 // (for example "io.k8s.api.core.v1.ConfigMap"); package
