@@ -297,9 +297,24 @@ func TestMaxInFlightRejectsWith429(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// The single slot may be held for a moment by another limited request
+	// (the slow request then gets the 429 itself): try again until the
+	// slow request holds it, rather than waiting for a start that never
+	// comes.
 	slow := make(chan result, 1)
-	go func() { slow <- do(c, http.MethodGet, r.base+"/test/slow") }()
-	<-started
+	deadline = time.Now().Add(30 * time.Second)
+	for holding := false; !holding; {
+		go func() { slow <- do(c, http.MethodGet, r.base+"/test/slow") }()
+		select {
+		case <-started:
+			holding = true
+		case res := <-slow:
+			if res.code != http.StatusTooManyRequests || time.Now().After(deadline) {
+				t.Fatalf("slow request ended before it started: %+v", res)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	res := do(c, http.MethodGet, r.base+"/version")
 	if res.code != http.StatusTooManyRequests || res.header.Get("Retry-After") != "1" {
 		t.Fatalf("got %d Retry-After=%q, want 429 with Retry-After: 1", res.code, res.header.Get("Retry-After"))
