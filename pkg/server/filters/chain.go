@@ -144,7 +144,7 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	h = WithRequestReceivedTimestamp(h)
 	h = WithMuxAndDiscoveryComplete(h, c.MuxAndDiscoveryComplete)
 	h = WithPanicRecovery(h, log)
-	h = WithAuditInit(h)
+	h = withAuditInit(h, !auditOff(c.AuditBackend, c.AuditPolicy))
 	h = withServingStack(h)
 	return h
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,14 @@ import (
 const (
 	FlowSchemaUIDHeader    = "X-Kubernetes-PF-FlowSchema-UID"
 	PriorityLevelUIDHeader = "X-Kubernetes-PF-PriorityLevel-UID"
+)
+
+// The same in canonical form (the form http.Header.Set stores them in),
+// computed once: setting them directly spares two canonicalizations (an
+// allocation each) per request.
+var (
+	flowSchemaUIDKey    = textproto.CanonicalMIMEHeaderKey(FlowSchemaUIDHeader)
+	priorityLevelUIDKey = textproto.CanonicalMIMEHeaderKey(PriorityLevelUIDHeader)
 )
 
 // Upstream's work estimator constants (k8s.io/apiserver/pkg/util/
@@ -95,8 +104,8 @@ func WithPriorityAndFairness(handler http.Handler, cfg PriorityAndFairness, isLo
 		}
 		cls := c.Classify(&req)
 		h := w.Header()
-		h.Set(FlowSchemaUIDHeader, cls.FlowSchemaUID)
-		h.Set(PriorityLevelUIDHeader, cls.PriorityLevelUID)
+		h[flowSchemaUIDKey] = []string{cls.FlowSchemaUID}
+		h[priorityLevelUIDKey] = []string{cls.PriorityLevelUID}
 
 		gr := schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}
 		width := estimateWidth(r, info, gr, cfg.ObjectCount, watches)

@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -24,40 +25,42 @@ func TestWithAuditInit(t *testing.T) {
 		{name: "existing response header wins", reqID: "abc", presetResp: "outer", wantRespHdr: "outer"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var ctxID string
-			var hasAuditCtx bool
-			h := WithAuditInit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				ctxID = request.AuditIDFrom(r.Context())
-				hasAuditCtx = audit.FromContext(r.Context()) != nil
-			}))
-			req := httptest.NewRequest("GET", "/", nil)
-			if tt.reqID != "" {
-				req.Header.Set("Audit-ID", tt.reqID)
-			}
-			rec := httptest.NewRecorder()
-			if tt.presetResp != "" {
-				rec.Header().Set("Audit-Id", tt.presetResp)
-			}
-			h.ServeHTTP(rec, req)
-			got := rec.Header().Get("Audit-Id")
-			if tt.wantRespHdr == "" {
-				if _, err := uuid.Parse(got); err != nil {
-					t.Errorf("got response Audit-Id %q, want a UUID", got)
+		for _, auditing := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/auditing=%v", tt.name, auditing), func(t *testing.T) {
+				var ctxID string
+				var hasAuditCtx bool
+				h := withAuditInit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					ctxID = request.AuditIDFrom(r.Context())
+					hasAuditCtx = audit.FromContext(r.Context()) != nil
+				}), auditing)
+				req := httptest.NewRequest("GET", "/", nil)
+				if tt.reqID != "" {
+					req.Header.Set("Audit-ID", tt.reqID)
 				}
-				if ctxID != got {
-					t.Errorf("got context id %q, want %q", ctxID, got)
+				rec := httptest.NewRecorder()
+				if tt.presetResp != "" {
+					rec.Header().Set("Audit-Id", tt.presetResp)
 				}
-			} else if got != tt.wantRespHdr {
-				t.Errorf("got response Audit-Id %q, want %q", got, tt.wantRespHdr)
-			}
-			if tt.reqID != "" && ctxID != tt.reqID {
-				t.Errorf("got context id %q, want %q", ctxID, tt.reqID)
-			}
-			if !hasAuditCtx {
-				t.Errorf("got no audit context, want one")
-			}
-		})
+				h.ServeHTTP(rec, req)
+				got := rec.Header().Get("Audit-Id")
+				if tt.wantRespHdr == "" {
+					if _, err := uuid.Parse(got); err != nil {
+						t.Errorf("got response Audit-Id %q, want a UUID", got)
+					}
+					if ctxID != got {
+						t.Errorf("got context id %q, want %q", ctxID, got)
+					}
+				} else if got != tt.wantRespHdr {
+					t.Errorf("got response Audit-Id %q, want %q", got, tt.wantRespHdr)
+				}
+				if tt.reqID != "" && ctxID != tt.reqID {
+					t.Errorf("got context id %q, want %q", ctxID, tt.reqID)
+				}
+				if hasAuditCtx != auditing {
+					t.Errorf("got an audit context: %v, want %v", hasAuditCtx, auditing)
+				}
+			})
+		}
 	}
 }
 

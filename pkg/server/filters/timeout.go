@@ -133,12 +133,19 @@ func (tw *timeoutWriter) WriteHeader(code int) {
 }
 
 func (tw *timeoutWriter) writeHeaderLocked(code int) {
+	// dst becomes a copy of the handler's map. The value slices are
+	// shared, not copied: the real writer snapshots its headers at
+	// WriteHeader, which is called below under mu, and changes the handler
+	// makes to its map afterwards (Set and Del replace or remove a slice,
+	// Add appends beyond what dst sees) do not reach dst.
 	dst := tw.w.Header()
 	for k := range dst {
-		delete(dst, k)
+		if _, ok := tw.header[k]; !ok {
+			delete(dst, k)
+		}
 	}
 	for k, v := range tw.header {
-		dst[k] = append([]string(nil), v...)
+		dst[k] = v
 	}
 	if code >= 200 || code == http.StatusSwitchingProtocols {
 		tw.wroteHeader = true

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -147,4 +149,38 @@ func mustRequest(t *testing.T, target string) *http.Request {
 	}
 	r.RequestURI = target
 	return r
+}
+
+// The timeout writer hands the handler's headers to the real writer at
+// WriteHeader: headers set before the filter stay unless the handler
+// removes them, and what the handler changes afterwards reaches neither the
+// response nor the real writer's map.
+func TestTimeoutWriterHeaders(t *testing.T) {
+	rec := httptest.NewRecorder()
+	rec.Header().Set("Outer", "o")
+	rec.Header().Set("Gone", "g")
+	tw := newTimeoutWriter(rec)
+	h := tw.Header()
+	h.Del("Gone")
+	h.Set("Inner", "i")
+	h.Add("Outer", "o2")
+	h["Spare"] = make([]string, 1, 4) // room to append in place
+	h["Spare"][0] = "s"
+	tw.WriteHeader(http.StatusCreated)
+	h.Add("Inner", "late")
+	h.Add("Spare", "late")
+	h.Set("Outer", "changed")
+	h.Set("Added", "late")
+	_, _ = tw.Write([]byte("x"))
+
+	want := http.Header{"Outer": {"o", "o2"}, "Inner": {"i"}, "Spare": {"s"}}
+	res := rec.Result()
+	if res.StatusCode != http.StatusCreated {
+		t.Errorf("got status %d, want 201", res.StatusCode)
+	}
+	for name, got := range map[string]http.Header{"response": res.Header, "writer map": rec.Header()} {
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s headers: got %v, want %v", name, got, want)
+		}
+	}
 }
