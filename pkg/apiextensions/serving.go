@@ -192,15 +192,18 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 	gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
 	gvk := gv.WithKind(names.Kind)
 	listGVK := gv.WithKind(names.ListKind)
+	// New objects are what SetGroupVersionKind(gvk) makes of an empty
+	// Unstructured (the map {"apiVersion": gv.String(), "kind": kind}), with
+	// the strings made and boxed once: every GET and write makes one, and
+	// SetGroupVersionKind costs four allocations more (the apiVersion
+	// string, its boxing and the kind's, the map's growth).
+	apiVersion := any(gv.String())
+	kind, listKind := any(gvk.Kind), any(listGVK.Kind)
 	newFunc := func() runtime.Object {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		return u
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
 	}
 	newList := func() runtime.Object {
-		u := &unstructured.UnstructuredList{}
-		u.SetGroupVersionKind(listGVK)
-		return u
+		return &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": apiVersion, "kind": listKind}}
 	}
 	resource := schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
 	vs := &versionServing{storageVersion: storageVer, watches: newWatchSet(),
