@@ -26,12 +26,20 @@ func servedMediaTypes(ns runtime.NegotiatedSerializer) []runtime.SerializerInfo 
 	all := ns.SupportedMediaTypes()
 	out := make([]runtime.SerializerInfo, 0, len(all))
 	for _, info := range all {
-		switch info.MediaType {
-		case mediaTypeJSON, mediaTypeYAML, mediaTypeProtobuf:
+		if served(&info) {
 			out = append(out, info)
 		}
 	}
 	return out
+}
+
+// served reports whether kapi serves info's media type.
+func served(info *runtime.SerializerInfo) bool {
+	switch info.MediaType {
+	case mediaTypeJSON, mediaTypeYAML, mediaTypeProtobuf:
+		return true
+	}
+	return false
 }
 
 // mediaTypesFor lists ns's media types and stream media types, as the
@@ -225,17 +233,26 @@ func acceptOptions(params map[string]string, info *runtime.SerializerInfo, r res
 
 // negotiateMediaType picks the first Accept clause ns can serve under r.
 // An empty header means the first (JSON) serializer.
+//
+// It goes through ns's list itself, skipping what kapi does not serve
+// (servedMediaTypes, in the same order, without making the list on every
+// request); the list is only read.
 func negotiateMediaType(header string, ns runtime.NegotiatedSerializer, r restrictions) (mediaTypeOptions, bool) {
-	served := servedMediaTypes(ns)
-	if len(served) == 0 {
+	all := ns.SupportedMediaTypes()
+	if strings.TrimSpace(header) == "" {
+		for i := range all {
+			if served(&all[i]) {
+				return mediaTypeOptions{accepted: all[i]}, true
+			}
+		}
 		return mediaTypeOptions{}, false
 	}
-	if strings.TrimSpace(header) == "" {
-		return mediaTypeOptions{accepted: served[0]}, true
-	}
 	for _, c := range parseAccept(header) {
-		for i := range served {
-			info := &served[i]
+		for i := range all {
+			info := &all[i]
+			if !served(info) {
+				continue
+			}
 			if (c.typ == info.MediaTypeType && (c.subType == info.MediaTypeSubType || c.subType == "*")) ||
 				(c.typ == "*" && c.subType == "*") {
 				if o, ok := acceptOptions(c.params, info, r); ok {
