@@ -40,7 +40,7 @@ func GetResource(r rest.Getter, s *RequestScope) http.Handler {
 			return
 		}
 		opts := &metav1.GetOptions{}
-		if q := req.URL.Query(); len(q["export"]) > 0 && q.Get("export") != "" {
+		if q := query(req); len(q["export"]) > 0 && q.Get("export") != "" {
 			export, err := strconv.ParseBool(q.Get("export"))
 			if err != nil {
 				s.err(apierrors.NewBadRequest(fmt.Sprintf("the export parameter cannot be parsed: %v", err)), w, req)

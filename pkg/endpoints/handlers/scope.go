@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -220,7 +221,7 @@ func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
 // decodeParameters decodes the query into opts (a meta.k8s.io/v1 options
 // struct or metainternalversion.ListOptions); errors are 400 BadRequest.
 func (s *RequestScope) decodeParameters(req *http.Request, opts runtime.Object) error {
-	q := req.URL.Query()
+	q := query(req)
 	if len(q) == 0 {
 		return nil
 	}
@@ -258,4 +259,14 @@ func (s *RequestScope) pruneUnknownFields(ctx context.Context, obj runtime.Objec
 		addWarnings(ctx, errs)
 	}
 	return nil
+}
+
+// query is req.URL.Query() (nil, which reads as empty, when there is no
+// query string: most requests have none, and parsing an empty one makes a
+// map all the same).
+func query(req *http.Request) url.Values {
+	if req.URL.RawQuery == "" {
+		return nil
+	}
+	return req.URL.Query()
 }

@@ -34,7 +34,7 @@ func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
 	}
 	u, _ := request.UserFrom(r.Context())
 	var fieldSelector fields.Requirements
-	if info.IsResourceRequest {
+	if info.IsResourceRequest && r.URL.RawQuery != "" { // no query: no selector (and no parse of one)
 		// An invalid selector is left out (the handler refuses it), as
 		// upstream records it as an error and authorizers see none.
 		if s, err := fields.ParseSelector(r.URL.Query().Get("fieldSelector")); err == nil && !s.Empty() {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -36,7 +37,7 @@ func WithRequestDeadline(handler http.Handler, timeout time.Duration, isLongRunn
 			return
 		}
 		limit := timeout
-		if v := r.URL.Query().Get("timeout"); v != "" {
+		if v := queryValue(r.URL, "timeout"); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
 				st := apierrors.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %v", err)).ErrStatus
@@ -139,4 +140,13 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		b.bound.lift()
 	}
 	return n, err
+}
+
+// queryValue is u.Query().Get(key), without parsing (and making a map
+// for) an empty query: most requests have none.
+func queryValue(u *url.URL, key string) string {
+	if u.RawQuery == "" {
+		return ""
+	}
+	return u.Query().Get(key)
 }
