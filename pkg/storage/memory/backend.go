@@ -34,10 +34,10 @@ type Backend struct {
 	wg        sync.WaitGroup // background loop and watch goroutines
 }
 
-// version is one state of a key; data nil is a deletion (tombstone).
+// version is one state of a key; val nil is a deletion (tombstone).
 type version struct {
-	rev  uint64
-	data []byte
+	rev uint64
+	val *blob
 }
 
 type history struct {
@@ -46,6 +46,10 @@ type history struct {
 	// next compaction).
 	key      string
 	versions []version // ascending by rev
+
+	// anchor is the value the key's superseded values are deltas
+	// against (see blob), kept whole; nil until a value is superseded.
+	anchor *blob
 
 	// listed is the key's state decoded once for lists (see listed.go):
 	// cleared by every write of the key.
@@ -67,8 +71,8 @@ type event struct {
 	kind  eventKind
 	rev   uint64
 	key   string
-	value []byte // new value (put)
-	prev  []byte // previous value, nil if the key did not exist
+	value *blob // new value (put)
+	prev  *blob // previous value, nil if the key did not exist
 
 	// decoded are the event's objects shared by the watchers of the
 	// Store it belongs to (see shared.go), built on first need.
@@ -165,10 +169,11 @@ func (b *Backend) compactLocked(rev uint64) {
 		// i: index of the newest version at or before rev.
 		i := sort.Search(len(h.versions), func(j int) bool { return h.versions[j].rev > rev }) - 1
 		if i >= 0 {
-			if h.versions[i].data == nil {
+			if h.versions[i].val == nil {
 				i++ // a deletion at or before rev: drop it and everything older
 			}
 			h.versions = slices.Clone(h.versions[i:])
+			h.dropAnchorIfUnused()
 		}
 		if len(h.versions) == 0 {
 			delete(b.hist, k)
@@ -279,10 +284,10 @@ func (b *Backend) latestLocked(key string) (kv, bool) {
 		return kv{}, false
 	}
 	v := h.versions[len(h.versions)-1]
-	if v.data == nil {
+	if v.val == nil {
 		return kv{}, false
 	}
-	return kv{key: key, rev: v.rev, data: v.data, h: h}, true
+	return kv{key: key, rev: v.rev, data: v.val.bytes(), h: h}, true
 }
 
 // atLocked returns the state of key at revision rev (rev >= compacted).
@@ -292,11 +297,11 @@ func (b *Backend) atLocked(key string, rev uint64) (kv, bool) {
 		return kv{}, false
 	}
 	i := sort.Search(len(h.versions), func(j int) bool { return h.versions[j].rev > rev }) - 1
-	if i < 0 || h.versions[i].data == nil {
+	if i < 0 || h.versions[i].val == nil {
 		return kv{}, false
 	}
 	v := h.versions[i]
-	return kv{key: key, rev: v.rev, data: v.data, h: h}, true
+	return kv{key: key, rev: v.rev, data: v.val.bytes(), h: h}, true
 }
 
 // rangeLocked returns the states at rev of keys in [from, end), in key order.
@@ -351,11 +356,7 @@ func (b *Backend) compareAndPut(key string, expect uint64, data []byte) (rev uin
 	if (exists && cur.rev != expect) || (!exists && expect != 0) {
 		return 0, cur, exists, false, nil
 	}
-	var prev []byte
-	if exists {
-		prev = cur.data
-	}
-	rev = b.writeLocked(&event{kind: eventPut, key: key, value: data, prev: prev})
+	rev = b.writeLocked(&event{kind: eventPut, key: key, value: newBlob(data)})
 	return rev, kv{}, false, true, nil
 }
 
@@ -372,7 +373,7 @@ func (b *Backend) compareAndDelete(key string, expect uint64) (rev uint64, cur k
 	if !exists || cur.rev != expect {
 		return 0, cur, exists, false, nil
 	}
-	rev = b.writeLocked(&event{kind: eventDelete, key: key, prev: cur.data})
+	rev = b.writeLocked(&event{kind: eventDelete, key: key})
 	return rev, kv{}, false, true, nil
 }
 
@@ -385,6 +386,7 @@ func (b *Backend) writeLocked(ev *event) uint64 {
 // writeBatchLocked is writeLocked for one write of a batch (Apply): with
 // woken non-nil, watchers the event is queued for are added to it instead
 // of being woken, and the caller wakes them once the batch is written.
+// It sets the event's previous value to the key's current one.
 func (b *Backend) writeBatchLocked(ev *event, woken map[*watcher]struct{}) uint64 {
 	b.rev++
 	ev.rev = b.rev
@@ -395,7 +397,11 @@ func (b *Backend) writeBatchLocked(ev *event, woken map[*watcher]struct{}) uint6
 		b.keys.insert(ev.key)
 	}
 	ev.key = h.key
-	h.versions = append(h.versions, version{rev: ev.rev, data: ev.value})
+	if n := len(h.versions); n > 0 {
+		ev.prev = h.versions[n-1].val // nil after a deletion
+		h.supersede(ev.prev)
+	}
+	h.versions = append(h.versions, version{rev: ev.rev, val: ev.value})
 	h.listed.Store(nil) // the decoded state is no longer the key's
 	b.events = append(b.events, ev)
 

@@ -43,12 +43,12 @@ func (s *Store) sharedObjects(ev *event, wantPrev bool) (cur, prev *sharedObject
 	} else if d.store != s {
 		return nil, nil, false
 	}
-	get := func(p *weak.Pointer[sharedObject], data []byte) *sharedObject {
+	get := func(p *weak.Pointer[sharedObject], val *blob) *sharedObject {
 		if so := p.Value(); so != nil {
 			return so
 		}
 		obj := s.newFunc()
-		if err := s.decode(ev.key, data, obj, ev.rev); err != nil {
+		if err := s.decode(ev.key, val.bytes(), obj, ev.rev); err != nil {
 			return nil
 		}
 		so := &sharedObject{obj: obj, wrapped: cacheable.New(obj)}

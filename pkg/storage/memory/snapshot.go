@@ -54,8 +54,8 @@ func (b *Backend) Apply(puts map[string][]byte, deletes []string) (uint64, error
 		}
 	}()
 	for _, k := range deletes {
-		if cur, exists := b.latestLocked(k); exists {
-			b.writeBatchLocked(&event{kind: eventDelete, key: k, prev: cur.data}, woken)
+		if _, exists := b.latestLocked(k); exists {
+			b.writeBatchLocked(&event{kind: eventDelete, key: k}, woken)
 		}
 	}
 	for _, k := range sortedPutKeys(puts) {
@@ -63,15 +63,10 @@ func (b *Backend) Apply(puts map[string][]byte, deletes []string) (uint64, error
 		if v == nil {
 			v = []byte{}
 		}
-		cur, exists := b.latestLocked(k)
-		if exists && string(cur.data) == string(v) {
+		if cur, exists := b.latestLocked(k); exists && string(cur.data) == string(v) {
 			continue
 		}
-		var prev []byte
-		if exists {
-			prev = cur.data
-		}
-		b.writeBatchLocked(&event{kind: eventPut, key: k, value: v, prev: prev}, woken)
+		b.writeBatchLocked(&event{kind: eventPut, key: k, value: newBlob(v)}, woken)
 	}
 	return b.rev, nil
 }

@@ -331,13 +331,13 @@ func (w *watcher) deliver(ev *event, send func(watch.Event) bool) bool {
 		}
 	}
 	if ev.kind == eventPut {
-		if cur, curOK, err = w.decodeMatch(ev.key, ev.value, ev.rev); err != nil {
+		if cur, curOK, err = w.decodeMatch(ev.key, ev.value.bytes(), ev.rev); err != nil {
 			send(errorEvent(err))
 			return false
 		}
 	}
 	if wantPrev {
-		if prev, prevOK, err = w.decodeMatch(ev.key, ev.prev, ev.rev); err != nil {
+		if prev, prevOK, err = w.decodeMatch(ev.key, ev.prev.bytes(), ev.rev); err != nil {
 			send(errorEvent(err))
 			return false
 		}
