@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
@@ -68,7 +69,13 @@ func (c *Config) installFlowControl(head *server.GenericServer) error {
 			return err
 		}
 		ctrl := configcontroller.New(client, engine, c.Logger.With("controller", "priority-and-fairness"))
-		if err := ctrl.Ensure(hookCtx); err != nil {
+		// The bootstrap configuration is the same fixed set of objects for
+		// every server of the process: the creates of this first Ensure
+		// take the managed fields an identical earlier create computed
+		// (handlers.WithRepeatedCreate; the stored objects are the same,
+		// TestRepeatedAPFCreatesStoreWhatTheNetworkDoes). Later ensures
+		// (Run's) are not marked.
+		if err := ctrl.Ensure(handlers.WithRepeatedCreate(hookCtx)); err != nil {
 			return nil // the server is stopping
 		}
 		ctrl.Start(hookCtx)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -11,6 +12,8 @@ import (
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
+	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/bootstrap"
+	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/configcontroller"
 )
 
 // TestInProcessLoopbackStoresWhatTheNetworkDoes proves that the bootstrap
@@ -162,5 +165,94 @@ func normalized(t *testing.T, o metav1.Object) map[string]any {
 			delete(mf.(map[string]any), "time")
 		}
 	}
+	return m
+}
+
+// TestRepeatedAPFCreatesStoreWhatTheNetworkDoes proves that the API
+// priority and fairness bootstrap objects of a process's second server,
+// whose creates reuse the managed fields the first server's computed
+// (handlers.WithRepeatedCreate), are stored as a copy of each created over
+// the server's listener with the producer's field manager: equal but for
+// name, uid, resourceVersion and timestamps, the create's managed-fields
+// entry included. Status (the Dangling condition the controller writes
+// later, and its managed-fields entry) is left out: it is written after
+// the create, for the copies too, at a time of its own.
+func TestRepeatedAPFCreatesStoreWhatTheNetworkDoes(t *testing.T) {
+	startKapi(t, nil)
+	pls := append(bootstrap.MandatoryPriorityLevelConfigurations(), bootstrap.SuggestedPriorityLevelConfigurations()...)
+	fss := append(bootstrap.MandatoryFlowSchemas(), bootstrap.SuggestedFlowSchemas()...)
+	if n, want := fieldmanager.RepeatedCreates(), len(pls)+len(fss)+len(rbac.ClusterRoles())+len(rbac.ClusterRoleBindings())+len(rbac.Roles())+len(rbac.RoleBindings()); n < want {
+		t.Fatalf("after the first server's start the process holds the managed fields of %d repeated creates, want at least %d (the APF and RBAC bootstrap's)", n, want)
+	}
+	r := startKapi(t, nil)
+	network, _, err := app.LoopbackConfigs(r.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaNet := kubernetes.NewForConfigOrDie(network)
+	admin := kubernetes.NewForConfigOrDie(r.rest)
+	ctx := t.Context()
+	opts := metav1.CreateOptions{FieldManager: configcontroller.FieldManager}
+
+	compare := func(kind, name string, boot, copied metav1.Object) {
+		t.Helper()
+		got, want := createdPart(t, copied), createdPart(t, boot)
+		if !equality.Semantic.DeepEqual(got, want) {
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal(want)
+			t.Errorf("%s net-%s is stored as\n%s\nthe bootstrap %s as\n%s", kind, name, gj, name, wj)
+		}
+	}
+	for _, want := range pls {
+		if want.Name == flowcontrolv1.PriorityLevelConfigurationNameExempt {
+			// Validation keeps type Exempt to the level named exempt:
+			// it has no copy under another name.
+			continue
+		}
+		o := want.DeepCopy()
+		o.Name = "net-" + want.Name
+		copied, err := viaNet.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, o, opts)
+		if err != nil {
+			t.Fatalf("create prioritylevelconfiguration %s: %v", o.Name, err)
+		}
+		boot, err := admin.FlowcontrolV1().PriorityLevelConfigurations().Get(ctx, want.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get prioritylevelconfiguration %s: %v", want.Name, err)
+		}
+		compare("PriorityLevelConfiguration", want.Name, boot, copied)
+	}
+	for _, want := range fss {
+		o := want.DeepCopy()
+		o.Name = "net-" + want.Name
+		copied, err := viaNet.FlowcontrolV1().FlowSchemas().Create(ctx, o, opts)
+		if err != nil {
+			t.Fatalf("create flowschema %s: %v", o.Name, err)
+		}
+		boot, err := admin.FlowcontrolV1().FlowSchemas().Get(ctx, want.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get flowschema %s: %v", want.Name, err)
+		}
+		compare("FlowSchema", want.Name, boot, copied)
+	}
+}
+
+// createdPart is normalized(o) without status and without the
+// managed-fields entries of subresources: what a create stores.
+func createdPart(t *testing.T, o metav1.Object) map[string]any {
+	t.Helper()
+	m := normalized(t, o)
+	delete(m, "status")
+	meta := m["metadata"].(map[string]any)
+	mfs, _ := meta["managedFields"].([]any)
+	var kept []any
+	for _, mf := range mfs {
+		if _, ok := mf.(map[string]any)["subresource"]; !ok {
+			kept = append(kept, mf)
+		}
+	}
+	if len(kept) != 1 {
+		t.Fatalf("%s has %d managed-fields entries of the main resource, want the create's one: %v", o.GetName(), len(kept), mfs)
+	}
+	meta["managedFields"] = kept
 	return m
 }
