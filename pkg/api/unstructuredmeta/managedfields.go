@@ -1,6 +1,12 @@
-package generic
+// Package unstructuredmeta reads the metadata of unstructured objects
+// (custom resources) without apimachinery's reflective conversion:
+// Unstructured.GetManagedFields converts every managedFields entry through
+// runtime.DefaultUnstructuredConverter, fieldsV1 and time through a JSON
+// round trip each.
+package unstructuredmeta
 
 import (
+	"encoding/json"
 	"math"
 	"time"
 
@@ -8,39 +14,30 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// validationMeta is the metadata of an object being validated, its
-// managed fields read once: apimachinery's ValidateObjectMetaAccessor and
-// ValidateObjectMetaAccessorUpdate each call GetManagedFields on the new
-// object, which for a custom resource (*unstructured.Unstructured)
-// converts every entry by reflection, fieldsV1 through a JSON round trip.
-// The validators only read the entries.
-type validationMeta struct {
-	metav1.Object
-	managedFields []metav1.ManagedFieldsEntry
-	read          bool
+// ManagedFields is obj.GetManagedFields(): for an unstructured object
+// whose entries have the shape the field manager writes, the same entries
+// (deep-equal) converted directly; for anything else, GetManagedFields'
+// own result. An entry GetManagedFields would fail to convert (it then
+// answers nil and reports the error) always takes GetManagedFields: only
+// strings are taken where the entry's fields are strings, time must parse
+// as RFC 3339 and fieldsV1 be a value encoding/json surely marshals.
+func ManagedFields(obj metav1.Object) []metav1.ManagedFieldsEntry {
+	return managedFields(obj, true)
 }
 
-func (m *validationMeta) GetManagedFields() []metav1.ManagedFieldsEntry {
-	if !m.read {
-		m.managedFields, m.read = managedFieldsForValidation(m.Object), true
-	}
-	return m.managedFields
+// ManagedFieldsForValidation is [ManagedFields] without FieldsV1 in the
+// entries converted directly (apimachinery's ValidateManagedFields, which
+// the result is for, does not read it; converting it is a JSON encoding).
+func ManagedFieldsForValidation(obj metav1.Object) []metav1.ManagedFieldsEntry {
+	return managedFields(obj, false)
 }
 
-// managedFieldsForValidation is obj.GetManagedFields() as far as
-// apimachinery's ValidateManagedFields can tell: for an unstructured
-// object whose entries have the shape the field manager writes, the
-// entries without FieldsV1 (the validation does not read it); for
-// anything else, GetManagedFields' own result. An entry GetManagedFields
-// would fail to convert (it then answers nil) is never in the first case:
-// fieldsV1 must be a value encoding/json can marshal and time a string
-// that parses as RFC 3339, as their UnmarshalJSON methods require.
-func managedFieldsForValidation(obj metav1.Object) []metav1.ManagedFieldsEntry {
+func managedFields(obj metav1.Object, withFields bool) []metav1.ManagedFieldsEntry {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return obj.GetManagedFields()
 	}
-	if out, ok := unstructuredManagedFields(u.Object); ok {
+	if out, ok := unstructuredManagedFields(u.Object, withFields); ok {
 		return out
 	}
 	return u.GetManagedFields()
@@ -50,7 +47,7 @@ func managedFieldsForValidation(obj metav1.Object) []metav1.ManagedFieldsEntry {
 // unstructured object whose entries hold only strings where the entry's
 // fields are strings (no other keys' values are read, as FromUnstructured
 // ignores unknown keys); ok is false for anything else.
-func unstructuredManagedFields(obj map[string]any) (out []metav1.ManagedFieldsEntry, ok bool) {
+func unstructuredManagedFields(obj map[string]any, withFields bool) (out []metav1.ManagedFieldsEntry, ok bool) {
 	md, isMap := obj["metadata"].(map[string]any)
 	if !isMap {
 		return nil, false
@@ -98,6 +95,18 @@ func unstructuredManagedFields(obj map[string]any) (out []metav1.ManagedFieldsEn
 			case "fieldsV1":
 				if !marshalable(v, 0) {
 					return nil, false
+				}
+				if withFields && v != nil {
+					// As FromUnstructured: FieldsV1.UnmarshalJSON of the
+					// value's encoding.
+					raw, err := json.Marshal(v)
+					if err != nil {
+						return nil, false
+					}
+					e.FieldsV1 = &metav1.FieldsV1{}
+					if err := e.FieldsV1.UnmarshalJSON(raw); err != nil {
+						return nil, false
+					}
 				}
 			}
 		}
