@@ -15,11 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/api/unstructuredmeta"
 	"github.com/kapi-dev/kapi/pkg/audit"
 )
 
@@ -185,7 +187,7 @@ func (s *RequestScope) asTable(ctx context.Context, obj runtime.Object, opts *me
 			if err != nil {
 				return nil, err
 			}
-			partial := meta.AsPartialObjectMetadata(m)
+			partial := meta.AsPartialObjectMetadata(partialSource(m))
 			partial.GetObjectKind().SetGroupVersionKind(gv.WithKind("PartialObjectMetadata"))
 			row.Object.Object = partial
 		case metav1.IncludeNone:
@@ -208,9 +210,27 @@ func asPartialObjectMetadata(obj runtime.Object, gv schema.GroupVersion) (runtim
 	if err != nil {
 		return nil, err
 	}
-	partial := meta.AsPartialObjectMetadata(m)
+	partial := meta.AsPartialObjectMetadata(partialSource(m))
 	partial.GetObjectKind().SetGroupVersionKind(gv.WithKind("PartialObjectMetadata"))
 	return partial, nil
+}
+
+// partialSource is m for meta.AsPartialObjectMetadata: a custom
+// resource's managed fields read by unstructuredmeta.ManagedFields (the
+// same entries as GetManagedFields, without its reflective conversion:
+// every metadata watch event and metadata list item of a custom resource
+// converts them).
+func partialSource(m metav1.Object) metav1.Object {
+	if u, ok := m.(*unstructured.Unstructured); ok {
+		return unstructuredManagedFieldsMeta{u}
+	}
+	return m
+}
+
+type unstructuredManagedFieldsMeta struct{ *unstructured.Unstructured }
+
+func (m unstructuredManagedFieldsMeta) GetManagedFields() []metav1.ManagedFieldsEntry {
+	return unstructuredmeta.ManagedFields(m.Unstructured)
 }
 
 func asPartialObjectMetadataList(obj runtime.Object, gv schema.GroupVersion) (runtime.Object, error) {
@@ -228,7 +248,7 @@ func asPartialObjectMetadataList(obj runtime.Object, gv schema.GroupVersion) (ru
 		if err != nil {
 			return err
 		}
-		partial := meta.AsPartialObjectMetadata(m)
+		partial := meta.AsPartialObjectMetadata(partialSource(m))
 		partial.GetObjectKind().SetGroupVersionKind(gvk)
 		items = append(items, *partial)
 		return nil

@@ -154,7 +154,7 @@ func (e *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 	if _, ok := e.CreateStrategy.(GenerationStrategy); ok {
 		m.SetGeneration(1)
 	}
-	errs := validation.ValidateObjectMetaAccessor(m, namespaced, e.NameValidator, field.NewPath("metadata"))
+	errs := validation.ValidateObjectMetaAccessor(&validationMeta{Object: m}, namespaced, e.NameValidator, field.NewPath("metadata"))
 	errs = append(errs, e.CreateStrategy.Validate(ctx, obj)...)
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), errs)

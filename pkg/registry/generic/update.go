@@ -192,8 +192,9 @@ func (e *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 	}
 
 	path := field.NewPath("metadata")
-	errs := validation.ValidateObjectMetaAccessor(m, namespaced, e.NameValidator, path)
-	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, oldMeta, path)...)
+	vm := &validationMeta{Object: m}
+	errs := validation.ValidateObjectMetaAccessor(vm, namespaced, e.NameValidator, path)
+	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(vm, oldMeta, path)...)
 	errs = append(errs, e.UpdateStrategy.ValidateUpdate(ctx, obj, old)...)
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), errs)

@@ -1,0 +1,113 @@
+package unstructuredmeta
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapi-dev/kapi/pkg/api/unstructuredmeta/metatest"
+)
+
+func TestManagedFields(t *testing.T) {
+	for name, mf := range metatest.ManagedFieldsCases() {
+		t.Run(name, func(t *testing.T) {
+			u := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "bench.kapi.dev/v1", "kind": "BenchThing",
+				"metadata": map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "5", "managedFields": mf},
+			}}
+			want := u.GetManagedFields()
+			if got := ManagedFields(u); (want == nil) != (got == nil) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("ManagedFields = %#v, GetManagedFields = %#v", got, want)
+			}
+			got := ManagedFieldsForValidation(u)
+			if (want == nil) != (got == nil) || len(want) != len(got) {
+				t.Fatalf("ManagedFieldsForValidation = %#v, GetManagedFields = %#v", got, want)
+			}
+			for i := range want {
+				w, g := want[i], got[i]
+				w.FieldsV1, g.FieldsV1 = nil, nil
+				if !reflect.DeepEqual(w, g) {
+					t.Errorf("entry %d: %#v, GetManagedFields: %#v", i, g, w)
+				}
+			}
+			for _, withFields := range []bool{false, true} {
+				if _, fast := unstructuredManagedFields(u.Object, withFields); fast != fastCase(name) {
+					t.Errorf("fast path taken (fieldsV1 %v): %v, want %v", withFields, fast, fastCase(name))
+				}
+			}
+		})
+	}
+}
+
+// fastCase tells whether managedFieldsCases' case takes the fast path.
+func fastCase(name string) bool {
+	switch name {
+	case "bad time", "time number", "time null", "time string null", "manager number", "manager null",
+		"operation bool", "fieldsV1 NaN", "fieldsV1 chan", "item not a map", "not a list", "null", "fieldsV1 deep nested":
+		return false
+	}
+	return true
+}
+
+// TestManagedFieldsRandom compares the fast paths with
+// GetManagedFields over random entries built from values of every kind.
+func TestManagedFieldsRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	values := []any{nil, "", "Update", "Apply", "FieldsV1", "status", "2026-11-27T03:00:00Z", "2026-11-27T03:00:00.5+01:00",
+		"x", int64(3), 1.5, true, map[string]any{}, map[string]any{"f:a": map[string]any{}}, []any{"a"}, math.Inf(1)}
+	keys := []string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource", "other"}
+	for i := range 5000 {
+		var items []any
+		for range r.IntN(3) {
+			e := map[string]any{}
+			for _, k := range keys {
+				if r.IntN(3) > 0 {
+					e[k] = values[r.IntN(len(values))]
+				}
+			}
+			items = append(items, e)
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a", "managedFields": items}}}
+		want := u.GetManagedFields()
+		if got := ManagedFields(u); (want == nil) != (got == nil) || !reflect.DeepEqual(want, got) {
+			t.Fatalf("case %d %v: ManagedFields = %#v, GetManagedFields = %#v", i, items, got, want)
+		}
+		got := ManagedFieldsForValidation(u)
+		for j := range want {
+			want[j].FieldsV1 = nil
+		}
+		for j := range got {
+			got[j].FieldsV1 = nil
+		}
+		if (want == nil) != (got == nil) || !reflect.DeepEqual(want, got) {
+			t.Fatalf("case %d %v: ManagedFieldsForValidation = %#v, GetManagedFields = %#v", i, items, got, want)
+		}
+	}
+}
+
+func BenchmarkManagedFields(b *testing.B) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": "a", "managedFields": metatest.ManagedFieldsCases()["written"]},
+	}}
+	b.Run("GetManagedFields", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			u.GetManagedFields()
+		}
+	})
+	b.Run("ManagedFields", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ManagedFields(u)
+		}
+	})
+	b.Run("ManagedFieldsForValidation", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ManagedFieldsForValidation(u)
+		}
+	})
+}
