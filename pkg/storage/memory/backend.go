@@ -399,7 +399,13 @@ func (b *Backend) writeBatchLocked(ev *event, woken map[*watcher]struct{}) uint6
 	ev.key = h.key
 	if n := len(h.versions); n > 0 {
 		ev.prev = h.versions[n-1].val // nil after a deletion
-		h.supersede(ev.prev)
+		// The value before the previous one is superseded now, not the
+		// previous one: that one is this event's prev, which every
+		// watcher sending a deletion (and every selector watcher) reads
+		// at delivery, and a delta would be rebuilt per watcher.
+		if n > 1 {
+			h.supersede(h.versions[n-2].val)
+		}
 	}
 	h.versions = append(h.versions, version{rev: ev.rev, val: ev.value})
 	h.listed.Store(nil) // the decoded state is no longer the key's

@@ -14,9 +14,11 @@ import (
 // Why: the history holds every write until the next compaction (etcd's
 // semantics, 5 minutes by default), and successive states of an object
 // differ in a few bytes (generation, a managedFields time, the written
-// field). While a value is its key's newest state it is kept whole; once
-// a later write supersedes it (see [history.supersede]) it is replaced by
-// a delta against the key's anchor, an older state of the key kept whole,
+// field). While a value is its key's newest state, or the one before it
+// (the newest event's previous value, which watchers read when they send
+// a deletion or apply a selector), it is kept whole; once a second later
+// write supersedes it (see [history.supersede]) it is replaced by a delta
+// against the key's anchor, an older state of the key kept whole,
 // and rebuilt on the rare reads of past states (watches resumed from an
 // old revision, reads at an old revision, a lagging watcher's events).
 // 60,000 updates of 2,000 small custom resources keep ~100 bytes per write
@@ -62,11 +64,11 @@ func (v *blob) bytes() []byte {
 func (v *blob) whole() bool { return v.st.Load().base == nil }
 
 // supersede is called under the backend's write lock when v, the key's
-// newest value until now, is replaced by a later write: v becomes a delta
+// value before its newest, falls two writes behind: v becomes a delta
 // against the key's anchor, or, the first time or when the delta would not
 // save at least half of v, the key's anchor itself (kept whole).
 func (h *history) supersede(v *blob) {
-	if v == nil || !v.whole() {
+	if v == nil || v == h.anchor || !v.whole() {
 		return
 	}
 	if h.anchor == nil {
