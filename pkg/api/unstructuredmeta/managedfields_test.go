@@ -14,10 +14,7 @@ import (
 func TestManagedFields(t *testing.T) {
 	for name, mf := range metatest.ManagedFieldsCases() {
 		t.Run(name, func(t *testing.T) {
-			u := &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": "bench.kapi.dev/v1", "kind": "BenchThing",
-				"metadata": map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "5", "managedFields": mf},
-			}}
+			u := metatest.Object(mf)
 			want := u.GetManagedFields()
 			if got := ManagedFields(u); (want == nil) != (got == nil) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("ManagedFields = %#v, GetManagedFields = %#v", got, want)

@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapi-dev/kapi/pkg/api/unstructuredmeta/metatest"
 )
@@ -18,11 +17,8 @@ import (
 func TestPartialSourceSameMetadata(t *testing.T) {
 	for name, mf := range metatest.ManagedFieldsCases() {
 		t.Run(name, func(t *testing.T) {
-			u := &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": "bench.kapi.dev/v1", "kind": "BenchThing",
-				"metadata": map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "5",
-					"labels": map[string]any{"a": "b"}, "managedFields": mf},
-			}}
+			u := metatest.Object(mf)
+			u.SetLabels(map[string]string{"a": "b"})
 			want := meta.AsPartialObjectMetadata(u)
 			got := meta.AsPartialObjectMetadata(partialSource(u))
 			if !reflect.DeepEqual(got, want) {

@@ -25,10 +25,7 @@ func validateMeta(meta, old metav1.Object) field.ErrorList {
 func TestValidationMeta(t *testing.T) {
 	for name, mf := range metatest.ManagedFieldsCases() {
 		t.Run(name, func(t *testing.T) {
-			u := &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": "bench.kapi.dev/v1", "kind": "BenchThing",
-				"metadata": map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "5", "managedFields": mf},
-			}}
+			u := metatest.Object(mf)
 			old := &unstructured.Unstructured{Object: map[string]any{
 				"metadata": map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "5"},
 			}}

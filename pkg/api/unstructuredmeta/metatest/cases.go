@@ -5,7 +5,19 @@ package metatest
 import (
 	"fmt"
 	"math"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
+
+// Object is a custom resource (bench.kapi.dev/v1 BenchThing ns/a at
+// resourceVersion 5) whose metadata.managedFields is managedFields, as the
+// tests of the cases' users build it.
+func Object(managedFields any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "bench.kapi.dev/v1", "kind": "BenchThing",
+		"metadata": map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "5", "managedFields": managedFields},
+	}}
+}
 
 // ManagedFieldsCases are metadata.managedFields values of unstructured
 // objects: what the field manager writes, what a client may send, and
