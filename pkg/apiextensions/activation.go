@@ -130,7 +130,7 @@ func (s *crServer) prepare(crd *apiextensionsv1.CustomResourceDefinition) (*prep
 		}
 		var reuse *versionServing
 		if reuseFrom != nil {
-			if o := reuseFrom.versions[v.Name]; o != nil && o.storageVersion == sv {
+			if o := reuseFrom.versions[v.Name]; o != nil && o.storageVersion == sv && readsAsBefore(reuseFrom.crd, crd, v) {
 				reuse = o
 			}
 		}
@@ -145,6 +145,30 @@ func (s *crServer) prepare(crd *apiextensionsv1.CustomResourceDefinition) (*prep
 		next.versions[v.Name] = vs
 	}
 	return p, nil
+}
+
+// readsAsBefore tells whether objects read from storage for served
+// version v of crd decode as they did under old: the same schema (its
+// defaults are applied on read), conversion and selectable fields (the
+// field attributes a watch cache keeps). A storage is kept across a CRD
+// update only then: the watch cache (and the memory backend's decoded
+// list state) holds objects decoded under old, so a default added to the
+// schema would never show on reads of objects stored before (upstream
+// rebuilds the storage on every spec change: apiextensions-apiserver
+// pkg/apiserver/customresource_handler.go, updateCustomResourceDefinition
+// -> removeStorage_locked). Other changes (printer columns, validation
+// rules, subresources, names) keep the storage and its watches open.
+func readsAsBefore(old, crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion) bool {
+	var was *apiextensionsv1.CustomResourceDefinitionVersion
+	for i := range old.Spec.Versions {
+		if old.Spec.Versions[i].Name == v.Name {
+			was = &old.Spec.Versions[i]
+		}
+	}
+	return was != nil &&
+		equality.Semantic.DeepEqual(was.Schema, v.Schema) &&
+		equality.Semantic.DeepEqual(was.SelectableFields, v.SelectableFields) &&
+		equality.Semantic.DeepEqual(old.Spec.Conversion, crd.Spec.Conversion)
 }
 
 // release frees what p built.

@@ -121,6 +121,12 @@ func TestDefaultOnRead(t *testing.T) {
 		_, err := ri.Create(ctx, widget("example.com/v1", "Gizmo", "g1", map[string]any{"name": "a"}), metav1.CreateOptions{})
 		return err == nil
 	})
+	// A list before the update: the memory backend keeps what it decoded
+	// for it (the watch cache on etcd does too), which must not outlive
+	// the schema it was decoded under.
+	if l, err := ri.List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) != 1 {
+		t.Fatalf("list: %v", err)
+	}
 	// A default added later shows on reads of the stored object.
 	crd, err = crds.Get(ctx, crd.Name, metav1.GetOptions{})
 	if err != nil {
