@@ -148,11 +148,12 @@ func (s *crServer) prepare(crd *apiextensionsv1.CustomResourceDefinition) (*prep
 }
 
 // readsAsBefore tells whether objects read from storage for served
-// version v of crd decode as they did under old: the same schema (its
-// defaults are applied on read), conversion and selectable fields (the
-// field attributes a watch cache keeps). A storage is kept across a CRD
-// update only then: the watch cache (and the memory backend's decoded
-// list state) holds objects decoded under old, so a default added to the
+// version v of crd decode as they did under old: the same schemas (reads
+// are pruned against the stored and the served version's, and get the
+// served one's defaults), conversion and selectable fields (the field
+// attributes a watch cache keeps). A storage is kept across a CRD update
+// only then: the watch cache (and the memory backend's decoded list
+// state) holds objects decoded under old, so a default added to the
 // schema would never show on reads of objects stored before (upstream
 // rebuilds the storage on every spec change: apiextensions-apiserver
 // pkg/apiserver/customresource_handler.go, updateCustomResourceDefinition
@@ -166,7 +167,7 @@ func readsAsBefore(old, crd *apiextensionsv1.CustomResourceDefinition, v *apiext
 		}
 	}
 	return was != nil &&
-		equality.Semantic.DeepEqual(was.Schema, v.Schema) &&
+		equality.Semantic.DeepEqual(versionSchemas(old), versionSchemas(crd)) &&
 		equality.Semantic.DeepEqual(was.SelectableFields, v.SelectableFields) &&
 		equality.Semantic.DeepEqual(old.Spec.Conversion, crd.Spec.Conversion)
 }

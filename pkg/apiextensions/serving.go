@@ -85,9 +85,6 @@ type versionServing struct {
 	storage        storage.Interface
 	destroy        func()
 	watches        *watchSet
-	// readSchema is the schema whose defaults reads from storage get; it
-	// goes with the storage on reuse.
-	readSchema *atomic.Pointer[apiextensionsv1.JSONSchemaProps]
 	// selectable are the version's selectable fields, which the
 	// storage's attributes function reads; it goes with the storage on
 	// reuse.
@@ -105,9 +102,9 @@ type versionServing struct {
 	next *versionState
 }
 
-// versionState is what a reused storage reads from its version.
+// versionState is what a reused storage reads from its version (the
+// schemas it reads with are the same: see readsAsBefore).
 type versionState struct {
-	readSchema *apiextensionsv1.JSONSchemaProps
 	selectable []customresource.SelectableField
 	converter  conversion.Converter
 }
@@ -117,7 +114,6 @@ func (v *versionServing) commit() {
 	if v.next == nil {
 		return
 	}
-	v.readSchema.Store(v.next.readSchema)
 	v.selectable.Store(&v.next.selectable)
 	v.converter.Store(&customresource.ConverterHolder{Converter: v.next.converter})
 	v.next = nil
@@ -207,20 +203,17 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 	}
 	resource := schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
 	vs := &versionServing{storageVersion: storageVer, watches: newWatchSet(),
-		readSchema: &atomic.Pointer[apiextensionsv1.JSONSchemaProps]{}, selectable: &atomic.Pointer[[]customresource.SelectableField]{},
-		converter: &atomic.Pointer[customresource.ConverterHolder]{}}
+		selectable: &atomic.Pointer[[]customresource.SelectableField]{},
+		converter:  &atomic.Pointer[customresource.ConverterHolder]{}}
 	vs.converter.Store(&customresource.ConverterHolder{Converter: conv})
-	if v.Schema != nil {
-		vs.readSchema.Store(v.Schema.OpenAPIV3Schema)
-	}
 	selectable := customresource.SelectableFields(v)
 	vs.selectable.Store(&selectable)
 	if reuse != nil {
 		// The served storage keeps reading the served state until this
 		// version is activated (commit).
-		vs.next = &versionState{readSchema: vs.readSchema.Load(), selectable: selectable, converter: conv}
+		vs.next = &versionState{selectable: selectable, converter: conv}
 		vs.storage, vs.destroy, vs.watches = reuse.storage, reuse.destroy, reuse.watches
-		vs.readSchema, vs.selectable, vs.converter = reuse.readSchema, reuse.selectable, reuse.converter
+		vs.selectable, vs.converter = reuse.selectable, reuse.converter
 	} else {
 		st, destroy, err := s.storage(generic.StorageConfig{
 			Resource:       resource,
@@ -228,7 +221,7 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 			Prefix:         generic.DefaultResourcePrefix(resource),
 			NewFunc:        newFunc,
 			NewListFunc:    newList,
-			Codec:          customresource.StorageCodec{Storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, Served: gv, Defaults: vs.readSchema, Converter: vs.converter},
+			Codec:          customresource.StorageCodec{Storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVer}, Served: gv, Schemas: versionSchemas(crd), Converter: vs.converter},
 			GetAttrs:       customresource.AttrsFunc(vs.selectable),
 		})
 		if err != nil {
@@ -333,4 +326,18 @@ func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	h.next.ServeHTTP(w, req)
+}
+
+// versionSchemas are the structural schemas of crd's versions, by name
+// (a version without a schema has none): the storage codec prunes what
+// it reads against the schema of the version it was stored in, then of
+// the version it is served as (see customresource.StorageCodec).
+func versionSchemas(crd *apiextensionsv1.CustomResourceDefinition) map[string]*apiextensionsv1.JSONSchemaProps {
+	out := make(map[string]*apiextensionsv1.JSONSchemaProps, len(crd.Spec.Versions))
+	for i := range crd.Spec.Versions {
+		if v := &crd.Spec.Versions[i]; v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			out[v.Name] = v.Schema.OpenAPIV3Schema.DeepCopy()
+		}
+	}
+	return out
 }

@@ -212,9 +212,18 @@ type StorageCodec struct {
 	// Storage is the version objects are stored in, Served the version
 	// they are read as.
 	Storage, Served schema.GroupVersion
-	// Defaults, when set, holds the schema whose defaults decoded
-	// objects get (reads from storage).
-	Defaults *atomic.Pointer[apiextensionsv1.JSONSchemaProps]
+	// Schemas are the structural schemas of the CRD's versions, by name
+	// (nil: none). As upstream's storage codec (apiextensions-apiserver
+	// v0.37 pkg/apiserver/customresource_handler.go: schemaCoercingDecoder,
+	// then schemaCoercingConverter, then unstructuredDefaulter), an object
+	// read from storage is pruned against the schema of the version it
+	// was stored in, converted, pruned against the served version's
+	// schema, and defaulted from it: a field a later schema no longer
+	// declares is gone from reads of objects stored before, a default
+	// added later shows, and non-nullable nulls without a default are
+	// dropped. The storage is rebuilt when they change (the watch cache
+	// keeps what it decoded).
+	Schemas map[string]*apiextensionsv1.JSONSchemaProps
 	// Converter, when set, holds the CRD's current converter (it follows
 	// CRD updates while the storage is kept); nil means strategy None.
 	Converter *atomic.Pointer[ConverterHolder]
@@ -259,31 +268,47 @@ func (c StorageCodec) Decode(data []byte, defaults *schema.GroupVersionKind, int
 	}
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
-		converted, err := c.convert(o, c.Served)
-		if err != nil {
+		if err := c.read(o); err != nil {
 			return nil, gvk, err
 		}
-		o.Object = converted.Object
-		c.applyDefaults(o.Object)
 	case *unstructured.UnstructuredList:
 		for i := range o.Items {
-			converted, err := c.convert(&o.Items[i], c.Served)
-			if err != nil {
+			if err := c.read(&o.Items[i]); err != nil {
 				return nil, gvk, err
 			}
-			o.Items[i].Object = converted.Object
-			c.applyDefaults(o.Items[i].Object)
 		}
 	}
 	return obj, gvk, nil
 }
 
-// applyDefaults applies the read schema's defaults to obj, if any.
-func (c StorageCodec) applyDefaults(obj map[string]any) {
-	if c.Defaults == nil {
-		return
+// read turns u, as stored, into what a read returns: pruned against the
+// schema of the version it was stored in, converted to the served
+// version, pruned against its schema and defaulted. When both versions
+// are the same the object is pruned once: pruning is idempotent.
+func (c StorageCodec) read(u *unstructured.Unstructured) error {
+	if gv, err := schema.ParseGroupVersion(u.GetAPIVersion()); err == nil && gv != c.Served {
+		// An object stored in a version the CRD no longer has (only
+		// after status.storedVersions was edited: validation keeps a
+		// stored version in the CRD) has no schema here and is not
+		// pruned. Deliberately unlike upstream, which prunes it against
+		// an empty schema, leaving apiVersion, kind and metadata only.
+		coerce(u.Object, c.Schemas[gv.Version])
 	}
-	if s := c.Defaults.Load(); s != nil {
-		structuralschema.ApplyDefaults(obj, s)
+	converted, err := c.convert(u, c.Served)
+	if err != nil {
+		return err
 	}
+	u.Object = converted.Object
+	served := c.Schemas[c.Served.Version]
+	coerce(u.Object, served)
+	structuralschema.ApplyDefaults(u.Object, served)
+	return nil
+}
+
+// coerce prunes obj against s, as upstream's unstructuredSchemaCoercer:
+// unknown fields and non-nullable nulls without a default (see
+// structuralschema.Prune). A nil s (a version without a schema) changes
+// nothing.
+func coerce(obj map[string]any, s *apiextensionsv1.JSONSchemaProps) {
+	structuralschema.Prune(obj, s)
 }

@@ -9,6 +9,14 @@ import (
 
 // Prune removes from obj, a custom resource, the fields its structural
 // schema s does not specify, and returns their paths ("spec.foo") sorted.
+// It also removes, unreported, the null values whose schema is neither
+// nullable nor has a default, as upstream does right after pruning when
+// it decodes a custom resource from a request or from storage
+// (apiextensions-apiserver v0.37 pkg/apiserver/schema/defaulting
+// PruneNonNullableNullsWithoutDefaults, called by unstructuredSchemaCoercer
+// in pkg/apiserver/customresource_handler.go): a null with a default is
+// left for ApplyDefaults, a null without a schema (an unknown field kept
+// by x-kubernetes-preserve-unknown-fields) stays.
 // apiVersion, kind and metadata are always kept at the root and in
 // x-kubernetes-embedded-resource objects; fields under
 // x-kubernetes-preserve-unknown-fields are kept. A nil s prunes nothing
@@ -55,10 +63,16 @@ func pruneObject(m map[string]any, s *apiextensionsv1.JSONSchemaProps, path stri
 			continue
 		}
 		if ps, ok := propertySchema(s, k); ok {
+			if droppedNull(m, k, v, ps) {
+				continue
+			}
 			pruneValue(v, ps, join(path, k), pruned)
 			continue
 		}
 		if add != nil {
+			if droppedNull(m, k, v, add) {
+				continue
+			}
 			pruneValue(v, add, path+"["+k+"]", pruned)
 			continue
 		}
@@ -68,6 +82,16 @@ func pruneObject(m map[string]any, s *apiextensionsv1.JSONSchemaProps, path stri
 		delete(m, k)
 		*pruned = append(*pruned, join(path, k))
 	}
+}
+
+// droppedNull removes field k of m when its value v is null and its
+// schema s neither nullable nor defaulted (see Prune).
+func droppedNull(m map[string]any, k string, v any, s *apiextensionsv1.JSONSchemaProps) bool {
+	if v != nil || s.Nullable || s.Default != nil {
+		return false
+	}
+	delete(m, k)
+	return true
 }
 
 // PruneMetadata removes from the metadata of obj, a custom resource, the
