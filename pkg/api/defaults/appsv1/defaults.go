@@ -156,11 +156,23 @@ func SetObjectDefaults_ReplicaSetList(list *appsv1.ReplicaSetList) {
 
 // SetObjectDefaults_StatefulSet defaults a StatefulSet, its pod template
 // and its volume claim templates.
+//
+// Each volume claim template also gets apiVersion v1 and kind
+// PersistentVolumeClaim, whatever the request said: upstream clears them
+// when it converts to its internal version and sets them when it converts
+// back to apps/v1 for storage and responses (kubernetes v1.37
+// pkg/apis/apps/v1/conversion.go, Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec,
+// "to behave the same as reflective conversion < 1.17", issue 87583).
+// Defaulting runs where upstream converts: when a request body and an
+// object read from storage are decoded (protobuf, which kapi stores, has
+// no TypeMeta for them).
 func SetObjectDefaults_StatefulSet(obj *appsv1.StatefulSet) {
 	SetDefaults_StatefulSet(obj)
 	defaultPodTemplate(&obj.Spec.Template)
 	for i := range obj.Spec.VolumeClaimTemplates {
-		defaultClaimTemplate(&obj.Spec.VolumeClaimTemplates[i])
+		t := &obj.Spec.VolumeClaimTemplates[i]
+		defaultClaimTemplate(t)
+		t.APIVersion, t.Kind = "v1", "PersistentVolumeClaim"
 	}
 }
 
