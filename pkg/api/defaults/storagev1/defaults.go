@@ -78,6 +78,12 @@ func SetDefaults_CSIDriver(obj *storagev1.CSIDriver) {
 	if spec.SELinuxMount == nil {
 		spec.SELinuxMount = ptr.To(false)
 	}
+	// Upstream defaults it under VolumeLimitScaling, beta and on by
+	// default in v1.37 (kubernetes v1.37 pkg/apis/storage/v1/defaults.go,
+	// pkg/features/kube_features.go).
+	if spec.PreventPodSchedulingIfMissing == nil {
+		spec.PreventPodSchedulingIfMissing = ptr.To(false)
+	}
 }
 
 // SetObjectDefaults_VolumeAttachment defaults an inline volume spec as a

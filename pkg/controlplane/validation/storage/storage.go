@@ -205,6 +205,11 @@ func validateCSIDriverSpec(spec *storagev1.CSIDriverSpec, fldPath *field.Path) f
 	if spec.ServiceAccountTokenInSecrets != nil && len(spec.TokenRequests) == 0 {
 		allErrs = append(allErrs, field.Forbidden(fldPath.Child("serviceAccountTokenInSecrets"), "may only be set when tokenRequests is specified"))
 	}
+	// Required under VolumeLimitScaling (beta, on in v1.37), as upstream's
+	// validatePreventPodSchedulingIfMissing; defaulting sets it.
+	if spec.PreventPodSchedulingIfMissing == nil {
+		allErrs = append(allErrs, field.Required(fldPath.Child("preventPodSchedulingIfMissing"), ""))
+	}
 	return allErrs
 }
 

@@ -112,7 +112,7 @@ func validCSIDriver() *storagev1.CSIDriver {
 			AttachRequired: ptr.To(true), PodInfoOnMount: ptr.To(false), StorageCapacity: ptr.To(false),
 			FSGroupPolicy:        ptr.To(storagev1.ReadWriteOnceWithFSTypeFSGroupPolicy),
 			VolumeLifecycleModes: []storagev1.VolumeLifecycleMode{storagev1.VolumeLifecyclePersistent},
-			RequiresRepublish:    ptr.To(false), SELinuxMount: ptr.To(false),
+			RequiresRepublish:    ptr.To(false), SELinuxMount: ptr.To(false), PreventPodSchedulingIfMissing: ptr.To(false),
 			TokenRequests: []storagev1.TokenRequest{{Audience: "vault", ExpirationSeconds: ptr.To[int64](3600)}},
 		},
 	}
@@ -124,6 +124,8 @@ func TestValidateCSIDriver(t *testing.T) {
 			[]string{"FieldValueRequired spec.attachedRequired: "}},
 		{"no podInfoOnMount", func(d *storagev1.CSIDriver) { d.Spec.PodInfoOnMount = nil },
 			[]string{"FieldValueRequired spec.podInfoOnMount: "}},
+		{"no preventPodSchedulingIfMissing", func(d *storagev1.CSIDriver) { d.Spec.PreventPodSchedulingIfMissing = nil },
+			[]string{"FieldValueRequired spec.preventPodSchedulingIfMissing: "}},
 		{"bad fsGroupPolicy", func(d *storagev1.CSIDriver) { d.Spec.FSGroupPolicy = ptr.To[storagev1.FSGroupPolicy]("Sometimes") },
 			[]string{`FieldValueNotSupported spec.fsGroupPolicy: supported values: "File", "None", "ReadWriteOnceWithFSType"`}},
 		{"bad lifecycle mode", func(d *storagev1.CSIDriver) {
