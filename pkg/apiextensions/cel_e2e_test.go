@@ -81,7 +81,7 @@ func TestCELTypedEndToEnd(t *testing.T) {
 	w.Object["spec"].(map[string]any)["size"] = int64(7)
 	w.Object["spec"].(map[string]any)["name"] = "longer"
 	_, err = ri.Update(ctx, w, metav1.UpdateOptions{})
-	if want := `spec.name: Invalid value: "string": name too long`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+	if want := `spec.name: Invalid value: "longer": name too long`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("update changing name: got %v, want 422 containing %q", err, want)
 	}
 }
@@ -106,7 +106,7 @@ func TestCELRulesEndToEnd(t *testing.T) {
 	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns1")
 
 	_, err := ri.Create(ctx, widget("example.com/v1", "Widget", "big", map[string]any{"name": "a", "size": int64(7)}), metav1.CreateOptions{})
-	if want := `spec: Invalid value: "object": size must be at most 5`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+	if want := `spec: Invalid value: size must be at most 5`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("create: got %v, want 422 containing %q", err, want)
 	}
 	w, err := ri.Create(ctx, widget("example.com/v1", "Widget", "ok", map[string]any{"name": "a", "size": int64(3)}), metav1.CreateOptions{})
@@ -115,7 +115,7 @@ func TestCELRulesEndToEnd(t *testing.T) {
 	}
 	w.Object["spec"].(map[string]any)["name"] = "b"
 	_, err = ri.Update(ctx, w, metav1.UpdateOptions{})
-	if want := `spec.name: Invalid value: "string": name is immutable`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+	if want := `spec.name: Invalid value: "b": name is immutable`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("update: got %v, want 422 containing %q", err, want)
 	}
 	w.Object["spec"].(map[string]any)["name"] = "a"
@@ -162,12 +162,12 @@ func TestCELLibrariesEndToEnd(t *testing.T) {
 	cases := []struct {
 		field, value, want string
 	}{
-		{"memory", "2Gi", `spec: Invalid value: "object": memory must be at most 1Gi`},
+		{"memory", "2Gi", `spec: Invalid value: memory must be at most 1Gi`},
 		{"memory", "lots", `spec: Invalid value: "object": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' evaluating rule: memory must be at most 1Gi`},
-		{"address", "11.0.0.1", `spec: Invalid value: "object": address must be in network`},
-		{"endpoint", "http://example.com", `spec: Invalid value: "object": endpoint must use https`},
-		{"label", "Bad_Label", `spec: Invalid value: "object": bad label: a lowercase RFC 1123 label must consist of`},
-		{"version", "1.27.0", `spec: Invalid value: "object": version must be above 1.27.0`},
+		{"address", "11.0.0.1", `spec: Invalid value: address must be in network`},
+		{"endpoint", "http://example.com", `spec: Invalid value: endpoint must use https`},
+		{"label", "Bad_Label", `spec: Invalid value: bad label: a lowercase RFC 1123 label must consist of`},
+		{"version", "1.27.0", `spec: Invalid value: version must be above 1.27.0`},
 	}
 	for i, tc := range cases {
 		s := valid()

@@ -9,6 +9,7 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -45,8 +46,14 @@ func scaleCRD() *apiextensionsv1.CustomResourceDefinition {
 func TestScaleSubresource(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
+	// The CRD starts without its scale subresource: "str", whose
+	// replicas are a string, can only be stored then (with it, writes
+	// check the replicas paths, as upstream's ValidateScaleSpec).
 	crd := scaleCRD()
-	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+	scale := crd.Spec.Versions[0].Subresources.Scale
+	crd.Spec.Versions[0].Subresources.Scale = nil
+	crds := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions()
+	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitEstablished(t, ts.crdClient(t), crd.Name)
@@ -55,6 +62,32 @@ func TestScaleSubresource(t *testing.T) {
 		_, err := r.List(ctx, metav1.ListOptions{})
 		return err == nil
 	})
+	str := &unstructured.Unstructured{}
+	if err := json.Unmarshal([]byte(`{"apiVersion":"scale.example.com/v1","kind":"Scaler","metadata":{"name":"str"},"spec":{"replicas":"3"}}`), &str.Object); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Create(ctx, str, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Spec.Versions[0].Subresources.Scale = scale
+	if _, err := crds.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, waitTimeout, "the scale subresource served", func() bool {
+		_, err := r.Get(ctx, "str", metav1.GetOptions{}, "scale")
+		return !apierrors.IsNotFound(err)
+	})
+	// Now a write with replicas that are not an integer is refused.
+	if _, err := r.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scale.example.com/v1", "kind": "Scaler",
+		"metadata": map[string]any{"name": "str2"}, "spec": map[string]any{"replicas": "3"},
+	}}, metav1.CreateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `.spec.replicas: Invalid value: 0: .spec.replicas accessor error: 3 is of the type string, expected int64`) {
+		t.Fatalf("create with string replicas: got %v, want 422 as upstream's ValidateScaleSpec", err)
+	}
 
 	// Discovery lists scalers/scale as autoscaling/v1 Scale.
 	rl, err := ts.discovery(t).ServerResourcesForGroupVersion("scale.example.com/v1")
@@ -77,7 +110,6 @@ func TestScaleSubresource(t *testing.T) {
 	for _, y := range []string{
 		`{"apiVersion":"scale.example.com/v1","kind":"Scaler","metadata":{"name":"s1"},"spec":{"replicas":1}}`,
 		`{"apiVersion":"scale.example.com/v1","kind":"Scaler","metadata":{"name":"empty"},"spec":{"other":"x"}}`,
-		`{"apiVersion":"scale.example.com/v1","kind":"Scaler","metadata":{"name":"str"},"spec":{"replicas":"3"}}`,
 	} {
 		u := &unstructured.Unstructured{}
 		if err := json.Unmarshal([]byte(y), &u.Object); err != nil {

@@ -41,7 +41,7 @@ func runCELLibCases(t *testing.T, cases []libCase) {
 			switch tc.want {
 			case "":
 			case "false":
-				want = []string{`spec: Invalid value: "object": m`}
+				want = []string{`spec: Invalid value: m`}
 			default:
 				want = []string{`spec: Invalid value: "object": ` + tc.want + ` evaluating rule: m`}
 			}

@@ -178,7 +178,7 @@ func (n *node) evalRules(p *field.Path, val, old any, hasOld bool, b *budget) fi
 		case oldSelf != nil:
 			vars["oldSelf"] = oldSelf
 		}
-		failed, evalErrs := r.eval(p, n.typ, vars, b)
+		failed, evalErrs := r.eval(p, n.typ, val, vars, b)
 		if failed && !r.transition {
 			if unchanged < 0 {
 				unchanged = 0
@@ -197,7 +197,7 @@ func (n *node) evalRules(p *field.Path, val, old any, hasOld bool, b *budget) fi
 
 // eval runs one rule; failed says the rule evaluated to false (an error
 // that ratchets), as opposed to an evaluation error.
-func (r *compiledRule) eval(p *field.Path, typ string, vars map[string]any, b *budget) (failed bool, errs field.ErrorList) {
+func (r *compiledRule) eval(p *field.Path, typ string, val any, vars map[string]any, b *budget) (failed bool, errs field.ErrorList) {
 	out, det, err := r.prog.Eval(vars)
 	if det != nil && det.ActualCost() != nil {
 		b.charge(*det.ActualCost())
@@ -234,7 +234,7 @@ func (r *compiledRule) eval(p *field.Path, typ string, vars map[string]any, b *b
 			ep = ep.Child(e.name)
 		}
 	}
-	return true, field.ErrorList{reasonError(r.reason, ep, typ, msg)}
+	return true, field.ErrorList{reasonError(r.reason, ep, failedValue(typ, val), msg)}
 }
 
 // evalMessage runs the messageExpression; an error or an empty or
@@ -270,18 +270,29 @@ func (b *budget) charge(c uint64) {
 	b.left -= c
 }
 
+// failedValue is the value the error of a failed rule shows, as upstream
+// (apiextensions-apiserver v0.37 pkg/apiserver/schema/cel/validation.go,
+// validateExpressions): the value itself, but none for an object or an
+// array ("spec: Invalid value: <message>").
+func failedValue(typ string, val any) any {
+	if typ == "object" || typ == "array" {
+		return field.OmitValueType{}
+	}
+	return val
+}
+
 // reasonError builds the error of a failed rule by its reason, as
 // upstream: Invalid unless Forbidden, Required or Duplicate.
-func reasonError(reason apiextensionsv1.FieldValueErrorReason, p *field.Path, typ, msg string) *field.Error {
+func reasonError(reason apiextensionsv1.FieldValueErrorReason, p *field.Path, value any, msg string) *field.Error {
 	switch reason {
 	case apiextensionsv1.FieldValueForbidden:
 		return field.Forbidden(p, msg)
 	case apiextensionsv1.FieldValueRequired:
 		return field.Required(p, msg)
 	case apiextensionsv1.FieldValueDuplicate:
-		return field.Duplicate(p, typ)
+		return field.Duplicate(p, value)
 	default:
-		return field.Invalid(p, typ, msg)
+		return field.Invalid(p, value, msg)
 	}
 }
 

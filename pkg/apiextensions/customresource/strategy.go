@@ -3,6 +3,8 @@ package customresource
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -32,6 +34,9 @@ type Strategy struct {
 	// schema is the version's structural schema (pruning, defaulting),
 	// or nil.
 	schema *apiextensionsv1.JSONSchemaProps
+	// scale is the version's scale subresource, or nil: its replicas
+	// paths are checked on every write.
+	scale *apiextensionsv1.CustomResourceSubresourceScale
 }
 
 // NewStrategy returns the strategy of version v of crd, served as kind.
@@ -43,6 +48,9 @@ func NewStrategy(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensions
 		namespaced:    crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
 		kind:          kind,
 		statusEnabled: v.Subresources != nil && v.Subresources.Status != nil,
+	}
+	if v.Subresources != nil {
+		s.scale = v.Subresources.Scale
 	}
 	if v.Schema == nil {
 		return s, nil
@@ -81,17 +89,44 @@ func (s Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorLis
 	return s.validateWithRules(obj.(*unstructured.Unstructured), nil)
 }
 
-// validateWithRules runs validate, then, when the object is valid, the
-// CEL rules (old is nil on create).
+// validateWithRules validates as upstream's customResourceStrategy
+// Validate and ValidateUpdate (apiextensions-apiserver v0.37
+// pkg/registry/customresource/strategy.go), in its order: type meta and
+// schema (validate), the embedded resources, the x-kubernetes-list-type
+// set and map invariants (on update, only when the old object kept them:
+// ratcheting), then the CEL rules — unless an error so far is of a type
+// that blocks them, which adds upstream's "some validation rules were not
+// checked" error instead (old is nil on create).
 func (s Strategy) validateWithRules(u, old *unstructured.Unstructured) field.ErrorList {
 	var oldObj map[string]any
 	if old != nil {
 		oldObj = old.Object
 	}
-	if errs := s.validate(u, oldObj); len(errs) > 0 {
+	errs := s.validate(u, oldObj)
+	errs = append(errs, structuralschema.ValidateEmbeddedResources(u.Object, s.schema)...)
+	if old == nil || len(structuralschema.ValidateListSetsAndMaps(oldObj, s.schema)) == 0 {
+		errs = append(errs, structuralschema.ValidateListSetsAndMaps(u.Object, s.schema)...)
+	}
+	if s.cel == nil {
 		return errs
 	}
-	return s.cel.Validate(u.Object, oldObj)
+	if blocksRules(errs) {
+		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+	}
+	return append(errs, s.cel.Validate(u.Object, oldObj)...)
+}
+
+// blocksRules tells whether errs hold an error after which upstream does
+// not run a CRD's CEL rules (hasBlockingErr): a value of the wrong type,
+// unsupported, missing or too large, which a rule could not evaluate.
+func blocksRules(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
 }
 
 // validate checks the type meta, then the schema; on update (old not
@@ -109,9 +144,44 @@ func (s Strategy) validate(u *unstructured.Unstructured, old map[string]any) fie
 		return errs
 	}
 	if old != nil {
-		return s.validator.ValidateUpdate(u.Object, old, s.schema)
+		errs = s.validator.ValidateUpdate(u.Object, old, s.schema)
+	} else {
+		errs = s.validator.Validate(u.Object)
 	}
-	return s.validator.Validate(u.Object)
+	return append(errs, validateScale(u.Object, s.scale)...)
+}
+
+// validateScale checks the values at the scale subresource's paths, as
+// upstream's customResourceValidator ValidateScaleSpec and
+// ValidateScaleStatus (apiextensions-apiserver v0.37
+// pkg/registry/customresource/validator.go): the replicas are absent or a
+// non-negative int32, the label selector absent or a string. The path is
+// the one the CRD gives (".spec.replicas"), as one field path element.
+func validateScale(obj map[string]any, scale *apiextensionsv1.CustomResourceSubresourceScale) field.ErrorList {
+	if scale == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	replicas := func(path string) {
+		n, _, err := unstructured.NestedInt64(obj, strings.Split(strings.TrimPrefix(path, "."), ".")...)
+		switch {
+		case err != nil:
+			errs = append(errs, field.Invalid(field.NewPath(path), n, err.Error()))
+		case n < 0:
+			errs = append(errs, field.Invalid(field.NewPath(path), n, "should be a non-negative integer"))
+		case n > math.MaxInt32:
+			errs = append(errs, field.Invalid(field.NewPath(path), n, fmt.Sprintf("should be less than or equal to %v", math.MaxInt32)))
+		}
+	}
+	replicas(scale.SpecReplicasPath)
+	replicas(scale.StatusReplicasPath)
+	if p := scale.LabelSelectorPath; p != nil {
+		sel, _, err := unstructured.NestedString(obj, strings.Split(strings.TrimPrefix(*p, "."), ".")...)
+		if err != nil {
+			errs = append(errs, field.Invalid(field.NewPath(*p), sel, err.Error()))
+		}
+	}
+	return errs
 }
 
 func (Strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
