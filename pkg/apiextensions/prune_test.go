@@ -80,13 +80,14 @@ func TestPruneAndDefaultEndToEnd(t *testing.T) {
 
 	// Strict: a 400 on create and update.
 	_, err = ri.Create(ctx, in.DeepCopy(), metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
-	if want := `strict decoding error: unknown field "spec.foo", unknown field "top"`; !apierrors.IsBadRequest(err) || err.Error() != want {
+	// As kube-apiserver v1.37.2 words it (its decoder reports what it prunes).
+	if want := `Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.foo", unknown field "top"`; !apierrors.IsBadRequest(err) || err.Error() != want {
 		t.Errorf("got strict create error %v, want BadRequest %q", err, want)
 	}
 	upd := got.DeepCopy()
 	upd.Object["spec"].(map[string]any)["bar"] = int64(1)
 	_, err = ri.Update(ctx, upd, metav1.UpdateOptions{FieldValidation: metav1.FieldValidationStrict})
-	if want := `strict decoding error: unknown field "spec.bar"`; !apierrors.IsBadRequest(err) || err.Error() != want {
+	if want := `Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.bar"`; !apierrors.IsBadRequest(err) || err.Error() != want {
 		t.Errorf("got strict update error %v, want BadRequest %q", err, want)
 	}
 	// Ignore: pruned silently.

@@ -234,8 +234,10 @@ func (p *patcher) updatedObject(ctx context.Context, current runtime.Object) (ru
 	if err != nil {
 		return nil, err
 	}
-	if p.patchType != types.ApplyYAMLPatchType {
-		// (applyServerSide prunes the applied configuration itself.)
+	if p.patchType == types.StrategicMergePatchType {
+		// (applyJSON reports the fields it prunes with the patch's
+		// other strict decoding errors; applyServerSide prunes the
+		// applied configuration itself.)
 		if err := p.scope.pruneUnknownFields(ctx, obj, p.directive); err != nil {
 			return nil, err
 		}
@@ -279,8 +281,16 @@ func (p *patcher) applyServerSide(ctx context.Context, current runtime.Object) (
 	// The field manager merges only declared fields: undeclared ones go
 	// first (reported per fieldValidation), so the applier owns what is
 	// stored.
-	if err := p.scope.pruneUnknownFields(ctx, applied, p.directive); err != nil {
-		return nil, err
+	if errs := p.scope.prunedFields(applied); len(errs) > 0 {
+		// Deliberately not upstream's answer, a 500 ("failed to create
+		// typed patch object ...: .spec.x: field not declared in
+		// schema", kube-apiserver v1.37.2): bad input gets a 400.
+		switch fieldValidation(p.directive) {
+		case metav1.FieldValidationStrict:
+			return nil, apierrors.NewBadRequest(runtime.NewStrictDecodingError(errs).Error())
+		case metav1.FieldValidationWarn:
+			addWarnings(ctx, errs)
+		}
 	}
 	obj, err := p.scope.FieldManager.Apply(current, applied, p.manager, p.force)
 	if err != nil {
@@ -385,6 +395,10 @@ func (p *patcher) applyJSON(ctx context.Context, current runtime.Object) (runtim
 		}
 		strictErrs = append(strictErrs, strictErr.Errors()...)
 	}
+	// The fields the scope prunes (custom resources) are strict decoding
+	// errors of the patched object, as upstream's decoder reports them:
+	// under Strict, a 422 on the patch showing the patched object.
+	strictErrs = append(strictErrs, p.scope.prunedFields(obj)...)
 	if err := p.reportStrict(ctx, strictErrs, string(patched)); err != nil {
 		return nil, err
 	}

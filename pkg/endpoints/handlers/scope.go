@@ -237,10 +237,31 @@ func invalidOptions(kind, name string, errs field.ErrorList) error {
 	return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, name, errs)
 }
 
-// pruneUnknownFields prunes obj with the scope's Pruner, if any, and
-// reports the fields dropped as directive (a fieldValidation value, ""
-// meaning Warn) says: see UnknownFieldPruner.
+// pruneUnknownFields prunes obj, a decoded request body, with the scope's
+// Pruner, if any, and reports the fields dropped as directive (a
+// fieldValidation value, "" meaning Warn) says: see UnknownFieldPruner.
+// Under Strict the error is upstream's for a body its decoder refused
+// ("<Kind> in version "<v>" cannot be handled as a <Kind>: strict decoding
+// error: unknown field ..."): upstream's custom-resource decoder reports
+// the fields it prunes as strict decoding errors.
 func (s *RequestScope) pruneUnknownFields(ctx context.Context, obj runtime.Object, directive string) error {
+	errs := s.prunedFields(obj)
+	if len(errs) == 0 {
+		return nil
+	}
+	switch fieldValidation(directive) {
+	case metav1.FieldValidationStrict:
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		return s.transformDecodeError(runtime.NewStrictDecodingError(errs), obj, &gvk, nil)
+	case metav1.FieldValidationWarn:
+		addWarnings(ctx, errs)
+	}
+	return nil
+}
+
+// prunedFields prunes obj with the scope's Pruner, if any, and returns an
+// `unknown field "<path>"` error for each field dropped.
+func (s *RequestScope) prunedFields(obj runtime.Object) []error {
 	if s.Pruner == nil {
 		return nil
 	}
@@ -252,13 +273,7 @@ func (s *RequestScope) pruneUnknownFields(ctx context.Context, obj runtime.Objec
 	for i, p := range pruned {
 		errs[i] = fmt.Errorf("unknown field %q", p)
 	}
-	switch fieldValidation(directive) {
-	case metav1.FieldValidationStrict:
-		return apierrors.NewBadRequest(runtime.NewStrictDecodingError(errs).Error())
-	case metav1.FieldValidationWarn:
-		addWarnings(ctx, errs)
-	}
-	return nil
+	return errs
 }
 
 // query is req.URL.Query() (nil, which reads as empty, when there is no
