@@ -28,7 +28,7 @@ func TestCELTypedEndToEnd(t *testing.T) {
 	spec.XValidations = apiextensionsv1.ValidationRules{{Rule: "self.name + 1 == 'x'"}}
 	bad.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
 	_, err := crds.Create(ctx, bad, metav1.CreateOptions{})
-	want := "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: " +
+	want := "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: " +
 		`apiextensions.ValidationRule{Rule:"self.name + 1 == 'x'", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: ` +
 		"compilation failed: ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(string, int)'"
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {

@@ -74,15 +74,17 @@ func validateCRDUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field
 // (old not nil) a version whose schema did not change is not checked
 // again, as by structuralschema.ValidateSchemas: CRDs stored before these
 // checks keep working (their rules that do not compile fail the values
-// they check).
+// they check). Nor are the rules of a version whose schema fails the
+// schema checks (structuralschema.RulesCheckable).
 func validateCELRules(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
 	var errs field.ErrorList
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
-		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || (old != nil && structuralschema.Unchanged(v, old)) {
+		p, report := structuralschema.SchemaPath(&crd.Spec, i)
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || (old != nil && structuralschema.Unchanged(v, old)) ||
+			!report || !structuralschema.RulesCheckable(crd, old, i) {
 			continue
 		}
-		p := field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema")
 		_, celErrs := cel.NewValidator(v.Schema.OpenAPIV3Schema, p)
 		errs = append(errs, celErrs...)
 	}
@@ -132,7 +134,7 @@ func validateSpec(spec *apiextensionsv1.CustomResourceDefinitionSpec, p *field.P
 		if msgs := utilvalidation.IsDNS1035Label(v.Name); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, strings.Join(msgs, ",")))
 		}
-		errs = append(errs, validateVersion(v, vp)...)
+		errs = append(errs, validateVersion(spec, i, vp)...)
 	}
 	if !unique {
 		errs = append(errs, field.Invalid(p.Child("versions"), versionNames(spec.Versions), "must contain unique version names"))
@@ -167,24 +169,41 @@ func versionNames(vs []apiextensionsv1.CustomResourceDefinitionVersion) []string
 	return out
 }
 
-func validateVersion(v *apiextensionsv1.CustomResourceDefinitionVersion, p *field.Path) field.ErrorList {
+// validateVersion validates version i of spec at p. The schema, the
+// subresources, the printer columns and the selectable fields that every
+// version has alike are reported once, at their path in spec (upstream
+// validates its internal version, into which it moves them then; see
+// structuralschema.SchemaPath).
+func validateVersion(spec *apiextensionsv1.CustomResourceDefinitionSpec, i int, p *field.Path) field.ErrorList {
+	v := &spec.Versions[i]
 	var errs field.ErrorList
 	if !v.Deprecated && v.DeprecationWarning != nil {
 		errs = append(errs, field.Invalid(p.Child("deprecationWarning"), *v.DeprecationWarning, "can only be set for deprecated versions"))
 	}
-	sp := p.Child("schema", "openAPIV3Schema")
+	at := func(f func(*apiextensionsv1.CustomResourceDefinitionVersion) any, name ...string) (*field.Path, bool) {
+		if structuralschema.VersionsAgree(spec, f) {
+			return field.NewPath("spec").Child(name[0], name[1:]...), i == 0
+		}
+		return p.Child(name[0], name[1:]...), true
+	}
 	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-		errs = append(errs, field.Required(sp, ""))
-	} else {
+		errs = append(errs, field.Required(p.Child("schema", "openAPIV3Schema"), ""))
+	} else if sp, report := structuralschema.SchemaPath(spec, i); report {
 		errs = append(errs, validateRootSchema(v.Schema.OpenAPIV3Schema, v.Subresources != nil && v.Subresources.Status != nil, sp)...)
 	}
 	if v.Subresources != nil && v.Subresources.Scale != nil {
-		errs = append(errs, validateScale(v.Subresources.Scale, p.Child("subresources", "scale"))...)
+		if sp, report := at(func(v *apiextensionsv1.CustomResourceDefinitionVersion) any { return v.Subresources }, "subresources", "scale"); report {
+			errs = append(errs, validateScale(v.Subresources.Scale, sp)...)
+		}
 	}
-	for i := range v.AdditionalPrinterColumns {
-		errs = append(errs, validateColumn(&v.AdditionalPrinterColumns[i], p.Child("additionalPrinterColumns").Index(i))...)
+	if cp, report := at(func(v *apiextensionsv1.CustomResourceDefinitionVersion) any { return v.AdditionalPrinterColumns }, "additionalPrinterColumns"); report {
+		for j := range v.AdditionalPrinterColumns {
+			errs = append(errs, validateColumn(&v.AdditionalPrinterColumns[j], cp.Index(j))...)
+		}
 	}
-	errs = append(errs, customresource.ValidateSelectableFields(v, p.Child("selectableFields"))...)
+	if fp, report := at(func(v *apiextensionsv1.CustomResourceDefinitionVersion) any { return v.SelectableFields }, "selectableFields"); report {
+		errs = append(errs, customresource.ValidateSelectableFields(v, fp)...)
+	}
 	return errs
 }
 

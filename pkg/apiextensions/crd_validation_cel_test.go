@@ -19,9 +19,9 @@ func TestCELCompileErrorsInCRD(t *testing.T) {
 		want string
 	}{
 		{name: "syntax", rule: apiextensionsv1.ValidationRule{Rule: "self.replicas <="},
-			want: `spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.replicas <=", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:17: Syntax error: `},
+			want: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.replicas <=", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:17: Syntax error: `},
 		{name: "messageExpression", rule: apiextensionsv1.ValidationRule{Rule: "true", MessageExpression: "1 +"},
-			want: `spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"1 +", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression compilation failed: ERROR: <input>:1:4: Syntax error: `},
+			want: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"1 +", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression compilation failed: ERROR: <input>:1:4: Syntax error: `},
 		{name: "messageExpression not a string", rule: apiextensionsv1.ValidationRule{Rule: "true", MessageExpression: "1 + 2"},
 			want: `x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"1 + 2", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string`},
 		{name: "fieldPath not in schema", rule: apiextensionsv1.ValidationRule{Rule: "true", FieldPath: ".nope"},
@@ -59,7 +59,7 @@ func TestCELTypedCRDValidation(t *testing.T) {
 	rv := func(rule string) string {
 		return `apiextensions.ValidationRule{Rule:"` + rule + `", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`
 	}
-	const spec = "spec.versions[0].schema.openAPIV3Schema.properties[spec]."
+	const spec = "spec.validation.openAPIV3Schema.properties[spec]."
 	tagRules := make([]apiextensionsv1.ValidationRule, 13)
 	for i := range tagRules {
 		tagRules[i] = apiextensionsv1.ValidationRule{Rule: "self.matches('^[a-z]+$')"}
@@ -111,7 +111,7 @@ func TestCELTypedCRDValidation(t *testing.T) {
 			want: []string{
 				spec + "x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x" + costHint,
 				spec + "x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema",
-				"spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x" + costHint,
+				"spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x" + costHint,
 			}},
 		{name: "bounded rule cost", schema: crdtest.TypedSchema(apiextensionsv1.ValidationRule{Rule: "self.tags.all(x, self.tags.all(y, x == y || x != y))"})},
 		{name: "total cost above the limit", schema: tagsSchema(10000, 1000, tagRules),
@@ -120,7 +120,7 @@ func TestCELTypedCRDValidation(t *testing.T) {
 				spec + "properties[tags].items.x-kubernetes-validations[1].rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema",
 				spec + "properties[tags].items.x-kubernetes-validations[2].rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema",
 				spec + "properties[tags].items.x-kubernetes-validations[3].rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema",
-				"spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.042600x" + costHint,
+				"spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.042600x" + costHint,
 			}},
 		{name: "total cost within the limit", schema: tagsSchema(10000, 1000, tagRules[:12])},
 	}
@@ -213,7 +213,7 @@ func TestCELLibraryCompileErrors(t *testing.T) {
 // is accepted, validating an unbounded string against a format with a
 // long regular expression is not.
 func TestCELLibraryStaticCost(t *testing.T) {
-	const spec = "spec.versions[0].schema.openAPIV3Schema.properties[spec]."
+	const spec = "spec.validation.openAPIV3Schema.properties[spec]."
 	cases := []struct {
 		rule string
 		want []string

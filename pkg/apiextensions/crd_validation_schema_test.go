@@ -11,7 +11,7 @@ import (
 )
 
 func TestValidateSchemaChecks(t *testing.T) {
-	const p = "spec.versions[0].schema.openAPIV3Schema."
+	const p = "spec.validation.openAPIV3Schema."
 	def := func(s string) *apiextensionsv1.JSON { return &apiextensionsv1.JSON{Raw: []byte(s)} }
 	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
 	for _, tc := range []struct {

@@ -41,13 +41,13 @@ func TestValidateCRD(t *testing.T) {
 		{name: "bad version name", modify: func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Name = "V1" },
 			want: []string{`spec.versions[0].name: Invalid value: "V1"`}},
 		{name: "no schema", modify: func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Schema = nil },
-			want: []string{"spec.versions[0].schema.openAPIV3Schema: Required value"}},
+			want: []string{"spec.versions[0].schema.openAPIV3Schema: Required value"}}, // (per version, even for one: upstream's v1-only check)
 		{name: "root not object", modify: func(c *apiextensionsv1.CustomResourceDefinition) {
 			c.Spec.Versions[0].Schema.OpenAPIV3Schema = &apiextensionsv1.JSONSchemaProps{Type: "string"}
-		}, want: []string{`spec.versions[0].schema.openAPIV3Schema.type: Invalid value: "string": must be object at the root`}},
+		}, want: []string{`spec.validation.openAPIV3Schema.type: Invalid value: "string": must be object at the root`}},
 		{name: "root without type", modify: func(c *apiextensionsv1.CustomResourceDefinition) {
 			c.Spec.Versions[0].Schema.OpenAPIV3Schema = &apiextensionsv1.JSONSchemaProps{}
-		}, want: []string{"spec.versions[0].schema.openAPIV3Schema.type: Required value: must not be empty at the root"}},
+		}, want: []string{"spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root"}},
 		{name: "metadata beyond name", modify: func(c *apiextensionsv1.CustomResourceDefinition) {
 			c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["metadata"] = apiextensionsv1.JSONSchemaProps{
 				Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"labels": {Type: "object"}},

@@ -11,11 +11,19 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// ValidateSchemas runs the structural-schema checks below the root and
-// the default checks on every version's schema, as upstream. On update
-// (old not nil) a version whose schema did not change is not checked
-// again: CRDs stored before these checks keep working.
+// ValidateSchemas runs the structural-schema checks below the root, the
+// default checks and upstream's OpenAPI checks (openapi_checks.go) on
+// every version's schema, as upstream. On update (old not nil) a version
+// whose schema did not change is not checked again: CRDs stored before
+// these checks keep working; and, as upstream's validationOptions, the
+// rules old's schemas already broke (a type OpenAPI v3 does not have,
+// set items that are not atomic, nullable set or map items and map keys
+// neither required nor defaulted) are not required of the new ones.
 func ValidateSchemas(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	o := openAPIOptions{requireValidPropertyType: true, requireAtomicSetType: true, requireMapListKeysMapSetValidation: true}
+	if old != nil {
+		o = ratchetedOptions(old)
+	}
 	var errs field.ErrorList
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
@@ -25,15 +33,95 @@ func ValidateSchemas(crd, old *apiextensionsv1.CustomResourceDefinition) field.E
 		if old != nil && Unchanged(v, old) {
 			continue
 		}
-		p := field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema")
-		s := v.Schema.OpenAPIV3Schema
-		structural := validateStructural(s, levelRoot, p)
-		errs = append(errs, structural...)
-		if len(structural) == 0 {
-			errs = append(errs, validateDefaults(s, p, true, false)...)
+		p, report := SchemaPath(&crd.Spec, i)
+		if !report {
+			continue
 		}
+		errs = append(errs, validateVersionSchema(v.Schema.OpenAPIV3Schema, p, o)...)
 	}
 	return errs
+}
+
+// RulesCheckable tells whether the x-kubernetes-validations rules of
+// version i of crd are to be compiled: only when its schema passes the
+// checks of ValidateSchemas. Upstream does not compile rules over an
+// invalid schema either (their errors would not be actionable); it
+// decides per schema node, kapi per version.
+func RulesCheckable(crd, old *apiextensionsv1.CustomResourceDefinition, i int) bool {
+	o := openAPIOptions{requireValidPropertyType: true, requireAtomicSetType: true, requireMapListKeysMapSetValidation: true}
+	if old != nil {
+		o = ratchetedOptions(old)
+	}
+	p, _ := SchemaPath(&crd.Spec, i)
+	return len(validateVersionSchema(crd.Spec.Versions[i].Schema.OpenAPIV3Schema, p, o)) == 0
+}
+
+func versionSchemaPath(i int) *field.Path {
+	return field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema")
+}
+
+// SchemaPath is the path upstream reports version i's schema errors at,
+// and whether they are to be reported for version i. Upstream validates
+// its internal version, into which it moves the versions' schema when all
+// versions have the same one (apiextensions-apiserver v0.37
+// pkg/apis/apiextensions/v1/conversion.go,
+// Convert_v1_CustomResourceDefinitionSpec_To_apiextensions_CustomResourceDefinitionSpec):
+// then, as for every CRD of one version, the errors are reported once, at
+// spec.validation.openAPIV3Schema.
+func SchemaPath(spec *apiextensionsv1.CustomResourceDefinitionSpec, i int) (*field.Path, bool) {
+	if VersionsAgree(spec, func(v *apiextensionsv1.CustomResourceDefinitionVersion) any { return v.Schema }) {
+		return field.NewPath("spec", "validation", "openAPIV3Schema"), i == 0
+	}
+	return versionSchemaPath(i), true
+}
+
+// VersionsAgree tells whether field is the same for every version of
+// spec (semantically; true for one version): upstream then moves it to
+// the spec of its internal version.
+func VersionsAgree(spec *apiextensionsv1.CustomResourceDefinitionSpec, field func(*apiextensionsv1.CustomResourceDefinitionVersion) any) bool {
+	if len(spec.Versions) == 0 {
+		return false
+	}
+	first := field(&spec.Versions[0])
+	for i := 1; i < len(spec.Versions); i++ {
+		if !equality.Semantic.DeepEqual(field(&spec.Versions[i]), first) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateVersionSchema: the structural checks, then (when they pass)
+// the defaults, then the OpenAPI checks, as upstream orders them.
+func validateVersionSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path, o openAPIOptions) field.ErrorList {
+	errs := validateStructural(s, levelRoot, p)
+	if len(errs) == 0 {
+		errs = append(errs, validateDefaults(s, p, true, false)...)
+	}
+	return append(errs, validateOpenAPI(s, p, nodeContext{}, true, o)...)
+}
+
+// ratchetedOptions turns off each optional rule that a schema of old
+// breaks (upstream's validationOptions for an update).
+func ratchetedOptions(old *apiextensionsv1.CustomResourceDefinition) openAPIOptions {
+	breaks := func(on openAPIOptions) bool {
+		for i := range old.Spec.Versions {
+			v := &old.Spec.Versions[i]
+			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+				continue
+			}
+			p := versionSchemaPath(i)
+			if len(validateOpenAPI(v.Schema.OpenAPIV3Schema, p, nodeContext{}, true, on)) > len(validateOpenAPI(v.Schema.OpenAPIV3Schema, p, nodeContext{}, true, openAPIOptions{})) {
+				return true
+			}
+		}
+		return false
+	}
+	return openAPIOptions{
+		requireValidPropertyType:           !breaks(openAPIOptions{requireValidPropertyType: true}),
+		requireAtomicSetType:               !breaks(openAPIOptions{requireAtomicSetType: true}),
+		requireMapListKeysMapSetValidation: !breaks(openAPIOptions{requireMapListKeysMapSetValidation: true}),
+	}
 }
 
 // Unchanged reports whether version v's schema is that of old's version
