@@ -3,6 +3,8 @@ package apiextensions
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -12,6 +14,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
@@ -25,13 +28,42 @@ const (
 	listMetaName   = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
 )
 
+var deleteOptionsName = openapi.NameForObject(&metav1.DeleteOptions{})
+
+// clientGoKindsOnly returns a copy of d whose kinds (the
+// x-kubernetes-group-version-kind extension) are only those of
+// group-versions client-go's scheme has: upstream names the definitions
+// of custom resources' v3 documents with that scheme (kube-apiserver
+// v1.37.2's lists DeleteOptions in 55 group-versions there, without
+// admission, apiextensions, apiregistration and imagepolicy, where its
+// other documents list all 62).
+func clientGoKindsOnly(d *spec.Schema) *spec.Schema {
+	gvks, ok := d.Extensions[openapi.ExtensionGVK].([]any)
+	if !ok {
+		return d
+	}
+	var kept []any
+	for _, e := range gvks {
+		m, _ := e.(map[string]any)
+		g, _ := m["group"].(string)
+		v, _ := m["version"].(string)
+		if clientgoscheme.Scheme.IsVersionRegistered(schema.GroupVersion{Group: g, Version: v}) {
+			kept = append(kept, e)
+		}
+	}
+	out := *d
+	out.Extensions = maps.Clone(d.Extensions)
+	out.Extensions[openapi.ExtensionGVK] = kept
+	return &out
+}
+
 // crBuiltinDefinitions are the built-in definitions the documents of
 // custom resources reference: metadata, the bodies and responses of
 // their operations, and the scale subresource's Scale.
 var crBuiltinDefinitions = []string{
 	objectMetaName, listMetaName,
 	openapi.NameForObject(&metav1.Status{}),
-	openapi.NameForObject(&metav1.DeleteOptions{}),
+	deleteOptionsName,
 	openapi.NameForObject(&metav1.Patch{}),
 	openapi.NameForObject(&autoscalingv1.Scale{}),
 }
@@ -177,6 +209,9 @@ func (o *crOpenAPI) documentV3(gv schema.GroupVersion, crds []*apiextensionsv1.C
 			return nil, fmt.Errorf("openapi v3 for %s: %s: %w", gv, crd.Name, err)
 		}
 	}
+	if d, ok := schemas[deleteOptionsName]; ok {
+		schemas[deleteOptionsName] = clientGoKindsOnly(d)
+	}
 	info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes CRD Swagger", Version: "v0.1.0"}}
 	doc, err := json.Marshal(openapi.NewDocumentV3(info, paths.V3(), schemas))
 	if err != nil {
@@ -198,9 +233,11 @@ func addCRDV3(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinit
 		if err != nil {
 			return err
 		}
+		structuralschema.Walk(s, unfoldIntOrString)
 		item = s
 	}
 	itemName, listName, item, list := kindDefinitions(gv, crd, item, false, refSchema)
+	addEmbeddedProperties(item, false, refSchema)
 	schemas[itemName] = item
 	schemas[listName] = list
 	return nil
@@ -224,4 +261,93 @@ func publishCRDGroup(api *server.OpenAPI, gv schema.GroupVersion, resources []op
 	}
 	info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version.Get().GitVersion}}
 	openapi.PublishGroupVersions(api, openapi.Default, info, []openapi.GroupVersionResources{{GroupVersion: gv, Resources: resources}})
+}
+
+// unfoldIntOrString publishes x-kubernetes-int-or-string as upstream's
+// Structural.Unfold does (apiextensions-apiserver v0.37
+// pkg/apiserver/schema/unfold.go): anyOf [{type: integer}, {type:
+// string}], or, when the schema has an anyOf of its own, that pair as the
+// first allOf entry; unless one of the two is there already. (ToOpenAPI's
+// type [integer, string] is for validation only: not OpenAPI v3.)
+func unfoldIntOrString(s *spec.Schema) {
+	if v, ok := s.Extensions.GetBool("x-kubernetes-int-or-string"); !ok || !v {
+		return
+	}
+	s.Type = nil
+	if isIntOrStringPair(s.AnyOf) || (len(s.AllOf) > 0 && isIntOrStringPair(s.AllOf[0].AnyOf)) {
+		return
+	}
+	pair := []spec.Schema{
+		{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"integer"}}},
+		{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}}},
+	}
+	if len(s.AnyOf) == 0 {
+		s.AnyOf = pair
+		return
+	}
+	s.AllOf = append([]spec.Schema{{SchemaProps: spec.SchemaProps{AnyOf: pair}}}, s.AllOf...)
+}
+
+func isIntOrStringPair(l []spec.Schema) bool {
+	if len(l) != 2 {
+		return false
+	}
+	only := func(s spec.Schema, t string) bool {
+		want := spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{t}}}
+		return reflect.DeepEqual(s, want)
+	}
+	return only(l[0], "integer") && only(l[1], "string")
+}
+
+// addEmbeddedProperties gives each x-kubernetes-embedded-resource object
+// below s (not s itself, the resource) the apiVersion, kind and metadata
+// properties, with kind and apiVersion required, as upstream's builder
+// (apiextensions-apiserver v0.37 pkg/controller/openapi/builder,
+// addEmbeddedProperties); in v2 not for those that preserve unknown
+// fields (kubectl would refuse the fields it does not know).
+func addEmbeddedProperties(s *spec.Schema, v2 bool, ref func(name, desc string) spec.Schema) {
+	var add func(s *spec.Schema)
+	add = func(s *spec.Schema) {
+		if s == nil {
+			return
+		}
+		for k, v := range s.Properties {
+			add(&v)
+			s.Properties[k] = v
+		}
+		if s.Items != nil {
+			add(s.Items.Schema)
+		}
+		if s.AdditionalProperties != nil {
+			add(s.AdditionalProperties.Schema)
+		}
+		if preserve, _ := s.Extensions.GetBool("x-kubernetes-preserve-unknown-fields"); preserve && v2 {
+			return
+		}
+		if embedded, _ := s.Extensions.GetBool("x-kubernetes-embedded-resource"); !embedded {
+			return
+		}
+		str := func(desc string) spec.Schema {
+			return spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}, Description: desc}}
+		}
+		if s.Properties == nil {
+			s.Properties = map[string]spec.Schema{}
+		}
+		s.Properties["apiVersion"] = str("apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources")
+		s.Properties["kind"] = str("kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds")
+		s.Properties["metadata"] = ref(objectMetaName, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
+		if !slices.Contains(s.Required, "kind") {
+			s.Required = append(s.Required, "kind")
+		}
+		if !slices.Contains(s.Required, "apiVersion") {
+			s.Required = append(s.Required, "apiVersion")
+		}
+	}
+	if s == nil {
+		return
+	}
+	for k, v := range s.Properties {
+		add(&v)
+		s.Properties[k] = v
+	}
 }

@@ -46,11 +46,13 @@ func addCRDV2(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinit
 		return err
 	}
 	// In v2 a $ref may carry a description beside it.
-	itemName, listName, item, list := kindDefinitions(gv, crd, item, true, func(name, desc string) spec.Schema {
+	ref := func(name, desc string) spec.Schema {
 		s := spec.RefSchema("#/definitions/" + name)
 		s.Description = desc
 		return *s
-	})
+	}
+	itemName, listName, item, list := kindDefinitions(gv, crd, item, true, ref)
+	addEmbeddedProperties(item, true, ref)
 	defs[itemName] = item
 	defs[listName] = list
 	return nil
@@ -76,6 +78,11 @@ func v2Schema(in *apiextensionsv1.JSONSchemaProps) (*spec.Schema, error) {
 	}
 	structuralschema.Walk(out, func(s *spec.Schema) {
 		s.AllOf, s.AnyOf, s.OneOf, s.Not = nil, nil, nil, nil
+		// Upstream prunes the defaults of the CRDs' v2 definitions to
+		// merge them with the built-in ones, which have none
+		// (apiextensions-apiserver v0.37 pkg/controller/openapi
+		// controller.go: handler.PruneDefaults).
+		s.Default = nil
 		if v, ok := s.Extensions.GetBool("x-kubernetes-int-or-string"); ok && v {
 			s.Type = nil
 		}
