@@ -345,7 +345,7 @@ func (c *Cacher) packQueued() {
 		p.queue[i] = nil
 	}
 	p.queue, p.deleted = p.queue[:0], p.deleted[:0]
-	if len(p.anchors) > 2*c.objectCount()+1024 {
+	if len(p.anchors) > 1024 && len(p.anchors) > 2*c.objectCount()+1024 {
 		for k, a := range p.anchors {
 			if a.Value() == nil {
 				delete(p.anchors, k)
@@ -363,8 +363,9 @@ func (c *Cacher) objectCount() int {
 
 // pack replaces e's decoded custom resource by its packed form: a delta
 // against the key's anchor, or, the first time or when the delta would not
-// save half of it, a new anchor kept whole. Objects of other types, and
-// trees the packed form cannot give back exactly, stay decoded.
+// save half of it, a new anchor kept whole. Objects of other types
+// (built-in kinds, which have no packed form yet), and trees the packed
+// form cannot give back exactly, stay decoded.
 func (c *Cacher) pack(e *entry) {
 	b := e.body.Load()
 	u, ok := b.obj.(*unstructured.Unstructured)
@@ -393,6 +394,10 @@ func (c *Cacher) pack(e *entry) {
 	}
 	po.last = weak.Make(u)
 	e.body.Store(&entryBody{packed: po})
+	// The state's kept serializations (a list read it while it was
+	// current) go with its decoded object; a rare read of it encodes
+	// again.
+	e.encodings.Store(nil)
 }
 
 // resetPacker forgets the anchors (a relist: the window is empty).
