@@ -18,7 +18,9 @@ import (
 )
 
 // entry is one object as the cache holds it, with the attributes predicates
-// match against. Entries are immutable once built; obj is shared.
+// match against. Entries are immutable once built (their object is
+// shared), except that a superseded state's body changes once, atomically,
+// from decoded to packed (see Cacher.pack).
 type entry struct {
 	key    string
 	rv     uint64
@@ -30,7 +32,7 @@ type entry struct {
 	// Read it with object().
 	body atomic.Pointer[entryBody]
 
-	// encodings is obj wrapped for encode-once reads (see Encodings),
+	// encodings is the object wrapped for encode-once reads (see Encodings),
 	// made on the first read that asks for it.
 	encodings atomic.Pointer[cacheable.Object]
 }
