@@ -75,6 +75,9 @@ type Cacher struct {
 
 	revs revisionReads // consistent gets' reads of the current revision
 
+	// packer packs the event window's superseded states (reflector only).
+	packer packer
+
 	mu          sync.RWMutex
 	stopped     bool
 	ready       bool
@@ -226,7 +229,7 @@ func (c *Cacher) cachedObject(key string) runtime.Object {
 		return nil
 	}
 	if e := c.objects.get(key); e != nil {
-		return e.obj
+		return e.object()
 	}
 	return nil
 }
@@ -283,7 +286,7 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 		sink.Set(e.Encodings())
 		return nil
 	}
-	return copyInto(key, e.obj, objPtr)
+	return copyInto(key, e.object(), objPtr)
 }
 
 func (c *Cacher) getThrough(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {

@@ -101,6 +101,10 @@
 // cache holds the current objects and a ring of recent events: at least
 // Config.EventWindow events, more while they are younger than
 // Config.EventFreshness, never more than Config.MaxEventWindow.
+// States of custom resources that are no longer their key's current state
+// and are more than 1,024 events deep in the ring are kept packed (an
+// exact private encoding, as a delta against an older state of the key)
+// and unpacked for the watchers that read them (see packedObj).
 //
 // # Object ownership
 //

@@ -202,7 +202,7 @@ func (c *Cacher) finishList(ctx context.Context, key string, opts storage.ListOp
 	} else {
 		items = make([]runtime.Object, len(p.matched))
 		for i, e := range p.matched {
-			items[i] = e.obj.DeepCopyObject()
+			items[i] = e.object().DeepCopyObject()
 		}
 	}
 	if err := meta.SetList(listObj, items); err != nil {

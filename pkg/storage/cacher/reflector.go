@@ -354,7 +354,7 @@ func (c *Cacher) newEntry(obj runtime.Object) (*entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("attributes of %q: %w", key, err)
 	}
-	return &entry{key: key, obj: obj, rv: rv, labels: ls, fields: fs}, nil
+	return newCacheEntry(key, obj, rv, ls, fs), nil
 }
 
 // replace sets the cache's state to items at revision rv, with an empty
@@ -372,6 +372,7 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	for _, e := range entries {
 		st.put(e) // lists come sorted: this appends
 	}
+	c.resetPacker()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.terminateAllLocked()
@@ -449,6 +450,7 @@ func (c *Cacher) apply(changes []watch.Event) error {
 			}
 		}
 		c.appendLocked(ev)
+		c.noteLocked()
 		evs[i] = ev
 	}
 	c.rv, c.stateSince, c.eventRV = rv, rv, rv
@@ -463,6 +465,7 @@ func (c *Cacher) apply(changes []watch.Event) error {
 		c.metrics.EventDispatched()
 	}
 	c.sentRV.Store(rv)
+	c.packQueued()
 	return nil
 }
 

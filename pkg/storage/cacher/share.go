@@ -54,8 +54,9 @@ func shareUnchanged(cur, prev *entry) {
 	if maps.Equal(cur.fields, prev.fields) {
 		cur.fields = prev.fields
 	}
-	if c, ok := cur.obj.(*unstructured.Unstructured); ok {
-		if p, ok := prev.obj.(*unstructured.Unstructured); ok && c.Object != nil && p.Object != nil {
+	curObj, prevObj := cur.object(), prev.object()
+	if c, ok := curObj.(*unstructured.Unstructured); ok {
+		if p, ok := prevObj.(*unstructured.Unstructured); ok && c.Object != nil && p.Object != nil {
 			if m, equal := shareMap(c.Object, p.Object); equal {
 				c.Object = m
 			}
@@ -63,7 +64,7 @@ func shareUnchanged(cur, prev *entry) {
 		return
 	}
 	// Built-in kinds: typed structs, pointers to them.
-	a, b := reflect.ValueOf(cur.obj), reflect.ValueOf(prev.obj)
+	a, b := reflect.ValueOf(curObj), reflect.ValueOf(prevObj)
 	if a.Type() != b.Type() || a.Kind() != reflect.Pointer || a.IsNil() || b.IsNil() || a.Elem().Kind() != reflect.Struct {
 		return
 	}

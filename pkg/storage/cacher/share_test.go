@@ -48,8 +48,8 @@ func decodeCR(t testing.TB, s string) *unstructured.Unstructured {
 func crEntry(t testing.TB, s string) *entry {
 	t.Helper()
 	u := decodeCR(t, s)
-	return &entry{key: "/benchthings/bench/" + u.GetName(), obj: u, labels: labels.Set(u.GetLabels()),
-		fields: fields.Set{"metadata.name": u.GetName(), "metadata.namespace": u.GetNamespace()}}
+	return newCacheEntry("/benchthings/bench/"+u.GetName(), u, 0, labels.Set(u.GetLabels()),
+		fields.Set{"metadata.name": u.GetName(), "metadata.namespace": u.GetNamespace()})
 }
 
 func sameMap(a, b any) bool {
@@ -64,16 +64,16 @@ func sameString(a, b string) bool {
 // subtrees, strings, key and attribute sets, and prev is not changed.
 func TestShareUnchanged(t *testing.T) {
 	prev, cur := crEntry(t, crJSON(1, "x")), crEntry(t, crJSON(2, "x"))
-	want, prevWant := cur.obj.DeepCopyObject(), prev.obj.DeepCopyObject()
+	want, prevWant := cur.object().DeepCopyObject(), prev.object().DeepCopyObject()
 	shareUnchanged(cur, prev)
 
-	if !equality.Semantic.DeepEqual(cur.obj, want) {
-		t.Fatalf("shared state changed:\n got %v\nwant %v", cur.obj, want)
+	if !equality.Semantic.DeepEqual(cur.object(), want) {
+		t.Fatalf("shared state changed:\n got %v\nwant %v", cur.object(), want)
 	}
-	if !equality.Semantic.DeepEqual(prev.obj, prevWant) {
-		t.Fatalf("previous state changed:\n got %v\nwant %v", prev.obj, prevWant)
+	if !equality.Semantic.DeepEqual(prev.object(), prevWant) {
+		t.Fatalf("previous state changed:\n got %v\nwant %v", prev.object(), prevWant)
 	}
-	c, p := cur.obj.(*unstructured.Unstructured).Object, prev.obj.(*unstructured.Unstructured).Object
+	c, p := cur.object().(*unstructured.Unstructured).Object, prev.object().(*unstructured.Unstructured).Object
 	cm, pm := c["metadata"].(map[string]any), p["metadata"].(map[string]any)
 	cs, ps := c["spec"].(map[string]any), p["spec"].(map[string]any)
 	for name, pair := range map[string][2]any{
@@ -248,7 +248,7 @@ func BenchmarkWindowStatesTyped(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					window[i] = &entry{key: "/pods/ns/p", obj: obj}
+					window[i] = newCacheEntry("/pods/ns/p", obj, 0, nil, nil)
 					if share && i > 0 {
 						shareUnchanged(window[i], window[i-1])
 					}
@@ -316,7 +316,7 @@ func testPod(phase corev1.PodPhase, label string) *corev1.Pod {
 // and the state before is not changed.
 func TestShareUnchangedTyped(t *testing.T) {
 	prevPod, curPod := testPod(corev1.PodPending, "x"), testPod(corev1.PodRunning, "y")
-	prev, cur := &entry{key: "/pods/ns/p", obj: prevPod}, &entry{key: "/pods/ns/p", obj: curPod}
+	prev, cur := newCacheEntry("/pods/ns/p", prevPod, 0, nil, nil), newCacheEntry("/pods/ns/p", curPod, 0, nil, nil)
 	want, prevWant := curPod.DeepCopy(), prevPod.DeepCopy()
 	shareUnchanged(cur, prev)
 	if !equality.Semantic.DeepEqual(curPod, want) || !reflect.DeepEqual(curPod, want) {
@@ -336,7 +336,7 @@ func TestShareUnchangedTyped(t *testing.T) {
 		t.Errorf("equal strings not shared")
 	}
 	// Objects of another type, or not pointers to structs, are left alone.
-	other := &entry{obj: &corev1.ConfigMap{}}
+	other := newCacheEntry("", &corev1.ConfigMap{}, 0, nil, nil)
 	shareUnchanged(other, prev)
 	shareUnchanged(prev, other)
 }
@@ -362,7 +362,7 @@ func BenchmarkShareUnchanged(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					return &entry{key: "/pods/ns/p", obj: obj}
+					return newCacheEntry("/pods/ns/p", obj, 0, nil, nil)
 				}
 				return crEntry(b, crJSON(i, "x"))
 			}

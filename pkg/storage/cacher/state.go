@@ -18,17 +18,46 @@ import (
 )
 
 // entry is one object as the cache holds it, with the attributes predicates
-// match against. Entries are immutable once built; obj is shared.
+// match against. Entries are immutable once built (their object is
+// shared), except that a superseded state's body changes once, atomically,
+// from decoded to packed (see Cacher.pack).
 type entry struct {
 	key    string
-	obj    runtime.Object
 	rv     uint64
 	labels labels.Set
 	fields fields.Set
 
-	// encodings is obj wrapped for encode-once reads (see Encodings),
+	// body is the object: decoded, or, once the entry is a superseded
+	// state deep enough in the event window, packed (see Cacher.pack).
+	// Read it with object().
+	body atomic.Pointer[entryBody]
+
+	// encodings is the object wrapped for encode-once reads (see Encodings),
 	// made on the first read that asks for it.
 	encodings atomic.Pointer[cacheable.Object]
+}
+
+// newCacheEntry returns the entry of obj, decoded.
+func newCacheEntry(key string, obj runtime.Object, rv uint64, ls labels.Set, fs fields.Set) *entry {
+	e := &entry{key: key, rv: rv, labels: ls, fields: fs}
+	e.body.Store(&entryBody{obj: obj})
+	return e
+}
+
+// entryBody is an entry's object: obj, or packed.
+type entryBody struct {
+	obj    runtime.Object
+	packed *packedObj
+}
+
+// object returns the entry's object (unpacked if it is packed; see
+// packedObj.object). Shared: callers must not modify it.
+func (e *entry) object() runtime.Object {
+	b := e.body.Load()
+	if b.packed != nil {
+		return b.packed.object(e.key)
+	}
+	return b.obj
 }
 
 // Encodings returns the entry's object as a shared cacheable.Object whose
@@ -42,7 +71,7 @@ func (e *entry) Encodings() *cacheable.Object {
 	if o := e.encodings.Load(); o != nil {
 		return o
 	}
-	o := cacheable.New(e.obj)
+	o := cacheable.New(e.object())
 	if e.encodings.CompareAndSwap(nil, o) {
 		return o
 	}
@@ -82,7 +111,7 @@ type event struct {
 
 // sharedObject is cur's object wrapped for encode-once delivery.
 func (e *event) sharedObject() runtime.Object {
-	return e.sharedWrap(&e.shared, func() runtime.Object { return e.cur.obj })
+	return e.sharedWrap(&e.shared, e.cur.object)
 }
 
 // sharedLeaveObject is the leave object wrapped for encode-once delivery.
@@ -106,9 +135,10 @@ func (e *event) sharedWrap(p *weak.Pointer[cacheable.Object], obj func() runtime
 // once per event, on first need, and shared.
 func (e *event) leaveObject() runtime.Object {
 	e.leaveOnce.Do(func() {
-		obj := e.prev.obj.DeepCopyObject()
+		prev := e.prev.object()
+		obj := prev.DeepCopyObject()
 		if err := storage.SetObjectResourceVersion(obj, e.rv); err != nil {
-			obj = e.prev.obj // cannot happen for objects with metadata
+			obj = prev // cannot happen for objects with metadata
 		}
 		e.leave = obj
 	})

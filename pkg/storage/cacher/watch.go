@@ -316,7 +316,7 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 		if !w.matches(e) {
 			continue
 		}
-		if !send(watch.Event{Type: watch.Added, Object: e.obj}) {
+		if !send(watch.Event{Type: watch.Added, Object: e.object()}) {
 			return
 		}
 		w.c.metrics.InitEvent()
@@ -450,7 +450,7 @@ func (w *cacheWatcher) deliver(ev *event, send func(watch.Event) bool) bool {
 		if ev.rv < w.after {
 			return true
 		}
-		return send(watch.Event{Type: watch.Bookmark, Object: ev.cur.obj})
+		return send(watch.Event{Type: watch.Bookmark, Object: ev.cur.object()})
 	}
 	if ev.seq <= w.seen || ev.rv <= w.from {
 		return true
@@ -483,7 +483,7 @@ func (w *cacheWatcher) current(ev *event) runtime.Object {
 	if w.shared {
 		return ev.sharedObject()
 	}
-	return ev.cur.obj
+	return ev.cur.object()
 }
 
 // dispatch hands ev to every watcher it concerns: first without
@@ -667,7 +667,7 @@ func (c *Cacher) bookmarkEventLocked() *event {
 		c.cfg.Logger.Warn("watch cache cannot build a bookmark", "prefix", c.cfg.ResourcePrefix, "err", err)
 		return nil
 	}
-	return &event{typ: watch.Bookmark, rv: rv, cur: &entry{obj: obj, rv: rv}}
+	return &event{typ: watch.Bookmark, rv: rv, cur: newCacheEntry("", obj, rv, nil, nil)}
 }
 
 // bookmarkObject returns an empty object carrying only resourceVersion rv,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kapi-dev/kapi/pkg/storage/internal/delta"
 )
 
 // crJSON is a custom resource as the memory backend stores it after the
@@ -22,14 +24,14 @@ func TestDeltaRoundTrip(t *testing.T) {
 	base := crJSON("t00001", 0)
 	for n := range 200 {
 		target := crJSON("t00001", n)
-		d := appendDelta(nil, target, base, len(target)/2)
+		d := delta.Append(nil, target, base, len(target)/2)
 		if d == nil {
 			t.Fatalf("n=%d: no delta of a %d-byte value against its first state", n, len(target))
 		}
 		if len(d) > 64 {
 			t.Errorf("n=%d: delta is %d bytes for 3 changed fields, want at most 64", n, len(d))
 		}
-		if got := applyDelta(base, d); !bytes.Equal(got, target) {
+		if got := delta.Apply(base, d); !bytes.Equal(got, target) {
 			t.Fatalf("n=%d: rebuilt\n%s\nwant\n%s", n, got, target)
 		}
 	}
@@ -67,7 +69,7 @@ func TestDeltaRandomEdits(t *testing.T) {
 			}
 		}
 		limit := r.IntN(len(target) + 2)
-		d := appendDelta(nil, target, base, limit)
+		d := delta.Append(nil, target, base, limit)
 		if d == nil {
 			continue
 		}
@@ -75,7 +77,7 @@ func TestDeltaRandomEdits(t *testing.T) {
 		if len(d) > limit {
 			t.Fatalf("iter %d: delta of %d bytes over the limit %d", iter, len(d), limit)
 		}
-		if got := applyDelta(base, d); !bytes.Equal(got, target) {
+		if got := delta.Apply(base, d); !bytes.Equal(got, target) {
 			t.Fatalf("iter %d: rebuilt value differs (base %d bytes, target %d)", iter, len(base), len(target))
 		}
 	}
@@ -206,16 +208,16 @@ func BenchmarkDelta(b *testing.B) {
 		var d []byte
 		var buf [256]byte
 		for b.Loop() {
-			d = appendDelta(buf[:0], target, base, len(target)/2)
+			d = delta.Append(buf[:0], target, base, len(target)/2)
 		}
 		b.ReportMetric(float64(len(d)), "delta-bytes")
 		b.ReportMetric(float64(len(target)), "value-bytes")
 	})
 	b.Run("apply", func(b *testing.B) {
 		b.ReportAllocs()
-		d := appendDelta(nil, target, base, len(target)/2)
+		d := delta.Append(nil, target, base, len(target)/2)
 		for b.Loop() {
-			applyDelta(base, d)
+			delta.Apply(base, d)
 		}
 	})
 }

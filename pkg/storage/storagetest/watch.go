@@ -179,7 +179,15 @@ func testWatchResume(t *testing.T, e *env) {
 	hist = append(hist, added(e.create("ns2", "c", nil, "")))
 	hist = append(hist, deleted(e.delete("ns1", "b")))
 	hist = append(hist, modified(e.update("ns2", "c", func(p *corev1.Pod) { p.Spec.NodeName = "n" })))
-	hist = append(hist, modified(e.update("ns1", "a", func(p *corev1.Pod) { p.Labels["v"] = "3" })))
+	// A store's first try may start from a stale guess (a watch cache's
+	// object from before the last update, which set the labels): the
+	// mutation must not assume them; the retry sees the real object.
+	hist = append(hist, modified(e.update("ns1", "a", func(p *corev1.Pod) {
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels["v"] = "3"
+	})))
 	hist = append(hist, added(e.create("ns1", "b", nil, "")))
 	hist = append(hist, deleted(e.delete("ns1", "a")))
 	hist = append(hist, modified(e.update("ns1", "b", func(p *corev1.Pod) { p.Labels = map[string]string{"v": "2"} })))
