@@ -39,14 +39,23 @@ func TestSecondServerOnDataDirExits(t *testing.T) {
 	code := second.wait(t)
 	took := time.Since(begin)
 	stderr := second.stderrTail.String()
-	t.Logf("second kapi exited %d after %s:\n%s", code, took, stderr)
+	cpu := second.cmd.ProcessState.UserTime() + second.cmd.ProcessState.SystemTime()
+	t.Logf("second kapi exited %d after %s (cpu %s):\n%s", code, took, cpu, stderr)
 	if code != 1 {
 		t.Errorf("second kapi exit code %d, want 1", code)
 	}
-	// The process start of the (race-instrumented) test binary is part
-	// of the measure.
-	if took > time.Second {
-		t.Errorf("second kapi took %s to exit, want under 1s", took)
+	// "At once" is judged by the CPU the second kapi used, not by the
+	// wall clock: on a loaded 2-core machine the exec and init of the
+	// race-instrumented test binary alone took 0.3-1.7 s of wall time for
+	// 0.1-0.14 s of CPU, and a 1 s wall bound failed under load. Refusing
+	// the data dir costs no more than that init; getting as far as
+	// building a server costs several times more. Waiting (on the lock, on
+	// etcd's database) uses no CPU: the wall bound catches that.
+	if cpu > 500*time.Millisecond {
+		t.Errorf("second kapi used %s of CPU before exiting, want under 500ms (it should stop at the lock, before any server work)", cpu)
+	}
+	if took > 10*time.Second {
+		t.Errorf("second kapi took %s to exit, want under 10s: it waited instead of exiting at once", took)
 	}
 	wantPID := "pid " + strconv.Itoa(first.cmd.Process.Pid)
 	if !strings.Contains(stderr, "in use") || !strings.Contains(stderr, wantPID) || !strings.Contains(stderr, dir) {

@@ -224,6 +224,7 @@ func writeManifest(t *testing.T, name, data string) string {
 // by the commands of one test).
 func runKubectlHome(t *testing.T, kubectl, kubeconfig, home string, args ...string) (string, string, error) {
 	t.Helper()
+	warmOpenAPI(t, kubeconfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)

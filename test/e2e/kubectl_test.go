@@ -6,15 +6,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/kapitest"
 )
@@ -68,8 +72,62 @@ func kubectlPair(t *testing.T) []string {
 	return out
 }
 
+// openAPIWarmed holds, per kubeconfig, the once of warmOpenAPI.
+var openAPIWarmed sync.Map // kubeconfig path -> *sync.Once
+
+// warmOpenAPI asks the server of kubeconfig for its OpenAPI documents once
+// per kubeconfig, before its first kubectl. The first /openapi/v2 in
+// protobuf (what kubectl 1.27's apply and explain fetch) builds the
+// document and its protobuf form: about 5 s of CPU under the race detector
+// (JSON, then gnostic's YAML parse, as upstream's handler does), which
+// took 20.7 s at load 19 on the 2-core CI machine, against kubectl's 32 s
+// request timeout. The documents are cached after that (a CRD change
+// rebuilds a part, ~1 s). The warm-up only prepares: what it gets is
+// logged, and the kubectl commands that follow are the test (a user's
+// kubeconfig may not be allowed to read /openapi).
+func warmOpenAPI(t *testing.T, kubeconfig string) {
+	t.Helper()
+	once, _ := openAPIWarmed.LoadOrStore(kubeconfig, &sync.Once{})
+	once.(*sync.Once).Do(func() {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			t.Logf("warm the OpenAPI documents: %v", err)
+			return
+		}
+		client, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			t.Logf("warm the OpenAPI documents: %v", err)
+			return
+		}
+		for _, get := range []struct{ path, accept string }{
+			{"/openapi/v2", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"},
+			{"/openapi/v3", "application/json"},
+		} {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			begin := time.Now()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+get.path, nil)
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			req.Header.Set("Accept", get.accept)
+			resp, err := client.Do(req)
+			if err != nil {
+				cancel()
+				t.Logf("warm %s: %v", get.path, err)
+				return
+			}
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			cancel()
+			t.Logf("warm %s: %d in %s (%v)", get.path, resp.StatusCode, time.Since(begin).Round(time.Millisecond), err)
+		}
+	})
+}
+
 func runKubectl(t *testing.T, kubectl, kubeconfig string, args ...string) (string, string, error) {
 	t.Helper()
+	warmOpenAPI(t, kubeconfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
@@ -86,6 +144,7 @@ func runKubectl(t *testing.T, kubectl, kubeconfig string, args ...string) (strin
 // reaped when the test ends; the channel closes when its output ends.
 func kubectlLines(t *testing.T, kubectl, kubeconfig, home string, args ...string) (<-chan string, context.Context) {
 	t.Helper()
+	warmOpenAPI(t, kubeconfig)
 	if home == "" {
 		home = t.TempDir()
 	}
