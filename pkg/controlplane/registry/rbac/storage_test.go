@@ -292,7 +292,7 @@ func TestValidationAsDeclarative(t *testing.T) {
 	}, {
 		name: "rolebinding", resource: "rolebindings", ns: "ns", st: bindings,
 		obj: &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bad5"},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Foo"},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Foo"},
 			// apiGroup as defaulting (SetDefaults_Subject) sets it.
 			Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName}}},
 		want: []string{
