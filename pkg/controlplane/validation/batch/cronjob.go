@@ -14,7 +14,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
-
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 

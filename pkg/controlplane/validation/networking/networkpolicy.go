@@ -12,7 +12,6 @@ import (
 	netutils "k8s.io/utils/net"
 
 	kvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
-
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
