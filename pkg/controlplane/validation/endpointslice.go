@@ -68,7 +68,7 @@ func ValidateEndpointSliceFields(s *discoveryv1.EndpointSlice) field.ErrorList {
 		// Upstream's +k8s:required and +k8s:enum (beta) on addressType.
 		allErrs = append(allErrs, declarative.Required(atPath))
 	} else if !slices.Contains(supportedAddressTypes, string(s.AddressType)) {
-		allErrs = append(allErrs, field.NotSupported(atPath, s.AddressType, supportedAddressTypes).MarkCoveredByDeclarative())
+		allErrs = append(allErrs, field.NotSupported(atPath, s.AddressType, supportedAddressTypes).MarkCoveredByDeclarative().MarkBeta())
 	}
 	// Ports before endpoints, as upstream's ValidateEndpointSlice.
 	allErrs = append(allErrs, validateSlicePorts(s.Ports, field.NewPath("ports"))...)
@@ -89,7 +89,7 @@ func validateSliceEndpoints(endpoints []discoveryv1.Endpoint, addrType discovery
 			// Upstream's +k8s:required and +k8s:maxItems=100 (beta).
 			allErrs = append(allErrs, declarative.Required(addrPath))
 		} else if len(ep.Addresses) > maxEndpointAddresses {
-			allErrs = append(allErrs, field.TooMany(addrPath, len(ep.Addresses), maxEndpointAddresses).WithOrigin("maxItems").MarkCoveredByDeclarative())
+			allErrs = append(allErrs, field.TooMany(addrPath, len(ep.Addresses), maxEndpointAddresses).WithOrigin("maxItems").MarkCoveredByDeclarative().MarkBeta())
 		}
 		for j, a := range ep.Addresses {
 			allErrs = append(allErrs, validateSliceAddress(a, addrType, addrPath.Index(j))...)

@@ -21,13 +21,16 @@ import (
 // by index.
 //
 // kapi has no declarative validators. Its handwritten validation instead
-// marks, with field.Error.MarkCoveredByDeclarative, each error upstream
-// answers from an enforced declarative rule, worded as the declarative
-// validator words it; an error covered only by an alpha rule (which upstream
-// does not enforce) is not marked, or is also marked alpha, and stays where
-// the handwritten validation put it. orderDeclarative moves the marked
-// errors to the end in the generated validators' order, so the list is
-// upstream's.
+// marks, with field.Error.MarkCoveredByDeclarative and MarkBeta, each error
+// upstream answers from a beta declarative rule (the ones
+// validate.FilterCoveredHandwrittenErrors lets replace a handwritten error),
+// worded as the declarative validator words it (see
+// pkg/controlplane/validation/declarative). An error marked covered without
+// the beta level stays where the handwritten validation put it: upstream's
+// own metadata validation (apimachinery) marks errors covered whose
+// declarative rules are alpha, which upstream does not enforce.
+// orderDeclarative moves the marked errors to the end in the generated
+// validators' order, so the list is upstream's.
 
 // orderDeclarative returns errs with the errors covered by enforced
 // declarative validation moved to the end, in the order upstream's generated
@@ -59,9 +62,9 @@ func orderDeclarative(obj runtime.Object, errs field.ErrorList) field.ErrorList 
 }
 
 // declarativeEnforced reports whether upstream answers e from an enforced
-// declarative rule: marked covered, and not alpha.
+// declarative rule: marked covered, at the beta level.
 func declarativeEnforced(e *field.Error) bool {
-	return e != nil && e.CoveredByDeclarative && !e.IsAlpha()
+	return e != nil && e.CoveredByDeclarative && e.IsBeta()
 }
 
 // unknownStep sorts a path step kapi cannot place after every known one.

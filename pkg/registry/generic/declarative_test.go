@@ -12,7 +12,13 @@ import (
 
 func TestOrderDeclarative(t *testing.T) {
 	hw := func(p string) *field.Error { return field.Invalid(field.NewPath(p), "", "hw") }
-	dv := func(p string) *field.Error { return field.Required(field.NewPath(p), "").MarkCoveredByDeclarative() }
+	dv := func(p string) *field.Error {
+		return field.Required(field.NewPath(p), "").MarkCoveredByDeclarative().MarkBeta()
+	}
+	// As apimachinery's ValidateObjectMetaAccessor marks some of its errors.
+	coveredNoLevel := func(p string) *field.Error {
+		return field.Invalid(field.NewPath(p), "", "meta").MarkCoveredByDeclarative()
+	}
 	alpha := func(p string) *field.Error {
 		return field.Invalid(field.NewPath(p), "", "alpha").MarkAlpha().MarkCoveredByDeclarative()
 	}
@@ -39,6 +45,11 @@ func TestOrderDeclarative(t *testing.T) {
 		in:   field.ErrorList{alpha("roleRef"), dv("subjects[0].name"), hw("metadata.name")},
 		want: []string{"roleRef alpha", "metadata.name hw", "subjects[0].name dv"},
 	}, {
+		name: "covered without a level stays in place",
+		obj:  &rbacv1.RoleBinding{},
+		in:   field.ErrorList{coveredNoLevel("metadata.generation"), dv("roleRef.name"), hw("metadata.finalizers")},
+		want: []string{"metadata.generation meta", "metadata.finalizers hw", "roleRef.name dv"},
+	}, {
 		// Through pointers, inlined ObjectMeta/TypeMeta and nested structs:
 		// Deployment{TypeMeta, ObjectMeta, Spec{Replicas, Selector, Template,
 		// ...}}; a field sorts before its members, map keys keep their order.
@@ -57,7 +68,7 @@ func TestOrderDeclarative(t *testing.T) {
 			var got []string
 			for _, e := range orderDeclarative(c.obj, c.in) {
 				kind := e.Detail
-				if e.CoveredByDeclarative && !e.IsAlpha() {
+				if e.CoveredByDeclarative && e.IsBeta() {
 					kind = "dv"
 				}
 				got = append(got, e.Field+" "+kind)

@@ -5,9 +5,14 @@
 // the declarative validators' words, marked with
 // field.Error.MarkCoveredByDeclarative so that the generic store lists them
 // after the other errors, in the declarative validators' order (see
-// pkg/registry/generic/declarative.go). Use them only where upstream's rule
-// is enforced: beta (+k8s:beta, DeclarativeValidationBeta is on by default)
-// or standard; an alpha rule leaves the handwritten error authoritative.
+// pkg/registry/generic/declarative.go). They are also marked beta, the
+// level of the rules kapi mirrors: upstream drops a covered handwritten
+// error only for a matching beta declarative error
+// (validate.FilterCoveredHandwrittenErrors), and apimachinery's own
+// handwritten metadata validation marks errors covered whose rules are
+// alpha, so "covered" alone does not mean "answered declaratively". Use them
+// only where upstream's rule is beta; an alpha rule leaves the handwritten
+// error authoritative and in place.
 package declarative
 
 import "k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,17 +20,17 @@ import "k8s.io/apimachinery/pkg/util/validation/field"
 // Required is validate.RequiredValue/RequiredSlice/RequiredPointer's error:
 // "Required value", without detail.
 func Required(fldPath *field.Path) *field.Error {
-	return field.Required(fldPath, "").MarkCoveredByDeclarative()
+	return field.Required(fldPath, "").MarkCoveredByDeclarative().MarkBeta()
 }
 
 // Immutable is validate.Immutable's error: no value, origin "immutable"
 // ("Invalid value: null: field is immutable").
 func Immutable(fldPath *field.Path) *field.Error {
-	return field.Invalid(fldPath, nil, "field is immutable").WithOrigin("immutable").MarkCoveredByDeclarative()
+	return field.Invalid(fldPath, nil, "field is immutable").WithOrigin("immutable").MarkCoveredByDeclarative().MarkBeta()
 }
 
 // Covered marks errs, already worded as upstream's declarative validator
 // words them, as answered by it.
 func Covered(errs field.ErrorList) field.ErrorList {
-	return errs.MarkCoveredByDeclarative()
+	return errs.MarkCoveredByDeclarative().MarkBeta()
 }

@@ -57,7 +57,7 @@ func validateIngressClassParameters(p *networkingv1.IngressClassParametersRefere
 	for _, e := range allErrs {
 		if e.Type == field.ErrorTypeRequired {
 			e.Detail = ""
-			e.MarkCoveredByDeclarative()
+			e.MarkCoveredByDeclarative().MarkBeta()
 		}
 	}
 	if p.Scope == nil {

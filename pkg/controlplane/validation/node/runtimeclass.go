@@ -29,7 +29,7 @@ func ValidateRuntimeClassFields(rc *nodev1.RuntimeClass) field.ErrorList {
 		allErrs = append(allErrs, declarative.Required(field.NewPath("handler")))
 	} else {
 		for _, msg := range apimachineryvalidation.NameIsDNSLabel(rc.Handler, false) {
-			allErrs = append(allErrs, field.Invalid(field.NewPath("handler"), rc.Handler, msg).WithOrigin("format=k8s-short-name").MarkCoveredByDeclarative())
+			allErrs = append(allErrs, field.Invalid(field.NewPath("handler"), rc.Handler, msg).WithOrigin("format=k8s-short-name").MarkCoveredByDeclarative().MarkBeta())
 		}
 	}
 	if rc.Overhead != nil {

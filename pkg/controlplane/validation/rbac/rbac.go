@@ -20,7 +20,7 @@ func ValidatePolicyRule(rule rbacv1.PolicyRule, namespaced bool, fldPath *field.
 	if len(rule.Verbs) == 0 {
 		// Upstream's +k8s:required (beta) on PolicyRule.verbs answers this
 		// one, in its words, after the handwritten errors.
-		errs = append(errs, field.Required(fldPath.Child("verbs"), "").MarkCoveredByDeclarative())
+		errs = append(errs, field.Required(fldPath.Child("verbs"), "").MarkCoveredByDeclarative().MarkBeta())
 	}
 	if len(rule.NonResourceURLs) > 0 {
 		if namespaced {
@@ -85,7 +85,7 @@ func validateRoleRef(ref rbacv1.RoleRef, namespaced bool) field.ErrorList {
 	}
 	if ref.Name == "" {
 		// +k8s:required (beta) on RoleRef.name.
-		errs = append(errs, field.Required(fld.Child("name"), "").MarkCoveredByDeclarative())
+		errs = append(errs, field.Required(fld.Child("name"), "").MarkCoveredByDeclarative().MarkBeta())
 	} else {
 		for _, msg := range ValidateRBACName(ref.Name, false) {
 			errs = append(errs, field.Invalid(fld.Child("name"), ref.Name, msg))
@@ -100,7 +100,7 @@ func ValidateSubject(s rbacv1.Subject, namespaced bool, fldPath *field.Path) fie
 	var errs field.ErrorList
 	if s.Name == "" {
 		// +k8s:required (beta) on Subject.name.
-		errs = append(errs, field.Required(fldPath.Child("name"), "").MarkCoveredByDeclarative())
+		errs = append(errs, field.Required(fldPath.Child("name"), "").MarkCoveredByDeclarative().MarkBeta())
 	}
 	switch s.Kind {
 	case rbacv1.ServiceAccountKind:
