@@ -10,6 +10,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // Limits of an EndpointSlice, as kube's.
@@ -46,7 +48,11 @@ func ValidateEndpointSliceUpdate(s, old *discoveryv1.EndpointSlice) field.ErrorL
 
 // ValidateEndpointSliceUpdateFields: addressType may not change.
 func ValidateEndpointSliceUpdateFields(s, old *discoveryv1.EndpointSlice) field.ErrorList {
-	return ValidateImmutableField(s.AddressType, old.AddressType, field.NewPath("addressType"))
+	// Upstream's +k8s:immutable (beta) on addressType.
+	if s.AddressType != old.AddressType {
+		return field.ErrorList{declarative.Immutable(field.NewPath("addressType"))}
+	}
+	return nil
 }
 
 // ValidateEndpointSliceFields checks a slice but for its metadata, as
@@ -59,12 +65,14 @@ func ValidateEndpointSliceFields(s *discoveryv1.EndpointSlice) field.ErrorList {
 	var allErrs field.ErrorList
 	atPath := field.NewPath("addressType")
 	if s.AddressType == "" {
-		allErrs = append(allErrs, field.Required(atPath, ""))
+		// Upstream's +k8s:required and +k8s:enum (beta) on addressType.
+		allErrs = append(allErrs, declarative.Required(atPath))
 	} else if !slices.Contains(supportedAddressTypes, string(s.AddressType)) {
-		allErrs = append(allErrs, field.NotSupported(atPath, s.AddressType, supportedAddressTypes))
+		allErrs = append(allErrs, field.NotSupported(atPath, s.AddressType, supportedAddressTypes).MarkCoveredByDeclarative().MarkBeta())
 	}
-	allErrs = append(allErrs, validateSliceEndpoints(s.Endpoints, s.AddressType, field.NewPath("endpoints"))...)
+	// Ports before endpoints, as upstream's ValidateEndpointSlice.
 	allErrs = append(allErrs, validateSlicePorts(s.Ports, field.NewPath("ports"))...)
+	allErrs = append(allErrs, validateSliceEndpoints(s.Endpoints, s.AddressType, field.NewPath("endpoints"))...)
 	return allErrs
 }
 
@@ -78,9 +86,10 @@ func validateSliceEndpoints(endpoints []discoveryv1.Endpoint, addrType discovery
 		idx := fldPath.Index(i)
 		addrPath := idx.Child("addresses")
 		if len(ep.Addresses) == 0 {
-			allErrs = append(allErrs, field.Required(addrPath, "must contain at least 1 address"))
+			// Upstream's +k8s:required and +k8s:maxItems=100 (beta).
+			allErrs = append(allErrs, declarative.Required(addrPath))
 		} else if len(ep.Addresses) > maxEndpointAddresses {
-			allErrs = append(allErrs, field.TooMany(addrPath, len(ep.Addresses), maxEndpointAddresses))
+			allErrs = append(allErrs, field.TooMany(addrPath, len(ep.Addresses), maxEndpointAddresses).WithOrigin("maxItems").MarkCoveredByDeclarative().MarkBeta())
 		}
 		for j, a := range ep.Addresses {
 			allErrs = append(allErrs, validateSliceAddress(a, addrType, addrPath.Index(j))...)

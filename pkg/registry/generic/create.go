@@ -157,7 +157,7 @@ func (e *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 	errs := validation.ValidateObjectMetaAccessor(&validationMeta{Object: m}, namespaced, e.NameValidator, field.NewPath("metadata"))
 	errs = append(errs, e.CreateStrategy.Validate(ctx, obj)...)
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), errs)
+		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), orderDeclarative(obj, errs))
 	}
 	for _, w := range e.CreateStrategy.WarningsOnCreate(ctx, obj) {
 		warning.AddWarning(ctx, w)

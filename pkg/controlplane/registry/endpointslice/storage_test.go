@@ -146,3 +146,63 @@ func TestEndpointSliceTable(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointSliceDeclarativeOrder checks whole error lists against
+// kube-apiserver v1.37.2's answers to the same requests (kubectl,
+// 2026-11-27): handwritten errors first (ports before endpoints, as
+// upstream's ValidateEndpointSlice), then those of the beta declarative
+// rules on addressType (+k8s:required, +k8s:enum, +k8s:immutable) and
+// endpoints[].addresses (+k8s:required), in field order
+// (k8s.io/kubernetes@v1.37.2 pkg/apis/discovery/v1/zz_generated.validations.go).
+func TestEndpointSliceDeclarativeOrder(t *testing.T) {
+	store, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Destroy()
+	ctx := registrytest.Context("discovery.k8s.io", "v1", "endpointslices", "ns")
+	causes := func(err error) []string {
+		t.Helper()
+		st := registrytest.Status(t, err)
+		if st.Details == nil {
+			t.Fatalf("no details: %v", err)
+		}
+		var got []string
+		for _, c := range st.Details.Causes {
+			got = append(got, c.Field+": "+c.Message)
+		}
+		return got
+	}
+	_, err = store.Create(ctx, &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "bad"},
+		AddressType: "Foo",
+		Endpoints:   []discoveryv1.Endpoint{{}, {Addresses: []string{"1.2.3.4"}, Hostname: ptr("A_B")}},
+		Ports:       []discoveryv1.EndpointPort{{Name: ptr("Bad_"), Port: ptr(int32(0)), Protocol: ptr(corev1.ProtocolTCP)}},
+	}, nil, &metav1.CreateOptions{})
+	want := []string{
+		`ports[0].name: Invalid value: "Bad_": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+		`endpoints[1].hostname: Invalid value: "A_B": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+		`addressType: Unsupported value: "Foo": supported values: "FQDN", "IPv4", "IPv6"`,
+		`endpoints[0].addresses: Required value`,
+	}
+	if got := causes(err); !slices.Equal(got, want) {
+		t.Errorf("create causes:\n got  %q\n want %q", got, want)
+	}
+
+	if _, err := store.Create(ctx, &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "ok"},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"1.2.3.4"}}},
+	}, nil, &metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = store.Update(ctx, "ok", registrytest.Mutated{Mutate: func(o runtime.Object) {
+		s := o.(*discoveryv1.EndpointSlice)
+		s.AddressType = discoveryv1.AddressTypeIPv6
+		s.Endpoints = []discoveryv1.Endpoint{{Addresses: []string{}}}
+	}}, nil, nil, false, &metav1.UpdateOptions{})
+	want = []string{`addressType: Invalid value: null: field is immutable`, `endpoints[0].addresses: Required value`}
+	if got := causes(err); !slices.Equal(got, want) {
+		t.Errorf("update causes:\n got  %q\n want %q", got, want)
+	}
+}

@@ -110,8 +110,9 @@ func TestValidationAndEscalation(t *testing.T) {
 		{Verbs: []string{"get"}, NonResourceURLs: []string{"/x"}},
 		{Verbs: []string{"get"}},
 	}})
-	want := []string{"FieldValueRequired rules[0].verbs", "FieldValueInvalid rules[1].nonResourceURLs",
-		"FieldValueRequired rules[2].apiGroups", "FieldValueRequired rules[2].resources"}
+	// rules[0].verbs last: upstream answers it from declarative validation.
+	want := []string{"FieldValueInvalid rules[1].nonResourceURLs",
+		"FieldValueRequired rules[2].apiGroups", "FieldValueRequired rules[2].resources", "FieldValueRequired rules[0].verbs"}
 	if got := registrytest.Causes(t, err); !slices.Equal(got, want) {
 		t.Errorf("role causes: got %v, want %v", got, want)
 	}
@@ -224,5 +225,112 @@ func TestTables(t *testing.T) {
 	}
 	if got := tbl.Rows[0].Cells; !slices.Equal(got, []any{"b", "ClusterRole/view", "3m", "u1, u2", "g", "ns/sa, other/sa2"}) {
 		t.Errorf("binding cells %v", got)
+	}
+}
+
+// TestValidationAsDeclarative checks whole error lists, order and words,
+// against kube-apiserver v1.37.2: there declarative validation (the
+// +k8s:required beta tags on PolicyRule.verbs, RoleRef.name and
+// Subject.name, k8s.io/kubernetes@v1.37.2
+// pkg/apis/rbac/v1/zz_generated.validations.go) replaces the handwritten
+// errors upstream marks covered (pkg/apis/rbac/validation/validation.go)
+// and appends its own after the rest, in field declaration order. The want
+// lists are kube-apiserver v1.37.2's answers to the same objects, created
+// with kubectl on 2026-11-27.
+func TestValidationAsDeclarative(t *testing.T) {
+	roles, err := NewRolesREST(registrytest.Options(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusterRoles, err := NewClusterRolesREST(registrytest.Options(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bindings, err := NewRoleBindingsREST(registrytest.Options(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusterBindings, err := NewClusterRoleBindingsREST(registrytest.Options(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, resource, ns string
+		st                 rest.Storage
+		obj                runtime.Object
+		want               []string
+	}{{
+		name: "role", resource: "roles", ns: "ns", st: roles,
+		obj: &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "bad"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"pods"}},
+			{Verbs: []string{"get"}, NonResourceURLs: []string{"/x"}},
+			{Verbs: []string{"get"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}},
+		}},
+		want: []string{
+			`rules[1].nonResourceURLs: Invalid value: ["/x"]: namespaced rules cannot apply to non-resource URLs`,
+			`rules[2].apiGroups: Required value: resource rules must supply at least one api group`,
+			`rules[2].resources: Required value: resource rules must supply at least one resource`,
+			`rules[0].verbs: Required value`,
+			`rules[3].verbs: Required value`,
+		},
+	}, {
+		name: "clusterrole", resource: "clusterroles", st: clusterRoles,
+		obj: &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "bad"},
+			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{}},
+			Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{""}, Resources: []string{}},
+				{NonResourceURLs: []string{"/x"}, Resources: []string{"a"}},
+			}},
+		want: []string{
+			`rules[0].resources: Required value: resource rules must supply at least one resource`,
+			`rules[1].nonResourceURLs: Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs`,
+			`aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil`,
+			`rules[0].verbs: Required value`,
+			`rules[1].verbs: Required value`,
+		},
+	}, {
+		name: "rolebinding", resource: "rolebindings", ns: "ns", st: bindings,
+		obj: &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bad5"},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Foo"},
+			// apiGroup as defaulting (SetDefaults_Subject) sets it.
+			Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName}}},
+		want: []string{
+			`roleRef.kind: Unsupported value: "Foo": supported values: "Role", "ClusterRole"`,
+			`subjects[0].name: Required value`,
+			`roleRef.name: Required value`,
+		},
+	}, {
+		name: "clusterrolebinding", resource: "clusterrolebindings", st: clusterBindings,
+		obj: &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bad6"},
+			RoleRef: rbacv1.RoleRef{APIGroup: "x", Kind: "Role"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount"}, {Kind: "Robot", Name: "r"},
+				{Kind: "User", APIGroup: "x"}}},
+		want: []string{
+			`roleRef.apiGroup: Unsupported value: "x": supported values: "rbac.authorization.k8s.io"`,
+			`roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"`,
+			`subjects[0].namespace: Required value`,
+			`subjects[1].kind: Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"`,
+			`subjects[2].apiGroup: Unsupported value: "x": supported values: "rbac.authorization.k8s.io"`,
+			`subjects[0].name: Required value`,
+			`subjects[2].name: Required value`,
+			`roleRef.name: Required value`,
+		},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := registrytest.Context(rbacv1.GroupName, "v1", c.resource, c.ns)
+			_, err := c.st.(rest.Creater).Create(ctx, c.obj, nil, &metav1.CreateOptions{})
+			st := registrytest.Status(t, err)
+			if st.Details == nil {
+				t.Fatalf("no details: %v", err)
+			}
+			var got []string
+			for _, cause := range st.Details.Causes {
+				got = append(got, cause.Field+": "+cause.Message)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("causes:\n got  %q\n want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -154,18 +155,29 @@ func ValidateMutatingAdmissionPolicyBinding(b *arv1.MutatingAdmissionPolicyBindi
 	return errs
 }
 
+// validateParamRef is upstream's validateParamRef: name a path segment;
+// name and selector exclusive, each reported at its own path; one of them
+// required; parameterNotFoundAction Deny or Allow.
 func validateParamRef(r *arv1.ParamRef, rp *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	switch {
-	case r.Name != "" && r.Selector != nil:
-		errs = append(errs, field.Forbidden(rp.Child("name"), "name and selector are mutually exclusive"))
-	case r.Name == "" && r.Selector == nil:
-		errs = append(errs, field.Required(rp, "one of name or selector must be specified"))
+	if r.Name != "" {
+		for _, msg := range content.IsPathSegmentName(r.Name) {
+			errs = append(errs, field.Invalid(rp.Child("name"), r.Name, msg))
+		}
+		if r.Selector != nil {
+			errs = append(errs, field.Forbidden(rp.Child("name"), "name and selector are mutually exclusive"))
+		}
 	}
 	if r.Selector != nil {
 		errs = append(errs, metav1validation.ValidateLabelSelector(r.Selector, metav1validation.LabelSelectorValidationOptions{}, rp.Child("selector"))...)
+		if r.Name != "" {
+			errs = append(errs, field.Forbidden(rp.Child("selector"), "name and selector are mutually exclusive"))
+		}
 	}
-	if r.ParameterNotFoundAction == nil {
+	if r.Name == "" && r.Selector == nil {
+		errs = append(errs, field.Required(rp, "one of name or selector must be specified"))
+	}
+	if r.ParameterNotFoundAction == nil || *r.ParameterNotFoundAction == "" {
 		errs = append(errs, field.Required(rp.Child("parameterNotFoundAction"), ""))
 	} else if !slices.Contains(notFoundActions, string(*r.ParameterNotFoundAction)) {
 		errs = append(errs, field.NotSupported(rp.Child("parameterNotFoundAction"), *r.ParameterNotFoundAction, notFoundActions))

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/admission/policy/validating"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // Upstream's limits and accepted values (sorted as sets.List gives them).
@@ -217,35 +218,23 @@ func ValidateValidatingAdmissionPolicyBinding(b *arv1.ValidatingAdmissionPolicyB
 	fp := field.NewPath("spec")
 	var errs field.ErrorList
 	if spec.PolicyName == "" {
-		errs = append(errs, field.Required(fp.Child("policyName"), ""))
+		// Upstream's +k8s:required (beta) on policyName.
+		errs = append(errs, declarative.Required(fp.Child("policyName")))
 	} else {
 		for _, msg := range utilvalidation.IsDNS1123Subdomain(spec.PolicyName) {
 			errs = append(errs, field.Invalid(fp.Child("policyName"), spec.PolicyName, msg))
 		}
 	}
 	if r := spec.ParamRef; r != nil {
-		rp := fp.Child("paramRef")
-		switch {
-		case r.Name != "" && r.Selector != nil:
-			errs = append(errs, field.Forbidden(rp.Child("name"), "name and selector are mutually exclusive"))
-		case r.Name == "" && r.Selector == nil:
-			errs = append(errs, field.Required(rp, "one of name or selector must be specified"))
-		}
-		if r.Selector != nil {
-			errs = append(errs, metav1validation.ValidateLabelSelector(r.Selector, metav1validation.LabelSelectorValidationOptions{}, rp.Child("selector"))...)
-		}
-		if r.ParameterNotFoundAction == nil {
-			errs = append(errs, field.Required(rp.Child("parameterNotFoundAction"), ""))
-		} else if !slices.Contains(notFoundActions, string(*r.ParameterNotFoundAction)) {
-			errs = append(errs, field.NotSupported(rp.Child("parameterNotFoundAction"), *r.ParameterNotFoundAction, notFoundActions))
-		}
+		errs = append(errs, validateParamRef(r, fp.Child("paramRef"))...)
 	}
 	if spec.MatchResources != nil {
 		errs = append(errs, validateMatchResources(spec.MatchResources, true, fp.Child("matchResources"))...)
 	}
 	ap := fp.Child("validationActions")
 	if len(spec.ValidationActions) == 0 {
-		errs = append(errs, field.Required(ap, ""))
+		// +k8s:required (beta) on validationActions.
+		errs = append(errs, declarative.Required(ap))
 	}
 	seen := map[arv1.ValidationAction]bool{}
 	for i, a := range spec.ValidationActions {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // maxCronJobNameLength: the CronJob controller names its Jobs
@@ -60,7 +61,8 @@ func ValidateCronJobUpdateFields(cj, old *batchv1.CronJob, opts Options) field.E
 func validateCronJobSpec(spec, old *batchv1.CronJobSpec, fldPath *field.Path, opts Options) field.ErrorList {
 	var allErrs field.ErrorList
 	if spec.Schedule == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("schedule"), ""))
+		// Upstream's +k8s:required (beta) on CronJobSpec.schedule.
+		allErrs = append(allErrs, declarative.Required(fldPath.Child("schedule")))
 	} else {
 		// A schedule stored with TZ= stays updatable.
 		allowTZ := old != nil && strings.Contains(old.Schedule, "TZ")

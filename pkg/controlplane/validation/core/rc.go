@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	metavalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // ReplicationControllerWarnings are upstream's warnings for a controller:
@@ -92,7 +93,9 @@ func validateReplicationControllerStatus(s *corev1.ReplicationControllerStatus, 
 }
 
 func validateReplicationControllerSpec(spec *corev1.ReplicationControllerSpec, oldTemplate *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
-	allErrs := apimachineryvalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), fldPath.Child("minReadySeconds"))
+	// Upstream's +k8s:minimum=0 (beta) on minReadySeconds and replicas
+	// answers these, after the handwritten errors.
+	allErrs := declarative.Covered(apimachineryvalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), fldPath.Child("minReadySeconds")))
 	if labels.Set(spec.Selector).AsSelector().Empty() {
 		allErrs = append(allErrs, field.Required(fldPath.Child("selector"), ""))
 	}
@@ -100,7 +103,7 @@ func validateReplicationControllerSpec(spec *corev1.ReplicationControllerSpec, o
 	if spec.Replicas != nil {
 		replicas = *spec.Replicas
 	}
-	allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(replicas), fldPath.Child("replicas"))...)
+	allErrs = append(allErrs, declarative.Covered(apimachineryvalidation.ValidateNonnegativeField(int64(replicas), fldPath.Child("replicas")))...)
 	return append(allErrs, validateTemplateForReplicationController(spec.Template, oldTemplate, spec.Selector, fldPath.Child("template"))...)
 }
 

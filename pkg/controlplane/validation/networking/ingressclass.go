@@ -52,6 +52,14 @@ func validateIngressClassParameters(p *networkingv1.IngressClassParametersRefere
 		return nil
 	}
 	allErrs := validateTypedLocalObjectReference(p.APIGroup, p.Kind, p.Name, fldPath)
+	// Upstream's +k8s:required (beta) on IngressClassParametersReference's
+	// kind and name answers their absence, without the handwritten detail.
+	for _, e := range allErrs {
+		if e.Type == field.ErrorTypeRequired {
+			e.Detail = ""
+			e.MarkCoveredByDeclarative().MarkBeta()
+		}
+	}
 	if p.Scope == nil {
 		return append(allErrs, field.Required(fldPath.Child("scope"), ""))
 	}

@@ -2,6 +2,7 @@ package networking
 
 import (
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	pathvalidation "k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -9,6 +10,7 @@ import (
 	netutils "k8s.io/utils/net"
 
 	kvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // ValidateIPAddressName is the name rule of IPAddress objects: a valid IP
@@ -34,8 +36,10 @@ func ValidateIPAddress(ip *networkingv1.IPAddress) field.ErrorList {
 func ValidateIPAddressFields(ip *networkingv1.IPAddress) field.ErrorList {
 	fldPath := field.NewPath("spec", "parentRef")
 	ref := ip.Spec.ParentRef
+	// Upstream's +k8s:required (beta) on spec.parentRef and its resource
+	// and name answers their absence, after the handwritten errors.
 	if ref == nil {
-		return field.ErrorList{field.Required(fldPath, "")}
+		return field.ErrorList{declarative.Required(fldPath)}
 	}
 	var allErrs field.ErrorList
 	if ref.Group != "" {
@@ -46,7 +50,7 @@ func ValidateIPAddressFields(ip *networkingv1.IPAddress) field.ErrorList {
 	segment := func(name, value string, required bool) {
 		if value == "" {
 			if required {
-				allErrs = append(allErrs, field.Required(fldPath.Child(name), ""))
+				allErrs = append(allErrs, declarative.Required(fldPath.Child(name)))
 			}
 			return
 		}
@@ -68,7 +72,11 @@ func ValidateIPAddressUpdate(ip, old *networkingv1.IPAddress) field.ErrorList {
 
 // ValidateIPAddressUpdateFields: spec.parentRef is immutable.
 func ValidateIPAddressUpdateFields(ip, old *networkingv1.IPAddress) field.ErrorList {
-	return kvalidation.ValidateImmutableField(ip.Spec.ParentRef, old.Spec.ParentRef, field.NewPath("spec", "parentRef"))
+	// Upstream's +k8s:immutable (beta) on spec.parentRef.
+	if !equality.Semantic.DeepEqual(ip.Spec.ParentRef, old.Spec.ParentRef) {
+		return field.ErrorList{declarative.Immutable(field.NewPath("spec", "parentRef"))}
+	}
+	return nil
 }
 
 // ValidateServiceCIDR checks a ServiceCIDR with its metadata.

@@ -165,9 +165,10 @@ func TestValidateIngressClass(t *testing.T) {
 		{"cluster scope with namespace", func(c *networkingv1.IngressClass) { c.Spec.Parameters.Namespace = ptr.To("ns") },
 			[]string{"FieldValueForbidden spec.parameters.namespace: `parameters.scope` is set to 'Cluster'"}},
 		{"no kind", func(c *networkingv1.IngressClass) { c.Spec.Parameters.Kind = "" },
-			[]string{"FieldValueRequired spec.parameters.kind: kind is required"}},
+			// v1.37.2: +k8s:required (beta), "spec.parameters.kind: Required value".
+			[]string{"FieldValueRequired spec.parameters.kind: "}},
 		{"no name", func(c *networkingv1.IngressClass) { c.Spec.Parameters.Name = "" },
-			[]string{"FieldValueRequired spec.parameters.name: name is required"}},
+			[]string{"FieldValueRequired spec.parameters.name: "}},
 		{"bad name", func(c *networkingv1.IngressClass) { c.Name = "External_LB" },
 			[]string{"FieldValueInvalid metadata.name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"}},
 	})

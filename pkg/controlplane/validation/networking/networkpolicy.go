@@ -12,6 +12,7 @@ import (
 	netutils "k8s.io/utils/net"
 
 	kvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // NetworkPolicyOptions relax checks for objects stored before a rule
@@ -170,7 +171,8 @@ func validateNetworkPolicyPeer(peer *networkingv1.NetworkPolicyPeer, opts Networ
 func validateIPBlock(ipb *networkingv1.IPBlock, opts NetworkPolicyOptions, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if ipb.CIDR == "" {
-		return field.ErrorList{field.Required(fldPath.Child("cidr"), "")}
+		// Upstream's +k8s:required (beta) on IPBlock.cidr.
+		return field.ErrorList{declarative.Required(fldPath.Child("cidr"))}
 	}
 	allErrs = append(allErrs, validation.IsValidCIDRForLegacyField(fldPath.Child("cidr"), ipb.CIDR, true, opts.AllowCIDRsEvenIfInvalid)...)
 	_, cidr, err := netutils.ParseCIDRSloppy(ipb.CIDR)

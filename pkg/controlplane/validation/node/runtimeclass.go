@@ -9,6 +9,7 @@ import (
 
 	kvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // ValidateRuntimeClass checks a class with its metadata.
@@ -21,9 +22,15 @@ func ValidateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 // as container limits; scheduling's node selector valid labels and its
 // tolerations valid and unique.
 func ValidateRuntimeClassFields(rc *nodev1.RuntimeClass) field.ErrorList {
+	// Upstream's +k8s:required and +k8s:format=k8s-short-name (beta) on
+	// RuntimeClass.handler answer these.
 	var allErrs field.ErrorList
-	for _, msg := range apimachineryvalidation.NameIsDNSLabel(rc.Handler, false) {
-		allErrs = append(allErrs, field.Invalid(field.NewPath("handler"), rc.Handler, msg))
+	if rc.Handler == "" {
+		allErrs = append(allErrs, declarative.Required(field.NewPath("handler")))
+	} else {
+		for _, msg := range apimachineryvalidation.NameIsDNSLabel(rc.Handler, false) {
+			allErrs = append(allErrs, field.Invalid(field.NewPath("handler"), rc.Handler, msg).WithOrigin("format=k8s-short-name").MarkCoveredByDeclarative().MarkBeta())
+		}
 	}
 	if rc.Overhead != nil {
 		allErrs = append(allErrs, core.ValidateOverhead(rc.Overhead.PodFixed, field.NewPath("overhead"))...)
@@ -59,5 +66,9 @@ func validateTolerations(tolerations []corev1.Toleration, fldPath *field.Path) f
 
 // ValidateRuntimeClassUpdateFields: handler never changes.
 func ValidateRuntimeClassUpdateFields(rc, old *nodev1.RuntimeClass) field.ErrorList {
-	return kvalidation.ValidateImmutableField(rc.Handler, old.Handler, field.NewPath("handler"))
+	// +k8s:immutable (beta) on RuntimeClass.handler.
+	if rc.Handler != old.Handler {
+		return field.ErrorList{declarative.Immutable(field.NewPath("handler"))}
+	}
+	return nil
 }

@@ -45,8 +45,9 @@ func TestValidateRuntimeClass(t *testing.T) {
 	}{
 		{"handler not a label", func(rc *nodev1.RuntimeClass) { rc.Handler = "run_sc" },
 			[]string{"FieldValueInvalid handler: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"}},
+		// v1.37.2: +k8s:required (beta) on handler, "handler: Required value".
 		{"no handler", func(rc *nodev1.RuntimeClass) { rc.Handler = "" },
-			[]string{"FieldValueInvalid handler: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"}},
+			[]string{"FieldValueRequired handler: "}},
 		// The path is upstream's: overhead.podFixed is validated as the
 		// limits of a ResourceRequirements at "overhead".
 		{"negative overhead", func(rc *nodev1.RuntimeClass) {

@@ -18,7 +18,9 @@ func ValidateRBACName(name string, prefix bool) []string {
 func ValidatePolicyRule(rule rbacv1.PolicyRule, namespaced bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(rule.Verbs) == 0 {
-		errs = append(errs, field.Required(fldPath.Child("verbs"), "verbs must contain at least one value"))
+		// Upstream's +k8s:required (beta) on PolicyRule.verbs answers this
+		// one, in its words, after the handwritten errors.
+		errs = append(errs, field.Required(fldPath.Child("verbs"), "").MarkCoveredByDeclarative().MarkBeta())
 	}
 	if len(rule.NonResourceURLs) > 0 {
 		if namespaced {
@@ -82,7 +84,8 @@ func validateRoleRef(ref rbacv1.RoleRef, namespaced bool) field.ErrorList {
 		errs = append(errs, field.NotSupported(fld.Child("kind"), ref.Kind, kinds))
 	}
 	if ref.Name == "" {
-		errs = append(errs, field.Required(fld.Child("name"), ""))
+		// +k8s:required (beta) on RoleRef.name.
+		errs = append(errs, field.Required(fld.Child("name"), "").MarkCoveredByDeclarative().MarkBeta())
 	} else {
 		for _, msg := range ValidateRBACName(ref.Name, false) {
 			errs = append(errs, field.Invalid(fld.Child("name"), ref.Name, msg))
@@ -96,7 +99,8 @@ func validateRoleRef(ref rbacv1.RoleRef, namespaced bool) field.ErrorList {
 func ValidateSubject(s rbacv1.Subject, namespaced bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if s.Name == "" {
-		errs = append(errs, field.Required(fldPath.Child("name"), ""))
+		// +k8s:required (beta) on Subject.name.
+		errs = append(errs, field.Required(fldPath.Child("name"), "").MarkCoveredByDeclarative().MarkBeta())
 	}
 	switch s.Kind {
 	case rbacv1.ServiceAccountKind:

@@ -16,6 +16,7 @@ import (
 
 	kvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 const (
@@ -47,6 +48,10 @@ func ValidateStorageClass(sc *storagev1.StorageClass) field.ErrorList {
 // and supported, allowedTopologies valid and without duplicate terms.
 func ValidateStorageClassFields(sc *storagev1.StorageClass) field.ErrorList {
 	allErrs := validateProvisioner(sc.Provisioner, field.NewPath("provisioner"))
+	if sc.Provisioner == "" {
+		// Upstream's +k8s:required (beta) on StorageClass.provisioner.
+		allErrs = declarative.Covered(allErrs)
+	}
 	allErrs = append(allErrs, validateParameters(sc.Parameters, true, field.NewPath("parameters"))...)
 	if p := sc.ReclaimPolicy; p != nil && *p != "" && !slices.Contains(supportedReclaimPolicies, string(*p)) {
 		allErrs = append(allErrs, field.NotSupported(field.NewPath("reclaimPolicy"), *p, supportedReclaimPolicies))
@@ -62,17 +67,22 @@ func ValidateStorageClassFields(sc *storagev1.StorageClass) field.ErrorList {
 // ValidateStorageClassUpdateFields: parameters, provisioner, reclaimPolicy
 // and volumeBindingMode never change.
 func ValidateStorageClassUpdateFields(sc, old *storagev1.StorageClass) field.ErrorList {
+	// Upstream's +k8s:immutable (beta) on each of them answers a change, in
+	// its words; the generic store lists them in field order.
 	var allErrs field.ErrorList
-	if !reflect.DeepEqual(old.Parameters, sc.Parameters) {
-		allErrs = append(allErrs, field.Forbidden(field.NewPath("parameters"), "updates to parameters are forbidden."))
+	if !equality.Semantic.DeepEqual(old.Parameters, sc.Parameters) {
+		allErrs = append(allErrs, declarative.Immutable(field.NewPath("parameters")))
 	}
 	if sc.Provisioner != old.Provisioner {
-		allErrs = append(allErrs, field.Forbidden(field.NewPath("provisioner"), "updates to provisioner are forbidden."))
+		allErrs = append(allErrs, declarative.Immutable(field.NewPath("provisioner")))
 	}
-	if deref(sc.ReclaimPolicy) != deref(old.ReclaimPolicy) {
-		allErrs = append(allErrs, field.Forbidden(field.NewPath("reclaimPolicy"), "updates to reclaimPolicy are forbidden."))
+	if !equality.Semantic.DeepEqual(old.ReclaimPolicy, sc.ReclaimPolicy) {
+		allErrs = append(allErrs, declarative.Immutable(field.NewPath("reclaimPolicy")))
 	}
-	return append(allErrs, kvalidation.ValidateImmutableField(sc.VolumeBindingMode, old.VolumeBindingMode, field.NewPath("volumeBindingMode"))...)
+	if !equality.Semantic.DeepEqual(old.VolumeBindingMode, sc.VolumeBindingMode) {
+		allErrs = append(allErrs, declarative.Immutable(field.NewPath("volumeBindingMode")))
+	}
+	return allErrs
 }
 
 func deref[T any](p *T) T {

@@ -95,9 +95,11 @@ func TestValidateStorageClass(t *testing.T) {
 	upd.ReclaimPolicy = ptr.To(corev1.PersistentVolumeReclaimRetain)
 	upd.VolumeBindingMode = ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)
 	want := []string{
-		"FieldValueForbidden parameters: updates to parameters are forbidden.",
-		"FieldValueForbidden provisioner: updates to provisioner are forbidden.",
-		"FieldValueForbidden reclaimPolicy: updates to reclaimPolicy are forbidden.",
+		// kube-apiserver v1.37.2 answers these from +k8s:immutable (beta),
+		// "Invalid value: null: field is immutable"; the store orders them.
+		"FieldValueInvalid parameters: field is immutable",
+		"FieldValueInvalid provisioner: field is immutable",
+		"FieldValueInvalid reclaimPolicy: field is immutable",
 		"FieldValueInvalid volumeBindingMode: field is immutable",
 	}
 	if diff := cmp.Diff(want, errStrings(ValidateStorageClassUpdateFields(upd, old))); diff != "" {

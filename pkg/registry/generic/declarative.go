@@ -1,0 +1,213 @@
+package generic
+
+import (
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// In kube-apiserver v1.37 declarative validation is on (DeclarativeValidation
+// GA, DeclarativeValidationBeta on by default). rest.ValidateCreate and
+// ValidateUpdate hand the handwritten errors to
+// rest.ValidateDeclarativelyWithMigrationChecks, which drops each handwritten
+// error that an enforced (standard or beta) declarative error covers and
+// appends the declarative errors at the end, in the order the generated
+// validators (zz_generated.validations.go) walk the object: a type's fields
+// in declaration order, a field's own checks before its members', list items
+// by index.
+//
+// kapi has no declarative validators. Its handwritten validation instead
+// marks, with field.Error.MarkCoveredByDeclarative and MarkBeta, each error
+// upstream answers from a beta declarative rule (the ones
+// validate.FilterCoveredHandwrittenErrors lets replace a handwritten error),
+// worded as the declarative validator words it (see
+// pkg/controlplane/validation/declarative). An error marked covered without
+// the beta level stays where the handwritten validation put it: upstream's
+// own metadata validation (apimachinery) marks errors covered whose
+// declarative rules are alpha, which upstream does not enforce.
+// orderDeclarative moves the marked errors to the end in the generated
+// validators' order, so the list is upstream's.
+
+// orderDeclarative returns errs with the errors covered by enforced
+// declarative validation moved to the end, in the order upstream's generated
+// validators for obj's type reach their fields. The other errors keep their
+// order. errs is returned unchanged when nothing is marked.
+func orderDeclarative(obj runtime.Object, errs field.ErrorList) field.ErrorList {
+	first := slices.IndexFunc(errs, declarativeEnforced)
+	if first < 0 {
+		return errs
+	}
+	out := make(field.ErrorList, 0, len(errs))
+	var moved []*field.Error
+	for _, e := range errs {
+		if declarativeEnforced(e) {
+			moved = append(moved, e)
+		} else {
+			out = append(out, e)
+		}
+	}
+	t := reflect.TypeOf(obj)
+	keys := make(map[*field.Error][]int, len(moved))
+	for _, e := range moved {
+		keys[e] = walkOrder(t, e.Field)
+	}
+	slices.SortStableFunc(moved, func(a, b *field.Error) int {
+		return slices.Compare(keys[a], keys[b])
+	})
+	return append(out, moved...)
+}
+
+// declarativeEnforced reports whether upstream answers e from an enforced
+// declarative rule: marked covered, at the beta level.
+func declarativeEnforced(e *field.Error) bool {
+	return e != nil && e.CoveredByDeclarative && e.IsBeta()
+}
+
+// unknownStep sorts a path step kapi cannot place after every known one.
+const unknownStep = 1 << 30
+
+// walkOrder is the position of path among the fields of t as the generated
+// validators visit them: for each step, the field's index in its struct's
+// declaration order (inlined structs flattened in place) or the list index.
+// A path is a prefix of, and so sorts before, its members' paths, as a
+// field's own checks run before its type's. Map keys sort equal (stable).
+func walkOrder(t reflect.Type, path string) []int {
+	var key []int
+	for _, step := range splitFieldPath(path) {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t == nil {
+			key = append(key, unknownStep)
+			continue
+		}
+		if step.index {
+			switch t.Kind() {
+			case reflect.Slice, reflect.Array:
+				i, err := strconv.Atoi(step.name)
+				if err != nil {
+					i = unknownStep
+				}
+				key = append(key, i)
+				t = t.Elem()
+			case reflect.Map:
+				key = append(key, 0)
+				t = t.Elem()
+			default:
+				key = append(key, unknownStep)
+				t = nil
+			}
+			continue
+		}
+		if t.Kind() != reflect.Struct {
+			key = append(key, unknownStep)
+			t = nil
+			continue
+		}
+		pos, ft, ok := jsonField(t, step.name, 0)
+		if !ok {
+			key = append(key, unknownStep)
+			t = nil
+			continue
+		}
+		key = append(key, pos)
+		t = ft
+	}
+	return key
+}
+
+// jsonField finds the field of struct t whose JSON name is name, looking
+// through inlined (embedded or `json:",inline"`) structs. pos counts fields
+// in declaration order with inlined ones flattened; base is the count before
+// t.
+func jsonField(t reflect.Type, name string, base int) (int, reflect.Type, bool) {
+	pos := base
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		jsonName, opts, _ := strings.Cut(tag, ",")
+		inline := strings.Contains(","+opts+",", ",inline,") || (f.Anonymous && jsonName == "")
+		if inline {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if p, typ, ok := jsonField(ft, name, pos); ok {
+					return p, typ, true
+				}
+				pos += countFields(ft)
+				continue
+			}
+		}
+		if jsonName == "-" || !f.IsExported() {
+			pos++
+			continue
+		}
+		if jsonName == "" {
+			jsonName = f.Name
+		}
+		if jsonName == name {
+			return pos, f.Type, true
+		}
+		pos++
+	}
+	return 0, nil, false
+}
+
+// countFields is how many positions jsonField gives struct t's fields.
+func countFields(t reflect.Type) int {
+	n := 0
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		jsonName, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if strings.Contains(","+opts+",", ",inline,") || (f.Anonymous && jsonName == "") {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				n += countFields(ft)
+				continue
+			}
+		}
+		n++
+	}
+	return n
+}
+
+type pathStep struct {
+	name  string
+	index bool // a list index or map key ("[...]")
+}
+
+// splitFieldPath splits a field.Path string ("spec.containers[0].name",
+// "metadata.labels[a.b/c]") into its steps.
+func splitFieldPath(p string) []pathStep {
+	var steps []pathStep
+	for len(p) > 0 {
+		switch p[0] {
+		case '.':
+			p = p[1:]
+		case '[':
+			end := strings.IndexByte(p, ']')
+			if end < 0 {
+				return append(steps, pathStep{name: p[1:], index: true})
+			}
+			steps = append(steps, pathStep{name: p[1:end], index: true})
+			p = p[end+1:]
+		default:
+			end := strings.IndexAny(p, ".[")
+			if end < 0 {
+				end = len(p)
+			}
+			steps = append(steps, pathStep{name: p[:end]})
+			p = p[end:]
+		}
+	}
+	return steps
+}
