@@ -396,6 +396,10 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 // admission chain, and registers them and their groups with discovery.
 func installGroups(s *server.GenericServer, c Config, b *storageBuilder, chain admission.Chain) ([]Installed, error) {
 	var installed []Installed
+	// Discovery takes every group-version in one update: it rebuilds its
+	// documents at each update, and one per group-version made the
+	// start's discovery work grow with the square of their number.
+	served := map[schema.GroupVersion][]metav1.APIResource{}
 	for _, group := range b.groups {
 		for _, version := range group.versions {
 			storage, err := b.groupVersionStorage(group.name, version)
@@ -416,10 +420,11 @@ func installGroups(s *server.GenericServer, c Config, b *storageBuilder, chain a
 				return nil, fmt.Errorf("install %s: %w", g.GroupVersion, err)
 			}
 			installed = append(installed, Installed{GroupVersion: g.GroupVersion, Resources: resources, OpenAPI: g.OpenAPIResources(resources)})
-			if err := c.Discovery.AddGroupVersion(g.GroupVersion, resources); err != nil {
-				return nil, fmt.Errorf("discovery for %s: %w", g.GroupVersion, err)
-			}
+			served[g.GroupVersion] = resources
 		}
+	}
+	if err := c.Discovery.Update(served, nil); err != nil {
+		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	for _, group := range b.groups {
 		c.Discovery.InstallGroupRoot(s.Handler(), group.name)

@@ -23,7 +23,10 @@ type PathMux struct {
 	listed   map[string]bool
 	notFound http.Handler
 
-	// snapshot is what readers use, swapped atomically after each change.
+	// snapshot is what readers use. A change clears it; the next reader
+	// builds it again (a server registers hundreds of paths before it
+	// serves, and a copy of the whole table at each one made that
+	// quadratic).
 	snapshot atomic.Pointer[muxSnapshot]
 }
 
@@ -45,7 +48,29 @@ func NewPathMux(name string) *PathMux {
 	return m
 }
 
+// refresh drops the readers' snapshot after a change. m.mu is held.
 func (m *PathMux) refresh() {
+	m.snapshot.Store(nil)
+}
+
+// current returns the readers' snapshot, built from the tables if a change
+// dropped it.
+func (m *PathMux) current() *muxSnapshot {
+	if s := m.snapshot.Load(); s != nil {
+		return s
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.snapshot.Load(); s != nil {
+		return s
+	}
+	s := m.build()
+	m.snapshot.Store(s)
+	return s
+}
+
+// build copies the tables into a snapshot. m.mu is held.
+func (m *PathMux) build() *muxSnapshot {
 	exact := make(map[string]http.Handler, len(m.exact))
 	for k, v := range m.exact {
 		exact[k] = v
@@ -58,7 +83,7 @@ func (m *PathMux) refresh() {
 		}
 		return len(prefixes[i].prefix) > len(prefixes[j].prefix)
 	})
-	m.snapshot.Store(&muxSnapshot{exact: exact, prefixes: prefixes, notFound: m.notFound})
+	return &muxSnapshot{exact: exact, prefixes: prefixes, notFound: m.notFound}
 }
 
 // Handle registers an exact path, listed in the index (serving.md 36).
@@ -152,7 +177,7 @@ func (m *PathMux) ListedPaths() []string {
 
 // ServeHTTP dispatches by exact path, then prefix, then not-found.
 func (m *PathMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s := m.snapshot.Load()
+	s := m.current()
 	if h, ok := s.exact[r.URL.Path]; ok {
 		h.ServeHTTP(w, r)
 		return

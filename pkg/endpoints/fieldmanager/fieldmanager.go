@@ -115,6 +115,17 @@ func New(c Config) (*Manager, error) {
 	if s == nil {
 		s = scheme.Scheme
 	}
+	shared := c.TypeConverter == nil && !c.CustomResource && s == scheme.Scheme &&
+		c.Convertor == nil && c.Defaulter == nil && c.Creater == nil
+	if shared && c.ReadConvertor == nil {
+		return sharedManager(c, func() (*Manager, error) { return build(c, tc, s, shared) })
+	}
+	return build(c, tc, s, shared)
+}
+
+// build makes the manager New describes; tc and s are c's with their
+// defaults applied, shared tells whether they are the process-wide ones.
+func build(c Config, tc managedfields.TypeConverter, s *runtime.Scheme, shared bool) (*Manager, error) {
 	var convertor runtime.ObjectConvertor = crossGroupConvertor{s}
 	if c.Convertor != nil {
 		convertor = c.Convertor
@@ -148,8 +159,6 @@ func New(c Config) (*Manager, error) {
 			return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
 		}
 	}
-	shared := c.TypeConverter == nil && !c.CustomResource && s == scheme.Scheme &&
-		c.Convertor == nil && c.Defaulter == nil && c.Creater == nil
 	return &Manager{fm: fm, update: update, tc: tc, convertor: convertor, gv: c.Kind.GroupVersion(),
 		kind: c.Kind, subresource: c.Subresource, resetKey: sync.OnceValue(func() string { return resetKey(c.ResetFields) }), sharedSchema: shared}, nil
 }
