@@ -21,19 +21,7 @@ import (
 // `curl .../openapi/v3/apis/w.example.com/v1 | jq -S -c .` into
 // testdata/openapi-v3-w.example.com-v1.reference.json.
 func TestOpenAPIV3MatchesReference(t *testing.T) {
-	ts := startServer(t, serverOptions{})
-	raw, err := os.ReadFile("testdata/widgets.w.example.com.crd.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(raw, crd); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitEstablished(t, ts.crdClient(t), crd.Name)
+	ts := serveReferenceCRD(t)
 	want, err := os.ReadFile("testdata/openapi-v3-w.example.com-v1.reference.json")
 	if err != nil {
 		t.Fatal(err)
@@ -55,19 +43,7 @@ func TestOpenAPIV3MatchesReference(t *testing.T) {
 // defaults, no anyOf, nullable and int-or-string untyped, an embedded
 // resource that preserves unknown fields without properties.
 func TestOpenAPIV2MatchesReference(t *testing.T) {
-	ts := startServer(t, serverOptions{})
-	raw, err := os.ReadFile("testdata/widgets.w.example.com.crd.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(raw, crd); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitEstablished(t, ts.crdClient(t), crd.Name)
+	ts := serveReferenceCRD(t)
 	want, err := os.ReadFile("testdata/openapi-v2-com.example.w.v1.Widget.reference.json")
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +63,26 @@ func TestOpenAPIV2MatchesReference(t *testing.T) {
 	if canonical(t, got) != canonical(t, want) {
 		t.Fatalf("v2 definition differs from the reference's:\n got %s\nwant %s", canonical(t, got), canonical(t, want))
 	}
+}
+
+// serveReferenceCRD starts a server serving the CRD the reference's
+// documents were captured for.
+func serveReferenceCRD(t *testing.T) *testServer {
+	t.Helper()
+	ts := startServer(t, serverOptions{})
+	raw, err := os.ReadFile("testdata/widgets.w.example.com.crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(raw, crd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEstablished(t, ts.crdClient(t), crd.Name)
+	return ts
 }
 
 // canonical re-encodes a JSON document with sorted keys.

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -61,7 +62,7 @@ func validateOpenAPI(s *apiextensionsv1.JSONSchemaProps, p *field.Path, c nodeCo
 		}
 		errs = append(errs, validateOpenAPI(s.AdditionalProperties.Schema, p.Child("additionalProperties"), sub, false, o)...)
 	}
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 		sub := c
 		if (root || s.XEmbeddedResource) && (k == "metadata" || k == "kind" || k == "apiVersion") {
 			sub.insideResourceMeta = true
@@ -81,7 +82,7 @@ func validateOpenAPI(s *apiextensionsv1.JSONSchemaProps, p *field.Path, c nodeCo
 			errs = append(errs, validateOpenAPI(&of.schemas[i], p.Child(of.name).Index(i), c, false, o)...)
 		}
 	}
-	for _, k := range sortedKeys(s.Definitions) {
+	for _, k := range slices.Sorted(maps.Keys(s.Definitions)) {
 		d := s.Definitions[k]
 		errs = append(errs, validateOpenAPI(&d, p.Child("definitions").Key(k), c, false, o)...)
 	}
@@ -91,7 +92,7 @@ func validateOpenAPI(s *apiextensionsv1.JSONSchemaProps, p *field.Path, c nodeCo
 			errs = append(errs, validateOpenAPI(&s.Items.JSONSchemas[i], p.Child("items").Index(i), c, false, o)...)
 		}
 	}
-	for _, k := range sortedKeys(s.Dependencies) {
+	for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
 		errs = append(errs, validateOpenAPI(s.Dependencies[k].Schema, p.Child("dependencies").Key(k), c, false, o)...)
 	}
 	errs = append(errs, validateExtensions(s, p, o)...)
@@ -296,13 +297,4 @@ func validateRuleFields(s *apiextensionsv1.JSONSchemaProps, p *field.Path) field
 		}
 	}
 	return errs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
