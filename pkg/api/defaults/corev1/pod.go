@@ -72,6 +72,16 @@ func defaultHostNetworkPorts(containers []corev1.Container) {
 // security context, a 30s termination grace period and the default
 // scheduler.
 func SetDefaults_PodSpec(obj *corev1.PodSpec) {
+	// serviceAccount is the deprecated alias of serviceAccountName: the
+	// two are kept in step, serviceAccountName winning when both are set
+	// (kubernetes v1.37 pkg/apis/core/v1/defaults.go, SetDefaults_PodSpec;
+	// formerly done by conversion). As defaulting also runs when a stored
+	// object is read, a pod whose serviceAccountName the ServiceAccount
+	// admission plugin set reads back with both.
+	if obj.ServiceAccountName == "" {
+		obj.ServiceAccountName = obj.DeprecatedServiceAccount //nolint:staticcheck // kept in step with its replacement, as upstream
+	}
+	obj.DeprecatedServiceAccount = obj.ServiceAccountName //nolint:staticcheck // kept in step with its replacement, as upstream
 	if obj.DNSPolicy == "" {
 		obj.DNSPolicy = corev1.DNSClusterFirst
 	}
