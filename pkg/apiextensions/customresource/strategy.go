@@ -37,6 +37,10 @@ type Strategy struct {
 	// scale is the version's scale subresource, or nil: its replicas
 	// paths are checked on every write.
 	scale *apiextensionsv1.CustomResourceSubresourceScale
+	// statusSchema and statusValidator validate the status alone on
+	// /status writes (nil: the schema has no status property).
+	statusSchema    *apiextensionsv1.JSONSchemaProps
+	statusValidator *structuralschema.Validator
 }
 
 // NewStrategy returns the strategy of version v of crd, served as kind.
@@ -61,6 +65,12 @@ func NewStrategy(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensions
 	}
 	s.cel, _ = cel.NewValidator(v.Schema.OpenAPIV3Schema, nil)
 	s.schema = v.Schema.OpenAPIV3Schema
+	if st, ok := s.schema.Properties["status"]; ok {
+		s.statusSchema = &st
+		if s.statusValidator, err = structuralschema.NewValidator(s.statusSchema); err != nil {
+			return Strategy{}, fmt.Errorf("status schema: %w", err)
+		}
+	}
 	return s, nil
 }
 
@@ -111,10 +121,47 @@ func (s Strategy) validateWithRules(u, old *unstructured.Unstructured) field.Err
 		return errs
 	}
 	if blocksRules(errs) {
-		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+		return append(errs, field.Invalid(nil, nil, rulesNotChecked))
 	}
 	return append(errs, s.cel.Validate(u.Object, oldObj)...)
 }
+
+// validateStatusWithRules validates a /status write as upstream's status
+// strategy (apiextensions-apiserver v0.37
+// pkg/registry/customresource/status_strategy.go): the type meta, then
+// the status alone against its schema (errors under "status", messages
+// relative to it), the scale subresource's status paths, the list-type
+// invariants (ratcheted), then the CEL rules unless blocked. Embedded
+// resources are not checked there.
+func (s Strategy) validateStatusWithRules(u, old *unstructured.Unstructured) field.ErrorList {
+	var errs field.ErrorList
+	if k := u.GetKind(); k != s.kind.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), k, fmt.Sprintf("must be %v", s.kind.Kind)))
+	}
+	if v, want := u.GetAPIVersion(), s.kind.GroupVersion().String(); v != want {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), v, fmt.Sprintf("must be %v", want)))
+	}
+	if len(errs) == 0 {
+		if status, ok := u.Object["status"]; ok {
+			errs = append(errs, s.statusValidator.ValidateUnder("status", status, old.Object["status"], s.statusSchema)...)
+		}
+		errs = append(errs, validateScale(u.Object, s.scale, true)...)
+	}
+	if len(structuralschema.ValidateListSetsAndMaps(old.Object, s.schema)) == 0 {
+		errs = append(errs, structuralschema.ValidateListSetsAndMaps(u.Object, s.schema)...)
+	}
+	if s.cel == nil {
+		return errs
+	}
+	if blocksRules(errs) {
+		return append(errs, field.Invalid(nil, nil, rulesNotChecked))
+	}
+	return append(errs, s.cel.Validate(u.Object, old.Object)...)
+}
+
+// rulesNotChecked is upstream's error when a blocking error kept the CEL
+// rules from running (hasBlockingErr).
+const rulesNotChecked = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
 
 // blocksRules tells whether errs hold an error after which upstream does
 // not run a CRD's CEL rules (hasBlockingErr): a value of the wrong type,
@@ -148,7 +195,7 @@ func (s Strategy) validate(u *unstructured.Unstructured, old map[string]any) fie
 	} else {
 		errs = s.validator.Validate(u.Object)
 	}
-	return append(errs, validateScale(u.Object, s.scale)...)
+	return append(errs, validateScale(u.Object, s.scale, false)...)
 }
 
 // validateScale checks the values at the scale subresource's paths, as
@@ -157,7 +204,7 @@ func (s Strategy) validate(u *unstructured.Unstructured, old map[string]any) fie
 // pkg/registry/customresource/validator.go): the replicas are absent or a
 // non-negative int32, the label selector absent or a string. The path is
 // the one the CRD gives (".spec.replicas"), as one field path element.
-func validateScale(obj map[string]any, scale *apiextensionsv1.CustomResourceSubresourceScale) field.ErrorList {
+func validateScale(obj map[string]any, scale *apiextensionsv1.CustomResourceSubresourceScale, statusOnly bool) field.ErrorList {
 	if scale == nil {
 		return nil
 	}
@@ -173,7 +220,9 @@ func validateScale(obj map[string]any, scale *apiextensionsv1.CustomResourceSubr
 			errs = append(errs, field.Invalid(field.NewPath(path), n, fmt.Sprintf("should be less than or equal to %v", math.MaxInt32)))
 		}
 	}
-	replicas(scale.SpecReplicasPath)
+	if !statusOnly {
+		replicas(scale.SpecReplicasPath)
+	}
 	replicas(scale.StatusReplicasPath)
 	if p := scale.LabelSelectorPath; p != nil {
 		sel, _, err := unstructured.NestedString(obj, strings.Split(strings.TrimPrefix(*p, "."), ".")...)
@@ -242,7 +291,7 @@ func (s Strategy) StatusStrategy() generic.StatusStrategy {
 			// StatusStrategy's PrepareForUpdate is fixed: prune and
 			// default here, before validating.
 			s.pruneAndDefault(obj.(*unstructured.Unstructured))
-			return s.validateWithRules(obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))
+			return s.validateStatusWithRules(obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))
 		},
 		GroupVersions: []schema.GroupVersion{s.kind.GroupVersion()},
 	}

@@ -111,3 +111,43 @@ func TestValidateAsUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateStatusAsUpstream: a /status write is validated on its
+// status alone, its messages relative to it (kube-apiserver v1.37.2
+// answered this merge patch of status.replicas to "x" on the CRD above
+// with exactly these errors).
+func TestValidateStatusAsUpstream(t *testing.T) {
+	crd, v := widgetVersion()
+	s, err := NewStrategy(crd, v, schema.GroupVersionKind{Group: "w.example.com", Version: "v1", Kind: "Widget"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := func(status any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "w.example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": "w", "namespace": "default"},
+			// A spec the schema refuses does not fail a status write.
+			"spec": map[string]any{"replicas": int64(1), "name": "TOOLONG"},
+		}}
+		if status != nil {
+			u.Object["status"] = status
+		}
+		return u
+	}
+	old := obj(map[string]any{"replicas": int64(1)})
+	var got []string
+	for _, e := range s.validateStatusWithRules(obj(map[string]any{"replicas": "x"}), old) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`status.replicas: Invalid value: "string": replicas in body must be of type integer: "string"`,
+		`.status.replicas: Invalid value: 0: .status.replicas accessor error: x is of the type string, expected int64`,
+		"<nil>: Invalid value: null: " + rulesNotChecked,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	if errs := s.validateStatusWithRules(obj(map[string]any{"replicas": int64(2)}), old); len(errs) != 0 {
+		t.Errorf("valid status: got %v, want none", errs)
+	}
+}

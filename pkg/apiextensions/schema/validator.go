@@ -112,3 +112,33 @@ func fieldPath(name string) *field.Path {
 	}
 	return field.NewPath(strings.TrimPrefix(name, "."))
 }
+
+// ValidateUnder validates value, the field at path (one dotted element,
+// "status") of a custom resource, against v, that field's schema s;
+// unchanged values of old ratchet as in ValidateUpdate (old nil: none).
+// The errors' paths are under path, their messages relative to the field
+// ("replicas in body must be ..."), as upstream's validation of a status
+// update, which validates the status alone against its schema
+// (apiextensions-apiserver v0.37 customResourceValidator.ValidateStatusUpdate).
+func (v *Validator) ValidateUnder(path string, value, old any, s *apiextensionsv1.JSONSchemaProps) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	m, isMap := value.(map[string]any)
+	om, oldIsMap := old.(map[string]any)
+	switch {
+	case isMap && oldIsMap:
+		errs = v.ValidateUpdate(m, om, s)
+	default:
+		errs = v.validateValue(value)
+	}
+	for _, e := range errs {
+		if e.Field == "" || e.Field == "<nil>" {
+			e.Field = path
+		} else {
+			e.Field = path + "." + e.Field
+		}
+	}
+	return errs
+}
