@@ -1,6 +1,8 @@
 package flowschema
 
 import (
+	"cmp"
+
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,5 +39,19 @@ var TableConvertor = table.Convertor{
 			}
 		}
 		return []any{fs.Name, fs.Spec.PriorityLevelConfiguration.Name, int64(fs.Spec.MatchingPrecedence), distinguisher, table.Since(fs.CreationTimestamp), missing}, true
+	},
+	// A list's rows in the order requests are matched against them:
+	// matching precedence, then name (upstream's printFlowSchemaList
+	// sorts by FlowSchemaSequence, pkg/apis/flowcontrol/util/helpers.go).
+	Order: func(a, b runtime.Object) int {
+		fa, oka := a.(*flowcontrolv1.FlowSchema)
+		fb, okb := b.(*flowcontrolv1.FlowSchema)
+		if !oka || !okb {
+			return 0
+		}
+		if c := cmp.Compare(fa.Spec.MatchingPrecedence, fb.Spec.MatchingPrecedence); c != 0 {
+			return c
+		}
+		return cmp.Compare(fa.Name, fb.Name)
 	},
 }
