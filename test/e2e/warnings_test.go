@@ -47,3 +47,53 @@ func TestStrategyWarningsReachTheClient(t *testing.T) {
 		}
 	})
 }
+
+// TestDeprecatedResourceWarnings: every request about v1 Endpoints
+// carries upstream's deprecation warning (kube-apiserver v1.37.2's, on a
+// list, get, create and delete alike), and requests about EndpointSlices
+// carry none.
+func TestDeprecatedResourceWarnings(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		const want = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+		rec := &warningRecorder{}
+		cfg := e.config()
+		cfg.WarningHandler = rec
+		cs := kubernetes.NewForConfigOrDie(cfg)
+		ns := e.newNamespace(t)
+		ctx := context.Background()
+		take := func() []string {
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			out := rec.msgs
+			rec.msgs = nil
+			return out
+		}
+		eps := cs.CoreV1().Endpoints(ns) //nolint:staticcheck // the deprecated API under test
+		steps := []struct {
+			name string
+			do   func() error
+		}{
+			{"create", func() error {
+				_, err := eps.Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "e"}}, metav1.CreateOptions{}) //nolint:staticcheck // the deprecated API under test
+				return err
+			}},
+			{"get", func() error { _, err := eps.Get(ctx, "e", metav1.GetOptions{}); return err }},
+			{"list", func() error { _, err := eps.List(ctx, metav1.ListOptions{}); return err }},
+			{"delete", func() error { return eps.Delete(ctx, "e", metav1.DeleteOptions{}) }},
+		}
+		for _, s := range steps {
+			if err := s.do(); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			if got := take(); len(got) != 1 || got[0] != want {
+				t.Errorf("%s: warnings %q, want [%q]", s.name, got, want)
+			}
+		}
+		if _, err := cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := take(); len(got) != 0 {
+			t.Errorf("EndpointSlice list: warnings %q, want none", got)
+		}
+	})
+}

@@ -363,6 +363,9 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 			}
 		}
 	}
+	if msg := deprecationWarning(storage.New(), kind); msg != "" {
+		r.warnAll(msg)
+	}
 	return r, res, nil
 }
 
