@@ -142,6 +142,21 @@ func (s *crServer) setTerminating(name string) {
 	}
 }
 
+// servesNow tells whether the resource of a request that reached a
+// group-version's handler without it is served now: the request was
+// routed to that handler just before a change showed the resource (and
+// opened the gate await would have held it at), so it is served again
+// from the top, once (a redispatched request is not).
+func (s *crServer) servesNow(req *http.Request, info *request.RequestInfo) bool {
+	if req.Context().Value(redispatchedKey{}) != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.crds[info.Resource+"."+info.APIGroup]
+	return c != nil && c.versions[info.APIVersion] != nil
+}
+
 // storeFor returns the main store of the storage version of the CRD called
 // name, if served (any served version reaches the same objects).
 func (s *crServer) storeFor(name string) *crStore {
@@ -310,7 +325,7 @@ func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	info, ok := request.RequestInfoFrom(req.Context())
 	if ok && info.IsResourceRequest {
 		c := h.crds[info.Resource]
-		if c == nil && h.server.await(req, heldResource(info), false) {
+		if c == nil && (h.server.await(req, heldResource(info), false) || h.server.servesNow(req, info)) {
 			h.server.redispatch(w, req)
 			return
 		}
