@@ -46,9 +46,14 @@ func ensureNamespace(requestNamespace string, m metav1.Object) error {
 	return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 }
 
-// checkName checks the object's name and namespace against the URL's.
+// checkName checks the object's name and namespace against the URL's. An
+// object without a name is upstream's "undeterminable" one (its namer
+// refuses an empty name with errEmptyName).
 func checkName(obj runtime.Object, name, namespace string) error {
 	m, err := meta.Accessor(obj)
+	if err == nil && m.GetName() == "" {
+		err = errEmptyName
+	}
 	if err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: %v", name, err))
 	}

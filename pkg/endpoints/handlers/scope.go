@@ -141,7 +141,7 @@ func (s *RequestScope) err(err error, w http.ResponseWriter, req *http.Request) 
 	WriteErrorNegotiated(w, req, s.Serializer, s.logger(), err)
 }
 
-var errEmptyName = apierrors.NewBadRequest("name parameter required.")
+var errEmptyName = apierrors.NewBadRequest("name must be provided")
 
 // requestNamespace is the namespace a request works in: the one in its path
 // for namespaced resources, "" for cluster-scoped ones.

@@ -302,6 +302,9 @@ func TestWriteErrors(t *testing.T) {
 			"the namespace of the provided object does not match the namespace sent on the request"},
 		{"name mismatch update", "PUT", item, "", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}}`, 400, metav1.StatusReasonBadRequest,
 			"the name of the object (b) does not match the name on the URL (a)"},
+		// kube-apiserver v1.37.2's answer (its namer refuses an empty name).
+		{"no name update", "PUT", item, "", `{"apiVersion":"v1","kind":"ConfigMap","data":{"x":"y"}}`, 400, metav1.StatusReasonBadRequest,
+			"the name of the object (a based on URL) was undeterminable: name must be provided"},
 		{"namespace mismatch update", "PUT", item, "", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"other"}}`, 400, metav1.StatusReasonBadRequest,
 			"the namespace of the object (other) does not match the namespace on the request (ns1)"},
 		{"api version mismatch", "PUT", item, "", `{"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"a"}}`, 400, metav1.StatusReasonBadRequest, ""},
