@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"time"
 
@@ -433,7 +434,10 @@ func (s *crServer) buildGroupVersion(gv schema.GroupVersion, served []*crdServin
 		Admission:         s.admission,
 		MinRequestTimeout: s.minRequestTimeout,
 		Metrics:           s.metrics,
-		Logger:            s.logger,
+		DiscoveryOrder: func(r []metav1.APIResource) []metav1.APIResource {
+			return discoveryOrder(r, served)
+		},
+		Logger: s.logger,
 	}
 	h, resources, err := g.Build()
 	if err != nil {
@@ -454,6 +458,57 @@ func (s *crServer) buildGroupVersion(gv schema.GroupVersion, served []*crdServin
 		resources: resources,
 		crds:      crds,
 	}, nil
+}
+
+// crVerbs is the order in which upstream's discovery controller lists a
+// custom resource's verbs (customresource_discovery_controller.go,
+// apiextensions-apiserver v0.37.2); the installer lists them sorted.
+var crVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+
+// discoveryOrder returns resources as upstream's discovery lists a
+// group-version's custom resources: CRD by CRD (served's order: by name;
+// upstream's is its informer cache's), each resource followed by its
+// status, then its scale subresource, and the resource's verbs in crVerbs'
+// order.
+func discoveryOrder(resources []metav1.APIResource, served []*crdServing) []metav1.APIResource {
+	byName := make(map[string]metav1.APIResource, len(resources))
+	for _, r := range resources {
+		byName[r.Name] = r
+	}
+	out := make([]metav1.APIResource, 0, len(resources))
+	take := func(name string) {
+		if r, ok := byName[name]; ok {
+			out = append(out, r)
+			delete(byName, name)
+		}
+	}
+	for _, c := range served {
+		plural := c.crd.Status.AcceptedNames.Plural
+		if r, ok := byName[plural]; ok {
+			verbs := make(metav1.Verbs, 0, len(r.Verbs))
+			for _, v := range crVerbs {
+				if slices.Contains(r.Verbs, v) {
+					verbs = append(verbs, v)
+				}
+			}
+			for _, v := range r.Verbs {
+				if !slices.Contains(crVerbs, v) {
+					verbs = append(verbs, v)
+				}
+			}
+			r.Verbs = verbs
+			byName[plural] = r
+		}
+		take(plural)
+		take(plural + "/status")
+		take(plural + "/scale")
+	}
+	for _, r := range resources { // none expected: kept, in the installer's order
+		if _, ok := byName[r.Name]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // installLocked shows builds: the REST roots of every group-version in

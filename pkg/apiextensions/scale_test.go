@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,6 +106,17 @@ func TestScaleSubresource(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("scalers/scale not in discovery: %+v", rl.APIResources)
+	}
+	// In the order of upstream's discovery controller
+	// (customresource_discovery_controller.go, apiextensions-apiserver
+	// v0.37.2; kube-apiserver v1.37.2 answers the same): the resource
+	// with its verbs in that controller's order, then status, then scale.
+	var listed []string
+	for _, res := range rl.APIResources {
+		listed = append(listed, res.Name+":"+strings.Join(res.Verbs, ","))
+	}
+	if want := []string{"scalers:delete,deletecollection,get,list,patch,create,update,watch", "scalers/status:get,patch,update", "scalers/scale:get,patch,update"}; !slices.Equal(listed, want) {
+		t.Errorf("discovery lists %q, want %q", listed, want)
 	}
 
 	for _, y := range []string{

@@ -71,6 +71,12 @@ type APIGroupVersion struct {
 	Admission admission.Chain
 	// Metrics receives the watch events sent (optional).
 	Metrics *metrics.Metrics
+	// DiscoveryOrder, optional, orders the APIResources as discovery lists
+	// them (both the root's APIResourceList and what Build returns);
+	// without it they are sorted by name, as upstream's installer lists
+	// built-in resources. Custom resources have upstream's discovery
+	// controller's order.
+	DiscoveryOrder func([]metav1.APIResource) []metav1.APIResource
 
 	Logger *slog.Logger
 }
@@ -132,6 +138,9 @@ func (g *APIGroupVersion) Build() (http.Handler, []metav1.APIResource, error) {
 		}
 		h.routes[p] = r
 		resources = append(resources, res)
+	}
+	if g.DiscoveryOrder != nil {
+		resources = g.DiscoveryOrder(resources)
 	}
 	h.discovery = &metav1.APIResourceList{GroupVersion: g.GroupVersion.String(), APIResources: resources}
 	return h, resources, nil
