@@ -151,7 +151,9 @@ func TestScaleSubresource(t *testing.T) {
 		{"put", http.MethodPut, "s1/scale?fieldManager=scaler", "application/json",
 			`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"s1","namespace":"ns1"},"spec":{"replicas":3}}`, 200, `"spec":{"replicas":3}`},
 		{"merge patch", http.MethodPatch, "s1/scale", "application/merge-patch+json", `{"spec":{"replicas":5}}`, 200, `"spec":{"replicas":5}`},
-		{"negative", http.MethodPatch, "s1/scale", "application/merge-patch+json", `{"spec":{"replicas":-1}}`, 422, "must be greater than or equal to 0"},
+		{"negative", http.MethodPatch, "s1/scale", "application/merge-patch+json", `{"spec":{"replicas":-1}}`, 422,
+			// As kube-apiserver v1.37.2: the custom resource is refused, not the Scale.
+			`"message":"Scaler.scale.example.com \"s1\" is invalid: .spec.replicas: Invalid value: -1: should be a non-negative integer"`},
 		{"stale resourceVersion", http.MethodPut, "s1/scale", "application/json",
 			`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"s1","namespace":"ns1","resourceVersion":"1"},"spec":{"replicas":3}}`, 409, "the object has been modified"},
 		{"wrong kind", http.MethodPut, "s1/scale", "application/json",

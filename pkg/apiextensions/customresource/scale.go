@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -194,11 +193,9 @@ func (s *scaleUpdatedObject) UpdatedObject(ctx context.Context, old runtime.Obje
 	if scale.Spec.Replicas == unsetReplicas {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty", s.rest.specPath))
 	}
-	if scale.Spec.Replicas < 0 {
-		return nil, apierrors.NewInvalid(autoscalingv1.SchemeGroupVersion.WithKind("Scale").GroupKind(), scale.Name, field.ErrorList{
-			field.Invalid(field.NewPath("spec", "replicas"), scale.Spec.Replicas, "must be greater than or equal to 0"),
-		})
-	}
+	// Negative replicas are not refused here: as upstream, they are set
+	// on the custom resource, whose validation (its schema, then the scale
+	// subresource's replicas paths) refuses them in the resource's terms.
 	if err := unstructured.SetNestedField(cr.Object, int64(scale.Spec.Replicas), splitReplicasPath(s.rest.specPath)...); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
