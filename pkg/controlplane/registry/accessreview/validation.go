@@ -60,20 +60,31 @@ func ValidateLocalSubjectAccessReview(sar *authorizationv1.LocalSubjectAccessRev
 		errs = append(errs, field.Invalid(field.NewPath("spec.resourceAttributes.namespace"), ra.Namespace, `must match metadata.namespace`))
 	}
 	if sar.Spec.NonResourceAttributes != nil {
-		errs = append(errs, field.Invalid(field.NewPath("spec.nonResourceAttributes"), sar.Spec.NonResourceAttributes, `disallowed on this kind of request`))
+		nra := sar.Spec.NonResourceAttributes
+		errs = append(errs, field.Invalid(field.NewPath("spec.nonResourceAttributes"), internalNonResourceAttributes{Path: nra.Path, Verb: nra.Verb}, `disallowed on this kind of request`))
 	}
 	return errs
 }
 
 func validateAttributesChoice(ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if ra != nil && nra != nil {
-		errs = append(errs, field.Invalid(fldPath.Child("nonResourceAttributes"), nra, `cannot be specified in combination with resourceAttributes`))
+	// As v1.37's ValidateSubjectAccessReviewSpec: one error at the spec,
+	// whose value is the nonResourceAttributes as upstream's internal type
+	// prints them (no JSON tags: {"Path":...,"Verb":...}).
+	if (ra == nil) != (nra == nil) {
+		return nil
 	}
-	if ra == nil && nra == nil {
-		errs = append(errs, field.Invalid(fldPath.Child("resourceAttributes"), nra, `exactly one of nonResourceAttributes or resourceAttributes must be specified`))
+	var value any
+	if nra != nil {
+		value = internalNonResourceAttributes{Path: nra.Path, Verb: nra.Verb}
 	}
-	return errs
+	return field.ErrorList{field.Invalid(fldPath, value, `exactly one of nonResourceAttributes or resourceAttributes must be specified`)}
+}
+
+// internalNonResourceAttributes is authorization's internal
+// NonResourceAttributes, whose fields upstream's errors print untagged.
+type internalNonResourceAttributes struct {
+	Path string
+	Verb string
 }
 
 // emptyMeta reports whether m is empty but for managed fields (which the
