@@ -55,8 +55,9 @@ func ParseRequestResourceVersion(key, rv string) (uint64, error) {
 // fails with ErrCodeInvalidArgument for a malformed resourceVersion, an
 // unknown resourceVersionMatch, and a resourceVersion other than "" or "0"
 // together with a continue token (as kube-apiserver: "specifying resource
-// version is not allowed when using continue"). The continue token itself is
-// the backend's to decode (ErrCodeInvalidContinue).
+// version is not allowed when using continue"), after a malformed continue
+// token in that case (ErrCodeInvalidContinue, as upstream). Otherwise the
+// continue token is the backend's to decode.
 func ValidateListOptions(key string, opts ListOptions) (uint64, error) {
 	rv, err := ParseRequestResourceVersion(key, opts.ResourceVersion)
 	if err != nil {
@@ -69,6 +70,11 @@ func ValidateListOptions(key string, opts ListOptions) (uint64, error) {
 			Message: fmt.Sprintf("unknown ResourceVersionMatch value: %q", opts.ResourceVersionMatch)}
 	}
 	if opts.Recursive && opts.Predicate.Continue != "" && rv != 0 {
+		// kube-apiserver's stores decode the token first: a malformed
+		// one is reported as such (the prefix plays no part in that).
+		if _, _, err := DecodeContinue(opts.Predicate.Continue, ""); err != nil {
+			return 0, &StorageError{Code: ErrCodeInvalidContinue, Key: key, Message: err.Error(), Err: err}
+		}
 		return 0, &StorageError{Code: ErrCodeInvalidArgument, Key: key, ResourceVersion: int64(rv),
 			Message: "specifying resource version is not allowed when using continue"}
 	}

@@ -456,6 +456,12 @@ func testListInvalidContinue(t *testing.T, e *env) {
 		_, err := e.list("/pods/p", storage.ListOptions{ResourceVersion: rvString(rv), Predicate: storage.SelectionPredicate{Limit: 2, Continue: first.Continue}})
 		wantCode(t, "continue with a resourceVersion", err, storage.ErrCodeInvalidArgument)
 	})
+	// kube-apiserver decodes the token before it refuses the
+	// resourceVersion: a malformed token with one is a bad token.
+	t.Run("malformed with resourceVersion", func(t *testing.T) {
+		_, err := e.list("/pods/p", storage.ListOptions{ResourceVersion: rvString(rv), Predicate: storage.SelectionPredicate{Limit: 2, Continue: tests[1].token}})
+		wantCode(t, "malformed continue with a resourceVersion", err, storage.ErrCodeInvalidContinue)
+	})
 	t.Run("valid", func(t *testing.T) {
 		l, err := e.list("/pods/p", storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 2, Continue: first.Continue}})
 		if err != nil || !slices.Equal(names(l), []string{"p/p2", "p/p3"}) {
