@@ -118,15 +118,19 @@ func testAppsProtobufWatch(t *testing.T, srv *kapitest.Server) {
 			}
 		}
 	}
-	list, err := rss.List(ctx, metav1.ListOptions{FieldSelector: "status.replicas=2"})
+	// apps/v1 ReplicaSets are selectable by metadata only: upstream
+	// registers no field label conversion for them, and kube-apiserver
+	// v1.37.2 answers this 400.
+	if _, err := rss.List(ctx, metav1.ListOptions{FieldSelector: "status.replicas=2"}); !apierrors.IsBadRequest(err) ||
+		err.Error() != `"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"` {
+		t.Errorf("got %v for status.replicas, want upstream's 400", err)
+	}
+	list, err := rss.List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=two"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Items) != 1 || list.Items[0].Name != "two" {
-		t.Errorf("got %d replicasets with status.replicas=2, want only two", len(list.Items))
-	}
-	if _, err := rss.List(ctx, metav1.ListOptions{FieldSelector: "spec.replicas=2"}); !apierrors.IsBadRequest(err) {
-		t.Errorf("got %v for an unsupported field selector, want 400", err)
+		t.Errorf("got %d replicasets with metadata.name=two, want only two", len(list.Items))
 	}
 }
 

@@ -18,7 +18,12 @@ var appsGroup = apiGroup{name: appsv1.GroupName, versions: []apiVersion{{
 	name: "v1",
 	resources: []apiResource{
 		{name: "deployments", storage: scalableStorage(deployment.NewREST)},
-		{name: "replicasets", storage: scalableStorage(replicaset.NewREST), fieldLabels: replicaset.FieldLabelConversion},
+		// No field label conversion: upstream registers none for apps/v1
+		// ReplicaSets (only for the older versions), so the scheme's default
+		// one refuses status.replicas although the registry has the field
+		// (kube-apiserver v1.37.2: '"status.replicas" is not a known field
+		// selector: only "metadata.name", "metadata.namespace"').
+		{name: "replicasets", storage: scalableStorage(replicaset.NewREST)},
 		{name: "statefulsets", storage: scalableStorage(statefulset.NewREST)},
 		{name: "daemonsets", storage: daemonSetStorage},
 		{name: "controllerrevisions", storage: storeOf(controllerrevision.NewREST)},

@@ -163,7 +163,7 @@ func TestJobFieldLabels(t *testing.T) {
 	if fs["status.successful"] != "3" || fs["metadata.name"] != "a" || fs["metadata.namespace"] != "ns" {
 		t.Errorf("fields %v", fs)
 	}
-	if _, _, err := FieldLabelConversion("status.active", "1"); err == nil || err.Error() != "field label not supported: status.active" {
+	if _, _, err := FieldLabelConversion("status.active", "1"); err == nil || err.Error() != `field label "status.active" not supported for Job` {
 		t.Errorf("unsupported label: %v", err)
 	}
 }

@@ -214,8 +214,12 @@ var StatusStrategy = generic.StatusStrategy{
 var FieldLabels = []string{"status.successful"}
 
 // FieldLabelConversion accepts the field selector labels of batch/v1
-// Jobs, for the scheme's AddFieldLabelConversionFunc.
-var FieldLabelConversion = generic.FieldLabelConversion("metadata.name", "metadata.namespace", "status.successful")
+// Jobs, for the scheme's AddFieldLabelConversionFunc, and refuses the
+// others in the words of upstream's (pkg/apis/batch/v1/conversion.go,
+// v1.37.2).
+var FieldLabelConversion = generic.FieldLabelConversionRefusing(func(label string) error {
+	return fmt.Errorf("field label %q not supported for Job", label)
+}, "metadata.name", "metadata.namespace", "status.successful")
 
 // GetAttrs returns a Job's labels and selectable fields.
 func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {

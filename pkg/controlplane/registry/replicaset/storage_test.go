@@ -68,9 +68,6 @@ func TestReplicaSetStore(t *testing.T) {
 	if items := list.(*appsv1.ReplicaSetList).Items; len(items) != 1 || items[0].Name != "b" {
 		t.Errorf("got %d items for status.replicas=2, want only b", len(items))
 	}
-	if _, _, err := FieldLabelConversion("spec.replicas", "1"); err == nil {
-		t.Error("spec.replicas accepted as a field label, want only status.replicas and metadata")
-	}
 
 	if _, err := scale.Get(ctx, "a", &metav1.GetOptions{}); err != nil {
 		t.Errorf("get scale: %v", err)

@@ -126,6 +126,3 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	return ls, fs, nil
 }
 
-// FieldLabelConversion accepts the field selector labels of apps/v1
-// replicasets, for the scheme's AddFieldLabelConversionFunc.
-var FieldLabelConversion = generic.FieldLabelConversion("status.replicas", "metadata.namespace", "metadata.name")

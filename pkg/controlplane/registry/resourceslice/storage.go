@@ -2,6 +2,7 @@ package resourceslice
 
 import (
 	"context"
+	"fmt"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
@@ -24,8 +25,11 @@ var Resource = resourcev1.Resource("resourceslices")
 var FieldLabels = []string{resourcev1.ResourceSliceSelectorNodeName, resourcev1.ResourceSliceSelectorDriver, resourcev1.ResourceSliceSelectorPoolName}
 
 // FieldLabelConversion accepts the field selector labels of resource
-// slices.
-var FieldLabelConversion = generic.FieldLabelConversion(append([]string{"metadata.name"}, FieldLabels...)...)
+// slices, and refuses the others in the words of upstream's
+// (pkg/apis/resource/v1/conversion.go, v1.37.2).
+var FieldLabelConversion = generic.FieldLabelConversionRefusing(func(label string) error {
+	return fmt.Errorf("field label not supported for %s: %s", resourcev1.SchemeGroupVersion.WithKind("ResourceSlice"), label)
+}, append([]string{"metadata.name"}, FieldLabels...)...)
 
 // GetAttrs returns a slice's labels and selectable fields.
 func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
