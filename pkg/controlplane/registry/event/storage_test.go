@@ -271,6 +271,8 @@ func TestFieldLabelConversions(t *testing.T) {
 		{EventsV1FieldLabelConversion, "reportingController", "reportingComponent", false},
 		{EventsV1FieldLabelConversion, "metadata.name", "metadata.name", false},
 		{EventsV1FieldLabelConversion, "involvedObject.kind", "", true},
+		// Not selectable in events.k8s.io/v1 (upstream has no mapping for it).
+		{EventsV1FieldLabelConversion, "source", "", true},
 	}
 	for _, tc := range cases {
 		got, _, err := tc.conv(tc.label, "x")

@@ -95,7 +95,8 @@ var FieldLabels = []string{
 var FieldLabelConversion = generic.FieldLabelConversion(append([]string{"metadata.namespace", "metadata.name"}, FieldLabels...)...)
 
 // eventsV1FieldLabels maps events.k8s.io/v1 field selector labels to the
-// stored (core/v1) fields.
+// stored (core/v1) fields: upstream's AddFieldLabelConversionsForEvent
+// (pkg/apis/events/v1/conversion.go, v1.37.2), which has no "source".
 var eventsV1FieldLabels = map[string]string{
 	"reason":                    "reason",
 	"regarding.kind":            "involvedObject.kind",
@@ -106,7 +107,6 @@ var eventsV1FieldLabels = map[string]string{
 	"regarding.resourceVersion": "involvedObject.resourceVersion",
 	"regarding.fieldPath":       "involvedObject.fieldPath",
 	"reportingController":       "reportingComponent",
-	"source":                    "source",
 	"type":                      "type",
 	"metadata.namespace":        "metadata.namespace",
 	"metadata.name":             "metadata.name",
