@@ -152,7 +152,9 @@ func (e *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 	}
 	e.CreateStrategy.PrepareForCreate(ctx, obj)
 	if _, ok := e.CreateStrategy.(GenerationStrategy); ok {
-		m.SetGeneration(1)
+		if _, unset := e.CreateStrategy.(NoGenerationOnCreate); !unset {
+			m.SetGeneration(1)
+		}
 	}
 	errs := validation.ValidateObjectMetaAccessor(&validationMeta{Object: m}, namespaced, e.NameValidator, field.NewPath("metadata"))
 	errs = append(errs, e.CreateStrategy.Validate(ctx, obj)...)

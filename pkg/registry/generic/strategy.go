@@ -96,6 +96,23 @@ type GenerationStrategy interface {
 	GenerationChanged(ctx context.Context, obj, old runtime.Object) bool
 }
 
+// NoGenerationOnCreate may be implemented by the CreateStrategy of a
+// GenerationStrategy whose upstream strategy bumps the generation on spec
+// changes but never sets it on create (CSIDriver: 0, omitted, until the
+// first spec change makes it 1).
+type NoGenerationOnCreate interface {
+	NoGenerationOnCreate()
+}
+
+// FixedGeneration is a GenerationStrategy whose generation is set to 1 on
+// create and never changes (upstream's PriorityClass strategy).
+type FixedGeneration struct{}
+
+// GenerationChanged implements [GenerationStrategy]: never.
+func (FixedGeneration) GenerationChanged(context.Context, runtime.Object, runtime.Object) bool {
+	return false
+}
+
 // SpecGeneration is the usual GenerationStrategy: the generation changes
 // when anything but metadata and status changes (see [SpecChanged]).
 type SpecGeneration struct{}

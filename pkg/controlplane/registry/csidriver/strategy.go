@@ -11,16 +11,22 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
-// strategy is the behaviour of csidrivers: cluster-scoped, generation bumped on spec changes, updates without a resourceVersion refused.
+// strategy is the behaviour of csidrivers: cluster-scoped, generation bumped on spec changes (but not set on create, as upstream's strategy), updates without a resourceVersion refused.
 type strategy struct{ generic.SpecGeneration }
+
+// NoGenerationOnCreate implements generic.NoGenerationOnCreate: upstream's
+// CSIDriver strategy sets no generation on create; the first spec change
+// makes it 1 (kube-apiserver v1.37.2).
+func (strategy) NoGenerationOnCreate() {}
 
 // Strategy is the create and update strategy of csidrivers.
 var Strategy = strategy{}
 
 var (
-	_ generic.CreateStrategy     = Strategy
-	_ generic.UpdateStrategy     = Strategy
-	_ generic.GenerationStrategy = Strategy
+	_ generic.CreateStrategy       = Strategy
+	_ generic.UpdateStrategy       = Strategy
+	_ generic.GenerationStrategy   = Strategy
+	_ generic.NoGenerationOnCreate = Strategy
 )
 
 func (strategy) NamespaceScoped() bool { return false }

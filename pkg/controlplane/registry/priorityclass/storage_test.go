@@ -27,8 +27,13 @@ func TestStore(t *testing.T) {
 		t.Errorf("reserved name: %s (%v)", got, err)
 	}
 	sys := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: 2000001000}
-	if _, err := r.Create(ctx, sys, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil {
+	created, err := r.Create(ctx, sys, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Generation 1 from create on, never bumped (kube-apiserver v1.37.2).
+	if g := created.(*schedulingv1.PriorityClass).Generation; g != 1 {
+		t.Errorf("generation %d on create, want 1", g)
 	}
 	// A system class's description may change (upstream's update
 	// validation does not check the reserved names again).
@@ -37,6 +42,9 @@ func TestStore(t *testing.T) {
 	}}, nil, nil, false, &metav1.UpdateOptions{})
 	if err != nil || out.(*schedulingv1.PriorityClass).Description != "changed" {
 		t.Fatalf("update description: %v", err)
+	}
+	if g := out.(*schedulingv1.PriorityClass).Generation; g != 1 {
+		t.Errorf("generation %d after an update, want 1", g)
 	}
 	_, _, err = r.Update(ctx, sys.Name, registrytest.Mutated{Mutate: func(o runtime.Object) {
 		o.(*schedulingv1.PriorityClass).Value = 5

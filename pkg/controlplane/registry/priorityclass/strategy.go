@@ -11,15 +11,18 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
-// strategy is the behaviour of priorityclasses: cluster-scoped, updates without a resourceVersion allowed.
-type strategy struct{}
+// strategy is the behaviour of priorityclasses: cluster-scoped, generation
+// 1 from create on (upstream's strategy sets it and never bumps it),
+// updates without a resourceVersion allowed.
+type strategy struct{ generic.FixedGeneration }
 
 // Strategy is the create and update strategy of priorityclasses.
 var Strategy = strategy{}
 
 var (
-	_ generic.CreateStrategy = Strategy
-	_ generic.UpdateStrategy = Strategy
+	_ generic.CreateStrategy     = Strategy
+	_ generic.UpdateStrategy     = Strategy
+	_ generic.GenerationStrategy = Strategy
 )
 
 func (strategy) NamespaceScoped() bool { return false }
