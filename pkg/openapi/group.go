@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/spec3"
@@ -26,7 +27,50 @@ func (d *Definitions) DocumentV3(info *spec.Info, gv schema.GroupVersion, resour
 	if err != nil {
 		return nil, fmt.Errorf("openapi v3 of %s: %w", gv, err)
 	}
+	scopeCrossRegisteredGVKs(schemas, gv)
 	return NewDocumentV3(info, p.V3(), schemas), nil
+}
+
+// crossRegisteredKinds are the meta kinds every API group registers
+// (metav1.AddToGroupVersion), whose group-version-kind lists would name
+// every served group-version.
+var crossRegisteredKinds = map[string]bool{"DeleteOptions": true, "WatchEvent": true}
+
+// scopeCrossRegisteredGVKs narrows the group-version-kind list of the
+// cross-registered meta kinds among schemas to gv's entry and core v1's,
+// as kube-apiserver does for its per-group-version v3 documents
+// (filterScopedGVKs, k8s.io/apiserver v0.37.2 pkg/server/routes/openapi.go;
+// custom resources' documents are built elsewhere and keep theirs). The
+// schemas are shared: a narrowed one is a copy.
+func scopeCrossRegisteredGVKs(schemas map[string]*spec.Schema, gv schema.GroupVersion) {
+	for name, s := range schemas {
+		gvks, ok := s.Extensions[ExtensionGVK].([]any)
+		if !ok || len(gvks) <= 1 {
+			continue
+		}
+		if first, ok := gvks[0].(map[string]any); !ok || !crossRegisteredKinds[fmt.Sprint(first["kind"])] {
+			continue
+		}
+		var kept []any
+		for _, item := range gvks {
+			m, ok := item.(map[string]any)
+			if !ok {
+				continue
+			}
+			g, v := fmt.Sprint(m["group"]), fmt.Sprint(m["version"])
+			if (g == gv.Group && v == gv.Version) || (g == "" && v == "v1") {
+				kept = append(kept, item)
+			}
+		}
+		c := *s
+		c.Extensions = maps.Clone(s.Extensions)
+		if len(kept) > 0 {
+			c.Extensions[ExtensionGVK] = kept
+		} else {
+			delete(c.Extensions, ExtensionGVK)
+		}
+		schemas[name] = &c
+	}
 }
 
 // PartV2 returns a group-version's part of the OpenAPI v2 document: its
