@@ -193,7 +193,7 @@ func TestBuiltinTables(t *testing.T) {
 	slices.Sort(gotKinds)
 	wantKinds := []string{
 		"/v1, Kind=Event", "/v1, Kind=Namespace", "/v1, Kind=Node", "/v1, Kind=Pod", "/v1, Kind=ReplicationController",
-		"/v1, Kind=Secret", "/v1, Kind=Service", "apps/v1, Kind=ReplicaSet", "batch/v1, Kind=Job",
+		"/v1, Kind=Secret", "/v1, Kind=Service", "batch/v1, Kind=Job",
 		"certificates.k8s.io/v1, Kind=CertificateSigningRequest", "certificates.k8s.io/v1, Kind=ClusterTrustBundle",
 		"certificates.k8s.io/v1, Kind=PodCertificateRequest", "events.k8s.io/v1, Kind=Event", "resource.k8s.io/v1, Kind=ResourceSlice",
 	}
