@@ -76,6 +76,24 @@ func (s *RequestScope) writeList(ctx context.Context, w http.ResponseWriter, req
 	s.writeResponse(ctx, w, req, http.StatusOK, o, list)
 }
 
+// dropTypeMeta clears the kind and apiVersion of a typed list item, as
+// kube-apiserver's list items have none: its storage holds internal-version
+// objects, whose conversion to the served version leaves items' TypeMeta
+// empty (only the list's own is set by the encoder). kapi's storage decodes
+// the served version, which keeps them. Custom resources' items
+// (unstructured) keep theirs, as upstream's do, and raw items are left
+// alone.
+func dropTypeMeta(item runtime.Object) {
+	switch item.(type) {
+	case runtime.Unstructured, *runtime.Unknown:
+		return
+	}
+	if item.GetObjectKind().GroupVersionKind().Empty() {
+		return
+	}
+	item.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+}
+
 // writeSharedList writes list (its metadata; no items) with objs as its
 // items. It writes nothing when it fails before the response starts:
 // errNoSharedList (encode the list whole instead) or an encoding error.
@@ -271,6 +289,12 @@ func (e *listItemEncoder) encode(item runtime.Object, w io.Writer) error {
 		return e.err
 	}
 	one := e.empty.DeepCopyObject()
+	if _, ok := item.(runtime.Unstructured); !ok && !item.GetObjectKind().GroupVersionKind().Empty() {
+		// item is shared: its kind and apiVersion are dropped on a copy
+		// (see dropTypeMeta), once per kept encoding.
+		item = item.DeepCopyObject()
+		dropTypeMeta(item)
+	}
 	if err := meta.SetList(one, []runtime.Object{item}); err != nil {
 		return errNoSharedList
 	}

@@ -278,11 +278,23 @@ func (s *RequestScope) writeResponse(ctx context.Context, w http.ResponseWriter,
 		s.err(err, w, req)
 		return
 	}
-	// Empty lists carry "items": [] rather than null.
-	if meta.IsListType(result) && meta.LenList(result) == 0 {
-		if err := meta.SetList(result, []runtime.Object{}); err != nil {
-			s.err(err, w, req)
-			return
+	if meta.IsListType(result) {
+		if meta.LenList(result) == 0 {
+			// Empty lists carry "items": [] rather than null.
+			if err := meta.SetList(result, []runtime.Object{}); err != nil {
+				s.err(err, w, req)
+				return
+			}
+		} else if o.convert == nil {
+			// A list's items are the request's own (decoded or copied
+			// for it by the storage): see dropTypeMeta.
+			if err := meta.EachListItem(result, func(item runtime.Object) error {
+				dropTypeMeta(item)
+				return nil
+			}); err != nil {
+				s.err(err, w, req)
+				return
+			}
 		}
 	}
 	obj, err := s.transformObject(ctx, result, tableOpts, o.convert)
