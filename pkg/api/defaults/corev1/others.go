@@ -9,7 +9,8 @@ import (
 // Node, PersistentVolume, PersistentVolumeClaim, ReplicationController,
 // LimitRange and ResourceQuota, and of their lists, on s, as upstream's
 // generated RegisterDefaults does for them (pkg/apis/core/v1
-// zz_generated.defaults.go, kubernetes v1.37).
+// zz_generated.defaults.go, kubernetes v1.37), and the decoding of Secrets
+// (SetObjectDefaults_Secret).
 func RegisterOtherDefaults(s *runtime.Scheme) error {
 	s.AddTypeDefaultingFunc(&corev1.Node{}, func(obj any) { SetObjectDefaults_Node(obj.(*corev1.Node)) })
 	s.AddTypeDefaultingFunc(&corev1.NodeList{}, func(obj any) { SetObjectDefaults_NodeList(obj.(*corev1.NodeList)) })
@@ -35,5 +36,7 @@ func RegisterOtherDefaults(s *runtime.Scheme) error {
 	s.AddTypeDefaultingFunc(&corev1.ResourceQuotaList{}, func(obj any) {
 		SetObjectDefaults_ResourceQuotaList(obj.(*corev1.ResourceQuotaList))
 	})
+	s.AddTypeDefaultingFunc(&corev1.Secret{}, func(obj any) { SetObjectDefaults_Secret(obj.(*corev1.Secret)) })
+	s.AddTypeDefaultingFunc(&corev1.SecretList{}, func(obj any) { SetObjectDefaults_SecretList(obj.(*corev1.SecretList)) })
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	coredefaults "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -40,22 +41,12 @@ func (strategy) PrepareForUpdate(_ context.Context, obj, _ runtime.Object) {
 	normalize(obj.(*corev1.Secret))
 }
 
-// normalize does what kube's decoding of a v1 Secret does: stringData
-// values overwrite data's under the same keys and stringData is dropped
-// (it is write-only); an empty type is Opaque.
+// normalize does what kube's decoding of a v1 Secret does (stringData
+// merged into data, an empty type Opaque). Decoding a request already did
+// it (the scheme's defaulting, before the field manager looks); this is
+// for objects that reach the store otherwise.
 func normalize(s *corev1.Secret) {
-	if len(s.StringData) > 0 {
-		if s.Data == nil {
-			s.Data = make(map[string][]byte, len(s.StringData))
-		}
-		for k, v := range s.StringData {
-			s.Data[k] = []byte(v)
-		}
-	}
-	s.StringData = nil
-	if s.Type == "" {
-		s.Type = corev1.SecretTypeOpaque
-	}
+	coredefaults.SetObjectDefaults_Secret(s)
 }
 
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
