@@ -195,6 +195,7 @@ func setObjectDefaultsContainerFields(c *corev1.Container) {
 
 // setObjectDefaultsPodStatus rounds the resource lists of a pod status.
 func setObjectDefaultsPodStatus(s *corev1.PodStatus) {
+	SetDefaults_PodStatus(s)
 	for _, list := range [][]corev1.ContainerStatus{s.InitContainerStatuses, s.ContainerStatuses, s.EphemeralContainerStatuses} {
 		for i := range list {
 			cs := &list[i]

@@ -284,3 +284,20 @@ func SetDefaults_ResourceList(obj *corev1.ResourceList) {
 		(*obj)[name] = q
 	}
 }
+
+// SetDefaults_PodStatus keeps podIP and podIPs in step, as v1.37's
+// defaulting (pkg/apis/core/v1/defaults.go; before, the conversion did it):
+// the list from the single field, the single field from the list's first
+// entry, and podIP wins when both are set and differ (older kubelets set
+// only it). hostIP and hostIPs are not synced.
+func SetDefaults_PodStatus(s *corev1.PodStatus) {
+	hasIP, hasIPs := s.PodIP != "", len(s.PodIPs) > 0
+	switch {
+	case hasIP && !hasIPs:
+		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
+	case !hasIP && hasIPs:
+		s.PodIP = s.PodIPs[0].IP
+	case hasIP && hasIPs && s.PodIPs[0].IP != s.PodIP:
+		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
+	}
+}
