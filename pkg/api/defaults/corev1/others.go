@@ -9,8 +9,9 @@ import (
 // Node, PersistentVolume, PersistentVolumeClaim, ReplicationController,
 // LimitRange and ResourceQuota, and of their lists, on s, as upstream's
 // generated RegisterDefaults does for them (pkg/apis/core/v1
-// zz_generated.defaults.go, kubernetes v1.37), and the decoding of Secrets
-// (SetObjectDefaults_Secret).
+// zz_generated.defaults.go, kubernetes v1.37), and those of Services and
+// Namespaces and the decoding of Secrets (SetObjectDefaults_Service,
+// _Namespace, _Secret).
 func RegisterOtherDefaults(s *runtime.Scheme) error {
 	s.AddTypeDefaultingFunc(&corev1.Node{}, func(obj any) { SetObjectDefaults_Node(obj.(*corev1.Node)) })
 	s.AddTypeDefaultingFunc(&corev1.NodeList{}, func(obj any) { SetObjectDefaults_NodeList(obj.(*corev1.NodeList)) })
@@ -37,6 +38,10 @@ func RegisterOtherDefaults(s *runtime.Scheme) error {
 		SetObjectDefaults_ResourceQuotaList(obj.(*corev1.ResourceQuotaList))
 	})
 	s.AddTypeDefaultingFunc(&corev1.Secret{}, func(obj any) { SetObjectDefaults_Secret(obj.(*corev1.Secret)) })
+	s.AddTypeDefaultingFunc(&corev1.Service{}, func(obj any) { SetObjectDefaults_Service(obj.(*corev1.Service)) })
+	s.AddTypeDefaultingFunc(&corev1.Namespace{}, func(obj any) { SetObjectDefaults_Namespace(obj.(*corev1.Namespace)) })
+	s.AddTypeDefaultingFunc(&corev1.NamespaceList{}, func(obj any) { SetObjectDefaults_NamespaceList(obj.(*corev1.NamespaceList)) })
+	s.AddTypeDefaultingFunc(&corev1.ServiceList{}, func(obj any) { SetObjectDefaults_ServiceList(obj.(*corev1.ServiceList)) })
 	s.AddTypeDefaultingFunc(&corev1.SecretList{}, func(obj any) { SetObjectDefaults_SecretList(obj.(*corev1.SecretList)) })
 	return nil
 }

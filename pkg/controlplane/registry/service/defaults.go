@@ -2,60 +2,17 @@ package service
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
+	coredefaults "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
 )
 
-// SetDefaults applies kube's v1 defaults for a Service (what kube-apiserver
-// does when it decodes one).
+// SetDefaults applies kube's v1 defaults for a Service: what
+// kube-apiserver does when it decodes one, and what the scheme's defaulting
+// does here (coredefaults.SetObjectDefaults_Service); the registry applies
+// them again for objects that reach it otherwise.
 func SetDefaults(svc *corev1.Service) {
-	spec := &svc.Spec
-	if spec.SessionAffinity == "" {
-		spec.SessionAffinity = corev1.ServiceAffinityNone
-	}
-	if spec.SessionAffinity == corev1.ServiceAffinityNone {
-		spec.SessionAffinityConfig = nil
-	}
-	if spec.SessionAffinity == corev1.ServiceAffinityClientIP {
-		c := spec.SessionAffinityConfig
-		if c == nil || c.ClientIP == nil || c.ClientIP.TimeoutSeconds == nil {
-			timeout := corev1.DefaultClientIPServiceAffinitySeconds
-			spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: &timeout}}
-		}
-	}
-	if spec.Type == "" {
-		spec.Type = corev1.ServiceTypeClusterIP
-	}
-	for i := range spec.Ports {
-		p := &spec.Ports[i]
-		if p.Protocol == "" {
-			p.Protocol = corev1.ProtocolTCP
-		}
-		if p.TargetPort == intstr.FromInt32(0) || p.TargetPort == intstr.FromString("") {
-			p.TargetPort = intstr.FromInt32(p.Port)
-		}
-	}
-	if validation.ExternallyAccessible(svc) && spec.ExternalTrafficPolicy == "" {
-		spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
-	}
-	if spec.InternalTrafficPolicy == nil && spec.Type != corev1.ServiceTypeExternalName {
-		cluster := corev1.ServiceInternalTrafficPolicyCluster
-		spec.InternalTrafficPolicy = &cluster
-	}
-	if spec.Type == corev1.ServiceTypeLoadBalancer {
-		if spec.AllocateLoadBalancerNodePorts == nil {
-			yes := true
-			spec.AllocateLoadBalancerNodePorts = &yes
-		}
-		vip := corev1.LoadBalancerIPModeVIP
-		for i := range svc.Status.LoadBalancer.Ingress {
-			ing := &svc.Status.LoadBalancer.Ingress[i]
-			if ing.IP != "" && ing.IPMode == nil {
-				ing.IPMode = &vip
-			}
-		}
-	}
+	coredefaults.SetObjectDefaults_Service(svc)
 }
 
 // normalizeClusterIPs keeps clusterIP and clusterIPs in sync, as kube: a
