@@ -108,6 +108,24 @@ func Causes(t testing.TB, err error) []string {
 	return out
 }
 
+// Messages returns the "<field>: <message>" of each cause of an Invalid
+// error, in order: what kubectl prints of a validation failure, to compare
+// with kube-apiserver's answer to the same request.
+func Messages(t testing.TB, err error) []string {
+	t.Helper()
+	st := Status(t, err)
+	if st.Reason != metav1.StatusReasonInvalid {
+		t.Fatalf("got reason %q (%v), want Invalid", st.Reason, err)
+	}
+	var out []string
+	if st.Details != nil {
+		for _, c := range st.Details.Causes {
+			out = append(out, c.Field+": "+c.Message)
+		}
+	}
+	return out
+}
+
 // Warnings records the warnings of requests (a warning.Recorder).
 type Warnings struct {
 	mu   sync.Mutex

@@ -15,7 +15,11 @@
 // error authoritative and in place.
 package declarative
 
-import "k8s.io/apimachinery/pkg/util/validation/field"
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
 
 // Required is validate.RequiredValue/RequiredSlice/RequiredPointer's error:
 // "Required value", without detail.
@@ -27,6 +31,17 @@ func Required(fldPath *field.Path) *field.Error {
 // ("Invalid value: null: field is immutable").
 func Immutable(fldPath *field.Path) *field.Error {
 	return field.Invalid(fldPath, nil, "field is immutable").WithOrigin("immutable").MarkCoveredByDeclarative().MarkBeta()
+}
+
+// Minimum is validate.Minimum's error: the value, origin "minimum".
+func Minimum[T int32 | int64](fldPath *field.Path, value, min T) *field.Error {
+	return field.Invalid(fldPath, value, fmt.Sprintf("must be greater than or equal to %d", min)).WithOrigin("minimum").MarkCoveredByDeclarative().MarkBeta()
+}
+
+// Forbidden is validate.ForbiddenPointer/ForbiddenSlice's error:
+// "Forbidden", without detail.
+func Forbidden(fldPath *field.Path) *field.Error {
+	return field.Forbidden(fldPath, "").MarkCoveredByDeclarative().MarkBeta()
 }
 
 // Covered marks errs, already worded as upstream's declarative validator
