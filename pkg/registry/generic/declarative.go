@@ -67,6 +67,25 @@ func declarativeEnforced(e *field.Error) bool {
 	return e != nil && e.CoveredByDeclarative && e.IsBeta()
 }
 
+// typeRules holds, for a struct type, the members whose declarative rules
+// upstream's generated validator for the type checks at the type level
+// (unions, discriminated members: validate.Discriminated,
+// DiscriminatedUnion), before it walks the type's fields, in the order it
+// checks them. Written only by RegisterDeclarativeTypeRules at init.
+var typeRules = map[reflect.Type][]string{}
+
+// RegisterDeclarativeTypeRules records that upstream's generated validator
+// for struct type t (of a stored object) checks members, JSON field names,
+// at the type level before t's fields, in this order: an error whose path
+// ends at one of them sorts before the errors of t's fields; errors below
+// the member keep its field position. Call it from an init function.
+func RegisterDeclarativeTypeRules(t reflect.Type, members ...string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	typeRules[t] = members
+}
+
 // unknownStep sorts a path step kapi cannot place after every known one.
 const unknownStep = 1 << 30
 
@@ -75,9 +94,13 @@ const unknownStep = 1 << 30
 // declaration order (inlined structs flattened in place) or the list index.
 // A path is a prefix of, and so sorts before, its members' paths, as a
 // field's own checks run before its type's. Map keys sort equal (stable).
+// A path ending at a member of its struct's type-level rules
+// (RegisterDeclarativeTypeRules) takes a negative position, before the
+// struct's fields.
 func walkOrder(t reflect.Type, path string) []int {
 	var key []int
-	for _, step := range splitFieldPath(path) {
+	steps := splitFieldPath(path)
+	for n, step := range steps {
 		for t != nil && t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
@@ -107,6 +130,12 @@ func walkOrder(t reflect.Type, path string) []int {
 			key = append(key, unknownStep)
 			t = nil
 			continue
+		}
+		if members := typeRules[t]; n == len(steps)-1 && len(members) > 0 {
+			if i := slices.Index(members, step.name); i >= 0 {
+				key = append(key, i-len(members))
+				continue
+			}
 		}
 		pos, ft, ok := jsonField(t, step.name, 0)
 		if !ok {
