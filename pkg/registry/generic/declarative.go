@@ -61,6 +61,26 @@ func orderDeclarative(obj runtime.Object, errs field.ErrorList) field.ErrorList 
 	return append(out, moved...)
 }
 
+// nameDeclarative turns the metadata errors in errs into those of
+// upstream's ValidateObjectMetaWithOpts with a declarative name rule: the
+// format errors on metadata.name are the rule's (validate returns them),
+// and generateName is not checked (the generated name is). An empty name
+// keeps the handwritten "Required value": the declarative rule is
+// optional.
+func nameDeclarative(errs field.ErrorList, validate func(*field.Path, string) field.ErrorList, name string) field.ErrorList {
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Type == field.ErrorTypeInvalid && (e.Field == "metadata.name" || e.Field == "metadata.generateName") {
+			continue
+		}
+		out = append(out, e)
+	}
+	if name == "" {
+		return out
+	}
+	return append(out, validate(field.NewPath("metadata", "name"), name)...)
+}
+
 // declarativeEnforced reports whether upstream answers e from an enforced
 // declarative rule: marked covered, at the beta level.
 func declarativeEnforced(e *field.Error) bool {

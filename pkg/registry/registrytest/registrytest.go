@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -121,6 +122,36 @@ func Messages(t testing.TB, err error) []string {
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
 			out = append(out, c.Field+": "+c.Message)
+		}
+	}
+	return out
+}
+
+// KubectlCauses parses kubectl's report of an Invalid error ("The Kind
+// \"name\" is invalid: field: message", or one "* field: message" line per
+// cause after "is invalid: ") into the "<field>: <message>" list Messages
+// returns, so that a reference server's answer, saved verbatim, can be
+// compared with kapi's. Lines that start neither form continue the
+// previous message (multi-line CEL errors).
+func KubectlCauses(t testing.TB, text string) []string {
+	t.Helper()
+	text = strings.TrimPrefix(strings.TrimRight(text, "\n"), "Error from server (Invalid): ")
+	head, rest, ok := strings.Cut(text, " is invalid: ")
+	if !ok || strings.Contains(head, "\n") {
+		t.Fatalf("not an Invalid error report: %q", text)
+	}
+	first, more, _ := strings.Cut(rest, "\n")
+	if first != "" {
+		return []string{rest}
+	}
+	var out []string
+	for _, line := range strings.Split(more, "\n") {
+		if c, ok := strings.CutPrefix(line, "* "); ok {
+			out = append(out, c)
+		} else if len(out) > 0 {
+			out[len(out)-1] += "\n" + line
+		} else {
+			t.Fatalf("unexpected line %q in %q", line, text)
 		}
 	}
 	return out

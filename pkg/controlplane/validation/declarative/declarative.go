@@ -16,8 +16,11 @@
 package declarative
 
 import (
+	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/operation"
+	"k8s.io/apimachinery/pkg/api/validate"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -42,6 +45,38 @@ func Minimum[T int32 | int64](fldPath *field.Path, value, min T) *field.Error {
 // "Forbidden", without detail.
 func Forbidden(fldPath *field.Path) *field.Error {
 	return field.Forbidden(fldPath, "").MarkCoveredByDeclarative().MarkBeta()
+}
+
+// MaxItems is validate.MaxItems's error: "Too many: n: must have at most
+// max items", origin "maxItems".
+func MaxItems(fldPath *field.Path, n, max int) *field.Error {
+	return field.TooMany(fldPath, n, max).WithOrigin("maxItems").MarkCoveredByDeclarative().MarkBeta()
+}
+
+// The format and length validators below are apimachinery's own
+// (k8s.io/apimachinery/pkg/api/validate), which upstream's generated code
+// calls: they read neither the context nor the operation.
+var createOp = operation.Operation{Type: operation.Create}
+
+// LongName is +k8s:format=k8s-long-name: a lowercase DNS subdomain.
+func LongName(fldPath *field.Path, value string) field.ErrorList {
+	return Covered(validate.LongName(context.Background(), createOp, fldPath, &value, nil))
+}
+
+// LongNameCaseless is +k8s:format=k8s-long-name-caseless: a DNS
+// subdomain, letters of either case.
+func LongNameCaseless(fldPath *field.Path, value string) field.ErrorList {
+	return Covered(validate.LongNameCaseless(context.Background(), createOp, fldPath, &value, nil))
+}
+
+// MaxLength is +k8s:maxLength: at most max characters.
+func MaxLength(fldPath *field.Path, value string, max int) field.ErrorList {
+	return Covered(validate.MaxLength(context.Background(), createOp, fldPath, &value, nil, max))
+}
+
+// ExtendedResourceName is +k8s:format=k8s-extended-resource-name.
+func ExtendedResourceName(fldPath *field.Path, value string) field.ErrorList {
+	return Covered(validate.ExtendedResourceName(context.Background(), createOp, fldPath, &value, nil))
 }
 
 // Covered marks errs, already worded as upstream's declarative validator

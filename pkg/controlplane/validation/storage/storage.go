@@ -6,12 +6,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -412,14 +410,8 @@ func declarativeAttacher(attacher string, fldPath *field.Path) field.ErrorList {
 	if attacher == "" {
 		return field.ErrorList{declarative.Required(fldPath)}
 	}
-	var errs field.ErrorList
-	for _, msg := range content.IsDNS1123SubdomainCaseless(attacher) {
-		errs = append(errs, field.Invalid(fldPath, attacher, msg).WithOrigin("format=k8s-long-name-caseless"))
-	}
-	if utf8.RuneCountInString(attacher) > 63 {
-		errs = append(errs, field.TooLongCharacters(fldPath, attacher, 63).WithOrigin("maxLength"))
-	}
-	return declarative.Covered(errs)
+	errs := declarative.LongNameCaseless(fldPath, attacher)
+	return append(errs, declarative.MaxLength(fldPath, attacher, 63)...)
 }
 
 func validateVolumeAttachmentStatus(s *storagev1.VolumeAttachmentStatus, fldPath *field.Path) field.ErrorList {
