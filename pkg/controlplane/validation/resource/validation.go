@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // Limits of upstream's types.go.
@@ -74,7 +77,7 @@ func ValidateDeviceClaim(c *resourcev1.DeviceClaim, p *field.Path) field.ErrorLi
 			e := r.Exactly
 			ep := ip.Child("exactly")
 			errs = append(errs, dnsSubdomain(e.DeviceClassName, ep.Child("deviceClassName"))...)
-			errs = append(errs, validateSelectors(e.Selectors, ep.Child("selectors"))...)
+			errs = append(errs, validateSelectors(e.Selectors, ep.Child("selectors"), false)...)
 			errs = append(errs, validateAllocationMode(e.AllocationMode, e.Count, ep)...)
 			errs = append(errs, validateTolerations(e.Tolerations, ep.Child("tolerations"))...)
 		}
@@ -91,7 +94,7 @@ func ValidateDeviceClaim(c *resourcev1.DeviceClaim, p *field.Path) field.ErrorLi
 			}
 			subs[s.Name] = true
 			errs = append(errs, dnsSubdomain(s.DeviceClassName, sp.Child("deviceClassName"))...)
-			errs = append(errs, validateSelectors(s.Selectors, sp.Child("selectors"))...)
+			errs = append(errs, validateSelectors(s.Selectors, sp.Child("selectors"), false)...)
 			errs = append(errs, validateAllocationMode(s.AllocationMode, s.Count, sp)...)
 			errs = append(errs, validateTolerations(s.Tolerations, sp.Child("tolerations"))...)
 		}
@@ -121,7 +124,7 @@ func ValidateDeviceClaim(c *resourcev1.DeviceClaim, p *field.Path) field.ErrorLi
 	for i, cfg := range c.Config {
 		ip := gp.Index(i)
 		errs = append(errs, validateRequestRefs(cfg.Requests, names, ip.Child("requests"))...)
-		errs = append(errs, validateOpaque(cfg.Opaque, ip)...)
+		errs = append(errs, validateOpaque(cfg.Opaque, ip, false)...)
 	}
 	return errs
 }
@@ -142,20 +145,21 @@ func validateAllocationMode(mode resourcev1.DeviceAllocationMode, count int64, p
 	return nil
 }
 
-func validateSelectors(sels []resourcev1.DeviceSelector, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
+// validateSelectors is upstream's validateSelectorSlice: more than 32
+// selectors is the beta declarative +k8s:maxItems error alone (upstream's
+// handwritten check, which it covers, also stops there); each selector
+// needs a CEL expression that compiles. stored skips the compilation (an
+// unchanged, stored list).
+func validateSelectors(sels []resourcev1.DeviceSelector, p *field.Path, stored bool) field.ErrorList {
 	if len(sels) > maxSelectors {
-		errs = append(errs, field.TooMany(p, len(sels), maxSelectors))
+		return field.ErrorList{declarative.MaxItems(p, len(sels), maxSelectors)}
 	}
+	var errs field.ErrorList
 	for i, s := range sels {
 		ip := p.Index(i)
 		if s.CEL == nil {
 			errs = append(errs, field.Required(ip.Child("cel"), ""))
-			continue
-		}
-		if strings.TrimSpace(s.CEL.Expression) == "" {
-			errs = append(errs, field.Required(ip.Child("cel", "expression"), ""))
-		} else {
+		} else if !stored {
 			errs = append(errs, validateCELSelector(s.CEL.Expression, ip.Child("cel", "expression"))...)
 		}
 	}
@@ -213,20 +217,50 @@ func validateRequestRefs(refs []string, names map[string]map[string]bool, p *fie
 	return errs
 }
 
-func validateOpaque(o *resourcev1.OpaqueDeviceConfiguration, p *field.Path) field.ErrorList {
+// validateOpaque is upstream's validateDeviceConfiguration: an opaque
+// section is required; its parameters a JSON object (validateRawExtension);
+// its driver is checked by beta declarative rules (+k8s:required,
+// +k8s:format=k8s-long-name-caseless, +k8s:maxLength=63), whose errors
+// come last.
+func validateOpaque(o *resourcev1.OpaqueDeviceConfiguration, p *field.Path, stored bool) field.ErrorList {
 	if o == nil {
 		return field.ErrorList{field.Required(p.Child("opaque"), "")}
 	}
 	op := p.Child("opaque")
-	errs := dnsSubdomain(o.Driver, op.Child("driver"))
-	if len(o.Parameters.Raw) == 0 {
-		errs = append(errs, field.Required(op.Child("parameters"), ""))
-	} else if o.Parameters.Raw[0] != '{' {
-		errs = append(errs, field.Invalid(op.Child("parameters"), "<value omitted>", "parameters must be a valid JSON object"))
-	} else if len(o.Parameters.Raw) > resourcev1.OpaqueParametersMaxLength {
-		errs = append(errs, field.TooLong(op.Child("parameters"), "" /*unused*/, resourcev1.OpaqueParametersMaxLength))
+	errs := validateRawExtension(o.Parameters.Raw, op.Child("parameters"), stored, resourcev1.OpaqueParametersMaxLength)
+	return append(errs, declarativeDriver(o.Driver, op.Child("driver"))...)
+}
+
+// declarativeDriver returns the errors of the beta declarative rules on a
+// driver name: Required alone when empty, else the caseless DNS subdomain
+// format, then at most 63 characters.
+func declarativeDriver(driver string, p *field.Path) field.ErrorList {
+	if driver == "" {
+		return field.ErrorList{declarative.Required(p)}
 	}
-	return errs
+	return append(declarative.LongNameCaseless(p, driver), declarative.MaxLength(p, driver, 63)...)
+}
+
+// validateRawExtension is upstream's: required, at most maxLength bytes on
+// create (stored parameters are grandfathered), JSON, not null, an object.
+func validateRawExtension(raw []byte, p *field.Path, stored bool, maxLength int) field.ErrorList {
+	var v any
+	switch {
+	case len(raw) == 0:
+		return field.ErrorList{field.Required(p, "")}
+	case !stored && len(raw) > maxLength:
+		return field.ErrorList{field.TooLong(p, "" /*unused*/, maxLength)}
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return field.ErrorList{field.Invalid(p, "<value omitted>", fmt.Sprintf("error parsing data as JSON: %v", err.Error()))}
+	}
+	if v == nil {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return field.ErrorList{field.Invalid(p, "<value omitted>", "must be a valid JSON object")}
+	}
+	return nil
 }
 
 // validateFullyQualifiedName: "<domain>/<name>".
@@ -318,21 +352,37 @@ func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplat
 	return nil
 }
 
-// ValidateDeviceClass validates a class's selectors and configuration.
+// ValidateDeviceClass validates a new class's spec as upstream's
+// validateDeviceClassSpec (k8s.io/kubernetes@v1.37.2
+// pkg/apis/resource/validation): selectors, configuration and the
+// extended resource name, the latter's format a beta declarative rule
+// (+k8s:format=k8s-extended-resource-name, in its words, last).
 func ValidateDeviceClass(c *resourcev1.DeviceClass) field.ErrorList {
+	return validateDeviceClassSpec(&c.Spec, nil)
+}
+
+// ValidateDeviceClassUpdate validates an updated class: selectors and
+// configuration that did not change count as stored (CEL expressions are
+// not compiled again, parameters not size-checked).
+func ValidateDeviceClassUpdate(c, old *resourcev1.DeviceClass) field.ErrorList {
+	return validateDeviceClassSpec(&c.Spec, &old.Spec)
+}
+
+func validateDeviceClassSpec(spec, old *resourcev1.DeviceClassSpec) field.ErrorList {
 	sp := field.NewPath("spec")
-	errs := validateSelectors(c.Spec.Selectors, sp.Child("selectors"))
+	storedSelectors := old != nil && equality.Semantic.DeepEqual(spec.Selectors, old.Selectors)
+	errs := validateSelectors(spec.Selectors, sp.Child("selectors"), storedSelectors)
 	cp := sp.Child("config")
-	if len(c.Spec.Config) > maxConfigs {
-		errs = append(errs, field.TooMany(cp, len(c.Spec.Config), maxConfigs))
-	}
-	for i, cfg := range c.Spec.Config {
-		errs = append(errs, validateOpaque(cfg.Opaque, cp.Index(i))...)
-	}
-	if n := c.Spec.ExtendedResourceName; n != nil {
-		if !strings.Contains(*n, "/") || strings.Contains(*n, "kubernetes.io/") {
-			errs = append(errs, field.Invalid(sp.Child("extendedResourceName"), *n, "must be a valid extended resource name"))
+	if len(spec.Config) > maxConfigs {
+		errs = append(errs, declarative.MaxItems(cp, len(spec.Config), maxConfigs))
+	} else {
+		storedConfig := old != nil && equality.Semantic.DeepEqual(spec.Config, old.Config)
+		for i, cfg := range spec.Config {
+			errs = append(errs, validateOpaque(cfg.Opaque, cp.Index(i), storedConfig)...)
 		}
+	}
+	if n := spec.ExtendedResourceName; n != nil {
+		errs = append(errs, declarative.ExtendedResourceName(sp.Child("extendedResourceName"), *n)...)
 	}
 	return errs
 }
