@@ -53,7 +53,7 @@ func orderDeclarative(obj runtime.Object, errs field.ErrorList) field.ErrorList 
 	t := reflect.TypeOf(obj)
 	keys := make(map[*field.Error][]int, len(moved))
 	for _, e := range moved {
-		keys[e] = walkOrder(t, e.Field)
+		keys[e] = errorOrder(t, e)
 	}
 	slices.SortStableFunc(moved, func(a, b *field.Error) int {
 		return slices.Compare(keys[a], keys[b])
@@ -104,6 +104,20 @@ func RegisterDeclarativeTypeRules(t reflect.Type, members ...string) {
 		t = t.Elem()
 	}
 	typeRules[t] = members
+}
+
+// errorOrder is e's position in the generated validators' walk of t:
+// walkOrder of its path, except that a "Duplicate value" on a list item
+// comes from the list's own uniqueness check (validate.ValSliceUnique),
+// which runs before the items are walked: it sorts after the list's
+// other checks and before every item's errors, duplicates by index.
+func errorOrder(t reflect.Type, e *field.Error) []int {
+	key := walkOrder(t, e.Field)
+	if e.Type == field.ErrorTypeDuplicate && strings.HasSuffix(e.Field, "]") && len(key) > 0 {
+		last := key[len(key)-1]
+		key = append(key[:len(key)-1], -1, last)
+	}
+	return key
 }
 
 // unknownStep sorts a path step kapi cannot place after every known one.

@@ -21,6 +21,9 @@ func TestOrderDeclarative(t *testing.T) {
 	coveredNoLevel := func(p string) *field.Error {
 		return field.Invalid(field.NewPath(p), "", "meta").MarkCoveredByDeclarative()
 	}
+	dup := func(p string) *field.Error {
+		return field.Duplicate(field.NewPath(p), "x").MarkCoveredByDeclarative().MarkBeta()
+	}
 	alpha := func(p string) *field.Error {
 		return field.Invalid(field.NewPath(p), "", "alpha").MarkAlpha().MarkCoveredByDeclarative()
 	}
@@ -74,6 +77,14 @@ func TestOrderDeclarative(t *testing.T) {
 		obj:  &unionObject{},
 		in:   field.ErrorList{dv("spec.a.x"), dv("spec.type"), dv("spec.a"), dv("spec.b"), hw("spec.type")},
 		want: []string{"spec.type hw", "spec.b dv", "spec.a dv", "spec.type dv", "spec.a.x dv"},
+	}, {
+		// A list's uniqueness check runs before its items are walked
+		// (Validate_Role: rules' items; duplicates as ValSliceUnique reports
+		// them, on the later item).
+		name: "duplicates before the items, after the list's own checks",
+		obj:  &rbacv1.Role{},
+		in:   field.ErrorList{dv("rules[0].verbs"), dup("rules[3]"), dv("rules"), dup("rules[2]"), dv("rules[1].verbs")},
+		want: []string{"rules dv", "rules[2] dup", "rules[3] dup", "rules[0].verbs dv", "rules[1].verbs dv"},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
@@ -81,6 +92,9 @@ func TestOrderDeclarative(t *testing.T) {
 				kind := e.Detail
 				if e.CoveredByDeclarative && e.IsBeta() {
 					kind = "dv"
+					if e.Type == field.ErrorTypeDuplicate {
+						kind = "dup"
+					}
 				}
 				got = append(got, e.Field+" "+kind)
 			}

@@ -21,6 +21,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/api/validate"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -77,6 +78,29 @@ func MaxLength(fldPath *field.Path, value string, max int) field.ErrorList {
 // ExtendedResourceName is +k8s:format=k8s-extended-resource-name.
 func ExtendedResourceName(fldPath *field.Path, value string) field.ErrorList {
 	return Covered(validate.ExtendedResourceName(context.Background(), createOp, fldPath, &value, nil))
+}
+
+// LabelKey is +k8s:format=k8s-label-key.
+func LabelKey(fldPath *field.Path, value string) field.ErrorList {
+	return Covered(validate.LabelKey(context.Background(), createOp, fldPath, &value, nil))
+}
+
+// ResourceFullyQualifiedName is
+// +k8s:format=k8s-resource-fully-qualified-name: "<domain>/<identifier>".
+func ResourceFullyQualifiedName(fldPath *field.Path, value string) field.ErrorList {
+	return Covered(validate.ResourceFullyQualifiedName(context.Background(), createOp, fldPath, &value, nil))
+}
+
+// Enum is +k8s:enum: "Unsupported value", the valid values sorted.
+func Enum[T ~string](fldPath *field.Path, value T, valid ...T) field.ErrorList {
+	return Covered(validate.Enum(context.Background(), createOp, fldPath, &value, nil, sets.New(valid...), nil))
+}
+
+// Unique is +k8s:listType=set/map uniqueness (validate.ValSliceUnique): a
+// "Duplicate value" on each later item match says equals an earlier one,
+// the whole item as the value.
+func Unique[T any](fldPath *field.Path, list []T, match func(a, b *T) bool) field.ErrorList {
+	return Covered(validate.ValSliceUnique(context.Background(), createOp, fldPath, list, nil, match))
 }
 
 // Covered marks errs, already worded as upstream's declarative validator
