@@ -3,6 +3,8 @@ package registrytest
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -155,6 +157,35 @@ func KubectlCauses(t testing.TB, text string) []string {
 		}
 	}
 	return out
+}
+
+// Goldens runs, for each dir/NAME.json, a subtest that sends the body
+// through send (a create or update in the storage under test) and compares
+// the causes of the Invalid error it returns with dir/NAME.txt, kubectl's
+// report of a reference server's answer to the same request, kept
+// verbatim (see KubectlCauses).
+func Goldens(t *testing.T, dir string, send func(t *testing.T, body []byte) error) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden requests in %s: %v", dir, err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
+			body, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := Messages(t, send(t, body)), KubectlCauses(t, string(answer))
+			if !slices.Equal(got, want) {
+				t.Errorf("causes:\n got  %q\n want %q", got, want)
+			}
+		})
+	}
 }
 
 // Warnings records the warnings of requests (a warning.Recorder).

@@ -1,10 +1,7 @@
 package deviceclass
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	resourcev1 "k8s.io/api/resource/v1"
@@ -42,28 +39,10 @@ func TestValidationAsDeclarative(t *testing.T) {
 		}
 		return obj
 	}
-	files, err := filepath.Glob("testdata/declarative/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no test data: %v", err)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		t.Run(name, func(t *testing.T) {
-			body, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			answer, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".txt")
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = store.Create(ctx, decode(t, body), nil, &metav1.CreateOptions{})
-			got, want := registrytest.Messages(t, err), registrytest.KubectlCauses(t, string(answer))
-			if !slices.Equal(got, want) {
-				t.Errorf("causes:\n got  %q\n want %q", got, want)
-			}
-		})
-	}
+	registrytest.Goldens(t, "testdata/declarative", func(t *testing.T, body []byte) error {
+		_, err := store.Create(ctx, decode(t, body), nil, &metav1.CreateOptions{})
+		return err
+	})
 
 	// generateName is not checked, the generated name is (upstream's
 	// ValidateObjectMetaWithOpts); kube-apiserver v1.37.2 answered
