@@ -14,6 +14,8 @@ import (
 // and none is omitted (nil is null), and embedded structs are flattened.
 // Values of apimachinery's own types (ObjectMeta, Time, Quantity,
 // RawExtension...), which the internal types share, keep their JSON form.
+// Structs of other API groups are taken as shared too, which holds for the
+// claim template subtree it is used on, not in general.
 type internalForm struct{ v any }
 
 func (f internalForm) MarshalJSON() ([]byte, error) {
