@@ -157,6 +157,9 @@ func (e *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 		}
 	}
 	errs := validation.ValidateObjectMetaAccessor(&validationMeta{Object: m}, namespaced, e.NameValidator, field.NewPath("metadata"))
+	if e.NameDeclarative != nil {
+		errs = nameDeclarative(errs, e.NameDeclarative, m.GetName())
+	}
 	errs = append(errs, e.CreateStrategy.Validate(ctx, obj)...)
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), orderDeclarative(obj, errs))

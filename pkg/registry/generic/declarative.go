@@ -53,7 +53,7 @@ func orderDeclarative(obj runtime.Object, errs field.ErrorList) field.ErrorList 
 	t := reflect.TypeOf(obj)
 	keys := make(map[*field.Error][]int, len(moved))
 	for _, e := range moved {
-		keys[e] = walkOrder(t, e.Field)
+		keys[e] = errorOrder(t, e)
 	}
 	slices.SortStableFunc(moved, func(a, b *field.Error) int {
 		return slices.Compare(keys[a], keys[b])
@@ -61,10 +61,63 @@ func orderDeclarative(obj runtime.Object, errs field.ErrorList) field.ErrorList 
 	return append(out, moved...)
 }
 
+// nameDeclarative turns the metadata errors in errs into those of
+// upstream's ValidateObjectMetaWithOpts with a declarative name rule: the
+// format errors on metadata.name are the rule's (validate returns them),
+// and generateName is not checked (the generated name is). An empty name
+// keeps the handwritten "Required value": the declarative rule is
+// optional.
+func nameDeclarative(errs field.ErrorList, validate func(*field.Path, string) field.ErrorList, name string) field.ErrorList {
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Type == field.ErrorTypeInvalid && (e.Field == "metadata.name" || e.Field == "metadata.generateName") {
+			continue
+		}
+		out = append(out, e)
+	}
+	if name == "" {
+		return out
+	}
+	return append(out, validate(field.NewPath("metadata", "name"), name)...)
+}
+
 // declarativeEnforced reports whether upstream answers e from an enforced
 // declarative rule: marked covered, at the beta level.
 func declarativeEnforced(e *field.Error) bool {
 	return e != nil && e.CoveredByDeclarative && e.IsBeta()
+}
+
+// typeRules holds, for a struct type, the members whose declarative rules
+// upstream's generated validator for the type checks at the type level
+// (unions, discriminated members: validate.Discriminated,
+// DiscriminatedUnion), before it walks the type's fields, in the order it
+// checks them. Written only by RegisterDeclarativeTypeRules at init.
+var typeRules = map[reflect.Type][]string{}
+
+// RegisterDeclarativeTypeRules records that upstream's generated validator
+// for struct type t (of a stored object) checks members, JSON field names,
+// at the type level before t's fields, in this order: an error whose path
+// ends at one of them sorts before the errors of t's fields; errors below
+// the member keep its field position. Call it from an init function.
+func RegisterDeclarativeTypeRules(t reflect.Type, members ...string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	typeRules[t] = members
+}
+
+// errorOrder is e's position in the generated validators' walk of t:
+// walkOrder of its path, except that a "Duplicate value" on a list item
+// comes from the list's own uniqueness check (validate.ValSliceUnique),
+// which runs before the items are walked: it sorts after the list's
+// other checks and before every item's errors, duplicates by index.
+func errorOrder(t reflect.Type, e *field.Error) []int {
+	key := walkOrder(t, e.Field)
+	if e.Type == field.ErrorTypeDuplicate && strings.HasSuffix(e.Field, "]") && len(key) > 0 {
+		last := key[len(key)-1]
+		key = append(key[:len(key)-1], -1, last)
+	}
+	return key
 }
 
 // unknownStep sorts a path step kapi cannot place after every known one.
@@ -75,9 +128,13 @@ const unknownStep = 1 << 30
 // declaration order (inlined structs flattened in place) or the list index.
 // A path is a prefix of, and so sorts before, its members' paths, as a
 // field's own checks run before its type's. Map keys sort equal (stable).
+// A path ending at a member of its struct's type-level rules
+// (RegisterDeclarativeTypeRules) takes a negative position, before the
+// struct's fields.
 func walkOrder(t reflect.Type, path string) []int {
 	var key []int
-	for _, step := range splitFieldPath(path) {
+	steps := splitFieldPath(path)
+	for n, step := range steps {
 		for t != nil && t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
@@ -107,6 +164,12 @@ func walkOrder(t reflect.Type, path string) []int {
 			key = append(key, unknownStep)
 			t = nil
 			continue
+		}
+		if members := typeRules[t]; n == len(steps)-1 && len(members) > 0 {
+			if i := slices.Index(members, step.name); i >= 0 {
+				key = append(key, i-len(members))
+				continue
+			}
 		}
 		pos, ft, ok := jsonField(t, step.name, 0)
 		if !ok {

@@ -1,11 +1,13 @@
 package generic
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -18,6 +20,9 @@ func TestOrderDeclarative(t *testing.T) {
 	// As apimachinery's ValidateObjectMetaAccessor marks some of its errors.
 	coveredNoLevel := func(p string) *field.Error {
 		return field.Invalid(field.NewPath(p), "", "meta").MarkCoveredByDeclarative()
+	}
+	dup := func(p string) *field.Error {
+		return field.Duplicate(field.NewPath(p), "x").MarkCoveredByDeclarative().MarkBeta()
 	}
 	alpha := func(p string) *field.Error {
 		return field.Invalid(field.NewPath(p), "", "alpha").MarkAlpha().MarkCoveredByDeclarative()
@@ -63,6 +68,23 @@ func TestOrderDeclarative(t *testing.T) {
 			"metadata.labels[b] dv", "metadata.labels[a] dv", "spec dv", "spec.replicas dv", "spec.selector dv",
 			"spec.template dv", "spec.template.spec.containers[0].name dv", "spec.nope.x dv",
 		},
+	}, {
+		// unionSpec's validator checks the union of a and b with type
+		// before its fields (registered in init below), as upstream's
+		// Validate_PriorityLevelConfigurationSpec: errors at a and b sort
+		// before type's, errors below a keep a's field position.
+		name: "type-level rules before the fields",
+		obj:  &unionObject{},
+		in:   field.ErrorList{dv("spec.a.x"), dv("spec.type"), dv("spec.a"), dv("spec.b"), hw("spec.type")},
+		want: []string{"spec.type hw", "spec.b dv", "spec.a dv", "spec.type dv", "spec.a.x dv"},
+	}, {
+		// A list's uniqueness check runs before its items are walked
+		// (Validate_Role: rules' items; duplicates as ValSliceUnique reports
+		// them, on the later item).
+		name: "duplicates before the items, after the list's own checks",
+		obj:  &rbacv1.Role{},
+		in:   field.ErrorList{dv("rules[0].verbs"), dup("rules[3]"), dv("rules"), dup("rules[2]"), dv("rules[1].verbs")},
+		want: []string{"rules dv", "rules[2] dup", "rules[3] dup", "rules[0].verbs dv", "rules[1].verbs dv"},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
@@ -70,6 +92,9 @@ func TestOrderDeclarative(t *testing.T) {
 				kind := e.Detail
 				if e.CoveredByDeclarative && e.IsBeta() {
 					kind = "dv"
+					if e.Type == field.ErrorTypeDuplicate {
+						kind = "dup"
+					}
 				}
 				got = append(got, e.Field+" "+kind)
 			}
@@ -86,4 +111,25 @@ func TestSplitFieldPath(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
+}
+
+// unionObject is a stored object whose spec is a union of a and b
+// discriminated by type.
+type unionObject struct {
+	metav1.TypeMeta `json:",inline"`
+	Spec            unionSpec `json:"spec"`
+}
+
+type unionSpec struct {
+	Type string `json:"type"`
+	A    *struct {
+		X int `json:"x"`
+	} `json:"a"`
+	B *struct{ Y bool } `json:"b"`
+}
+
+func (o *unionObject) DeepCopyObject() runtime.Object { c := *o; return &c }
+
+func init() {
+	RegisterDeclarativeTypeRules(reflect.TypeOf(unionSpec{}), "b", "a")
 }

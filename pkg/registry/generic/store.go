@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
@@ -84,6 +85,14 @@ type Store struct {
 	// Default validation.NameIsDNSSubdomain; see [ValidatePathSegmentName]
 	// for resources whose names only need to be path segments.
 	NameValidator validation.ValidateNameFunc
+	// NameDeclarative, when set, returns the errors of a beta declarative
+	// rule upstream has on metadata.name (+k8s:subfield(name)=+k8s:format=...),
+	// marked covered and beta: on create they replace NameValidator's
+	// errors on the name (not its "Required value") and come after the
+	// others (see orderDeclarative), and generateName is not checked
+	// (upstream's ValidateObjectMetaWithOpts). NameValidator must accept the
+	// same names.
+	NameDeclarative func(fldPath *field.Path, name string) field.ErrorList
 	// GenerateNameFunc returns a name for generateName base (default
 	// [SimpleNameGenerator]).
 	GenerateNameFunc func(base string) string

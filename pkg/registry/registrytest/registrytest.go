@@ -3,7 +3,10 @@ package registrytest
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -106,6 +109,83 @@ func Causes(t testing.TB, err error) []string {
 		}
 	}
 	return out
+}
+
+// Messages returns the "<field>: <message>" of each cause of an Invalid
+// error, in order: what kubectl prints of a validation failure, to compare
+// with kube-apiserver's answer to the same request.
+func Messages(t testing.TB, err error) []string {
+	t.Helper()
+	st := Status(t, err)
+	if st.Reason != metav1.StatusReasonInvalid {
+		t.Fatalf("got reason %q (%v), want Invalid", st.Reason, err)
+	}
+	var out []string
+	if st.Details != nil {
+		for _, c := range st.Details.Causes {
+			out = append(out, c.Field+": "+c.Message)
+		}
+	}
+	return out
+}
+
+// KubectlCauses parses kubectl's report of an Invalid error ("The Kind
+// \"name\" is invalid: field: message", or one "* field: message" line per
+// cause after "is invalid: ") into the "<field>: <message>" list Messages
+// returns, so that a reference server's answer, saved verbatim, can be
+// compared with kapi's. Lines that start neither form continue the
+// previous message (multi-line CEL errors).
+func KubectlCauses(t testing.TB, text string) []string {
+	t.Helper()
+	text = strings.TrimPrefix(strings.TrimRight(text, "\n"), "Error from server (Invalid): ")
+	head, rest, ok := strings.Cut(text, " is invalid: ")
+	if !ok || strings.Contains(head, "\n") {
+		t.Fatalf("not an Invalid error report: %q", text)
+	}
+	first, more, _ := strings.Cut(rest, "\n")
+	if first != "" {
+		return []string{rest}
+	}
+	var out []string
+	for _, line := range strings.Split(more, "\n") {
+		if c, ok := strings.CutPrefix(line, "* "); ok {
+			out = append(out, c)
+		} else if len(out) > 0 {
+			out[len(out)-1] += "\n" + line
+		} else {
+			t.Fatalf("unexpected line %q in %q", line, text)
+		}
+	}
+	return out
+}
+
+// Goldens runs, for each dir/NAME.json, a subtest that sends the body
+// through send (a create or update in the storage under test) and compares
+// the causes of the Invalid error it returns with dir/NAME.txt, kubectl's
+// report of a reference server's answer to the same request, kept
+// verbatim (see KubectlCauses).
+func Goldens(t *testing.T, dir string, send func(t *testing.T, body []byte) error) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden requests in %s: %v", dir, err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
+			body, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := Messages(t, send(t, body)), KubectlCauses(t, string(answer))
+			if !slices.Equal(got, want) {
+				t.Errorf("causes:\n got  %q\n want %q", got, want)
+			}
+		})
+	}
 }
 
 // Warnings records the warnings of requests (a warning.Recorder).

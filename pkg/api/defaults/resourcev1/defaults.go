@@ -72,16 +72,33 @@ func setDeviceClaim(c *resourcev1.DeviceClaim) {
 		r := &c.Requests[i]
 		if r.Exactly != nil {
 			SetDefaults_ExactDeviceRequest(r.Exactly)
+			setTolerations(r.Exactly.Tolerations)
 		}
 		for j := range r.FirstAvailable {
 			SetDefaults_DeviceSubRequest(&r.FirstAvailable[j])
+			setTolerations(r.FirstAvailable[j].Tolerations)
 		}
 	}
 }
 
-// SetObjectDefaults_ResourceClaim defaults a claim's requests.
+// setTolerations: a toleration's operator defaults to Equal (+default="Equal").
+func setTolerations(ts []resourcev1.DeviceToleration) {
+	for i := range ts {
+		if ts[i].Operator == "" {
+			ts[i].Operator = resourcev1.DeviceTolerationOpEqual
+		}
+	}
+}
+
+// SetObjectDefaults_ResourceClaim defaults a claim's requests and the
+// tolerations of its allocation's results.
 func SetObjectDefaults_ResourceClaim(in *resourcev1.ResourceClaim) {
 	setDeviceClaim(&in.Spec.Devices)
+	if a := in.Status.Allocation; a != nil {
+		for i := range a.Devices.Results {
+			setTolerations(a.Devices.Results[i].Tolerations)
+		}
+	}
 }
 
 // SetObjectDefaults_ResourceClaimTemplate defaults the requests of the

@@ -56,3 +56,29 @@ func TestSliceTaintDefaults(t *testing.T) {
 		t.Errorf("timeAdded %v, want %v", ta, now.Truncate(time.Second))
 	}
 }
+
+// TestTolerationOperatorDefault: a toleration's operator defaults to Equal
+// in exactly and firstAvailable requests and in allocation results
+// (+default="Equal", k8s.io/kubernetes@v1.37.2
+// pkg/apis/resource/v1/zz_generated.defaults.go); kube-apiserver v1.37.2
+// echoes "operator":"Equal" for a subrequest toleration sent without one.
+func TestTolerationOperatorDefault(t *testing.T) {
+	obj, _, err := scheme.Codecs.UniversalDecoder(resourceapi.SchemeGroupVersion).Decode([]byte(`{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c"},
+		"spec":{"devices":{"requests":[{"name":"a","exactly":{"deviceClassName":"c","tolerations":[{"key":"k"}]}},
+			{"name":"b","firstAvailable":[{"name":"s","deviceClassName":"c","tolerations":[{"key":"k"},{"operator":"Exists"}]}]}]}},
+		"status":{"allocation":{"devices":{"results":[{"request":"a","driver":"d","pool":"p","device":"x","tolerations":[{"key":"k"}]}]}}}}`), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := obj.(*resourceapi.ResourceClaim)
+	got := []resourceapi.DeviceTolerationOperator{
+		c.Spec.Devices.Requests[0].Exactly.Tolerations[0].Operator,
+		c.Spec.Devices.Requests[1].FirstAvailable[0].Tolerations[0].Operator,
+		c.Spec.Devices.Requests[1].FirstAvailable[0].Tolerations[1].Operator,
+		c.Status.Allocation.Devices.Results[0].Tolerations[0].Operator,
+	}
+	want := []resourceapi.DeviceTolerationOperator{"Equal", "Equal", "Exists", "Equal"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("operators (-want +got):\n%s", diff)
+	}
+}

@@ -3,6 +3,7 @@ package certificatesigningrequest
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +171,38 @@ func TestTable(t *testing.T) {
 	tbl, _ = TableConvertor.ConvertToTable(context.Background(), csr, nil)
 	if c := tbl.Rows[0].Cells; c[2] != "<none>" || c[4] != "<none>" || c[5] != "Denied" {
 		t.Errorf("cells %v", c)
+	}
+}
+
+// TestValidationAsDeclarative: Approved with Denied is the beta declarative
+// +k8s:zeroOrOneOfMember rule's single error on status.conditions
+// (k8s.io/kubernetes@v1.37.2 pkg/apis/certificates/v1/
+// zz_generated.validations.go), after the handwritten errors, in place of
+// the handwritten "mutually exclusive" errors on each entry. The want list
+// is kube-apiserver v1.37.2's answer to the same PUT of /approval
+// (kubectl replace --raw, 2026-11-27).
+func TestValidationAsDeclarative(t *testing.T) {
+	store, _, approval, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Destroy()
+	ctx := request.WithUser(registrytest.Context("certificates.k8s.io", "v1", "certificatesigningrequests", ""), &user.Info{Name: "jane"})
+	in := decode(t, "testdata/csr-docs-myuser.yaml")
+	in.Name = "dv12-csr1"
+	if _, err := store.Create(ctx, in, nil, &metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = approval.Update(ctx, in.Name, registrytest.Mutated{Mutate: func(o runtime.Object) {
+		o.(*certificatesv1.CertificateSigningRequest).Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{
+			{Type: "Approved", Status: "True", Reason: "r"}, {Type: "Denied", Status: "True", Reason: "r"}, {Type: "Approved", Status: "True"},
+		}
+	}}, nil, nil, false, &metav1.UpdateOptions{})
+	want := []string{
+		`status.conditions[2].type: Duplicate value: "Approved"`,
+		"status.conditions: Invalid value: \"{conditions[{\\\"type\\\": \\\"Approved\\\"}], conditions[{\\\"type\\\": \\\"Denied\\\"}]}\": must specify at most one of: `conditions[{\"type\": \"Approved\"}]`, `conditions[{\"type\": \"Denied\"}]`",
+	}
+	if got := registrytest.Messages(t, err); !slices.Equal(got, want) {
+		t.Errorf("causes:\n got  %q\n want %q", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/resource"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/table"
@@ -26,9 +27,12 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		NewListFunc:               func() runtime.Object { return &resourcev1.DeviceClassList{} },
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: resourcev1.Resource("deviceclass"),
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		TableConvertor:            TableConvertor,
+		// +k8s:subfield(name)=+k8s:format=k8s-long-name, beta
+		// (k8s.io/kubernetes@v1.37.2 pkg/apis/resource/v1/zz_generated.validations.go).
+		NameDeclarative: declarative.LongName,
+		CreateStrategy:  Strategy,
+		UpdateStrategy:  Strategy,
+		TableConvertor:  TableConvertor,
 	})
 }
 
@@ -50,8 +54,8 @@ func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	return resource.ValidateDeviceClass(obj.(*resourcev1.DeviceClass))
 }
-func (strategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
-	return resource.ValidateDeviceClass(obj.(*resourcev1.DeviceClass))
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return resource.ValidateDeviceClassUpdate(obj.(*resourcev1.DeviceClass), old.(*resourcev1.DeviceClass))
 }
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
 func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {

@@ -2,6 +2,7 @@ package horizontalpodautoscaler
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,11 +135,12 @@ func TestOneStorageTwoVersions(t *testing.T) {
 		t.Errorf("negative desiredReplicas: %s", got)
 	}
 
-	// Validation of v1 writes happens on the v2 object, with v2's paths.
+	// Validation of v1 writes happens on the v2 object, with v2's paths;
+	// the declarative "Required value" of maxReplicas comes last.
 	bad := v1HPA("bad")
 	bad.Spec.MaxReplicas = 0
 	_, err = v1.Create(ctx1, bad, nil, &metav1.CreateOptions{})
-	if got := strings.Join(registrytest.Causes(t, err), ","); got != "FieldValueInvalid spec.maxReplicas,FieldValueInvalid spec.maxReplicas" {
+	if got := strings.Join(registrytest.Causes(t, err), ","); got != "FieldValueInvalid spec.maxReplicas,FieldValueRequired spec.maxReplicas" {
 		t.Errorf("maxReplicas 0 through v1: %s", got)
 	}
 
@@ -225,5 +227,84 @@ func TestHPATable(t *testing.T) {
 	}
 	if want := "<unknown>/10, <unknown>/30 (avg) + 1 more..."; tbl.Rows[0].Cells[2] != want {
 		t.Errorf("v1 TARGETS %#v", tbl.Rows[0].Cells[2])
+	}
+}
+
+// TestValidationAsDeclarative checks whole error lists, order and words,
+// against kube-apiserver v1.37.2, where the beta declarative rules on
+// spec.minReplicas (+k8s:minimum, 0 with HPAScaleToZero, beta and on) and
+// spec.maxReplicas (+k8s:required, +k8s:minimum=1)
+// (k8s.io/kubernetes@v1.37.2 pkg/apis/autoscaling/v1 and v2
+// zz_generated.validations.go) replace the handwritten errors and come
+// last. The want lists are kube-apiserver v1.37.2's answers to the same
+// objects (kubectl create --raw, 2026-11-27), through v2 and v1.
+func TestValidationAsDeclarative(t *testing.T) {
+	v2, _, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Destroy()
+	v1 := NewV1REST(v2)
+	ctx1 := registrytest.Context("autoscaling", "v1", "horizontalpodautoscalers", "ns")
+	ctx2 := registrytest.Context("autoscaling", "v2", "horizontalpodautoscalers", "ns")
+	for _, c := range []struct {
+		name string
+		v1   bool
+		obj  runtime.Object
+		want []string
+	}{{
+		name: "empty target, zero replicas",
+		obj: &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "dv12-hpa1"},
+			Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](0), MaxReplicas: 0}},
+		want: []string{
+			`spec.scaleTargetRef.kind: Required value`,
+			`spec.scaleTargetRef.name: Required value`,
+			`spec.scaleTargetRef.apiVersion: Invalid value: "": apiVersion must specify API group`,
+			`spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas`,
+			`spec.maxReplicas: Required value`,
+		},
+	}, {
+		name: "negative replicas",
+		obj: &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "dv12-hpa2"},
+			Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+				ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "x"},
+				MinReplicas:    ptr.To[int32](-1), MaxReplicas: -3,
+				Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ObjectMetricSourceType, Object: &autoscalingv2.ObjectMetricSource{
+					Metric: autoscalingv2.MetricIdentifier{Name: "m"},
+					Target: autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptr.To(resource.MustParse("1"))},
+				}}},
+			}},
+		want: []string{
+			"spec.maxReplicas: Invalid value: -3: must be greater than or equal to `minReplicas`",
+			`spec.metrics[0].object.describedObject.kind: Required value`,
+			`spec.metrics[0].object.describedObject.name: Required value`,
+			`spec.minReplicas: Invalid value: -1: must be greater than or equal to 0`,
+			`spec.maxReplicas: Invalid value: -3: must be greater than or equal to 1`,
+		},
+	}, {
+		name: "v1 maxReplicas 0 below minReplicas",
+		v1:   true,
+		obj: &autoscalingv1.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "dv12-hpa3"},
+			Spec: autoscalingv1.HorizontalPodAutoscalerSpec{
+				ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "x"},
+				MinReplicas:    ptr.To[int32](5), MaxReplicas: 0, TargetCPUUtilizationPercentage: ptr.To[int32](-1),
+			}},
+		want: []string{
+			"spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`",
+			`spec.metrics[0].resource.target.averageUtilization: Invalid value: -1: must be greater than 0`,
+			`spec.maxReplicas: Required value`,
+		},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if c.v1 {
+				_, err = v1.Create(ctx1, c.obj, nil, &metav1.CreateOptions{})
+			} else {
+				_, err = v2.Create(ctx2, c.obj, nil, &metav1.CreateOptions{})
+			}
+			if got := registrytest.Messages(t, err); !slices.Equal(got, c.want) {
+				t.Errorf("causes:\n got  %q\n want %q", got, c.want)
+			}
+		})
 	}
 }

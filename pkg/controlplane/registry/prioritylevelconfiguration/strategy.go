@@ -2,6 +2,7 @@ package prioritylevelconfiguration
 
 import (
 	"context"
+	"reflect"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +16,15 @@ import (
 )
 
 var groupVersions = []schema.GroupVersion{flowcontrolv1.SchemeGroupVersion}
+
+// Upstream's declarative validators check the unions of spec.exempt and
+// spec.limited with spec.type, and of limitResponse.queuing with its type,
+// before the fields (k8s.io/kubernetes@v1.37.2
+// pkg/apis/flowcontrol/v1/zz_generated.validations.go).
+func init() {
+	generic.RegisterDeclarativeTypeRules(reflect.TypeOf(flowcontrolv1.PriorityLevelConfigurationSpec{}), "exempt", "limited")
+	generic.RegisterDeclarativeTypeRules(reflect.TypeOf(flowcontrolv1.LimitResponse{}), "queuing")
+}
 
 type strategy struct{ generic.SpecGeneration }
 

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
@@ -28,10 +29,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, *ge
 		GetAttrs:                  GetAttrs,
 		FieldLabels:               FieldLabels,
 		NameValidator:             core.ValidateReplicationControllerName,
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
-		TableConvertor:            TableConvertor,
+		// +k8s:subfield(name)=+k8s:format=k8s-long-name, beta
+		// (k8s.io/kubernetes@v1.37.2 pkg/apis/core/v1/zz_generated.validations.go).
+		NameDeclarative: declarative.LongName,
+		CreateStrategy:  Strategy,
+		UpdateStrategy:  Strategy,
+		DeleteStrategy:  Strategy,
+		TableConvertor:  TableConvertor,
 	})
 	if err != nil {
 		return nil, nil, nil, err

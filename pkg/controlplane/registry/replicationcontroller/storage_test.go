@@ -203,3 +203,29 @@ func TestReplicationControllerTable(t *testing.T) {
 		t.Errorf("got cells %v, want %v", got, want)
 	}
 }
+
+// TestNameAsDeclarative: metadata.name's format is a beta declarative rule
+// on ReplicationController (+k8s:format=k8s-long-name,
+// k8s.io/kubernetes@v1.37.2 pkg/apis/core/v1/zz_generated.validations.go):
+// its error comes after the handwritten ones, before the declarative
+// replicas and minReadySeconds errors, and generateName itself is not
+// checked (upstream's ValidateObjectMetaWithOpts). testdata/declarative
+// holds request bodies and kubectl's reports of kube-apiserver v1.37.2's
+// answers (2026-11-27; the generated suffix written as "abcde").
+func TestNameAsDeclarative(t *testing.T) {
+	store, _, _, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Destroy()
+	store.GenerateNameFunc = func(base string) string { return base + "abcde" }
+	ctx := registrytest.Context("", "v1", "replicationcontrollers", "dv12-ns")
+	registrytest.Goldens(t, "testdata/declarative", func(t *testing.T, body []byte) error {
+		obj, _, err := scheme.Codecs.UniversalDecoder(corev1.SchemeGroupVersion).Decode(body, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = store.Create(ctx, obj, nil, &metav1.CreateOptions{})
+		return err
+	})
+}

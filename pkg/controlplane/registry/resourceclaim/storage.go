@@ -69,10 +69,10 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 	return resource.ValidateResourceClaim(obj.(*resourcev1.ResourceClaim))
 }
 
+// ValidateUpdate checks only that the spec did not change, as upstream's
+// ValidateResourceClaimUpdate: the user cannot change the rest.
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	c := obj.(*resourcev1.ResourceClaim)
-	errs := resource.ValidateResourceClaim(c)
-	return append(errs, resource.ValidateResourceClaimUpdate(c, old.(*resourcev1.ResourceClaim))...)
+	return resource.ValidateResourceClaimUpdate(obj.(*resourcev1.ResourceClaim), old.(*resourcev1.ResourceClaim))
 }
 
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }

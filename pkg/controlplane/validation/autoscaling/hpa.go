@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // Limits of the scaling rules.
@@ -36,8 +37,9 @@ type ReferenceOptions struct {
 // Options are the switches upstream's strategy derives from feature gates
 // and from the stored object.
 type Options struct {
-	// MinReplicasLowerBound is 1, or 0 when scaling to zero is allowed
-	// (HPAScaleToZero, alpha and off, or a stored minReplicas of 0).
+	// MinReplicasLowerBound is 0 when scaling to zero is allowed
+	// (HPAScaleToZero, beta and on by default in v1.37, or a stored
+	// minReplicas of 0), 1 otherwise.
 	MinReplicasLowerBound int32
 	// ScaleTargetRef and ObjectMetrics relax the apiVersion checks of the
 	// scale target and of Object metrics' described objects.
@@ -48,10 +50,8 @@ type Options struct {
 // OptionsFor returns upstream's options for hpa, updating old (nil on
 // create).
 func OptionsFor(hpa, old *autoscalingv2.HorizontalPodAutoscaler) Options {
-	opts := Options{MinReplicasLowerBound: 1, ObjectMetrics: ReferenceOptions{AllowEmptyAPIGroup: true}}
-	if old != nil && old.Spec.MinReplicas != nil && *old.Spec.MinReplicas == 0 {
-		opts.MinReplicasLowerBound = 0
-	}
+	// HPAScaleToZero is on: the lower bound is 0 on create and update alike.
+	opts := Options{MinReplicasLowerBound: 0, ObjectMetrics: ReferenceOptions{AllowEmptyAPIGroup: true}}
 	switch {
 	case old != nil && old.Spec.ScaleTargetRef.APIVersion == hpa.Spec.ScaleTargetRef.APIVersion && old.Spec.ScaleTargetRef.Kind == hpa.Spec.ScaleTargetRef.Kind:
 		// An update that keeps the target's kind and apiVersion.
@@ -98,12 +98,18 @@ func ValidateHorizontalPodAutoscalerStatusFields(hpa *autoscalingv2.HorizontalPo
 
 func validateSpec(spec *autoscalingv2.HorizontalPodAutoscalerSpec, fldPath *field.Path, opts Options) field.ErrorList {
 	var allErrs field.ErrorList
+	// minReplicas (+k8s:minimum, by HPAScaleToZero) and maxReplicas
+	// (+k8s:required, +k8s:minimum=1) are beta declarative rules upstream
+	// (k8s.io/kubernetes@v1.37.2 pkg/apis/autoscaling/v{1,2}/
+	// zz_generated.validations.go): their errors come last, in the
+	// declarative validators' words.
 	if spec.MinReplicas != nil && *spec.MinReplicas < opts.MinReplicasLowerBound {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("minReplicas"), *spec.MinReplicas,
-			fmt.Sprintf("must be greater than or equal to %d", opts.MinReplicasLowerBound)))
+		allErrs = append(allErrs, declarative.Minimum(fldPath.Child("minReplicas"), *spec.MinReplicas, opts.MinReplicasLowerBound))
 	}
-	if spec.MaxReplicas < 1 {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("maxReplicas"), spec.MaxReplicas, "must be greater than 0"))
+	if spec.MaxReplicas == 0 {
+		allErrs = append(allErrs, declarative.Required(fldPath.Child("maxReplicas")))
+	} else if spec.MaxReplicas < 1 {
+		allErrs = append(allErrs, declarative.Minimum(fldPath.Child("maxReplicas"), spec.MaxReplicas, 1))
 	}
 	if spec.MinReplicas != nil && spec.MaxReplicas < *spec.MinReplicas {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to `minReplicas`"))
@@ -140,8 +146,7 @@ func ValidateCrossVersionObjectReference(ref autoscalingv2.CrossVersionObjectRef
 }
 
 // validateAPIVersion returns what is wrong with a reference's apiVersion,
-// or "". (kapi's wording: upstream's messages for this check, added after
-// the validation sources we could read, are not known to us.)
+// or "", in upstream's words (ValidateAPIVersion).
 func validateAPIVersion(ref autoscalingv2.CrossVersionObjectReference, opts ReferenceOptions) string {
 	if opts.AllowInvalidAPIVersion {
 		return ""
@@ -151,7 +156,7 @@ func validateAPIVersion(ref autoscalingv2.CrossVersionObjectReference, opts Refe
 		return err.Error()
 	}
 	if gv.Group == "" && !opts.AllowEmptyAPIGroup {
-		return "must specify an API group"
+		return "apiVersion must specify API group"
 	}
 	return ""
 }

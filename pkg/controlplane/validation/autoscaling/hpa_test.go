@@ -14,8 +14,9 @@ import (
 )
 
 // Expected errors are upstream's (kubernetes/kubernetes v1.37
-// pkg/apis/autoscaling/validation/validation.go), "<type> <field>: <detail>",
-// except the apiVersion check's detail, which is kapi's wording.
+// pkg/apis/autoscaling/validation/validation.go, and for minReplicas and
+// maxReplicas the beta declarative rules that replace its errors,
+// pkg/apis/autoscaling/v2/zz_generated.validations.go), "<type> <field>: <detail>".
 
 func errStrings(errs field.ErrorList) []string {
 	var out []string
@@ -52,11 +53,18 @@ func TestValidateHorizontalPodAutoscaler(t *testing.T) {
 		want   []string
 	}{
 		{"maxReplicas 0", func(h *autoscalingv2.HorizontalPodAutoscaler) { h.Spec.MaxReplicas = 0 }, []string{
-			"FieldValueInvalid spec.maxReplicas: must be greater than 0",
+			"FieldValueRequired spec.maxReplicas: ",
 			"FieldValueInvalid spec.maxReplicas: must be greater than or equal to `minReplicas`",
 		}},
-		{"minReplicas 0 (HPAScaleToZero is off)", func(h *autoscalingv2.HorizontalPodAutoscaler) { h.Spec.MinReplicas = ptr.To[int32](0) }, []string{
-			"FieldValueInvalid spec.minReplicas: must be greater than or equal to 1",
+		{"maxReplicas and minReplicas negative", func(h *autoscalingv2.HorizontalPodAutoscaler) {
+			h.Spec.MinReplicas = ptr.To[int32](-1)
+			h.Spec.MaxReplicas = -3
+		}, []string{
+			"FieldValueInvalid spec.minReplicas: must be greater than or equal to 0",
+			"FieldValueInvalid spec.maxReplicas: must be greater than or equal to 1",
+			"FieldValueInvalid spec.maxReplicas: must be greater than or equal to `minReplicas`",
+		}},
+		{"minReplicas 0 (HPAScaleToZero is on) without Object or External metrics", func(h *autoscalingv2.HorizontalPodAutoscaler) { h.Spec.MinReplicas = ptr.To[int32](0) }, []string{
 			"FieldValueForbidden spec.metrics: must specify at least one Object or External metric to support scaling to zero replicas",
 		}},
 		{"maxReplicas below minReplicas", func(h *autoscalingv2.HorizontalPodAutoscaler) { h.Spec.MinReplicas = ptr.To[int32](7) },
@@ -67,7 +75,7 @@ func TestValidateHorizontalPodAutoscaler(t *testing.T) {
 		{"scaleTargetRef name with a slash", func(h *autoscalingv2.HorizontalPodAutoscaler) { h.Spec.ScaleTargetRef.Name = "a/b" },
 			[]string{`FieldValueInvalid spec.scaleTargetRef.name: may not contain '/'`}},
 		{"scaleTargetRef apiVersion without group", func(h *autoscalingv2.HorizontalPodAutoscaler) { h.Spec.ScaleTargetRef.APIVersion = "v1" },
-			[]string{"FieldValueInvalid spec.scaleTargetRef.apiVersion: must specify an API group"}},
+			[]string{"FieldValueInvalid spec.scaleTargetRef.apiVersion: apiVersion must specify API group"}},
 		{"metric type unsupported", func(h *autoscalingv2.HorizontalPodAutoscaler) { h.Spec.Metrics[0].Type = "Cpu" }, []string{
 			`FieldValueNotSupported spec.metrics[0].type: supported values: "ContainerResource", "External", "Object", "Pods", "Resource"`,
 			`FieldValueNotSupported spec.metrics[0].type: supported values: "ContainerResource", "External", "Object", "Pods", "Resource"`,

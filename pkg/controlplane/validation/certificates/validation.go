@@ -291,19 +291,11 @@ func validateConditions(fldPath *field.Path, csr *certificatesv1.CertificateSign
 		case !slices.Contains(allowed, string(c.Status)):
 			errs = append(errs, field.NotSupported(p.Child("status"), c.Status, allowed))
 		}
-		if !o.allowBothApprovedAndDenied {
-			switch c.Type {
-			case certificatesv1.CertificateApproved:
-				approved = true
-				if denied {
-					errs = append(errs, field.Invalid(p.Child("type"), c.Type, "Approved and Denied conditions are mutually exclusive"))
-				}
-			case certificatesv1.CertificateDenied:
-				denied = true
-				if approved {
-					errs = append(errs, field.Invalid(p.Child("type"), c.Type, "Approved and Denied conditions are mutually exclusive"))
-				}
-			}
+		switch c.Type {
+		case certificatesv1.CertificateApproved:
+			approved = true
+		case certificatesv1.CertificateDenied:
+			denied = true
 		}
 		if !o.allowDuplicateConditionTypes {
 			if seen[c.Type] {
@@ -312,7 +304,24 @@ func validateConditions(fldPath *field.Path, csr *certificatesv1.CertificateSign
 			seen[c.Type] = true
 		}
 	}
+	if approved && denied && !o.allowBothApprovedAndDenied {
+		errs = append(errs, approvedAndDenied(fldPath))
+	}
 	return errs
+}
+
+// approvedAndDenied is the error of the beta declarative rule
+// +k8s:zeroOrOneOfMember on status.conditions' Approved and Denied entries
+// (k8s.io/kubernetes@v1.37.2 pkg/apis/certificates/v1/
+// zz_generated.validations.go, validate.ZeroOrOneOfUnion), which replaces
+// the handwritten "Approved and Denied conditions are mutually exclusive"
+// upstream marks covered: one error on the list, after the handwritten
+// ones. It is not raised when the stored request already had both (the
+// handwritten option; the declarative rule skips an unchanged membership).
+func approvedAndDenied(fldPath *field.Path) *field.Error {
+	const approved, denied = `conditions[{"type": "Approved"}]`, `conditions[{"type": "Denied"}]`
+	return field.Invalid(fldPath, "{"+approved+", "+denied+"}", "must specify at most one of: `"+approved+"`, `"+denied+"`").
+		WithOrigin("zeroOrOneOf").MarkCoveredByDeclarative().MarkBeta()
 }
 
 func validateUpdate(csr, old *certificatesv1.CertificateSigningRequest, o options) field.ErrorList {

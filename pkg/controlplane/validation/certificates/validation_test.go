@@ -96,7 +96,7 @@ func TestValidateCreate(t *testing.T) {
 			`spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 600 seconds (10 minutes)`},
 		{"approved and denied", func(c *certificatesv1.CertificateSigningRequest) {
 			c.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: "Approved", Status: "True"}, {Type: "Denied", Status: "True"}}
-		}, `status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive`},
+		}, "status.conditions: Invalid value: \"{conditions[{\\\"type\\\": \\\"Approved\\\"}], conditions[{\\\"type\\\": \\\"Denied\\\"}]}\": must specify at most one of: `conditions[{\"type\": \"Approved\"}]`, `conditions[{\"type\": \"Denied\"}]`"},
 		{"approved false", func(c *certificatesv1.CertificateSigningRequest) {
 			c.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: "Approved", Status: "False"}}
 		}, `status.conditions[0].status: Unsupported value: "False": supported values: "True"`},

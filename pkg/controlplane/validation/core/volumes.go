@@ -408,12 +408,13 @@ func validateStorageOSVolumeSource(s *corev1.StorageOSVolumeSource, fldPath *fie
 	return allErrs
 }
 
-// validateCSIDriverName: required, at most 63 characters, a DNS subdomain
-// once lower-cased.
+// validateCSIDriverName: required (and then nothing else, as upstream's
+// ValidateCSIDriverName), at most 63 characters, a DNS subdomain once
+// lower-cased.
 func validateCSIDriverName(driver string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if driver == "" {
-		allErrs = append(allErrs, field.Required(fldPath, ""))
+		return field.ErrorList{field.Required(fldPath, "")}
 	}
 	if len(driver) > 63 {
 		allErrs = append(allErrs, field.TooLong(fldPath, "", 63))

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/bootstrap"
 )
 
@@ -294,32 +295,69 @@ func ValidatePriorityLevelConfiguration(pl *flowcontrolv1.PriorityLevelConfigura
 	return allErrs
 }
 
+// validatePLCSpec is upstream's ValidatePriorityLevelConfigurationSpec
+// (k8s.io/kubernetes@v1.37.2 pkg/apis/flowcontrol/validation) without the
+// errors it marks covered by declarative validation, followed by those of
+// the declarative rules themselves (declarativePLCSpec).
 func validatePLCSpec(name string, spec *flowcontrolv1.PriorityLevelConfigurationSpec, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if (name == flowcontrolv1.PriorityLevelConfigurationNameExempt) != (spec.Type == flowcontrolv1.PriorityLevelEnablementExempt) {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("type"), spec.Type, "type must be 'Exempt' if and only if name is 'exempt'"))
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("type"), spec.Type, "must be 'Exempt' if and only if `name` is 'exempt'"))
 	}
 	switch spec.Type {
 	case flowcontrolv1.PriorityLevelEnablementExempt:
-		if spec.Limited != nil {
-			allErrs = append(allErrs, field.Forbidden(fldPath.Child("limited"), "must be nil if the type is not Limited"))
-		}
 		if e := spec.Exempt; e != nil {
 			allErrs = append(allErrs, validateShares(e.NominalConcurrencyShares, e.LendablePercent, fldPath.Child("exempt"))...)
 		}
 	case flowcontrolv1.PriorityLevelEnablementLimited:
-		if spec.Exempt != nil {
-			allErrs = append(allErrs, field.Forbidden(fldPath.Child("exempt"), "must be nil if the type is Limited"))
-		}
-		if spec.Limited == nil {
-			allErrs = append(allErrs, field.Required(fldPath.Child("limited"), "must not be empty when type is Limited"))
-		} else {
+		if spec.Limited != nil {
 			allErrs = append(allErrs, validateLimited(spec.Limited, fldPath.Child("limited"))...)
 		}
+	case "":
+		// Required: declarative.
 	default:
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("type"), spec.Type, supportedPLTypes))
 	}
-	return allErrs
+	return append(allErrs, declarativePLCSpec(spec, fldPath)...)
+}
+
+// declarativePLCSpec returns the errors of the beta declarative rules on a
+// priority level's spec (k8s.io/kubernetes@v1.37.2
+// pkg/apis/flowcontrol/v1/zz_generated.validations.go), which replace the
+// handwritten ones upstream marks covered: the unions of exempt and
+// limited with type (a member set for another type is Forbidden, limited
+// is Required for Limited), type and limitResponse.type Required, and
+// limitResponse's union of queuing with its type. They walk limited
+// whatever the type. The generic store puts them last, in this order
+// (the unions are checked at the type level, before the fields).
+func declarativePLCSpec(spec *flowcontrolv1.PriorityLevelConfigurationSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if spec.Type != flowcontrolv1.PriorityLevelEnablementExempt && spec.Exempt != nil {
+		errs = append(errs, declarative.Forbidden(fldPath.Child("exempt")))
+	}
+	switch {
+	case spec.Type == flowcontrolv1.PriorityLevelEnablementLimited && spec.Limited == nil:
+		errs = append(errs, declarative.Required(fldPath.Child("limited")))
+	case spec.Type != flowcontrolv1.PriorityLevelEnablementLimited && spec.Limited != nil:
+		errs = append(errs, declarative.Forbidden(fldPath.Child("limited")))
+	}
+	if spec.Type == "" {
+		errs = append(errs, declarative.Required(fldPath.Child("type")))
+	}
+	if spec.Limited != nil {
+		lr := &spec.Limited.LimitResponse
+		lrPath := fldPath.Child("limited", "limitResponse")
+		switch {
+		case lr.Type == flowcontrolv1.LimitResponseTypeQueue && lr.Queuing == nil:
+			errs = append(errs, declarative.Required(lrPath.Child("queuing")))
+		case lr.Type != flowcontrolv1.LimitResponseTypeQueue && lr.Queuing != nil:
+			errs = append(errs, declarative.Forbidden(lrPath.Child("queuing")))
+		}
+		if lr.Type == "" {
+			errs = append(errs, declarative.Required(lrPath.Child("type")))
+		}
+	}
+	return errs
 }
 
 func validateShares(shares, lendable *int32, fldPath *field.Path) field.ErrorList {
@@ -333,29 +371,39 @@ func validateShares(shares, lendable *int32, fldPath *field.Path) field.ErrorLis
 	return allErrs
 }
 
+// validateLimited is upstream's ValidateLimitedPriorityLevelConfiguration
+// and ValidateLimitResponse, in their order, without the covered errors.
 func validateLimited(l *flowcontrolv1.LimitedPriorityLevelConfiguration, fldPath *field.Path) field.ErrorList {
-	allErrs := validateShares(l.NominalConcurrencyShares, l.LendablePercent, fldPath)
-	if l.BorrowingLimitPercent != nil && *l.BorrowingLimitPercent < 0 {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("borrowingLimitPercent"), *l.BorrowingLimitPercent, "if specified, must be a non-negative integer"))
+	var allErrs field.ErrorList
+	if s := l.NominalConcurrencyShares; s != nil && *s < 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("nominalConcurrencyShares"), *s, "must be a non-negative integer"))
 	}
 	lrPath := fldPath.Child("limitResponse")
 	switch l.LimitResponse.Type {
 	case flowcontrolv1.LimitResponseTypeReject:
-		if l.LimitResponse.Queuing != nil {
-			allErrs = append(allErrs, field.Forbidden(lrPath.Child("queuing"), "must be nil if limited.limitResponse.type is not Limited"))
-		}
+		// A queuing section is Forbidden: declarative.
 	case flowcontrolv1.LimitResponseTypeQueue:
-		if l.LimitResponse.Queuing == nil {
-			allErrs = append(allErrs, field.Required(lrPath.Child("queuing"), "must not be empty if limited.limitResponse.type is Limited"))
-		} else {
+		if l.LimitResponse.Queuing != nil {
 			allErrs = append(allErrs, validateQueuing(l.LimitResponse.Queuing, lrPath.Child("queuing"))...)
 		}
+	case "":
+		// Required: declarative.
 	default:
 		allErrs = append(allErrs, field.NotSupported(lrPath.Child("type"), l.LimitResponse.Type, supportedLimitResponseTypes))
+	}
+	if p := l.LendablePercent; p != nil && (*p < 0 || *p > 100) {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("lendablePercent"), *p, "must be between 0 and 100, inclusive"))
+	}
+	if l.BorrowingLimitPercent != nil && *l.BorrowingLimitPercent < 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("borrowingLimitPercent"), *l.BorrowingLimitPercent, "if specified, must be a non-negative integer"))
 	}
 	return allErrs
 }
 
+// maxQueues is upstream's priorityLevelConfigurationQueuingMaxQueues.
+const maxQueues = 10 * 1000 * 1000
+
+// validateQueuing is upstream's ValidatePriorityLevelQueuingConfiguration.
 func validateQueuing(q *flowcontrolv1.QueuingConfiguration, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if q.QueueLengthLimit <= 0 {
@@ -363,18 +411,19 @@ func validateQueuing(q *flowcontrolv1.QueuingConfiguration, fldPath *field.Path)
 	}
 	if q.Queues <= 0 {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("queues"), q.Queues, "must be positive"))
-	} else if q.Queues > 1 {
-		// One queue needs no shuffle sharding: the hand size is not
-		// checked then, as upstream.
-		if q.HandSize > q.Queues {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("handSize"), q.HandSize,
-				fmt.Sprintf("should not be greater than queues (%d)", q.Queues)))
-		} else if msg := entropyError(q.Queues, q.HandSize); msg != "" {
+	} else if q.Queues > maxQueues {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("queues"), q.Queues, fmt.Sprintf("must not be greater than %d", maxQueues)))
+	}
+	switch {
+	case q.HandSize <= 0:
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("handSize"), q.HandSize, "must be positive"))
+	case q.HandSize > q.Queues:
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("handSize"), q.HandSize,
+			fmt.Sprintf("should not be greater than queues (%d)", q.Queues)))
+	default:
+		if msg := entropyError(q.Queues, q.HandSize); msg != "" {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("handSize"), q.HandSize, msg))
 		}
-	}
-	if q.HandSize <= 0 {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("handSize"), q.HandSize, "must be positive"))
 	}
 	return allErrs
 }

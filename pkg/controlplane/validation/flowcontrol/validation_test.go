@@ -115,22 +115,28 @@ func TestValidatePriorityLevelConfiguration(t *testing.T) {
 		},
 			"FieldValueInvalid spec.limited.borrowingLimitPercent: if specified, must be a non-negative integer"},
 		{"limited missing", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Limited = nil },
-			"FieldValueRequired spec.limited: must not be empty when type is Limited"},
+			"FieldValueRequired spec.limited: "},
 		{"bad type", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Type = "Open" },
-			`FieldValueNotSupported spec.type: supported values: "Exempt", "Limited"`},
+			`FieldValueNotSupported spec.type: supported values: "Exempt", "Limited"; FieldValueForbidden spec.limited: `},
 		{"exempt type on another name", func(p *flowcontrolv1.PriorityLevelConfiguration) {
 			p.Spec = flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementExempt}
-		}, "FieldValueInvalid spec.type: type must be 'Exempt' if and only if name is 'exempt'"},
+		}, "FieldValueInvalid spec.type: must be 'Exempt' if and only if `name` is 'exempt'"},
 		{"queue without queuing", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Limited.LimitResponse.Queuing = nil },
-			"FieldValueRequired spec.limited.limitResponse.queuing: must not be empty if limited.limitResponse.type is Limited"},
+			"FieldValueRequired spec.limited.limitResponse.queuing: "},
 		{"reject with queuing", func(p *flowcontrolv1.PriorityLevelConfiguration) {
 			p.Spec.Limited.LimitResponse.Type = flowcontrolv1.LimitResponseTypeReject
-		}, "FieldValueForbidden spec.limited.limitResponse.queuing: must be nil if limited.limitResponse.type is not Limited"},
+		}, "FieldValueForbidden spec.limited.limitResponse.queuing: "},
 		{"hand bigger than deck", func(p *flowcontrolv1.PriorityLevelConfiguration) { p.Spec.Limited.LimitResponse.Queuing.HandSize = 65 },
 			"FieldValueInvalid spec.limited.limitResponse.queuing.handSize: should not be greater than queues (64)"},
 		{"too much entropy", func(p *flowcontrolv1.PriorityLevelConfiguration) {
 			p.Spec.Limited.LimitResponse.Queuing.Queues, p.Spec.Limited.LimitResponse.Queuing.HandSize = 512, 10
 		}, "FieldValueInvalid spec.limited.limitResponse.queuing.handSize: required entropy bits of deckSize 512 and handSize 10 should not be greater than 60"},
+		{"hand bigger than a single queue", func(p *flowcontrolv1.PriorityLevelConfiguration) {
+			p.Spec.Limited.LimitResponse.Queuing.Queues, p.Spec.Limited.LimitResponse.Queuing.HandSize = 1, 2
+		}, "FieldValueInvalid spec.limited.limitResponse.queuing.handSize: should not be greater than queues (1)"},
+		{"too many queues", func(p *flowcontrolv1.PriorityLevelConfiguration) {
+			p.Spec.Limited.LimitResponse.Queuing.Queues, p.Spec.Limited.LimitResponse.Queuing.HandSize = 20000000, 1
+		}, "FieldValueInvalid spec.limited.limitResponse.queuing.queues: must not be greater than 10000000"},
 		{"zero queue length", func(p *flowcontrolv1.PriorityLevelConfiguration) {
 			p.Spec.Limited.LimitResponse.Queuing.QueueLengthLimit = 0
 		},

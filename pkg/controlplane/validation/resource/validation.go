@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
 
 // Limits of upstream's types.go.
@@ -45,188 +48,66 @@ func dnsSubdomain(v string, p *field.Path) field.ErrorList {
 	return errs
 }
 
-// ValidateDeviceClaim validates a claim's (or a template's) device
-// requests, constraints and configuration.
-func ValidateDeviceClaim(c *resourcev1.DeviceClaim, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	names := map[string]map[string]bool{}
-	rp := p.Child("requests")
-	if len(c.Requests) > maxRequests {
-		errs = append(errs, field.TooMany(rp, len(c.Requests), maxRequests))
-	}
-	for i := range c.Requests {
-		r := &c.Requests[i]
-		ip := rp.Index(i)
-		errs = append(errs, dnsLabel(r.Name, ip.Child("name"))...)
-		if _, dup := names[r.Name]; dup && r.Name != "" {
-			errs = append(errs, field.Duplicate(ip.Child("name"), r.Name))
-		}
-		subs := map[string]bool{}
-		names[r.Name] = subs
-		hasExactly, hasFirst := r.Exactly != nil, len(r.FirstAvailable) > 0
-		switch {
-		case hasExactly && hasFirst:
-			errs = append(errs, field.Invalid(ip, nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
-		case !hasExactly && !hasFirst:
-			errs = append(errs, field.Required(ip, "exactly one of `exactly` or `firstAvailable` is required"))
-		}
-		if hasExactly {
-			e := r.Exactly
-			ep := ip.Child("exactly")
-			errs = append(errs, dnsSubdomain(e.DeviceClassName, ep.Child("deviceClassName"))...)
-			errs = append(errs, validateSelectors(e.Selectors, ep.Child("selectors"))...)
-			errs = append(errs, validateAllocationMode(e.AllocationMode, e.Count, ep)...)
-			errs = append(errs, validateTolerations(e.Tolerations, ep.Child("tolerations"))...)
-		}
-		fp := ip.Child("firstAvailable")
-		if len(r.FirstAvailable) > maxSubRequests {
-			errs = append(errs, field.TooMany(fp, len(r.FirstAvailable), maxSubRequests))
-		}
-		for j := range r.FirstAvailable {
-			s := &r.FirstAvailable[j]
-			sp := fp.Index(j)
-			errs = append(errs, dnsLabel(s.Name, sp.Child("name"))...)
-			if subs[s.Name] && s.Name != "" {
-				errs = append(errs, field.Duplicate(sp.Child("name"), s.Name))
-			}
-			subs[s.Name] = true
-			errs = append(errs, dnsSubdomain(s.DeviceClassName, sp.Child("deviceClassName"))...)
-			errs = append(errs, validateSelectors(s.Selectors, sp.Child("selectors"))...)
-			errs = append(errs, validateAllocationMode(s.AllocationMode, s.Count, sp)...)
-			errs = append(errs, validateTolerations(s.Tolerations, sp.Child("tolerations"))...)
-		}
-	}
-	cp := p.Child("constraints")
-	if len(c.Constraints) > maxConstraints {
-		errs = append(errs, field.TooMany(cp, len(c.Constraints), maxConstraints))
-	}
-	for i, con := range c.Constraints {
-		ip := cp.Index(i)
-		errs = append(errs, validateRequestRefs(con.Requests, names, ip.Child("requests"))...)
-		switch {
-		case con.MatchAttribute == nil && con.DistinctAttribute == nil:
-			errs = append(errs, field.Required(ip, "exactly one of `matchAttribute` or `distinctAttribute` is required"))
-		case con.MatchAttribute != nil && con.DistinctAttribute != nil:
-			errs = append(errs, field.Invalid(ip, nil, "exactly one of `matchAttribute` or `distinctAttribute` is required, but multiple fields are set"))
-		case con.MatchAttribute != nil:
-			errs = append(errs, validateFullyQualifiedName(*con.MatchAttribute, ip.Child("matchAttribute"))...)
-		default:
-			errs = append(errs, validateFullyQualifiedName(*con.DistinctAttribute, ip.Child("distinctAttribute"))...)
-		}
-	}
-	gp := p.Child("config")
-	if len(c.Config) > maxConfigs {
-		errs = append(errs, field.TooMany(gp, len(c.Config), maxConfigs))
-	}
-	for i, cfg := range c.Config {
-		ip := gp.Index(i)
-		errs = append(errs, validateRequestRefs(cfg.Requests, names, ip.Child("requests"))...)
-		errs = append(errs, validateOpaque(cfg.Opaque, ip)...)
-	}
-	return errs
-}
-
-func validateAllocationMode(mode resourcev1.DeviceAllocationMode, count int64, p *field.Path) field.ErrorList {
-	switch mode {
-	case resourcev1.DeviceAllocationModeAll:
-		if count != 0 {
-			return field.ErrorList{field.Invalid(p.Child("count"), count, fmt.Sprintf("must not be specified when allocationMode is '%s'", mode))}
-		}
-	case resourcev1.DeviceAllocationModeExactCount:
-		if count <= 0 {
-			return field.ErrorList{field.Invalid(p.Child("count"), count, "must be greater than zero")}
-		}
-	default:
-		return field.ErrorList{field.NotSupported(p.Child("allocationMode"), mode, []resourcev1.DeviceAllocationMode{resourcev1.DeviceAllocationModeAll, resourcev1.DeviceAllocationModeExactCount})}
-	}
-	return nil
-}
-
-func validateSelectors(sels []resourcev1.DeviceSelector, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
+// validateSelectors is upstream's validateSelectorSlice without the size
+// check it marks covered (declarativeSelectors): over 32 selectors are not
+// looked into; each selector needs a CEL expression that compiles. stored
+// skips the compilation (an unchanged, stored list).
+func validateSelectors(sels []resourcev1.DeviceSelector, p *field.Path, stored bool) field.ErrorList {
 	if len(sels) > maxSelectors {
-		errs = append(errs, field.TooMany(p, len(sels), maxSelectors))
+		return nil
 	}
+	var errs field.ErrorList
 	for i, s := range sels {
 		ip := p.Index(i)
 		if s.CEL == nil {
 			errs = append(errs, field.Required(ip.Child("cel"), ""))
-			continue
-		}
-		if strings.TrimSpace(s.CEL.Expression) == "" {
-			errs = append(errs, field.Required(ip.Child("cel", "expression"), ""))
-		} else {
+		} else if !stored {
 			errs = append(errs, validateCELSelector(s.CEL.Expression, ip.Child("cel", "expression"))...)
 		}
 	}
 	return errs
 }
 
-func validateTolerations(ts []resourcev1.DeviceToleration, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(ts) > maxTolerations {
-		errs = append(errs, field.TooMany(p, len(ts), maxTolerations))
-	}
-	for i, t := range ts {
-		ip := p.Index(i)
-		if t.Key != "" {
-			for _, m := range utilvalidation.IsQualifiedName(t.Key) {
-				errs = append(errs, field.Invalid(ip.Child("key"), t.Key, m))
-			}
-		}
-		switch t.Operator {
-		case resourcev1.DeviceTolerationOpExists:
-			if t.Value != "" {
-				errs = append(errs, field.Invalid(ip.Child("value"), t.Value, "must be empty for operator `Exists`"))
-			}
-		case resourcev1.DeviceTolerationOpEqual, "":
-			for _, m := range utilvalidation.IsValidLabelValue(t.Value) {
-				errs = append(errs, field.Invalid(ip.Child("value"), t.Value, m))
-			}
-		default:
-			errs = append(errs, field.NotSupported(ip.Child("operator"), t.Operator, []resourcev1.DeviceTolerationOperator{resourcev1.DeviceTolerationOpEqual, resourcev1.DeviceTolerationOpExists}))
-		}
-		switch t.Effect {
-		case "", resourcev1.DeviceTaintEffectNoSchedule, resourcev1.DeviceTaintEffectNoExecute:
-		default:
-			errs = append(errs, field.NotSupported(ip.Child("effect"), t.Effect, []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule}))
-		}
-	}
-	return errs
-}
-
-// validateRequestRefs: each entry names a request, or "<request>/<subrequest>".
-func validateRequestRefs(refs []string, names map[string]map[string]bool, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[string]bool{}
-	for i, ref := range refs {
-		req, sub, hasSub := strings.Cut(ref, "/")
-		subs, ok := names[req]
-		if !ok || hasSub && !subs[sub] {
-			errs = append(errs, field.Invalid(p.Index(i), ref, "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"))
-		}
-		if seen[ref] {
-			errs = append(errs, field.Duplicate(p.Index(i), ref))
-		}
-		seen[ref] = true
-	}
-	return errs
-}
-
-func validateOpaque(o *resourcev1.OpaqueDeviceConfiguration, p *field.Path) field.ErrorList {
+// validateOpaque is upstream's validateDeviceConfiguration: an opaque
+// section is required; its parameters a JSON object (validateRawExtension).
+// Its driver is checked by beta declarative rules (declarativeDriver).
+func validateOpaque(o *resourcev1.OpaqueDeviceConfiguration, p *field.Path, stored bool) field.ErrorList {
 	if o == nil {
 		return field.ErrorList{field.Required(p.Child("opaque"), "")}
 	}
-	op := p.Child("opaque")
-	errs := dnsSubdomain(o.Driver, op.Child("driver"))
-	if len(o.Parameters.Raw) == 0 {
-		errs = append(errs, field.Required(op.Child("parameters"), ""))
-	} else if o.Parameters.Raw[0] != '{' {
-		errs = append(errs, field.Invalid(op.Child("parameters"), "<value omitted>", "parameters must be a valid JSON object"))
-	} else if len(o.Parameters.Raw) > resourcev1.OpaqueParametersMaxLength {
-		errs = append(errs, field.TooLong(op.Child("parameters"), "" /*unused*/, resourcev1.OpaqueParametersMaxLength))
+	return validateRawExtension(o.Parameters.Raw, p.Child("opaque", "parameters"), stored, resourcev1.OpaqueParametersMaxLength)
+}
+
+// declarativeDriver returns the errors of the beta declarative rules on a
+// driver name: Required alone when empty, else the caseless DNS subdomain
+// format, then at most 63 characters.
+func declarativeDriver(driver string, p *field.Path) field.ErrorList {
+	if driver == "" {
+		return field.ErrorList{declarative.Required(p)}
 	}
-	return errs
+	return append(declarative.LongNameCaseless(p, driver), declarative.MaxLength(p, driver, 63)...)
+}
+
+// validateRawExtension is upstream's: required, at most maxLength bytes on
+// create (stored parameters are grandfathered), JSON, not null, an object.
+func validateRawExtension(raw []byte, p *field.Path, stored bool, maxLength int) field.ErrorList {
+	var v any
+	switch {
+	case len(raw) == 0:
+		return field.ErrorList{field.Required(p, "")}
+	case !stored && len(raw) > maxLength:
+		return field.ErrorList{field.TooLong(p, "" /*unused*/, maxLength)}
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return field.ErrorList{field.Invalid(p, "<value omitted>", fmt.Sprintf("error parsing data as JSON: %v", err.Error()))}
+	}
+	if v == nil {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return field.ErrorList{field.Invalid(p, "<value omitted>", "must be a valid JSON object")}
+	}
+	return nil
 }
 
 // validateFullyQualifiedName: "<domain>/<name>".
@@ -262,9 +143,13 @@ func ValidateResourceClaim(c *resourcev1.ResourceClaim) field.ErrorList {
 }
 
 // ValidateResourceClaimUpdate: the spec is immutable.
+//
+// The spec's immutability is a beta declarative rule (+k8s:immutable,
+// k8s.io/kubernetes@v1.37.2 pkg/apis/resource/v1/zz_generated.validations.go):
+// "Invalid value: null", and the declarative walk of the spec stops there.
 func ValidateResourceClaimUpdate(c, old *resourcev1.ResourceClaim) field.ErrorList {
 	if !equality.Semantic.DeepEqual(c.Spec, old.Spec) {
-		return field.ErrorList{field.Invalid(field.NewPath("spec"), c.Spec, "field is immutable")}
+		return field.ErrorList{declarative.Immutable(field.NewPath("spec"))}
 	}
 	return nil
 }
@@ -311,28 +196,52 @@ func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) field.Er
 }
 
 // ValidateResourceClaimTemplateUpdate: the spec is immutable.
+//
+// Templates have no declarative immutability: the error is upstream's
+// handwritten ValidateImmutableField on the internal type, whose value
+// kapi renders as that type marshals (internalForm).
 func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplate) field.ErrorList {
 	if !equality.Semantic.DeepEqual(t.Spec, old.Spec) {
-		return field.ErrorList{field.Invalid(field.NewPath("spec"), t.Spec, "field is immutable")}
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), internalForm{t.Spec}, "field is immutable")}
 	}
 	return nil
 }
 
-// ValidateDeviceClass validates a class's selectors and configuration.
+// ValidateDeviceClass validates a new class's spec as upstream's
+// validateDeviceClassSpec (k8s.io/kubernetes@v1.37.2
+// pkg/apis/resource/validation): selectors, configuration and the
+// extended resource name, the latter's format a beta declarative rule
+// (+k8s:format=k8s-extended-resource-name, in its words, last).
 func ValidateDeviceClass(c *resourcev1.DeviceClass) field.ErrorList {
+	return validateDeviceClassSpec(&c.Spec, nil)
+}
+
+// ValidateDeviceClassUpdate validates an updated class: selectors and
+// configuration that did not change count as stored (CEL expressions are
+// not compiled again, parameters not size-checked).
+func ValidateDeviceClassUpdate(c, old *resourcev1.DeviceClass) field.ErrorList {
+	return validateDeviceClassSpec(&c.Spec, &old.Spec)
+}
+
+func validateDeviceClassSpec(spec, old *resourcev1.DeviceClassSpec) field.ErrorList {
 	sp := field.NewPath("spec")
-	errs := validateSelectors(c.Spec.Selectors, sp.Child("selectors"))
+	storedSelectors := old != nil && equality.Semantic.DeepEqual(spec.Selectors, old.Selectors)
+	errs := validateSelectors(spec.Selectors, sp.Child("selectors"), storedSelectors)
+	errs = append(errs, declarativeSelectors(spec.Selectors, sp.Child("selectors"))...)
 	cp := sp.Child("config")
-	if len(c.Spec.Config) > maxConfigs {
-		errs = append(errs, field.TooMany(cp, len(c.Spec.Config), maxConfigs))
-	}
-	for i, cfg := range c.Spec.Config {
-		errs = append(errs, validateOpaque(cfg.Opaque, cp.Index(i))...)
-	}
-	if n := c.Spec.ExtendedResourceName; n != nil {
-		if !strings.Contains(*n, "/") || strings.Contains(*n, "kubernetes.io/") {
-			errs = append(errs, field.Invalid(sp.Child("extendedResourceName"), *n, "must be a valid extended resource name"))
+	if len(spec.Config) > maxConfigs {
+		errs = append(errs, declarative.MaxItems(cp, len(spec.Config), maxConfigs))
+	} else {
+		storedConfig := old != nil && equality.Semantic.DeepEqual(spec.Config, old.Config)
+		for i, cfg := range spec.Config {
+			errs = append(errs, validateOpaque(cfg.Opaque, cp.Index(i), storedConfig)...)
+			if cfg.Opaque != nil {
+				errs = append(errs, declarativeDriver(cfg.Opaque.Driver, cp.Index(i).Child("opaque", "driver"))...)
+			}
 		}
+	}
+	if n := spec.ExtendedResourceName; n != nil {
+		errs = append(errs, declarative.ExtendedResourceName(sp.Child("extendedResourceName"), *n)...)
 	}
 	return errs
 }

@@ -34,9 +34,10 @@ func TestValidateClaim(t *testing.T) {
 	}{
 		{"valid", resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{exact("gpu", "gpu.example.com")}}, ""},
 		{"no request name", resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{exact("", "gpu.example.com")}},
-			"spec.devices.requests[0].name: Required value"},
+			`spec.devices.requests[0].name: Invalid value: "": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
 		{"duplicate request", resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{exact("gpu", "a.example.com"), exact("gpu", "b.example.com")}},
-			`spec.devices.requests[1].name: Duplicate value: "gpu"`},
+			// The declarative uniqueness error shows the whole request.
+			`spec.devices.requests[1]: Duplicate value: {"name":"gpu","exactly":{"deviceClassName":"b.example.com","allocationMode":"ExactCount","count":1}}`},
 		{"neither exactly nor firstAvailable", resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu"}}},
 			"spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required"},
 		{"both", resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu",

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
@@ -354,14 +356,26 @@ func ValidateVolumeAttachment(va *storagev1.VolumeAttachment) field.ErrorList {
 	return append(meta(&va.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain), ValidateVolumeAttachmentFields(va)...)
 }
 
-// ValidateVolumeAttachmentFields: attacher a CSI driver name, exactly one
+// ValidateVolumeAttachmentFields checks a new attachment as upstream's
+// ValidateVolumeAttachment (k8s.io/kubernetes@v1.37.2
+// pkg/apis/storage/validation): attacher a CSI driver name, exactly one
 // source (a valid PV name or inline spec), nodeName a node name; status
-// metadata and error messages within limits.
+// metadata and error messages within limits. The attacher's rules are beta
+// declarative ones upstream (+k8s:required, +k8s:format=k8s-long-name-caseless,
+// +k8s:maxLength=63, pkg/apis/storage/v1/zz_generated.validations.go): on
+// create their errors come last, in the declarative validators' words.
 func ValidateVolumeAttachmentFields(va *storagev1.VolumeAttachment) field.ErrorList {
+	allErrs := validateVolumeAttachment(va, false)
+	return append(allErrs, declarativeAttacher(va.Spec.Attacher, field.NewPath("spec", "attacher"))...)
+}
+
+// validateVolumeAttachment is upstream's ValidateVolumeAttachment, its
+// attacher errors the handwritten ones when handwrittenAttacher is set.
+func validateVolumeAttachment(va *storagev1.VolumeAttachment, handwrittenAttacher bool) field.ErrorList {
 	spec := field.NewPath("spec")
 	var allErrs field.ErrorList
-	if va.Spec.Attacher == "" {
-		allErrs = append(allErrs, field.Required(spec.Child("attacher"), ""))
+	if handwrittenAttacher {
+		allErrs = append(allErrs, core.ValidateCSIDriverName(va.Spec.Attacher, spec.Child("attacher"))...)
 	}
 	src := &va.Spec.Source
 	srcPath := spec.Child("source")
@@ -381,14 +395,23 @@ func ValidateVolumeAttachmentFields(va *storagev1.VolumeAttachment) field.ErrorL
 		allErrs = append(allErrs, field.Invalid(spec.Child("nodeName"), va.Spec.NodeName, msg))
 	}
 	allErrs = append(allErrs, validateVolumeAttachmentStatus(&va.Status, field.NewPath("status"))...)
-	// v1's extra checks (upstream's ValidateVolumeAttachmentV1).
-	allErrs = append(allErrs, core.ValidateCSIDriverName(va.Spec.Attacher, spec.Child("attacher"))...)
 	if n := src.PersistentVolumeName; n != nil {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*n, false) {
 			allErrs = append(allErrs, field.Invalid(srcPath.Child("persistentVolumeName"), *n, msg))
 		}
 	}
 	return allErrs
+}
+
+// declarativeAttacher returns the errors of the declarative rules on
+// spec.attacher: Required alone when empty, else the caseless DNS subdomain
+// format, then at most 63 characters.
+func declarativeAttacher(attacher string, fldPath *field.Path) field.ErrorList {
+	if attacher == "" {
+		return field.ErrorList{declarative.Required(fldPath)}
+	}
+	errs := declarative.LongNameCaseless(fldPath, attacher)
+	return append(errs, declarative.MaxLength(fldPath, attacher, 63)...)
 }
 
 func validateVolumeAttachmentStatus(s *storagev1.VolumeAttachmentStatus, fldPath *field.Path) field.ErrorList {
@@ -405,18 +428,29 @@ func validateVolumeAttachmentStatus(s *storagev1.VolumeAttachmentStatus, fldPath
 }
 
 func validateVolumeError(e *storagev1.VolumeError, fldPath *field.Path) field.ErrorList {
-	if e == nil || len(e.Message) <= maxVolumeErrorMessageSize {
+	if e == nil {
 		return nil
 	}
-	// Upstream reports the metadata limit as the maximum here.
-	return field.ErrorList{field.TooLong(fldPath.Child("message"), "", maxAttachedVolumeMetadataSize)}
+	var allErrs field.ErrorList
+	if len(e.Message) > maxVolumeErrorMessageSize {
+		allErrs = append(allErrs, field.TooLong(fldPath.Child("message"), "", maxVolumeErrorMessageSize))
+	}
+	if c := e.ErrorCode; c != nil && *c < 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("errorCode"), *c, utilvalidation.InclusiveRangeError(0, math.MaxInt32)))
+	}
+	return allErrs
 }
 
-// ValidateVolumeAttachmentUpdateFields: valid, and the spec never changes.
+// ValidateVolumeAttachmentUpdateFields checks an update (of the object or
+// its status) as upstream's ValidateVolumeAttachmentUpdate: valid, and the
+// spec never changes. The spec's immutability is a beta declarative rule
+// (+k8s:immutable, "Invalid value: null", last); it stops the declarative
+// walk of the spec, and an unchanged spec is not validated declaratively,
+// so on update the attacher's errors are the handwritten ones, in place.
 func ValidateVolumeAttachmentUpdateFields(va, old *storagev1.VolumeAttachment) field.ErrorList {
-	allErrs := ValidateVolumeAttachmentFields(va)
+	allErrs := validateVolumeAttachment(va, true)
 	if !equality.Semantic.DeepEqual(old.Spec, va.Spec) {
-		allErrs = append(allErrs, field.Invalid(field.NewPath("spec"), va.Spec, apimachineryvalidation.FieldImmutableErrorMsg))
+		allErrs = append(allErrs, declarative.Immutable(field.NewPath("spec")))
 	}
 	return allErrs
 }

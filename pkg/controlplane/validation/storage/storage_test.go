@@ -50,6 +50,11 @@ func check[T any](t *testing.T, valid func() T, validate func(T) field.ErrorList
 
 const dns1123 = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 
+// dns1123Caseless is the declarative +k8s:format=k8s-long-name-caseless
+// message (kube-apiserver v1.37.2's answer; the regex it quotes is the
+// lowercase one).
+const dns1123Caseless = "an RFC 1123 subdomain must consist of alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'Example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+
 func validStorageClass() *storagev1.StorageClass {
 	return &storagev1.StorageClass{
 		ObjectMeta:        metav1.ObjectMeta{Name: "low-latency"},
@@ -236,11 +241,24 @@ func TestValidateVolumeAttachment(t *testing.T) {
 		}, []string{"FieldValueForbidden spec.source: must specify exactly one of inlineVolumeSpec and persistentVolumeName"}},
 		{"bad node name", func(v *storagev1.VolumeAttachment) { v.Spec.NodeName = "Node_1" },
 			[]string{"FieldValueInvalid spec.nodeName: " + dns1123}},
-		{"bad attacher", func(v *storagev1.VolumeAttachment) { v.Spec.Attacher = "EBS_CSI" },
-			[]string{"FieldValueInvalid spec.attacher: " + dns1123}},
-		{"long error message", func(v *storagev1.VolumeAttachment) {
-			v.Status.AttachError = &storagev1.VolumeError{Message: strings.Repeat("x", 1025)}
-		}, []string{"FieldValueTooLong status.attachError.message: may not be more than 262144 bytes"}},
+		// On create, the attacher's errors are the declarative validators'
+		// (caseless format, characters), after the others.
+		{"bad attacher", func(v *storagev1.VolumeAttachment) {
+			v.Spec.Attacher = "EBS_CSI." + strings.Repeat("a", 60)
+			v.Spec.NodeName = "Node_1"
+		}, []string{
+			"FieldValueInvalid spec.nodeName: " + dns1123,
+			"FieldValueInvalid spec.attacher: " + dns1123Caseless,
+			"FieldValueTooLong spec.attacher: may not be more than 63 characters",
+		}},
+		{"no attacher", func(v *storagev1.VolumeAttachment) { v.Spec.Attacher = "" },
+			[]string{"FieldValueRequired spec.attacher: "}},
+		{"long error message, negative code", func(v *storagev1.VolumeAttachment) {
+			v.Status.AttachError = &storagev1.VolumeError{Message: strings.Repeat("x", 1025), ErrorCode: ptr.To[int32](-1)}
+		}, []string{
+			"FieldValueTooLong status.attachError.message: may not be more than 1024 bytes",
+			"FieldValueInvalid status.attachError.errorCode: must be between 0 and 2147483647, inclusive",
+		}},
 		{"inline spec without capacity", func(v *storagev1.VolumeAttachment) {
 			v.Spec.Source.PersistentVolumeName = nil
 			v.Spec.Source.InlineVolumeSpec = &corev1.PersistentVolumeSpec{
@@ -251,8 +269,12 @@ func TestValidateVolumeAttachment(t *testing.T) {
 	})
 	old, upd := valid(), valid()
 	upd.Spec.NodeName = "node-2"
-	if got := errStrings(ValidateVolumeAttachmentUpdateFields(upd, old)); len(got) != 1 || !strings.HasPrefix(got[0], "FieldValueInvalid spec: field is immutable") {
-		t.Errorf("update: %v", got)
+	// On update the attacher's errors are the handwritten ones, and the
+	// spec's immutability the declarative rule's.
+	upd.Spec.Attacher = "EBS_CSI"
+	want := []string{"FieldValueInvalid spec.attacher: " + dns1123, "FieldValueInvalid spec: field is immutable"}
+	if diff := cmp.Diff(want, errStrings(ValidateVolumeAttachmentUpdateFields(upd, old))); diff != "" {
+		t.Errorf("update (-want +got):\n%s", diff)
 	}
 }
 
