@@ -43,9 +43,10 @@ func TestStatefulSetStore(t *testing.T) {
 		t.Errorf("got short names %v, want [sts]", got)
 	}
 
-	// A name with dots is not a DNS label: 422 (the store's name rule).
+	// A name with dots is not a DNS label: 422 (the store's name rule; the
+	// serviceName, the same here, is not a DNS label either).
 	_, err = store.Create(ctx, newStatefulSet("db.v1"), nil, &metav1.CreateOptions{})
-	if got, want := registrytest.Causes(t, err), []string{"FieldValueInvalid metadata.name"}; !slices.Equal(got, want) {
+	if got, want := registrytest.Causes(t, err), []string{"FieldValueInvalid metadata.name", "FieldValueInvalid spec.serviceName"}; !slices.Equal(got, want) {
 		t.Errorf("got causes %v, want %v", got, want)
 	}
 
@@ -53,7 +54,7 @@ func TestStatefulSetStore(t *testing.T) {
 	in.Spec.RevisionHistoryLimit = ptr(int32(-1))
 	in.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
 		ObjectMeta: metav1.ObjectMeta{Name: "data"},
-		Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, Resources: corev1.VolumeResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("0.5")}}},
 	}}
 	obj, err := store.Create(ctx, in, nil, &metav1.CreateOptions{})
@@ -69,11 +70,11 @@ func TestStatefulSetStore(t *testing.T) {
 	}
 	ss := obj.(*appsv1.StatefulSet)
 
-	// Updates may change only some fields of the spec.
+	// Some fields of the spec are immutable (v1.37: serviceName says so).
 	upd := ss.DeepCopy()
 	upd.Spec.ServiceName = "other"
 	_, _, err = store.Update(ctx, "db", registrytest.Updated{Obj: upd}, nil, nil, false, &metav1.UpdateOptions{})
-	if got, want := registrytest.Causes(t, err), []string{"FieldValueForbidden spec"}; !slices.Equal(got, want) {
+	if got, want := registrytest.Causes(t, err), []string{"FieldValueInvalid spec.serviceName"}; !slices.Equal(got, want) {
 		t.Errorf("got causes %v, want %v", got, want)
 	}
 	upd = ss.DeepCopy()

@@ -2,28 +2,88 @@ package apps
 
 import (
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
 )
 
 // ValidateStatefulSetName is the rule for statefulset names: DNS labels
 // (they become pod hostnames).
 var ValidateStatefulSetName = apimachineryvalidation.NameIsDNSLabel
 
-// ValidatePodTemplateSpecForStatefulSet is the template check of
-// statefulsets: the selector matches the template's labels, and the
-// template's labels and annotations are valid. As upstream, the pod spec
-// itself is not validated here (only its restart policy and deadline, by
-// [ValidateStatefulSetSpec]).
-func ValidatePodTemplateSpecForStatefulSet(template *corev1.PodTemplateSpec, selector labels.Selector, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
+// ValidatePodTemplateSpecForStatefulSet is v1.37's template check of
+// statefulsets: the selector matches the template's labels; the template
+// is a valid pod template (unless skipPodTemplate: on an update of a
+// statefulset whose stored spec is already invalid); its labels and
+// annotations are checked (again, when the template was: each error is
+// reported once) at <template>.labels and <template>.annotations.
+func ValidatePodTemplateSpecForStatefulSet(template *corev1.PodTemplateSpec, selector labels.Selector, fldPath *field.Path, opts PodValidationOptions, skipPodTemplate bool) field.ErrorList {
 	allErrs := templateLabelsMismatch(selector, template, fldPath)
-	return append(allErrs, validatePodTemplateMeta(template, fldPath, opts)...)
+	if !skipPodTemplate {
+		allErrs = append(allErrs, validatePodTemplate(template, fldPath, opts)...)
+	}
+	// The pod template check covers labels and annotations already;
+	// kube-apiserver v1.37.2 reports each such error once (checked with an
+	// invalid label and a mirror-pod annotation), so only new ones are
+	// added.
+	for _, e := range validatePodTemplateMeta(template, fldPath, opts) {
+		if !slices.ContainsFunc(allErrs, func(o *field.Error) bool { return o.Error() == e.Error() }) {
+			allErrs = append(allErrs, e)
+		}
+	}
+	return allErrs
+}
+
+// statefulSetOptions are upstream's StatefulSetValidationOptions that
+// differ between create and update.
+type statefulSetOptions struct {
+	// allowInvalidServiceName: serviceName is immutable, an update keeps
+	// whatever was stored.
+	allowInvalidServiceName bool
+	// skipPodTemplate: the stored spec is invalid already (an update).
+	skipPodTemplate bool
+	// skipVolumeClaimTemplates: they are immutable (an update).
+	skipVolumeClaimTemplates bool
+}
+
+// templateForValidation is the template upstream validates: hostname and
+// subdomain blanked (the controller sets them), and a volume for each
+// claim template (named after it; mounts may refer to it) ahead of the
+// template's other volumes.
+func templateForValidation(spec *appsv1.StatefulSetSpec) *corev1.PodTemplateSpec {
+	t := &spec.Template
+	if t.Spec.Subdomain == "" && t.Spec.Hostname == "" && len(spec.VolumeClaimTemplates) == 0 {
+		return t
+	}
+	t = t.DeepCopy()
+	t.Spec.Subdomain, t.Spec.Hostname = "", ""
+	if len(spec.VolumeClaimTemplates) > 0 {
+		claims := make(map[string]bool, len(spec.VolumeClaimTemplates))
+		var volumes []corev1.Volume
+		for _, c := range spec.VolumeClaimTemplates {
+			if claims[c.Name] {
+				continue
+			}
+			claims[c.Name] = true
+			volumes = append(volumes, corev1.Volume{Name: c.Name, VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: c.Name},
+			}})
+		}
+		for _, v := range t.Spec.Volumes {
+			if !claims[v.Name] {
+				volumes = append(volumes, v)
+			}
+		}
+		t.Spec.Volumes = volumes
+	}
+	return t
 }
 
 // validateRetentionPolicyType checks one persistentVolumeClaimRetentionPolicy value.
@@ -51,10 +111,11 @@ func validateRollingUpdateStatefulSet(ru *appsv1.RollingUpdateStatefulSetStrateg
 	return allErrs
 }
 
-// ValidateStatefulSetSpec checks a statefulset's spec. The Recreate update
+// ValidateStatefulSetSpec checks a statefulset's spec, as v1.37's
+// ValidateStatefulSetSpec (pkg/apis/apps/validation). The Recreate update
 // strategy is alpha in v1.37 behind a gate that is off by default: it is
 // rejected, as kube-apiserver with default gates does.
-func ValidateStatefulSetSpec(spec *appsv1.StatefulSetSpec, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
+func ValidateStatefulSetSpec(spec *appsv1.StatefulSetSpec, fldPath *field.Path, opts PodValidationOptions, setOpts statefulSetOptions) field.ErrorList {
 	var allErrs field.ErrorList
 	switch spec.PodManagementPolicy {
 	case "":
@@ -88,6 +149,11 @@ func ValidateStatefulSetSpec(spec *appsv1.StatefulSetSpec, fldPath *field.Path, 
 		allErrs = append(allErrs, validateRetentionPolicyType(p.WhenDeleted, rp.Child("whenDeleted"))...)
 		allErrs = append(allErrs, validateRetentionPolicyType(p.WhenScaled, rp.Child("whenScaled"))...)
 	}
+	if !setOpts.skipVolumeClaimTemplates {
+		for i := range spec.VolumeClaimTemplates {
+			allErrs = append(allErrs, core.ValidatePersistentVolumeClaimTemplateSpec(&spec.VolumeClaimTemplates[i].Spec, fldPath.Child("volumeClaimTemplates").Index(i).Child("spec"))...)
+		}
+	}
 
 	allErrs = append(allErrs, nonNegative(int64(deref(spec.Replicas)), fldPath.Child("replicas"))...)
 	allErrs = append(allErrs, nonNegative(int64(spec.MinReadySeconds), fldPath.Child("minReadySeconds"))...)
@@ -96,11 +162,15 @@ func ValidateStatefulSetSpec(spec *appsv1.StatefulSetSpec, fldPath *field.Path, 
 		allErrs = append(allErrs, nonNegative(int64(spec.Ordinals.Start), fldPath.Child("ordinals.start"))...)
 	}
 
+	if !setOpts.allowInvalidServiceName && spec.ServiceName != "" {
+		allErrs = append(allErrs, core.ValidateDNS1123Label(spec.ServiceName, fldPath.Child("serviceName"))...)
+	}
+
 	allErrs = append(allErrs, validateRequiredSelector(spec.Selector, "statefulset", fldPath.Child("selector"))...)
 	if selector, err := metav1.LabelSelectorAsSelector(spec.Selector); err != nil {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("selector"), spec.Selector, ""))
 	} else {
-		allErrs = append(allErrs, ValidatePodTemplateSpecForStatefulSet(&spec.Template, selector, fldPath.Child("template"), opts)...)
+		allErrs = append(allErrs, ValidatePodTemplateSpecForStatefulSet(templateForValidation(spec), selector, fldPath.Child("template"), opts, setOpts.skipPodTemplate)...)
 	}
 	allErrs = append(allErrs, validateAlwaysRestart(&spec.Template.Spec, fldPath.Child("template", "spec"), "StatefulSet")...)
 	return allErrs
@@ -110,7 +180,7 @@ func ValidateStatefulSetSpec(spec *appsv1.StatefulSetSpec, fldPath *field.Path, 
 // metadata rules.
 func ValidateStatefulSetFields(ss *appsv1.StatefulSet, opts PodValidationOptions) field.ErrorList {
 	allErrs := metaFields(&ss.ObjectMeta)
-	return append(allErrs, ValidateStatefulSetSpec(&ss.Spec, specPath, opts)...)
+	return append(allErrs, ValidateStatefulSetSpec(&ss.Spec, specPath, opts, statefulSetOptions{})...)
 }
 
 // ValidateStatefulSet checks a new statefulset.
@@ -119,29 +189,24 @@ func ValidateStatefulSet(ss *appsv1.StatefulSet, opts PodValidationOptions) fiel
 	return append(allErrs, ValidateStatefulSetFields(ss, opts)...)
 }
 
-// statefulSetUpdatableFields names what an update may change in a
-// statefulset's spec, in upstream's message.
-const statefulSetUpdatableFields = "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
-
 // ValidateStatefulSetUpdateFields checks an update of a statefulset but for
-// the generic metadata rules: the new spec is valid and only replicas,
-// ordinals, template, updateStrategy, persistentVolumeClaimRetentionPolicy
-// and minReadySeconds changed. The name is not checked again (upstream
-// accepts existing names that were valid DNS subdomains).
+// the generic metadata rules, as v1.37's ValidateStatefulSetUpdate: the new
+// spec is valid (its serviceName and claim templates as stored, and its
+// pod template only when the stored spec was valid), and selector,
+// volumeClaimTemplates, serviceName and podManagementPolicy are
+// immutable. The name is not checked again (upstream accepts existing
+// names that were valid DNS subdomains).
 func ValidateStatefulSetUpdateFields(ss, old *appsv1.StatefulSet, opts PodValidationOptions) field.ErrorList {
 	allErrs := metaFields(&ss.ObjectMeta)
-	allErrs = append(allErrs, ValidateStatefulSetSpec(&ss.Spec, specPath, opts)...)
-	rest := ss.Spec.DeepCopy()
-	rest.Replicas = old.Spec.Replicas
-	rest.Template = old.Spec.Template
-	rest.UpdateStrategy = old.Spec.UpdateStrategy
-	rest.MinReadySeconds = old.Spec.MinReadySeconds
-	rest.Ordinals = old.Spec.Ordinals
-	rest.PersistentVolumeClaimRetentionPolicy = old.Spec.PersistentVolumeClaimRetentionPolicy
-	if !equality.Semantic.DeepEqual(*rest, old.Spec) {
-		allErrs = append(allErrs, field.Forbidden(specPath, statefulSetUpdatableFields))
+	setOpts := statefulSetOptions{allowInvalidServiceName: true, skipVolumeClaimTemplates: true}
+	if len(ValidateStatefulSetSpec(&old.Spec, nil, opts, setOpts)) > 0 {
+		setOpts.skipPodTemplate = true
 	}
-	return allErrs
+	allErrs = append(allErrs, ValidateStatefulSetSpec(&ss.Spec, specPath, opts, setOpts)...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(ss.Spec.Selector, old.Spec.Selector, specPath.Child("selector"))...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(ss.Spec.VolumeClaimTemplates, old.Spec.VolumeClaimTemplates, specPath.Child("volumeClaimTemplates"))...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(ss.Spec.ServiceName, old.Spec.ServiceName, specPath.Child("serviceName"))...)
+	return append(allErrs, apimachineryvalidation.ValidateImmutableField(ss.Spec.PodManagementPolicy, old.Spec.PodManagementPolicy, specPath.Child("podManagementPolicy"))...)
 }
 
 // ValidateStatefulSetUpdate checks an update of a statefulset.

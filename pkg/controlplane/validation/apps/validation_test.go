@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -331,8 +332,11 @@ func TestValidateStatefulSetUpdate(t *testing.T) {
 	ss = old.DeepCopy()
 	ss.Spec.ServiceName = "other"
 	ss.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+	// v1.37: each immutable field says so (kube-apiserver v1.37.2 answers
+	// these two errors to the same change).
 	checkErrors(t, ValidateStatefulSetUpdateFields(ss, old, PodValidationOptions{}), []string{
-		"FieldValueForbidden spec: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+		"FieldValueInvalid spec.serviceName: field is immutable",
+		"FieldValueInvalid spec.podManagementPolicy: field is immutable",
 	})
 
 	ss = old.DeepCopy()
@@ -516,11 +520,58 @@ func TestValidateTemplates(t *testing.T) {
 	ds.Spec.Template.Spec.Containers = nil
 	checkErrors(t, ValidateDaemonSetFields(ds, PodValidationOptions{}), []string{"FieldValueRequired spec.template.spec.containers: "})
 
+	// v1.37 validates a statefulset's pod template as a pod template, each
+	// error once (kube-apiserver v1.37.2's answer to the same template).
 	ss := validStatefulSet()
 	noImage(&ss.Spec.Template.Spec)
-	checkErrors(t, ValidateStatefulSetFields(ss, PodValidationOptions{}), nil)
+	checkErrors(t, ValidateStatefulSetFields(ss, PodValidationOptions{}), []string{"FieldValueRequired spec.template.spec.containers[0].image: "})
 	ss.Spec.Template.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "x"}
 	checkErrors(t, ValidateStatefulSetFields(ss, PodValidationOptions{}), []string{
 		"FieldValueInvalid spec.template.annotations[kubernetes.io/config.mirror]: must set spec.nodeName if mirror pod annotation is set",
+		"FieldValueRequired spec.template.spec.containers[0].image: ",
 	})
+}
+
+// v1.37's statefulset template rules beyond a pod template's: mounts may
+// name a claim template (the controller adds its volume), hostname and
+// subdomain are the controller's, and an update of a statefulset whose
+// stored template is invalid is not refused for it (nor for its claim
+// templates, which are immutable).
+func TestStatefulSetTemplateAsUpstream(t *testing.T) {
+	ss := validStatefulSet()
+	ss.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
+		ObjectMeta: metav1.ObjectMeta{Name: "data"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
+	}}
+	ss.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/d"}}
+	ss.Spec.Template.Spec.Hostname = "Not_A_Label"
+	checkErrors(t, ValidateStatefulSetFields(ss, PodValidationOptions{}), nil)
+
+	bad := ss.DeepCopy()
+	bad.Spec.VolumeClaimTemplates[0].Spec.AccessModes = nil
+	checkErrors(t, ValidateStatefulSetFields(bad, PodValidationOptions{}), []string{
+		"FieldValueRequired spec.volumeClaimTemplates[0].spec.accessModes: at least 1 access mode is required",
+	})
+
+	old := ss.DeepCopy()
+	old.Spec.Template.Spec.Containers[0].Image = ""
+	upd := old.DeepCopy()
+	upd.Spec.Replicas = ptr(int32(4))
+	checkErrors(t, ValidateStatefulSetUpdateFields(upd, old, PodValidationOptions{}), nil)
+	ss.Spec.Template.Spec.Containers[0].Image = ""
+	checkErrors(t, ValidateStatefulSetUpdateFields(ss, validStatefulSetWithClaim(), PodValidationOptions{}), []string{
+		"FieldValueRequired spec.template.spec.containers[0].image: ",
+	})
+}
+
+func validStatefulSetWithClaim() *appsv1.StatefulSet {
+	ss := validStatefulSet()
+	ss.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
+		ObjectMeta: metav1.ObjectMeta{Name: "data"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
+	}}
+	ss.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/d"}}
+	return ss
 }

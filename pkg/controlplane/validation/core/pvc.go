@@ -59,6 +59,13 @@ func ValidatePersistentVolumeClaimFields(pvc, old *corev1.PersistentVolumeClaim)
 	return append(allErrs, ValidatePersistentVolumeClaimSpec(&pvc.Spec, field.NewPath("spec"), optionsForClaim(old))...)
 }
 
+// ValidatePersistentVolumeClaimTemplateSpec checks the spec of a claim a
+// workload will create (a StatefulSet's volumeClaimTemplates) with the
+// options of a new claim, as upstream's validateVolumeClaimTemplates.
+func ValidatePersistentVolumeClaimTemplateSpec(spec *corev1.PersistentVolumeClaimSpec, fldPath *field.Path) field.ErrorList {
+	return ValidatePersistentVolumeClaimSpec(spec, fldPath, optionsForClaim(nil))
+}
+
 // ValidatePersistentVolumeClaimSpec checks a claim's spec (also a claim
 // template's): at least one access mode, known ones, ReadWriteOncePod
 // alone; a valid label selector; a positive resources.requests.storage;
