@@ -115,9 +115,6 @@ func validateSpec(spec *apiextensionsv1.CustomResourceDefinitionSpec, p *field.P
 		errs = append(errs, field.NotSupported(p.Child("scope"), spec.Scope, scopes))
 	}
 
-	if len(spec.Versions) == 0 {
-		errs = append(errs, field.Required(p.Child("versions"), "must have exactly one version marked as storage version"))
-	}
 	storage := 0
 	seen := map[string]bool{}
 	unique := true
@@ -139,8 +136,14 @@ func validateSpec(spec *apiextensionsv1.CustomResourceDefinitionSpec, p *field.P
 	if !unique {
 		errs = append(errs, field.Invalid(p.Child("versions"), versionNames(spec.Versions), "must contain unique version names"))
 	}
-	if len(spec.Versions) > 0 && storage != 1 {
-		errs = append(errs, field.Invalid(p.Child("versions"), versionNames(spec.Versions), "must have exactly one version marked as storage version"))
+	if storage != 1 {
+		// No versions at all is this error too (upstream: "Invalid value:
+		// null"), not a Required one.
+		var names any
+		if len(spec.Versions) > 0 {
+			names = versionNames(spec.Versions)
+		}
+		errs = append(errs, field.Invalid(p.Child("versions"), names, "must have exactly one version marked as storage version"))
 	}
 
 	np := p.Child("names")

@@ -33,6 +33,9 @@ func TestValidateCRD(t *testing.T) {
 			v.Name = "v2"
 			c.Spec.Versions = append(c.Spec.Versions, v)
 		}, want: []string{"spec.versions: Invalid value", "must have exactly one version marked as storage version"}},
+		// kube-apiserver v1.37.2: no versions is the same Invalid error.
+		{name: "no versions", modify: func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions = nil },
+			want: []string{"spec.versions: Invalid value: null: must have exactly one version marked as storage version"}},
 		{name: "duplicate versions", modify: func(c *apiextensionsv1.CustomResourceDefinition) {
 			v := c.Spec.Versions[0]
 			v.Storage = false

@@ -47,7 +47,9 @@ func ValidateValidatingAdmissionPolicy(p *arv1.ValidatingAdmissionPolicy) field.
 		errs = append(errs, validateMatchResources(spec.MatchConstraints, false, fp.Child("matchConstraints"))...)
 	}
 	if len(spec.Validations) == 0 && len(spec.AuditAnnotations) == 0 {
+		// Both, as v1.37's validateValidatingAdmissionPolicySpec.
 		errs = append(errs, field.Required(fp.Child("validations"), "validations or auditAnnotations must contain at least one item"))
+		errs = append(errs, field.Required(fp.Child("auditAnnotations"), "validations or auditAnnotations must contain at least one item"))
 	}
 	for i, v := range spec.Validations {
 		ip := fp.Child("validations").Index(i)

@@ -41,7 +41,8 @@ func TestValidatePolicy(t *testing.T) {
 		{"no match constraints", func(p *arv1.ValidatingAdmissionPolicy) { p.Spec.MatchConstraints = nil }, "spec.matchConstraints: Required value"},
 		{"no rules", func(p *arv1.ValidatingAdmissionPolicy) { p.Spec.MatchConstraints.ResourceRules = nil }, "spec.matchConstraints.resourceRules: Required value"},
 		{"nothing to check", func(p *arv1.ValidatingAdmissionPolicy) { p.Spec.Validations = nil },
-			"spec.validations: Required value: validations or auditAnnotations must contain at least one item"},
+			// kube-apiserver v1.37.2 names both fields.
+			"spec.validations: Required value: validations or auditAnnotations must contain at least one item, spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item"},
 		{"bad expression", func(p *arv1.ValidatingAdmissionPolicy) { p.Spec.Validations[0].Expression = "object.spec.replicas <=" },
 			`spec.validations[0].expression: Invalid value: "object.spec.replicas <=": compilation failed: `},
 		{"not bool", func(p *arv1.ValidatingAdmissionPolicy) { p.Spec.Validations[0].Expression = "'yes'" },

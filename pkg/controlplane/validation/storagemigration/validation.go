@@ -19,7 +19,7 @@ import (
 func ValidateStorageVersionMigration(svm *storagemigrationv1.StorageVersionMigration) field.ErrorList {
 	var errs field.ErrorList
 	if svm.Spec.Resource.Resource == "" {
-		errs = append(errs, field.Required(field.NewPath("spec", "resource", "resource"), "resource is required"))
+		errs = append(errs, field.Required(field.NewPath("spec", "resource", "resource"), "resource is required to be set"))
 	}
 	return errs
 }

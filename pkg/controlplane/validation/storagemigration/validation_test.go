@@ -42,7 +42,7 @@ func TestValidateStorageVersionMigration(t *testing.T) {
 	}{
 		"valid":       {svm(nil), ""},
 		"core group":  {svm(func(s *storagemigrationv1.StorageVersionMigration) { s.Spec.Resource.Group = "" }), ""},
-		"no resource": {svm(func(s *storagemigrationv1.StorageVersionMigration) { s.Spec.Resource.Resource = "" }), "spec.resource.resource: Required value: resource is required"},
+		"no resource": {svm(func(s *storagemigrationv1.StorageVersionMigration) { s.Spec.Resource.Resource = "" }), "spec.resource.resource: Required value: resource is required to be set"}, // v1.37.2's words,
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := render(ValidateStorageVersionMigration(tc.obj))
