@@ -16,17 +16,13 @@ var etcdBoltOptions *bolt.Options
 
 // On Linux etcd maps its database with MAP_POPULATE: every page of the
 // file is read and made resident whenever bbolt maps it, at open and at
-// every remap as the file grows (16 MiB at a time). For kapi that is
-// memory without use: an idle server's database file is 16 MiB of which a
-// few hundred KiB are pages (the rest is the file's preallocated tail,
-// read in as zeroes), and after 60,000 writes 53 MiB were resident although
-// etcd reads only the pages its key index restore, its ranges and its
-// write transactions' leaves touch (writes go through write(2), not the
-// mapping). Without the flag a page is resident when something reads it,
-// as for any other mapped file: the data, its durability and what etcd
-// reads are unchanged; what MAP_POPULATE bought etcd is one sequential
-// read-ahead of the whole file at open instead of faults with the
-// kernel's read-ahead when its index restore walks the keys.
+// every remap. For kapi that is memory without use: an idle server's
+// database file is 16 MiB (bbolt grows it 16 MiB at a time) of which a
+// few hundred KiB are pages; the rest is the file's preallocated tail,
+// read in as zeroes. Without the flag a page is resident once etcd reads
+// it, as for any other mapped file: the data, its durability and what
+// etcd reads are unchanged. Under writes etcd comes to touch most of the
+// file anyway (the pages a busy server holds do not change).
 //
 // It is set once, at initialisation, before any etcd backend of the
 // process opens a database (the variable is only read when one opens).
@@ -35,3 +31,11 @@ func init() {
 		etcdBoltOptions.MmapFlags &^= syscall.MAP_POPULATE
 	}
 }
+
+// checkMmapFlags are the flags of the data check's own read-only mapping
+// (checkBackend), which walks every page of the file and is closed before
+// etcd starts. It keeps MAP_POPULATE, what etcd's flag was good for: on a
+// file that is not in the page cache (after a reboot) the file is read
+// ahead once, instead of one disk read per page fault (bbolt's mappings
+// are MADV_RANDOM), and etcd's index restore then finds it cached.
+const checkMmapFlags = syscall.MAP_POPULATE
