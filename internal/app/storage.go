@@ -31,6 +31,10 @@ type storageBundle struct {
 	// health checks etcd (nil on the memory backend); componentstatuses
 	// report it as etcd-0.
 	health func(ctx context.Context) error
+	// localReads: the stores read serializably (a single-member embedded
+	// etcd, where that is linearizable; etcd3.Config.LocalReads). The
+	// health checks keep linearizable reads, which go through raft.
+	localReads bool
 }
 
 // close stops compaction, then the client, then the embedded etcd: storage
@@ -99,6 +103,7 @@ func (c *Config) applyStorage() error {
 		}
 		b.embedded = srv
 		b.client = srv.Client()
+		b.localReads = srv.SerializableReadsLinearizable()
 		c.Logger.Info("storage: embedded etcd", "dataDir", filepath.Join(c.Options.DataDir, "etcd"), "readyIn", time.Since(start))
 	default:
 		tlsConfig, err := o.TLSConfig()

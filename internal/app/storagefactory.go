@@ -36,6 +36,7 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 	m := c.StorageMetrics
 	wc := c.Options.WatchCache
 	compaction := c.Options.Storage.CompactionInterval
+	localReads := c.storage.localReads
 	return func(cfg generic.StorageConfig) (storage.Interface, func(), error) {
 		codec := cfg.Codec
 		if codec == nil {
@@ -44,7 +45,7 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 				return nil, nil, err
 			}
 		}
-		return etcdWithCache(client, prefix, logger, m, cfg, codec, watchCacheTuning(wc, cfg.Resource, compaction))
+		return etcdWithCache(client, prefix, localReads, logger, m, cfg, codec, watchCacheTuning(wc, cfg.Resource, compaction))
 	}
 }
 
@@ -70,7 +71,7 @@ func watchCacheTuning(o *options.WatchCacheOptions, resource schema.GroupResourc
 
 // etcdWithCache is one resource's etcd3 store behind its watch cache
 // (tune nil: without one).
-func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec, tune func(*cacher.Config)) (storage.Interface, func(), error) {
+func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec, tune func(*cacher.Config)) (storage.Interface, func(), error) {
 	store := etcd3.New(client, etcd3.Config{
 		Prefix:        prefix,
 		Codec:         codec,
@@ -79,6 +80,7 @@ func etcdWithCache(client *clientv3.Client, prefix string, logger *slog.Logger, 
 		Logger:        logger,
 		GroupResource: cfg.Resource,
 		Metrics:       m,
+		LocalReads:    localReads,
 	})
 	if tune == nil {
 		return store, func() {}, nil

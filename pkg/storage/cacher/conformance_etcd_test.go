@@ -18,9 +18,10 @@ const etcdProgressInterval = 100 * time.Millisecond
 
 // etcdBackend is cachers over etcd3 stores on one embedded etcd.
 type etcdBackend struct {
-	srv     *embedded.Server
-	stores  []*etcd3.Store
-	cachers map[string]*Cacher
+	srv        *embedded.Server
+	localReads bool // etcd3.Config.LocalReads, as kapi sets it on embedded etcd
+	stores     []*etcd3.Store
+	cachers    map[string]*Cacher
 }
 
 func (b *etcdBackend) Store(t testing.TB, r storagetest.Resource) storage.Interface {
@@ -33,6 +34,7 @@ func (b *etcdBackend) Store(t testing.TB, r storagetest.Resource) storage.Interf
 		NewListFunc:            r.NewListFunc,
 		Logger:                 quietLogger(),
 		ProgressNotifyInterval: etcdProgressInterval,
+		LocalReads:             b.localReads,
 	})
 	c, err := New(Config{
 		Storage:          s,
@@ -72,22 +74,35 @@ func (b *etcdBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
 }
 
 // TestConformanceEtcd runs the suite on cachers over etcd3 on embedded
-// etcd, one etcd per case.
+// etcd, one etcd per case: with linearizable reads (as on an external
+// etcd) and with the serializable reads kapi uses on its single-member
+// embedded etcd (etcd3.Config.LocalReads).
 func TestConformanceEtcd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an etcd per case")
 	}
-	storagetest.RunSuite(t, func(t *testing.T) storagetest.Backend {
-		srv, err := embedded.Start(context.Background(), embedded.Config{
-			DataDir:                     filepath.Join(t.TempDir(), "etcd"),
-			Logger:                      quietLogger(),
-			UnsafeNoFsync:               true,
-			WatchProgressNotifyInterval: etcdProgressInterval,
-		})
-		if err != nil {
-			t.Fatalf("start embedded etcd: %v", err)
+	for _, localReads := range []bool{false, true} {
+		name := "linearizable"
+		if localReads {
+			name = "localReads"
 		}
-		t.Cleanup(srv.Close)
-		return &etcdBackend{srv: srv, cachers: map[string]*Cacher{}}
-	})
+		t.Run(name, func(t *testing.T) {
+			storagetest.RunSuite(t, func(t *testing.T) storagetest.Backend {
+				srv, err := embedded.Start(context.Background(), embedded.Config{
+					DataDir:                     filepath.Join(t.TempDir(), "etcd"),
+					Logger:                      quietLogger(),
+					UnsafeNoFsync:               true,
+					WatchProgressNotifyInterval: etcdProgressInterval,
+				})
+				if err != nil {
+					t.Fatalf("start embedded etcd: %v", err)
+				}
+				t.Cleanup(srv.Close)
+				if localReads && !srv.SerializableReadsLinearizable() {
+					t.Fatal("a single embedded member does not report linearizable serializable reads")
+				}
+				return &etcdBackend{srv: srv, localReads: localReads, cachers: map[string]*Cacher{}}
+			})
+		})
+	}
 }

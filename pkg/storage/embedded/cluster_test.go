@@ -147,6 +147,9 @@ func TestClusterMembers(t *testing.T) {
 			t.Fatalf("start %s: %v", name, err)
 		}
 		members[i].srv = srv
+		if srv.SerializableReadsLinearizable() {
+			t.Errorf("%s, a member of a cluster, claims linearizable serializable reads", name)
+		}
 		t.Cleanup(func() {
 			if members[i].srv != nil {
 				members[i].srv.Close()

@@ -102,6 +102,7 @@ type Server struct {
 	readyIn   time.Duration
 	closing   *atomic.Bool // quiets etcd's logs during Close
 	closeOnce sync.Once
+	single    bool // one member: Config.Cluster was nil
 }
 
 // Start starts etcd on cfg.DataDir and returns when it is ready to serve
@@ -182,7 +183,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if os.Getenv("KAPI_TRACE") != "" {
 		fmt.Fprintf(os.Stderr, "TRACE %s etcd-ready in %s\n", time.Now().Format("15:04:05.000000"), time.Since(begin))
 	}
-	s := &Server{etcd: e, client: client, endpoint: endpoint, sockets: socks, logger: logger, readyIn: time.Since(begin), closing: closing}
+	s := &Server{etcd: e, client: client, endpoint: endpoint, sockets: socks, logger: logger, readyIn: time.Since(begin), closing: closing, single: cfg.Cluster == nil}
 	logger.Info("embedded etcd ready", "endpoint", endpoint, "dataDir", dir, "duration", s.readyIn)
 	return s, nil
 }
@@ -452,6 +453,17 @@ func waitReady(ctx context.Context, e *embed.Etcd, guard *startGuard, timeout ti
 // Endpoints are empty; see newClient). It is closed by [Server.Close]; do
 // not close it yourself.
 func (s *Server) Client() *clientv3.Client { return s.client }
+
+// SerializableReadsLinearizable reports whether a serializable read
+// through [Server.Client] is also linearizable: true for a single member
+// (no Config.Cluster). Its only member applies every write before
+// acknowledging it (through this client or the socket alike) and no other
+// member can hold newer data, so the member's applied state is the
+// latest; a serializable read skips the ReadIndex confirmation through
+// raft, which a single member gives itself but only after the writes
+// queued before it in its raft loop were fsynced (see
+// etcd3.Config.LocalReads).
+func (s *Server) SerializableReadsLinearizable() bool { return s.single }
 
 // Endpoints returns the endpoints to build another client with: the
 // "unix://" path of the client socket.

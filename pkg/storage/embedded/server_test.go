@@ -211,6 +211,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(envDurabilityChild); dir != "" {
 		os.Exit(durabilityChild(dir))
 	}
+	if dir := os.Getenv(envIdleChild); dir != "" {
+		os.Exit(idleChild(dir))
+	}
 	os.Exit(m.Run())
 }
 

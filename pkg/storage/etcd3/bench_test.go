@@ -30,12 +30,19 @@ func benchEtcd(b *testing.B, noFsync bool) *embedded.Server {
 
 // BenchmarkStorage runs the storage benchmarks (storagetest.RunBenchmarks)
 // on etcd3 stores over embedded etcd, with fsync on (the default, durable)
-// and off (tests only).
+// and off (tests only), and with fsync on and Config.LocalReads (as kapi
+// runs on its embedded etcd).
 func BenchmarkStorage(b *testing.B) {
-	for _, fsync := range []bool{true, false} {
-		b.Run(fmt.Sprintf("fsync=%v", fsync), func(b *testing.B) {
+	for _, c := range []struct {
+		fsync, localReads bool
+	}{{true, false}, {false, false}, {true, true}} {
+		name := fmt.Sprintf("fsync=%v", c.fsync)
+		if c.localReads {
+			name += ",localReads"
+		}
+		b.Run(name, func(b *testing.B) {
 			storagetest.RunBenchmarks(b, func(b *testing.B) storagetest.Backend {
-				return &backend{srv: benchEtcd(b, !fsync), stores: map[string]*Store{}, benchmark: true}
+				return &backend{srv: benchEtcd(b, !c.fsync), localReads: c.localReads, stores: map[string]*Store{}, benchmark: true}
 			})
 		})
 	}

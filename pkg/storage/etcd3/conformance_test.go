@@ -19,10 +19,23 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceLocalReads runs the suite with Config.LocalReads, as kapi
+// runs on its single-member embedded etcd.
+func TestConformanceLocalReads(t *testing.T) {
+	storagetest.RunSuite(t, func(t *testing.T) storagetest.Backend {
+		srv := startEtcd(t)
+		if !srv.SerializableReadsLinearizable() {
+			t.Fatal("a single embedded member does not report linearizable serializable reads")
+		}
+		return &backend{srv: srv, localReads: true, stores: map[string]*Store{}}
+	})
+}
+
 type backend struct {
-	srv    *embedded.Server
-	mu     sync.Mutex
-	stores map[string]*Store
+	srv        *embedded.Server
+	localReads bool
+	mu         sync.Mutex
+	stores     map[string]*Store
 	// benchmark: production intervals instead of the tests' short ones.
 	benchmark bool
 }
@@ -38,6 +51,7 @@ func (b *backend) Store(t testing.TB, r storagetest.Resource) storage.Interface 
 		NewFunc:     r.NewFunc,
 		NewListFunc: r.NewListFunc,
 		Logger:      quietLogger(),
+		LocalReads:  b.localReads,
 
 		ProgressNotifyInterval: testProgressInterval,
 	}

@@ -71,7 +71,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		}
 	}
 
-	options := make([]clientv3.OpOption, 0, 4)
+	options := s.readOpts(make([]clientv3.OpOption, 0, 5)...)
 	if opts.Recursive {
 		options = append(options, clientv3.WithRange(clientv3.GetPrefixRangeEnd(keyPrefix)))
 	}

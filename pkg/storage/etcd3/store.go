@@ -51,6 +51,15 @@ type Config struct {
 	// Metrics receives the etcd requests, events, LIST costs and decode
 	// errors of the store; nil: none.
 	Metrics *storagemetrics.Metrics
+	// LocalReads makes the store's reads serializable: etcd answers them
+	// from the member's applied state, without confirming through raft
+	// (ReadIndex) that it still leads. Set it only when the client reaches
+	// a single-member etcd (kapi's embedded one): every write there is
+	// acknowledged after the member applied it, and no other member can
+	// have newer data, so such a read is still linearizable and
+	// resourceVersions mean what they mean on a linearizable read. On a
+	// cluster of several members it would allow stale reads.
+	LocalReads bool
 }
 
 // DefaultProgressNotifyInterval is etcd's default progress notification
@@ -69,6 +78,7 @@ type Store struct {
 	progress    time.Duration
 	metrics     *storagemetrics.Resource // nil: none
 	streamKey   string                   // this Store's own etcd watch stream (see watchContext)
+	localReads  bool                     // Config.LocalReads
 }
 
 // streams numbers Stores, so that each has its own etcd watch stream.
@@ -106,7 +116,17 @@ func New(client *clientv3.Client, cfg Config) *Store {
 		logger:      logger,
 		metrics:     cfg.Metrics.Resource(cfg.GroupResource),
 		streamKey:   fmt.Sprintf("%d/%s", streams.Add(1), cfg.GroupResource),
+		localReads:  cfg.LocalReads,
 	}
+}
+
+// readOpts returns opts for a read, serializable with Config.LocalReads.
+// It may append to opts.
+func (s *Store) readOpts(opts ...clientv3.OpOption) []clientv3.OpOption {
+	if s.localReads {
+		return append(opts, clientv3.WithSerializable())
+	}
+	return opts
 }
 
 // prepareKey returns the etcd key of key, refusing keys that would escape
@@ -133,7 +153,7 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ob
 		return err
 	}
 	start := time.Now()
-	resp, err := s.client.Get(ctx, k)
+	resp, err := s.client.Get(ctx, k, s.readOpts()...)
 	s.metrics.EtcdRequest(storagemetrics.OpGet, start, err)
 	if err != nil {
 		return interpretError(err, key)
@@ -191,7 +211,7 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object)
 // GetCurrentResourceVersion lists one item).
 func (s *Store) CurrentRevision(ctx context.Context) (uint64, error) {
 	start := time.Now()
-	resp, err := s.client.Get(ctx, s.pathPrefix, clientv3.WithCountOnly())
+	resp, err := s.client.Get(ctx, s.pathPrefix, s.readOpts(clientv3.WithCountOnly())...)
 	s.metrics.EtcdRequest(storagemetrics.OpList, start, err)
 	if err != nil {
 		return 0, interpretError(err, "")
@@ -210,7 +230,7 @@ func (s *Store) Count(ctx context.Context, key string) (int64, error) {
 		k += "/"
 	}
 	start := time.Now()
-	resp, err := s.client.Get(ctx, k, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	resp, err := s.client.Get(ctx, k, s.readOpts(clientv3.WithPrefix(), clientv3.WithCountOnly())...)
 	s.metrics.EtcdRequest(storagemetrics.OpListWithCount, start, err)
 	if err != nil {
 		return 0, interpretError(err, key)

@@ -34,7 +34,7 @@ type stateReader struct {
 // current reads the key now.
 func (r *stateReader) current(ctx context.Context) (*objState, error) {
 	start := time.Now()
-	resp, err := r.s.client.Get(ctx, r.etcdKey)
+	resp, err := r.s.client.Get(ctx, r.etcdKey, r.s.readOpts()...)
 	r.s.metrics.EtcdRequest(storagemetrics.OpGet, start, err)
 	if err != nil {
 		return nil, interpretError(err, r.key)

@@ -439,7 +439,7 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 // sync sends the current state as ADDED events and returns the revision it
 // was read at.
 func (w *watcher) sync(ctx context.Context) (int64, error) {
-	opts := []clientv3.OpOption{}
+	opts := w.s.readOpts()
 	if w.recursive {
 		opts = append(opts, clientv3.WithRange(clientv3.GetPrefixRangeEnd(w.etcdKey)), clientv3.WithLimit(syncPageSize))
 	}
