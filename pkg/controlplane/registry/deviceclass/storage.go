@@ -21,6 +21,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	return generic.NewStore(opts, resourcev1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &resourcev1.DeviceClass{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.DeviceClassList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: resourcev1.Resource("deviceclass"),
 		CreateStrategy:            Strategy,

@@ -54,6 +54,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	return generic.NewStore(opts, resourcev1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceSlice{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceSliceList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: resourcev1.Resource("resourceslice"),
 		GetAttrs:                  GetAttrs,

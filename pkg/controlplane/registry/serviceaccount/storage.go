@@ -20,6 +20,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	return generic.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.ServiceAccount{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ServiceAccountList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: corev1.Resource("serviceaccount"),
 		ResourceShortNames:        []string{"sa"},
