@@ -21,9 +21,9 @@ func (op *operation) extensions() spec.Extensions {
 	}
 }
 
-// V2 renders the operations as Swagger 2.0 paths, shaped as
-// kube-apiserver serves them at /openapi/v2 (parameters inline rather than
-// shared under "parameters"), references pointing at #/definitions/.
+// V2 renders the operations as Swagger 2.0 paths, references pointing at
+// #/definitions/, every parameter inline; kube-apiserver serves them at
+// /openapi/v2 with most parameters shared ([Paths.V2WithSharedParameters]).
 func (p *Paths) V2() map[string]*spec.PathItem {
 	out := make(map[string]*spec.PathItem, len(p.items))
 	for path, item := range p.items {
