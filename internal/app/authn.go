@@ -246,15 +246,16 @@ func (a *authentication) tokenConfig(c *Config) *saregistry.TokenConfig {
 	}
 }
 
-// installDiscovery serves service-account issuer discovery on s. Who may
-// read it is the authorizer's decision (upstream grants it to
-// system:service-account-issuer-discovery).
-func (a *authentication) installDiscovery(s *server.GenericServer) {
+// installDiscovery serves service-account issuer discovery on s, and
+// reports whether it does. Who may read it is the authorizer's decision
+// (upstream grants it to system:service-account-issuer-discovery).
+func (a *authentication) installDiscovery(s *server.GenericServer) bool {
 	if a.discovery == nil {
-		return
+		return false
 	}
 	s.Handler().NonRESTMux.Handle(serviceaccount.OpenIDConfigurationPath, a.discovery.ConfigurationHandler())
 	s.Handler().NonRESTMux.Handle(serviceaccount.JWKSPath, a.discovery.JWKSHandler())
+	return true
 }
 
 // lazyObjects is a serviceaccount.Getter whose reader is set once the core

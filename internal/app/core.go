@@ -7,14 +7,11 @@ import (
 	"strconv"
 	"time"
 
-	"k8s.io/kube-openapi/pkg/validation/spec"
-
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 // installCoreResources serves the built-in resources on the core server
@@ -68,7 +65,14 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		return fmt.Errorf("%s resources: %w", CoreName, err)
 	}
 	publishOpenAPI(api, installed)
-	c.authn.installDiscovery(core)
+	// The roots the core server serves besides its groups' (upstream's
+	// kube-apiserver publishes them; /apis/ and /version/ are the whole
+	// chain's).
+	roots := []openapi.Root{openapi.LegacyRoot(), openapi.GroupsRoot(), openapi.VersionRoot()}
+	if c.authn.installDiscovery(core) {
+		roots = append(roots, openapi.ServiceAccountIssuerRoots()...)
+	}
+	openapi.PublishRoots(api, openapi.Default, roots...)
 	return nil
 }
 
@@ -113,6 +117,15 @@ func publishOpenAPI(api *server.OpenAPI, installed []controlplane.Installed) {
 		}
 		groups = append(groups, openapi.GroupVersionResources{GroupVersion: gv.GroupVersion, Resources: resources})
 	}
-	info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version.Get().GitVersion}}
-	openapi.PublishGroupVersions(api, openapi.Default, info, groups)
+	openapi.PublishGroupVersions(api, openapi.Default, openapi.KubernetesInfo(), groups)
+	// Each group's root (/apis/<group>/) has its document too.
+	var roots []openapi.Root
+	seen := map[string]bool{}
+	for _, gv := range installed {
+		if g := gv.GroupVersion.Group; g != "" && !seen[g] {
+			seen[g] = true
+			roots = append(roots, openapi.GroupRoot(g))
+		}
+	}
+	openapi.PublishRoots(api, openapi.Default, roots...)
 }

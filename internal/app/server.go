@@ -36,6 +36,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
+	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
@@ -505,7 +506,8 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 
 	// The head serves the OpenAPI documents and discovery of the whole
 	// chain; the servers add their parts.
-	api := server.NewOpenAPI("Kubernetes", version.Get().GitVersion)
+	api := server.NewOpenAPI("Kubernetes", openapi.InfoVersion())
+	api.SetBearerTokenSecurity(true) // service-account tokens always authenticate
 
 	apiextensions, err := completed.New(APIExtensionsName, notFound)
 	if err != nil {

@@ -20,7 +20,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
-	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 const (
@@ -99,16 +98,16 @@ func newCROpenAPI(api *server.OpenAPI, defs *openapi.Definitions) (*crOpenAPI, e
 	})
 	// The built-in definitions custom resources' v2 paths reference, for
 	// good: several group-versions share them.
-	api.AddV2Source(func() (map[string]any, map[string]any, error) {
+	api.AddV2Source(func() (map[string]any, map[string]any, map[string]any, error) {
 		v2, err := defs.SchemasV2ForNames(crBuiltinDefinitions...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("openapi v2 of custom resources: %w", err)
+			return nil, nil, nil, fmt.Errorf("openapi v2 of custom resources: %w", err)
 		}
 		out := make(map[string]any, len(v2))
 		for k, v := range v2 {
 			out[k] = v
 		}
-		return nil, out, nil
+		return nil, out, nil, nil
 	})
 	return &crOpenAPI{api: api, defs: defs, meta: meta}, nil
 }
@@ -183,10 +182,10 @@ func (o *crOpenAPI) set(gv schema.GroupVersion, crds []*apiextensionsv1.CustomRe
 		}
 		return o.documentV3(gv, crds, b.paths, b.names)
 	})
-	o.api.SetV2Func(openapi.DocumentPath(gv), func() (map[string]any, map[string]any, error) {
+	o.api.SetV2Func(openapi.DocumentPath(gv), func() (map[string]any, map[string]any, map[string]any, error) {
 		b, err := build()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		return partV2(gv, crds, b.paths)
 	})
@@ -259,8 +258,8 @@ func publishCRDGroup(api *server.OpenAPI, gv schema.GroupVersion, resources []op
 	if api == nil {
 		return
 	}
-	info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version.Get().GitVersion}}
-	openapi.PublishGroupVersions(api, openapi.Default, info, []openapi.GroupVersionResources{{GroupVersion: gv, Resources: resources}})
+	openapi.PublishGroupVersions(api, openapi.Default, openapi.KubernetesInfo(), []openapi.GroupVersionResources{{GroupVersion: gv, Resources: resources}})
+	openapi.PublishRoots(api, openapi.Default, openapi.GroupRoot(gv.Group))
 }
 
 // unfoldIntOrString publishes x-kubernetes-int-or-string as upstream's

@@ -14,20 +14,29 @@ import (
 	"github.com/kapi-dev/kapi/pkg/openapi"
 )
 
-// partV2 returns gv's part of the v2 document: its operations (paths)
-// and the definitions of its crds' kinds.
-func partV2(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition, paths *openapi.Paths) (map[string]any, map[string]any, error) {
-	v2Paths := map[string]any{}
-	for k, v := range paths.V2() {
+// partV2 returns gv's part of the v2 document: its operations (paths),
+// the definitions of its crds' kinds and the shared parameters the paths
+// reference (apiextensions-apiserver's builder shares them too).
+func partV2(gv schema.GroupVersion, crds []*apiextensionsv1.CustomResourceDefinition, paths *openapi.Paths) (map[string]any, map[string]any, map[string]any, error) {
+	ps, prs, err := paths.V2WithSharedParameters()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("openapi v2 for %s: %w", gv, err)
+	}
+	v2Paths := make(map[string]any, len(ps))
+	for k, v := range ps {
 		v2Paths[k] = v
+	}
+	params := make(map[string]any, len(prs))
+	for k, v := range prs {
+		params[k] = v
 	}
 	defs := map[string]any{}
 	for _, crd := range crds {
 		if err := addCRDV2(gv, crd, defs); err != nil {
-			return nil, nil, fmt.Errorf("openapi v2 for %s: %s: %w", gv, crd.Name, err)
+			return nil, nil, nil, fmt.Errorf("openapi v2 for %s: %s: %w", gv, crd.Name, err)
 		}
 	}
-	return v2Paths, defs, nil
+	return v2Paths, defs, params, nil
 }
 
 // addCRDV2 adds the v2 definitions (kind and list, named as upstream:

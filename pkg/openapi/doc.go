@@ -21,7 +21,12 @@
 //     apiextensions-apiserver's builder rules (custom resources), rendered
 //     as OpenAPI v2 or v3. This is the one place kapi builds OpenAPI paths;
 //   - an OpenAPI v3 document for one group-version, and its publication
-//     ([PublishGroupVersions]) to be built when first requested;
+//     ([PublishGroupVersions]) to be built when first requested, with
+//     kube-apiserver's info and bearer-token security scheme; in v2 the
+//     parameters shared as kube-openapi shares them
+//     ([Paths.V2WithSharedParameters]);
+//   - the documents of the discovery roots, /version/ and service-account
+//     issuer discovery ([Root], [PublishRoots]);
 //   - structured-merge-diff type information (a [typed.Parser] and a
 //     [managedfields.TypeConverter]) for server-side apply.
 //

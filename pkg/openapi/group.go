@@ -17,7 +17,8 @@ func (d *Definitions) Paths(gv schema.GroupVersion, resources []Resource) (*Path
 }
 
 // DocumentV3 returns the OpenAPI v3 document of a group-version of
-// built-in resources: every operation and the schemas they reference.
+// built-in resources: every operation, the schemas they reference and
+// the bearer-token security scheme.
 func (d *Definitions) DocumentV3(info *spec.Info, gv schema.GroupVersion, resources []Resource) (*spec3.OpenAPI, error) {
 	p, err := d.Paths(gv, resources)
 	if err != nil {
@@ -28,7 +29,9 @@ func (d *Definitions) DocumentV3(info *spec.Info, gv schema.GroupVersion, resour
 		return nil, fmt.Errorf("openapi v3 of %s: %w", gv, err)
 	}
 	scopeCrossRegisteredGVKs(schemas, gv)
-	return NewDocumentV3(info, p.V3(), schemas), nil
+	doc := NewDocumentV3(info, p.V3(), schemas)
+	doc.Components.SecuritySchemes = BearerTokenSchemes()
+	return doc, nil
 }
 
 // crossRegisteredKinds are the meta kinds every API group registers
@@ -74,15 +77,20 @@ func scopeCrossRegisteredGVKs(schemas map[string]*spec.Schema, gv schema.GroupVe
 }
 
 // PartV2 returns a group-version's part of the OpenAPI v2 document: its
-// paths and the definitions they reference.
-func (d *Definitions) PartV2(gv schema.GroupVersion, resources []Resource) (map[string]*spec.PathItem, map[string]*spec.Schema, error) {
+// paths, the definitions they reference and the shared parameters they
+// reference ([Paths.V2WithSharedParameters]).
+func (d *Definitions) PartV2(gv schema.GroupVersion, resources []Resource) (map[string]*spec.PathItem, map[string]*spec.Schema, map[string]spec.Parameter, error) {
 	p, err := d.Paths(gv, resources)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defs, err := d.SchemasV2ForNames(p.Definitions()...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("openapi v2 of %s: %w", gv, err)
+		return nil, nil, nil, fmt.Errorf("openapi v2 of %s: %w", gv, err)
 	}
-	return p.V2(), defs, nil
+	paths, params, err := p.V2WithSharedParameters()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("openapi v2 of %s: %w", gv, err)
+	}
+	return paths, defs, params, nil
 }

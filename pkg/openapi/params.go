@@ -64,10 +64,13 @@ type swaggerDocumented interface {
 	SwaggerDoc() map[string]string
 }
 
-// objectParams returns the query parameters of an options type, in field
-// order.
+// objectParams returns the query parameters of an options type (a struct
+// or a pointer to one), in field order.
 func objectParams(obj any) []param {
 	t := reflect.TypeOf(obj)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	var docs map[string]string
 	if d, ok := obj.(swaggerDocumented); ok {
 		docs = d.SwaggerDoc()

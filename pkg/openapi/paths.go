@@ -53,6 +53,32 @@ type Resource struct {
 	// DeleteReturnsObject says DELETE answers with the deleted object
 	// rather than a Status (upstream's rest.MayReturnFullObjectDeleter).
 	DeleteReturnsObject bool
+	// GetOptions, for a resource read with options (upstream's
+	// rest.GetterWithOptions: pods/log), is the options object (a
+	// versioned API type, e.g. *corev1.PodLogOptions) whose fields are
+	// the read's query parameters.
+	GetOptions any
+	// Produces are media types a read answers in besides the built-in
+	// ones, listed first; ProducesString says it answers a string rather
+	// than Kind (upstream's rest.StorageMetadata: pods/log, text/plain).
+	Produces       []string
+	ProducesString bool
+	// Connect describes a connecter (upstream's rest.Connecter:
+	// pods/exec, services/proxy); nil for other resources. Its
+	// operations replace those of its discovery verbs.
+	Connect *Connect
+}
+
+// Connect is what a connecter serves.
+type Connect struct {
+	// Methods are the HTTP methods proxied ("GET", "POST", ...).
+	Methods []string
+	// Options is the options object (a versioned API type, e.g.
+	// *corev1.PodExecOptions) whose fields are the query parameters.
+	Options any
+	// Subpath says the paths below the subresource are served too
+	// (pods/{name}/proxy/{path}).
+	Subpath bool
 }
 
 // ResourcesOf converts a group-version's discovery entries into
@@ -122,6 +148,10 @@ type response struct {
 	code        int
 	description string
 	definition  string
+	// typ is the JSON type of a response without a definition ("string"
+	// for the documents of service-account issuer discovery), "" for no
+	// schema.
+	typ string
 }
 
 var (
@@ -202,7 +232,7 @@ func (b *pathBuilder) discovery() {
 		description: "get available resources",
 		consumes:    BuiltinMediaTypes, produces: BuiltinMediaTypes,
 		responses: []response{
-			{200, "OK", b.ref(NameForObject(&metav1.APIResourceList{}))},
+			{200, "OK", b.ref(NameForObject(&metav1.APIResourceList{})), ""},
 			{code: 401, description: "Unauthorized"},
 		},
 	})
@@ -331,6 +361,10 @@ func (b *pathBuilder) installer(r Resource) error {
 	if isSub && b.kinds[resource] != "" {
 		kind = b.kinds[resource] // names and documentation use the parent's kind
 	}
+	if r.Connect != nil {
+		b.connect(r, kind, sub)
+		return nil
+	}
 	obj, err := b.definition(r.Kind)
 	if err != nil {
 		return err
@@ -346,7 +380,9 @@ func (b *pathBuilder) installer(r Resource) error {
 			return err
 		}
 	}
-	deleted := b.ref(statusName)
+	// Status is referenced only by the operations that answer with it:
+	// a group of create-only resources (authentication.k8s.io) has none.
+	deleted := statusName
 	if r.DeleteReturnsObject {
 		deleted = obj
 	}
@@ -400,7 +436,7 @@ func (b *pathBuilder) installer(r Resource) error {
 		return withParams(&operation{
 			id: id, description: doc, action: "list",
 			consumes: []string{"*/*"}, produces: all,
-			responses: []response{{200, "OK", list}},
+			responses: []response{{200, "OK", list, ""}},
 		}, queryParams("list"), params)
 	}
 	watchListOp := func(id string, params []param) *operation {
@@ -408,7 +444,7 @@ func (b *pathBuilder) installer(r Resource) error {
 			id: id, action: "watchlist",
 			description: "watch individual changes to a list of " + of + kind + ". deprecated: use the 'watch' parameter with a list operation instead.",
 			consumes:    []string{"*/*"}, produces: all,
-			responses: []response{{200, "OK", b.ref(watchEventName)}},
+			responses: []response{{200, "OK", b.ref(watchEventName), ""}},
 		}, queryParams("list"), params)
 	}
 
@@ -421,7 +457,7 @@ func (b *pathBuilder) installer(r Resource) error {
 			description: "create " + of + strings.TrimPrefix(article(kind), " ") + kind,
 			body:        obj, bodyRequired: true,
 			consumes: []string{"*/*"}, produces: media,
-			responses: []response{{200, "OK", obj}, {201, "Created", obj}, {202, "Accepted", obj}},
+			responses: []response{{200, "OK", obj, ""}, {201, "Created", obj, ""}, {202, "Accepted", obj, ""}},
 		}, queryParams("create"), resourceParams))
 	}
 	if has(r.Verbs, "deletecollection") {
@@ -433,7 +469,7 @@ func (b *pathBuilder) installer(r Resource) error {
 			id: b.operationID(name("deletecollection", "")), action: "deletecollection", description: doc,
 			body:     b.ref(deleteOptionsName),
 			consumes: []string{"*/*"}, produces: media,
-			responses: []response{{200, "OK", b.ref(statusName)}},
+			responses: []response{{200, "OK", b.ref(statusName), ""}},
 		}, queryParams("delete"), queryParams("list", "watch", "allowWatchBookmarks"), resourceParams))
 	}
 	if canWatch && canList {
@@ -444,11 +480,19 @@ func (b *pathBuilder) installer(r Resource) error {
 		if isSub {
 			doc = "read " + sub + " of the specified " + kind
 		}
+		read := response{200, "OK", obj, ""}
+		if r.ProducesString {
+			read = response{200, "OK", "", "string"}
+		}
+		var options []param
+		if r.GetOptions != nil {
+			options = objectParams(r.GetOptions)
+		}
 		b.add(b.root+"/"+itemPath, "get", withParams(&operation{
 			id: b.operationID(name("read", "")), action: "get", description: doc,
-			consumes: []string{"*/*"}, produces: media,
-			responses: []response{{200, "OK", obj}},
-		}, itemParams))
+			consumes: []string{"*/*"}, produces: append(slices.Clone(r.Produces), media...),
+			responses: []response{read},
+		}, options, itemParams))
 	}
 	if has(r.Verbs, "update") {
 		doc := "replace the specified " + kind
@@ -459,7 +503,7 @@ func (b *pathBuilder) installer(r Resource) error {
 			id: b.operationID(name("replace", "")), action: "put", description: doc,
 			body: obj, bodyRequired: true,
 			consumes: []string{"*/*"}, produces: media,
-			responses: []response{{200, "OK", obj}, {201, "Created", obj}},
+			responses: []response{{200, "OK", obj, ""}, {201, "Created", obj, ""}},
 		}, queryParams("update"), itemParams))
 	}
 	if has(r.Verbs, "patch") {
@@ -471,7 +515,7 @@ func (b *pathBuilder) installer(r Resource) error {
 			id: b.operationID(name("patch", "")), action: "patch", description: doc,
 			body: b.ref(patchName), bodyRequired: true,
 			consumes: BuiltinPatchTypes, produces: media,
-			responses: []response{{200, "OK", obj}, {201, "Created", obj}},
+			responses: []response{{200, "OK", obj, ""}, {201, "Created", obj, ""}},
 		}, queryParams("patch"), itemParams))
 	}
 	if has(r.Verbs, "delete") {
@@ -480,7 +524,7 @@ func (b *pathBuilder) installer(r Resource) error {
 			description: "delete " + of + strings.TrimPrefix(article(kind), " ") + kind,
 			body:        b.ref(deleteOptionsName),
 			consumes:    []string{"*/*"}, produces: media,
-			responses: []response{{200, "OK", deleted}, {202, "Accepted", deleted}},
+			responses: []response{{200, "OK", b.ref(deleted), ""}, {202, "Accepted", deleted, ""}},
 		}, queryParams("delete"), itemParams))
 	}
 	if canWatch {
@@ -492,7 +536,7 @@ func (b *pathBuilder) installer(r Resource) error {
 			id: b.operationID(name("watch", "")), action: "watch",
 			description: doc + ". deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.",
 			consumes:    []string{"*/*"}, produces: all,
-			responses: []response{{200, "OK", b.ref(watchEventName)}},
+			responses: []response{{200, "OK", b.ref(watchEventName), ""}},
 		}, queryParams("list"), itemParams))
 	}
 	if r.Namespaced && !isSub {
@@ -505,6 +549,58 @@ func (b *pathBuilder) installer(r Resource) error {
 		}
 	}
 	return nil
+}
+
+// connect adds a connecter's operations as the installer does: for each
+// method it proxies, a "connect" operation on the item path (and, if it
+// serves them, on the paths below it, ".../{path}"), taking the options
+// object's fields as query parameters (no "pretty"), answering a string
+// in any media type. Upstream's connecters' options kinds are referenced
+// by no operation, so their definitions are not published.
+func (b *pathBuilder) connect(r Resource, kind, sub string) {
+	base := strings.Split(r.Name, "/")[0]
+	var params []param
+	scope := ""
+	if r.Namespaced {
+		base = "namespaces/{namespace}/" + base
+		params = append(params, namespaceParam())
+		scope = "Namespaced"
+	}
+	itemPath := b.root + "/" + base + "/{name}"
+	if sub != "" {
+		itemPath += "/" + sub
+	}
+	// The name parameter names the connecter's own (options) kind.
+	params = append(params, nameParam(r.Kind.Kind))
+	var options []param
+	if r.Connect.Options != nil {
+		options = objectParams(r.Connect.Options)
+	}
+	type variant struct {
+		path, suffix string
+		params       []param
+	}
+	variants := []variant{{itemPath, "", params}}
+	if r.Connect.Subpath {
+		pathParam := param{name: "path", in: inPath, description: "path to the resource", typ: "string", required: true}
+		variants = append(variants, variant{itemPath + "/{path}", "WithPath", append(slices.Clone(params), pathParam)})
+	}
+	for _, v := range variants {
+		for _, method := range r.Connect.Methods {
+			doc := "connect " + method + " requests to " + kind
+			if sub != "" {
+				doc = "connect " + method + " requests to " + sub + " of " + kind
+			}
+			op := &operation{
+				id:          b.operationID("connect" + title(strings.ToLower(method)) + scope + kind + title(sub) + v.suffix),
+				description: doc, action: "connect", gvk: r.Kind,
+				consumes: []string{"*/*"}, produces: []string{"*/*"},
+				responses: []response{{200, "OK", "", "string"}, {code: 401, description: "Unauthorized"}},
+			}
+			op.params = append(append(op.params, options...), v.params...)
+			b.add(v.path, strings.ToLower(method), op)
+		}
+	}
 }
 
 // customResource adds a custom resource's operations as
@@ -557,9 +653,9 @@ func (b *pathBuilder) customResource(r Resource) error {
 	if isSub {
 		of = " " + sub + " of"
 	}
-	ok := []response{{200, "OK", obj}}
+	ok := []response{{200, "OK", obj, ""}}
 	b.add(itemPath, "get", op("read", "get", "read"+of+" the specified "+kind, ok, queryParams("get"), itemParams))
-	put := op("replace", "put", "replace"+of+" the specified "+kind, []response{{200, "OK", obj}, {201, "Created", obj}}, queryParams("update"), itemParams)
+	put := op("replace", "put", "replace"+of+" the specified "+kind, []response{{200, "OK", obj, ""}, {201, "Created", obj, ""}}, queryParams("update"), itemParams)
 	put.body, put.bodyRequired = obj, true
 	b.add(itemPath, "put", put)
 	patch := op("patch", "patch", "partially update"+of+" the specified "+kind, ok, queryParams("patch"), itemParams)
@@ -578,20 +674,20 @@ func (b *pathBuilder) customResource(r Resource) error {
 		return err
 	}
 	status := b.ref(statusName)
-	listed := []response{{200, "OK", list}}
+	listed := []response{{200, "OK", list, ""}}
 	if r.Namespaced {
 		all := op("list", "list", "list objects of kind "+kind, listed, queryParams("list"))
 		all.id = b.operationID("list" + kind + "ForAllNamespaces")
 		b.add(b.root+"/"+resource, "get", all)
 	}
 	b.add(base, "get", op("list", "list", "list objects of kind "+kind, listed, queryParams("list"), pathParams))
-	create := op("create", "post", "create"+article(kind)+kind, []response{{200, "OK", obj}, {201, "Created", obj}, {202, "Accepted", obj}}, queryParams("create"), pathParams)
+	create := op("create", "post", "create"+article(kind)+kind, []response{{200, "OK", obj, ""}, {201, "Created", obj, ""}, {202, "Accepted", obj, ""}}, queryParams("create"), pathParams)
 	create.body, create.bodyRequired = obj, true
 	b.add(base, "post", create)
 	// The builder gives deletecollection the list options only, and no
 	// body.
-	b.add(base, "delete", op("deletecollection", "deletecollection", "delete collection of "+kind, []response{{200, "OK", status}}, queryParams("list"), pathParams))
-	del := op("delete", "delete", "delete"+article(kind)+kind, []response{{200, "OK", status}, {202, "Accepted", status}}, queryParams("delete"), itemParams)
+	b.add(base, "delete", op("deletecollection", "deletecollection", "delete collection of "+kind, []response{{200, "OK", status, ""}}, queryParams("list"), pathParams))
+	del := op("delete", "delete", "delete"+article(kind)+kind, []response{{200, "OK", status, ""}, {202, "Accepted", status, ""}}, queryParams("delete"), itemParams)
 	del.body = b.ref(deleteOptionsName)
 	b.add(itemPath, "delete", del)
 	return nil

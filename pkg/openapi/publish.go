@@ -22,8 +22,9 @@ type Publisher interface {
 	// SetV3Func sets the v3 document of a group-version path ("api/v1",
 	// "apis/apps/v1") to what build returns; nil removes it.
 	SetV3Func(gvPath string, build func() ([]byte, error))
-	// AddV2Source adds paths and definitions to the v2 document.
-	AddV2Source(src func() (paths, definitions map[string]any, err error))
+	// AddV2Source adds paths, definitions and the shared parameters
+	// the paths reference to the v2 document.
+	AddV2Source(src func() (paths, definitions, parameters map[string]any, err error))
 }
 
 // DocumentPath is the path of a group-version's v3 document under
@@ -59,12 +60,12 @@ func PublishGroupVersions(p Publisher, defs func() *Definitions, info *spec.Info
 			return b, nil
 		})
 	}
-	p.AddV2Source(func() (map[string]any, map[string]any, error) {
-		paths, definitions := map[string]any{}, map[string]any{}
+	p.AddV2Source(func() (map[string]any, map[string]any, map[string]any, error) {
+		paths, definitions, parameters := map[string]any{}, map[string]any{}, map[string]any{}
 		for _, g := range groups {
-			ps, ds, err := defs().PartV2(g.GroupVersion, g.Resources)
+			ps, ds, prs, err := defs().PartV2(g.GroupVersion, g.Resources)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			for k, v := range ps {
 				paths[k] = v
@@ -72,7 +73,10 @@ func PublishGroupVersions(p Publisher, defs func() *Definitions, info *spec.Info
 			for k, v := range ds {
 				definitions[k] = v
 			}
+			for k, v := range prs {
+				parameters[k] = v
+			}
 		}
-		return paths, definitions, nil
+		return paths, definitions, parameters, nil
 	})
 }

@@ -21,9 +21,9 @@ func (op *operation) extensions() spec.Extensions {
 	}
 }
 
-// V2 renders the operations as Swagger 2.0 paths, shaped as
-// kube-apiserver serves them at /openapi/v2 (parameters inline rather than
-// shared under "parameters"), references pointing at #/definitions/.
+// V2 renders the operations as Swagger 2.0 paths, references pointing at
+// #/definitions/, every parameter inline; kube-apiserver serves them at
+// /openapi/v2 with most parameters shared ([Paths.V2WithSharedParameters]).
 func (p *Paths) V2() map[string]*spec.PathItem {
 	out := make(map[string]*spec.PathItem, len(p.items))
 	for path, item := range p.items {
@@ -44,6 +44,10 @@ func (p *Paths) V2() map[string]*spec.PathItem {
 				pi.Patch = o
 			case "delete":
 				pi.Delete = o
+			case "head":
+				pi.Head = o
+			case "options":
+				pi.Options = o
 			}
 		}
 		out[path] = pi
@@ -88,6 +92,8 @@ func (op *operation) v2() *spec.Operation {
 		resp := spec.Response{ResponseProps: spec.ResponseProps{Description: r.description}}
 		if r.definition != "" {
 			resp.Schema = spec.RefSchema(refPrefixV2 + r.definition)
+		} else if r.typ != "" {
+			resp.Schema = &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{r.typ}}}
 		}
 		o.Responses.StatusCodeResponses[r.code] = resp
 	}
@@ -117,6 +123,10 @@ func (p *Paths) V3() map[string]*spec3.Path {
 				pi.Patch = o
 			case "delete":
 				pi.Delete = o
+			case "head":
+				pi.Head = o
+			case "options":
+				pi.Options = o
 			}
 		}
 		out[path] = pi
@@ -132,9 +142,13 @@ func (prm param) v3() *spec3.Parameter {
 }
 
 func content(mediaTypes []string, definition string) map[string]*spec3.MediaType {
+	return contentOf(mediaTypes, func() *spec.Schema { return spec.RefSchema(refPrefixV3 + definition) })
+}
+
+func contentOf(mediaTypes []string, schema func() *spec.Schema) map[string]*spec3.MediaType {
 	out := make(map[string]*spec3.MediaType, len(mediaTypes))
 	for _, mt := range mediaTypes {
-		out[mt] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema(refPrefixV3 + definition)}}
+		out[mt] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: schema()}}
 	}
 	return out
 }
@@ -163,6 +177,10 @@ func (op *operation) v3() *spec3.Operation {
 		resp := &spec3.Response{ResponseProps: spec3.ResponseProps{Description: r.description}}
 		if r.definition != "" {
 			resp.Content = content(op.produces, r.definition)
+		} else if r.typ != "" {
+			resp.Content = contentOf(op.produces, func() *spec.Schema {
+				return &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{r.typ}}}
+			})
 		}
 		o.Responses.StatusCodeResponses[r.code] = resp
 	}

@@ -32,6 +32,8 @@ import (
 // change (a CRD created, say) re-encodes only what changed.
 type OpenAPI struct {
 	title, version string
+	// bearerToken declares the BearerToken security scheme in v2.
+	bearerToken bool
 
 	mu sync.Mutex
 	// v2 content: paths, definitions and shared parameters (the
@@ -54,26 +56,27 @@ type OpenAPI struct {
 	logger *slog.Logger
 }
 
-// V2Source computes a part of the v2 document: paths and definitions
+// V2Source computes a part of the v2 document: paths, definitions and
+// the shared parameters ("#/parameters/<name>") the paths reference
 // (JSON values, or values that encode to them).
-type V2Source = func() (paths, definitions map[string]any, err error)
+type V2Source = func() (paths, definitions, parameters map[string]any, err error)
 
 // v2Part is one replaceable contribution to the v2 document.
 type v2Part struct {
-	once        sync.Once
-	build       V2Source
-	paths, defs map[string]*v2Entry
-	err         error
+	once                sync.Once
+	build               V2Source
+	paths, defs, params map[string]*v2Entry
+	err                 error
 }
 
-func (p *v2Part) get() (paths, defs map[string]*v2Entry, err error) {
+func (p *v2Part) get() (paths, defs, params map[string]*v2Entry, err error) {
 	p.once.Do(func() {
-		var ps, ds map[string]any
-		ps, ds, p.err = p.build()
-		p.paths, p.defs = newV2Entries(ps), newV2Entries(ds)
+		var ps, ds, prs map[string]any
+		ps, ds, prs, p.err = p.build()
+		p.paths, p.defs, p.params = newV2Entries(ps), newV2Entries(ds), newV2Entries(prs)
 		p.build = nil
 	})
-	return p.paths, p.defs, p.err
+	return p.paths, p.defs, p.params, p.err
 }
 
 // v3Doc is one group-version's v3 document, built at most once.
@@ -105,6 +108,17 @@ func NewOpenAPI(title, version string) *OpenAPI {
 		v3:      map[string]*v3Doc{},
 		logger:  slog.Default(),
 	}
+}
+
+// SetBearerTokenSecurity declares (or not) in the v2 document that every
+// operation takes a bearer token ("security" and "securityDefinitions"),
+// as kube-apiserver does when it authenticates tokens. The v3 documents
+// declare it themselves (components.securitySchemes).
+func (o *OpenAPI) SetBearerTokenSecurity(on bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.bearerToken = on
+	o.v2JSON = nil
 }
 
 // SetLogger sets the logger of build failures (default slog.Default()).
@@ -218,7 +232,7 @@ func (o *OpenAPI) HasV2Definition(name string) bool {
 		return true
 	}
 	for _, p := range o.v2Parts {
-		if _, defs, err := p.get(); err == nil {
+		if _, defs, _, err := p.get(); err == nil {
 			if _, ok := defs[name]; ok {
 				return true
 			}
@@ -228,10 +242,15 @@ func (o *OpenAPI) HasV2Definition(name string) bool {
 }
 
 // HasV2Parameter reports whether the v2 document has the shared parameter
-// name.
+// name for good: from a source ([OpenAPI.AddV2Source]) or
+// [OpenAPI.MergeV2Parameters]. The parameters of a part
+// ([OpenAPI.SetV2Func]) go with it, so they do not count: whoever merges
+// the same parameter keeps its own copy (a parameter's name is a hash of
+// it, so the copies are equal).
 func (o *OpenAPI) HasV2Parameter(name string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.computeSourcesLocked()
 	_, ok := o.v2Params[name]
 	return ok
 }
@@ -253,13 +272,14 @@ func (o *OpenAPI) V3Paths() []string {
 // logged and left out: the rest of the document is still served.
 func (o *OpenAPI) computeSourcesLocked() {
 	for _, src := range o.v2Sources {
-		paths, defs, err := src()
+		paths, defs, params, err := src()
 		if err != nil {
 			o.logger.Error("openapi v2 source", "err", err)
 			continue
 		}
 		setV2Entries(o.v2, paths)
 		setV2Entries(o.v2Defs, defs)
+		setV2Entries(o.v2Params, params)
 	}
 	o.v2Sources = nil
 }
@@ -273,25 +293,32 @@ func (o *OpenAPI) v2Document() ([]byte, string, uint64, error) {
 		return o.v2JSON, o.v2ETag, o.v2Gen, nil
 	}
 	o.computeSourcesLocked()
-	paths, defs := o.v2, o.v2Defs
+	paths, defs, params := o.v2, o.v2Defs, o.v2Params
 	if len(o.v2Parts) > 0 {
 		paths = make(map[string]*v2Entry, len(o.v2)+8*len(o.v2Parts))
 		defs = make(map[string]*v2Entry, len(o.v2Defs)+2*len(o.v2Parts))
+		params = maps.Clone(o.v2Params)
 		maps.Copy(paths, o.v2)
 		maps.Copy(defs, o.v2Defs)
 		// In key order, so that of two parts naming the same path or
-		// definition the same one wins every time.
+		// definition the same one wins every time. A shared parameter's
+		// name says what it is (a hash of it): the first copy is kept.
 		for _, key := range slices.Sorted(maps.Keys(o.v2Parts)) {
-			ps, ds, err := o.v2Parts[key].get()
+			ps, ds, prs, err := o.v2Parts[key].get()
 			if err != nil {
 				o.logger.Error("openapi v2 part", "part", key, "err", err)
 				continue
 			}
 			maps.Copy(paths, ps)
 			maps.Copy(defs, ds)
+			for k, v := range prs {
+				if _, ok := params[k]; !ok {
+					params[k] = v
+				}
+			}
 		}
 	}
-	c := newV2Contents(o.title, o.version, paths, defs, o.v2Params)
+	c := newV2Contents(o.title, o.version, o.bearerToken, paths, defs, params)
 	js, err := c.encodeJSON()
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("encode openapi v2: %w", err)

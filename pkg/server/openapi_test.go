@@ -50,9 +50,9 @@ func TestOpenAPIBuildsLazily(t *testing.T) {
 	o := NewOpenAPI("Kubernetes", "v1.0.0")
 	var v3Builds, v2Builds int
 	o.SetV3Func("apis/a/v1", func() ([]byte, error) { v3Builds++; return []byte(`{"openapi":"3.0.0"}`), nil })
-	o.AddV2Source(func() (map[string]any, map[string]any, error) {
+	o.AddV2Source(func() (map[string]any, map[string]any, map[string]any, error) {
 		v2Builds++
-		return map[string]any{"/apis/a/v1/things": map[string]any{}}, map[string]any{"a.v1.Thing": map[string]any{"type": "object"}}, nil
+		return map[string]any{"/apis/a/v1/things": map[string]any{}}, map[string]any{"a.v1.Thing": map[string]any{"type": "object"}}, nil, nil
 	})
 	o.MergeV2Parameters(map[string]any{"pretty-abc": map[string]any{"in": "query", "name": "pretty", "type": "string"}})
 	if v3Builds != 0 || v2Builds != 0 {
@@ -123,15 +123,17 @@ func TestOpenAPIV2Parts(t *testing.T) {
 	o := NewOpenAPI("Kubernetes", "v1.0.0")
 	o.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	part := func(path, def string) V2Source {
-		return func() (map[string]any, map[string]any, error) {
-			return map[string]any{path: map[string]any{}}, map[string]any{def: map[string]any{"type": "object"}}, nil
+		return func() (map[string]any, map[string]any, map[string]any, error) {
+			return map[string]any{path: map[string]any{}}, map[string]any{def: map[string]any{"type": "object"}}, nil, nil
 		}
 	}
 	o.MergeV2(map[string]any{"/merged": map[string]any{}}, nil)
 	o.SetV2Func("a", part("/a/1", "a.One"))
 	o.SetV2Func("b", part("/b", "b.Def"))
 	o.SetV2Func("a", part("/a/2", "a.Two")) // replaces /a/1 and a.One
-	o.SetV2Func("c", func() (map[string]any, map[string]any, error) { return nil, nil, errors.New("broken") })
+	o.SetV2Func("c", func() (map[string]any, map[string]any, map[string]any, error) {
+		return nil, nil, nil, errors.New("broken")
+	})
 	mux := NewPathMux("test")
 	o.install(mux)
 	v2 := func() (paths, defs []string) {

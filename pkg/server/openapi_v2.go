@@ -63,20 +63,30 @@ func sortedV2Entries(m map[string]*v2Entry) []namedV2Entry {
 // v2Contents is the content of one encoding of the v2 document.
 type v2Contents struct {
 	title, version             string
+	bearerToken                bool
 	paths, definitions, params []namedV2Entry
 }
 
-func newV2Contents(title, version string, paths, defs, params map[string]*v2Entry) *v2Contents {
+func newV2Contents(title, version string, bearerToken bool, paths, defs, params map[string]*v2Entry) *v2Contents {
 	return &v2Contents{
-		title: title, version: version,
+		title: title, version: version, bearerToken: bearerToken,
 		paths: sortedV2Entries(paths), definitions: sortedV2Entries(defs), params: sortedV2Entries(params),
 	}
 }
 
+// The security of a server that authenticates bearer tokens, as
+// kube-apiserver declares it (k8s.io/kubernetes v1.37.2
+// pkg/kubeapiserver/authenticator/config.go; k8s.io/apiserver's
+// completeOpenAPI requires the one scheme of every operation).
+const (
+	v2Security            = `[{"BearerToken":[]}]`
+	v2SecurityDefinitions = `{"BearerToken":{"description":"Bearer Token authentication","in":"header","name":"authorization","type":"apiKey"}}`
+)
+
 // encodeJSON returns the document as encoding/json encodes the map
-// {"swagger", "info", "paths", "definitions"[, "parameters"]}: keys sorted,
-// HTML characters escaped. Entries not encoded yet are encoded; the caller
-// holds OpenAPI.mu.
+// {"swagger", "info", "paths", "definitions"[, "parameters"][, "security",
+// "securityDefinitions"]}: keys sorted, HTML characters escaped. Entries
+// not encoded yet are encoded; the caller holds OpenAPI.mu.
 func (c *v2Contents) encodeJSON() ([]byte, error) {
 	info, err := json.Marshal(map[string]any{"title": c.title, "version": c.version})
 	if err != nil {
@@ -98,6 +108,9 @@ func (c *v2Contents) encodeJSON() ([]byte, error) {
 	b.WriteString(`,"paths":`)
 	if err := writeV2Object(&b, c.paths); err != nil {
 		return nil, fmt.Errorf("paths: %w", err)
+	}
+	if c.bearerToken {
+		b.WriteString(`,"security":` + v2Security + `,"securityDefinitions":` + v2SecurityDefinitions)
 	}
 	b.WriteString(`,"swagger":"2.0"}`)
 	return b.Bytes(), nil
@@ -182,6 +195,19 @@ func (c *v2Contents) encodeProtobuf() ([]byte, error) {
 		}
 		out = protowire.AppendTag(out, part.field, protowire.BytesType)
 		out = protowire.AppendBytes(out, body)
+	}
+	if c.bearerToken {
+		// Fields 12 and 13, after the others.
+		tail, err := openapi_v2.ParseDocument([]byte(`{"info":{"title":"t","version":"v"},"paths":{},"security":` +
+			v2Security + `,"securityDefinitions":` + v2SecurityDefinitions + `,"swagger":"2.0"}`))
+		if err != nil {
+			return nil, err
+		}
+		sec, err := proto.Marshal(&openapi_v2.Document{Security: tail.Security, SecurityDefinitions: tail.SecurityDefinitions})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sec...)
 	}
 	return out, nil
 }

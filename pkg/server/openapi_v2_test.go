@@ -37,34 +37,48 @@ func TestOpenAPIV2EntriesEncodeAsTheWholeDocument(t *testing.T) {
 		"paths": {"/apis/a/v1/things": op("listThings"), "/apis/a/v1/things/{name}": op("readThing"), "x-kapi-note": "vendor <ext>"},
 		"defs":  {"a.v1.Thing": schema("A thing & <more>."), "a.v1.ThingList": map[string]any{"type": "object"}},
 	}
-	o.AddV2Source(func() (map[string]any, map[string]any, error) { return base["paths"], base["defs"], nil })
+	o.AddV2Source(func() (map[string]any, map[string]any, map[string]any, error) {
+		return base["paths"], base["defs"], nil, nil
+	})
 	o.MergeV2Parameters(map[string]any{"pretty-abc": map[string]any{"in": "query", "name": "pretty", "type": "string", "uniqueItems": true}})
-	parts := map[string][2]map[string]any{}
-	setPart := func(key string, paths, defs map[string]any) {
-		parts[key] = [2]map[string]any{paths, defs}
-		o.SetV2Func(key, func() (map[string]any, map[string]any, error) { return paths, defs, nil })
+	parts := map[string][3]map[string]any{}
+	setPart := func(key string, paths, defs, params map[string]any) {
+		parts[key] = [3]map[string]any{paths, defs, params}
+		o.SetV2Func(key, func() (map[string]any, map[string]any, map[string]any, error) { return paths, defs, params, nil })
 	}
-	setPart("apis/b/v1", map[string]any{"/apis/b/v1/gizmos": op("listGizmos")}, map[string]any{"b.v1.Gizmo": schema("gizmo"), "shared.Def": schema("from b")})
-	setPart("apis/c/v1", map[string]any{"/apis/c/v1/gadgets": op("listGadgets")}, map[string]any{"c.v1.Gadget": schema("gadget"), "shared.Def": schema("from c")})
+	watchParam := map[string]any{"$ref": "#/parameters/watch-xyz"}
+	setPart("apis/b/v1", map[string]any{"/apis/b/v1/gizmos": op("listGizmos")}, map[string]any{"b.v1.Gizmo": schema("gizmo"), "shared.Def": schema("from b")},
+		map[string]any{"watch-xyz": map[string]any{"in": "query", "name": "watch", "type": "boolean", "uniqueItems": true}})
+	setPart("apis/c/v1", map[string]any{"/apis/c/v1/gadgets": op("listGadgets"), "/apis/c/v1/watch/gadgets": map[string]any{"parameters": []any{watchParam}}},
+		map[string]any{"c.v1.Gadget": schema("gadget"), "shared.Def": schema("from c")},
+		map[string]any{"watch-xyz": map[string]any{"in": "query", "name": "watch", "type": "boolean", "uniqueItems": true}})
+	bearerToken := false
 
 	check := func(step string) {
 		t.Helper()
 		paths, defs := maps.Clone(base["paths"]), maps.Clone(base["defs"])
+		params := map[string]any{}
 		for _, key := range []string{"apis/b/v1", "apis/c/v1"} { // key order: the later part wins
 			if p, ok := parts[key]; ok {
 				maps.Copy(paths, p[0])
 				maps.Copy(defs, p[1])
+				maps.Copy(params, p[2])
 			}
 		}
 		doc := map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Kubernetes", "version": "v1.37.2"}, "paths": paths, "definitions": defs}
 		o.mu.Lock()
-		params := map[string]any{}
 		for k, e := range o.v2Params {
 			params[k] = e.value
 		}
 		o.mu.Unlock()
 		if len(params) > 0 {
 			doc["parameters"] = params
+		}
+		if bearerToken {
+			doc["security"] = []any{map[string]any{"BearerToken": []any{}}}
+			doc["securityDefinitions"] = map[string]any{"BearerToken": map[string]any{
+				"description": "Bearer Token authentication", "in": "header", "name": "authorization", "type": "apiKey",
+			}}
 		}
 		wantJSON, err := json.Marshal(doc)
 		if err != nil {
@@ -94,11 +108,17 @@ func TestOpenAPIV2EntriesEncodeAsTheWholeDocument(t *testing.T) {
 	o.MergeV2(map[string]any{"/apis/d/v1/doodads": op("listDoodads")}, map[string]any{"d.v1.Doodad": schema("doodad")})
 	base["paths"]["/apis/d/v1/doodads"], base["defs"]["d.v1.Doodad"] = op("listDoodads"), schema("doodad")
 	check("after MergeV2")
-	setPart("apis/b/v1", map[string]any{"/apis/b/v1/gizmos": op("listGizmos2")}, map[string]any{"b.v1.Gizmo": schema("gizmo 2")})
+	setPart("apis/b/v1", map[string]any{"/apis/b/v1/gizmos": op("listGizmos2")}, map[string]any{"b.v1.Gizmo": schema("gizmo 2")}, nil)
 	check("after a part is replaced")
+	o.SetBearerTokenSecurity(true)
+	bearerToken = true
+	check("with bearer-token security")
+	if o.HasV2Parameter("watch-xyz") {
+		t.Error("a part's parameter is taken for good")
+	}
 	o.SetV2Func("apis/c/v1", nil)
 	delete(parts, "apis/c/v1")
-	check("after a part is removed")
+	check("after a part (the last with a parameter) is removed")
 	o.RemoveV2([]string{"/apis/d/v1/doodads"}, []string{"d.v1.Doodad"})
 	delete(base["paths"], "/apis/d/v1/doodads")
 	delete(base["defs"], "d.v1.Doodad")

@@ -153,8 +153,23 @@ func (g *APIGroupVersion) Build() (http.Handler, []metav1.APIResource, error) {
 func (g *APIGroupVersion) OpenAPIResources(resources []metav1.APIResource) []openapi.Resource {
 	out := openapi.ResourcesOf(g.GroupVersion, resources)
 	for i := range out {
-		if d, ok := g.Storage[out[i].Name].(rest.MayReturnFullObjectDeleter); ok {
+		storage := g.Storage[out[i].Name]
+		if d, ok := storage.(rest.MayReturnFullObjectDeleter); ok {
 			out[i].DeleteReturnsObject = d.DeleteReturnsDeletedObject()
+		}
+		if m, ok := storage.(rest.StorageMetadata); ok {
+			out[i].Produces = m.ProducesMIMETypes(http.MethodGet)
+			_, out[i].ProducesString = m.ProducesObject(http.MethodGet).(string)
+		}
+		switch c := storage.(type) {
+		case rest.GetOptionsConnecter:
+			out[i].GetOptions = c.NewGetOptions()
+		case rest.Connecter:
+			connect := &openapi.Connect{Methods: c.ConnectMethods(), Options: c.New()}
+			if sc, ok := c.(rest.SubpathConnecter); ok {
+				connect.Subpath = sc.ConnectSubpath()
+			}
+			out[i].Connect = connect
 		}
 	}
 	return out

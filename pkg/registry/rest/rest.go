@@ -205,6 +205,27 @@ type SubpathConnecter interface {
 	ConnectSubpath() bool
 }
 
+// GetOptionsConnecter is a Connecter that upstream serves as a getter
+// with options (its rest.GetterWithOptions: pods/log). The OpenAPI
+// documents describe its GET as a read whose query parameters are the
+// fields of the options object NewGetOptions returns.
+type GetOptionsConnecter interface {
+	Connecter
+	NewGetOptions() runtime.Object
+}
+
+// StorageMetadata is what a storage answers besides its kind, as
+// upstream's rest.StorageMetadata tells the OpenAPI documents.
+type StorageMetadata interface {
+	// ProducesMIMETypes are the media types verb answers in besides the
+	// usual ones (pods/log: text/plain).
+	ProducesMIMETypes(verb string) []string
+	// ProducesObject is what verb answers with instead of the storage's
+	// kind, nil for the kind; only its type matters (pods/log: "", a
+	// string).
+	ProducesObject(verb string) any
+}
+
 // ErrorWriter answers a request with an error, as its API status in the
 // media type the request accepts.
 type ErrorWriter func(w http.ResponseWriter, req *http.Request, err error)

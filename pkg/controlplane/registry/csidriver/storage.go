@@ -18,6 +18,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &storagev1.CSIDriver{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.CSIDriverList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: storagev1.Resource("csidriver"),
 		CreateStrategy:            Strategy,

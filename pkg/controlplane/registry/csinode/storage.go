@@ -20,6 +20,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, err
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &storagev1.CSINode{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.CSINodeList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: storagev1.Resource("csinode"),
 		CreateStrategy:            Strategy,

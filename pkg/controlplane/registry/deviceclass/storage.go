@@ -25,6 +25,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &resourcev1.DeviceClass{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.DeviceClassList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: resourcev1.Resource("deviceclass"),
 		// +k8s:subfield(name)=+k8s:format=k8s-long-name, beta

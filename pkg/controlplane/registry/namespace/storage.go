@@ -34,20 +34,19 @@ type REST struct {
 }
 
 var (
-	_ rest.Storage                    = (*REST)(nil)
-	_ rest.Scoper                     = (*REST)(nil)
-	_ rest.Getter                     = (*REST)(nil)
-	_ rest.Lister                     = (*REST)(nil)
-	_ rest.Watcher                    = (*REST)(nil)
-	_ rest.Creater                    = (*REST)(nil)
-	_ rest.Updater                    = (*REST)(nil)
-	_ rest.Patcher                    = (*REST)(nil)
-	_ rest.GracefulDeleter            = (*REST)(nil)
-	_ rest.MayReturnFullObjectDeleter = (*REST)(nil)
-	_ rest.TableConvertor             = (*REST)(nil)
-	_ rest.SingularNameProvider       = (*REST)(nil)
-	_ rest.ShortNamesProvider         = (*REST)(nil)
-	_ rest.ResetFieldsStrategy        = (*REST)(nil)
+	_ rest.Storage              = (*REST)(nil)
+	_ rest.Scoper               = (*REST)(nil)
+	_ rest.Getter               = (*REST)(nil)
+	_ rest.Lister               = (*REST)(nil)
+	_ rest.Watcher              = (*REST)(nil)
+	_ rest.Creater              = (*REST)(nil)
+	_ rest.Updater              = (*REST)(nil)
+	_ rest.Patcher              = (*REST)(nil)
+	_ rest.GracefulDeleter      = (*REST)(nil)
+	_ rest.TableConvertor       = (*REST)(nil)
+	_ rest.SingularNameProvider = (*REST)(nil)
+	_ rest.ShortNamesProvider   = (*REST)(nil)
+	_ rest.ResetFieldsStrategy  = (*REST)(nil)
 )
 
 // FinalizeREST is the namespaces/finalize subresource: update only (no
@@ -172,9 +171,10 @@ func (r *REST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return r.store.GetResetFields()
 }
 
-// DeleteReturnsDeletedObject reports whether Delete answers with the
-// deleted object (it does, as upstream's).
-func (r *REST) DeleteReturnsDeletedObject() bool { return r.store.DeleteReturnsDeletedObject() }
+// REST is no rest.MayReturnFullObjectDeleter although Delete answers
+// with the deleted namespace, as upstream's: its namespace REST wraps its
+// store rather than embedding it, so kube-apiserver's OpenAPI documents
+// say DELETE answers a Status, and kapi's say the same.
 
 // Delete implements rest.GracefulDeleter with the namespace lifecycle
 // (see the package doc). It reports true only when the namespace is gone.

@@ -20,6 +20,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, err
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &corev1.PersistentVolume{} },
 		NewListFunc:               func() runtime.Object { return &corev1.PersistentVolumeList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: corev1.Resource("persistentvolume"),
 		ResourceShortNames:        []string{"pv"},

@@ -116,6 +116,21 @@ func (*LogREST) New() runtime.Object { return &corev1.Pod{} }
 // ConnectMethods implements rest.Connecter.
 func (*LogREST) ConnectMethods() []string { return []string{http.MethodGet} }
 
+var (
+	_ rest.GetOptionsConnecter = (*LogREST)(nil)
+	_ rest.StorageMetadata     = (*LogREST)(nil)
+)
+
+// NewGetOptions implements rest.GetOptionsConnecter: upstream serves
+// pods/log as a getter whose options are PodLogOptions.
+func (*LogREST) NewGetOptions() runtime.Object { return &corev1.PodLogOptions{} }
+
+// ProducesMIMETypes implements rest.StorageMetadata: logs are plain text.
+func (*LogREST) ProducesMIMETypes(string) []string { return []string{"text/plain"} }
+
+// ProducesObject implements rest.StorageMetadata: a log is a string.
+func (*LogREST) ProducesObject(string) any { return "" }
+
 func decodeLogOptions(q url.Values) (*corev1.PodLogOptions, error) {
 	opts := &corev1.PodLogOptions{
 		Container:                    q.Get("container"),

@@ -30,6 +30,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, err
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceClaim{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceClaimList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: resourcev1.Resource("resourceclaim"),
 		CreateStrategy:            Strategy,

@@ -24,6 +24,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceClaimTemplate{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceClaimTemplateList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: resourcev1.Resource("resourceclaimtemplate"),
 		CreateStrategy:            Strategy,

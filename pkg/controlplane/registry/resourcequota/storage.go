@@ -28,6 +28,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, err
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &corev1.ResourceQuota{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ResourceQuotaList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: corev1.Resource("resourcequota"),
 		ResourceShortNames:        []string{"quota"},

@@ -57,6 +57,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceSlice{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceSliceList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: resourcev1.Resource("resourceslice"),
 		GetAttrs:                  GetAttrs,

@@ -18,6 +18,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &storagev1.StorageClass{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.StorageClassList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: storagev1.Resource("storageclass"),
 		ResourceShortNames:        []string{"sc"},

@@ -18,6 +18,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, err
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &storagev1.VolumeAttachment{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.VolumeAttachmentList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: storagev1.Resource("volumeattachment"),
 		CreateStrategy:            Strategy,

@@ -18,6 +18,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &storagev1.VolumeAttributesClass{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.VolumeAttributesClassList{} },
+		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
 		DefaultQualifiedResource:  Resource,
 		SingularQualifiedResource: storagev1.Resource("volumeattributesclass"),
 		ResourceShortNames:        []string{"vac"},
