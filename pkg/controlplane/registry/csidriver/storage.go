@@ -13,9 +13,6 @@ var Resource = storagev1.Resource("csidrivers")
 // NewREST returns the completed store of csidrivers, on the storage opts makes for it.
 func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	return generic.NewStore(opts, storagev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &storagev1.CSIDriver{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.CSIDriverList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object

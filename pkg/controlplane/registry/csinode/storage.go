@@ -15,9 +15,6 @@ var Resource = storagev1.Resource("csinodes")
 // the storage opts makes for it.
 func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, error) {
 	store, err := generic.NewStore(opts, storagev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &storagev1.CSINode{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.CSINodeList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object

@@ -20,9 +20,6 @@ var Resource = resourcev1.Resource("deviceclasses")
 // NewREST returns the store of deviceclasses.
 func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	return generic.NewStore(opts, resourcev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &resourcev1.DeviceClass{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.DeviceClassList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object

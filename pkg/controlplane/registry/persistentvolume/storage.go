@@ -15,9 +15,6 @@ var Resource = corev1.Resource("persistentvolumes")
 // their status subresource, on the storage opts makes for them.
 func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, error) {
 	store, err := generic.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &corev1.PersistentVolume{} },
 		NewListFunc:               func() runtime.Object { return &corev1.PersistentVolumeList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object

@@ -125,4 +125,3 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	}
 	return ls, fs, nil
 }
-

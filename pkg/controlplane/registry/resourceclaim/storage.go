@@ -25,9 +25,6 @@ var groupVersions = []schema.GroupVersion{resourcev1.SchemeGroupVersion}
 // NewREST returns the store of resourceclaims and its status subresource.
 func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, error) {
 	store, err := generic.NewStore(opts, resourcev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceClaim{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceClaimList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object

@@ -19,9 +19,6 @@ var Resource = resourcev1.Resource("resourceclaimtemplates")
 // NewREST returns the store of resourceclaimtemplates.
 func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	return generic.NewStore(opts, resourcev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceClaimTemplate{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceClaimTemplateList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object

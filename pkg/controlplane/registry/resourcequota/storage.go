@@ -23,9 +23,6 @@ var groupVersions = []schema.GroupVersion{corev1.SchemeGroupVersion}
 // status subresource, on the storage opts makes for them.
 func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, error) {
 	store, err := generic.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &corev1.ResourceQuota{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ResourceQuotaList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object

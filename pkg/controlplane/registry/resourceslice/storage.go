@@ -52,9 +52,6 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 // NewREST returns the store of resourceslices.
 func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	return generic.NewStore(opts, resourcev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceSlice{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceSliceList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object

@@ -18,9 +18,6 @@ var Resource = corev1.Resource("serviceaccounts")
 // (TokenRequest) is not served.
 func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 	return generic.NewStore(opts, corev1.SchemeGroupVersion, &generic.Store{
-		// Delete answers with the deleted object, as upstream's store for
-		// this resource (ReturnDeletedObject).
-		ReturnDeletedObject:       true,
 		NewFunc:                   func() runtime.Object { return &corev1.ServiceAccount{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ServiceAccountList{} },
 		ReturnDeletedObject:       true, // as upstream: DELETE answers with the object
