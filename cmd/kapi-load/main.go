@@ -180,7 +180,7 @@ func runStartup(args []string) error {
 		return fmt.Errorf("warm-up start: %w", err)
 	}
 	var times, cpus []time.Duration
-	var rss, minflt, majflt []int64
+	var rss, anon, file, minflt, majflt []int64
 	for i := 0; i < *runs; i++ {
 		d, r, err := startOnce(*kapi, dir, extra)
 		if err != nil {
@@ -188,17 +188,24 @@ func runStartup(args []string) error {
 		}
 		times = append(times, d)
 		rss = append(rss, r.rss)
+		anon = append(anon, r.anon)
+		file = append(file, r.file)
 		cpus = append(cpus, r.cpu)
 		minflt = append(minflt, r.minflt)
 		majflt = append(majflt, r.majflt)
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	sort.Slice(cpus, func(i, j int) bool { return cpus[i] < cpus[j] })
-	for _, s := range [][]int64{rss, minflt, majflt} {
+	for _, s := range [][]int64{rss, anon, file, minflt, majflt} {
 		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	}
 	fmt.Printf("start to first 200 on /readyz over %d runs (%s): min %v, median %v, max %v; idle RSS median %d MiB\n",
 		*runs, strings.Join(extra, " "), times[0], times[len(times)/2], times[len(times)-1], rss[len(rss)/2]>>20)
+	// The file-backed part is the binary's pages; how much of it a start
+	// maps depends on the page cache's folio sizes as much as on the code
+	// run (docs/performance.md, "Session 12: the process's start and idle
+	// RSS"), so it is printed apart from the anonymous part.
+	fmt.Printf("idle RSS median: %d MiB anonymous, %d MiB file-backed\n", anon[len(anon)/2]>>20, file[len(file)/2]>>20)
 	fmt.Printf("server CPU from exec to the first 200 on /readyz: min %v, median %v, max %v; page faults by then (median): %d minor, %d major\n",
 		cpus[0].Round(time.Millisecond/10), cpus[len(cpus)/2].Round(time.Millisecond/10), cpus[len(cpus)-1].Round(time.Millisecond/10),
 		minflt[len(minflt)/2], majflt[len(majflt)/2])
@@ -209,9 +216,9 @@ func runStartup(args []string) error {
 // idle, and the CPU time and page faults it had used when /readyz first
 // answered 200.
 type startStats struct {
-	rss            int64
-	cpu            time.Duration
-	minflt, majflt int64
+	rss, anon, file int64
+	cpu             time.Duration
+	minflt, majflt  int64
 }
 
 // startOnce starts kapi on a free port, measures the time to the first 200
@@ -246,7 +253,7 @@ func startOnce(kapi, dir string, extra []string) (time.Duration, startStats, err
 					d := time.Since(start)
 					st := readyStatsOf(cmd.Process.Pid)
 					time.Sleep(500 * time.Millisecond)
-					st.rss = rssOf(cmd.Process.Pid)
+					st.rss, st.anon, st.file = rssOf(cmd.Process.Pid)
 					return d, st, nil
 				}
 			}
@@ -289,17 +296,33 @@ func readyStatsOf(pid int) startStats {
 	return st
 }
 
-func rssOf(pid int) int64 {
+// rssOf returns a process's resident set size and its anonymous and
+// file-backed parts (/proc/PID/status VmRSS, RssAnon, RssFile), in bytes;
+// zero where /proc does not tell.
+func rssOf(pid int) (rss, anon, file int64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0
+		return 0, 0, 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:")), "%d", &kb)
-			return kb << 10
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
 		}
+		var dst *int64
+		switch name {
+		case "VmRSS":
+			dst = &rss
+		case "RssAnon":
+			dst = &anon
+		case "RssFile":
+			dst = &file
+		default:
+			continue
+		}
+		var kb int64
+		fmt.Sscanf(strings.TrimSpace(value), "%d", &kb)
+		*dst = kb << 10
 	}
-	return 0
+	return rss, anon, file
 }

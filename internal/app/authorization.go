@@ -243,8 +243,11 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 				return err
 			}
 		}
-		factory.Start(ctx.Done())
-		for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		// With the context, not its Done channel: a channel's context
+		// is not a cancelCtx, so each context the informers derive from
+		// it would cost a goroutine waiting for it, for as long as they run.
+		factory.StartWithContext(ctx)
+		for typ, ok := range factory.WaitForCacheSyncWithContext(ctx).Synced {
 			if !ok {
 				return fmt.Errorf("rbac: %v cache did not sync", typ)
 			}

@@ -3,6 +3,7 @@ package corev1
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The grammar of a container image reference, as the container tooling
@@ -25,8 +26,12 @@ var (
 	refTag           = `[\w][\w.-]{0,127}`
 	refDigest        = `[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}`
 
-	referenceRegexp  = regexp.MustCompile(`^(` + refName + `)(?::(` + refTag + `))?(?:@(` + refDigest + `))?$`)
-	identifierRegexp = regexp.MustCompile(`^[a-f0-9]{64}$`)
+	// Compiled on first use, not at package initialisation (which every
+	// process start pays for): only pods' defaulting parses images.
+	referenceRegexp = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(` + refName + `)(?::(` + refTag + `))?(?:@(` + refDigest + `))?$`)
+	})
+	identifierRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-f0-9]{64}$`) })
 )
 
 // nameTotalLengthMax is the longest repository name accepted.
@@ -43,7 +48,7 @@ var digestHexLength = map[string]int{"sha256": 64, "sha384": 96, "sha512": 128}
 // neither tag nor digest, and ok is false for a reference that does not
 // parse.
 func imageTag(image string) (tag string, ok bool) {
-	if identifierRegexp.MatchString(image) {
+	if identifierRegexp().MatchString(image) {
 		return "", false
 	}
 	domain, remainder := splitDockerDomain(image)
@@ -54,7 +59,7 @@ func imageTag(image string) (tag string, ok bool) {
 	if strings.ToLower(remoteName) != remoteName {
 		return "", false
 	}
-	m := referenceRegexp.FindStringSubmatch(domain + "/" + remainder)
+	m := referenceRegexp().FindStringSubmatch(domain + "/" + remainder)
 	if m == nil || len(m[1]) > nameTotalLengthMax {
 		return "", false
 	}

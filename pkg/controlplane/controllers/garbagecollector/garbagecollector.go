@@ -164,10 +164,8 @@ wait:
 		case <-tick.C:
 		}
 	}
-	for range gc.workers {
-		wg.Go(func() { gc.deleteWorker(ctx) })
-		wg.Go(func() { gc.orphanWorker(ctx) })
-	}
+	wg.Go(func() { runWorkers(ctx, gc.deleteQ, gc.workers, gc.deleteOne) })
+	wg.Go(func() { runWorkers(ctx, gc.orphanQ, gc.workers, gc.orphanOne) })
 	<-ctx.Done()
 }
 

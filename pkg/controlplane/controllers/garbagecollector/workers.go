@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 )
 
 var (
@@ -25,19 +26,42 @@ var (
 // dependents (upstream starts one goroutine per dependent).
 const orphanParallelism = 16
 
-func (gc *Collector) deleteWorker(ctx context.Context) {
+// runWorkers handles q's items, at most n at once, until ctx ends or q
+// shuts down, and returns once the handlers it started have. Upstream
+// runs n workers per queue (--concurrent-gc-syncs, 20), each a goroutine
+// waiting on the queue even when there is nothing to collect, which is
+// most of the time; here one goroutine waits, and each item taken gets a
+// goroutine of its own. A slot is taken before the item, so at most n
+// items are out of the queue (being handled) at once, as with n workers.
+func runWorkers(ctx context.Context, q workqueue.TypedInterface[*node], n int, handle func(context.Context, *node)) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, n)
 	for ctx.Err() == nil {
-		n, quit := gc.deleteQ.Get()
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		item, quit := q.Get()
 		if quit {
 			return
 		}
-		if gc.attemptToDeleteWorker(ctx, n) {
-			gc.deleteQ.AddRateLimited(n)
-		} else {
-			gc.deleteQ.Forget(n)
-		}
-		gc.deleteQ.Done(n)
+		wg.Go(func() {
+			defer func() { <-slots }()
+			handle(ctx, item)
+		})
 	}
+}
+
+// deleteOne handles one item of the attemptToDelete queue.
+func (gc *Collector) deleteOne(ctx context.Context, n *node) {
+	if gc.attemptToDeleteWorker(ctx, n) {
+		gc.deleteQ.AddRateLimited(n)
+	} else {
+		gc.deleteQ.Forget(n)
+	}
+	gc.deleteQ.Done(n)
 }
 
 // attemptToDeleteWorker processes one node of the attemptToDelete queue
@@ -234,22 +258,17 @@ func (gc *Collector) isDangling(ctx context.Context, r metav1.OwnerReference, it
 	return false, owner, nil
 }
 
-func (gc *Collector) orphanWorker(ctx context.Context) {
-	for ctx.Err() == nil {
-		n, quit := gc.orphanQ.Get()
-		if quit {
-			return
+// orphanOne handles one item of the attemptToOrphan queue.
+func (gc *Collector) orphanOne(ctx context.Context, n *node) {
+	if err := gc.orphan(ctx, n); err != nil {
+		if ctx.Err() == nil {
+			gc.logger.Warn("orphaning dependents", "owner", gc.graph.state(n).identity, "err", err)
 		}
-		if err := gc.orphan(ctx, n); err != nil {
-			if ctx.Err() == nil {
-				gc.logger.Warn("orphaning dependents", "owner", gc.graph.state(n).identity, "err", err)
-			}
-			gc.orphanQ.AddRateLimited(n)
-		} else {
-			gc.orphanQ.Forget(n)
-		}
-		gc.orphanQ.Done(n)
+		gc.orphanQ.AddRateLimited(n)
+	} else {
+		gc.orphanQ.Forget(n)
 	}
+	gc.orphanQ.Done(n)
 }
 
 // orphan removes the owner's reference from each of its dependents, then

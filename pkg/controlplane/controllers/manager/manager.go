@@ -474,7 +474,10 @@ func (m *Manager) runControllers(ctx context.Context, client kubernetes.Interfac
 	}
 	var wg sync.WaitGroup
 	start := func(rs []running) {
-		factory.Start(ctx.Done())
+		// With the context, not ctx.Done(): each context an informer
+		// derives from a channel's context (not a cancelCtx) costs a
+		// goroutine waiting for it.
+		factory.StartWithContext(ctx)
 		for _, r := range rs {
 			wg.Go(func() { r.c.Run(ctx) })
 		}

@@ -195,7 +195,9 @@ func (rc *Controller) Run(ctx context.Context) {
 	defer wg.Wait()
 	defer rc.queue.ShutDown()
 	defer rc.factory.Shutdown()
-	rc.factory.Start(ctx.Done())
+	// With the context, not ctx.Done(): contexts derived from a channel's
+	// context cost a goroutine each (it is not a cancelCtx).
+	rc.factory.StartWithContext(ctx)
 	if !cache.WaitFor(ctx, "", rc.synced...) { // notified, not polled
 		return
 	}

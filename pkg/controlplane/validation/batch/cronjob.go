@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -133,7 +134,10 @@ func parseStandard(schedule string) (s cron.Schedule, err error) {
 // validTimeZoneCharacters is one component of an IANA zone name
 // (https://data.iana.org/time-zones/theory.html#naming): ASCII letters,
 // '.', '-', '_', and the digits and '+' of legacy names, 1 to 14 of them.
-var validTimeZoneCharacters = regexp.MustCompile(`^[A-Za-z\.\-_0-9+]{1,14}$`)
+//
+// Compiled on first use, not at package initialisation (which every
+// process start pays for).
+var validTimeZoneCharacters = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z\.\-_0-9+]{1,14}$`) })
 
 func validateTimeZone(timeZone *string, fldPath *field.Path) field.ErrorList {
 	if timeZone == nil {
@@ -144,7 +148,7 @@ func validateTimeZone(timeZone *string, fldPath *field.Path) field.ErrorList {
 		return field.ErrorList{field.Invalid(fldPath, timeZone, "timeZone must be nil or non-empty string")}
 	}
 	for part := range strings.SplitSeq(tz, "/") {
-		if part == "." || part == ".." || strings.HasPrefix(part, "-") || !validTimeZoneCharacters.MatchString(part) {
+		if part == "." || part == ".." || strings.HasPrefix(part, "-") || !validTimeZoneCharacters().MatchString(part) {
 			return field.ErrorList{field.Invalid(fldPath, timeZone, fmt.Sprintf("unknown time zone %s", tz))}
 		}
 	}

@@ -139,9 +139,9 @@ func pvGlusterfsErrors(g *corev1.GlusterfsPersistentVolumeSource, fldPath *field
 func iqnErrors(name string, fldPath *field.Path) field.ErrorList {
 	switch {
 	case !strings.HasPrefix(name, "iqn") && !strings.HasPrefix(name, "eui") && !strings.HasPrefix(name, "naa"),
-		strings.HasPrefix(name, "iqn") && !iscsiInitiatorIqnRegex.MatchString(name),
-		strings.HasPrefix(name, "eui") && !iscsiInitiatorEuiRegex.MatchString(name),
-		strings.HasPrefix(name, "naa") && !iscsiInitiatorNaaRegex.MatchString(name):
+		strings.HasPrefix(name, "iqn") && !iscsiInitiatorIqnRegex().MatchString(name),
+		strings.HasPrefix(name, "eui") && !iscsiInitiatorEuiRegex().MatchString(name),
+		strings.HasPrefix(name, "naa") && !iscsiInitiatorNaaRegex().MatchString(name):
 		return field.ErrorList{field.Invalid(fldPath, name, "must be valid format")}
 	}
 	return nil

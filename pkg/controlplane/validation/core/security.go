@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -87,7 +88,9 @@ const (
 	sysctlMaxLength       = 253
 )
 
-var sysctlContainSlashRegexp = regexp.MustCompile("^" + sysctlContainSlashFmt + "$")
+// Compiled on first use, not at package initialisation (which every
+// process start pays for): only pods' validation matches them.
+var sysctlContainSlashRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^" + sysctlContainSlashFmt + "$") })
 
 func validateSysctls(spec *corev1.PodSpec, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
 	var allErrs field.ErrorList
@@ -97,8 +100,8 @@ func validateSysctls(spec *corev1.PodSpec, fldPath *field.Path, opts PodValidati
 		switch {
 		case s.Name == "":
 			allErrs = append(allErrs, field.Required(p, ""))
-		case len(s.Name) > sysctlMaxLength || !sysctlContainSlashRegexp.MatchString(s.Name):
-			allErrs = append(allErrs, field.Invalid(p, s.Name, fmt.Sprintf("must have at most %d characters and match regex %s", sysctlMaxLength, sysctlContainSlashRegexp)))
+		case len(s.Name) > sysctlMaxLength || !sysctlContainSlashRegexp().MatchString(s.Name):
+			allErrs = append(allErrs, field.Invalid(p, s.Name, fmt.Sprintf("must have at most %d characters and match regex %s", sysctlMaxLength, sysctlContainSlashRegexp())))
 		case names[s.Name]:
 			allErrs = append(allErrs, field.Duplicate(p, s.Name))
 		}
@@ -250,13 +253,17 @@ const (
 	maxRunAsUserNameUserLength       = 104
 )
 
+// Compiled on first use, not at package initialisation (which every
+// process start pays for): only pods' validation matches them.
 var (
-	ctrlRegex                      = regexp.MustCompile(`[[:cntrl:]]+`)
-	validNetBiosRegex              = regexp.MustCompile(`^[^\\/:\*\?"<>|\.][^\\/:\*\?"<>|]{0,14}$`)
+	ctrlRegex                      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[[:cntrl:]]+`) })
+	validNetBiosRegex              = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^\\/:\*\?"<>|\.][^\\/:\*\?"<>|]{0,14}$`) })
 	windowsDNSLabel                = `[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?`
-	validWindowsUserDomainDNSRegex = regexp.MustCompile(fmt.Sprintf(`^%s(?:\.%s)*$`, windowsDNSLabel, windowsDNSLabel))
-	invalidUserNameCharsRegex      = regexp.MustCompile(`["/\\:;|=,\+\*\?<>@\[\]]`)
-	invalidUserNameDotsSpacesRegex = regexp.MustCompile(`^[\. ]+$`)
+	validWindowsUserDomainDNSRegex = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(fmt.Sprintf(`^%s(?:\.%s)*$`, windowsDNSLabel, windowsDNSLabel))
+	})
+	invalidUserNameCharsRegex      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`["/\\:;|=,\+\*\?<>@\[\]]`) })
+	invalidUserNameDotsSpacesRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\. ]+$`) })
 )
 
 func validateWindowsSecurityContextOptions(w *corev1.WindowsSecurityContextOptions, fldPath *field.Path) field.ErrorList {
@@ -287,7 +294,7 @@ func validateWindowsSecurityContextOptions(w *corev1.WindowsSecurityContextOptio
 	switch {
 	case name == "":
 		invalid("runAsUserName cannot be an empty string")
-	case ctrlRegex.MatchString(name):
+	case ctrlRegex().MatchString(name):
 		invalid("runAsUserName cannot contain control characters")
 	case len(parts) > 2:
 		invalid("runAsUserName cannot contain more than one backslash")
@@ -299,7 +306,7 @@ func validateWindowsSecurityContextOptions(w *corev1.WindowsSecurityContextOptio
 		if len(domain) >= maxRunAsUserNameDomainLength {
 			invalid(fmt.Sprintf("runAsUserName's Domain length must be under %d characters", maxRunAsUserNameDomainLength))
 		}
-		if hasDomain && !(validNetBiosRegex.MatchString(domain) || validWindowsUserDomainDNSRegex.MatchString(domain)) {
+		if hasDomain && !(validNetBiosRegex().MatchString(domain) || validWindowsUserDomainDNSRegex().MatchString(domain)) {
 			invalid("runAsUserName's Domain doesn't match the NetBios nor the DNS format")
 		}
 		if l := len(user); l == 0 {
@@ -307,10 +314,10 @@ func validateWindowsSecurityContextOptions(w *corev1.WindowsSecurityContextOptio
 		} else if l > maxRunAsUserNameUserLength {
 			invalid(fmt.Sprintf("runAsUserName's User length must not be longer than %d characters", maxRunAsUserNameUserLength))
 		}
-		if invalidUserNameDotsSpacesRegex.MatchString(user) {
+		if invalidUserNameDotsSpacesRegex().MatchString(user) {
 			invalid(`runAsUserName's User cannot contain only periods or spaces`)
 		}
-		if invalidUserNameCharsRegex.MatchString(user) {
+		if invalidUserNameCharsRegex().MatchString(user) {
 			invalid(`runAsUserName's User cannot contain the following characters: "/\:;|=,+*?<>@[]`)
 		}
 	}

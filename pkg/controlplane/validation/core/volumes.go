@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -16,9 +17,11 @@ import (
 )
 
 var (
-	iscsiInitiatorIqnRegex = regexp.MustCompile(`iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$`)
-	iscsiInitiatorEuiRegex = regexp.MustCompile(`^eui.[[:alnum:]]{16}$`)
-	iscsiInitiatorNaaRegex = regexp.MustCompile(`^naa.[[:alnum:]]{32}$`)
+	// Compiled on first use, not at package initialisation (which every
+	// process start pays for).
+	iscsiInitiatorIqnRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$`) })
+	iscsiInitiatorEuiRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^eui.[[:alnum:]]{16}$`) })
+	iscsiInitiatorNaaRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^naa.[[:alnum:]]{32}$`) })
 	pdPartitionErrorMsg    = validation.InclusiveRangeError(1, 255)
 )
 
@@ -257,15 +260,15 @@ func validateISCSIVolumeSource(iscsi *corev1.ISCSIVolumeSource, fldPath *field.P
 func validateISCSIName(name string, fldPath *field.Path) field.ErrorList {
 	switch {
 	case strings.HasPrefix(name, "iqn"):
-		if !iscsiInitiatorIqnRegex.MatchString(name) {
+		if !iscsiInitiatorIqnRegex().MatchString(name) {
 			return field.ErrorList{field.Invalid(fldPath, name, "must be valid format")}
 		}
 	case strings.HasPrefix(name, "eui"):
-		if !iscsiInitiatorEuiRegex.MatchString(name) {
+		if !iscsiInitiatorEuiRegex().MatchString(name) {
 			return field.ErrorList{field.Invalid(fldPath, name, "must be valid format")}
 		}
 	case strings.HasPrefix(name, "naa"):
-		if !iscsiInitiatorNaaRegex.MatchString(name) {
+		if !iscsiInitiatorNaaRegex().MatchString(name) {
 			return field.ErrorList{field.Invalid(fldPath, name, "must be valid format")}
 		}
 	default:

@@ -263,8 +263,10 @@ func (c *Controller) Start(ctx context.Context) {
 	}
 	_, _ = fsInf.Informer().AddEventHandler(h)
 	_, _ = plInf.Informer().AddEventHandler(h)
-	f.Start(ctx.Done())
-	f.WaitForCacheSync(ctx.Done())
+	// With the context, not ctx.Done(): contexts derived from a channel's
+	// context cost a goroutine each (it is not a cancelCtx).
+	f.StartWithContext(ctx)
+	f.WaitForCacheSyncWithContext(ctx)
 	go func() {
 		<-ctx.Done()
 		f.Shutdown()
