@@ -383,11 +383,44 @@ func (b *Backend) writeLocked(ev *event) uint64 {
 	return b.writeBatchLocked(ev, nil)
 }
 
+// writeBatch is what the writes of one batch (Apply) share: the watchers,
+// collected once (a batch of n writes otherwise walks the watcher map n
+// times), and which of them an event was queued for. They are woken, and
+// revision waiters released, once, when the whole batch is written: the
+// backend lock is held throughout, so nobody sees a revision in between.
+type writeBatch struct {
+	watchers []*watcher // nil once cut off during the batch
+	woken    []bool     // parallel to watchers
+	wrote    bool
+}
+
+func (b *Backend) newWriteBatch() *writeBatch {
+	ws := make([]*watcher, 0, len(b.watchers))
+	for w := range b.watchers {
+		ws = append(ws, w)
+	}
+	return &writeBatch{watchers: ws, woken: make([]bool, len(ws))}
+}
+
+// finishLocked wakes the watchers the batch queued events for and, if it
+// wrote anything, the revision waiters.
+func (b *Backend) finishLocked(wb *writeBatch) {
+	for i, w := range wb.watchers {
+		if w != nil && wb.woken[i] {
+			w.in.signal()
+		}
+	}
+	if wb.wrote {
+		close(b.revCh)
+		b.revCh = make(chan struct{})
+	}
+}
+
 // writeBatchLocked is writeLocked for one write of a batch (Apply): with
-// woken non-nil, watchers the event is queued for are added to it instead
-// of being woken, and the caller wakes them once the batch is written.
-// It sets the event's previous value to the key's current one.
-func (b *Backend) writeBatchLocked(ev *event, woken map[*watcher]struct{}) uint64 {
+// wb non-nil, watchers the event is queued for are marked in wb instead of
+// being woken, and the caller finishes the batch (finishLocked) once it is
+// written. It sets the event's previous value to the key's current one.
+func (b *Backend) writeBatchLocked(ev *event, wb *writeBatch) uint64 {
 	b.rev++
 	ev.rev = b.rev
 	h := b.hist[ev.key]
@@ -411,34 +444,43 @@ func (b *Backend) writeBatchLocked(ev *event, woken map[*watcher]struct{}) uint6
 	h.listed.Store(nil) // the decoded state is no longer the key's
 	b.events = append(b.events, ev)
 
-	for w := range b.watchers {
-		if !w.wants(ev.key) {
-			continue
-		}
-		var ok bool
-		if woken != nil {
-			if ok = w.in.pushQuiet(ev); ok {
-				woken[w] = struct{}{}
+	if wb != nil {
+		for i, w := range wb.watchers {
+			if w == nil || !w.wants(ev.key) {
+				continue
 			}
-		} else {
-			ok = w.in.push(ev)
+			if w.in.pushQuiet(ev) {
+				wb.woken[i] = true
+				continue
+			}
+			wb.watchers[i] = nil
+			b.cutOffLocked(w, ev.rev)
 		}
-		if !ok {
-			// The watcher is too far behind: cut it off rather than block
-			// writers. Its client re-watches from its last revision.
-			delete(b.watchers, w)
-			w.overflow()
-			b.cfg.Logger.Warn("memory storage terminated a slow watcher",
-				"key", w.key, "recursive", w.recursive, "buffer", w.in.limit, "revision", ev.rev)
+		wb.wrote = true
+	} else {
+		for w := range b.watchers {
+			if w.wants(ev.key) && !w.in.push(ev) {
+				b.cutOffLocked(w, ev.rev)
+			}
 		}
+		close(b.revCh)
+		b.revCh = make(chan struct{})
 	}
-	close(b.revCh)
-	b.revCh = make(chan struct{})
 
 	if win := b.cfg.HistoryWindow; win > 0 && b.rev-b.compacted > 2*win {
 		b.compactLocked(b.rev - win)
 	}
 	return ev.rev
+}
+
+// cutOffLocked terminates a watcher whose queue is full: it is too far
+// behind, and writers do not block. Its client re-watches from its last
+// revision.
+func (b *Backend) cutOffLocked(w *watcher, rev uint64) {
+	delete(b.watchers, w)
+	w.overflow()
+	b.cfg.Logger.Warn("memory storage terminated a slow watcher",
+		"key", w.key, "recursive", w.recursive, "buffer", w.in.limit, "revision", rev)
 }
 
 // waitForRevision waits up to FreshWait for the backend to reach rev. It
