@@ -347,17 +347,47 @@ func (b *Backend) get(key string) (kv, bool, error) {
 // expect (0: the key must not exist). It returns the new revision, or
 // ok=false and the key's current state (cur, exists) on a mismatch.
 func (b *Backend) compareAndPut(key string, expect uint64, data []byte) (rev uint64, cur kv, exists, ok bool, err error) {
+	rev, _, cur, exists, ok, err = b.compareAndPutHeld(key, expect, data, nil)
+	return rev, cur, exists, ok, err
+}
+
+// compareAndPutHeld is compareAndPut that, with held non-nil, queues the
+// write's event for the watchers that want it without waking them: it
+// returns the event, and the caller calls held.wake() once it has seeded
+// the event's decoded object (see Store.seed), which the woken watchers
+// then copy instead of decoding the value again.
+func (b *Backend) compareAndPutHeld(key string, expect uint64, data []byte, held *heldWatchers) (rev uint64, ev *event, cur kv, exists, ok bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return 0, kv{}, false, false, errClosed(key)
+		return 0, nil, kv{}, false, false, errClosed(key)
 	}
 	cur, exists = b.latestLocked(key)
 	if (exists && cur.rev != expect) || (!exists && expect != 0) {
-		return 0, cur, exists, false, nil
+		return 0, nil, cur, exists, false, nil
 	}
-	rev = b.writeLocked(&event{kind: eventPut, key: key, value: newBlob(data)})
-	return rev, kv{}, false, true, nil
+	ev = &event{kind: eventPut, key: key, value: newBlob(data)}
+	if held != nil {
+		rev = b.writeBatchLocked(ev, &writeBatch{held: held})
+	} else {
+		rev = b.writeLocked(ev)
+	}
+	return rev, ev, kv{}, false, true, nil
+}
+
+// heldWatchers are the watchers one write's event was queued for, to be
+// woken by the writer (wake) once it has seeded the event.
+type heldWatchers struct {
+	ws  []*watcher
+	buf [4]*watcher // ws's first array: most writes have few watchers
+}
+
+// wake wakes the held watchers.
+func (h *heldWatchers) wake() {
+	for _, w := range h.ws {
+		w.in.signal()
+	}
+	h.ws = nil
 }
 
 // compareAndDelete deletes key if its modification revision is expect. It
@@ -392,6 +422,10 @@ type writeBatch struct {
 	watchers []*watcher // nil once cut off during the batch
 	woken    []bool     // parallel to watchers
 	wrote    bool
+	// held, for a single write (compareAndPutHeld): the watchers are
+	// b.watchers, those the event is queued for are added to held
+	// (woken by the writer later); revision waiters are released at once.
+	held *heldWatchers
 }
 
 func (b *Backend) newWriteBatch() *writeBatch {
@@ -444,7 +478,21 @@ func (b *Backend) writeBatchLocked(ev *event, wb *writeBatch) uint64 {
 	h.listed.Store(nil) // the decoded state is no longer the key's
 	b.events = append(b.events, ev)
 
-	if wb != nil {
+	switch {
+	case wb != nil && wb.held != nil:
+		for w := range b.watchers {
+			if !w.wants(ev.key) {
+				continue
+			}
+			if w.in.pushQuiet(ev) {
+				wb.held.ws = append(wb.held.ws, w)
+			} else {
+				b.cutOffLocked(w, ev.rev)
+			}
+		}
+		close(b.revCh)
+		b.revCh = make(chan struct{})
+	case wb != nil:
 		for i, w := range wb.watchers {
 			if w == nil || !w.wants(ev.key) {
 				continue
@@ -457,7 +505,7 @@ func (b *Backend) writeBatchLocked(ev *event, wb *writeBatch) uint64 {
 			b.cutOffLocked(w, ev.rev)
 		}
 		wb.wrote = true
-	} else {
+	default:
 		for w := range b.watchers {
 			if w.wants(ev.key) && !w.in.push(ev) {
 				b.cutOffLocked(w, ev.rev)
