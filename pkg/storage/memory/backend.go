@@ -382,6 +382,18 @@ type heldWatchers struct {
 	buf [4]*watcher // ws's first array: most writes have few watchers
 }
 
+// include reports whether a held watcher watches through s (the others,
+// another served version of the same custom resources, decode with
+// another Store and cannot take s's decoding).
+func (h *heldWatchers) include(s *Store) bool {
+	for _, w := range h.ws {
+		if w.s == s {
+			return true
+		}
+	}
+	return false
+}
+
 // wake wakes the held watchers.
 func (h *heldWatchers) wake() {
 	for _, w := range h.ws {

@@ -120,3 +120,40 @@ func mustRV(t *testing.T, obj runtime.Object) uint64 {
 	}
 	return rv
 }
+
+// A writer seeds only for watchers of its own Store: watchers of another
+// Store over the same keys (another served version of custom resources)
+// decode with that Store, and the event's shared decodings stay theirs
+// to claim.
+func TestSeedOnlyForTheWritersStore(t *testing.T) {
+	b := newTestBackend(t, testConfig())
+	r := storagetest.PodResource(storagetest.Codec())
+	s1 := b.Store(Config{Codec: r.Codec, NewFunc: r.NewFunc, NewListFunc: r.NewListFunc})
+	s2 := b.Store(Config{Codec: r.Codec, NewFunc: r.NewFunc, NewListFunc: r.NewListFunc})
+	w, err := s2.Watch(t.Context(), "/pods", storage.ListOptions{ResourceVersion: "0", Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
+	if err := s1.Create(t.Context(), "/pods/ns/p", pod, &corev1.Pod{}); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.RLock()
+	ev := b.events[len(b.events)-1]
+	b.mu.RUnlock()
+	ev.decoded.mu.Lock()
+	claimed := ev.decoded.store
+	ev.decoded.mu.Unlock()
+	if claimed == s1 {
+		t.Error("the writer's Store claimed the event's decodings with no watcher of its own")
+	}
+	select {
+	case ev := <-w.ResultChan():
+		if ev.Type != watch.Added {
+			t.Errorf("event %s, want ADDED", ev.Type)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+}

@@ -141,7 +141,7 @@ func (s *Store) putAndDecode(key string, expect uint64, data []byte, out runtime
 	if err := s.decode(key, data, out, rev); err != nil {
 		return err
 	}
-	if len(held.ws) > 0 {
+	if held.include(s) {
 		s.seed(ev, out.DeepCopyObject())
 	}
 	return nil
