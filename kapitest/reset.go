@@ -89,16 +89,18 @@ func (s *Server) Reset() error {
 		if err != nil {
 			return fmt.Errorf("kapitest reset: %w", err)
 		}
-		if len(extraKeys(cur, s.baseline)) == 0 {
+		if !hasExtraKey(cur, s.baseline) {
 			return nil
 		}
 	}
 	return nil
 }
 
-func extraKeys(cur, want map[string][]byte) []string {
+// extraKeys returns the keys of cur (sorted) that are not in want, in
+// cur's order.
+func extraKeys(cur []string, want map[string][]byte) []string {
 	var out []string
-	for k := range cur {
+	for _, k := range cur {
 		if _, ok := want[k]; !ok {
 			out = append(out, k)
 		}
@@ -106,24 +108,47 @@ func extraKeys(cur, want map[string][]byte) []string {
 	return out
 }
 
+// hasExtraKey reports whether a key of cur is not in want.
+func hasExtraKey(cur []string, want map[string][]byte) bool {
+	for _, k := range cur {
+		if _, ok := want[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
 // restore deletes every key not in want and puts back the keys of want
 // that are missing, and with overwrite those whose content differs.
 func (s *Server) restore(want map[string][]byte, overwrite bool) error {
 	ctx := context.Background()
-	read := s.storage.keys // Reset compares keys only
+	var cur []string // sorted
+	var vals map[string][]byte
+	var err error
 	if overwrite {
-		read = s.storage.read
-	}
-	cur, err := read(ctx)
-	if err != nil {
+		if vals, err = s.storage.read(ctx); err != nil {
+			return err
+		}
+		cur = sortedKeys(vals)
+	} else if cur, err = s.storage.keys(ctx); err != nil { // Reset compares keys only
 		return err
 	}
-	deletes := namespacesFirst(extraKeys(cur, want), namespacePrefix(s.storage))
+	extra := extraKeys(cur, want)
+	deletes := namespacesFirst(extra, namespacePrefix(s.storage))
 	puts := map[string][]byte{}
-	for k, v := range want {
-		c, ok := cur[k]
-		if !ok || (overwrite && !bytes.Equal(c, v)) {
-			puts[k] = v
+	switch {
+	case overwrite:
+		for k, v := range want {
+			if c, ok := vals[k]; !ok || !bytes.Equal(c, v) {
+				puts[k] = v
+			}
+		}
+	case len(cur)-len(extra) < len(want):
+		// Some wanted key is missing (cur's other keys are all wanted).
+		for k, v := range want {
+			if _, ok := slices.BinarySearch(cur, k); !ok {
+				puts[k] = v
+			}
 		}
 	}
 	if len(deletes) == 0 && len(puts) == 0 {
@@ -146,9 +171,9 @@ type change struct {
 
 // wholeDirs returns, sorted, the directories of deleted keys that go
 // whole (see change.dirs), leaving out those under another one.
-func wholeDirs(cur, want map[string][]byte, deletes []string) []string {
+func wholeDirs(cur []string, want map[string][]byte, deletes []string) []string {
 	total := map[string]int{}
-	for k := range cur {
+	for _, k := range cur {
 		total[parentDir(k)]++
 	}
 	gone := map[string]int{}
@@ -192,26 +217,31 @@ func parentDir(key string) string {
 // first. Deleted first, a namespace is gone before its objects are: a
 // controller that sees one of them deleted (the default ServiceAccount)
 // and makes it again is refused by namespace admission rather than
-// leaving an object behind.
+// leaving an object behind. Keys already sorted (as read) are only
+// partitioned, in order.
 func namespacesFirst(keys []string, nsPrefix string) []string {
-	slices.SortFunc(keys, func(a, b string) int {
-		an, bn := strings.HasPrefix(a, nsPrefix), strings.HasPrefix(b, nsPrefix)
-		switch {
-		case an && !bn:
-			return -1
-		case bn && !an:
-			return 1
+	if !slices.IsSorted(keys) {
+		slices.Sort(keys)
+	}
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if strings.HasPrefix(k, nsPrefix) {
+			out = append(out, k)
 		}
-		return strings.Compare(a, b)
-	})
-	return keys
+	}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, nsPrefix) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // kvStore is the server's storage seen as keys and values.
 type kvStore interface {
 	read(ctx context.Context) (map[string][]byte, error)
-	// keys is read's keys (their values may be left out).
-	keys(ctx context.Context) (map[string][]byte, error)
+	// keys is read's keys, sorted.
+	keys(ctx context.Context) ([]string, error)
 	// apply deletes ch.deletes in their order (ch.dirs may be deleted
 	// whole instead), then writes ch.puts.
 	apply(ctx context.Context, ch change) error
@@ -232,7 +262,10 @@ func (m memoryKV) read(context.Context) (map[string][]byte, error) {
 	return data, err
 }
 
-func (m memoryKV) keys(ctx context.Context) (map[string][]byte, error) { return m.read(ctx) }
+func (m memoryKV) keys(context.Context) ([]string, error) {
+	keys, _, err := m.b.Keys("")
+	return keys, err
+}
 
 func (m memoryKV) apply(_ context.Context, ch change) error {
 	_, err := m.b.Apply(ch.puts, ch.deletes)
@@ -251,13 +284,25 @@ func (e etcdKV) read(ctx context.Context) (map[string][]byte, error) {
 	return e.get(ctx)
 }
 
-func (e etcdKV) keys(ctx context.Context) (map[string][]byte, error) {
-	return e.get(ctx, clientv3.WithKeysOnly())
+func (e etcdKV) keys(ctx context.Context) ([]string, error) {
+	prefix := strings.TrimSuffix(e.prefix, "/") + "/"
+	resp, err := e.client.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(resp.Kvs))
+	for i, kv := range resp.Kvs {
+		out[i] = string(kv.Key)
+	}
+	if !slices.IsSorted(out) { // etcd returns a range in key order
+		slices.Sort(out)
+	}
+	return out, nil
 }
 
-func (e etcdKV) get(ctx context.Context, opts ...clientv3.OpOption) (map[string][]byte, error) {
+func (e etcdKV) get(ctx context.Context) (map[string][]byte, error) {
 	prefix := strings.TrimSuffix(e.prefix, "/") + "/"
-	resp, err := e.client.Get(ctx, prefix, append(opts, clientv3.WithPrefix())...)
+	resp, err := e.client.Get(ctx, prefix, clientv3.WithPrefix())
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func TestWholeDirs(t *testing.T) {
 	cur := set(append(slices.Clone(extra), slices.Collect(maps.Keys(want))...)...)
 	delete(cur, "/registry/leases/kube-system/wanted")
 	deletes := extra[:len(extra)-1]
-	got := wholeDirs(cur, want, deletes)
+	got := wholeDirs(slices.Sorted(maps.Keys(cur)), want, deletes)
 	wantDirs := []string{
 		"/registry/configmaps/team",
 		"/registry/minions",
@@ -91,5 +91,19 @@ func TestTxnBatches(t *testing.T) {
 	}
 	if n != len(ops) || !slices.Equal(sizes, []int{128, 128, 45, 2}) {
 		t.Fatalf("batches of sizes %v (%d operations), want [128 128 45 2] (%d)", sizes, n, len(ops))
+	}
+}
+
+// namespacesFirst puts the namespaces first, each part in key order,
+// whether or not the keys come sorted.
+func TestNamespacesFirst(t *testing.T) {
+	want := []string{"/r/namespaces/a", "/r/namespaces/b", "/r/configmaps/a/x", "/r/configmaps/b/y", "/r/pods/a/p"}
+	for _, in := range [][]string{
+		{"/r/configmaps/a/x", "/r/configmaps/b/y", "/r/namespaces/a", "/r/namespaces/b", "/r/pods/a/p"},
+		{"/r/pods/a/p", "/r/namespaces/b", "/r/configmaps/b/y", "/r/namespaces/a", "/r/configmaps/a/x"},
+	} {
+		if got := namespacesFirst(slices.Clone(in), "/r/namespaces/"); !slices.Equal(got, want) {
+			t.Errorf("namespacesFirst(%v) = %v, want %v", in, got, want)
+		}
 	}
 }

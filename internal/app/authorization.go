@@ -272,10 +272,7 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		// first sync runs here, once the informer has seen every
 		// bootstrap ClusterRole, so that when the server is ready the
 		// aggregated roles hold their rules.
-		roles := make([]string, 0, 80)
-		for _, r := range rbac.ClusterRoles() {
-			roles = append(roles, r.Name)
-		}
+		roles := rbac.ClusterRoleNames()
 		if !awaitListed(ctx, func(name string) bool { _, err := lister.ClusterRoles.Get(name); return err == nil }, roles, kick, 5*time.Second) {
 			factory.Shutdown()
 			return ctx.Err()
@@ -285,10 +282,7 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		// /.well-known/openid-configuration through
 		// system:service-account-issuer-discovery, say) was denied while
 		// the informer had not yet seen its binding.
-		var bindings []string
-		for _, b := range rbac.ClusterRoleBindings() {
-			bindings = append(bindings, b.Name)
-		}
+		bindings := rbac.ClusterRoleBindingNames()
 		if !awaitListed(ctx, func(name string) bool { _, err := lister.ClusterRoleBindings.Get(name); return err == nil }, bindings, bindingAdded, 5*time.Second) {
 			factory.Shutdown()
 			return ctx.Err()

@@ -157,3 +157,24 @@ func TestBootstrapObjectsWellFormed(t *testing.T) {
 		}
 	}
 }
+
+// The names computed once are the policy's, in its order.
+func TestPolicyNames(t *testing.T) {
+	var roles, bindings []string
+	for _, r := range ClusterRoles() {
+		roles = append(roles, r.Name)
+	}
+	for _, b := range ClusterRoleBindings() {
+		bindings = append(bindings, b.Name)
+	}
+	if got := ClusterRoleNames(); !slices.Equal(got, roles) {
+		t.Errorf("ClusterRoleNames() = %v, want %v", got, roles)
+	}
+	if got := ClusterRoleBindingNames(); !slices.Equal(got, bindings) {
+		t.Errorf("ClusterRoleBindingNames() = %v, want %v", got, bindings)
+	}
+	ClusterRoleNames()[0] = "changed" // a copy: the next call is unchanged
+	if got := ClusterRoleNames(); got[0] != roles[0] {
+		t.Errorf("ClusterRoleNames()[0] = %q after a caller changed its copy", got[0])
+	}
+}

@@ -1,10 +1,16 @@
 package memory
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -85,3 +91,85 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+// Keys lists the live keys under a prefix in order, without deleted ones,
+// at the revision Read reads at.
+func TestKeys(t *testing.T) {
+	b := newTestBackend(t, testConfig())
+	s := podStore(b)
+	createPods(t, s, "b", 2)
+	createPods(t, s, "a", 3)
+	if err := s.Delete(t.Context(), "/pods/a/p0001", &corev1.Pod{}, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	data, rev, err := b.Read("/pods/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, krev, err := b.Keys("/pods/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Sorted(maps.Keys(data))
+	if !slices.Equal(got, want) || krev != rev {
+		t.Errorf("Keys = %v at %d, want %v at %d", got, krev, want, rev)
+	}
+	if got, _, _ := b.Keys("/pods/a/"); !slices.Equal(got, []string{"/pods/a/p0000", "/pods/a/p0002"}) {
+		t.Errorf(`Keys("/pods/a/") = %v`, got)
+	}
+}
+
+// A batch that overfills a watcher's queue cuts it off once (it is not
+// pushed to again, nor reported again), and a read waiting for a revision
+// of the batch is released when the batch is written.
+func TestApplyCutsOffOnceAndReleasesWaiters(t *testing.T) {
+	var warnings atomic.Int32
+	cfg := testConfig()
+	cfg.WatchBufferSize = 2
+	cfg.FreshWait = 10 * time.Second
+	cfg.Logger = slog.New(countingHandler{n: &warnings})
+	b := newTestBackend(t, cfg)
+	s := podStore(b)
+	createPods(t, s, "a", 6)
+	_, start, err := b.Read("/pods/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Watch(t.Context(), "/pods", storage.ListOptions{ResourceVersion: fmt.Sprint(start), Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	waited := make(chan error, 1)
+	go func() { waited <- b.waitForRevision(t.Context(), "/pods/a/p0005", start+6) }()
+	time.Sleep(50 * time.Millisecond) // the waiter waits before the batch
+	t0 := time.Now()
+	var deletes []string
+	for i := range 6 {
+		deletes = append(deletes, fmt.Sprintf("/pods/a/p%04d", i))
+	}
+	if _, err := b.Apply(nil, deletes); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waited; err != nil || time.Since(t0) > 5*time.Second {
+		t.Errorf("waiter for revision %d: %v after %v", start+6, err, time.Since(t0))
+	}
+	if n := warnings.Load(); n != 1 {
+		t.Errorf("%d slow-watcher warnings, want 1", n)
+	}
+	for range w.ResultChan() { // closes: the watcher was cut off
+	}
+}
+
+// countingHandler counts the records at level Warn and above.
+type countingHandler struct{ n *atomic.Int32 }
+
+func (h countingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h countingHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		h.n.Add(1)
+	}
+	return nil
+}
+func (h countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h countingHandler) WithGroup(string) slog.Handler      { return h }

@@ -347,17 +347,59 @@ func (b *Backend) get(key string) (kv, bool, error) {
 // expect (0: the key must not exist). It returns the new revision, or
 // ok=false and the key's current state (cur, exists) on a mismatch.
 func (b *Backend) compareAndPut(key string, expect uint64, data []byte) (rev uint64, cur kv, exists, ok bool, err error) {
+	rev, _, cur, exists, ok, err = b.compareAndPutHeld(key, expect, data, nil)
+	return rev, cur, exists, ok, err
+}
+
+// compareAndPutHeld is compareAndPut that, with held non-nil, queues the
+// write's event for the watchers that want it without waking them: it
+// returns the event, and the caller calls held.wake() once it has seeded
+// the event's decoded object (see Store.seed), which the woken watchers
+// then copy instead of decoding the value again.
+func (b *Backend) compareAndPutHeld(key string, expect uint64, data []byte, held *heldWatchers) (rev uint64, ev *event, cur kv, exists, ok bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return 0, kv{}, false, false, errClosed(key)
+		return 0, nil, kv{}, false, false, errClosed(key)
 	}
 	cur, exists = b.latestLocked(key)
 	if (exists && cur.rev != expect) || (!exists && expect != 0) {
-		return 0, cur, exists, false, nil
+		return 0, nil, cur, exists, false, nil
 	}
-	rev = b.writeLocked(&event{kind: eventPut, key: key, value: newBlob(data)})
-	return rev, kv{}, false, true, nil
+	ev = &event{kind: eventPut, key: key, value: newBlob(data)}
+	if held != nil {
+		rev = b.writeBatchLocked(ev, &writeBatch{held: held})
+	} else {
+		rev = b.writeLocked(ev)
+	}
+	return rev, ev, kv{}, false, true, nil
+}
+
+// heldWatchers are the watchers one write's event was queued for, to be
+// woken by the writer (wake) once it has seeded the event.
+type heldWatchers struct {
+	ws  []*watcher
+	buf [4]*watcher // ws's first array: most writes have few watchers
+}
+
+// include reports whether a held watcher watches through s (the others,
+// another served version of the same custom resources, decode with
+// another Store and cannot take s's decoding).
+func (h *heldWatchers) include(s *Store) bool {
+	for _, w := range h.ws {
+		if w.s == s {
+			return true
+		}
+	}
+	return false
+}
+
+// wake wakes the held watchers.
+func (h *heldWatchers) wake() {
+	for _, w := range h.ws {
+		w.in.signal()
+	}
+	h.ws = nil
 }
 
 // compareAndDelete deletes key if its modification revision is expect. It
@@ -383,11 +425,48 @@ func (b *Backend) writeLocked(ev *event) uint64 {
 	return b.writeBatchLocked(ev, nil)
 }
 
+// writeBatch is what the writes of one batch (Apply) share: the watchers,
+// collected once (a batch of n writes otherwise walks the watcher map n
+// times), and which of them an event was queued for. They are woken, and
+// revision waiters released, once, when the whole batch is written: the
+// backend lock is held throughout, so nobody sees a revision in between.
+type writeBatch struct {
+	watchers []*watcher // nil once cut off during the batch
+	woken    []bool     // parallel to watchers
+	wrote    bool
+	// held, for a single write (compareAndPutHeld): the watchers are
+	// b.watchers, those the event is queued for are added to held
+	// (woken by the writer later); revision waiters are released at once.
+	held *heldWatchers
+}
+
+func (b *Backend) newWriteBatch() *writeBatch {
+	ws := make([]*watcher, 0, len(b.watchers))
+	for w := range b.watchers {
+		ws = append(ws, w)
+	}
+	return &writeBatch{watchers: ws, woken: make([]bool, len(ws))}
+}
+
+// finishLocked wakes the watchers the batch queued events for and, if it
+// wrote anything, the revision waiters.
+func (b *Backend) finishLocked(wb *writeBatch) {
+	for i, w := range wb.watchers {
+		if w != nil && wb.woken[i] {
+			w.in.signal()
+		}
+	}
+	if wb.wrote {
+		close(b.revCh)
+		b.revCh = make(chan struct{})
+	}
+}
+
 // writeBatchLocked is writeLocked for one write of a batch (Apply): with
-// woken non-nil, watchers the event is queued for are added to it instead
-// of being woken, and the caller wakes them once the batch is written.
-// It sets the event's previous value to the key's current one.
-func (b *Backend) writeBatchLocked(ev *event, woken map[*watcher]struct{}) uint64 {
+// wb non-nil, watchers the event is queued for are marked in wb instead of
+// being woken, and the caller finishes the batch (finishLocked) once it is
+// written. It sets the event's previous value to the key's current one.
+func (b *Backend) writeBatchLocked(ev *event, wb *writeBatch) uint64 {
 	b.rev++
 	ev.rev = b.rev
 	h := b.hist[ev.key]
@@ -411,34 +490,57 @@ func (b *Backend) writeBatchLocked(ev *event, woken map[*watcher]struct{}) uint6
 	h.listed.Store(nil) // the decoded state is no longer the key's
 	b.events = append(b.events, ev)
 
-	for w := range b.watchers {
-		if !w.wants(ev.key) {
-			continue
-		}
-		var ok bool
-		if woken != nil {
-			if ok = w.in.pushQuiet(ev); ok {
-				woken[w] = struct{}{}
+	switch {
+	case wb != nil && wb.held != nil:
+		for w := range b.watchers {
+			if !w.wants(ev.key) {
+				continue
 			}
-		} else {
-			ok = w.in.push(ev)
+			if w.in.pushQuiet(ev) {
+				wb.held.ws = append(wb.held.ws, w)
+			} else {
+				b.cutOffLocked(w, ev.rev)
+			}
 		}
-		if !ok {
-			// The watcher is too far behind: cut it off rather than block
-			// writers. Its client re-watches from its last revision.
-			delete(b.watchers, w)
-			w.overflow()
-			b.cfg.Logger.Warn("memory storage terminated a slow watcher",
-				"key", w.key, "recursive", w.recursive, "buffer", w.in.limit, "revision", ev.rev)
+		close(b.revCh)
+		b.revCh = make(chan struct{})
+	case wb != nil:
+		for i, w := range wb.watchers {
+			if w == nil || !w.wants(ev.key) {
+				continue
+			}
+			if w.in.pushQuiet(ev) {
+				wb.woken[i] = true
+				continue
+			}
+			wb.watchers[i] = nil
+			b.cutOffLocked(w, ev.rev)
 		}
+		wb.wrote = true
+	default:
+		for w := range b.watchers {
+			if w.wants(ev.key) && !w.in.push(ev) {
+				b.cutOffLocked(w, ev.rev)
+			}
+		}
+		close(b.revCh)
+		b.revCh = make(chan struct{})
 	}
-	close(b.revCh)
-	b.revCh = make(chan struct{})
 
 	if win := b.cfg.HistoryWindow; win > 0 && b.rev-b.compacted > 2*win {
 		b.compactLocked(b.rev - win)
 	}
 	return ev.rev
+}
+
+// cutOffLocked terminates a watcher whose queue is full: it is too far
+// behind, and writers do not block. Its client re-watches from its last
+// revision.
+func (b *Backend) cutOffLocked(w *watcher, rev uint64) {
+	delete(b.watchers, w)
+	w.overflow()
+	b.cfg.Logger.Warn("memory storage terminated a slow watcher",
+		"key", w.key, "recursive", w.recursive, "buffer", w.in.limit, "revision", rev)
 }
 
 // waitForRevision waits up to FreshWait for the backend to reach rev. It

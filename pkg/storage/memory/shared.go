@@ -67,3 +67,42 @@ func (s *Store) sharedObjects(ev *event, wantPrev bool) (cur, prev *sharedObject
 	}
 	return cur, prev, true
 }
+
+// seed makes obj, the event's new object as s decodes it (a put's value
+// decoded with the event's revision, owned by the caller and not changed
+// by it afterwards), the event's shared decoded object, unless a watcher
+// decoded it first or the event belongs to another Store. The writer that
+// has just decoded what it stored calls it before waking the watchers:
+// they then copy the object (shared watchers take it as is) instead of
+// decoding the value once more. It is held weakly, like a decoding.
+func (s *Store) seed(ev *event, obj runtime.Object) {
+	d := &ev.decoded
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.store == nil {
+		d.store = s
+	} else if d.store != s {
+		return
+	}
+	if d.cur.Value() != nil {
+		return
+	}
+	so := &sharedObject{obj: obj, wrapped: cacheable.New(obj)}
+	d.cur = weak.Make(so)
+}
+
+// seededCopy returns a copy of the event's new object if s seeded or
+// decoded it and it is still held, for a watcher that takes private
+// objects; nil otherwise (the watcher decodes).
+func (s *Store) seededCopy(ev *event) runtime.Object {
+	d := &ev.decoded
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.store != s {
+		return nil
+	}
+	if so := d.cur.Value(); so != nil {
+		return so.obj.DeepCopyObject()
+	}
+	return nil
+}

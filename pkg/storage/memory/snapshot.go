@@ -28,6 +28,28 @@ func (b *Backend) Read(prefix string) (map[string][]byte, uint64, error) {
 	return out, b.rev, nil
 }
 
+// Keys returns the live keys that start with prefix, in order, and the
+// revision it read them at: Read without the values, for callers that
+// compare key sets (kapitest's Reset).
+func (b *Backend) Keys(prefix string) ([]string, uint64, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return nil, 0, errClosed(prefix)
+	}
+	out := make([]string, 0, b.keys.len())
+	b.keys.ascend(prefix, func(k string) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		if h := b.hist[k]; h != nil && h.versions[len(h.versions)-1].val != nil {
+			out = append(out, k)
+		}
+		return true
+	})
+	return out, b.rev, nil
+}
+
 // Apply writes deletes, then puts (key -> value), without preconditions
 // and under one hold of the store's lock: readers and writers see all of
 // it or none of it (a namespace and its objects go at once). Each change
@@ -47,15 +69,11 @@ func (b *Backend) Apply(puts map[string][]byte, deletes []string) (uint64, error
 	// Watchers wake once, when the whole batch is queued, instead of
 	// once per change (their readers would compete with this writer for
 	// the queue's lock and the CPU during the batch).
-	woken := map[*watcher]struct{}{}
-	defer func() {
-		for w := range woken {
-			w.in.signal()
-		}
-	}()
+	wb := b.newWriteBatch()
+	defer b.finishLocked(wb)
 	for _, k := range deletes {
 		if _, exists := b.latestLocked(k); exists {
-			b.writeBatchLocked(&event{kind: eventDelete, key: k}, woken)
+			b.writeBatchLocked(&event{kind: eventDelete, key: k}, wb)
 		}
 	}
 	for _, k := range sortedPutKeys(puts) {
@@ -66,7 +84,7 @@ func (b *Backend) Apply(puts map[string][]byte, deletes []string) (uint64, error
 		if cur, exists := b.latestLocked(k); exists && string(cur.data) == string(v) {
 			continue
 		}
-		b.writeBatchLocked(&event{kind: eventPut, key: k, value: newBlob(v)}, woken)
+		b.writeBatchLocked(&event{kind: eventPut, key: k, value: newBlob(v)}, wb)
 	}
 	return b.rev, nil
 }

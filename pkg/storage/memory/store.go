@@ -107,15 +107,42 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object)
 	if err != nil {
 		return err
 	}
-	rev, _, _, ok, err := s.b.compareAndPut(key, 0, data)
+	if out == nil {
+		_, _, _, ok, err := s.b.compareAndPut(key, 0, data)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return storage.NewError(storage.ErrCodeKeyExists, key, 0, "")
+		}
+		return nil
+	}
+	return s.putAndDecode(key, 0, data, out, func(kv, bool) error {
+		return storage.NewError(storage.ErrCodeKeyExists, key, 0, "")
+	})
+}
+
+// putAndDecode writes data at key if the key's modification revision is
+// expect (see compareAndPut) and decodes what it wrote into out; on a
+// mismatch it returns lost's error. The watchers of the write are woken
+// once out is decoded, with a copy of it as the event's decoded object
+// (seed): they copy it instead of decoding the same bytes again.
+func (s *Store) putAndDecode(key string, expect uint64, data []byte, out runtime.Object, lost func(cur kv, exists bool) error) error {
+	var held heldWatchers
+	held.ws = held.buf[:0]
+	rev, ev, cur, exists, ok, err := s.b.compareAndPutHeld(key, expect, data, &held)
+	defer held.wake()
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return storage.NewError(storage.ErrCodeKeyExists, key, 0, "")
+		return lost(cur, exists)
 	}
-	if out != nil {
-		return s.decode(key, data, out, rev)
+	if err := s.decode(key, data, out, rev); err != nil {
+		return err
+	}
+	if held.include(s) {
+		s.seed(ev, out.DeepCopyObject())
 	}
 	return nil
 }
@@ -241,17 +268,15 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 			}
 			return s.decode(key, r.st.data, destination, r.st.rev)
 		}
-		rev, cur, exists, ok, err := s.b.compareAndPut(key, r.st.rev, data)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			if err := r.lost(cur, exists); err != nil {
-				return err
-			}
+		retry := false
+		err = s.putAndDecode(key, r.st.rev, data, destination, func(cur kv, exists bool) error {
+			retry = true
+			return r.lost(cur, exists)
+		})
+		if retry && err == nil {
 			continue
 		}
-		return s.decode(key, data, destination, rev)
+		return err
 	}
 }
 

@@ -331,7 +331,7 @@ func (w *watcher) deliver(ev *event, send func(watch.Event) bool) bool {
 		}
 	}
 	if ev.kind == eventPut {
-		if cur, curOK, err = w.decodeMatch(ev.key, ev.value.bytes(), ev.rev); err != nil {
+		if cur, curOK, err = w.seededOrDecodeMatch(ev); err != nil {
 			send(errorEvent(err))
 			return false
 		}
@@ -368,6 +368,21 @@ func (w *watcher) sendChange(ev *event, cur, prev runtime.Object, curOK, prevOK 
 		return send(watch.Event{Type: watch.Deleted, Object: prev})
 	}
 	return true
+}
+
+// seededOrDecodeMatch is decodeMatch of a put's new object, copied from the
+// event's decoded object when the Store's writer seeded it (a copy of the
+// same decoding: see Store.seed).
+func (w *watcher) seededOrDecodeMatch(ev *event) (runtime.Object, bool, error) {
+	obj := w.s.seededCopy(ev)
+	if obj == nil {
+		return w.decodeMatch(ev.key, ev.value.bytes(), ev.rev)
+	}
+	ok, err := w.pred.Matches(obj)
+	if err != nil {
+		return nil, false, fmt.Errorf("watch %q: match %q: %w", w.key, ev.key, err)
+	}
+	return obj, ok, nil
 }
 
 func (w *watcher) decodeMatch(key string, data []byte, rev uint64) (runtime.Object, bool, error) {

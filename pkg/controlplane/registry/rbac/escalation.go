@@ -111,9 +111,35 @@ type guarded struct {
 }
 
 var (
-	_ rest.Creater = (*guarded)(nil)
-	_ rest.Updater = (*guarded)(nil)
+	_ rest.Creater             = (*guarded)(nil)
+	_ rest.Updater             = (*guarded)(nil)
+	_ rest.SharedObjectWatcher = (*guarded)(nil)
+	_ rest.SharedObjectLister  = (*guarded)(nil)
+	_ rest.SharedObjectGetter  = (*guarded)(nil)
 )
+
+// WatchSharesObjects implements rest.SharedObjectWatcher: guarded changes
+// creates and updates only, so a watch of this very store is its generic
+// Store's, unchanged, and may take shared, encode-once event objects (the
+// in-process RBAC informers watch every role and binding).
+func (g *guarded) WatchSharesObjects(w rest.Watcher) bool {
+	o, ok := w.(*guarded)
+	return ok && o == g
+}
+
+// ListSharesObjects implements rest.SharedObjectLister (see
+// WatchSharesObjects).
+func (g *guarded) ListSharesObjects(l rest.Lister) bool {
+	o, ok := l.(*guarded)
+	return ok && o == g
+}
+
+// GetSharesObjects implements rest.SharedObjectGetter (see
+// WatchSharesObjects).
+func (g *guarded) GetSharesObjects(r rest.Getter) bool {
+	o, ok := r.(*guarded)
+	return ok && o == g
+}
 
 func (g *guarded) Create(ctx context.Context, obj runtime.Object, v rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
 	if err := g.check(ctx, obj, nil); err != nil {

@@ -334,3 +334,19 @@ func TestValidationAsDeclarative(t *testing.T) {
 		})
 	}
 }
+
+// A guarded store's watches, lists and gets are its generic Store's: the
+// installed store (and only it) says they may share objects, so that the
+// RBAC informers' watches take the encode-once event objects.
+func TestGuardedSharesObjects(t *testing.T) {
+	a, b := &guarded{}, &guarded{}
+	if !a.WatchSharesObjects(a) || !a.ListSharesObjects(a) || !a.GetSharesObjects(a) {
+		t.Error("a guarded store does not share its own objects")
+	}
+	if a.WatchSharesObjects(b) || a.ListSharesObjects(b) || a.GetSharesObjects(b) {
+		t.Error("a guarded store shares another store's objects")
+	}
+	if a.WatchSharesObjects(a.Store) {
+		t.Error("a guarded store shares its embedded Store's objects as installed elsewhere")
+	}
+}
