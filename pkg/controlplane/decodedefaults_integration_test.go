@@ -3,10 +3,6 @@ package controlplane_test
 import (
 	"encoding/json"
 	"testing"
-
-	"k8s.io/client-go/kubernetes"
-
-	"github.com/kapi-dev/kapi/kapitest"
 )
 
 // Defaults upstream applies when it decodes a request are seen by the field
@@ -14,12 +10,7 @@ import (
 // expected managedFields entry is kube-apiserver v1.37.2's answer to the
 // same create.
 func TestDecodeDefaultsInManagedFields(t *testing.T) {
-	srv := kapitest.Start(t)
-	cs, err := kubernetes.NewForConfig(srv.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := cs.CoreV1().RESTClient()
+	rc := startRESTClient(t)
 	ctx := t.Context()
 	for _, tc := range []struct{ path, body, want string }{
 		{"/api/v1/namespaces", `{"metadata":{"name":"dd1"}}`,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/kapitest"
 )
@@ -15,12 +16,7 @@ import (
 // for serviceaccounts, storageclasses and deviceclasses), and with a
 // Status for the others.
 func TestDeleteAnswersWithTheObjectAsUpstream(t *testing.T) {
-	srv := kapitest.Start(t)
-	cs, err := kubernetes.NewForConfig(srv.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := cs.CoreV1().RESTClient()
+	rc := startRESTClient(t)
 	ctx := t.Context()
 	for _, tc := range []struct{ path, body, want string }{
 		{"/api/v1/namespaces/default/serviceaccounts", `{"metadata":{"name":"d1"}}`, "ServiceAccount"},
@@ -62,4 +58,16 @@ func nameOf(t *testing.T, body string) string {
 		t.Fatal(err)
 	}
 	return o.Metadata.Name
+}
+
+// startRESTClient starts a kapitest server on the memory backend and
+// returns a REST client of it (the core group's, whose AbsPath reaches
+// every group).
+func startRESTClient(t *testing.T) rest.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(kapitest.Start(t).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs.CoreV1().RESTClient()
 }

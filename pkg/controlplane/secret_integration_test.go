@@ -3,10 +3,6 @@ package controlplane_test
 import (
 	"encoding/json"
 	"testing"
-
-	"k8s.io/client-go/kubernetes"
-
-	"github.com/kapi-dev/kapi/kapitest"
 )
 
 // A Secret's stringData is merged into data when the request is decoded,
@@ -16,12 +12,7 @@ import (
 // Every expected value is kube-apiserver v1.37.2's answer to the same
 // requests.
 func TestSecretStringDataManagedFields(t *testing.T) {
-	srv := kapitest.Start(t)
-	cs, err := kubernetes.NewForConfig(srv.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := cs.CoreV1().RESTClient()
+	rc := startRESTClient(t)
 	ctx := t.Context()
 	path := "/api/v1/namespaces/default/secrets"
 	fields := func(raw []byte) string {
