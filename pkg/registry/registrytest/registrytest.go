@@ -98,23 +98,19 @@ func Status(t testing.TB, err error) metav1.Status {
 // Causes returns the "<type> <field>" of each cause of an Invalid error.
 func Causes(t testing.TB, err error) []string {
 	t.Helper()
-	st := Status(t, err)
-	if st.Reason != metav1.StatusReasonInvalid {
-		t.Fatalf("got reason %q (%v), want Invalid", st.Reason, err)
-	}
-	var out []string
-	if st.Details != nil {
-		for _, c := range st.Details.Causes {
-			out = append(out, string(c.Type)+" "+c.Field)
-		}
-	}
-	return out
+	return invalidCauses(t, err, func(c metav1.StatusCause) string { return string(c.Type) + " " + c.Field })
 }
 
 // Messages returns the "<field>: <message>" of each cause of an Invalid
 // error, in order: what kubectl prints of a validation failure, to compare
 // with kube-apiserver's answer to the same request.
 func Messages(t testing.TB, err error) []string {
+	t.Helper()
+	return invalidCauses(t, err, func(c metav1.StatusCause) string { return c.Field + ": " + c.Message })
+}
+
+// invalidCauses renders each cause of an Invalid error with render.
+func invalidCauses(t testing.TB, err error, render func(metav1.StatusCause) string) []string {
 	t.Helper()
 	st := Status(t, err)
 	if st.Reason != metav1.StatusReasonInvalid {
@@ -123,7 +119,7 @@ func Messages(t testing.TB, err error) []string {
 	var out []string
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
-			out = append(out, c.Field+": "+c.Message)
+			out = append(out, render(c))
 		}
 	}
 	return out
