@@ -17,7 +17,8 @@ import (
 // MatchLabelKeysInPodTopologySpread(SelectorMerge) on.
 
 // PrepareForCreate fills in what the API server sets on a new pod: the
-// generation (1), a fresh status with phase Pending and the QoS class
+// generation (1), the pod-level resources ([DefaultPodLevelResources]), a
+// fresh status with phase Pending and the QoS class
 // (one given on create is kept, as upstream's GetPodQOS does), the
 // PodScheduled=False condition of a pod with scheduling gates, the label
 // selectors implied by matchLabelKeys/mismatchLabelKeys of pod
@@ -26,6 +27,7 @@ import (
 // returns the warnings for the client (deprecated AppArmor annotations).
 func PrepareForCreate(pod *corev1.Pod) []string {
 	pod.Generation = 1
+	DefaultPodLevelResources(pod)
 	qos := pod.Status.QOSClass
 	if qos == "" {
 		qos = PodQOSClass(pod)

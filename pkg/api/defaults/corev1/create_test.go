@@ -188,9 +188,9 @@ func TestPrepareForCreate(t *testing.T) {
 	}
 }
 
-// Pod-level resources, as upstream's defaultHugePagePodLimits,
-// defaultPodRequests and defaultPodLimits (pkg/apis/core/v1/defaults.go,
-// v1.37) complete them.
+// Pod-level resources, as v1.37's DefaultPodLevelResources
+// (pkg/api/pod/util.go, run by the pod strategy's PrepareForCreate)
+// completes them after the decoding defaults.
 func TestPodLevelResourceDefaults(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -235,11 +235,21 @@ func TestPodLevelResourceDefaults(t *testing.T) {
 		},
 		wantReqs:   rl("cpu", "1", "memory", "1Gi"),
 		wantLimits: rl("cpu", "3"),
+	}, {
+		// kube-apiserver v1.37.2 answered this pod with limits cpu 3.
+		name: "request above the containers' limits: the limit is the request",
+		pod: corev1.PodSpec{
+			Resources:  &corev1.ResourceRequirements{Requests: rl("cpu", "3")},
+			Containers: []corev1.Container{ctr("a", nil, rl("cpu", "2"))},
+		},
+		wantReqs:   rl("cpu", "3"),
+		wantLimits: rl("cpu", "3"),
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			pod := &corev1.Pod{Spec: c.pod}
 			SetDefaults_Pod(pod)
+			DefaultPodLevelResources(pod)
 			var gotReqs, gotLimits corev1.ResourceList
 			if r := pod.Spec.Resources; r != nil {
 				gotReqs, gotLimits = r.Requests, r.Limits

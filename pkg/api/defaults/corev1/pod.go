@@ -13,21 +13,20 @@ import (
 // functions can be compared one by one.
 
 // SetDefaults_Pod applies the defaults that only a Pod gets (not a pod
-// template): container requests default to their limits, pod-level
-// resources are completed, service links are on, and with host networking
-// every container port is also a host port.
+// template): a negative termination grace period becomes 1, container
+// requests default to their limits, service links are on, and with host
+// networking every container port is also a host port. (Pod-level
+// resources are completed when the pod is created: PrepareForCreate.)
 func SetDefaults_Pod(obj *corev1.Pod) {
+	if t := obj.Spec.TerminationGracePeriodSeconds; t != nil && *t < 0 {
+		obj.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1)
+	}
 	for i := range obj.Spec.Containers {
 		defaultRequestsFromLimits(&obj.Spec.Containers[i].Resources)
 	}
 	for i := range obj.Spec.InitContainers {
 		defaultRequestsFromLimits(&obj.Spec.InitContainers[i].Resources)
 	}
-	// Pod-level requests and limits are completed after the containers'
-	// (PodLevelResources is on by default since v1.34).
-	defaultHugePagePodLimits(obj)
-	defaultPodRequests(obj)
-	defaultPodLimits(obj)
 
 	if obj.Spec.EnableServiceLinks == nil {
 		obj.Spec.EnableServiceLinks = ptr.To(corev1.DefaultEnableServiceLinks)

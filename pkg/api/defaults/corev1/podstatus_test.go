@@ -35,3 +35,21 @@ func TestSetDefaultsPodStatus(t *testing.T) {
 		}
 	}
 }
+
+// A pod's negative terminationGracePeriodSeconds becomes 1 (v1.37's
+// SetDefaults_Pod; kube-apiserver v1.37.2 stored 1 for -5 and gave no
+// warning), a template's stays.
+func TestNegativeGracePeriodDefaultsToOne(t *testing.T) {
+	neg := int64(-5)
+	pod := &corev1.Pod{Spec: corev1.PodSpec{TerminationGracePeriodSeconds: &neg}}
+	SetObjectDefaults_Pod(pod)
+	if got := *pod.Spec.TerminationGracePeriodSeconds; got != 1 {
+		t.Errorf("pod: terminationGracePeriodSeconds %d, want 1", got)
+	}
+	neg2 := int64(-5)
+	tmpl := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{TerminationGracePeriodSeconds: &neg2}}
+	SetObjectDefaults_PodTemplateSpec(tmpl)
+	if got := *tmpl.Spec.TerminationGracePeriodSeconds; got != -5 {
+		t.Errorf("template: terminationGracePeriodSeconds %d, want -5 kept", got)
+	}
+}

@@ -7,8 +7,11 @@ import (
 )
 
 // Pod-level resources (spec.resources, the PodLevelResources feature, on by
-// default since v1.34) are completed from the containers' as upstream's
-// defaultHugePagePodLimits, defaultPodRequests and defaultPodLimits do.
+// default since v1.34) are completed from the containers' when a pod is
+// created, as v1.37's podutil.DefaultPodLevelResources does from the pod
+// strategy (PodLevelResourcesFixDefaulting, beta and on in v1.37, moved it
+// there from the decoding defaults): hugepage limits, then requests, then
+// limits.
 
 // supportedPodLevelResource reports whether name may be set at pod level:
 // cpu, memory and hugepages-*.
@@ -38,10 +41,17 @@ func podLevelSet(list corev1.ResourceList) bool {
 	return false
 }
 
-// defaultHugePagePodLimits: when pod-level resources are set, each
-// hugepages limit of the containers becomes a pod-level limit, unless the
-// pod sets one or a pod-level request for it.
-func defaultHugePagePodLimits(pod *corev1.Pod) {
+// DefaultPodLevelResources completes a pod's pod-level resources, if it
+// sets any, from its containers' (upstream's DefaultPodLevelResources):
+//  1. each hugepages limit of the containers becomes a pod-level limit,
+//     unless the pod sets one or a pod-level request for it;
+//  2. each missing pod-level request becomes the containers' aggregated
+//     request (resources that may be overcommitted), else the pod-level
+//     limit;
+//  3. a pod-level request without a pod-level limit, for a resource every
+//     container limits, gets the larger of the request and the
+//     containers' aggregated limit as its limit.
+func DefaultPodLevelResources(pod *corev1.Pod) {
 	r := pod.Spec.Resources
 	if r == nil || len(r.Limits) == 0 && len(r.Requests) == 0 {
 		return
@@ -64,16 +74,7 @@ func defaultHugePagePodLimits(pod *corev1.Pod) {
 	if len(limits) > 0 {
 		r.Limits = limits
 	}
-}
 
-// defaultPodRequests: when pod-level limits are set, each missing
-// pod-level request becomes the containers' aggregated request (for
-// resources that may be overcommitted), else the pod-level limit.
-func defaultPodRequests(pod *corev1.Pod) {
-	r := pod.Spec.Resources
-	if r == nil || len(r.Limits) == 0 {
-		return
-	}
 	requests := r.Requests
 	if requests == nil {
 		requests = corev1.ResourceList{}
@@ -91,37 +92,39 @@ func defaultPodRequests(pod *corev1.Pod) {
 	if len(requests) > 0 {
 		r.Requests = requests
 	}
-}
 
-// defaultPodLimits: when pod-level requests but no pod-level limits are
-// set, a resource every container limits (and that may be overcommitted)
-// gets the containers' aggregated limit as its pod-level limit.
-func defaultPodLimits(pod *corev1.Pod) {
-	r := pod.Spec.Resources
-	if r == nil || podLevelSet(r.Limits) || !podLevelSet(r.Requests) {
-		return
-	}
-	limits := r.Limits
-	if limits == nil {
-		limits = corev1.ResourceList{}
-	}
-	for name, q := range aggregateContainers(&pod.Spec, containerLimits) {
-		if _, ok := limits[name]; ok {
+	var aggregated corev1.ResourceList
+	for name, req := range r.Requests {
+		if !supportedPodLevelResource(name) {
 			continue
 		}
-		if !supportedPodLevelResource(name) || !overcommitAllowed(name) || !allContainersLimit(&pod.Spec, name) {
+		if _, ok := r.Limits[name]; ok || !allContainersLimit(&pod.Spec, name) {
 			continue
 		}
-		limits[name] = q.DeepCopy()
-	}
-	if len(limits) > 0 {
-		r.Limits = limits
+		if aggregated == nil {
+			aggregated = aggregateContainers(&pod.Spec, containerLimits)
+		}
+		limit, ok := aggregated[name]
+		if !ok {
+			continue
+		}
+		if req.Cmp(limit) > 0 {
+			limit = req
+		}
+		if r.Limits == nil {
+			r.Limits = corev1.ResourceList{}
+		}
+		r.Limits[name] = limit.DeepCopy()
 	}
 }
 
-// allContainersLimit reports whether every container and init container
-// has a limit for name.
+// allContainersLimit reports whether every container, init container and
+// ephemeral container has a limit for name (upstream visits all of them;
+// an ephemeral container has no resources).
 func allContainersLimit(spec *corev1.PodSpec, name corev1.ResourceName) bool {
+	if len(spec.EphemeralContainers) > 0 {
+		return false
+	}
 	for _, list := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
 		for i := range list {
 			if _, ok := list[i].Resources.Limits[name]; !ok {

@@ -365,3 +365,27 @@ func TestPodFieldSelectors(t *testing.T) {
 }
 
 var _ runtime.Object = (*corev1.Pod)(nil)
+
+// v1.37's pod strategy with PodLevelResourcesFixDefaulting: an update that
+// drops the pod-level resources keeps the stored ones; a resize completes
+// the stored pod-level resources from the resized containers.
+func TestPodLevelResourcesOnUpdateAndResize(t *testing.T) {
+	res := func(cpu string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)} }
+	old := &corev1.Pod{Spec: corev1.PodSpec{
+		Resources:  &corev1.ResourceRequirements{Requests: res("1")},
+		Containers: []corev1.Container{{Name: "c", Image: "x", Resources: corev1.ResourceRequirements{Limits: res("2"), Requests: res("1")}}},
+	}}
+	upd := old.DeepCopy()
+	upd.Spec.Resources = nil
+	Strategy.PrepareForUpdate(t.Context(), upd, old)
+	if upd.Spec.Resources == nil || !upd.Spec.Resources.Requests.Cpu().Equal(resource.MustParse("1")) {
+		t.Errorf("update without pod-level resources: got %+v, want the stored ones", upd.Spec.Resources)
+	}
+
+	resized := old.DeepCopy()
+	resized.Spec.Containers[0].Resources = corev1.ResourceRequirements{Limits: res("4"), Requests: res("1")}
+	ResizeStrategy.PrepareForUpdate(t.Context(), resized, old)
+	if l := resized.Spec.Resources.Limits; l == nil || !l.Cpu().Equal(resource.MustParse("4")) {
+		t.Errorf("resize: pod-level limits %v, want cpu 4 from the resized container", l)
+	}
+}

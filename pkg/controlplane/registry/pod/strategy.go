@@ -50,9 +50,15 @@ func (strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	}
 }
 
-// PrepareForUpdate keeps the stored status.
+// PrepareForUpdate keeps the stored status, and the stored pod-level
+// resources when the update drops them all (a client that does not know
+// the field; v1.37's PrepareForUpdate with PodLevelResourcesFixDefaulting).
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*corev1.Pod).Status = *old.(*corev1.Pod).Status.DeepCopy()
+	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
+	pod.Status = *oldPod.Status.DeepCopy()
+	if pod.Spec.Resources == nil && oldPod.Spec.Resources != nil {
+		pod.Spec.Resources = oldPod.Spec.Resources.DeepCopy()
+	}
 }
 
 func podOptions(pod, old *corev1.Pod) validationcore.PodValidationOptions {
@@ -259,6 +265,11 @@ var ResizeStrategy = subresourceStrategy{
 		pod.Spec.Containers = containers
 		if len(inits) > 0 {
 			pod.Spec.InitContainers = inits
+		}
+		// The pod-level resources (the stored ones) are completed from
+		// the resized containers, as v1.37's resize strategy does.
+		if pod.Spec.Resources != nil {
+			defaultscorev1.DefaultPodLevelResources(pod)
 		}
 	},
 	validate: validationcore.ValidatePodResizeFields,

@@ -178,7 +178,8 @@ func (w *podWarnings) volumes(spec *corev1.PodSpec, specPath *field.Path) {
 			message string
 		}{
 			{v.PhotonPersistentDisk != nil, "photonPersistentDisk", "deprecated in v1.11, non-functional in v1.16+"},
-			{v.GitRepo != nil, "gitRepo", "deprecated in v1.11"},
+			// GitRepoVolumeDriver is off (and locked) in v1.37.
+			{v.GitRepo != nil, "gitRepo", "deprecated in v1.11, and disabled by default in v1.33+"},
 			{v.ScaleIO != nil, "scaleIO", "deprecated in v1.16, non-functional in v1.22+"},
 			{v.Flocker != nil, "flocker", "deprecated in v1.22, non-functional in v1.25+"},
 			{v.StorageOS != nil, "storageOS", "deprecated in v1.22, non-functional in v1.25+"},

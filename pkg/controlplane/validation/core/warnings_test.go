@@ -58,7 +58,8 @@ func TestPodSpecWarnings(t *testing.T) {
 		want: []string{
 			`metadata.annotations[scheduler.alpha.kubernetes.io/critical-pod]: non-functional in v1.16+; use the "priorityClassName" field instead`,
 			`metadata.annotations[security.alpha.kubernetes.io/sysctls]: non-functional in v1.11+; use the "sysctls" field instead`,
-			`spec.volumes[0].gitRepo: deprecated in v1.11`,
+			// kube-apiserver v1.37.2 (GitRepoVolumeDriver off and locked).
+			`spec.volumes[0].gitRepo: deprecated in v1.11, and disabled by default in v1.33+`,
 			`spec.volumes[1].cephfs: deprecated in v1.28, non-functional in v1.31+`,
 			`spec.volumes[2].glusterfs: deprecated in v1.25, non-functional in v1.26+`,
 		},
