@@ -35,22 +35,29 @@ import (
 // orderDeclarative returns errs with the errors covered by enforced
 // declarative validation moved to the end, in the order upstream's generated
 // validators for obj's type reach their fields. The other errors keep their
-// order. errs is returned unchanged when nothing is marked.
+// order; for a built-in type, each of them is reported once (see
+// builtInType). errs is returned unchanged when nothing is marked and
+// nothing repeats.
 func orderDeclarative(obj runtime.Object, errs field.ErrorList) field.ErrorList {
+	t := reflect.TypeOf(obj)
+	dedupe := builtInType(t)
 	first := slices.IndexFunc(errs, declarativeEnforced)
-	if first < 0 {
+	if first < 0 && !(dedupe && repeats(errs)) {
 		return errs
 	}
 	out := make(field.ErrorList, 0, len(errs))
 	var moved []*field.Error
+	seen := map[string]bool{}
 	for _, e := range errs {
-		if declarativeEnforced(e) {
+		switch {
+		case declarativeEnforced(e):
 			moved = append(moved, e)
-		} else {
+		case dedupe && seen[e.Error()]:
+		default:
+			seen[e.Error()] = true
 			out = append(out, e)
 		}
 	}
-	t := reflect.TypeOf(obj)
 	keys := make(map[*field.Error][]int, len(moved))
 	for _, e := range moved {
 		keys[e] = errorOrder(t, e)
@@ -59,6 +66,35 @@ func orderDeclarative(obj runtime.Object, errs field.ErrorList) field.ErrorList 
 		return slices.Compare(keys[a], keys[b])
 	})
 	return append(out, moved...)
+}
+
+// builtInType reports whether t is a type of k8s.io/api, whose upstream
+// strategies all take part in declarative validation in v1.37
+// (rest.DeclarativeValidation): its handwritten errors then pass through
+// field.ErrorList.Filter, which goes through ToAggregate and so keeps one
+// of each message (kube-apiserver v1.37.2 reports a pod update's empty
+// image, checked twice, once). Custom resources, CRDs and APIServices do
+// not.
+func builtInType(t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && strings.HasPrefix(t.PkgPath(), "k8s.io/api/")
+}
+
+// repeats reports whether two errors of errs say the same.
+func repeats(errs field.ErrorList) bool {
+	if len(errs) < 2 {
+		return false
+	}
+	seen := make(map[string]bool, len(errs))
+	for _, e := range errs {
+		if seen[e.Error()] {
+			return true
+		}
+		seen[e.Error()] = true
+	}
+	return false
 }
 
 // nameDeclarative turns the metadata errors in errs into those of

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -37,6 +38,18 @@ func TestOrderDeclarative(t *testing.T) {
 		obj:  &rbacv1.RoleBinding{},
 		in:   field.ErrorList{hw("roleRef.name"), hw("subjects[0].name")},
 		want: []string{"roleRef.name hw", "subjects[0].name hw"},
+	}, {
+		// Upstream's handwritten errors pass through ErrorList.Filter
+		// (ToAggregate keeps one of each message) for every built-in type.
+		name: "a built-in type's repeated handwritten errors once",
+		obj:  &rbacv1.RoleBinding{},
+		in:   field.ErrorList{hw("roleRef.name"), hw("subjects[0].name"), hw("roleRef.name"), dv("subjects[1].name"), dv("subjects[1].name")},
+		want: []string{"roleRef.name hw", "subjects[0].name hw", "subjects[1].name dv", "subjects[1].name dv"},
+	}, {
+		name: "other types' repeated errors kept",
+		obj:  &unstructured.Unstructured{},
+		in:   field.ErrorList{hw("spec.a"), hw("spec.a")},
+		want: []string{"spec.a hw", "spec.a hw"},
 	}, {
 		// RoleBinding declares subjects before roleRef (k8s.io/api@v0.37.2
 		// rbac/v1/types.go), the order Validate_RoleBinding visits them.

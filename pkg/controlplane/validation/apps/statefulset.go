@@ -2,7 +2,6 @@ package apps
 
 import (
 	"fmt"
-	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,23 +21,17 @@ var ValidateStatefulSetName = apimachineryvalidation.NameIsDNSLabel
 // statefulsets: the selector matches the template's labels; the template
 // is a valid pod template (unless skipPodTemplate: on an update of a
 // statefulset whose stored spec is already invalid); its labels and
-// annotations are checked (again, when the template was: each error is
-// reported once) at <template>.labels and <template>.annotations.
+// annotations are checked again at <template>.labels and
+// <template>.annotations.
 func ValidatePodTemplateSpecForStatefulSet(template *corev1.PodTemplateSpec, selector labels.Selector, fldPath *field.Path, opts PodValidationOptions, skipPodTemplate bool) field.ErrorList {
 	allErrs := templateLabelsMismatch(selector, template, fldPath)
 	if !skipPodTemplate {
 		allErrs = append(allErrs, validatePodTemplate(template, fldPath, opts)...)
 	}
-	// The pod template check covers labels and annotations already;
-	// kube-apiserver v1.37.2 reports each such error once (checked with an
-	// invalid label and a mirror-pod annotation), so only new ones are
-	// added.
-	for _, e := range validatePodTemplateMeta(template, fldPath, opts) {
-		if !slices.ContainsFunc(allErrs, func(o *field.Error) bool { return o.Error() == e.Error() }) {
-			allErrs = append(allErrs, e)
-		}
-	}
-	return allErrs
+	// Labels and annotations are checked again, as upstream does; the
+	// store reports each repeated error once, as upstream's (see
+	// pkg/registry/generic's orderDeclarative).
+	return append(allErrs, validatePodTemplateMeta(template, fldPath, opts)...)
 }
 
 // statefulSetOptions are upstream's StatefulSetValidationOptions that

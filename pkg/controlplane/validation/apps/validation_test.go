@@ -305,9 +305,13 @@ func TestValidateStatefulSet(t *testing.T) {
 		{"negative ordinals.start", func(ss *appsv1.StatefulSet) { ss.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: -1} }, []string{
 			"FieldValueInvalid spec.ordinals.start: " + negative,
 		}},
+		// Twice, as upstream's ValidateStatefulSet returns it (once by the
+		// pod template check, once by the statefulset's own); the store
+		// reports it once.
 		{"invalid template label", func(ss *appsv1.StatefulSet) {
 			ss.Spec.Template.Labels["bad key!"] = "x"
 		}, []string{
+			"FieldValueInvalid spec.template.labels: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
 			"FieldValueInvalid spec.template.labels: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
 		}},
 	}
@@ -520,15 +524,17 @@ func TestValidateTemplates(t *testing.T) {
 	ds.Spec.Template.Spec.Containers = nil
 	checkErrors(t, ValidateDaemonSetFields(ds, PodValidationOptions{}), []string{"FieldValueRequired spec.template.spec.containers: "})
 
-	// v1.37 validates a statefulset's pod template as a pod template, each
-	// error once (kube-apiserver v1.37.2's answer to the same template).
+	// v1.37 validates a statefulset's pod template as a pod template.
 	ss := validStatefulSet()
 	noImage(&ss.Spec.Template.Spec)
 	checkErrors(t, ValidateStatefulSetFields(ss, PodValidationOptions{}), []string{"FieldValueRequired spec.template.spec.containers[0].image: "})
 	ss.Spec.Template.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "x"}
+	// The annotation error twice, as upstream's function returns it (the
+	// store reports it once).
 	checkErrors(t, ValidateStatefulSetFields(ss, PodValidationOptions{}), []string{
 		"FieldValueInvalid spec.template.annotations[kubernetes.io/config.mirror]: must set spec.nodeName if mirror pod annotation is set",
 		"FieldValueRequired spec.template.spec.containers[0].image: ",
+		"FieldValueInvalid spec.template.annotations[kubernetes.io/config.mirror]: must set spec.nodeName if mirror pod annotation is set",
 	})
 }
 
