@@ -120,10 +120,15 @@ func ValidateDaemonSet(ds *appsv1.DaemonSet, opts PodValidationOptions) field.Er
 // generic metadata rules: the new spec is valid, the selector did not
 // change, and the template generation moved with the template (the
 // strategy sets it; a client cannot).
+//
+// In upstream's order (ValidateDaemonSetUpdate, v1.37): the update's own
+// rules (template generation, selector) before the new spec's.
 func ValidateDaemonSetUpdateFields(ds, old *appsv1.DaemonSet, opts PodValidationOptions) field.ErrorList {
-	allErrs := ValidateDaemonSetFields(ds, opts)
+	allErrs := metaFields(&ds.ObjectMeta)
 	allErrs = append(allErrs, validateTemplateGenerationUpdate(ds, old)...)
-	return append(allErrs, validation.ValidateImmutableField(ds.Spec.Selector, old.Spec.Selector, specPath.Child("selector"))...)
+	allErrs = append(allErrs, validation.ValidateImmutableField(ds.Spec.Selector, old.Spec.Selector, specPath.Child("selector"))...)
+	allErrs = append(allErrs, ValidateDaemonSetSpec(&ds.Spec, specPath, opts)...)
+	return append(allErrs, validateTemplateGeneration(ds)...)
 }
 
 // validateTemplateGenerationUpdate is upstream's templateGeneration rule:

@@ -442,6 +442,17 @@ func TestValidateDaemonSetUpdate(t *testing.T) {
 	checkErrors(t, ValidateDaemonSetUpdateFields(ds, old, PodValidationOptions{}), []string{
 		"FieldValueInvalid spec.selector: " + immutable,
 	})
+	// The update's rules first, then the spec's: kube-apiserver v1.37.2's
+	// order for a changed selector with a bad update strategy.
+	ds = old.DeepCopy()
+	ds.Spec.Selector.MatchLabels["tier"] = "x"
+	ds.Spec.Template.Labels["tier"] = "x"
+	ds.Spec.UpdateStrategy.Type = "Bogus"
+	set(ds, "2")
+	got := errStrings(ValidateDaemonSetUpdateFields(ds, old, PodValidationOptions{}))
+	if len(got) < 2 || !strings.HasPrefix(got[0], "FieldValueInvalid spec.selector") || !strings.HasPrefix(got[len(got)-1], "FieldValueNotSupported spec.updateStrategy") {
+		t.Errorf("update errors %q: want the selector's first and the strategy's last", got)
+	}
 
 	ds = old.DeepCopy()
 	ds.Status.NumberReady = -1
