@@ -370,7 +370,9 @@ var _ runtime.Object = (*corev1.Pod)(nil)
 // drops the pod-level resources keeps the stored ones; a resize completes
 // the stored pod-level resources from the resized containers.
 func TestPodLevelResourcesOnUpdateAndResize(t *testing.T) {
-	res := func(cpu string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)} }
+	res := func(cpu string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
+	}
 	old := &corev1.Pod{Spec: corev1.PodSpec{
 		Resources:  &corev1.ResourceRequirements{Requests: res("1")},
 		Containers: []corev1.Container{{Name: "c", Image: "x", Resources: corev1.ResourceRequirements{Limits: res("2"), Requests: res("1")}}},
