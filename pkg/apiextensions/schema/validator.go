@@ -85,7 +85,10 @@ func toFieldErrors(errs []error) field.ErrorList {
 				limit = int(n)
 			}
 			out = append(out, field.TooLong(p, "", limit))
-		case openapierrors.MaxItemsFailCode:
+		case openapierrors.MaxItemsFailCode, openapierrors.TooManyPropertiesCode:
+			// Both are TooMany upstream ("must have at most N items", for
+			// maxProperties too: apiextensions-apiserver v0.37.2
+			// kubeOpenAPIResultToFieldErrors).
 			actual, limit := -1, -1
 			if n, ok := ve.Value.(int64); ok {
 				actual = int(n)

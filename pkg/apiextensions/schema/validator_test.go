@@ -17,6 +17,7 @@ func TestSchemaValidation(t *testing.T) {
 				"name":   {Type: "string", MaxLength: ptrInt64(3), Pattern: "^[a-z]+$"},
 				"items":  {Type: "array", MaxItems: ptrInt64(1), Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "integer"}}},
 				"opt":    {Type: "string", Nullable: true},
+				"labels": {Type: "object", MaxProperties: ptrInt64(1), AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
 				"either": {OneOf: []apiextensionsv1.JSONSchemaProps{{Required: []string{"a"}}, {Required: []string{"b"}}}, Type: "object"},
 			}},
 		},
@@ -35,6 +36,9 @@ func TestSchemaValidation(t *testing.T) {
 		{name: "too long", obj: `{"spec":{"name":"abcd"}}`, want: []string{"spec.name: Too long"}},
 		{name: "pattern", obj: `{"spec":{"name":"A"}}`, want: []string{"spec.name: Invalid value", "should match"}},
 		{name: "too many", obj: `{"spec":{"items":[1,2]}}`, want: []string{"spec.items: Too many: 2: must have at most 1 item"}},
+		// kube-apiserver v1.37.2 answered the same for a maxProperties of 2
+		// and three properties ("Too many: 3: must have at most 2 items").
+		{name: "too many properties", obj: `{"spec":{"labels":{"a":"x","b":"y"}}}`, want: []string{"spec.labels: Too many: 2: must have at most 1 item"}},
 		{name: "item type", obj: `{"spec":{"items":["x"]}}`, want: []string{"spec.items[0]: Invalid value"}},
 		{name: "oneOf", obj: `{"spec":{"either":{"a":1,"b":2}}}`, want: []string{`"spec.either" must validate one and only one schema (oneOf)`}},
 	}
