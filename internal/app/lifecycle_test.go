@@ -82,7 +82,7 @@ func TestGracefulTerminationDefaultMode(t *testing.T) {
 			started := make(chan struct{}, 10)
 			r := startKapi(t, func(head *server.GenericServer) {
 				head.Handler().NonRESTMux.Handle("/test/slow", slowHandler(2*time.Second, started))
-			}, func(o *app.Options) { o.Run.ShutdownDelayDuration = time.Second })
+			}, func(o *app.Options) { o.Run.ShutdownDelayDuration = 2 * time.Second })
 			sig := r.cfg.Generic.LifecycleSignals
 			c := r.client(http1)
 			stream := startStream(c, r.base+"/version", sig.NotAcceptingNewRequest.Signaled())
@@ -104,8 +104,19 @@ func TestGracefulTerminationDefaultMode(t *testing.T) {
 			if res.code != 500 || !contains(res.body, "[-]shutdown failed: reason withheld\n", "readyz check failed\n") {
 				t.Fatalf("readyz during the delay: %d %q", res.code, res.body)
 			}
+			// A request is judged only if the delay was still running when
+			// its answer came: on a loaded machine (-race, load 18) four new
+			// TLS connections can outlast the delay, and what a request
+			// gets after it is not this check's business.
 			for _, p := range []string{"/livez", "/healthz", "/readyz?exclude=shutdown", "/version"} {
-				if res := do(r.client(http1), http.MethodGet, r.base+p); res.code != 200 {
+				res := do(r.client(http1), http.MethodGet, r.base+p)
+				select {
+				case <-sig.AfterShutdownDelayDuration.Signaled():
+					t.Logf("%s: the shutdown delay ended before its answer (%d); not judged", p, res.code)
+					continue
+				default:
+				}
+				if res.code != 200 {
 					t.Fatalf("%s during the delay on a new connection: %d %q %v", p, res.code, res.body, res.err)
 				}
 			}
