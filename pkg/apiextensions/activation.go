@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -445,9 +446,10 @@ func (s *crServer) buildGroupVersion(gv schema.GroupVersion, served []*crdServin
 	}
 	var scaleHandler http.Handler
 	if len(scales) > 0 {
-		// Scale is a built-in type: served in protobuf too, as upstream.
+		// Scale is a built-in type, read in protobuf too, but written in
+		// JSON and YAML only, as upstream (see ScaleSerializer).
 		sg := *g
-		sg.Storage, sg.Serializer, sg.Convertor = scales, nil, nil
+		sg.Storage, sg.Serializer, sg.Convertor = scales, customresource.ScaleSerializer{NegotiatedSerializer: scheme.Codecs}, nil
 		if scaleHandler, _, err = sg.Build(); err != nil {
 			return gvBuild{}, fmt.Errorf("build the scale subresources of %s: %w", gv, err)
 		}

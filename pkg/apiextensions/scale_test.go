@@ -1,6 +1,7 @@
 package apiextensions
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -13,8 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
@@ -184,10 +187,49 @@ func TestScaleSubresource(t *testing.T) {
 		})
 	}
 
-	// Scale is a built-in type: protobuf is served too.
+	// Media types, as kube-apiserver v1.37.2 answered the same requests:
+	// a Scale is not written in protobuf (406, in protobuf), but its
+	// metadata is; a Table has Name, Desired, Available and Age.
 	code, body := ts.do(t, http.MethodGet, base+"s1/scale", "", "Accept", "application/vnd.kubernetes.protobuf")
-	if code != 200 || !strings.HasPrefix(string(body), "k8s\x00") {
-		t.Fatalf("scale as protobuf: got %d %q, want 200 protobuf", code, body)
+	if code != http.StatusNotAcceptable || !strings.HasPrefix(string(body), "k8s\x00") {
+		t.Fatalf("scale as protobuf: got %d %q, want 406 in protobuf", code, body)
+	}
+	code, body = ts.do(t, http.MethodGet, base+"s1/scale", "", "Accept", "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;v=v1;g=meta.k8s.io")
+	if code != http.StatusOK || !strings.HasPrefix(string(body), "k8s\x00") || !strings.Contains(string(body), "PartialObjectMetadata") {
+		t.Fatalf("scale metadata as protobuf: got %d %q, want 200 protobuf", code, body)
+	}
+	code, body = ts.do(t, http.MethodGet, base+"s1/scale", "", "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	var table metav1.Table
+	if err := json.Unmarshal(body, &table); code != http.StatusOK || err != nil {
+		t.Fatalf("scale as Table: got %d %s (%v)", code, body, err)
+	}
+	var cols []string
+	for _, c := range table.ColumnDefinitions {
+		cols = append(cols, c.Name+":"+c.Type)
+	}
+	if want := []string{"Name:string", "Desired:integer", "Available:integer", "Age:date"}; !slices.Equal(cols, want) {
+		t.Errorf("scale Table columns: got %v, want %v", cols, want)
+	}
+	if len(table.Rows) != 1 || len(table.Rows[0].Cells) != 4 || table.Rows[0].Cells[0] != "s1" || table.Rows[0].Cells[1] != float64(5) {
+		t.Errorf("scale Table rows: got %+v", table.Rows)
+	}
+	// A Scale is read in protobuf (upstream's scale scope decodes with
+	// the built-in codecs).
+	var sc autoscalingv1.Scale
+	if code, body = ts.do(t, http.MethodGet, base+"s1/scale", "", "Accept", "application/json"); code != http.StatusOK {
+		t.Fatalf("get scale: %d %s", code, body)
+	}
+	if err := json.Unmarshal(body, &sc); err != nil {
+		t.Fatal(err)
+	}
+	pbInfo, _ := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	var pb bytes.Buffer
+	if err := scheme.Codecs.EncoderForVersion(pbInfo.Serializer, autoscalingv1.SchemeGroupVersion).Encode(&sc, &pb); err != nil {
+		t.Fatal(err)
+	}
+	code, body = ts.do(t, http.MethodPut, base+"s1/scale", pb.String(), "Content-Type", runtime.ContentTypeProtobuf, "Accept", "application/json")
+	if code != http.StatusOK {
+		t.Fatalf("scale update in protobuf: got %d %s, want 200", code, body)
 	}
 
 	// The custom resource changed through /scale: replicas, generation,

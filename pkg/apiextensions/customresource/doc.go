@@ -4,7 +4,8 @@
 // apiextensions) builds one store per served version from them.
 //
 // Custom resources are unstructured objects served in JSON and YAML
-// ([Serializer]; protobuf is not acceptable for them, as upstream),
+// ([Serializer]; protobuf carries only their metadata views and errors, as
+// upstream),
 // stored as JSON in the storage version and read as the served version
 // ([StorageCodec], converting with the CRD's converter, and applying the
 // read schema's defaults to what storage returns).

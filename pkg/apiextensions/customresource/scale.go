@@ -30,6 +30,11 @@ type ScaleREST struct {
 	specPath, statusPath, selPath string
 	parentGV                      schema.GroupVersion
 	mappings                      managedfields.ResourcePathMappings
+	// TableConvertor writes a Scale as a Table: Name, Desired and
+	// Available (for the replica paths the version declares) and Age, as
+	// upstream's getScaleColumnsForVersion (apiextensions-apiserver
+	// v0.37.2 pkg/apiserver/helpers.go).
+	rest.TableConvertor
 }
 
 var (
@@ -37,12 +42,33 @@ var (
 	_ rest.Updater                  = (*ScaleREST)(nil)
 	_ rest.Patcher                  = (*ScaleREST)(nil)
 	_ rest.GroupVersionKindProvider = (*ScaleREST)(nil)
+	_ rest.TableConvertor           = (*ScaleREST)(nil)
 )
+
+// scaleColumns are the Table columns of a Scale for the scale settings s
+// (Name comes first, from the convertor).
+func scaleColumns(s *apiextensionsv1.CustomResourceSubresourceScale) []apiextensionsv1.CustomResourceColumnDefinition {
+	var cols []apiextensionsv1.CustomResourceColumnDefinition
+	if s.SpecReplicasPath != "" {
+		cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{
+			Name: "Desired", Type: "integer", Description: "Number of desired replicas", JSONPath: ".spec.replicas",
+		})
+	}
+	if s.StatusReplicasPath != "" {
+		cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{
+			Name: "Available", Type: "integer", Description: "Number of actual replicas", JSONPath: ".status.replicas",
+		})
+	}
+	return append(cols, apiextensionsv1.CustomResourceColumnDefinition{
+		Name: "Age", Type: "date", Description: metadataDescriptions["creationTimestamp"], JSONPath: ".metadata.creationTimestamp",
+	})
+}
 
 // NewScaleREST returns the scale subresource of store (served version gv)
 // for crd's scale settings s.
 func NewScaleREST(store *generic.Store, gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinition, s *apiextensionsv1.CustomResourceSubresourceScale) *ScaleREST {
-	r := &ScaleREST{store: store, specPath: s.SpecReplicasPath, statusPath: s.StatusReplicasPath, parentGV: gv, mappings: managedfields.ResourcePathMappings{}}
+	r := &ScaleREST{store: store, specPath: s.SpecReplicasPath, statusPath: s.StatusReplicasPath, parentGV: gv, mappings: managedfields.ResourcePathMappings{},
+		TableConvertor: NewTableConvertor(schema.GroupResource{}, scaleColumns(s))}
 	if s.LabelSelectorPath != nil {
 		r.selPath = *s.LabelSelectorPath
 	}

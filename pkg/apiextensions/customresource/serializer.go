@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
@@ -18,14 +19,44 @@ import (
 )
 
 // Serializer is the runtime.NegotiatedSerializer of custom resources:
-// JSON and YAML only (a protobuf Accept is 406, a protobuf body 415, as
-// upstream). Decoding leaves objects as sent (the handler checks their
+// JSON, YAML and protobuf, as upstream's unstructuredNegotiatedSerializer
+// (apiextensions-apiserver v0.37.2 customresource_handler.go). Custom
+// resources themselves are only JSON and YAML (ServesObjectsAs, upstream's
+// StandardSerializers): protobuf carries what the server makes of them
+// (PartialObjectMetadata and its list, in gets, lists and watches) and its
+// errors (a Status), so a protobuf Accept for the objects themselves is a
+// 406 naming all three types, written in protobuf, as kube-apiserver's.
+// Decoding leaves objects as sent (the handler checks their
 // group-version); encoding rewrites the apiVersion of unstructured objects
 // and list items to the target version (conversion strategy None), and
 // encodes the few typed objects that pass through (Status, WatchEvent,
 // APIResourceList, DeleteOptions) with their registered kinds.
 type Serializer struct {
 	infos []runtime.SerializerInfo
+}
+
+// ServesObjectsAs reports whether custom resources themselves are written
+// and read in mediaType: JSON and YAML (see Serializer).
+func (Serializer) ServesObjectsAs(mediaType string) bool {
+	return mediaType == runtime.ContentTypeJSON || mediaType == runtime.ContentTypeYAML
+}
+
+// DecodesBodiesFrom reports whether request bodies are read in mediaType:
+// JSON and YAML.
+func (s Serializer) DecodesBodiesFrom(mediaType string) bool { return s.ServesObjectsAs(mediaType) }
+
+// ScaleSerializer is the serializer of the scale subresource of custom
+// resources: ns (the built-in types' codecs), whose Scale objects are
+// read in every media type, protobuf included, but written in JSON and
+// YAML only (upstream's scale scope keeps the custom resources'
+// StandardSerializers), while protobuf carries PartialObjectMetadata and
+// errors. kube-apiserver v1.37.2 answers a protobuf Accept on
+// .../scale with 406.
+type ScaleSerializer struct{ runtime.NegotiatedSerializer }
+
+// ServesObjectsAs reports whether a Scale is written in mediaType.
+func (ScaleSerializer) ServesObjectsAs(mediaType string) bool {
+	return Serializer{}.ServesObjectsAs(mediaType)
 }
 
 var _ runtime.NegotiatedSerializer = Serializer{}
@@ -60,6 +91,16 @@ func NewSerializer() Serializer {
 			EncodesAsText:    true,
 			Serializer:       newJSON(json.SerializerOptions{Yaml: true}),
 			StrictSerializer: newJSON(json.SerializerOptions{Yaml: true, Strict: true}),
+		},
+		{
+			MediaType:        runtime.ContentTypeProtobuf,
+			MediaTypeType:    "application",
+			MediaTypeSubType: "vnd.kubernetes.protobuf",
+			Serializer:       protobuf.NewSerializer(c, t),
+			StreamSerializer: &runtime.StreamSerializerInfo{
+				Serializer: protobuf.NewRawSerializer(c, t),
+				Framer:     protobuf.LengthDelimitedFramer,
+			},
 		},
 	}}
 }

@@ -84,9 +84,17 @@ func (c *tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, t
 	rows, err := metatable.MetaToTableRow(obj, func(obj runtime.Object, _ metav1.Object, name, _ string) ([]any, error) {
 		cells := make([]any, 1, 1+len(paths))
 		cells[0] = name
-		content := map[string]any{}
+		var content map[string]any
 		if u, ok := obj.(runtime.Unstructured); ok {
 			content = u.UnstructuredContent()
+		} else {
+			// A typed object (the scale subresource's Scale): its JSON
+			// form, as upstream's tableconvertor.
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+			if err != nil {
+				return nil, err
+			}
+			content = m
 		}
 		for i, p := range paths {
 			results, err := p.FindResults(content)

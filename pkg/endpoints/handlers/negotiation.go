@@ -159,8 +159,27 @@ func (defaultRestrictions) allowsTransform(_, _ string, target *schema.GroupVers
 func (defaultRestrictions) allowsServerVersion(string) bool  { return false }
 func (defaultRestrictions) allowsStreamSchema(s string) bool { return s == "watch" }
 
+// ObjectMediaTypeLimiter is implemented by a NegotiatedSerializer whose
+// resource's own objects are written and read in only some of its media
+// types (custom resources: not protobuf), the others carrying only the
+// meta.k8s.io transformations and Status, as upstream's
+// RequestScope.StandardSerializers.
+type ObjectMediaTypeLimiter interface {
+	ServesObjectsAs(mediaType string) bool
+}
+
+// BodyMediaTypeLimiter is implemented by a NegotiatedSerializer that
+// reads request bodies in only some of its media types (custom resources:
+// not protobuf).
+type BodyMediaTypeLimiter interface {
+	DecodesBodiesFrom(mediaType string) bool
+}
+
 func (s *RequestScope) allowsTransform(mimeType, mimeSubType string, target *schema.GroupVersionKind) bool {
 	if target == nil {
+		if l, ok := s.Serializer.(ObjectMediaTypeLimiter); ok {
+			return l.ServesObjectsAs(mimeType + "/" + mimeSubType)
+		}
 		return true
 	}
 	if gv := target.GroupVersion(); gv != metav1.SchemeGroupVersion && gv != metav1beta1.SchemeGroupVersion {
@@ -299,9 +318,22 @@ func negotiateInput(req *http.Request, ns runtime.NegotiatedSerializer) (runtime
 	if ct == "" && len(served) > 0 {
 		return served[0], nil
 	}
-	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil {
 		for _, info := range served {
 			if info.MediaType == mt {
+				if l, ok := ns.(BodyMediaTypeLimiter); ok && !l.DecodesBodiesFrom(mt) {
+					// A custom resource in protobuf: upstream's handler
+					// panics (kube-apiserver v1.37.2 resets the stream);
+					// a 415 naming what the body may be written in.
+					var objects []string
+					for _, info := range served {
+						if l.DecodesBodiesFrom(info.MediaType) {
+							objects = append(objects, info.MediaType)
+						}
+					}
+					return runtime.SerializerInfo{}, newUnsupportedMediaType(objects)
+				}
 				return info, nil
 			}
 		}
