@@ -438,7 +438,8 @@ func (s *crServer) buildGroupVersion(gv schema.GroupVersion, served []*crdServin
 		DiscoveryOrder: func(r []metav1.APIResource) []metav1.APIResource {
 			return discoveryOrder(r, served)
 		},
-		Logger: s.logger,
+		PlainRoutes: true,
+		Logger:      s.logger,
 	}
 	h, resources, err := g.Build()
 	if err != nil {

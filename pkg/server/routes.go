@@ -58,6 +58,11 @@ func versionHandler(info any) http.Handler {
 			methodNotAllowed(w)
 			return
 		}
+		// A go-restful route upstream, producing JSON only.
+		if produces := []string{"application/json"}; !responsewriters.RestfulAccepts(r.Header.Get("Accept"), produces) {
+			responsewriters.WriteStatus(w, responsewriters.ErrorToStatus(responsewriters.RestfulNotAcceptable(produces)))
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(body)

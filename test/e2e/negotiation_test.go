@@ -294,3 +294,67 @@ func TestGzip(t *testing.T) {
 		}
 	})
 }
+
+// TestRestfulRouteChecks: kube-apiserver serves built-in resources, /api,
+// /api/v1, /apis/<group>/<version> and /version through go-restful, which
+// refuses a request whose Accept names none of the route's types (406), or
+// a PATCH whose Content-Type is no patch type (415), with its own messages,
+// before the handler runs. Custom resources, /apis and /apis/<group> are
+// plain handlers with the negotiation's messages. Every expected answer is
+// what kube-apiserver v1.37.2 answered to the same request.
+func TestRestfulRouteChecks(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		ns := e.newNamespace(t)
+		if _, err := e.cs.CoreV1().ConfigMaps(ns).Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		const (
+			objects = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+			streams = "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+			only    = "only the following media types are accepted: " + objects
+		)
+		cases := []struct {
+			name, method, path, accept, contentType string
+			code                                    int
+			message                                 string
+		}{
+			{"item", "GET", "/api/v1/namespaces/" + ns + "/configmaps/cm", "application/cbor", "", 406, "406: Not Acceptable\n\nAvailable representations: " + objects},
+			{"missing item: 406 first", "GET", "/api/v1/namespaces/" + ns + "/configmaps/nope", "text/html", "", 406, "406: Not Acceptable\n\nAvailable representations: " + objects},
+			{"list adds the streams", "GET", "/api/v1/namespaces/" + ns + "/configmaps", "application/*", "", 406, "406: Not Acceptable\n\nAvailable representations: " + objects + ", " + streams},
+			{"group-version root", "GET", "/apis/apps/v1", "text/html", "", 406, "406: Not Acceptable\n\nAvailable representations: " + objects},
+			{"core root", "GET", "/api", "application/*", "", 406, "406: Not Acceptable\n\nAvailable representations: " + objects},
+			{"version", "GET", "/version", "application/yaml", "", 406, "406: Not Acceptable\n\nAvailable representations: application/json"},
+			{"group root is plain", "GET", "/apis/apps", "text/html", "", 406, only},
+			{"parameters are cut", "GET", "/api/v1/namespaces/" + ns + "/configmaps/cm", "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io", "", 406, only},
+			{"patch type", "PATCH", "/api/v1/namespaces/" + ns + "/configmaps/cm", "application/json", "application/json", 415, "415: Unsupported Media Type"},
+			{"patch type before accept", "PATCH", "/api/v1/namespaces/" + ns + "/configmaps/cm", "text/html", "text/plain", 415, "415: Unsupported Media Type"},
+			{"delete", "DELETE", "/api/v1/namespaces/" + ns + "/configmaps/cm?dryRun=All", "text/html", "", 406, "406: Not Acceptable\n\nAvailable representations: " + objects},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				headers := []string{"Accept", tc.accept}
+				if tc.contentType != "" {
+					headers = append(headers, "Content-Type", tc.contentType)
+				}
+				var body []byte
+				if tc.method == "PATCH" {
+					body = []byte("{}")
+				}
+				r := e.raw(t, tc.method, tc.path, body, headers...)
+				var s metav1.Status
+				if err := json.Unmarshal(r.body, &s); err != nil {
+					t.Fatalf("%d %q: %v", r.code, r.body, err)
+				}
+				if r.code != tc.code || s.Message != tc.message {
+					t.Errorf("got %d %q, want %d %q", r.code, s.Message, tc.code, tc.message)
+				}
+			})
+		}
+		// A wildcard and the default pass.
+		for _, accept := range []string{"*/*;q=0.1", "", "text/html, application/json"} {
+			if r := e.raw(t, "GET", "/api/v1/namespaces/"+ns+"/configmaps/cm", nil, "Accept", accept); r.code != http.StatusOK {
+				t.Errorf("Accept %q: got %d %s", accept, r.code, r.body)
+			}
+		}
+	})
+}

@@ -157,6 +157,13 @@ func (m *Manager) serveAPI(w http.ResponseWriter, r *http.Request) {
 		m.writeAggregated(w, r, n, s.aggAPI)
 		return
 	}
+	// Legacy /api is a go-restful route upstream (aggregated discovery
+	// is answered before it).
+	if !responsewriters.RestfulAccepts(r.Header.Get("Accept"), restfulProduces) {
+		st := responsewriters.ErrorToStatus(responsewriters.RestfulNotAcceptable(restfulProduces))
+		responsewriters.WriteStatus(w, st)
+		return
+	}
 	n, ok := negotiate(r.Header.Get("Accept"), legacyOnly)
 	if !ok {
 		notAcceptable(w)
@@ -277,6 +284,9 @@ func (m *Manager) internalError(w http.ResponseWriter, r *http.Request, err erro
 func notFound(w http.ResponseWriter) {
 	http.Error(w, "404 page not found", http.StatusNotFound)
 }
+
+// restfulProduces is what upstream's go-restful route of /api produces.
+var restfulProduces = []string{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"}
 
 func notAcceptable(w http.ResponseWriter) {
 	responsewriters.WriteStatus(w, &metav1.Status{

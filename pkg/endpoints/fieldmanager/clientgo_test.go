@@ -273,8 +273,10 @@ func TestServerSideApply(t *testing.T) {
 				http.StatusUnprocessableEntity, `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch`},
 			{"force on a merge patch", types.MergePatchType, `{}`, []string{"force", "true", "fieldManager", "m"},
 				http.StatusUnprocessableEntity, `PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`},
+			// go-restful's route refuses it (CBOR is gated off): what
+			// kube-apiserver v1.37.2 answers.
 			{"apply as CBOR", types.ApplyCBORPatchType, `{}`, []string{"fieldManager", "m"},
-				http.StatusUnsupportedMediaType, "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"},
+				http.StatusUnsupportedMediaType, "415: Unsupported Media Type"},
 			{"apply of another kind", types.ApplyPatchType, `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"refused"}}`, []string{"fieldManager", "m"},
 				http.StatusBadRequest, "invalid object type: /v1, Kind=Secret"},
 			{"apply of another version", types.ApplyPatchType, `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"refused"}}`, []string{"fieldManager", "m"},

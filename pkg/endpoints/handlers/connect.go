@@ -20,6 +20,15 @@ func ConnectResource(c rest.Connecter, s *RequestScope) http.Handler {
 			s.err(errEmptyName, w, req)
 			return
 		}
+		if _, ok := c.(rest.StorageMetadata); ok {
+			// pods/log, a get route upstream: its handler negotiates the
+			// output first (kube-apiserver v1.37.2 answers a bare
+			// "Accept: text/plain" with 406).
+			if _, err := s.negotiate(req); err != nil {
+				s.err(err, w, req)
+				return
+			}
+		}
 		fail := func(w http.ResponseWriter, req *http.Request, err error) { s.err(err, w, req) }
 		h, err := c.Connect(ctx, info.Name, req.WithContext(ctx), fail)
 		if err != nil {

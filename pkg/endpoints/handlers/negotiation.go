@@ -54,6 +54,12 @@ func mediaTypesFor(ns runtime.NegotiatedSerializer) (mediaTypes, streamMediaType
 	return mediaTypes, streamMediaTypes
 }
 
+// MediaTypesFor lists the media types (and the watch stream media types)
+// ns serves, in its order, as the 406 and 415 messages name them.
+func MediaTypesFor(ns runtime.NegotiatedSerializer) (mediaTypes, streamMediaTypes []string) {
+	return mediaTypesFor(ns)
+}
+
 // acceptClause is one media range of an Accept header.
 type acceptClause struct {
 	typ, subType string

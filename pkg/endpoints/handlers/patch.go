@@ -98,6 +98,12 @@ func (s *RequestScope) servedPatchTypes(patchTypes []string) []string {
 // that prunes them (UnknownFieldPruner): they are dropped before the
 // merge, and reported per fieldValidation. The patched object of the
 // other patch types is pruned so too.
+// ServedPatchTypes are the patch content types PatchResource(r, s,
+// patchTypes) takes.
+func (s *RequestScope) ServedPatchTypes(patchTypes []string) []string {
+	return s.servedPatchTypes(patchTypes)
+}
+
 func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Handler {
 	patchTypes = s.servedPatchTypes(patchTypes)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {

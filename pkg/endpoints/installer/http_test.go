@@ -149,7 +149,9 @@ func TestNegotiation(t *testing.T) {
 		{"yaml", item, "application/yaml", 200, "application/yaml", "kind: ConfigMap"},
 		{"protobuf", item, "application/vnd.kubernetes.protobuf", 200, "application/vnd.kubernetes.protobuf", "k8s\x00"},
 		{"q order", item, "application/json;q=0.5, application/yaml", 200, "application/yaml", "kind: ConfigMap"},
-		{"unsupported", item, "text/html", 406, "application/json", notAcceptable},
+		// A type the route does not produce: go-restful's 406, before the
+		// handler's negotiation (kube-apiserver v1.37.2's answer).
+		{"unsupported", item, "text/html", 406, "application/json", `"message": "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf"`},
 		{"table", item, "application/json;as=Table;v=v1;g=meta.k8s.io", 200, "application/json", `"kind":"Table","apiVersion":"meta.k8s.io/v1"`},
 		{"table v1beta1", list, "application/json;as=Table;v=v1beta1;g=meta.k8s.io", 200, "application/json", `"apiVersion":"meta.k8s.io/v1beta1"`},
 		{"table kubectl", list, "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json", 200, "application/json", `"columnDefinitions":[{"name":"Name"`},
@@ -321,8 +323,10 @@ func TestWriteErrors(t *testing.T) {
 		{"merge patch renames", "PATCH", item, "application/merge-patch+json", `{"metadata":{"name":"other"}}`, 400, metav1.StatusReasonBadRequest,
 			"the name of the object (other) does not match the name on the URL (a)"},
 		{"patch missing", "PATCH", coll + "/missing", "application/merge-patch+json", `{}`, 404, metav1.StatusReasonNotFound, `configmaps "missing" not found`},
+		// The route consumes the patch types served (no apply without a
+		// field manager): go-restful's 415, as kube-apiserver's routes.
 		{"apply not served", "PATCH", item + "?fieldManager=x", "application/apply-patch+yaml", `{}`, 415, metav1.StatusReasonUnsupportedMediaType,
-			"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json"},
+			"415: Unsupported Media Type"},
 		{"smp strict", "PATCH", item + "?fieldValidation=Strict", "application/strategic-merge-patch+json", `{"spec":{"a":1}}`, 422, metav1.StatusReasonInvalid, `unknown field "spec"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -437,7 +441,10 @@ func TestPatchTypes(t *testing.T) {
 			"configmaps/status": &statusStore{cms},
 		},
 		PatchTypes: []string{"application/merge-patch+json", "application/json-patch+json"},
-		Logger:     slog.New(slog.DiscardHandler),
+		// Custom resources' patch types, served as custom resources are
+		// (the handler's own 415 names the types).
+		PlainRoutes: true,
+		Logger:      slog.New(slog.DiscardHandler),
 	}
 	h, _, err := g.Build()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,6 +78,10 @@ type APIGroupVersion struct {
 	// built-in resources. Custom resources have upstream's discovery
 	// controller's order.
 	DiscoveryOrder func([]metav1.APIResource) []metav1.APIResource
+	// PlainRoutes: the routes are not go-restful's (custom resources,
+	// which upstream's crdHandler serves), so they make none of its
+	// route-level Content-Type and Accept checks (see restful.go).
+	PlainRoutes bool
 
 	Logger *slog.Logger
 }
@@ -129,6 +134,9 @@ func (g *APIGroupVersion) Build() (http.Handler, []metav1.APIResource, error) {
 		serializer: g.Serializer,
 		logger:     g.Logger,
 		routes:     make(map[string]*routes, len(paths)),
+	}
+	if !g.PlainRoutes {
+		h.rootProduces, _ = handlers.MediaTypesFor(g.Serializer)
 	}
 	resources := make([]metav1.APIResource, 0, len(paths))
 	for _, p := range paths {
@@ -355,6 +363,10 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		}
 	}
 
+	if !g.PlainRoutes {
+		g.restfulRoutes(r, storage, scope)
+	}
+
 	res := metav1.APIResource{
 		Name:       path,
 		Namespaced: namespaced,
@@ -437,4 +449,34 @@ func (g *APIGroupVersion) kindOf(storage rest.Storage) (schema.GroupVersionKind,
 		}
 	}
 	return schema.GroupVersionKind{}, fmt.Errorf("unable to locate fully qualified kind for %T: found %v when registering for %v", obj, kinds, g.GroupVersion)
+}
+
+// restfulRoutes gives r's handlers the route-level checks of upstream's
+// go-restful routes (see restful.go), with the Consumes and Produces
+// upstream's installer gives each verb's route.
+func (g *APIGroupVersion) restfulRoutes(r *routes, storage rest.Storage, scope *handlers.RequestScope) {
+	mediaTypes, streamMediaTypes := handlers.MediaTypesFor(g.Serializer)
+	allMediaTypes := slices.Concat(mediaTypes, streamMediaTypes)
+	produces := func(method string, types []string) []string {
+		if m, ok := storage.(rest.StorageMetadata); ok {
+			return slices.Concat(m.ProducesMIMETypes(method), types)
+		}
+		return types
+	}
+	ns := g.Serializer
+	r.list = restfulRoute(r.list, ns, nil, produces(http.MethodGet, allMediaTypes))
+	r.watchList = restfulRoute(r.watchList, ns, nil, allMediaTypes)
+	r.watch = restfulRoute(r.watch, ns, nil, allMediaTypes)
+	r.get = restfulRoute(r.get, ns, nil, produces(http.MethodGet, mediaTypes))
+	r.create = restfulRoute(r.create, ns, nil, produces(http.MethodPost, mediaTypes))
+	r.update = restfulRoute(r.update, ns, nil, produces(http.MethodPut, mediaTypes))
+	r.patch = restfulRoute(r.patch, ns, scope.ServedPatchTypes(g.PatchTypes), produces(http.MethodPatch, mediaTypes))
+	r.delete = restfulRoute(r.delete, ns, nil, produces(http.MethodDelete, mediaTypes))
+	r.deleteCollection = restfulRoute(r.deleteCollection, ns, nil, produces(http.MethodDelete, mediaTypes))
+	// Connect routes consume and produce anything; pods/log, which kapi
+	// serves as a connect subresource, is a get route upstream (its
+	// storage says what it produces).
+	if _, ok := storage.(rest.StorageMetadata); ok {
+		r.connect = restfulRoute(r.connect, ns, nil, produces(http.MethodGet, mediaTypes))
+	}
 }

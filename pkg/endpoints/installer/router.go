@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
 // routes are the handlers of one (sub)resource path; nil means the verb is
@@ -40,6 +41,9 @@ type groupHandler struct {
 	logger     *slog.Logger
 	routes     map[string]*routes // "configmaps", "configmaps/status"
 	discovery  *metav1.APIResourceList
+	// rootProduces is what the root's GET produces, as go-restful checks
+	// it (nil: no check, for PlainRoutes).
+	rootProduces []string
 }
 
 func (h *groupHandler) fail(w http.ResponseWriter, req *http.Request, err error) {
@@ -73,6 +77,10 @@ func (h *groupHandler) serveRoot(w http.ResponseWriter, req *http.Request) {
 	}
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		h.fail(w, req, handlers.NewMethodNotAllowed())
+		return
+	}
+	if h.rootProduces != nil && !responsewriters.RestfulAccepts(req.Header.Get("Accept"), h.rootProduces) {
+		h.fail(w, req, responsewriters.RestfulNotAcceptable(h.rootProduces))
 		return
 	}
 	// The encoder sets the object's kind and apiVersion while it encodes,
