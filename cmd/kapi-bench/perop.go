@@ -27,7 +27,8 @@ import (
 // row it records the CPU time (utime+stime from /proc) of the server, of
 // the etcd process (-etcd-pid), and of kapi-bench itself, and the requests
 // etcd served (its /metrics: Range and Txn calls, gRPC bytes in and out),
-// and prints them per operation.
+// and prints them per operation. With -server-profile, each row is then
+// run again for -server-profile-seconds under each server's CPU profile.
 func perOp(ctx context.Context, o options, targets []*target) error {
 	type live struct {
 		t    *target
@@ -131,6 +132,29 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 				s.rate += rate
 				fmt.Fprintf(os.Stderr, "round %d %s: %.0f/s, server %.0f µs/op, etcd %.0f µs/op, bench %.0f µs/op, Range %.2f/op, Txn %.2f/op (load %s)\n",
 					round, key, rate, us(s1-s0)/n, us(e1-e0)/n, us(c1-c0)/n, (m1["range"]-m0["range"])/n, (m1["txn"]-m0["txn"])/n, loadAvg())
+			}
+		}
+	}
+	// -server-profile: each server's CPU profile of each row, run again
+	// (not counted above) for the profile's length.
+	if o.serverProfile != "" {
+		for _, l := range ls {
+			for _, row := range []string{"get", "update"} {
+				fn := func(i int) error {
+					_, err := l.res.Get(ctx, l.objs[i].GetName(), metav1.GetOptions{})
+					return err
+				}
+				if row == "update" {
+					fn = func(i int) error { return update(ctx, l.res, l.objs, i, "") }
+				}
+				wait := l.p.serverProfile(ctx, o.serverProfile, l.t.name, row, o.profileSeconds)
+				end := time.Now().Add(time.Duration(o.profileSeconds) * time.Second)
+				for time.Now().Before(end) {
+					if _, err := parallel(o.objects, o.conc, fn); err != nil {
+						return fmt.Errorf("%s %s (profile): %w", l.t.name, row, err)
+					}
+				}
+				wait()
 			}
 		}
 	}
