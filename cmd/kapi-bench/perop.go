@@ -22,7 +22,7 @@ import (
 // perOp (-per-op ROUNDS) measures where the CPU of the get and update rows
 // goes instead of the usual rows: every target runs at once on its own
 // data (the -objects custom resources created once), and in each round
-// every target runs the get row then the update row, one target after the
+// every target runs the rows of perOpRows, one target after the
 // other (so a change in the machine's load weighs on each alike). For each
 // row it records the CPU time (utime+stime from /proc) of the server, of
 // the etcd process (-etcd-pid), and of kapi-bench itself, and the requests
@@ -86,14 +86,8 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 	var order []string
 	for round := range o.perOp {
 		for _, l := range ls {
-			for _, row := range []string{"get", "update"} {
-				fn := func(i int) error {
-					_, err := l.res.Get(ctx, l.objs[i].GetName(), metav1.GetOptions{})
-					return err
-				}
-				if row == "update" {
-					fn = func(i int) error { return update(ctx, l.res, l.objs, i, "") }
-				}
+			for _, row := range perOpRows {
+				fn := perOpRow(ctx, row, l.res, l.objs)
 				m0, err := etcdCounters(ctx, o.etcd)
 				if err != nil {
 					return err
@@ -139,14 +133,8 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 	// (not counted above) for the profile's length.
 	if o.serverProfile != "" {
 		for _, l := range ls {
-			for _, row := range []string{"get", "update"} {
-				fn := func(i int) error {
-					_, err := l.res.Get(ctx, l.objs[i].GetName(), metav1.GetOptions{})
-					return err
-				}
-				if row == "update" {
-					fn = func(i int) error { return update(ctx, l.res, l.objs, i, "") }
-				}
+			for _, row := range perOpRows {
+				fn := perOpRow(ctx, row, l.res, l.objs)
 				wait := l.p.serverProfile(ctx, o.serverProfile, l.t.name, row, o.profileSeconds)
 				end := time.Now().Add(time.Duration(o.profileSeconds) * time.Second)
 				for time.Now().Before(end) {
@@ -168,6 +156,30 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 			us(s.server)/n, us(s.etcd)/n, us(s.self)/n, us(s.server+s.etcd+s.self)/n, s.ranges/n, s.txns/n, s.watchIn/n, s.watchOut/n, s.rxB/n, s.txB/n)
 	}
 	return nil
+}
+
+// perOpRows are the rows of -per-op: "get" is the get row (a consistent
+// get, resourceVersion unset), "get-rv0" the same with resourceVersion
+// "0" (served from the watch cache without reading etcd's revision, by
+// kapi and the reference alike: the difference is what a consistent get's
+// freshness costs), "update" the update row.
+var perOpRows = []string{"get", "get-rv0", "update"}
+
+func perOpRow(ctx context.Context, row string, res dynamic.ResourceInterface, objs []*unstructured.Unstructured) func(i int) error {
+	switch row {
+	case "get-rv0":
+		return func(i int) error {
+			_, err := res.Get(ctx, objs[i].GetName(), metav1.GetOptions{ResourceVersion: "0"})
+			return err
+		}
+	case "update":
+		return func(i int) error { return update(ctx, res, objs, i, "") }
+	default:
+		return func(i int) error {
+			_, err := res.Get(ctx, objs[i].GetName(), metav1.GetOptions{})
+			return err
+		}
+	}
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
