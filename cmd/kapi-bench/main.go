@@ -23,7 +23,11 @@
 //
 // Diagnostics (stderr, not rows): -server-profile saves each server's CPU
 // profile during each watch row; -etcd-floor measures etcd's own latency
-// from a write to its watch event, the floor under the watch rows on -etcd.
+// from a write to its watch event, the floor under the watch rows on -etcd;
+// -per-op ROUNDS (with -etcd and -etcd-pid) replaces the rows by the get
+// and update rows run ROUNDS times on every target and prints where their
+// CPU goes per operation (each server, etcd, kapi-bench) and the etcd
+// requests each costs (see perop.go).
 //
 // It talks only to the servers it started, on 127.0.0.1, and to -etcd,
 // which must be a loopback address.
@@ -63,6 +67,9 @@ type options struct {
 	profileSeconds int
 	// etcdFloor: -etcd-floor.
 	etcdFloor int
+	// perOp, etcdPID: -per-op, -etcd-pid.
+	perOp   int
+	etcdPID int
 }
 
 func main() {
@@ -82,6 +89,8 @@ func main() {
 	flag.StringVar(&o.serverProfile, "server-profile", "", "a directory: save each server's CPU profile (/debug/pprof/profile) taken during each watch row there")
 	flag.IntVar(&o.profileSeconds, "server-profile-seconds", 3, "length of the -server-profile profiles, from the first update of the row")
 	flag.IntVar(&o.etcdFloor, "etcd-floor", 0, "rounds of etcd's own write → watch latency (the floor under the watch rows on -etcd; see etcdfloor.go) measured first, on stderr")
+	flag.IntVar(&o.perOp, "per-op", 0, "rounds: instead of the rows, run the get and update rows this many times on every target (all running at once) and print the CPU per operation of each server, of etcd (-etcd-pid) and of kapi-bench, and etcd's requests per operation (needs -etcd)")
+	flag.IntVar(&o.etcdPID, "etcd-pid", 0, "the -etcd process's id, for its CPU time in -per-op")
 	cpuProfile := flag.String("cpuprofile", "", "a file: write the benchmark client's own CPU profile there (the servers' are at their /debug/pprof/)")
 	targets := flag.String("targets", "", "comma-separated targets to measure, of "+strings.Join(targetNames, ",")+" (default: all that can run)")
 	flag.Parse()
@@ -146,6 +155,9 @@ func (o options) validate() error {
 			return fmt.Errorf("-targets: unknown target %q (known: %s)", t, strings.Join(targetNames, ","))
 		}
 	}
+	if o.perOp > 0 && o.etcd == "" {
+		return errors.New("-per-op needs -etcd: it reads etcd's request counters")
+	}
 	if o.reference != "" && o.etcd == "" {
 		return errors.New("-reference needs -etcd: the reference runs on the same etcd as kapi")
 	}
@@ -194,6 +206,9 @@ func run(ctx context.Context, o options) error {
 		if err := etcdFloor(ctx, o.etcd, o.etcdFloor, o.watchEvents); err != nil {
 			return err
 		}
+	}
+	if o.perOp > 0 {
+		return perOp(ctx, o, targets)
 	}
 	results := make([]*result, len(targets))
 	for i, t := range targets {

@@ -231,7 +231,13 @@ func (p *proc) rss() int64 {
 
 // cpu is the process's user+system CPU time so far.
 func (p *proc) cpu() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	return statCPU(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+}
+
+// statCPU is the user+system CPU time in a /proc/PID/stat file (0 if it
+// cannot be read).
+func statCPU(path string) time.Duration {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
