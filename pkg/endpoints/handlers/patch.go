@@ -112,14 +112,16 @@ func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Ha
 			s.err(err, w, req)
 			return
 		}
-		if info.Name == "" {
-			s.err(errEmptyName, w, req)
-			return
-		}
+		// The Content-Type first, then the name, as upstream's
+		// PatchResource.
 		ct, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
 		ct = strings.TrimSpace(ct)
 		if !contains(patchTypes, ct) {
 			s.err(newUnsupportedMediaType(patchTypes), w, req)
+			return
+		}
+		if info.Name == "" {
+			s.err(errEmptyName, w, req)
 			return
 		}
 		patchType := types.PatchType(ct)

@@ -138,6 +138,7 @@ func (g *APIGroupVersion) Build() (http.Handler, []metav1.APIResource, error) {
 	if !g.PlainRoutes {
 		h.rootProduces, _ = handlers.MediaTypesFor(g.Serializer)
 	}
+	h.plain = g.PlainRoutes
 	resources := make([]metav1.APIResource, 0, len(paths))
 	for _, p := range paths {
 		r, res, err := g.register(p, g.Storage[p])

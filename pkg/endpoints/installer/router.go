@@ -44,6 +44,9 @@ type groupHandler struct {
 	// rootProduces is what the root's GET produces, as go-restful checks
 	// it (nil: no check, for PlainRoutes).
 	rootProduces []string
+	// plain: custom resources' routes (APIGroupVersion.PlainRoutes),
+	// picked as upstream's crdHandler picks them (crRoute).
+	plain bool
 }
 
 func (h *groupHandler) fail(w http.ResponseWriter, req *http.Request, err error) {
@@ -94,6 +97,9 @@ func (h *groupHandler) serveRoot(w http.ResponseWriter, req *http.Request) {
 // /namespaces/{ns}/, extra path segments), 405 for a verb the path does
 // not serve.
 func (h *groupHandler) route(info *request.RequestInfo, method string) (http.Handler, error) {
+	if h.plain {
+		return h.crRoute(info)
+	}
 	key := info.Resource
 	if info.Subresource != "" {
 		key += "/" + info.Subresource
@@ -150,6 +156,84 @@ func (h *groupHandler) route(info *request.RequestInfo, method string) (http.Han
 		return nil, handlers.NewMethodNotAllowed()
 	}
 	return orNotAllowed(r.itemHandler(info.Verb, false))
+}
+
+// plainNotFound is the end of kube-apiserver's handler chain: what
+// upstream's crdHandler delegates to for a path no custom resource serves.
+var plainNotFound = http.HandlerFunc(http.NotFound)
+
+// crRoute picks the handler of a custom resource request as upstream's
+// crdHandler does (apiextensions-apiserver v0.37.2
+// customresource_handler.go ServeHTTP, serveResource, serveStatus,
+// serveScale): a resource it does not serve, a namespaced resource
+// outside a namespace (but to list or watch) and a cluster-scoped one in
+// one fall through to the chain's "404 page not found"; a subresource the
+// version does not have is the object's NotFound; then the request's verb
+// (not its method) picks the handler: a POST on an object's path is a
+// create, a PUT on the collection an update (400, no name), and a verb a
+// path does not serve is MethodNotSupported ("delete is not supported on
+// resources of kind ...").
+func (h *groupHandler) crRoute(info *request.RequestInfo) (http.Handler, error) {
+	// The scale subresource is built into a handler of its own, which
+	// holds the subresource's routes only.
+	r := h.routes[info.Resource]
+	if r == nil && info.Subresource != "" {
+		r = h.routes[info.Resource+"/"+info.Subresource]
+	}
+	if r == nil {
+		return plainNotFound, nil
+	}
+	if namespaced := info.Namespace != ""; !r.namespaced && namespaced ||
+		r.namespaced && !namespaced && info.Verb != "list" && info.Verb != "watch" {
+		return plainNotFound, nil
+	}
+	gr := schema.GroupResource{Group: h.gv.Group, Resource: info.Resource}
+	if info.Subresource != "" {
+		r = h.routes[info.Resource+"/"+info.Subresource]
+		if r == nil || info.Subresource != "status" && info.Subresource != "scale" {
+			return nil, apierrors.NewNotFound(gr, info.Name)
+		}
+		var sh http.Handler
+		switch info.Verb {
+		case "get":
+			sh = r.get
+		case "update":
+			sh = r.update
+		case "patch":
+			sh = r.patch
+		}
+		if sh == nil {
+			return nil, apierrors.NewMethodNotSupported(gr, info.Verb)
+		}
+		return sh, nil
+	}
+	var rh http.Handler
+	switch info.Verb {
+	case "get":
+		rh = r.get
+	case "list":
+		rh = r.list
+	case "watch":
+		if info.Name != "" {
+			rh = r.watch
+		} else {
+			rh = r.watchList
+		}
+	case "create":
+		rh = r.create
+	case "update":
+		rh = r.update
+	case "patch":
+		rh = r.patch
+	case "delete":
+		rh = r.delete
+	case "deletecollection":
+		rh = r.deleteCollection
+	}
+	if rh == nil {
+		return nil, apierrors.NewMethodNotSupported(gr, info.Verb)
+	}
+	return rh, nil
 }
 
 func (r *routes) itemHandler(verb string, subresource bool) http.Handler {
