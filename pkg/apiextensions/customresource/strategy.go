@@ -8,6 +8,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metavalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -120,10 +121,25 @@ func (s Strategy) validateWithRules(u, old *unstructured.Unstructured) field.Err
 	if s.cel == nil {
 		return errs
 	}
-	if blocksRules(errs) {
+	if blocksRules(errs) || s.metadataBlocksRules(u, old) {
 		return append(errs, field.Invalid(nil, nil, rulesNotChecked))
 	}
 	return append(errs, s.cel.Validate(u.Object, oldObj)...)
+}
+
+// metadataBlocksRules tells whether u's metadata has an error that keeps
+// the CEL rules from running: upstream validates a custom resource's
+// metadata in its strategy, before the rules (customResourceValidator), so
+// a missing name ("name or generateName is required", Required) blocks
+// them as a schema error does. kapi's store reports the metadata errors
+// itself (generic.Store); they are only looked at here.
+func (s Strategy) metadataBlocksRules(u, old *unstructured.Unstructured) bool {
+	path := field.NewPath("metadata")
+	if old != nil {
+		// An update's: upstream's validateObjectMetaUpdateDeclaratively.
+		return blocksRules(metavalidation.ValidateObjectMetaAccessorUpdate(u, old, path))
+	}
+	return blocksRules(metavalidation.ValidateObjectMetaAccessor(u, s.namespaced, metavalidation.NameIsDNSSubdomain, path))
 }
 
 // validateStatusWithRules validates a /status write as upstream's status
@@ -153,7 +169,7 @@ func (s Strategy) validateStatusWithRules(u, old *unstructured.Unstructured) fie
 	if s.cel == nil {
 		return errs
 	}
-	if blocksRules(errs) {
+	if blocksRules(errs) || s.metadataBlocksRules(u, old) {
 		return append(errs, field.Invalid(nil, nil, rulesNotChecked))
 	}
 	return append(errs, s.cel.Validate(u.Object, old.Object)...)
