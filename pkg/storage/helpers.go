@@ -122,19 +122,21 @@ func SetListResourceVersion(list runtime.Object, rv uint64, cont string, remaini
 // a fresh resourceVersion.
 const DeadlineBookmarkLead = 2 * time.Second
 
-// BookmarkBeforeDeadline returns a channel that fires DeadlineBookmarkLead
-// before ctx's deadline, and a function releasing its timer. The channel is
-// nil (never fires) when bookmarks are not wanted, ctx has no deadline, or
-// the deadline is too close.
-func BookmarkBeforeDeadline(ctx context.Context, wanted bool) (<-chan time.Time, func()) {
+// BookmarkBeforeDeadline calls queue on a timer's goroutine
+// DeadlineBookmarkLead before ctx's deadline, and returns what cancels it.
+// Nothing is called when bookmarks are not wanted, ctx has no deadline, or
+// the deadline is too close. queue puts the bookmark behind the events
+// the watch has queued, so that the watch's delivery can wait on its
+// queue alone.
+func BookmarkBeforeDeadline(ctx context.Context, wanted bool, queue func()) (stop func()) {
 	deadline, ok := ctx.Deadline()
 	if !wanted || !ok {
-		return nil, func() {}
+		return func() {}
 	}
 	d := time.Until(deadline) - DeadlineBookmarkLead
 	if d <= 0 {
-		return nil, func() {}
+		return func() {}
 	}
-	t := time.NewTimer(d)
-	return t.C, func() { t.Stop() }
+	t := time.AfterFunc(d, queue)
+	return func() { t.Stop() }
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,10 +25,34 @@ type sharedObject struct {
 // the history, decodes again). Only one Store's decodings are kept (the
 // first to ask): another Store reading the same keys (another served
 // version of a custom resource) decodes per watcher, as before.
+//
+// The state is an immutable view, replaced (under mu) when it changes, so
+// that the watchers of an event, every one of which asks for the same
+// objects, find them without a lock: with many watchers woken together a
+// lock was contended once per event and watcher. Only a reader that finds
+// the view lacking takes mu.
 type decodedEvent struct {
-	mu        sync.Mutex
+	mu   sync.Mutex // serializes the replacements of view
+	view atomic.Pointer[decodedView]
+}
+
+// decodedView is a decodedEvent's state: the Store whose decodings are
+// kept (nil until the first asks; it never changes once set) and the
+// objects, weakly.
+type decodedView struct {
 	store     *Store
 	cur, prev weak.Pointer[sharedObject]
+}
+
+// ownedView returns, under d.mu, a copy of d's view to change and publish
+// (d.view.Store), or false if another Store than s owns the event's
+// decodings.
+func (d *decodedEvent) ownedView(s *Store) (decodedView, bool) {
+	v := d.view.Load()
+	if v == nil {
+		return decodedView{store: s}, true
+	}
+	return *v, v.store == s
 }
 
 // sharedObjects returns the event's new object (puts) and previous object
@@ -36,13 +61,31 @@ type decodedEvent struct {
 // they do not decode (the caller decodes its own, which reports the error).
 func (s *Store) sharedObjects(ev *event, wantPrev bool) (cur, prev *sharedObject, ok bool) {
 	d := &ev.decoded
+	if v := d.view.Load(); v != nil {
+		if v.store != s {
+			return nil, nil, false
+		}
+		found := true
+		if ev.kind == eventPut {
+			cur = v.cur.Value()
+			found = cur != nil
+		}
+		if found && wantPrev && ev.prev != nil {
+			prev = v.prev.Value()
+			found = prev != nil
+		}
+		if found {
+			return cur, prev, true
+		}
+		cur, prev = nil, nil
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.store == nil {
-		d.store = s
-	} else if d.store != s {
+	v, owned := d.ownedView(s)
+	if !owned {
 		return nil, nil, false
 	}
+	defer func() { d.view.Store(&v) }()
 	get := func(p *weak.Pointer[sharedObject], val *blob) *sharedObject {
 		if so := p.Value(); so != nil {
 			return so
@@ -56,12 +99,12 @@ func (s *Store) sharedObjects(ev *event, wantPrev bool) (cur, prev *sharedObject
 		return so
 	}
 	if ev.kind == eventPut {
-		if cur = get(&d.cur, ev.value); cur == nil {
+		if cur = get(&v.cur, ev.value); cur == nil {
 			return nil, nil, false
 		}
 	}
 	if wantPrev && ev.prev != nil {
-		if prev = get(&d.prev, ev.prev); prev == nil {
+		if prev = get(&v.prev, ev.prev); prev == nil {
 			return nil, nil, false
 		}
 	}
@@ -79,29 +122,24 @@ func (s *Store) seed(ev *event, obj runtime.Object) {
 	d := &ev.decoded
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.store == nil {
-		d.store = s
-	} else if d.store != s {
-		return
-	}
-	if d.cur.Value() != nil {
+	v, owned := d.ownedView(s)
+	if !owned || v.cur.Value() != nil {
 		return
 	}
 	so := &sharedObject{obj: obj, wrapped: cacheable.New(obj)}
-	d.cur = weak.Make(so)
+	v.cur = weak.Make(so)
+	d.view.Store(&v)
 }
 
 // seededCopy returns a copy of the event's new object if s seeded or
 // decoded it and it is still held, for a watcher that takes private
 // objects; nil otherwise (the watcher decodes).
 func (s *Store) seededCopy(ev *event) runtime.Object {
-	d := &ev.decoded
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.store != s {
+	v := ev.decoded.view.Load()
+	if v == nil || v.store != s {
 		return nil
 	}
-	if so := d.cur.Value(); so != nil {
+	if so := v.cur.Value(); so != nil {
 		return so.obj.DeepCopyObject()
 	}
 	return nil

@@ -65,8 +65,16 @@ func (w *watcher) overflow() { w.end() }
 // started, it never will be, and the watch is released here (its result
 // channel closes, the backend no longer waits for it; the end registered
 // on its context stays until that context ends, a no-op then).
+//
+// A delivery waiting for its next event waits on its queue's token alone
+// (see serve): done is closed first, then a token is left, so the wait
+// ends and the delivery, which looks at done before every event and
+// every wait, returns.
 func (w *watcher) end() {
-	w.stopOnce.Do(func() { close(w.done) })
+	w.stopOnce.Do(func() {
+		close(w.done)
+		w.in.signal()
+	})
 	w.startOnce.Do(func() {
 		close(w.result)
 		w.s.b.wg.Done()
@@ -257,9 +265,16 @@ func (w *watcher) serve(ctx context.Context, initial []kv, endBookmark bool, bac
 	// cache signals after its interval).
 	watchinit.Initialized(ctx)
 	// A watch with a deadline that wants bookmarks gets one 2 s before the
-	// deadline, as kube's watch cache sends it.
-	beforeDeadline, stopTimer := storage.BookmarkBeforeDeadline(ctx, w.progress)
-	defer stopTimer()
+	// deadline, as kube's watch cache sends it: queued by the timer's
+	// goroutine behind the events already queued (a busy watcher skips
+	// it, as it skips periodic bookmarks).
+	defer storage.BookmarkBeforeDeadline(ctx, w.progress, func() { w.s.b.sendBookmarkTo(w) })()
+	// The wait for the next event is a receive on the queue's token alone,
+	// not a select that also watches done and the deadline's timer: with
+	// many watchers it is paid per event and watcher, and a select locks
+	// and queues on every channel it watches. The end of the watch leaves
+	// a token after closing done (end), and done is looked at before every
+	// event and every wait, so no end is missed.
 	for {
 		select {
 		case <-w.done:
@@ -275,13 +290,7 @@ func (w *watcher) serve(ctx context.Context, initial []kv, endBookmark bool, bac
 		if idle != nil && !idle() {
 			return
 		}
-		select {
-		case <-w.in.ready:
-		case <-beforeDeadline:
-			w.s.b.sendBookmarkTo(w)
-		case <-w.done:
-			return
-		}
+		<-w.in.ready
 	}
 }
 
