@@ -124,3 +124,85 @@ func compareEstimate(got map[string]ruleEstimate, path string, cost, msgCost, sc
 	}
 	return out
 }
+
+// TestUpstreamRuntimeCosts evaluates the root rules of the golden entries
+// that have objects and checks that the actual cost of each evaluation
+// and its result (or error: the per-call limit stops it at the same
+// point) are upstream's.
+func TestUpstreamRuntimeCosts(t *testing.T) {
+	data, err := os.ReadFile("testdata/upstream/costs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Entries []struct {
+			Name    string                           `json:"name"`
+			Schema  *apiextensionsv1.JSONSchemaProps `json:"schema"`
+			Objects []map[string]any                 `json:"objects"`
+			Evals   []struct {
+				Object, Rule int
+				Cost         uint64
+				Result       string
+			} `json:"evals"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	evals := 0
+	for _, e := range g.Entries {
+		if len(e.Evals) == 0 {
+			continue
+		}
+		v, _, _ := compileSchema(e.Schema, field.NewPath("spec", "validation", "openAPIV3Schema"))
+		if v == nil || len(v.root.rules) != len(e.Schema.XValidations) {
+			t.Fatalf("%s: rules not compiled", e.Name)
+		}
+		for _, want := range e.Evals {
+			evals++
+			r := v.root.rules[want.Rule]
+			self := valueOf(v.root.decl, integers(e.Objects[want.Object]))
+			out, det, err := r.prog.Eval(map[string]any{"self": self})
+			var c uint64
+			if det != nil && det.ActualCost() != nil {
+				c = *det.ActualCost()
+			}
+			got := ""
+			if err != nil {
+				got = "error: " + err.Error()
+			} else {
+				got = fmt.Sprint(out.Value())
+			}
+			if c != want.Cost || got != want.Result {
+				t.Errorf("%s: rule %q on object %d: cost %d, %s; upstream %d, %s", e.Name, r.rule, want.Object, c, got, want.Cost, want.Result)
+			}
+		}
+	}
+	if evals < 50 {
+		t.Fatalf("only %d evaluations in the golden data", evals)
+	}
+}
+
+// integers converts integral JSON numbers to int64, as kapi's decoder
+// gives them.
+func integers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = integers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = integers(e)
+		}
+		return out
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x)
+		}
+	}
+	return v
+}
