@@ -91,7 +91,9 @@ func EnvOptions() []cel.EnvOption {
 		cel.EagerlyValidateDeclarations(true),
 		cel.DefaultUTCTimeZone(true),
 		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
+		// The optional library of upstream's cel-go (v0.29, whose latest
+		// version is 2): no hasValue(v) and later additions.
+		cel.OptionalTypes(cel.OptionalTypesVersion(2)),
 		cel.ASTValidators(
 			cel.ValidateDurationLiterals(),
 			cel.ValidateTimestampLiterals(),

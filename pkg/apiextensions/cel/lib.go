@@ -34,13 +34,13 @@ var (
 func (k8sLib) CompileOptions() []cel.EnvOption {
 	var isSorted, minO, maxO, sum []cel.FunctionOpt
 	for _, t := range comparableTypes {
-		n := t.String()
+		n := overloadTypeName(t)
 		isSorted = append(isSorted, cel.MemberOverload("list_"+n+"_is_sorted_bool", []*cel.Type{cel.ListType(t)}, cel.BoolType, cel.UnaryBinding(listIsSorted)))
 		minO = append(minO, cel.MemberOverload("list_"+n+"_min_"+n, []*cel.Type{cel.ListType(t)}, t, cel.UnaryBinding(listExtreme(-1))))
 		maxO = append(maxO, cel.MemberOverload("list_"+n+"_max_"+n, []*cel.Type{cel.ListType(t)}, t, cel.UnaryBinding(listExtreme(1))))
 	}
 	for _, t := range summableTypes {
-		n := t.String()
+		n := overloadTypeName(t)
 		zero := zeroOf(t)
 		sum = append(sum, cel.MemberOverload("list_"+n+"_sum_"+n, []*cel.Type{cel.ListType(t)}, t, cel.UnaryBinding(listSum(zero))))
 	}
@@ -60,6 +60,18 @@ func (k8sLib) CompileOptions() []cel.EnvOption {
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val { return findAll(args[0], args[1], args[2]) })),
 		),
 	}
+}
+
+// overloadTypeName names t in the overload IDs, as upstream ("duration",
+// "timestamp", not their protobuf names).
+func overloadTypeName(t *cel.Type) string {
+	switch t {
+	case cel.DurationType:
+		return "duration"
+	case cel.TimestampType:
+		return "timestamp"
+	}
+	return t.String()
 }
 
 func zeroOf(t *cel.Type) ref.Val {

@@ -33,12 +33,7 @@ type upstreamGolden struct {
 // match yet (see also the apiextensions package's knownErrorDifferences), with
 // the reason. The tests fail when one of them comes to match, so that it
 // is removed from here.
-var knownDifferences = map[string]string{
-	// cel-go v0.33 expands and estimates optMap and optFlatMap
-	// (comprehensions over an optional) 10 above v0.29.
-	"ext-34": "optMap estimate",
-	"ext-35": "optFlatMap estimate",
-}
+var knownDifferences = map[string]string{}
 
 func loadUpstreamGolden(t *testing.T) *upstreamGolden {
 	t.Helper()
