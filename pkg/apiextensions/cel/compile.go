@@ -1,6 +1,7 @@
 package cel
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -20,19 +21,26 @@ import (
 // rules gives a nil validator. The validator is returned even with
 // errors: rules that did not compile fail every value they check.
 func NewValidator(s *apiextensionsv1.JSONSchemaProps, p *field.Path) (*Validator, field.ErrorList) {
+	v, errs, _ := compileSchema(s, p)
+	return v, errs
+}
+
+// compileSchema is NewValidator, with the estimated costs of the rules.
+func compileSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path) (*Validator, field.ErrorList, []ruleEstimate) {
 	if s == nil || !hasRules(s) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	c, err := newCompiler()
 	if err != nil {
-		return nil, field.ErrorList{field.InternalError(p, fmt.Errorf("cel environment: %w", err))}
+		return nil, field.ErrorList{field.InternalError(p, fmt.Errorf("cel environment: %w", err))}, nil
 	}
-	root := c.compileNode(s, p, c.types.schemaDecl(s, true, c.types.newSelfTypeName()), true, &[]uint64{1}[0], nil)
+	c.rootDecl = c.types.schemaDecl(s, true, c.types.newSelfTypeName())
+	root := c.compileNode(s, p, c.rootDecl, true, &[]uint64{1}[0], nil)
 	c.errs = append(c.errs, c.total.errors(p)...)
 	if root == nil {
-		return nil, c.errs
+		return nil, c.errs, c.estimates
 	}
-	return &Validator{root: root, budget: totalBudget}, c.errs
+	return &Validator{root: root, budget: totalBudget}, c.errs, c.estimates
 }
 
 // hasRules reports whether s or a schema below it has rules.
@@ -57,6 +65,20 @@ type compiler struct {
 	env   *cel.Env // libraries and the schema's object types
 	total totalCost
 	errs  field.ErrorList
+	// rootDecl is the type of the schema's root.
+	rootDecl *declType
+	// estimates records every rule's estimated costs, for tests that
+	// compare them with upstream's.
+	estimates []ruleEstimate
+}
+
+// ruleEstimate is the estimated cost of the rule at path (its
+// x-kubernetes-validations[i]): the rule's, the rule's times how often it
+// may run (scaled), its messageExpression's (nil: none).
+type ruleEstimate struct {
+	path         string
+	cost, scaled uint64
+	message      *uint64
 }
 
 // EnvOptions are the language options and libraries of CRD rules, as
@@ -69,7 +91,9 @@ func EnvOptions() []cel.EnvOption {
 		cel.EagerlyValidateDeclarations(true),
 		cel.DefaultUTCTimeZone(true),
 		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
+		// The optional library of upstream's cel-go (v0.29, whose latest
+		// version is 2): no hasValue(v) and later additions.
+		cel.OptionalTypes(cel.OptionalTypesVersion(2)),
 		cel.ASTValidators(
 			cel.ValidateDurationLiterals(),
 			cel.ValidateTimestampLiterals(),
@@ -79,13 +103,17 @@ func EnvOptions() []cel.EnvOption {
 		ext.Strings(ext.StringsVersion(2)),
 		ext.Sets(),
 		ext.TwoVarComprehensions(),
+		ext.Lists(ext.ListsVersion(3)),
 		k8sLibrary(),
 		urlLibrary(),
 		quantityLibrary(),
 		netLibrary(),
 		formatLibrary(),
 		semverLibrary(),
-		cel.CostEstimatorOptions(cost.PresenceTestHasCost(false)),
+		// The cost rules of the cel-go upstream builds with (v0.29):
+		// cost model version 0, and its estimate of distinct().
+		cel.CostEstimatorOptions(cost.PresenceTestHasCost(false), cost.OverloadCostEstimate("list_distinct", legacyDistinctEstimate)),
+		cel.CostModelVersion(0),
 	}
 }
 
@@ -140,7 +168,10 @@ func (c *compiler) compileNode(s *apiextensionsv1.JSONSchemaProps, p *field.Path
 		n.typ = "integer-or-string"
 	}
 	if len(s.XValidations) > 0 {
-		if d == nil {
+		if d == nil || d != c.rootDecl {
+			// The type of self is named anew on every node with rules
+			// (selfTypeN, its fields selfTypeN.name), as upstream's, whose
+			// type errors name it.
 			d = c.types.schemaDecl(s, resourceRoot, c.types.newSelfTypeName())
 		}
 		n.decl = d
@@ -236,7 +267,7 @@ func (c *compiler) compileRule(cr *compiledRule, r apiextensionsv1.ValidationRul
 	ast, iss := env.Compile(r.Rule)
 	switch {
 	case iss.Err() != nil:
-		cr.compileErr = "compilation failed: " + iss.String()
+		cr.compileErr = "compilation failed: " + IssuesString(iss)
 	case ast.OutputType() != cel.BoolType:
 		cr.compileErr = "cel expression must evaluate to a bool"
 	default:
@@ -254,6 +285,9 @@ func (c *compiler) compileRule(cr *compiledRule, r apiextensionsv1.ValidationRul
 		cr.prog, maxCost = prog, est.Max
 	}
 	ruleCost := scaledRuleCost(maxCost, cardinality, d)
+	if cr.compileErr == "" {
+		c.estimates = append(c.estimates, ruleEstimate{path: rp.String(), cost: maxCost, scaled: ruleCost})
+	}
 	if ruleCost > staticCostLimit {
 		c.errs = append(c.errs, field.Forbidden(rp.Child("rule"), costMessage("estimated rule cost", ruleCost, staticCostLimit)))
 	}
@@ -278,7 +312,7 @@ func (c *compiler) compileMessage(cr *compiledRule, r apiextensionsv1.Validation
 	mp := rp.Child("messageExpression")
 	ast, iss := env.Compile(r.MessageExpression)
 	if iss.Err() != nil {
-		c.errs = append(c.errs, field.Invalid(mp, ruleValue(r), "messageExpression compilation failed: "+iss.String()))
+		c.errs = append(c.errs, field.Invalid(mp, ruleValue(r), "messageExpression compilation failed: "+IssuesString(iss)))
 		return
 	}
 	if ast.OutputType() != cel.StringType {
@@ -299,6 +333,9 @@ func (c *compiler) compileMessage(cr *compiledRule, r apiextensionsv1.Validation
 		c.errs = append(c.errs, field.Forbidden(mp, costMessage("estimated messageExpression cost", est.Max, staticCostLimit)))
 	}
 	c.total.observe(mp, est.Max)
+	if n := len(c.estimates); n > 0 && c.estimates[n-1].path == rp.String() {
+		c.estimates[n-1].message = &est.Max
+	}
 	cr.msgProg = prog
 }
 
@@ -325,24 +362,23 @@ func referencesOldSelf(ast *cel.Ast) bool {
 }
 
 // ruleValue is a rule as the value of a CRD validation error: printed
-// as upstream prints its internal ValidationRule (Go syntax).
+// as upstream prints its internal ValidationRule, which has no JSON tags
+// (JSON with the Go field names, HTML characters escaped).
 type ruleValue apiextensionsv1.ValidationRule
 
-// MarshalJSON fails, so that field errors print the rule with String,
-// as they print upstream's internal type.
-func (ruleValue) MarshalJSON() ([]byte, error) {
-	return nil, fmt.Errorf("not serializable")
-}
-
-func (r ruleValue) String() string {
-	reason := "(*apiextensions.FieldValueErrorReason)(nil)"
+// MarshalJSON implements json.Marshaler.
+func (r ruleValue) MarshalJSON() ([]byte, error) {
+	var reason *string
 	if r.Reason != nil {
-		reason = fmt.Sprintf("(*apiextensions.FieldValueErrorReason)(%p)", r.Reason)
+		s := string(*r.Reason)
+		reason = &s
 	}
-	opt := "(*bool)(nil)"
-	if r.OptionalOldSelf != nil {
-		opt = fmt.Sprintf("(*bool)(%p)", r.OptionalOldSelf)
-	}
-	return fmt.Sprintf("apiextensions.ValidationRule{Rule:%q, Message:%q, MessageExpression:%q, Reason:%s, FieldPath:%q, OptionalOldSelf:%s}",
-		r.Rule, r.Message, r.MessageExpression, reason, r.FieldPath, opt)
+	return json.Marshal(struct {
+		Rule              string
+		Message           string
+		MessageExpression string
+		Reason            *string
+		FieldPath         string
+		OptionalOldSelf   *bool
+	}{r.Rule, r.Message, r.MessageExpression, reason, r.FieldPath, r.OptionalOldSelf})
 }

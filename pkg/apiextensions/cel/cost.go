@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 
-	"cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/cost"
-	"cel.dev/cel-go/common/types"
-	"cel.dev/cel-go/common/types/ref"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -25,7 +21,9 @@ const (
 
 // sizeEstimator estimates the sizes of self, oldSelf and the values below
 // them from the schema's maxLength, maxItems and maxProperties (or, when
-// unbounded, how many fit in the largest request).
+// unbounded, how many fit in the largest request), as upstream: the size
+// of the node at the path, without sizes of its items, keys or values (a
+// map's keys have size 0, as upstream's, whose key type has no bound).
 type sizeEstimator struct {
 	root *declType
 }
@@ -42,7 +40,10 @@ func (c *sizeEstimator) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
 		case "@items", "@values":
 			d = d.elem
 		case "@keys":
-			return nil
+			if d.kind != kindMap {
+				return nil
+			}
+			return &cost.SizeEstimate{Min: 0, Max: 0}
 		default:
 			if d.kind != kindObject {
 				return nil
@@ -57,21 +58,7 @@ func (c *sizeEstimator) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
 			return nil
 		}
 	}
-	return sizeOf(d)
-}
-
-// sizeOf is the size estimate of values of type d, with the sizes of
-// their items, keys and values.
-func sizeOf(d *declType) *cost.SizeEstimate {
-	out := &cost.SizeEstimate{Min: 0, Max: uint64(d.maxElements)}
-	switch d.kind {
-	case kindList:
-		out.Elem = sizeOf(d.elem)
-	case kindMap:
-		out.Key = &cost.SizeEstimate{Min: 0, Max: uint64(maxRequestSize - 2)}
-		out.Elem = sizeOf(d.elem)
-	}
-	return out
+	return &cost.SizeEstimate{Min: 0, Max: uint64(d.maxElements)}
 }
 
 // EstimateCallCost implements cost.Estimator: sizes only.
@@ -181,200 +168,7 @@ func (t *totalCost) errors(p *field.Path) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for _, e := range t.mostExpensive {
-		errs = append(errs, field.Forbidden(e.path, "contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema"))
+		errs = append(errs, field.Forbidden(e.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
 	}
-	return append(errs, field.Forbidden(p, costMessage("x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema", t.total, staticCRDCostLimit)))
-}
-
-// ruleCosts is the cost estimator and tracker of rules: the calls of the
-// Kubernetes libraries (quantity, ip, cidr, url, format, semver; see
-// extCallEstimate), then those of k8sLibrary.
-type ruleCosts struct {
-	*libCost
-}
-
-// EstimateCallCost implements cost.Estimator.
-func (c *ruleCosts) EstimateCallCost(function, overload string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
-	if e := extCallEstimate(c.libCost, function, overload, target, args); e != nil {
-		return e
-	}
-	return c.libCost.EstimateCallCost(function, overload, target, args)
-}
-
-// CallCost implements cost.ActualCostEstimator.
-func (c *ruleCosts) CallCost(function, overload string, args []ref.Val, result ref.Val) *uint64 {
-	if n, ok := extCallCost(function, overload, args); ok {
-		return &n
-	}
-	return c.libCost.CallCost(function, overload, args, result)
-}
-
-// stringCost is the cost of traversing a string of size sz, times
-// factor, rounded up.
-func stringCost(sz uint64, factor float64) uint64 {
-	return uint64(math.Ceil(float64(sz) * factor))
-}
-
-// extCallEstimate is the estimated cost of a call of the Kubernetes
-// libraries, as upstream's estimator: parsing a string is a traversal
-// of it, accessors and comparisons are nominal. Upstream only estimates
-// the parsing functions it calls with a receiver (it tests target !=
-// nil), so quantity, isQuantity, ip, isIP, cidr, isCIDR and
-// ip.isCanonical keep cel-go's default: the same is done here, so that
-// rules upstream accepts are accepted.
-//
-// A value of the libraries' types (a quantity, IP, CIDR, URL or semver)
-// has size 1, so that comparing two with == has a bounded cost.
-func extCallEstimate(e *libCost, function, overload string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
-	est := extCallCostEstimate(e, function, overload, target, args)
-	switch overload {
-	case "string_to_quantity", "quantity_add", "quantity_add_int", "quantity_sub", "quantity_sub_int", "quantity_multiply_int",
-		"string_to_ip", "cidr_ip", "string_to_cidr", "cidr_masked", "string_to_url", "string_to_semver", "string_bool_to_semver":
-		if est == nil {
-			// cel-go's default cost of a call.
-			est = &cost.CallEstimate{CostEstimate: cost.FixedCostEstimate(1)}
-		}
-		est.ResultSize = &cost.SizeEstimate{Min: 1, Max: 1}
-	}
-	return est
-}
-
-func extCallCostEstimate(e *libCost, function, overload string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
-	nominal := &cost.CallEstimate{CostEstimate: cost.FixedCostEstimate(1)}
-	switch function {
-	case "join":
-		// Not a library call, but the way to print validate's messages:
-		// the result is the items and separators, as upstream.
-		if target == nil || (*target).Type() == nil || (*target).Type().Kind() != types.ListKind {
-			return nil
-		}
-		list := e.size(*target)
-		if list.Elem == nil {
-			return nil
-		}
-		sz := list.Multiply(*list.Elem)
-		if len(args) > 0 {
-			seps := cost.SizeEstimate{Min: max(list.Min, 1) - 1, Max: max(list.Max, 1) - 1}
-			sz = sz.Add(e.size(args[0]).Multiply(seps))
-		}
-		return &cost.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(cost.StringTraversalCostFactor), ResultSize: &sz}
-	case "url":
-		if len(args) == 1 {
-			return &cost.CallEstimate{CostEstimate: e.size(args[0]).MultiplyByCostFactor(cost.StringTraversalCostFactor)}
-		}
-	case "ip":
-		if target != nil {
-			return nominal
-		}
-	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast":
-		return nominal
-	case "containsIP", "containsCIDR":
-		if target == nil || len(args) == 0 {
-			return nil
-		}
-		// Comparing two addresses of 4 or 16 bytes; a CIDR is masked
-		// first; a string argument is parsed.
-		sz := cost.SizeEstimate{Min: 4, Max: 16}
-		c := sz.Add(sz).MultiplyByCostFactor(cost.StringTraversalCostFactor)
-		if function == "containsCIDR" {
-			c = c.Add(sz.MultiplyByCostFactor(cost.StringTraversalCostFactor)).Add(cost.FixedCostEstimate(1))
-		}
-		if overload == "cidr_contains_ip_string" || overload == "cidr_contains_cidr_string" {
-			c = c.Add(e.size(args[0]).MultiplyByCostFactor(cost.StringTraversalCostFactor))
-		}
-		return &cost.CallEstimate{CostEstimate: c}
-	case "sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "mul",
-		"major", "minor", "patch":
-		return nominal
-	case "semver", "isSemver":
-		if len(args) > 0 {
-			return &cost.CallEstimate{CostEstimate: e.size(args[0]).MultiplyByCostFactor(cost.StringTraversalCostFactor)}
-		}
-	case "validate":
-		if overload == "format-validate" && len(args) == 1 {
-			// Formats are checked with regular expressions of (about)
-			// the format's regexSize.
-			sz := e.size(args[0]).Add(cost.SizeEstimate{Min: 1, Max: 1})
-			strCost := sz.MultiplyByCostFactor(cost.StringTraversalCostFactor)
-			reCost := cost.CostEstimate{Min: 1, Max: stringCost(uint64(formatRegexSize(target)), cost.RegexStringLengthCostFactor)}
-			// The result: an optional list of a few messages, which may
-			// quote the string.
-			msg := cost.SizeEstimate{Min: 0, Max: addSize(e.size(args[0]).Max, 512)}
-			list := cost.ListSizeEstimate(cost.SizeEstimate{Min: 0, Max: 8}, msg)
-			res := cost.SizeEstimate{Min: 1, Max: 9, Elem: &list}
-			return &cost.CallEstimate{CostEstimate: strCost.Multiply(reCost), ResultSize: &res}
-		}
-	}
-	return nil
-}
-
-// extCallCost is the run-time cost of a call of the Kubernetes
-// libraries, by the same rules as the estimate (but for the parsing
-// functions, which upstream charges by the string's size at run time).
-func extCallCost(function, overload string, args []ref.Val) (uint64, bool) {
-	size := func(i int) uint64 {
-		if len(args) <= i {
-			return 0
-		}
-		return cost.ActualSize(args[i])
-	}
-	switch function {
-	case "url", "cidr", "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver":
-		return stringCost(size(0), cost.StringTraversalCostFactor), len(args) > 0
-	case "ip":
-		if overload == "cidr_ip" {
-			return 1, true
-		}
-		return stringCost(size(0), cost.StringTraversalCostFactor), len(args) > 0
-	case "ip.isCanonical":
-		return stringCost(size(0), 2*cost.StringTraversalCostFactor), len(args) > 0
-	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
-		"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "mul",
-		"major", "minor", "patch":
-		return 1, true
-	case "containsIP", "containsCIDR":
-		if len(args) < 2 {
-			return 0, false
-		}
-		c := stringCost(2*size(0), cost.StringTraversalCostFactor)
-		if function == "containsCIDR" {
-			c += stringCost(size(0), cost.StringTraversalCostFactor) + 1
-		}
-		if overload == "cidr_contains_ip_string" || overload == "cidr_contains_cidr_string" {
-			c += stringCost(size(1), cost.StringTraversalCostFactor)
-		}
-		return c, true
-	case "validate":
-		if overload != "format-validate" || len(args) < 2 {
-			return 0, false
-		}
-		f, ok := args[0].(namedFormat)
-		if !ok {
-			return 0, false
-		}
-		return stringCost(size(1)+1, cost.StringTraversalCostFactor) * stringCost(uint64(f.maxRegexSize), cost.RegexStringLengthCostFactor), true
-	}
-	return 0, false
-}
-
-// formatRegexSize is the regexSize of the format a validate call is
-// made on: that of format.<name>(), else the largest.
-func formatRegexSize(target *cost.AstNode) int {
-	if target != nil && (*target).Expr() != nil && (*target).Expr().Kind() == ast.CallKind {
-		call := (*target).Expr().AsCall()
-		if name, ok := strings.CutPrefix(call.FunctionName(), "format."); ok && len(call.Args()) == 0 && !call.IsMemberFunction() {
-			if f, ok := namedFormats()[name]; ok {
-				return f.maxRegexSize
-			}
-		}
-	}
-	return maxFormatRegexSize
-}
-
-// addSize adds, saturating at the largest uint64.
-func addSize(a, b uint64) uint64 {
-	if math.MaxUint64-a < b {
-		return math.MaxUint64
-	}
-	return a + b
+	return append(errs, field.Forbidden(p, costMessage("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", t.total, staticCRDCostLimit)))
 }

@@ -4,7 +4,6 @@ import (
 	"regexp"
 
 	"cel.dev/cel-go/cel"
-	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
@@ -35,13 +34,13 @@ var (
 func (k8sLib) CompileOptions() []cel.EnvOption {
 	var isSorted, minO, maxO, sum []cel.FunctionOpt
 	for _, t := range comparableTypes {
-		n := t.String()
+		n := overloadTypeName(t)
 		isSorted = append(isSorted, cel.MemberOverload("list_"+n+"_is_sorted_bool", []*cel.Type{cel.ListType(t)}, cel.BoolType, cel.UnaryBinding(listIsSorted)))
 		minO = append(minO, cel.MemberOverload("list_"+n+"_min_"+n, []*cel.Type{cel.ListType(t)}, t, cel.UnaryBinding(listExtreme(-1))))
 		maxO = append(maxO, cel.MemberOverload("list_"+n+"_max_"+n, []*cel.Type{cel.ListType(t)}, t, cel.UnaryBinding(listExtreme(1))))
 	}
 	for _, t := range summableTypes {
-		n := t.String()
+		n := overloadTypeName(t)
 		zero := zeroOf(t)
 		sum = append(sum, cel.MemberOverload("list_"+n+"_sum_"+n, []*cel.Type{cel.ListType(t)}, t, cel.UnaryBinding(listSum(zero))))
 	}
@@ -61,6 +60,18 @@ func (k8sLib) CompileOptions() []cel.EnvOption {
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val { return findAll(args[0], args[1], args[2]) })),
 		),
 	}
+}
+
+// overloadTypeName names t in the overload IDs, as upstream ("duration",
+// "timestamp", not their protobuf names).
+func overloadTypeName(t *cel.Type) string {
+	switch t {
+	case cel.DurationType:
+		return "duration"
+	case cel.TimestampType:
+		return "timestamp"
+	}
+	return t.String()
 }
 
 func zeroOf(t *cel.Type) ref.Val {
@@ -226,121 +237,4 @@ func findAll(s, re, limit ref.Val) ref.Val {
 		return err
 	}
 	return types.DefaultTypeAdapter.NativeToValue(r.FindAllString(string(str), int(n)))
-}
-
-// shortStringKinds are the kinds whose string() is at most 40 bytes.
-var shortStringKinds = map[types.Kind]bool{
-	types.IntKind: true, types.UintKind: true, types.DoubleKind: true, types.BoolKind: true,
-	types.TimestampKind: true, types.DurationKind: true,
-}
-
-// libCost is the cost of the library's calls, as upstream's
-// estimator: a list function costs one per item (plus a traversal of
-// each string or bytes item), find and findAll the string's traversal
-// times a quarter of the pattern's length.
-type libCost struct {
-	sizes cost.Estimator // sizes of the schema's values, or nil
-}
-
-func (e *libCost) size(n cost.AstNode) cost.SizeEstimate {
-	if n == nil {
-		return cost.UnknownSizeEstimate()
-	}
-	if s := n.ComputedSize(); s != nil {
-		return *s
-	}
-	if e.sizes != nil {
-		if s := e.sizes.EstimateSize(n); s != nil {
-			return *s
-		}
-	}
-	return cost.UnknownSizeEstimate()
-}
-
-// EstimateSize implements cost.Estimator.
-func (e *libCost) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
-	if e.sizes == nil {
-		return nil
-	}
-	return e.sizes.EstimateSize(n)
-}
-
-// EstimateCallCost implements cost.Estimator.
-func (e *libCost) EstimateCallCost(function, _ string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
-	switch function {
-	case "string":
-		// A number, bool, timestamp or duration printed as a string is
-		// short: bound its size so that messages built from it have a
-		// bounded cost (cel-go leaves it unknown).
-		if len(args) == 1 && shortStringKinds[args[0].Type().Kind()] {
-			return &cost.CallEstimate{CostEstimate: cost.FixedCostEstimate(1), ResultSize: &cost.SizeEstimate{Min: 1, Max: 40}}
-		}
-	case "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf":
-		if target == nil {
-			return nil
-		}
-		elem := cost.FixedCostEstimate(1)
-		if t := (*target).Type(); t != nil && t.Kind() == types.ListKind && len(t.Parameters()) == 1 {
-			if k := t.Parameters()[0].Kind(); k == types.StringKind || k == types.BytesKind {
-				sz := e.size(*target)
-				if sz.Elem != nil {
-					elem = elem.Add(sz.Elem.MultiplyByCostFactor(cost.StringTraversalCostFactor))
-				}
-			}
-		}
-		sz := e.size(*target)
-		ce := &cost.CallEstimate{CostEstimate: sz.MultiplyByCost(elem)}
-		if (function == "min" || function == "max") && sz.Elem != nil {
-			// The result is one of the items.
-			ce.ResultSize = sz.Elem
-		}
-		return ce
-	case "find", "findAll":
-		if target == nil || len(args) == 0 {
-			return nil
-		}
-		sz := e.size(*target)
-		strCost := sz.MultiplyByCostFactor(cost.StringTraversalCostFactor)
-		reCost := e.size(args[0]).MultiplyByCostFactor(cost.RegexStringLengthCostFactor)
-		return &cost.CallEstimate{CostEstimate: strCost.Multiply(reCost), ResultSize: &cost.SizeEstimate{Min: 0, Max: sz.Max}}
-	}
-	return nil
-}
-
-// CallCost implements cost.ActualCostEstimator: the run-time cost of the
-// library's calls, by the same rules as the estimate.
-func (e *libCost) CallCost(function, _ string, args []ref.Val, _ ref.Val) *uint64 {
-	var c uint64
-	switch function {
-	case "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf":
-		if len(args) == 0 {
-			return nil
-		}
-		l, ok := args[0].(traits.Lister)
-		if !ok {
-			return nil
-		}
-		n := uint64(l.Size().(types.Int))
-		c = n
-		for i := range n {
-			if s, ok := l.Get(types.Int(i)).(traits.Sizer); ok {
-				if _, isStr := s.(types.String); isStr {
-					c += uint64(float64(s.Size().(types.Int)) * cost.StringTraversalCostFactor)
-				}
-			}
-		}
-	case "find", "findAll":
-		if len(args) < 2 {
-			return nil
-		}
-		strCost := float64(cost.ActualSize(args[0])) * cost.StringTraversalCostFactor
-		reCost := float64(cost.ActualSize(args[1])) * cost.RegexStringLengthCostFactor
-		c = uint64(strCost * reCost)
-		if c == 0 {
-			c = 1
-		}
-	default:
-		return nil
-	}
-	return &c
 }

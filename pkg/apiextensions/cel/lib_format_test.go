@@ -20,6 +20,6 @@ func TestCELFormatLibrary(t *testing.T) {
 		{rule: "format.named('dns1123Label').hasValue() && !format.named('nope').hasValue() && format.named('uuid').value().validate('x').hasValue()"},
 		{rule: "self.tags.all(t, format.named('dns1123Label').value().validate(t).hasValue())", spec: map[string]any{"tags": []any{"Bad", "ok"}}, want: "false"},
 		{rule: "self.tags.all(t, !format.named('dns1123Label').value().validate(t).hasValue())", spec: map[string]any{"tags": []any{"a", "ok"}}},
-		{rule: "!format.dns1123Label().validate(self.name).hasValue()", spec: map[string]any{"name": "Not_OK"}, want: "false"},
+		{rule: "!format.dns1123Label().validate(self.labels['k']).hasValue()", spec: map[string]any{"labels": map[string]any{"k": "Not_OK"}}, want: "false"},
 	})
 }

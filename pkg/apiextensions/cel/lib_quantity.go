@@ -57,8 +57,9 @@ func (quantityValue) Type() ref.Type { return quantityType }
 func (v quantityValue) Value() any { return v.q }
 
 // quantityLibrary is upstream's quantity library: quantity and
-// isQuantity parse resource quantities; sign, isInteger, asInteger,
-// asApproximateFloat, add, sub, mul, isLessThan,
+// isQuantity parse resource quantities; sign(q) (a function, not a
+// method), isInteger, asInteger,
+// asApproximateFloat, add, sub, isLessThan,
 // isGreaterThan and compareTo work on them.
 func quantityLibrary() cel.EnvOption {
 	return cel.Lib(quantityLib{})
@@ -77,8 +78,7 @@ func (quantityLib) CompileOptions() []cel.EnvOption {
 		cel.Function("quantity", cel.Overload("string_to_quantity", []*cel.Type{cel.StringType}, q, cel.UnaryBinding(stringToQuantity))),
 		cel.Function("isQuantity", cel.Overload("is_quantity_string", []*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(isQuantity))),
 		cel.Function("sign",
-			cel.Overload("quantity_sign", []*cel.Type{q}, i, cel.UnaryBinding(quantityUnary(func(x *resource.Quantity) ref.Val { return types.Int(x.Sign()) }))),
-			cel.MemberOverload("quantity_member_sign", []*cel.Type{q}, i, cel.UnaryBinding(quantityUnary(func(x *resource.Quantity) ref.Val { return types.Int(x.Sign()) })))),
+			cel.Overload("quantity_sign", []*cel.Type{q}, i, cel.UnaryBinding(quantityUnary(func(x *resource.Quantity) ref.Val { return types.Int(x.Sign()) })))),
 		cel.Function("isGreaterThan", cel.MemberOverload("quantity_is_greater_than", qq, cel.BoolType, cel.BinaryBinding(quantityCmp(func(c int) ref.Val { return types.Bool(c == 1) })))),
 		cel.Function("isLessThan", cel.MemberOverload("quantity_is_less_than", qq, cel.BoolType, cel.BinaryBinding(quantityCmp(func(c int) ref.Val { return types.Bool(c == -1) })))),
 		cel.Function("compareTo", cel.MemberOverload("quantity_compare_to", qq, i, cel.BinaryBinding(quantityCmp(func(c int) ref.Val { return types.Int(c) })))),
@@ -93,7 +93,6 @@ func (quantityLib) CompileOptions() []cel.EnvOption {
 		cel.Function("sub",
 			cel.MemberOverload("quantity_sub", qq, q, cel.BinaryBinding(quantityArith(func(x, y *resource.Quantity) { x.Sub(*y) }))),
 			cel.MemberOverload("quantity_sub_int", []*cel.Type{q, i}, q, cel.BinaryBinding(quantityArith(func(x, y *resource.Quantity) { x.Sub(*y) })))),
-		cel.Function("mul", cel.MemberOverload("quantity_multiply_int", []*cel.Type{q, i}, q, cel.BinaryBinding(quantityMul))),
 	}
 }
 
@@ -175,18 +174,4 @@ func quantityArith(f func(x, y *resource.Quantity)) func(a, b ref.Val) ref.Val {
 		f(&out, y)
 		return quantityValue{q: &out}
 	}
-}
-
-func quantityMul(a, b ref.Val) ref.Val {
-	x, err := quantityOf(a)
-	if err != nil {
-		return err
-	}
-	n, ok := b.(types.Int)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(b)
-	}
-	out := x.DeepCopy()
-	out.Mul(int64(n))
-	return quantityValue{q: &out}
 }

@@ -74,7 +74,7 @@ func Compile(expr string, want *types.Type) (cel.Program, error) {
 			return nil, fmt.Errorf("must evaluate to %s but got %s", want, t)
 		}
 	}
-	return e.Program(ast, cel.CostLimit(perCallLimit), cel.CostTracking(celauthz.Cost{}), cel.EvalOptions(cel.OptOptimize))
+	return e.Program(ast, append([]cel.ProgramOption{cel.CostLimit(perCallLimit), cel.EvalOptions(cel.OptOptimize)}, kcel.CostTracking()...)...)
 }
 
 // CompileBool compiles a validation or match condition.

@@ -63,7 +63,7 @@ func Compile(expr string) (cel.Program, error) {
 	if t := ast.OutputType(); !t.IsExactType(types.BoolType) && !t.IsExactType(types.DynType) {
 		return nil, fmt.Errorf("must evaluate to bool")
 	}
-	return e.Program(ast, cel.CostLimit(costLimit), cel.CostTracking(celauthz.Cost{}), cel.EvalOptions(cel.OptOptimize))
+	return e.Program(ast, append([]cel.ProgramOption{cel.CostLimit(costLimit), cel.EvalOptions(cel.OptOptimize)}, kcel.CostTracking()...)...)
 }
 
 // Condition is one compiled condition.

@@ -157,7 +157,7 @@ func CompileDeviceSelector(expression string) (maxCost uint64, detail string, in
 	}
 	ast, issues := env.Compile(expression)
 	if issues != nil && issues.Err() != nil {
-		return 0, "compilation failed: " + issues.String(), nil
+		return 0, "compilation failed: " + kcel.IssuesString(issues), nil
 	}
 	if out := ast.OutputType(); !out.IsExactType(cel.BoolType) && !out.IsExactType(cel.AnyType) {
 		return 0, fmt.Sprintf("must evaluate to %v or the unknown type, not %v", cel.BoolType.String(), out.String()), nil

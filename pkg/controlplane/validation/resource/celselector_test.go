@@ -35,7 +35,7 @@ var celSelectorCases = []struct {
 	{"unknown field", `device.name == "gpu-0"`,
 		field.Invalid(nil, `device.name == "gpu-0"`, "compilation failed: ERROR: <input>:1:7: undefined field 'name'\n | device.name == \"gpu-0\"\n | ......^")},
 	{"undeclared variable", `self.driver == "x"`,
-		field.Invalid(nil, `self.driver == "x"`, "compilation failed: ERROR: <input>:1:1: undeclared reference to 'self'\n | self.driver == \"x\"\n | ^")},
+		field.Invalid(nil, `self.driver == "x"`, "compilation failed: ERROR: <input>:1:1: undeclared reference to 'self' (in container '')\n | self.driver == \"x\"\n | ^")},
 	{"syntax error", `device.driver ==`,
 		field.Invalid(nil, `device.driver ==`, "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | device.driver ==\n | ................^")},
 	{"not a bool", `device.driver`,
