@@ -37,6 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -435,4 +436,11 @@ func marshal(b *bytes.Buffer, v any) error {
 	}
 	b.Write(j)
 	return nil
+}
+
+// Diff is upstream's diff.Diff(a, b) of the internal forms of a and b, as
+// its handwritten validation appends to some errors (a pod's or a claim's
+// forbidden spec change): a unified diff of their indented JSON.
+func Diff(a, b any) string {
+	return diff.Diff(Value(a), Value(b))
 }

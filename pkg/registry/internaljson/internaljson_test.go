@@ -130,3 +130,36 @@ func TestJobTemplateImmutable(t *testing.T) {
 		t.Errorf("table read from %s", sourceVersion)
 	}
 }
+
+// TestDiff: kube-apiserver v1.37.2 answered a PUT that gave an unbound
+// claim (accessModes [ReadWriteOnce], 1Gi, storageClassName x,
+// volumeMode Filesystem) a selector with this diff after "spec is
+// immutable after creation except ...\n": internal PersistentVolumeClaimSpec
+// fields, indented by one space, three lines of context.
+func TestDiff(t *testing.T) {
+	spec := corev1.PersistentVolumeClaimSpec{
+		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+		StorageClassName: ptr.To("x"),
+		VolumeMode:       ptr.To(corev1.PersistentVolumeFilesystem),
+	}
+	changed := *spec.DeepCopy()
+	changed.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}
+	want := `@@ -2,7 +2,11 @@
+  "AccessModes": [
+   "ReadWriteOnce"
+  ],
+- "Selector": null,
++ "Selector": {
++  "matchLabels": {
++   "a": "b"
++  }
++ },
+  "Resources": {
+   "Limits": null,
+   "Requests": {
+`
+	if got := Diff(spec, changed); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"path"
 	"slices"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	metavalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/registry/internaljson"
 )
 
 // Validation of core/v1 persistent volumes, as upstream's
@@ -96,7 +96,7 @@ func ValidatePersistentVolumeUpdateFields(pv, old *corev1.PersistentVolume) fiel
 		newSource.CSI.ControllerExpandSecretRef = nil
 	}
 	if !equality.Semantic.DeepEqual(*newSource, old.Spec.PersistentVolumeSource) {
-		diff := cmp.Diff(old.Spec.PersistentVolumeSource, *newSource)
+		diff := internaljson.Diff(old.Spec.PersistentVolumeSource, *newSource)
 		allErrs = append(allErrs, field.Forbidden(field.NewPath("spec", "persistentvolumesource"),
 			fmt.Sprintf("spec.persistentvolumesource is immutable after creation\n%v", diff)))
 	}
