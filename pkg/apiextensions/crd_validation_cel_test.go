@@ -1,6 +1,7 @@
 package apiextensions
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -18,12 +19,14 @@ func TestCELCompileErrorsInCRD(t *testing.T) {
 		rule apiextensionsv1.ValidationRule
 		want string
 	}{
+		// The values are the internal ValidationRule as kube-apiserver v1.37.2
+		// renders it (JSON with Go field names, < escaped).
 		{name: "syntax", rule: apiextensionsv1.ValidationRule{Rule: "self.replicas <="},
-			want: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.replicas <=", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:17: Syntax error: `},
+			want: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.replicas \u003c=","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:17: Syntax error: `},
 		{name: "messageExpression", rule: apiextensionsv1.ValidationRule{Rule: "true", MessageExpression: "1 +"},
-			want: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"1 +", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression compilation failed: ERROR: <input>:1:4: Syntax error: `},
+			want: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: {"Rule":"true","Message":"","MessageExpression":"1 +","Reason":null,"FieldPath":"","OptionalOldSelf":null}: messageExpression compilation failed: ERROR: <input>:1:4: Syntax error: `},
 		{name: "messageExpression not a string", rule: apiextensionsv1.ValidationRule{Rule: "true", MessageExpression: "1 + 2"},
-			want: `x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"1 + 2", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string`},
+			want: `x-kubernetes-validations[0].messageExpression: Invalid value: {"Rule":"true","Message":"","MessageExpression":"1 + 2","Reason":null,"FieldPath":"","OptionalOldSelf":null}: messageExpression must evaluate to a string`},
 		{name: "fieldPath not in schema", rule: apiextensionsv1.ValidationRule{Rule: "true", FieldPath: ".nope"},
 			want: `x-kubernetes-validations[0].fieldPath: Invalid value: ".nope": does not refer to a valid field`},
 		{name: "bad fieldPath", rule: apiextensionsv1.ValidationRule{Rule: "true", FieldPath: "name"},
@@ -57,7 +60,13 @@ const costHint = " (try simplifying the rule, or adding maxItems, maxProperties,
 // may be used, with upstream's messages.
 func TestCELTypedCRDValidation(t *testing.T) {
 	rv := func(rule string) string {
-		return `apiextensions.ValidationRule{Rule:"` + rule + `", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`
+		// The internal ValidationRule as json.Marshal renders it: kube-apiserver
+		// v1.37.2 answers this form (< escaped as \u003c).
+		r, err := json.Marshal(rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return `{"Rule":` + string(r) + `,"Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}`
 	}
 	const spec = "spec.validation.openAPIV3Schema.properties[spec]."
 	tagRules := make([]apiextensionsv1.ValidationRule, 13)

@@ -8,6 +8,7 @@ import (
 	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/ext"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -324,25 +325,15 @@ func referencesOldSelf(ast *cel.Ast) bool {
 	return false
 }
 
-// ruleValue is a rule as the value of a CRD validation error: printed
-// as upstream prints its internal ValidationRule (Go syntax).
-type ruleValue apiextensionsv1.ValidationRule
-
-// MarshalJSON fails, so that field errors print the rule with String,
-// as they print upstream's internal type.
-func (ruleValue) MarshalJSON() ([]byte, error) {
-	return nil, fmt.Errorf("not serializable")
-}
-
-func (r ruleValue) String() string {
-	reason := "(*apiextensions.FieldValueErrorReason)(nil)"
-	if r.Reason != nil {
-		reason = fmt.Sprintf("(*apiextensions.FieldValueErrorReason)(%p)", r.Reason)
+// ruleValue is a rule as the value of a CRD validation error: upstream
+// validates the internal apiextensions.ValidationRule, which field.Error
+// marshals with its Go field names, nothing omitted (kube-apiserver
+// v1.37.2 answers {"Rule":"self.x ==","Message":"m","MessageExpression":"",
+// "Reason":null,"FieldPath":"","OptionalOldSelf":null}).
+func ruleValue(r apiextensionsv1.ValidationRule) any {
+	var out apiextensions.ValidationRule
+	if err := apiextensionsv1.Convert_v1_ValidationRule_To_apiextensions_ValidationRule(&r, &out, nil); err != nil {
+		return r
 	}
-	opt := "(*bool)(nil)"
-	if r.OptionalOldSelf != nil {
-		opt = fmt.Sprintf("(*bool)(%p)", r.OptionalOldSelf)
-	}
-	return fmt.Sprintf("apiextensions.ValidationRule{Rule:%q, Message:%q, MessageExpression:%q, Reason:%s, FieldPath:%q, OptionalOldSelf:%s}",
-		r.Rule, r.Message, r.MessageExpression, reason, r.FieldPath, opt)
+	return out
 }
