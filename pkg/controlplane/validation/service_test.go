@@ -2,6 +2,7 @@ package validation
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,8 +104,11 @@ func TestValidateService(t *testing.T) {
 			s.Spec.Type = corev1.ServiceTypeLoadBalancer
 			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
 		}, []string{required + " spec.allocateLoadBalancerNodePorts"}},
+		// kube-apiserver v1.37.2 answers spec.LoadBalancerSourceRanges[0]:
+		// Invalid value: "bogus": must be a valid CIDR value, ... (each range
+		// at its index).
 		{"source ranges on ClusterIP", func(s *corev1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"nope"} },
-			[]string{forbidden + " spec.LoadBalancerSourceRanges", invalid + " spec.LoadBalancerSourceRanges"}},
+			[]string{forbidden + " spec.LoadBalancerSourceRanges", invalid + " spec.LoadBalancerSourceRanges[0]"}},
 		{"healthCheckNodePort on ClusterIP", func(s *corev1.Service) { s.Spec.HealthCheckNodePort = 30000 },
 			[]string{invalid + " spec.healthCheckNodePort"}},
 		{"no internalTrafficPolicy", func(s *corev1.Service) { s.Spec.InternalTrafficPolicy = nil }, []string{required + " spec.internalTrafficPolicy"}},
@@ -241,4 +245,30 @@ func FuzzValidateService(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadBalancerSourceRanges: kube-apiserver v1.37.2 answered a
+// LoadBalancer with [" 10.0.0.1/8", "bogus"] with these two errors; an
+// update keeps a range the old service had even if no longer valid.
+func TestLoadBalancerSourceRanges(t *testing.T) {
+	svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerSourceRanges: []string{" 10.0.0.1/8", "bogus"}}}
+	var got []string
+	for _, e := range validateLoadBalancerSourceRanges(svc, nil) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`spec.LoadBalancerSourceRanges[0]: Invalid value: "10.0.0.1/8": must not have bits set beyond the prefix length`,
+		`spec.LoadBalancerSourceRanges[1]: Invalid value: "bogus": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("create: got %q, want %q", got, want)
+	}
+	old := &corev1.Service{Spec: corev1.ServiceSpec{LoadBalancerSourceRanges: []string{"10.0.0.1/8"}}}
+	got = got[:0]
+	for _, e := range validateLoadBalancerSourceRanges(svc, old) {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want[1:]) {
+		t.Errorf("update: got %q, want %q", got, want[1:])
+	}
 }
