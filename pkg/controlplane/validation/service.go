@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
 )
 
 // ValidateServiceName checks a service name: a DNS-1035 label.
@@ -573,11 +574,15 @@ func validateQualifiedName(value string, fldPath *field.Path) field.ErrorList {
 // ValidateNonSpecialIP rejects an IP (already known to be valid) that is
 // unspecified, loopback, link-local or link-local multicast: what kube
 // forbids for endpoint addresses and external IPs.
+//
+// As upstream's ValidateEndpointIP, the IP is parsed sloppily (leading
+// zeros allowed).
 func ValidateNonSpecialIP(ipAddress string, fldPath *field.Path) field.ErrorList {
-	ip, err := netip.ParseAddr(ipAddress)
-	if err != nil {
+	sloppy := netutils.ParseIPSloppy(ipAddress)
+	if sloppy == nil {
 		return field.ErrorList{field.Invalid(fldPath, ipAddress, "must be a valid IP address")}
 	}
+	ip, _ := netip.AddrFromSlice(sloppy)
 	ip = ip.Unmap()
 	var allErrs field.ErrorList
 	if ip.IsUnspecified() {

@@ -10,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // validService is a defaulted, allocated ClusterIP service.
@@ -210,7 +211,10 @@ func TestValidateEndpointSlice(t *testing.T) {
 	}
 	checkErrs(t, ValidateEndpointSlice(s),
 		"FieldValueDuplicate endpoints[0].hints.forZones[1].name",
-		invalid+" endpoints[1].addresses[0]",
+		// The family error is reported at the list (kube-apiserver v1.37.2
+		// answers endpoints[0].addresses: Invalid value: "10.0.0.1": must be
+		// an IPv6 address).
+		invalid+" endpoints[1].addresses",
 		invalid+" endpoints[1].addresses[1]",
 	)
 	old := s.DeepCopy()
@@ -270,5 +274,42 @@ func TestLoadBalancerSourceRanges(t *testing.T) {
 	}
 	if !slices.Equal(got, want[1:]) {
 		t.Errorf("update: got %q, want %q", got, want[1:])
+	}
+}
+
+// TestEndpointAddressMessages: kube-apiserver v1.37.2's answers, verbatim.
+func TestEndpointAddressMessages(t *testing.T) {
+	render := func(errs field.ErrorList) string {
+		var out []string
+		for _, e := range errs {
+			out = append(out, e.Error())
+		}
+		return strings.Join(out, ", ")
+	}
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "e2", Namespace: "ns"},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"fd00::1", "010.0.0.1", "bad", "127.0.0.1"}}},
+	}
+	want := `endpoints[0].addresses: Invalid value: "fd00::1": must be an IPv4 address, ` +
+		`endpoints[0].addresses[1]: Invalid value: "010.0.0.1": must not have leading 0s, ` +
+		`endpoints[0].addresses[2]: Invalid value: "bad": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), ` +
+		`endpoints[0].addresses[3]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)`
+	if got := render(ValidateEndpointSlice(slice)); got != want {
+		t.Errorf("slice:\n got  %s\n want %s", got, want)
+	}
+	ep := &corev1.Endpoints{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2", Namespace: "ns"},
+		Subsets: []corev1.EndpointSubset{{
+			Addresses: []corev1.EndpointAddress{{IP: "010.0.0.1"}, {IP: "127.0.0.1"}, {IP: "bad"}},
+			Ports:     []corev1.EndpointPort{{Port: 1, Protocol: corev1.ProtocolTCP}},
+		}},
+	}
+	want = `subsets[0].addresses[0].ip: Invalid value: "010.0.0.1": must not have leading 0s, ` +
+		`subsets[0].addresses[1].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128), ` +
+		`subsets[0].addresses[2].ip: Invalid value: "bad": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), ` +
+		`subsets[0].addresses[2].ip: Invalid value: "bad": must be a valid IP address`
+	if got := render(ValidateEndpoints(ep)); got != want {
+		t.Errorf("endpoints:\n got  %s\n want %s", got, want)
 	}
 }
