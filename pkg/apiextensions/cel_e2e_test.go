@@ -28,6 +28,7 @@ func TestCELTypedEndToEnd(t *testing.T) {
 	spec.XValidations = apiextensionsv1.ValidationRules{{Rule: "self.name + 1 == 'x'"}}
 	bad.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
 	_, err := crds.Create(ctx, bad, metav1.CreateOptions{})
+	// The value is the internal ValidationRule, as kube-apiserver v1.37.2 renders it.
 	want := "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: " +
 		`{"Rule":"self.name + 1 == 'x'","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: ` +
 		"compilation failed: ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(string, int)'"

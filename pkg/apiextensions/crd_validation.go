@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -134,16 +135,12 @@ func validateSpec(spec *apiextensionsv1.CustomResourceDefinitionSpec, p *field.P
 		errs = append(errs, validateVersion(spec, i, vp)...)
 	}
 	if !unique {
-		errs = append(errs, field.Invalid(p.Child("versions"), versionNames(spec.Versions), "must contain unique version names"))
+		errs = append(errs, field.Invalid(p.Child("versions"), internalVersions(spec), "must contain unique version names"))
 	}
 	if storage != 1 {
 		// No versions at all is this error too (upstream: "Invalid value:
 		// null"), not a Required one.
-		var names any
-		if len(spec.Versions) > 0 {
-			names = versionNames(spec.Versions)
-		}
-		errs = append(errs, field.Invalid(p.Child("versions"), names, "must have exactly one version marked as storage version"))
+		errs = append(errs, field.Invalid(p.Child("versions"), internalVersions(spec), "must have exactly one version marked as storage version"))
 	}
 
 	np := p.Child("names")
@@ -164,12 +161,18 @@ func validateSpec(spec *apiextensionsv1.CustomResourceDefinitionSpec, p *field.P
 	return errs
 }
 
-func versionNames(vs []apiextensionsv1.CustomResourceDefinitionVersion) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.Name
+// internalVersions is spec.versions as upstream's validation holds them:
+// the internal CustomResourceDefinitionVersions of the converted spec, with
+// what every version has alike (schema, subresources, printer columns,
+// selectable fields) moved up to the spec, printed with Go field names
+// (kube-apiserver v1.37.2 answers [{"Name":"v1","Served":true,...,
+// "Schema":null,...}]).
+func internalVersions(spec *apiextensionsv1.CustomResourceDefinitionSpec) any {
+	var out apiextensions.CustomResourceDefinitionSpec
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinitionSpec_To_apiextensions_CustomResourceDefinitionSpec(spec.DeepCopy(), &out, nil); err != nil {
+		return spec.Versions
 	}
-	return out
+	return out.Versions
 }
 
 // validateVersion validates version i of spec at p. The schema, the

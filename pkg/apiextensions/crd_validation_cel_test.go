@@ -1,6 +1,7 @@
 package apiextensions
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,8 @@ func TestCELCompileErrorsInCRD(t *testing.T) {
 		rule apiextensionsv1.ValidationRule
 		want string
 	}{
+		// The values are the internal ValidationRule as kube-apiserver v1.37.2
+		// renders it (JSON with Go field names, < escaped).
 		{name: "syntax", rule: apiextensionsv1.ValidationRule{Rule: "self.replicas <="},
 			want: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.replicas \u003c=","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:17: Syntax error: `},
 		{name: "messageExpression", rule: apiextensionsv1.ValidationRule{Rule: "true", MessageExpression: "1 +"},
@@ -57,8 +60,13 @@ const costHint = " (try simplifying the rule, or adding maxItems, maxProperties,
 // may be used, with upstream's messages.
 func TestCELTypedCRDValidation(t *testing.T) {
 	rv := func(rule string) string {
-		// As upstream prints the internal ValidationRule: JSON, < and > escaped.
-		return `{"Rule":"` + strings.NewReplacer("<", `\u003c`, ">", `\u003e`).Replace(rule) + `","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}`
+		// The internal ValidationRule as json.Marshal renders it: kube-apiserver
+		// v1.37.2 answers this form (< escaped as \u003c).
+		r, err := json.Marshal(rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return `{"Rule":` + string(r) + `,"Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}`
 	}
 	const spec = "spec.validation.openAPIV3Schema.properties[spec]."
 	tagRules := make([]apiextensionsv1.ValidationRule, 13)

@@ -41,6 +41,12 @@ func TestValidateCRD(t *testing.T) {
 			v.Storage = false
 			c.Spec.Versions = append(c.Spec.Versions, v)
 		}, want: []string{"must contain unique version names"}},
+		// kube-apiserver v1.37.2 answered two versions v1 (both storage, one
+		// schema) with the internal versions, the shared schema moved up:
+		{name: "versions in internal form", modify: func(c *apiextensionsv1.CustomResourceDefinition) {
+			c.Spec.Versions = append(c.Spec.Versions, c.Spec.Versions[0])
+			c.Spec.Versions[0].Name, c.Spec.Versions[1].Name = "v1", "v1"
+		}, want: []string{`spec.versions: Invalid value: [{"Name":"v1","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null},{"Name":"v1","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must contain unique version names`}},
 		{name: "bad version name", modify: func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Name = "V1" },
 			want: []string{`spec.versions[0].name: Invalid value: "V1"`}},
 		{name: "no schema", modify: func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Schema = nil },

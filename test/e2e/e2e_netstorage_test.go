@@ -369,7 +369,7 @@ metadata:
   name: bad-` + s + `
 spec:
   cidrs: [10.0.0.0/24, 10.1.0.0/24]
-`, `spec.cidrs: Invalid value: {"cidrs":["10.0.0.0/24","10.1.0.0/24"]}: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64`},
+`, /* kube-apiserver v1.37.2 answered the list as the value */ `spec.cidrs: Invalid value: ["10.0.0.0/24","10.1.0.0/24"]: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64`},
 	} {
 		r := k.run(t, c.manifest, nil, "-n", ns, "apply", "-f", "-")
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) {

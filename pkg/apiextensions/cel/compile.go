@@ -1,7 +1,6 @@
 package cel
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/ext"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -361,24 +361,15 @@ func referencesOldSelf(ast *cel.Ast) bool {
 	return false
 }
 
-// ruleValue is a rule as the value of a CRD validation error: printed
-// as upstream prints its internal ValidationRule, which has no JSON tags
-// (JSON with the Go field names, HTML characters escaped).
-type ruleValue apiextensionsv1.ValidationRule
-
-// MarshalJSON implements json.Marshaler.
-func (r ruleValue) MarshalJSON() ([]byte, error) {
-	var reason *string
-	if r.Reason != nil {
-		s := string(*r.Reason)
-		reason = &s
+// ruleValue is a rule as the value of a CRD validation error: upstream
+// validates the internal apiextensions.ValidationRule, which field.Error
+// marshals with its Go field names, nothing omitted (kube-apiserver
+// v1.37.2 answers {"Rule":"self.x ==","Message":"m","MessageExpression":"",
+// "Reason":null,"FieldPath":"","OptionalOldSelf":null}).
+func ruleValue(r apiextensionsv1.ValidationRule) any {
+	var out apiextensions.ValidationRule
+	if err := apiextensionsv1.Convert_v1_ValidationRule_To_apiextensions_ValidationRule(&r, &out, nil); err != nil {
+		return r
 	}
-	return json.Marshal(struct {
-		Rule              string
-		Message           string
-		MessageExpression string
-		Reason            *string
-		FieldPath         string
-		OptionalOldSelf   *bool
-	}{r.Rule, r.Message, r.MessageExpression, reason, r.FieldPath, r.OptionalOldSelf})
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -209,7 +210,7 @@ func validateListMapSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path) fi
 	}
 	is := s.Items.Schema
 	if is == nil {
-		return append(errs, field.Invalid(p.Child("items"), s.Items, "must only have a single schema if x-kubernetes-list-type is map"))
+		return append(errs, field.Invalid(p.Child("items"), internalItems(s.Items), "must only have a single schema if x-kubernetes-list-type is map"))
 	}
 	if is.Type != "object" {
 		return append(errs, field.Invalid(p.Child("items").Child("type"), is.Type, "must be object if parent array's x-kubernetes-list-type is map"))
@@ -297,4 +298,16 @@ func validateRuleFields(s *apiextensionsv1.JSONSchemaProps, p *field.Path) field
 		}
 	}
 	return errs
+}
+
+// internalItems is items as upstream's validation holds it, the internal
+// JSONSchemaPropsOrArray, which field.Error marshals with Go field names
+// and every member (kube-apiserver v1.37.2 answers {"Schema":null,
+// "JSONSchemas":[{"ID":"","Schema":"","Ref":null,...}]}).
+func internalItems(items *apiextensionsv1.JSONSchemaPropsOrArray) any {
+	out := new(apiextensions.JSONSchemaPropsOrArray)
+	if err := apiextensionsv1.Convert_v1_JSONSchemaPropsOrArray_To_apiextensions_JSONSchemaPropsOrArray(items, out, nil); err != nil {
+		return items
+	}
+	return out
 }

@@ -62,10 +62,9 @@ func validateEndpointAddress(a *corev1.EndpointAddress, fldPath *field.Path) fie
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), *a.NodeName, msg))
 		}
 	}
-	if len(ipErrs) == 0 {
-		allErrs = append(allErrs, ValidateNonSpecialIP(a.IP, fldPath.Child("ip"))...)
-	}
-	return allErrs
+	// v1.37.2's validateEndpointAddress checks the special ranges even
+	// when the IP is not valid: "bad" is reported twice, in two wordings.
+	return append(allErrs, ValidateNonSpecialIP(a.IP, fldPath.Child("ip"))...)
 }
 
 func validateEndpointPort(p *corev1.EndpointPort, requireName bool, fldPath *field.Path) field.ErrorList {

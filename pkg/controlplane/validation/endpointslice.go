@@ -1,8 +1,6 @@
 package validation
 
 import (
-	"fmt"
-	"net/netip"
 	"slices"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -10,6 +8,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/declarative"
 )
@@ -92,7 +91,7 @@ func validateSliceEndpoints(endpoints []discoveryv1.Endpoint, addrType discovery
 			allErrs = append(allErrs, field.TooMany(addrPath, len(ep.Addresses), maxEndpointAddresses).WithOrigin("maxItems").MarkCoveredByDeclarative().MarkBeta())
 		}
 		for j, a := range ep.Addresses {
-			allErrs = append(allErrs, validateSliceAddress(a, addrType, addrPath.Index(j))...)
+			allErrs = append(allErrs, validateSliceAddress(a, addrType, addrPath, j)...)
 		}
 		if ep.NodeName != nil {
 			for _, msg := range validation.IsDNS1123Subdomain(*ep.NodeName) {
@@ -119,21 +118,34 @@ func validateSliceEndpoints(endpoints []discoveryv1.Endpoint, addrType discovery
 	return allErrs
 }
 
-// validateSliceAddress checks an address of a known type (others are
-// not checked, as kube).
-func validateSliceAddress(a string, addrType discoveryv1.AddressType, fldPath *field.Path) field.ErrorList {
+// validateSliceAddress checks address j of a known type at addrPath
+// (others are not checked), as v1.37.2's validateEndpoints: an IPv4 one
+// with the legacy-field rules, an IPv6 one strictly, then the family
+// (reported at the list, sic) and ValidateEndpointIP's special ranges.
+func validateSliceAddress(a string, addrType discoveryv1.AddressType, addrPath *field.Path, j int) field.ErrorList {
+	fldPath := addrPath.Index(j)
+	var ipErrs field.ErrorList
 	switch addrType {
-	case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6:
-		ip, err := netip.ParseAddr(a)
-		want4 := addrType == discoveryv1.AddressTypeIPv4
-		if err != nil || ip.Zone() != "" || ip.Is4() != want4 || (!want4 && ip.Is4In6()) {
-			return field.ErrorList{field.Invalid(fldPath, a, fmt.Sprintf("must be a valid %s address", addrType))}
-		}
-		return ValidateNonSpecialIP(a, fldPath)
+	case discoveryv1.AddressTypeIPv4:
+		ipErrs = validation.IsValidIPForLegacyField(fldPath, a, true, nil)
+	case discoveryv1.AddressTypeIPv6:
+		ipErrs = validation.IsValidIP(fldPath, a)
 	case discoveryv1.AddressTypeFQDN:
 		return validation.IsFullyQualifiedDomainName(fldPath, a)
+	default:
+		return nil
 	}
-	return nil
+	if len(ipErrs) > 0 {
+		return ipErrs
+	}
+	var allErrs field.ErrorList
+	if addrType == discoveryv1.AddressTypeIPv4 && !netutils.IsIPv4String(a) {
+		allErrs = append(allErrs, field.Invalid(addrPath, a, "must be an IPv4 address"))
+	}
+	if addrType == discoveryv1.AddressTypeIPv6 && !netutils.IsIPv6String(a) {
+		allErrs = append(allErrs, field.Invalid(addrPath, a, "must be an IPv6 address"))
+	}
+	return append(allErrs, ValidateNonSpecialIP(a, fldPath)...)
 }
 
 func validateSliceHints(h *discoveryv1.EndpointHints, fldPath *field.Path) field.ErrorList {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
 )
 
 // ValidateServiceName checks a service name: a DNS-1035 label.
@@ -71,6 +72,16 @@ func ValidateService(svc *corev1.Service) field.ErrorList {
 // affinity, cluster IPs and IP families, external IPs, traffic policies.
 // Defaults (see the service registry) are expected to be applied.
 func ValidateServiceFields(svc *corev1.Service) field.ErrorList {
+	return validateServiceFields(svc, nil)
+}
+
+// ValidateServiceFieldsOnUpdate is [ValidateServiceFields] for an update
+// of old: load balancer source ranges old had are kept even if invalid.
+func ValidateServiceFieldsOnUpdate(svc, old *corev1.Service) field.ErrorList {
+	return validateServiceFields(svc, old)
+}
+
+func validateServiceFields(svc, old *corev1.Service) field.ErrorList {
 	var allErrs field.ErrorList
 	spec := &svc.Spec
 	headless := IsHeadlessService(svc)
@@ -166,7 +177,7 @@ func ValidateServiceFields(svc *corev1.Service) field.ErrorList {
 		ports[k] = true
 	}
 
-	allErrs = append(allErrs, validateLoadBalancerSourceRanges(svc)...)
+	allErrs = append(allErrs, validateLoadBalancerSourceRanges(svc, old)...)
 	allErrs = append(allErrs, validateExternalTrafficPolicy(svc)...)
 	allErrs = append(allErrs, validateInternalTrafficPolicy(svc)...)
 	allErrs = append(allErrs, validateLoadBalancerFields(svc)...)
@@ -265,38 +276,43 @@ func validateSessionAffinity(spec *corev1.ServiceSpec) field.ErrorList {
 }
 
 // validateLoadBalancerSourceRanges: CIDRs, only for LoadBalancers (the
-// field or the annotation service.beta.kubernetes.io/load-balancer-source-ranges).
-func validateLoadBalancerSourceRanges(svc *corev1.Service) field.ErrorList {
-	annotation, hasAnnotation := svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey]
-	if len(svc.Spec.LoadBalancerSourceRanges) == 0 && !hasAnnotation {
-		return nil
-	}
-	var (
-		allErrs   field.ErrorList
-		fieldPath *field.Path
-		val       string
-		ranges    []string
-	)
+// field or the annotation service.beta.kubernetes.io/load-balancer-source-ranges),
+// as v1.37.2's ValidateService: each range of the field is checked at its
+// index (space-padding allowed, ranges the old service had kept even if
+// no longer valid); the annotation's only when it is new or changed.
+func validateLoadBalancerSourceRanges(svc, old *corev1.Service) field.ErrorList {
+	var allErrs field.ErrorList
 	if len(svc.Spec.LoadBalancerSourceRanges) > 0 {
 		// kube's path is spelled with a capital L.
-		fieldPath = specPath.Child("LoadBalancerSourceRanges")
-		val = fmt.Sprintf("%v", svc.Spec.LoadBalancerSourceRanges)
-		ranges = svc.Spec.LoadBalancerSourceRanges
-	} else {
-		fieldPath = field.NewPath("metadata", "annotations").Key(corev1.AnnotationLoadBalancerSourceRangesKey)
-		val = annotation
-		ranges = strings.Split(annotation, ",")
+		fieldPath := specPath.Child("LoadBalancerSourceRanges")
+		if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+			allErrs = append(allErrs, field.Forbidden(fieldPath, "may only be used when `type` is 'LoadBalancer'"))
+		}
+		var existing []string
+		if old != nil {
+			existing = make([]string, len(old.Spec.LoadBalancerSourceRanges))
+			for i, r := range old.Spec.LoadBalancerSourceRanges {
+				existing[i] = strings.TrimSpace(r)
+			}
+		}
+		for i, r := range svc.Spec.LoadBalancerSourceRanges {
+			allErrs = append(allErrs, validation.IsValidCIDRForLegacyField(fieldPath.Index(i), strings.TrimSpace(r), true, existing)...)
+		}
+		return allErrs
 	}
+	annotation, ok := svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey]
+	if !ok {
+		return nil
+	}
+	fieldPath := field.NewPath("metadata", "annotations").Key(corev1.AnnotationLoadBalancerSourceRangesKey)
 	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 		allErrs = append(allErrs, field.Forbidden(fieldPath, "may only be used when `type` is 'LoadBalancer'"))
 	}
-	for _, r := range ranges {
-		if r = strings.TrimSpace(r); r == "" {
-			continue
-		}
-		if _, err := netip.ParsePrefix(r); err != nil {
-			allErrs = append(allErrs, field.Invalid(fieldPath, val, "must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 "))
-			break
+	if old == nil || old.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] != annotation {
+		if v := strings.TrimSpace(annotation); v != "" {
+			for _, r := range strings.Split(v, ",") {
+				allErrs = append(allErrs, validation.IsValidCIDRForLegacyField(fieldPath, strings.TrimSpace(r), true, nil)...)
+			}
 		}
 	}
 	return allErrs
@@ -443,7 +459,7 @@ func isIPv6(s string) bool {
 func ValidateServiceUpdate(svc, old *corev1.Service) field.ErrorList {
 	allErrs := ValidateObjectMetaUpdate(&svc.ObjectMeta, &old.ObjectMeta, metadataPath)
 	allErrs = append(allErrs, ValidateServiceUpdateFields(svc, old)...)
-	return append(allErrs, ValidateServiceFields(svc)...)
+	return append(allErrs, ValidateServiceFieldsOnUpdate(svc, old)...)
 }
 
 // ValidateServiceUpdateFields checks what an update may not change: the
@@ -558,11 +574,15 @@ func validateQualifiedName(value string, fldPath *field.Path) field.ErrorList {
 // ValidateNonSpecialIP rejects an IP (already known to be valid) that is
 // unspecified, loopback, link-local or link-local multicast: what kube
 // forbids for endpoint addresses and external IPs.
+//
+// As upstream's ValidateEndpointIP, the IP is parsed sloppily (leading
+// zeros allowed).
 func ValidateNonSpecialIP(ipAddress string, fldPath *field.Path) field.ErrorList {
-	ip, err := netip.ParseAddr(ipAddress)
-	if err != nil {
+	sloppy := netutils.ParseIPSloppy(ipAddress)
+	if sloppy == nil {
 		return field.ErrorList{field.Invalid(fldPath, ipAddress, "must be a valid IP address")}
 	}
+	ip, _ := netip.AddrFromSlice(sloppy)
 	ip = ip.Unmap()
 	var allErrs field.ErrorList
 	if ip.IsUnspecified() {

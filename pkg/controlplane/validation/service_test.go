@@ -2,6 +2,7 @@ package validation
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // validService is a defaulted, allocated ClusterIP service.
@@ -103,8 +105,11 @@ func TestValidateService(t *testing.T) {
 			s.Spec.Type = corev1.ServiceTypeLoadBalancer
 			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
 		}, []string{required + " spec.allocateLoadBalancerNodePorts"}},
+		// kube-apiserver v1.37.2 answers spec.LoadBalancerSourceRanges[0]:
+		// Invalid value: "bogus": must be a valid CIDR value, ... (each range
+		// at its index).
 		{"source ranges on ClusterIP", func(s *corev1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"nope"} },
-			[]string{forbidden + " spec.LoadBalancerSourceRanges", invalid + " spec.LoadBalancerSourceRanges"}},
+			[]string{forbidden + " spec.LoadBalancerSourceRanges", invalid + " spec.LoadBalancerSourceRanges[0]"}},
 		{"healthCheckNodePort on ClusterIP", func(s *corev1.Service) { s.Spec.HealthCheckNodePort = 30000 },
 			[]string{invalid + " spec.healthCheckNodePort"}},
 		{"no internalTrafficPolicy", func(s *corev1.Service) { s.Spec.InternalTrafficPolicy = nil }, []string{required + " spec.internalTrafficPolicy"}},
@@ -206,7 +211,10 @@ func TestValidateEndpointSlice(t *testing.T) {
 	}
 	checkErrs(t, ValidateEndpointSlice(s),
 		"FieldValueDuplicate endpoints[0].hints.forZones[1].name",
-		invalid+" endpoints[1].addresses[0]",
+		// The family error is reported at the list (kube-apiserver v1.37.2
+		// answers endpoints[0].addresses: Invalid value: "10.0.0.1": must be
+		// an IPv6 address).
+		invalid+" endpoints[1].addresses",
 		invalid+" endpoints[1].addresses[1]",
 	)
 	old := s.DeepCopy()
@@ -241,4 +249,67 @@ func FuzzValidateService(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadBalancerSourceRanges: kube-apiserver v1.37.2 answered a
+// LoadBalancer with [" 10.0.0.1/8", "bogus"] with these two errors; an
+// update keeps a range the old service had even if no longer valid.
+func TestLoadBalancerSourceRanges(t *testing.T) {
+	svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerSourceRanges: []string{" 10.0.0.1/8", "bogus"}}}
+	var got []string
+	for _, e := range validateLoadBalancerSourceRanges(svc, nil) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`spec.LoadBalancerSourceRanges[0]: Invalid value: "10.0.0.1/8": must not have bits set beyond the prefix length`,
+		`spec.LoadBalancerSourceRanges[1]: Invalid value: "bogus": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("create: got %q, want %q", got, want)
+	}
+	old := &corev1.Service{Spec: corev1.ServiceSpec{LoadBalancerSourceRanges: []string{"10.0.0.1/8"}}}
+	got = got[:0]
+	for _, e := range validateLoadBalancerSourceRanges(svc, old) {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want[1:]) {
+		t.Errorf("update: got %q, want %q", got, want[1:])
+	}
+}
+
+// TestEndpointAddressMessages: kube-apiserver v1.37.2's answers, verbatim.
+func TestEndpointAddressMessages(t *testing.T) {
+	render := func(errs field.ErrorList) string {
+		var out []string
+		for _, e := range errs {
+			out = append(out, e.Error())
+		}
+		return strings.Join(out, ", ")
+	}
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "e2", Namespace: "ns"},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"fd00::1", "010.0.0.1", "bad", "127.0.0.1"}}},
+	}
+	want := `endpoints[0].addresses: Invalid value: "fd00::1": must be an IPv4 address, ` +
+		`endpoints[0].addresses[1]: Invalid value: "010.0.0.1": must not have leading 0s, ` +
+		`endpoints[0].addresses[2]: Invalid value: "bad": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), ` +
+		`endpoints[0].addresses[3]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)`
+	if got := render(ValidateEndpointSlice(slice)); got != want {
+		t.Errorf("slice:\n got  %s\n want %s", got, want)
+	}
+	ep := &corev1.Endpoints{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2", Namespace: "ns"},
+		Subsets: []corev1.EndpointSubset{{
+			Addresses: []corev1.EndpointAddress{{IP: "010.0.0.1"}, {IP: "127.0.0.1"}, {IP: "bad"}},
+			Ports:     []corev1.EndpointPort{{Port: 1, Protocol: corev1.ProtocolTCP}},
+		}},
+	}
+	want = `subsets[0].addresses[0].ip: Invalid value: "010.0.0.1": must not have leading 0s, ` +
+		`subsets[0].addresses[1].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128), ` +
+		`subsets[0].addresses[2].ip: Invalid value: "bad": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), ` +
+		`subsets[0].addresses[2].ip: Invalid value: "bad": must be a valid IP address`
+	if got := render(ValidateEndpoints(ep)); got != want {
+		t.Errorf("endpoints:\n got  %s\n want %s", got, want)
+	}
 }

@@ -162,7 +162,7 @@ func (e *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 	}
 	errs = append(errs, e.CreateStrategy.Validate(ctx, obj)...)
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), orderDeclarative(obj, errs))
+		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), orderDeclarative(obj, internalValues(obj, errs)))
 	}
 	for _, w := range e.CreateStrategy.WarningsOnCreate(ctx, obj) {
 		warning.AddWarning(ctx, w)

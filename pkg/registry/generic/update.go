@@ -197,7 +197,7 @@ func (e *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(vm, oldMeta, path)...)
 	errs = append(errs, e.UpdateStrategy.ValidateUpdate(ctx, obj, old)...)
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), orderDeclarative(obj, errs))
+		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), orderDeclarative(obj, internalValues(obj, errs)))
 	}
 	for _, w := range e.UpdateStrategy.WarningsOnUpdate(ctx, obj, old) {
 		warning.AddWarning(ctx, w)

@@ -50,7 +50,10 @@ func TestEndpointsStore(t *testing.T) {
 		want   []string
 	}{
 		{"loopback", corev1.EndpointSubset{Addresses: []corev1.EndpointAddress{{IP: "127.0.0.1"}}}, []string{"FieldValueInvalid subsets[0].addresses[0].ip"}},
-		{"not an ip", corev1.EndpointSubset{Addresses: []corev1.EndpointAddress{{IP: "host"}}}, []string{"FieldValueInvalid subsets[0].addresses[0].ip"}},
+		// Twice, in two wordings: kube-apiserver v1.37.2 answers "bad" with
+		// "must be a valid IP address, (e.g. ...)" and "must be a valid IP address".
+		{"not an ip", corev1.EndpointSubset{Addresses: []corev1.EndpointAddress{{IP: "host"}}},
+			[]string{"FieldValueInvalid subsets[0].addresses[0].ip", "FieldValueInvalid subsets[0].addresses[0].ip"}},
 		{"no address", corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Port: 80}}}, []string{"FieldValueRequired subsets[0]"}},
 		{"port 0", corev1.EndpointSubset{Addresses: []corev1.EndpointAddress{{IP: "10.1.0.1"}}, Ports: []corev1.EndpointPort{{Port: 0}}},
 			[]string{"FieldValueInvalid subsets[0].ports[0].port"}},

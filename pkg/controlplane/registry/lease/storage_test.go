@@ -77,3 +77,28 @@ func TestLeaseTable(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestLeaseCoordinationFieldsDropped: with CoordinatedLeaderElection off
+// (v1.37's default), kube-apiserver v1.37.2 stores a Lease created with
+// strategy and preferredHolder without them, and so does not validate them
+// (a Bogus strategy is no error).
+func TestLeaseCoordinationFieldsDropped(t *testing.T) {
+	store, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Destroy()
+	ctx := registrytest.Context("coordination.k8s.io", "v1", "leases", "ns")
+	strategy := coordinationv1.CoordinatedLeaseStrategy("Bogus")
+	l := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "l", Namespace: "ns"},
+		Spec:       coordinationv1.LeaseSpec{LeaseDurationSeconds: ptr(int32(1)), Strategy: &strategy, PreferredHolder: ptr("x")},
+	}
+	obj, err := store.Create(ctx, l, nil, &metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := obj.(*coordinationv1.Lease).Spec; got.Strategy != nil || got.PreferredHolder != nil {
+		t.Errorf("stored spec %+v, want no strategy or preferredHolder", got)
+	}
+}

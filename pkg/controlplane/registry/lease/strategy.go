@@ -24,9 +24,28 @@ var (
 	_ generic.UpdateStrategy = Strategy
 )
 
-func (strategy) NamespaceScoped() bool                                            { return true }
-func (strategy) PrepareForCreate(context.Context, runtime.Object)                 {}
-func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+func (strategy) NamespaceScoped() bool { return true }
+
+// PrepareForCreate drops strategy and preferredHolder: the
+// CoordinatedLeaderElection feature (alpha) is off in kube-apiserver
+// v1.37, which stores a Lease created with them without them.
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	l := obj.(*coordinationv1.Lease)
+	l.Spec.Strategy = nil
+	l.Spec.PreferredHolder = nil
+}
+
+// PrepareForUpdate drops them too unless the stored lease has them (as
+// upstream with the feature off).
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	l, o := obj.(*coordinationv1.Lease), old.(*coordinationv1.Lease)
+	if o.Spec.Strategy == nil {
+		l.Spec.Strategy = nil
+	}
+	if o.Spec.PreferredHolder == nil {
+		l.Spec.PreferredHolder = nil
+	}
+}
 
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	return validation.ValidateLeaseFields(obj.(*coordinationv1.Lease))

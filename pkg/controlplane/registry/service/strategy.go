@@ -61,7 +61,7 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	svc, oldSvc := obj.(*corev1.Service), old.(*corev1.Service)
 	errs := validation.ValidateServiceUpdateFields(svc, oldSvc)
-	return append(errs, validation.ValidateServiceFields(svc)...)
+	return append(errs, validation.ValidateServiceFieldsOnUpdate(svc, oldSvc)...)
 }
 
 // WarningsOnCreate warns as kube: IPs and CIDRs written in a

@@ -16,10 +16,9 @@ import (
 // Accepted values (sorted as sets.List gives them): a mutating policy
 // may not match DELETE.
 var (
-	mutatingOperations  = []string{"*", "CONNECT", "CREATE", "UPDATE"}
-	patchTypes          = []string{"ApplyConfiguration", "JSONPatch"}
-	reinvocationTypes   = []string{"IfNeeded", "Never"}
-	reinvocationTypesNS = []string{"Never", "IfNeeded"}
+	mutatingOperations = []string{"*", "CONNECT", "CREATE", "UPDATE"}
+	patchTypes         = []string{"ApplyConfiguration", "JSONPatch"}
+	reinvocationTypes  = []string{"IfNeeded", "Never"}
 )
 
 // ValidateMutatingAdmissionPolicy checks a MutatingAdmissionPolicy as
@@ -71,7 +70,7 @@ func ValidateMutatingAdmissionPolicy(p *arv1.MutatingAdmissionPolicy) field.Erro
 	case spec.ReinvocationPolicy == "":
 		errs = append(errs, field.Required(rp, ""))
 	case !slices.Contains(reinvocationTypes, string(spec.ReinvocationPolicy)):
-		errs = append(errs, field.NotSupported(rp, spec.ReinvocationPolicy, reinvocationTypesNS))
+		errs = append(errs, field.NotSupported(rp, spec.ReinvocationPolicy, reinvocationTypes))
 	}
 	return errs
 }

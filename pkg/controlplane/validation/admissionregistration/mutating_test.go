@@ -85,7 +85,7 @@ func TestValidateMutatingPolicy(t *testing.T) {
 		}, "undefined field 'where'"},
 		{"no reinvocation policy", func(p *arv1.MutatingAdmissionPolicy) { p.Spec.ReinvocationPolicy = "" }, "spec.reinvocationPolicy: Required value"},
 		{"bad reinvocation policy", func(p *arv1.MutatingAdmissionPolicy) { p.Spec.ReinvocationPolicy = "Always" },
-			`spec.reinvocationPolicy: Unsupported value: "Always": supported values: "Never", "IfNeeded"`},
+			`spec.reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"`}, // sorted: kube-apiserver v1.37.2's answer
 		{"match condition", func(p *arv1.MutatingAdmissionPolicy) {
 			p.Spec.MatchConditions = []arv1.MatchCondition{{Name: "c", Expression: "'x'"}}
 		}, `spec.matchConditions[0].expression: Invalid value: "'x'": compilation failed: must evaluate to bool`},

@@ -197,7 +197,7 @@ func ValidateStatefulSetUpdateFields(ss, old *appsv1.StatefulSet, opts PodValida
 	}
 	allErrs = append(allErrs, ValidateStatefulSetSpec(&ss.Spec, specPath, opts, setOpts)...)
 	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(ss.Spec.Selector, old.Spec.Selector, specPath.Child("selector"))...)
-	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(ss.Spec.VolumeClaimTemplates, old.Spec.VolumeClaimTemplates, specPath.Child("volumeClaimTemplates"))...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(internalClaimTemplates(ss.Spec.VolumeClaimTemplates), internalClaimTemplates(old.Spec.VolumeClaimTemplates), specPath.Child("volumeClaimTemplates"))...)
 	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(ss.Spec.ServiceName, old.Spec.ServiceName, specPath.Child("serviceName"))...)
 	return append(allErrs, apimachineryvalidation.ValidateImmutableField(ss.Spec.PodManagementPolicy, old.Spec.PodManagementPolicy, specPath.Child("podManagementPolicy"))...)
 }
@@ -243,4 +243,20 @@ func ValidateStatefulSetStatusUpdateFields(ss, old *appsv1.StatefulSet) field.Er
 	allErrs := metaFields(&ss.ObjectMeta)
 	allErrs = append(allErrs, ValidateStatefulSetStatus(&ss.Status, statusPath)...)
 	return append(allErrs, validateCollisionCountUpdate(ss.Status.CollisionCount, old.Status.CollisionCount)...)
+}
+
+// internalClaimTemplates are the claim templates as upstream validates
+// them: v1.37's conversion to the internal StatefulSetSpec clears their
+// apiVersion and kind (Convert_v1_StatefulSetSpec_To_apps_StatefulSetSpec),
+// so an immutable error's value shows neither.
+func internalClaimTemplates(ts []corev1.PersistentVolumeClaim) []corev1.PersistentVolumeClaim {
+	if ts == nil {
+		return nil
+	}
+	out := make([]corev1.PersistentVolumeClaim, len(ts))
+	for i := range ts {
+		out[i] = ts[i]
+		out[i].TypeMeta = metav1.TypeMeta{}
+	}
+	return out
 }

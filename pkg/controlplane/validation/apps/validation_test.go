@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	defaultsappsv1 "github.com/kapi-dev/kapi/pkg/api/defaults/appsv1"
+	"github.com/kapi-dev/kapi/pkg/registry/internaljson"
 )
 
 // The expected types, paths and messages below are upstream's:
@@ -591,4 +592,31 @@ func validStatefulSetWithClaim() *appsv1.StatefulSet {
 	}}
 	ss.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/d"}}
 	return ss
+}
+
+// TestStatefulSetClaimTemplatesValue: a changed claim template's error
+// shows the templates without apiVersion and kind, as upstream's internal
+// ones (kube-apiserver v1.37.2 answered spec.volumeClaimTemplates: Invalid
+// value: [{"name":"v","Spec":{...},"Status":{"Phase":"Pending",...}}]).
+func TestStatefulSetClaimTemplatesValue(t *testing.T) {
+	old := validStatefulSet()
+	old.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
+		TypeMeta:   metav1.TypeMeta{Kind: "PersistentVolumeClaim", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "v"},
+		Status:     corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending},
+	}}
+	ss := old.DeepCopy()
+	ss.Spec.VolumeClaimTemplates[0].Spec.VolumeName = "pv"
+	errs := ValidateStatefulSetUpdateFields(ss, old, PodValidationOptions{})
+	if len(errs) != 1 {
+		t.Fatalf("got %v", errs)
+	}
+	got := field.Invalid(field.NewPath("spec", "volumeClaimTemplates"), internaljson.Value(errs[0].BadValue), "field is immutable").Error()
+	want := `spec.volumeClaimTemplates: Invalid value: [{"name":"v","Spec":{"AccessModes":null,"Selector":null,"Resources":{"Limits":null,"Requests":null},"VolumeName":"pv",`
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got  %s\nwant %s...", got, want)
+	}
+	if old.Spec.VolumeClaimTemplates[0].Kind == "" || ss.Spec.VolumeClaimTemplates[0].Kind == "" {
+		t.Error("the objects' templates were changed")
+	}
 }

@@ -88,7 +88,11 @@ func validateJob(job, old *batchv1.Job, opts Options) field.ErrorList {
 	if old != nil {
 		oldSpec = &old.Spec
 	}
-	allErrs := validateGeneratedSelector(job, opts.RequirePrefixedLabels)
+	var allErrs field.ErrorList
+	if old == nil {
+		// Only ValidateJobCreate checks the generated selector (v1.37.2).
+		allErrs = validateGeneratedSelector(job, opts.RequirePrefixedLabels)
+	}
 	allErrs = append(allErrs, validateJobSpecWithSelector(&job.Spec, oldSpec, specPath, opts)...)
 	spec := &job.Spec
 	if ptr.Deref(spec.CompletionMode, "") == batchv1.IndexedCompletion && spec.Completions != nil && *spec.Completions > 0 {

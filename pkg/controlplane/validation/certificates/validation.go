@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/registry/internaljson"
 )
 
 // LegacyUnknownSignerName is the signer name of CSRs made through
@@ -341,9 +343,8 @@ func validateUpdate(csr, old *certificatesv1.CertificateSigningRequest, o option
 			case len(newC) > len(oldC):
 				errs = append(errs, field.Forbidden(conditions, fmt.Sprintf("updates may not add a condition of type %q", t)))
 			case !equality.Semantic.DeepEqual(oldC, newC):
-				// Upstream appends a cmp.Diff of the conditions to this
-				// message; kapi names the type only.
-				errs = append(errs, field.Forbidden(conditions, fmt.Sprintf("updates may not modify a condition of type %q", t)))
+				// As upstream: a diff of the conditions (internal form).
+				errs = append(errs, field.Forbidden(conditions, fmt.Sprintf("updates may not modify a condition of type %q\n%v", t, internaljson.Diff(oldC, newC))))
 			}
 		}
 	}

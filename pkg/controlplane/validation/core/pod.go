@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +14,7 @@ import (
 
 	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	kvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/registry/internaljson"
 )
 
 var (
@@ -205,15 +205,10 @@ func validatePodUpdate(pod, old *corev1.Pod, withMeta bool, opts PodValidationOp
 	return allErrs
 }
 
-// specDiff is a readable diff of two values for error messages (as
-// upstream's cmp.Diff); a value cmp cannot walk gives no diff.
-func specDiff(a, b any) (diff string) {
-	defer func() {
-		if recover() != nil {
-			diff = ""
-		}
-	}()
-	return cmp.Diff(a, b)
+// specDiff is upstream's diff.Diff of two values for error messages: a
+// unified diff of the indented JSON of their internal types.
+func specDiff(a, b any) string {
+	return internaljson.Diff(a, b)
 }
 
 // validateContainerUpdates: containers may not be added or removed (stop

@@ -5,7 +5,6 @@ import (
 	"path"
 	"slices"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	metavalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/registry/internaljson"
 )
 
 // Validation of core/v1 persistent volumes, as upstream's
@@ -96,14 +96,14 @@ func ValidatePersistentVolumeUpdateFields(pv, old *corev1.PersistentVolume) fiel
 		newSource.CSI.ControllerExpandSecretRef = nil
 	}
 	if !equality.Semantic.DeepEqual(*newSource, old.Spec.PersistentVolumeSource) {
-		diff := cmp.Diff(old.Spec.PersistentVolumeSource, *newSource)
+		diff := internaljson.Diff(old.Spec.PersistentVolumeSource, *newSource)
 		allErrs = append(allErrs, field.Forbidden(field.NewPath("spec", "persistentvolumesource"),
 			fmt.Sprintf("spec.persistentvolumesource is immutable after creation\n%v", diff)))
 	}
 	// Upstream's paths, sic.
 	allErrs = append(allErrs, metavalidation.ValidateImmutableField(pv.Spec.VolumeMode, old.Spec.VolumeMode, field.NewPath("volumeMode"))...)
-	if old.Spec.NodeAffinity != nil {
-		allErrs = append(allErrs, metavalidation.ValidateImmutableField(pv.Spec.NodeAffinity, old.Spec.NodeAffinity, field.NewPath("nodeAffinity"))...)
+	if old.Spec.NodeAffinity != nil && !equality.Semantic.DeepEqual(pv.Spec.NodeAffinity, betaToGAKeys(pv.Spec.NodeAffinity, old.Spec.NodeAffinity)) {
+		allErrs = append(allErrs, field.Invalid(field.NewPath("nodeAffinity"), pv.Spec.NodeAffinity, "field is immutable, except for updating from beta label to GA"))
 	}
 	if old.Spec.VolumeAttributesClassName != nil && pv.Spec.VolumeAttributesClassName == nil {
 		allErrs = append(allErrs, field.Forbidden(field.NewPath("spec", "volumeAttributesClassName"), "update from non-nil value to nil is forbidden"))
@@ -242,6 +242,40 @@ func PersistentVolumeWarnings(pv *corev1.PersistentVolume) []string {
 	} {
 		if d.set {
 			out = append(out, fmt.Sprintf("%s: %s", spec.Child(d.name), d.when))
+		}
+	}
+	return out
+}
+
+// betaToGALabel are the node labels whose GA name a PV's node affinity may
+// take in place of the beta one (v1.37.2's betaToGALabel).
+var betaToGALabel = map[string]string{
+	corev1.LabelFailureDomainBetaZone:   corev1.LabelTopologyZone,
+	corev1.LabelFailureDomainBetaRegion: corev1.LabelTopologyRegion,
+	"beta.kubernetes.io/os":             corev1.LabelOSStable,
+	"beta.kubernetes.io/arch":           corev1.LabelArchStable,
+	corev1.LabelInstanceType:            corev1.LabelInstanceTypeStable,
+}
+
+// betaToGAKeys is old with each requirement key that new, at the same
+// place, changes from a beta label to its GA one taken from new: upstream
+// compares the affinities with an equality that allows that change.
+func betaToGAKeys(new, old *corev1.VolumeNodeAffinity) *corev1.VolumeNodeAffinity {
+	if new == nil || new.Required == nil || old.Required == nil || len(new.Required.NodeSelectorTerms) != len(old.Required.NodeSelectorTerms) {
+		return old
+	}
+	out := old.DeepCopy()
+	for i, t := range out.Required.NodeSelectorTerms {
+		nt := new.Required.NodeSelectorTerms[i]
+		for j := range t.MatchExpressions {
+			if j < len(nt.MatchExpressions) && betaToGALabel[t.MatchExpressions[j].Key] == nt.MatchExpressions[j].Key {
+				t.MatchExpressions[j].Key = nt.MatchExpressions[j].Key
+			}
+		}
+		for j := range t.MatchFields {
+			if j < len(nt.MatchFields) && betaToGALabel[t.MatchFields[j].Key] == nt.MatchFields[j].Key {
+				t.MatchFields[j].Key = nt.MatchFields[j].Key
+			}
 		}
 	}
 	return out

@@ -144,3 +144,22 @@ func TestPersistentVolumeWarnings(t *testing.T) {
 		t.Errorf("got warnings:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestPersistentVolumeNodeAffinityUpdate: the node affinity may only move
+// a key from a beta label to its GA one; any other change is answered, by
+// kube-apiserver v1.37.2, "nodeAffinity: Invalid value: {...}: field is
+// immutable, except for updating from beta label to GA".
+func TestPersistentVolumeNodeAffinityUpdate(t *testing.T) {
+	old := validPV()
+	old.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelFailureDomainBetaZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}},
+	}}}}
+	pv := old.DeepCopy()
+	pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Key = corev1.LabelTopologyZone
+	expectErrs(t, ValidatePersistentVolumeUpdateFields(pv, old), nil)
+	if old.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Key != corev1.LabelFailureDomainBetaZone {
+		t.Error("the old object was changed")
+	}
+	pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Values = []string{"b"}
+	expectErrs(t, ValidatePersistentVolumeUpdateFields(pv, old), []string{"FieldValueInvalid nodeAffinity: field is immutable, except for updating from beta label to GA"})
+}

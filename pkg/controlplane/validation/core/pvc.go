@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	metavalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation"
+	"github.com/kapi-dev/kapi/pkg/registry/internaljson"
 )
 
 // Validation of core/v1 persistent volume claims, as upstream's
@@ -189,7 +189,7 @@ func ValidatePersistentVolumeClaimUpdateFields(pvc, old *corev1.PersistentVolume
 		newSpec.VolumeAttributesClassName = oldSpec.VolumeAttributesClassName
 	}
 	if !equality.Semantic.DeepEqual(*newSpec, *oldSpec) {
-		diff := cmp.Diff(*oldSpec, *newSpec)
+		diff := internaljson.Diff(*oldSpec, *newSpec)
 		allErrs = append(allErrs, field.Forbidden(field.NewPath("spec"),
 			fmt.Sprintf("spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n%v", diff)))
 	}

@@ -21,8 +21,9 @@ import (
 func ValidateName(name string, prefix bool) []string { return path.IsValidPathSegmentName(name) }
 
 var (
-	supportedVerbs                = sets.New("get", "list", "create", "update", "delete", "deletecollection", "patch", "watch", "proxy")
-	supportedSubjectKinds         = []string{string(flowcontrolv1.SubjectKindServiceAccount), string(flowcontrolv1.SubjectKindGroup), string(flowcontrolv1.SubjectKindUser)}
+	supportedVerbs = sets.New("get", "list", "create", "update", "delete", "deletecollection", "patch", "watch", "proxy")
+	// Upstream lists a sets.String: sorted.
+	supportedSubjectKinds         = []string{string(flowcontrolv1.SubjectKindGroup), string(flowcontrolv1.SubjectKindServiceAccount), string(flowcontrolv1.SubjectKindUser)}
 	supportedDistinguisherMethods = []string{string(flowcontrolv1.FlowDistinguisherMethodByNamespaceType), string(flowcontrolv1.FlowDistinguisherMethodByUserType)}
 	supportedPLTypes              = []string{string(flowcontrolv1.PriorityLevelEnablementExempt), string(flowcontrolv1.PriorityLevelEnablementLimited)}
 	supportedLimitResponseTypes   = []string{string(flowcontrolv1.LimitResponseTypeQueue), string(flowcontrolv1.LimitResponseTypeReject)}
@@ -69,7 +70,9 @@ func validateFlowSchemaSpec(name string, spec *flowcontrolv1.FlowSchemaSpec, fld
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("matchingPrecedence"), spec.MatchingPrecedence, fmt.Sprintf("must not be greater than %v", flowcontrolv1.FlowSchemaMaxMatchingPrecedence)))
 	}
 	if spec.DistinguisherMethod != nil && !contains(supportedDistinguisherMethods, string(spec.DistinguisherMethod.Type)) {
-		allErrs = append(allErrs, field.NotSupported(fldPath.Child("distinguisherMethod").Child("type"), spec.DistinguisherMethod.Type, supportedDistinguisherMethods))
+		// Upstream's value is the method itself, not its type: kube-apiserver
+		// v1.37.2 answers Unsupported value: {"Type":"Bogus"}.
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("distinguisherMethod").Child("type"), spec.DistinguisherMethod, supportedDistinguisherMethods))
 	}
 	plPath := fldPath.Child("priorityLevelConfiguration").Child("name")
 	if spec.PriorityLevelConfiguration.Name == "" {

@@ -63,7 +63,8 @@ func TestValidateFlowSchema(t *testing.T) {
 		{"user without user", func(f *flowcontrolv1.FlowSchema) { f.Spec.Rules[0].Subjects[0].User = nil },
 			"FieldValueRequired spec.rules[0].subjects[0].user: user is required when subject kind is 'User'"},
 		{"bad kind", func(f *flowcontrolv1.FlowSchema) { f.Spec.Rules[0].Subjects[0] = flowcontrolv1.Subject{Kind: "Robot"} },
-			`FieldValueNotSupported spec.rules[0].subjects[0].kind: supported values: "ServiceAccount", "Group", "User"`},
+			// kube-apiserver v1.37.2 lists them sorted.
+			`FieldValueNotSupported spec.rules[0].subjects[0].kind: supported values: "Group", "ServiceAccount", "User"`},
 		{"verbs star and more", func(f *flowcontrolv1.FlowSchema) { f.Spec.Rules[0].ResourceRules[0].Verbs = []string{"*", "get"} },
 			"FieldValueInvalid spec.rules[0].resourceRules[0].verbs: if '*' is present, must not specify other verbs"},
 		{"no verbs", func(f *flowcontrolv1.FlowSchema) { f.Spec.Rules[0].NonResourceRules[0].Verbs = nil },
@@ -162,5 +163,17 @@ func TestValidatePriorityLevelConfiguration(t *testing.T) {
 	ex.Spec.Exempt.NominalConcurrencyShares = ptr.To[int32](10)
 	if errs := ValidatePriorityLevelConfiguration(ex); len(errs) > 0 {
 		t.Errorf("tuned exempt: %v", errs)
+	}
+}
+
+// TestDistinguisherValue: upstream's NotSupported holds the whole method
+// (kube-apiserver v1.37.2 answered Unsupported value: {"Type":"Bogus"},
+// the internal type as the generic store renders it).
+func TestDistinguisherValue(t *testing.T) {
+	fs := validFS()
+	fs.Spec.DistinguisherMethod = &flowcontrolv1.FlowDistinguisherMethod{Type: "Bogus"}
+	errs := ValidateFlowSchema(fs)
+	if len(errs) != 1 || errs[0].BadValue != any(fs.Spec.DistinguisherMethod) {
+		t.Fatalf("got %v", errs)
 	}
 }

@@ -97,16 +97,19 @@ func validateServiceCIDRSpec(spec *networkingv1.ServiceCIDRSpec, fldPath *field.
 		return field.ErrorList{field.Required(fldPath, "at least one CIDR required")}
 	case len(spec.CIDRs) > 2:
 		return field.ErrorList{field.Invalid(fldPath, spec, "may only hold up to 2 values")}
-	case len(spec.CIDRs) == 2:
-		// Upstream checks the families first (a CIDR that does not parse
-		// fails it too) and stops there.
-		if dual, err := netutils.IsDualStackCIDRStrings(spec.CIDRs); err != nil || !dual {
-			return field.ErrorList{field.Invalid(fldPath, spec, "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64")}
-		}
 	}
 	var allErrs field.ErrorList
 	for i, cidr := range spec.CIDRs {
 		allErrs = append(allErrs, validation.IsValidCIDR(fldPath.Index(i), cidr)...)
+	}
+	// As v1.37.2's validateServiceCIDRSpec: after the CIDRs, two of one
+	// known family, the value the list (kube-apiserver v1.37.2 answered
+	// ["10.0.0.0/24","10.1.0.0/24"]).
+	if len(spec.CIDRs) == 2 {
+		f := netutils.IPFamilyOfCIDRString(spec.CIDRs[0])
+		if f == netutils.IPFamilyOfCIDRString(spec.CIDRs[1]) && f != netutils.IPFamilyUnknown {
+			allErrs = append(allErrs, field.Invalid(fldPath, spec.CIDRs, "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64"))
+		}
 	}
 	return allErrs
 }

@@ -281,8 +281,10 @@ func TestValidateIPAddressAndServiceCIDR(t *testing.T) {
 			[]string{"FieldValueInvalid spec.cidrs: may only hold up to 2 values"}},
 		{"same family", func(s *networkingv1.ServiceCIDR) { s.Spec.CIDRs = []string{"10.0.0.0/24", "10.1.0.0/24"} },
 			[]string{"FieldValueInvalid spec.cidrs: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64"}},
+		// kube-apiserver v1.37.2 answered spec.cidrs[1]: Invalid value: "fd00::": must be a valid CIDR value, ...
+		// (validateServiceCIDRSpec checks the CIDRs before their families).
 		{"one of two not a cidr", func(s *networkingv1.ServiceCIDR) { s.Spec.CIDRs = []string{"10.0.0.0/24", "fd00::"} },
-			[]string{"FieldValueInvalid spec.cidrs: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64"}},
+			[]string{"FieldValueInvalid spec.cidrs[1]: must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}},
 		{"not a cidr", func(s *networkingv1.ServiceCIDR) { s.Spec.CIDRs = []string{"10.0.0.1"} },
 			[]string{"FieldValueInvalid spec.cidrs[0]: must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}},
 		{"not canonical", func(s *networkingv1.ServiceCIDR) { s.Spec.CIDRs = []string{"10.0.0.1/24"} },

@@ -143,10 +143,12 @@ func ValidateClusterRoleBinding(b *rbacv1.ClusterRoleBinding) field.ErrorList {
 	return errs
 }
 
-// ValidateRoleRefUpdate: roleRef never changes (upstream's message).
+// ValidateRoleRefUpdate: roleRef never changes. v1.37.2 checks it with
+// ValidateImmutableField (kube-apiserver answers roleRef: Invalid value:
+// {"APIGroup":...,"Kind":...,"Name":...}: field is immutable).
 func ValidateRoleRefUpdate(newRef, oldRef rbacv1.RoleRef) field.ErrorList {
 	if newRef != oldRef {
-		return field.ErrorList{field.Invalid(field.NewPath("roleRef"), newRef, "cannot change roleRef")}
+		return field.ErrorList{field.Invalid(field.NewPath("roleRef"), newRef, "field is immutable")}
 	}
 	return nil
 }

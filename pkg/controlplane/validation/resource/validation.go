@@ -198,11 +198,11 @@ func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) field.Er
 // ValidateResourceClaimTemplateUpdate: the spec is immutable.
 //
 // Templates have no declarative immutability: the error is upstream's
-// handwritten ValidateImmutableField on the internal type, whose value
-// kapi renders as that type marshals (internalForm).
+// handwritten ValidateImmutableField on the internal type, whose value the
+// generic store renders as that type marshals (internaljson).
 func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplate) field.ErrorList {
 	if !equality.Semantic.DeepEqual(t.Spec, old.Spec) {
-		return field.ErrorList{field.Invalid(field.NewPath("spec"), internalForm{t.Spec}, "field is immutable")}
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), t.Spec, "field is immutable")}
 	}
 	return nil
 }

@@ -134,7 +134,13 @@ func sortedKeys(m map[string]string) []string {
 
 func validateAllowedTopologies(terms []corev1.TopologySelectorTerm, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	var seen []map[string]map[string]bool
+	// As v1.37.2's validateAllowedTopologies, which starts its list of
+	// seen terms with len(terms) nil maps: a term without expressions
+	// equals them (Semantic.DeepEqual), so it is reported as a duplicate
+	// even when no other term is empty (kube-apiserver v1.37.2 answers
+	// allowedTopologies[1].matchLabelExpressions: Duplicate value: "" for
+	// [{k: []}, {}]).
+	seen := make([]map[string]map[string]bool, len(terms))
 	for i, term := range terms {
 		idxPath := fldPath.Index(i)
 		exprs, errs := core.ValidateTopologySelectorTerm(term, idxPath)

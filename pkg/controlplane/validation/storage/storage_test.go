@@ -338,3 +338,25 @@ func TestValidateCSINodeStatus(t *testing.T) {
 			[]string{"FieldValueInvalid status.storageHealth[0].healthConditions[0].reason: a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')"}},
 	})
 }
+
+// TestAllowedTopologiesEmptyTerm: a term without expressions is a
+// duplicate of each of the nil terms upstream's list starts with (the
+// generic store reports the repeated error once, as upstream's
+// ToAggregate). kube-apiserver v1.37.2 answered [{k: []}, {}] with
+// allowedTopologies[0].matchLabelExpressions[0].values: Required value and
+// allowedTopologies[1].matchLabelExpressions: Duplicate value: "".
+func TestAllowedTopologiesEmptyTerm(t *testing.T) {
+	terms := []corev1.TopologySelectorTerm{
+		{MatchLabelExpressions: []corev1.TopologySelectorLabelRequirement{{Key: "k"}}},
+		{},
+	}
+	var got []string
+	for _, e := range validateAllowedTopologies(terms, field.NewPath("allowedTopologies")) {
+		got = append(got, e.Error())
+	}
+	dup := `allowedTopologies[1].matchLabelExpressions: Duplicate value: ""`
+	want := []string{"allowedTopologies[0].matchLabelExpressions[0].values: Required value", dup, dup}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
