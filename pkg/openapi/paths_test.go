@@ -175,8 +175,9 @@ func TestOperationShapes(t *testing.T) {
 	if !patch.RequestBody.Required || patch.RequestBody.Content["application/json-patch+json"].Schema.Ref.String() != "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch" {
 		t.Errorf("patch request body = %+v, want a required Patch", patch.RequestBody)
 	}
-	if gvk, _ := patch.Extensions[openapi.ExtensionGVK].(map[string]any); gvk["kind"] != "ConfigMap" || gvk["version"] != "v1" || gvk["group"] != "" {
-		t.Errorf("patch %s = %v, want v1 ConfigMap", openapi.ExtensionGVK, patch.Extensions[openapi.ExtensionGVK])
+	// Keys in kube-apiserver v1.37.2's order in its v3 documents.
+	if gvk, err := json.Marshal(patch.Extensions[openapi.ExtensionGVK]); err != nil || string(gvk) != `{"group":"","version":"v1","kind":"ConfigMap"}` {
+		t.Errorf("patch %s = %s (%v), want v1 ConfigMap as group, version, kind", openapi.ExtensionGVK, gvk, err)
 	}
 	if a := patch.Extensions[openapi.ExtensionAction]; a != "patch" {
 		t.Errorf("patch action = %v", a)

@@ -153,9 +153,22 @@ func contentOf(mediaTypes []string, schema func() *spec.Schema) map[string]*spec
 	return out
 }
 
+// operationGVK is an operation's group-version-kind extension in the v3
+// documents, where kube-apiserver v1.37.2 writes its keys in this order
+// (group, version, kind); in v2 they are sorted, as a map's.
+type operationGVK struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
 func (op *operation) v3() *spec3.Operation {
+	ext := op.extensions()
+	if ext != nil {
+		ext[ExtensionGVK] = operationGVK{Group: op.gvk.Group, Version: op.gvk.Version, Kind: op.gvk.Kind}
+	}
 	o := &spec3.Operation{
-		VendorExtensible: spec.VendorExtensible{Extensions: op.extensions()},
+		VendorExtensible: spec.VendorExtensible{Extensions: ext},
 		OperationProps: spec3.OperationProps{
 			Description: op.description,
 			OperationId: op.id,
