@@ -284,3 +284,43 @@ func TestUnknownKind(t *testing.T) {
 		t.Errorf("got %v, want an error naming the missing definition", err)
 	}
 }
+
+// An operation's x-kubernetes-group-version-kind is written as
+// kube-apiserver v1.37.2 writes it: in v3 always group, version, kind; in
+// v2 sorted (group, kind, version), except for apiregistration.k8s.io,
+// whose paths kube-aggregator serves as built (group, version, kind).
+func TestOperationGVKKeyOrder(t *testing.T) {
+	for _, tc := range []struct {
+		gv       schema.GroupVersion
+		resource metav1.APIResource
+		v2, v3   string
+	}{
+		{schema.GroupVersion{Version: "v1"}, metav1.APIResource{Name: "configmaps", Namespaced: true, Kind: "ConfigMap", Verbs: all},
+			`{"group":"","kind":"ConfigMap","version":"v1"}`, `{"group":"","version":"v1","kind":"ConfigMap"}`},
+		{schema.GroupVersion{Group: "apiregistration.k8s.io", Version: "v1"}, metav1.APIResource{Name: "apiservices", Kind: "APIService", Verbs: all},
+			`{"group":"apiregistration.k8s.io","version":"v1","kind":"APIService"}`, `{"group":"apiregistration.k8s.io","version":"v1","kind":"APIService"}`},
+	} {
+		p, err := openapi.Default().Paths(tc.gv, openapi.ResourcesOf(tc.gv, []metav1.APIResource{tc.resource}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b2, err := json.Marshal(p.V2())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b3, err := json.Marshal(p.V3())
+		if err != nil {
+			t.Fatal(err)
+		}
+		const key = `"x-kubernetes-group-version-kind":`
+		for _, c := range []struct {
+			name      string
+			doc, want string
+		}{{"v2", string(b2), tc.v2}, {"v3", string(b3), tc.v3}} {
+			n := strings.Count(c.doc, key)
+			if n == 0 || strings.Count(c.doc, key+c.want) != n {
+				t.Errorf("%s %s: %d operations, not all with %s%s", tc.gv, c.name, n, key, c.want)
+			}
+		}
+	}
+}
