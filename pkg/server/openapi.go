@@ -21,7 +21,9 @@ import (
 //
 // v2 is served as JSON or, when asked, as the protobuf that client-go's
 // discovery client requests. v3 is an index of per-group-version documents,
-// each addressed with a hash so clients can cache it.
+// each addressed with a hash so clients can cache it, each in JSON or
+// protobuf. Both are served with kube-apiserver's HTTP semantics (Accept
+// negotiation, ETags, hash redirects, Range): see openapi_serve.go.
 //
 // Nothing is encoded when content is registered: a v3 document registered
 // with [OpenAPI.SetV3Func] is built on its first request, contributions
