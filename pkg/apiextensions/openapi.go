@@ -233,6 +233,7 @@ func addCRDV3(gv schema.GroupVersion, crd *apiextensionsv1.CustomResourceDefinit
 			return err
 		}
 		structuralschema.Walk(s, unfoldIntOrString)
+		structuralschema.Walk(s, typedValidationRules)
 		item = s
 	}
 	itemName, listName, item, list := kindDefinitions(gv, crd, item, false, refSchema)
@@ -285,6 +286,28 @@ func unfoldIntOrString(s *spec.Schema) {
 		return
 	}
 	s.AllOf = append([]spec.Schema{{SchemaProps: spec.SchemaProps{AnyOf: pair}}}, s.AllOf...)
+}
+
+// typedValidationRules makes a schema's x-kubernetes-validations the
+// apiextensions/v1 ValidationRules upstream's structural schema holds, so
+// that each rule's keys are written in that struct's order (rule,
+// message, messageExpression, reason, fieldPath, optionalOldSelf), as
+// kube-apiserver v1.37.2 writes them in /openapi/v3 (in v2 they are
+// sorted: kube-aggregator parses the document again).
+func typedValidationRules(s *spec.Schema) {
+	v, ok := s.Extensions["x-kubernetes-validations"]
+	if !ok {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	var rules apiextensionsv1.ValidationRules
+	if err := json.Unmarshal(b, &rules); err != nil {
+		return // left as it is: the CRD's validation accepted it
+	}
+	s.Extensions["x-kubernetes-validations"] = rules
 }
 
 func isIntOrStringPair(l []spec.Schema) bool {

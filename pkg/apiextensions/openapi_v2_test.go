@@ -199,3 +199,46 @@ func TestOpenAPIV2(t *testing.T) {
 func schemaGV(group, version string) schema.GroupVersion {
 	return schema.GroupVersion{Group: group, Version: version}
 }
+
+// A CEL rule's keys are written as kube-apiserver v1.37.2 writes them: in
+// v3 in apiextensions/v1 ValidationRule's field order, in v2 sorted (a
+// CRD with `rule: self.count <= 100, messageExpression: ..., reason:
+// FieldValueForbidden, fieldPath: .count`).
+func TestValidationRuleKeyOrder(t *testing.T) {
+	crd := crdtest.NewCRD("example.com", "things", "Thing", apiextensionsv1.NamespaceScoped)
+	crd.Status.AcceptedNames = crd.Spec.Names
+	crd.Status.AcceptedNames.ListKind = "ThingList"
+	reason := apiextensionsv1.FieldValueForbidden
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema = &apiextensionsv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {
+			Type:       "object",
+			Properties: map[string]apiextensionsv1.JSONSchemaProps{"count": {Type: "integer"}},
+			XValidations: apiextensionsv1.ValidationRules{{
+				Rule: "self.count <= 100", MessageExpression: "'count too big'", Reason: &reason, FieldPath: ".count",
+			}},
+		}},
+	}
+	gv := schemaGV("example.com", "v1")
+	schemas := map[string]*spec.Schema{}
+	if err := addCRDV3(gv, crd, schemas); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(schemas["com.example.v1.Thing"].Properties["spec"].Extensions["x-kubernetes-validations"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"rule":"self.count \u003c= 100","messageExpression":"'count too big'","reason":"FieldValueForbidden","fieldPath":".count"}]`; string(b) != want {
+		t.Errorf("v3 x-kubernetes-validations = %s, want %s", b, want)
+	}
+	defs := map[string]any{}
+	if err := addCRDV2(gv, crd, defs); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = json.Marshal(defs["com.example.v1.Thing"]); err != nil {
+		t.Fatal(err)
+	}
+	if want := `"x-kubernetes-validations":[{"fieldPath":".count","messageExpression":"'count too big'","reason":"FieldValueForbidden","rule":"self.count \u003c= 100"}]`; !strings.Contains(string(b), want) {
+		t.Errorf("v2 Thing = %s, want it to hold %s", b, want)
+	}
+}

@@ -123,6 +123,12 @@ type PathsConfig struct {
 type Paths struct {
 	items map[string]*pathItem
 	refs  map[string]bool
+	// orderedGVKInV2 writes the operations' group-version-kind in v2 as
+	// in v3 (group, version, kind), not sorted: kube-aggregator serves
+	// its own group's v2 paths as built, while the other groups' come
+	// from the delegate servers' documents, parsed and merged, that
+	// object's keys sorted (as kube-apiserver v1.37.2 writes them).
+	orderedGVKInV2 bool
 }
 
 // pathItem is one path: its operations by lower-case HTTP method, and the
@@ -190,7 +196,7 @@ func BuildPaths(gv schema.GroupVersion, resources []Resource, cfg PathsConfig) (
 	b := &pathBuilder{
 		gv:    gv,
 		cfg:   cfg,
-		out:   &Paths{items: map[string]*pathItem{}, refs: map[string]bool{}},
+		out:   &Paths{items: map[string]*pathItem{}, refs: map[string]bool{}, orderedGVKInV2: gv.Group == "apiregistration.k8s.io"},
 		kinds: map[string]string{},
 		root:  rootOf(gv),
 		tag:   camelID(groupID(gv.Group), false) + "_" + camelID(gv.Version, false),

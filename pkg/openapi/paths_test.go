@@ -175,8 +175,9 @@ func TestOperationShapes(t *testing.T) {
 	if !patch.RequestBody.Required || patch.RequestBody.Content["application/json-patch+json"].Schema.Ref.String() != "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch" {
 		t.Errorf("patch request body = %+v, want a required Patch", patch.RequestBody)
 	}
-	if gvk, _ := patch.Extensions[openapi.ExtensionGVK].(map[string]any); gvk["kind"] != "ConfigMap" || gvk["version"] != "v1" || gvk["group"] != "" {
-		t.Errorf("patch %s = %v, want v1 ConfigMap", openapi.ExtensionGVK, patch.Extensions[openapi.ExtensionGVK])
+	// Keys in kube-apiserver v1.37.2's order in its v3 documents.
+	if gvk, err := json.Marshal(patch.Extensions[openapi.ExtensionGVK]); err != nil || string(gvk) != `{"group":"","version":"v1","kind":"ConfigMap"}` {
+		t.Errorf("patch %s = %s (%v), want v1 ConfigMap as group, version, kind", openapi.ExtensionGVK, gvk, err)
 	}
 	if a := patch.Extensions[openapi.ExtensionAction]; a != "patch" {
 		t.Errorf("patch action = %v", a)
@@ -281,5 +282,45 @@ func TestUnknownKind(t *testing.T) {
 	_, err := openapi.Default().Paths(gv, []openapi.Resource{{Name: "widgets", Kind: gv.WithKind("Widget"), Verbs: all}})
 	if err == nil || !strings.Contains(err.Error(), "no OpenAPI definition") {
 		t.Errorf("got %v, want an error naming the missing definition", err)
+	}
+}
+
+// An operation's x-kubernetes-group-version-kind is written as
+// kube-apiserver v1.37.2 writes it: in v3 always group, version, kind; in
+// v2 sorted (group, kind, version), except for apiregistration.k8s.io,
+// whose paths kube-aggregator serves as built (group, version, kind).
+func TestOperationGVKKeyOrder(t *testing.T) {
+	for _, tc := range []struct {
+		gv       schema.GroupVersion
+		resource metav1.APIResource
+		v2, v3   string
+	}{
+		{schema.GroupVersion{Version: "v1"}, metav1.APIResource{Name: "configmaps", Namespaced: true, Kind: "ConfigMap", Verbs: all},
+			`{"group":"","kind":"ConfigMap","version":"v1"}`, `{"group":"","version":"v1","kind":"ConfigMap"}`},
+		{schema.GroupVersion{Group: "apiregistration.k8s.io", Version: "v1"}, metav1.APIResource{Name: "apiservices", Kind: "APIService", Verbs: all},
+			`{"group":"apiregistration.k8s.io","version":"v1","kind":"APIService"}`, `{"group":"apiregistration.k8s.io","version":"v1","kind":"APIService"}`},
+	} {
+		p, err := openapi.Default().Paths(tc.gv, openapi.ResourcesOf(tc.gv, []metav1.APIResource{tc.resource}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b2, err := json.Marshal(p.V2())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b3, err := json.Marshal(p.V3())
+		if err != nil {
+			t.Fatal(err)
+		}
+		const key = `"x-kubernetes-group-version-kind":`
+		for _, c := range []struct {
+			name      string
+			doc, want string
+		}{{"v2", string(b2), tc.v2}, {"v3", string(b3), tc.v3}} {
+			n := strings.Count(c.doc, key)
+			if n == 0 || strings.Count(c.doc, key+c.want) != n {
+				t.Errorf("%s %s: %d operations, not all with %s%s", tc.gv, c.name, n, key, c.want)
+			}
+		}
 	}
 }

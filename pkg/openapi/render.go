@@ -10,15 +10,19 @@ import (
 // deletecollection).
 const ExtensionAction = "x-kubernetes-action"
 
-func (op *operation) extensions() spec.Extensions {
+// extensions returns the operation's vendor extensions; orderedGVK
+// writes the group-version-kind's keys in operationGVK's order, not
+// sorted.
+func (op *operation) extensions(orderedGVK bool) spec.Extensions {
 	if op.action == "" {
 		return nil // discovery: no resource, no kind
 	}
-	return spec.Extensions{
-		ExtensionAction: op.action,
-		// On an operation the extension is one object, not a list.
-		ExtensionGVK: map[string]any{"group": op.gvk.Group, "version": op.gvk.Version, "kind": op.gvk.Kind},
+	// On an operation the extension is one object, not a list.
+	var gvk any = map[string]any{"group": op.gvk.Group, "version": op.gvk.Version, "kind": op.gvk.Kind}
+	if orderedGVK {
+		gvk = operationGVK{Group: op.gvk.Group, Version: op.gvk.Version, Kind: op.gvk.Kind}
 	}
+	return spec.Extensions{ExtensionAction: op.action, ExtensionGVK: gvk}
 }
 
 // V2 renders the operations as Swagger 2.0 paths, references pointing at
@@ -32,7 +36,7 @@ func (p *Paths) V2() map[string]*spec.PathItem {
 			pi.Parameters = append(pi.Parameters, prm.v2())
 		}
 		for method, op := range item.ops {
-			o := op.v2()
+			o := op.v2(p.orderedGVKInV2)
 			switch method {
 			case "get":
 				pi.Get = o
@@ -63,9 +67,9 @@ func (prm param) v2() spec.Parameter {
 	}
 }
 
-func (op *operation) v2() *spec.Operation {
+func (op *operation) v2(orderedGVK bool) *spec.Operation {
 	o := &spec.Operation{
-		VendorExtensible: spec.VendorExtensible{Extensions: op.extensions()},
+		VendorExtensible: spec.VendorExtensible{Extensions: op.extensions(orderedGVK)},
 		OperationProps: spec.OperationProps{
 			Description: op.description,
 			Consumes:    op.consumes,
@@ -153,9 +157,18 @@ func contentOf(mediaTypes []string, schema func() *spec.Schema) map[string]*spec
 	return out
 }
 
+// operationGVK is an operation's group-version-kind extension in the v3
+// documents, where kube-apiserver v1.37.2 writes its keys in this order
+// (group, version, kind); in v2 they are sorted, as a map's.
+type operationGVK struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
 func (op *operation) v3() *spec3.Operation {
 	o := &spec3.Operation{
-		VendorExtensible: spec.VendorExtensible{Extensions: op.extensions()},
+		VendorExtensible: spec.VendorExtensible{Extensions: op.extensions(true)},
 		OperationProps: spec3.OperationProps{
 			Description: op.description,
 			OperationId: op.id,

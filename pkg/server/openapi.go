@@ -1,16 +1,18 @@
 package server
 
 import (
-	"crypto/sha512"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
+	"time"
+
+	"github.com/NYTimes/gziphandler"
+	openapi_v3 "github.com/google/gnostic-models/openapiv3"
+	"google.golang.org/protobuf/proto"
 )
 
 // OpenAPI holds the OpenAPI documents a server serves at /openapi/v2 and
@@ -19,7 +21,9 @@ import (
 //
 // v2 is served as JSON or, when asked, as the protobuf that client-go's
 // discovery client requests. v3 is an index of per-group-version documents,
-// each addressed with a hash so clients can cache it.
+// each addressed with a hash so clients can cache it, each in JSON or
+// protobuf. Both are served with kube-apiserver's HTTP semantics (Accept
+// negotiation, ETags, hash redirects, Range): see openapi_serve.go.
 //
 // Nothing is encoded when content is registered: a v3 document registered
 // with [OpenAPI.SetV3Func] is built on its first request, contributions
@@ -49,6 +53,8 @@ type OpenAPI struct {
 	v2JSON, v2Proto []byte
 	v2ETag          string
 	v2Gen           uint64
+	// v2Time is when v2JSON was encoded: the document's Last-Modified.
+	v2Time time.Time
 	// v2Doc is what v2JSON was encoded from (of generation v2Gen).
 	v2Doc *v2Contents
 	v3    map[string]*v3Doc // "apis/apps/v1" -> document
@@ -79,24 +85,47 @@ func (p *v2Part) get() (paths, defs, params map[string]*v2Entry, err error) {
 	return p.paths, p.defs, p.params, p.err
 }
 
-// v3Doc is one group-version's v3 document, built at most once.
+// v3Doc is one group-version's v3 document, built at most once, and its
+// protobuf form, made at most once when asked for.
 type v3Doc struct {
-	once  sync.Once
-	build func() ([]byte, error)
-	doc   []byte
-	hash  string
-	err   error
+	once    sync.Once
+	build   func() ([]byte, error)
+	doc     []byte
+	hash    string
+	modTime time.Time // when built: the document's Last-Modified
+	err     error
+
+	pbOnce sync.Once
+	pb     []byte
+	pbErr  error
 }
 
 func (d *v3Doc) get() ([]byte, string, error) {
 	d.once.Do(func() {
 		d.doc, d.err = d.build()
 		if d.err == nil {
-			d.hash = hashOf(d.doc)
+			d.hash, d.modTime = hashOf(d.doc), time.Now()
 		}
 		d.build = nil
 	})
 	return d.doc, d.hash, d.err
+}
+
+// protobuf returns the document in gnostic's openapi_v3 protobuf form,
+// as kube-openapi's handler3 makes it (parse the JSON, marshal); get must
+// have succeeded.
+func (d *v3Doc) protobuf() ([]byte, error) {
+	d.pbOnce.Do(func() {
+		doc, err := openapi_v3.ParseDocument(d.doc)
+		if err != nil {
+			d.pbErr = fmt.Errorf("parse: %w", err)
+			return
+		}
+		if d.pb, err = proto.Marshal(doc); err != nil {
+			d.pbErr = fmt.Errorf("marshal: %w", err)
+		}
+	})
+	return d.pb, d.pbErr
 }
 
 // NewOpenAPI returns empty documents titled title (kube uses "Kubernetes").
@@ -284,13 +313,22 @@ func (o *OpenAPI) computeSourcesLocked() {
 	o.v2Sources = nil
 }
 
-// v2Document returns the encoded v2 document, its ETag and generation,
-// encoding it again if it changed since the last call.
-func (o *OpenAPI) v2Document() ([]byte, string, uint64, error) {
+// v2Encoding is one encoding of the v2 document.
+type v2Encoding struct {
+	js   []byte
+	etag string
+	gen  uint64
+	// modTime is when it was encoded.
+	modTime time.Time
+}
+
+// v2Document returns the encoded v2 document, encoding it again if it
+// changed since the last call.
+func (o *OpenAPI) v2Document() (v2Encoding, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.v2JSON != nil {
-		return o.v2JSON, o.v2ETag, o.v2Gen, nil
+		return v2Encoding{o.v2JSON, o.v2ETag, o.v2Gen, o.v2Time}, nil
 	}
 	o.computeSourcesLocked()
 	paths, defs, params := o.v2, o.v2Defs, o.v2Params
@@ -321,22 +359,21 @@ func (o *OpenAPI) v2Document() ([]byte, string, uint64, error) {
 	c := newV2Contents(o.title, o.version, o.bearerToken, paths, defs, params)
 	js, err := c.encodeJSON()
 	if err != nil {
-		return nil, "", 0, fmt.Errorf("encode openapi v2: %w", err)
+		return v2Encoding{}, fmt.Errorf("encode openapi v2: %w", err)
 	}
 	o.v2Gen++
-	o.v2JSON, o.v2Proto, o.v2ETag, o.v2Doc = js, nil, hashOf(js), c
-	return js, o.v2ETag, o.v2Gen, nil
+	o.v2JSON, o.v2Proto, o.v2ETag, o.v2Doc, o.v2Time = js, nil, hashOf(js), c, time.Now()
+	return v2Encoding{js, o.v2ETag, o.v2Gen, o.v2Time}, nil
 }
 
 // v2Protobuf returns the protobuf form of js, the v2 document of
-// generation gen (nil if it cannot be parsed), computed once per
-// generation.
-func (o *OpenAPI) v2Protobuf(js []byte, gen uint64) []byte {
+// generation gen, computed once per generation.
+func (o *OpenAPI) v2Protobuf(js []byte, gen uint64) ([]byte, error) {
 	o.mu.Lock()
 	if o.v2Gen == gen && o.v2Proto != nil {
 		pb := o.v2Proto
 		o.mu.Unlock()
-		return pb
+		return pb, nil
 	}
 	var c *v2Contents
 	if o.v2Gen == gen {
@@ -351,97 +388,22 @@ func (o *OpenAPI) v2Protobuf(js []byte, gen uint64) []byte {
 		pb, err = protobufOfV2(js) // a newer generation exists; js is older
 	}
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("openapi v2 protobuf: %w", err)
 	}
 	o.mu.Lock()
 	if o.v2Gen == gen && o.v2JSON != nil {
 		o.v2Proto = pb
 	}
 	o.mu.Unlock()
-	return pb
-}
-
-// The protobuf form is asked for with either name; the response names it
-// with the parseable one (a media type may not contain "@"), as upstream.
-const protoV2ContentType = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
-
-func (o *OpenAPI) serveV2(w http.ResponseWriter, r *http.Request) {
-	js, etag, gen, err := o.v2Document()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Etag", strconvQuote(etag))
-	if strings.Contains(r.Header.Get("Accept"), "com.github.proto-openapi.spec.v2") {
-		if pb := o.v2Protobuf(js, gen); pb != nil {
-			w.Header().Set("Content-Type", protoV2ContentType)
-			_, _ = w.Write(pb)
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(js)
-}
-
-func strconvQuote(s string) string { return `"` + s + `"` }
-
-func hashOf(b []byte) string { return fmt.Sprintf("%X", sha512.Sum512(b)) }
-
-// serveV3 serves the index at /openapi/v3 and the documents under it.
-func (o *OpenAPI) serveV3(w http.ResponseWriter, r *http.Request) {
-	p := strings.TrimPrefix(r.URL.Path, "/openapi/v3")
-	p = strings.Trim(p, "/")
-	o.mu.Lock()
-	docs := make(map[string]*v3Doc, len(o.v3))
-	for k, d := range o.v3 {
-		docs[k] = d
-	}
-	o.mu.Unlock()
-	if p == "" {
-		type entry struct {
-			ServerRelativeURL string `json:"serverRelativeURL"`
-		}
-		paths := map[string]entry{}
-		for k, d := range docs {
-			_, h, err := d.get()
-			if err != nil {
-				// Left out of the index: its URL would only answer 500.
-				o.mu.Lock()
-				logger := o.logger
-				o.mu.Unlock()
-				logger.Error("openapi v3 document", "path", k, "err", err)
-				continue
-			}
-			paths[k] = entry{ServerRelativeURL: "/openapi/v3/" + k + "?hash=" + h}
-		}
-		body, _ := json.Marshal(map[string]any{"paths": paths})
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-		return
-	}
-	d, ok := docs[p]
-	if !ok {
-		http.Error(w, "404 page not found", http.StatusNotFound)
-		return
-	}
-	doc, h, err := d.get()
-	if err != nil {
-		http.Error(w, fmt.Sprintf("openapi v3 document %s: %v", p, err), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Etag", strconvQuote(h))
-	if r.URL.Query().Get("hash") == h {
-		// Immutable under its hash, as upstream.
-		w.Header().Set("Cache-Control", "public, immutable")
-		w.Header().Set("Expires", "Thu, 31 Dec 2099 23:59:59 GMT")
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(doc)
+	return pb, nil
 }
 
 // install registers the OpenAPI routes on mux.
 func (o *OpenAPI) install(mux *PathMux) {
-	mux.Handle("/openapi/v2", http.HandlerFunc(o.serveV2))
-	mux.Handle("/openapi/v3", http.HandlerFunc(o.serveV3))
+	// kube-openapi gzips /openapi/v2 (not v3) with NYTimes' gziphandler:
+	// a body of 1400 bytes or more, at the default level, adding "Vary:
+	// Accept-Encoding" before the handler's "Vary: Accept".
+	mux.Handle("/openapi/v2", gziphandler.GzipHandler(http.HandlerFunc(o.serveV2)))
+	mux.Handle("/openapi/v3", http.HandlerFunc(o.serveV3Index))
 	mux.HandlePrefix("/openapi/v3/", http.HandlerFunc(o.serveV3))
 }

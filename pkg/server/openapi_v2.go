@@ -79,40 +79,60 @@ func newV2Contents(title, version string, bearerToken bool, paths, defs, params 
 // pkg/kubeapiserver/authenticator/config.go; k8s.io/apiserver's
 // completeOpenAPI requires the one scheme of every operation).
 const (
-	v2Security            = `[{"BearerToken":[]}]`
-	v2SecurityDefinitions = `{"BearerToken":{"description":"Bearer Token authentication","in":"header","name":"authorization","type":"apiKey"}}`
+	v2Security = `[{"BearerToken":[]}]`
+	// Keys in the order of kube-openapi's spec.SecuritySchemeProps, as
+	// kube-apiserver v1.37.2 writes them.
+	v2SecurityDefinitions = `{"BearerToken":{"description":"Bearer Token authentication","type":"apiKey","name":"authorization","in":"header"}}`
 )
 
-// encodeJSON returns the document as encoding/json encodes the map
-// {"swagger", "info", "paths", "definitions"[, "parameters"][, "security",
-// "securityDefinitions"]}: keys sorted, HTML characters escaped. Entries
-// not encoded yet are encoded; the caller holds OpenAPI.mu.
+// marshalV2 is json.Marshal without HTML escaping: kube-apiserver v1.37.2
+// writes "<", ">" and "&" as they are in /openapi/v2 (kube-openapi
+// encodes the document with go-json-experiment), escaped in /openapi/v3.
+func marshalV2(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// encodeJSON returns the document with its keys in the order
+// kube-apiserver v1.37.2 writes them (kube-openapi's spec.Swagger fields):
+// {"swagger", "info", "paths", "definitions"[, "parameters"][,
+// "securityDefinitions", "security"]}, the entries of each sorted, HTML
+// characters not escaped ([marshalV2]). Entries not encoded yet are encoded; the caller
+// holds OpenAPI.mu.
 func (c *v2Contents) encodeJSON() ([]byte, error) {
-	info, err := json.Marshal(map[string]any{"title": c.title, "version": c.version})
+	info, err := marshalV2(struct {
+		Title   string `json:"title"`
+		Version string `json:"version"`
+	}{c.title, c.version})
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
-	b.WriteString(`{"definitions":`)
+	b.WriteString(`{"swagger":"2.0","info":`)
+	b.Write(info)
+	b.WriteString(`,"paths":`)
+	if err := writeV2Object(&b, c.paths); err != nil {
+		return nil, fmt.Errorf("paths: %w", err)
+	}
+	b.WriteString(`,"definitions":`)
 	if err := writeV2Object(&b, c.definitions); err != nil {
 		return nil, fmt.Errorf("definitions: %w", err)
 	}
-	b.WriteString(`,"info":`)
-	b.Write(info)
 	if len(c.params) > 0 {
 		b.WriteString(`,"parameters":`)
 		if err := writeV2Object(&b, c.params); err != nil {
 			return nil, fmt.Errorf("parameters: %w", err)
 		}
 	}
-	b.WriteString(`,"paths":`)
-	if err := writeV2Object(&b, c.paths); err != nil {
-		return nil, fmt.Errorf("paths: %w", err)
-	}
 	if c.bearerToken {
-		b.WriteString(`,"security":` + v2Security + `,"securityDefinitions":` + v2SecurityDefinitions)
+		b.WriteString(`,"securityDefinitions":` + v2SecurityDefinitions + `,"security":` + v2Security)
 	}
-	b.WriteString(`,"swagger":"2.0"}`)
+	b.WriteString(`}`)
 	return b.Bytes(), nil
 }
 
@@ -120,7 +140,7 @@ func writeV2Object(b *bytes.Buffer, entries []namedV2Entry) error {
 	b.WriteByte('{')
 	for i, e := range entries {
 		if e.js == nil {
-			js, err := json.Marshal(e.value)
+			js, err := marshalV2(e.value)
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.name, err)
 			}
@@ -129,7 +149,7 @@ func writeV2Object(b *bytes.Buffer, entries []namedV2Entry) error {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(e.name) // a string always encodes
+		k, _ := marshalV2(e.name) // a string always encodes
 		b.Write(k)
 		b.WriteByte(':')
 		b.Write(e.js)

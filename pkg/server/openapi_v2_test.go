@@ -65,24 +65,53 @@ func TestOpenAPIV2EntriesEncodeAsTheWholeDocument(t *testing.T) {
 				maps.Copy(params, p[2])
 			}
 		}
-		doc := map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Kubernetes", "version": "v1.37.2"}, "paths": paths, "definitions": defs}
+		// The top-level keys, and a security scheme's, in the order of
+		// kube-openapi's spec types, as kube-apiserver v1.37.2 writes
+		// them; the entries of each sorted.
+		type securityScheme struct {
+			Description string `json:"description"`
+			Type        string `json:"type"`
+			Name        string `json:"name"`
+			In          string `json:"in"`
+		}
+		var doc struct {
+			Swagger string `json:"swagger"`
+			Info    struct {
+				Title   string `json:"title"`
+				Version string `json:"version"`
+			} `json:"info"`
+			Paths               map[string]any            `json:"paths"`
+			Definitions         map[string]any            `json:"definitions"`
+			Parameters          map[string]any            `json:"parameters,omitempty"`
+			SecurityDefinitions map[string]securityScheme `json:"securityDefinitions,omitempty"`
+			Security            []any                     `json:"security,omitempty"`
+		}
+		doc.Swagger, doc.Info.Title, doc.Info.Version, doc.Paths, doc.Definitions = "2.0", "Kubernetes", "v1.37.2", paths, defs
 		o.mu.Lock()
 		for k, e := range o.v2Params {
 			params[k] = e.value
 		}
 		o.mu.Unlock()
 		if len(params) > 0 {
-			doc["parameters"] = params
+			doc.Parameters = params
 		}
 		if bearerToken {
-			doc["security"] = []any{map[string]any{"BearerToken": []any{}}}
-			doc["securityDefinitions"] = map[string]any{"BearerToken": map[string]any{
-				"description": "Bearer Token authentication", "in": "header", "name": "authorization", "type": "apiKey",
+			doc.Security = []any{map[string]any{"BearerToken": []any{}}}
+			doc.SecurityDefinitions = map[string]securityScheme{"BearerToken": {
+				Description: "Bearer Token authentication", Type: "apiKey", Name: "authorization", In: "header",
 			}}
 		}
-		wantJSON, err := json.Marshal(doc)
-		if err != nil {
+		// HTML characters not escaped, as kube-apiserver v1.37.2 writes
+		// /openapi/v2.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(doc); err != nil {
 			t.Fatal(err)
+		}
+		wantJSON := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if !bytes.Contains(wantJSON, []byte("<b>&amp;</b>")) {
+			t.Fatalf("%s: the expected document lost its HTML characters: %.300s", step, wantJSON)
 		}
 		wantPB, err := protobufOfV2(wantJSON)
 		if err != nil {
