@@ -23,6 +23,14 @@ const (
 // mode 0600 and is replaced atomically; its directory is created (0755) if
 // needed.
 func WriteAdmin(path, server string, caPEM, certPEM, keyPEM []byte) error {
+	return WriteAdminDeferred(path, server, caPEM, certPEM, keyPEM, nil)
+}
+
+// WriteAdminDeferred is WriteAdmin handing the write of the encoded file
+// (its directory's creation included) to deferWrite, which the caller must
+// run before anything reads it; nil writes it before returning. Errors of
+// the arguments and of the encoding are returned at once.
+func WriteAdminDeferred(path, server string, caPEM, certPEM, keyPEM []byte, deferWrite func(write func() error)) error {
 	if path == "" {
 		return errors.New("write admin kubeconfig: empty path")
 	}
@@ -50,13 +58,20 @@ func WriteAdmin(path, server string, caPEM, certPEM, keyPEM []byte) error {
 	if err != nil {
 		return fmt.Errorf("encode admin kubeconfig: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write admin kubeconfig: %w", err)
+	write := func() error {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("write admin kubeconfig: %w", err)
+		}
+		if err := writeFileAtomic(path, data, 0o600); err != nil {
+			return fmt.Errorf("write admin kubeconfig: %w", err)
+		}
+		return nil
 	}
-	if err := writeFileAtomic(path, data, 0o600); err != nil {
-		return fmt.Errorf("write admin kubeconfig: %w", err)
+	if deferWrite != nil {
+		deferWrite(write)
+		return nil
 	}
-	return nil
+	return write()
 }
 
 // writeFileAtomic replaces path with data through a temporary file in the
