@@ -187,6 +187,9 @@ func (o Options) appOptions(logger *slog.Logger) (*app.Options, error) {
 	ao.APIServiceAvailabilityPeriod = o.APIServiceAvailabilityPeriod
 	ao.ConfigReloadInterval = o.ConfigReloadInterval
 	ao.UnsafeNoFsync = !o.FsyncDataDir
+	// Nobody can read the data dir's files before Start returns: they are
+	// written while the server starts, and Start waits for them.
+	ao.DeferFileWrites = true
 	if len(o.Flags) > 0 {
 		fs := pflag.NewFlagSet("kapi", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
@@ -283,6 +286,16 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		s.runErr = prepared.Run(ctx)
 	}()
 
+	if err := s.waitReady(head.Handler(), head.PostStartHooksFinished(), cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	// The PKI and the kubeconfig were written while the server started
+	// (Options.DeferFileWrites); CertDir and Kubeconfig hold them from now.
+	if err := cfg.AwaitFiles(); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
 	s.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	if err != nil {
 		_ = s.Stop()
@@ -293,10 +306,6 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	// 2000), not client-go's default 5/s, which a test filling the server
 	// would wait on.
 	s.Config.QPS, s.Config.Burst = 1000, 2000
-	if err := s.waitReady(head.Handler(), head.PostStartHooksFinished(), cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
-		_ = s.Stop()
-		return nil, err
-	}
 	if err := s.installCRDs(o.CRDInstall); err != nil {
 		_ = s.Stop()
 		return nil, err

@@ -1,14 +1,19 @@
 package kapitest_test
 
 import (
+	"bytes"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/kapitest"
+	"github.com/kapi-dev/kapi/pkg/auth/pki"
+	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
 )
 
 // Options and flags are set through kapitest's own types (this package is
@@ -54,5 +59,45 @@ func TestBadFlag(t *testing.T) {
 	_, err := kapitest.StartE(t.TempDir(), slog.New(slog.DiscardHandler), kapitest.WithFlags("--no-such-flag=1"))
 	if err == nil || !strings.Contains(err.Error(), "unknown flag: --no-such-flag") {
 		t.Fatalf("got %v, want unknown flag: --no-such-flag", err)
+	}
+}
+
+// The data dir's files are written while the server starts
+// (app.Options.DeferFileWrites), and Start returns once they are: the
+// PKI and the service-account key in <DataDir>/pki, the admin kubeconfig
+// that Config was loaded from.
+func TestStartReturnsWithItsFilesWritten(t *testing.T) {
+	srv := kapitest.Start(t)
+	dir := filepath.Join(srv.DataDir(), "pki")
+	for _, name := range []string{
+		pki.CACertFile, pki.CAKeyFile, pki.ServingCertFile, pki.ServingKeyFile, pki.AdminCertFile, pki.AdminKeyFile,
+		pki.FrontProxyCACertFile, pki.FrontProxyCAKeyFile, pki.FrontProxyClientCertFile, pki.FrontProxyClientKeyFile,
+		serviceaccount.GeneratedKeyFile, serviceaccount.GeneratedPublicKeyFile,
+	} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	ca, err := os.ReadFile(filepath.Join(dir, pki.CACertFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ca, srv.Config.CAData) {
+		t.Errorf("the kubeconfig's CA is not %s", pki.CACertFile)
+	}
+}
+
+// A write that fails while the server starts fails Start, with the
+// error NewConfig gives when it writes the file itself.
+func TestStartReportsAFailedFileWrite(t *testing.T) {
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := kapitest.StartE(filepath.Join(dir, "data"), slog.New(slog.DiscardHandler),
+		kapitest.WithFlags("--admin-kubeconfig="+filepath.Join(notDir, "admin.kubeconfig")))
+	if err == nil || !strings.HasPrefix(err.Error(), "write --admin-kubeconfig: ") {
+		t.Fatalf("got %v, want the admin kubeconfig's write error", err)
 	}
 }

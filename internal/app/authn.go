@@ -64,9 +64,10 @@ func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA 
 		}
 		signingKey = k
 	} else {
-		k, path, err := serviceaccount.EnsureGeneratedKey(c.Options.SecureServing.CertDir)
+		const what = "service account key in --cert-dir"
+		k, path, err := serviceaccount.EnsureGeneratedKeyDeferred(c.Options.SecureServing.CertDir, c.deferFile(what, nil))
 		if err != nil {
-			return fmt.Errorf("service account key in --cert-dir: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		signingKey = k
 		c.Logger.Info("using generated service account signing key", "path", path)

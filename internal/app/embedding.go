@@ -22,6 +22,16 @@ func (c *Config) MemoryBackend() *memory.Backend {
 // destroy functions do it.
 func (c *Config) Cleanup() { c.cleanup() }
 
+// AwaitFiles returns once the files NewConfig generated are written,
+// with the first write's error (Options.DeferFileWrites; without it they
+// were written before NewConfig returned).
+func (c *Config) AwaitFiles() error {
+	if c.files == nil {
+		return nil
+	}
+	return c.files.wait()
+}
+
 // AwaitRequestsInFlight returns once every non-long-running request that
 // was in flight when it was called has finished (later requests do not
 // hold it up), or when ctx ends. kapitest's Reset calls it after

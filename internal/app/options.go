@@ -57,6 +57,13 @@ type Options struct {
 	// survives a stop and restart of the server, not a crash of the
 	// machine. A test seam: there is no flag.
 	UnsafeNoFsync bool
+	// DeferFileWrites lets NewConfig return before the files it generates
+	// (PKI, service-account key, admin kubeconfig) are written: they are
+	// written on a goroutine of their own while the chain is built and
+	// started, and the caller must call Config.AwaitFiles before the files
+	// can be read by anyone (kapitest: before Start returns). A cluster
+	// member writes them at once regardless. A test seam: there is no flag.
+	DeferFileWrites bool
 	// OnPostStartHookError replaces the default (log and exit 255).
 	OnPostStartHookError func(name string, err error)
 }

@@ -136,6 +136,8 @@ type Config struct {
 	// cleanups run, in reverse, when the chain is destroyed or building
 	// fails.
 	cleanups []func()
+	// files writes the generated files (Options.DeferFileWrites).
+	files *fileWriter
 	// loopback tracks the loopback clients' connections (loopbackconns.go).
 	loopback loopbackState
 }
@@ -196,6 +198,10 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 			logger.Warn("releasing the data dir lock", "dataDir", o.DataDir, "err", err)
 		}
 	})
+	// Registered after the lock's release, so run before it: nothing is
+	// left writing into the data dir once the config is released.
+	c.files = newFileWriter()
+	c.addCleanup(func() { _ = c.files.wait() })
 	defer func() {
 		if retErr != nil {
 			c.cleanup()
@@ -272,6 +278,11 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	if c.Discovery, err = discovery.New(discovery.Config{Logger: logger}); err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
+	if !o.DeferFileWrites {
+		if err := c.files.wait(); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -320,9 +331,11 @@ func (c *Config) applySecureServing() error {
 	if cidr, err := c.Options.Services.ClusterIPPrefix(); err == nil {
 		hosts = append(hosts, cidr.Addr().Next().String())
 	}
-	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: hosts, Logger: c.Logger, NoSync: c.Options.UnsafeNoFsync})
+	certDirErr := fmt.Sprintf("certificates in --cert-dir %s", o.CertDir)
+	bundle, err := pki.Ensure(pki.Config{Dir: o.CertDir, Hosts: hosts, Logger: c.Logger, NoSync: c.Options.UnsafeNoFsync,
+		Defer: c.deferFile(certDirErr, nil)})
 	if err != nil {
-		return fmt.Errorf("certificates in --cert-dir %s: %w", o.CertDir, err)
+		return fmt.Errorf("%s: %w", certDirErr, err)
 	}
 	serving := bundle.Serving
 	clientCA := bundle.CAPool
@@ -389,16 +402,22 @@ func (c *Config) applySecureServing() error {
 	// The admin client certificate is signed by kapi's CA, which the
 	// client-certificate authenticator always trusts, so the kubeconfig
 	// works with a serving certificate of the user's too.
-	if err := kubeconfig.WriteAdmin(c.Options.AdminKubeconfig, "https://"+serverHost(c.Address), c.CAPEM, bundle.AdminCertPEM, bundle.AdminKeyPEM); err != nil {
+	wrote := func() {
+		if o.TLSCertFile == "" {
+			c.Logger.Info("wrote admin kubeconfig", "path", c.Options.AdminKubeconfig)
+		} else if c.CAPEM == nil {
+			c.Logger.Warn("wrote admin kubeconfig without a certificate authority: --tls-cert-file holds no CA and its issuer is unknown, so clients verify the server against the system roots",
+				"path", c.Options.AdminKubeconfig, "tlsCertFile", o.TLSCertFile)
+		} else {
+			c.Logger.Info("wrote admin kubeconfig", "path", c.Options.AdminKubeconfig, "certificateAuthority", c.caSource, "tlsCertFile", o.TLSCertFile)
+		}
+	}
+	deferWrite := c.deferFile("write --admin-kubeconfig", wrote)
+	if err := kubeconfig.WriteAdminDeferred(c.Options.AdminKubeconfig, "https://"+serverHost(c.Address), c.CAPEM, bundle.AdminCertPEM, bundle.AdminKeyPEM, deferWrite); err != nil {
 		return fmt.Errorf("write --admin-kubeconfig: %w", err)
 	}
-	if o.TLSCertFile == "" {
-		c.Logger.Info("wrote admin kubeconfig", "path", c.Options.AdminKubeconfig)
-	} else if c.CAPEM == nil {
-		c.Logger.Warn("wrote admin kubeconfig without a certificate authority: --tls-cert-file holds no CA and its issuer is unknown, so clients verify the server against the system roots",
-			"path", c.Options.AdminKubeconfig, "tlsCertFile", o.TLSCertFile)
-	} else {
-		c.Logger.Info("wrote admin kubeconfig", "path", c.Options.AdminKubeconfig, "certificateAuthority", c.caSource, "tlsCertFile", o.TLSCertFile)
+	if deferWrite == nil {
+		wrote()
 	}
 	return nil
 }

@@ -77,6 +77,13 @@ type Config struct {
 	// not be survived and a dozen fsyncs on a busy disk cost more than
 	// the rest of the PKI.
 	NoSync bool
+	// Defer, if not nil, is handed the writes of the generated files (and
+	// the creation of Dir) in the order Ensure would make them, instead of
+	// Ensure making them: Ensure returns once the bundle is in memory,
+	// and the caller must run each write, in order, and stop at the first
+	// error, before anything reads the files. nil: written before Ensure
+	// returns.
+	Defer func(write func() error)
 }
 
 // Files are the paths of the ten PKI files. They are empty when the
@@ -125,8 +132,9 @@ type Bundle struct {
 	ProxyClient tls.Certificate
 	// Files are where the bundle was read from or written to.
 	Files Files
-	// Generated lists the base names of the files this call wrote, in
-	// the order written. Empty when everything was reused.
+	// Generated lists the base names of the files this call wrote (with
+	// Config.Defer: handed over to be written), in the order written.
+	// Empty when everything was reused.
 	Generated []string
 }
 
@@ -173,12 +181,17 @@ func Ensure(cfg Config) (*Bundle, error) {
 	log := cfg.logger()
 	hosts := servingHosts(cfg.Hosts, log)
 	b := &Bundle{Files: filesIn(cfg.Dir)}
+	s := &store{dir: cfg.Dir, log: log, bundle: b, noSync: cfg.NoSync, deferWrite: cfg.Defer}
 	if cfg.Dir != "" {
-		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create certificate directory: %w", err)
+		if err := s.do(func() error {
+			if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+				return fmt.Errorf("create certificate directory: %w", err)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 	}
-	s := &store{dir: cfg.Dir, log: log, bundle: b, noSync: cfg.NoSync}
 
 	ca, err := s.ensureCA(clusterCA, now)
 	if err != nil {

@@ -498,3 +498,36 @@ func TestNormalizeHost(t *testing.T) {
 		}
 	}
 }
+
+// TestEnsureDeferredWrites: with Config.Defer, Ensure writes nothing (not
+// even the directory) and hands over the writes, which produce the files
+// a direct Ensure writes; a second Ensure then reuses them.
+func TestEnsureDeferredWrites(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pki")
+	var writes []func() error
+	b, err := Ensure(Config{Dir: dir, Logger: quiet, Defer: func(w func() error) { writes = append(writes, w) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Ensure with Defer touched %s: %v", dir, err)
+	}
+	if len(writes) != 6 || len(b.Generated) != 10 {
+		t.Fatalf("%d writes, %d files generated; want the directory and 5 pairs, 10 files", len(writes), len(b.Generated))
+	}
+	for _, w := range writes {
+		if err := w(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := Ensure(Config{Dir: dir, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Generated) != 0 || !bytes.Equal(again.CAPEM, b.CAPEM) || !again.Serving.Leaf.Equal(b.Serving.Leaf) {
+		t.Errorf("the deferred files were not reused: generated %v", again.Generated)
+	}
+	if st, err := os.Stat(filepath.Join(dir, CAKeyFile)); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %v, %v; want mode 0600", CAKeyFile, st, err)
+	}
+}

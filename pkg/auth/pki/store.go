@@ -24,10 +24,20 @@ type keyPair struct {
 
 // store reads and writes the pairs of one Ensure call.
 type store struct {
-	dir    string
-	log    *slog.Logger
-	bundle *Bundle
-	noSync bool // see Config.NoSync
+	dir        string
+	log        *slog.Logger
+	bundle     *Bundle
+	noSync     bool                     // see Config.NoSync
+	deferWrite func(write func() error) // see Config.Defer
+}
+
+// do runs write now, or hands it to Config.Defer.
+func (s *store) do(write func() error) error {
+	if s.deferWrite != nil {
+		s.deferWrite(write)
+		return nil
+	}
+	return write()
 }
 
 func (s *store) path(name string) string { return filepath.Join(s.dir, name) }
@@ -183,10 +193,13 @@ func (s *store) write(certName, keyName string, certPEM, keyPEM []byte, reason s
 	if s.dir == "" {
 		return nil
 	}
-	if err := writeFileAtomic(s.path(keyName), keyPEM, 0o600, !s.noSync); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(s.path(certName), certPEM, 0o644, !s.noSync); err != nil {
+	keyPath, certPath, sync := s.path(keyName), s.path(certName), !s.noSync
+	if err := s.do(func() error {
+		if err := writeFileAtomic(keyPath, keyPEM, 0o600, sync); err != nil {
+			return err
+		}
+		return writeFileAtomic(certPath, certPEM, 0o644, sync)
+	}); err != nil {
 		return err
 	}
 	s.bundle.Generated = append(s.bundle.Generated, keyName, certName)

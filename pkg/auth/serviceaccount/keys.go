@@ -137,6 +137,14 @@ func LoadPublicKeyFiles(paths []string) ([]crypto.PublicKey, error) {
 // takes far longer to make than kapi takes to start. Any RSA or ECDSA key
 // can be given with --service-account-signing-key-file.
 func EnsureGeneratedKey(dir string) (crypto.Signer, string, error) {
+	return EnsureGeneratedKeyDeferred(dir, nil)
+}
+
+// EnsureGeneratedKeyDeferred is EnsureGeneratedKey handing the writes of
+// a generated key (the directory, then the public key, then the private
+// key) to deferWrite as one function, which the caller must run before
+// anything reads them; nil writes them before returning.
+func EnsureGeneratedKeyDeferred(dir string, deferWrite func(write func() error)) (crypto.Signer, string, error) {
 	keyPath := filepath.Join(dir, GeneratedKeyFile)
 	pubPath := filepath.Join(dir, GeneratedPublicKeyFile)
 	if k, err := LoadPrivateKeyFile(keyPath); err == nil {
@@ -152,21 +160,26 @@ func EnsureGeneratedKey(dir string) (crypto.Signer, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, "", err
-	}
 	keyDER, err := x509.MarshalECPrivateKey(k)
 	if err != nil {
 		return nil, "", err
 	}
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
-	// The public key first: a crash between the two leaves no private key
-	// without its public half.
-	if err := writeFileAtomic(pubPath, pubPEM, 0o644); err != nil {
-		return nil, "", err
+	write := func() error {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		// The public key first: a crash between the two leaves no private
+		// key without its public half.
+		if err := writeFileAtomic(pubPath, pubPEM, 0o644); err != nil {
+			return err
+		}
+		return writeFileAtomic(keyPath, keyPEM, 0o600)
 	}
-	if err := writeFileAtomic(keyPath, keyPEM, 0o600); err != nil {
+	if deferWrite != nil {
+		deferWrite(write)
+	} else if err := write(); err != nil {
 		return nil, "", err
 	}
 	return k, keyPath, nil
