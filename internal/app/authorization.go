@@ -10,7 +10,6 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -254,61 +253,29 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 			}
 		}
 		c.RBAC.SetLister(lister)
-		// The aggregation starts once the policy's ClusterRoles are
-		// written: while the ~70 ClusterRoles are being created each would
-		// kick a sync, and admin, edit and view would be rewritten at
-		// every step. Its first sync runs in this hook, once the informer
-		// has seen every bootstrap ClusterRole, so that when the server is
-		// ready the aggregated roles hold their rules.
+		for {
+			err := rbac.ReconcileWith(ctx, client, create)
+			if err == nil {
+				break
+			}
+			c.Logger.Debug("rbac bootstrap policy: retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				factory.Shutdown()
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		// The aggregation starts once the policy is written: while the
+		// ~70 ClusterRoles are being created each would kick a sync, and
+		// admin, edit and view would be rewritten at every step. Its
+		// first sync runs here, once the informer has seen every
+		// bootstrap ClusterRole, so that when the server is ready the
+		// aggregated roles hold their rules.
 		roles := rbac.ClusterRoleNames()
-		hasRole := func(name string) bool { _, err := lister.ClusterRoles.Get(name); return err == nil }
-		// On a first start (no ClusterRole stored) the roles are only
-		// created, and the policy is written on a goroutine of its own:
-		// the sync follows the ClusterRoles' creates, which ReconcileWith
-		// queues first, and overlaps those of the bindings, roles and role
-		// bindings instead of following them. On a restart the stored
-		// roles are listed at once and the reconciliation may update
-		// them: the sync follows the whole policy.
-		existing, err := lister.ClusterRoles.List(labels.Everything())
-		if err != nil {
-			return fmt.Errorf("rbac: %w", err)
-		}
-		first := len(existing) == 0
-		reconciled := make(chan error, 1)
-		go func() {
-			for {
-				err := rbac.ReconcileWith(ctx, client, create)
-				if err == nil {
-					reconciled <- nil
-					return
-				}
-				c.Logger.Debug("rbac bootstrap policy: retrying", "err", err)
-				select {
-				case <-ctx.Done():
-					reconciled <- ctx.Err()
-					return
-				case <-time.After(200 * time.Millisecond):
-				}
-			}
-		}()
-		syncAggregated := func() bool {
-			if !awaitListed(ctx, hasRole, roles, kick, 5*time.Second) {
-				return false
-			}
-			if err := agg.Sync(ctx); err != nil {
-				c.Logger.Debug("clusterrole aggregation: retrying", "err", err)
-				notify()
-			}
-			return true
-		}
-		if first && !syncAggregated() {
-			<-reconciled
+		if !awaitListed(ctx, func(name string) bool { _, err := lister.ClusterRoles.Get(name); return err == nil }, roles, kick, 5*time.Second) {
 			factory.Shutdown()
 			return ctx.Err()
-		}
-		if err := <-reconciled; err != nil {
-			factory.Shutdown()
-			return err
 		}
 		// Ready also means the authorizer sees the bootstrap bindings: a
 		// request right after /readyz said ok (a service account reading
@@ -320,9 +287,9 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 			factory.Shutdown()
 			return ctx.Err()
 		}
-		if !first && !syncAggregated() {
-			factory.Shutdown()
-			return ctx.Err()
+		if err := agg.Sync(ctx); err != nil {
+			c.Logger.Debug("clusterrole aggregation: retrying", "err", err)
+			notify()
 		}
 		go func() {
 			defer factory.Shutdown()
