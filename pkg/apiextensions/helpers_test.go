@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 	kapidiscovery "github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -178,4 +179,17 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 
 func gvr(group, version, resource string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
+}
+
+// serveWidgets creates the namespaced widgets.example.com CRD of
+// crdtest.NewCRD, waits until it is established, and returns its v1
+// resource in namespace "ns".
+func serveWidgets(t *testing.T, ts *testServer) dynamic.ResourceInterface {
+	t.Helper()
+	crd, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEstablished(t, ts.crdClient(t), crd.Name)
+	return ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns")
 }

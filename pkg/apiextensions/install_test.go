@@ -314,12 +314,7 @@ func (ts *testServer) do(t *testing.T, method, path, body string, headers ...str
 func TestWireFormats(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
-	crd, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitEstablished(t, ts.crdClient(t), crd.Name)
-	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns")
+	ri := serveWidgets(t, ts)
 	if _, err := ri.Create(ctx, widget("example.com/v1", "Widget", "w", map[string]any{"name": "x", "size": int64(5)}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,11 @@ import (
 	"testing"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata"
-
-	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
 // TestCustomResourcesInProtobuf checks the protobuf media type on custom
@@ -28,12 +25,7 @@ import (
 func TestCustomResourcesInProtobuf(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
-	crd, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitEstablished(t, ts.crdClient(t), crd.Name)
-	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns")
+	ri := serveWidgets(t, ts)
 	w, err := ri.Create(ctx, widget("example.com/v1", "Widget", "w", map[string]any{"name": "x"}), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,10 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 )
 
 const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io"
@@ -22,12 +19,7 @@ const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io"
 func TestTableIncludeObject(t *testing.T) {
 	ts := startServer(t, serverOptions{})
 	ctx := context.Background()
-	crd, err := ts.crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crdtest.NewCRD("example.com", "widgets", "Widget", apiextensionsv1.NamespaceScoped), metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitEstablished(t, ts.crdClient(t), crd.Name)
-	ri := ts.dynamic(t).Resource(gvr("example.com", "v1", "widgets")).Namespace("ns")
+	ri := serveWidgets(t, ts)
 	eventually(t, waitTimeout, "widgets served", func() bool {
 		_, err := ri.List(ctx, metav1.ListOptions{})
 		return err == nil
