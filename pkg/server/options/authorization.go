@@ -36,9 +36,11 @@ type AuthorizationOptions struct {
 }
 
 // NewAuthorizationOptions returns kapi's defaults (mode RBAC unless
-// --authorization-config is given).
+// --authorization-config is given). The webhook's SubjectAccessReview
+// version defaults to v1beta1, as kube-apiserver's flag
+// (pkg/kubeapiserver/options/authorization.go, v1.37.2).
 func NewAuthorizationOptions() *AuthorizationOptions {
-	return &AuthorizationOptions{WebhookVersion: "v1",
+	return &AuthorizationOptions{WebhookVersion: "v1beta1",
 		WebhookCacheAuthorized: 5 * time.Minute, WebhookCacheDenied: 30 * time.Second}
 }
 
@@ -47,7 +49,7 @@ func (o *AuthorizationOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ConfigFile, "authorization-config", o.ConfigFile, "File with Authorization Configuration to configure the authorizer chain. Requires feature gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.")
 	fs.StringSliceVar(&o.Modes, "authorization-mode", o.Modes, "Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC. Comma-delimited list of: AlwaysAllow,AlwaysDeny,Node,RBAC,Webhook.")
 	fs.StringVar(&o.WebhookConfigFile, "authorization-webhook-config-file", o.WebhookConfigFile, "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.")
-	fs.StringVar(&o.WebhookVersion, "authorization-webhook-version", o.WebhookVersion, "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook (v1 or v1beta1).")
+	fs.StringVar(&o.WebhookVersion, "authorization-webhook-version", o.WebhookVersion, "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.")
 	fs.DurationVar(&o.WebhookCacheAuthorized, "authorization-webhook-cache-authorized-ttl", o.WebhookCacheAuthorized, "The duration to cache 'authorized' responses from the webhook authorizer.")
 	fs.DurationVar(&o.WebhookCacheDenied, "authorization-webhook-cache-unauthorized-ttl", o.WebhookCacheDenied, "The duration to cache 'unauthorized' responses from the webhook authorizer.")
 }
