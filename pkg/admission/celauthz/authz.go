@@ -11,6 +11,7 @@ import (
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
@@ -33,11 +34,6 @@ var (
 	DecisionType      = cel.ObjectType("kubernetes.authorization.Decision")
 )
 
-// checkCost is the run-time and estimated cost of one check() call:
-// upstream fixes it so that an expression (per-call limit 1,000,000)
-// may make only two checks (k8s.io/apiserver pkg/cel/library/cost.go).
-const checkCost = 350000
-
 // EnvOptions declare the library and its two variables.
 func EnvOptions() []cel.EnvOption {
 	return []cel.EnvOption{
@@ -56,6 +52,12 @@ func EnvOptions() []cel.EnvOption {
 			[]*cel.Type{ResourceCheckType, cel.StringType}, ResourceCheckType, cel.BinaryBinding(resourceSetter(func(r *resourceCheck, s string) { r.namespace = s })))),
 		cel.Function("name", cel.MemberOverload("resourcecheck_name",
 			[]*cel.Type{ResourceCheckType, cel.StringType}, ResourceCheckType, cel.BinaryBinding(resourceSetter(func(r *resourceCheck, s string) { r.name = s })))),
+		// The selectors (upstream's AuthzSelectors library, in the base
+		// environment since v1.31); their cost is the shared estimator's.
+		cel.Function("fieldSelector", cel.MemberOverload("authorizer_fieldselector",
+			[]*cel.Type{ResourceCheckType, cel.StringType}, ResourceCheckType, cel.BinaryBinding(resourceSetter(func(r *resourceCheck, s string) { r.fieldSelector = s })))),
+		cel.Function("labelSelector", cel.MemberOverload("authorizer_labelselector",
+			[]*cel.Type{ResourceCheckType, cel.StringType}, ResourceCheckType, cel.BinaryBinding(resourceSetter(func(r *resourceCheck, s string) { r.labelSelector = s })))),
 		cel.Function("check",
 			cel.MemberOverload("pathcheck_check", []*cel.Type{PathCheckType, cel.StringType}, DecisionType, cel.BinaryBinding(pathCheckCheck)),
 			cel.MemberOverload("resourcecheck_check", []*cel.Type{ResourceCheckType, cel.StringType}, DecisionType, cel.BinaryBinding(resourceCheckCheck))),
@@ -106,31 +108,6 @@ func Bind(act map[string]any, ctx context.Context, az authorizer.Authorizer, a *
 	act[VarAuthorizer], act[VarRequestResource] = Values(ctx, az, a)
 }
 
-// CallCost implements the run-time cost of the library's calls
-// (interpreter.ActualCostEstimator), as upstream: check is 350000, the
-// builders and accessors 1; other functions are left to the caller.
-func CallCost(function string) (uint64, bool) {
-	switch function {
-	case "check":
-		return checkCost, true
-	case "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason", "error", "errored":
-		return 1, true
-	}
-	return 0, false
-}
-
-// Cost is a cost estimator and tracker with the library's call costs
-// (others at cel-go's default).
-type Cost struct{}
-
-// CallCost implements interpreter.ActualCostEstimator.
-func (Cost) CallCost(function, _ string, _ []ref.Val, _ ref.Val) *uint64 {
-	if c, ok := CallCost(function); ok {
-		return &c
-	}
-	return nil
-}
-
 // cachingAuthorizer remembers decisions for identical attributes (one
 // admission request).
 type cachingAuthorizer struct {
@@ -140,8 +117,9 @@ type cachingAuthorizer struct {
 }
 
 func (c *cachingAuthorizer) authorize(ctx context.Context, a authorizer.Attributes) decision {
-	key := fmt.Sprintf("%q|%q|%q|%v|%v|%q|%q|%q|%q|%q|%q|%q|%q", a.User.Name, a.User.UID, a.User.Groups, a.User.Extra,
-		a.ResourceRequest, a.Verb, a.Namespace, a.APIGroup, a.APIVersion, a.Resource, a.Subresource, a.Name, a.Path)
+	key := fmt.Sprintf("%q|%q|%q|%v|%v|%q|%q|%q|%q|%q|%q|%q|%q|%v|%v|%v|%v", a.User.Name, a.User.UID, a.User.Groups, a.User.Extra,
+		a.ResourceRequest, a.Verb, a.Namespace, a.APIGroup, a.APIVersion, a.Resource, a.Subresource, a.Name, a.Path,
+		a.FieldSelector, a.FieldSelectorErr, a.LabelSelector, a.LabelSelectorErr)
 	c.mu.Lock()
 	d, ok := c.cache[key]
 	c.mu.Unlock()
@@ -176,9 +154,10 @@ type groupCheck struct {
 }
 
 type resourceCheck struct {
-	group                 groupCheck
-	resource, subresource string
-	namespace, name       string
+	group                        groupCheck
+	resource, subresource        string
+	namespace, name              string
+	fieldSelector, labelSelector string // raw, parsed by check()
 }
 
 type decision struct {
@@ -284,11 +263,26 @@ func resourceCheckCheck(recv, arg ref.Val) ref.Val {
 		return types.MaybeNoSuchOverloadErr(recv)
 	}
 	az := r.group.authorizer
-	return az.az.authorize(az.ctx, authorizer.Attributes{
+	a := authorizer.Attributes{
 		User: az.user, Verb: string(verb), ResourceRequest: true,
 		APIGroup: r.group.group, APIVersion: "*", Resource: r.resource, Subresource: r.subresource,
 		Namespace: r.namespace, Name: r.name,
-	})
+	}
+	// A selector that does not parse is an error with no requirements
+	// (the check is then as broad as without it); label requirements
+	// keep the order they were written in (labels.ParseToRequirements),
+	// as upstream's library.
+	if r.fieldSelector != "" {
+		a.FieldSelector, a.FieldSelectorErr = authorizer.ParseFieldSelector(r.fieldSelector)
+	}
+	if r.labelSelector != "" {
+		if reqs, err := labels.ParseToRequirements(r.labelSelector); err != nil {
+			a.LabelSelectorErr = err
+		} else if len(reqs) > 0 {
+			a.LabelSelector = reqs
+		}
+	}
+	return az.az.authorize(az.ctx, a)
 }
 
 func decisionGetter(get func(decision) ref.Val) func(ref.Val) ref.Val {

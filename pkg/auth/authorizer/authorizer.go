@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 )
@@ -30,11 +31,19 @@ type Attributes struct {
 	Resource    string
 	Subresource string
 	Name        string
-	// FieldSelector is the request's fieldSelector parameter, parsed (nil
-	// when absent or invalid), as upstream's GetFieldSelector
-	// (AuthorizeWithSelectors, on by default since v1.32). The Node
-	// authorizer uses it; RBAC ignores it.
-	FieldSelector fields.Requirements
+	// FieldSelector and LabelSelector are the selectors the request is
+	// limited to, parsed, as upstream's GetFieldSelector and
+	// GetLabelSelector (AuthorizeWithSelectors, GA in v1.34): from a
+	// list, watch or deletecollection's query, a SubjectAccessReview's
+	// resourceAttributes, or a CEL authorization check. Nil when absent.
+	// Selectors only narrow a request, so an authorizer may use whatever
+	// requirements parsed even when an error is set (a part did not
+	// parse). The Node authorizer and the webhook use them; RBAC ignores
+	// them.
+	FieldSelector    fields.Requirements
+	FieldSelectorErr error
+	LabelSelector    labels.Requirements
+	LabelSelectorErr error
 	// Non-resource requests.
 	Path string
 }
@@ -46,4 +55,32 @@ type Attributes struct {
 // Implementations are safe for concurrent use.
 type Authorizer interface {
 	Authorize(ctx context.Context, a Attributes) (Decision, string, error)
+}
+
+// ParseFieldSelector parses a raw field selector as upstream's
+// authorization attributes do: no requirements is nil.
+func ParseFieldSelector(raw string) (fields.Requirements, error) {
+	sel, err := fields.ParseSelector(raw)
+	if err != nil {
+		return nil, err
+	}
+	if reqs := sel.Requirements(); len(reqs) > 0 {
+		return reqs, nil
+	}
+	return nil, nil
+}
+
+// ParseLabelSelector is ParseFieldSelector for label selectors; the
+// requirements come sorted by key (labels.Parse), as upstream's request
+// filter and SubjectAccessReviews give them. (Its CEL library keeps the
+// written order: labels.ParseToRequirements.)
+func ParseLabelSelector(raw string) (labels.Requirements, error) {
+	sel, err := labels.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if reqs, _ := sel.Requirements(); len(reqs) > 0 {
+		return reqs, nil
+	}
+	return nil, nil
 }

@@ -94,7 +94,7 @@ func (s *RequestScope) listOptions(req *http.Request, info *request.RequestInfo)
 		}
 		opts.FieldSelector = sel
 	}
-	if name := info.Name; name != "" {
+	if name := info.PathName(); name != "" {
 		if opts.FieldSelector != nil && !opts.FieldSelector.Empty() {
 			selected, ok := opts.FieldSelector.RequiresExactMatch("metadata.name")
 			if !ok || selected != name {

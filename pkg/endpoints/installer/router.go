@@ -111,15 +111,15 @@ func (h *groupHandler) route(info *request.RequestInfo, method string) (http.Han
 		return nil, handlers.NewNotFound()
 	}
 	if r.namespaced {
-		if info.Namespace == "" && info.Name != "" {
+		if info.Namespace == "" && info.PathName() != "" {
 			return nil, handlers.NewNotFound()
 		}
-	} else if info.Namespace != "" && !(h.gv.Group == "" && info.Resource == "namespaces" && info.Namespace == info.Name) {
+	} else if info.Namespace != "" && !(h.gv.Group == "" && info.Resource == "namespaces" && info.Namespace == info.PathName()) {
 		// /namespaces/{ns}/{cluster-scoped resource}; /namespaces/{name} itself is fine.
 		return nil, handlers.NewNotFound()
 	}
 	if r.connect != nil {
-		if info.Name == "" {
+		if info.PathName() == "" {
 			return nil, handlers.NewNotFound()
 		}
 		if !r.connectMethods[method] {
@@ -133,7 +133,7 @@ func (h *groupHandler) route(info *request.RequestInfo, method string) (http.Han
 		}
 		return orNotAllowed(r.itemHandler(info.Verb, true))
 	}
-	if info.Name == "" {
+	if info.PathName() == "" {
 		// A namespaced collection outside a namespace only lists and
 		// watches (across all namespaces).
 		allNamespaces := r.namespaced && info.Namespace == ""
@@ -191,7 +191,7 @@ func (h *groupHandler) crRoute(info *request.RequestInfo) (http.Handler, error) 
 	if info.Subresource != "" {
 		r = h.routes[info.Resource+"/"+info.Subresource]
 		if r == nil || info.Subresource != "status" && info.Subresource != "scale" {
-			return nil, apierrors.NewNotFound(gr, info.Name)
+			return nil, apierrors.NewNotFound(gr, info.PathName())
 		}
 		var sh http.Handler
 		switch info.Verb {
@@ -214,7 +214,7 @@ func (h *groupHandler) crRoute(info *request.RequestInfo) (http.Handler, error) 
 	case "list":
 		rh = r.list
 	case "watch":
-		if info.Name != "" {
+		if info.PathName() != "" {
 			rh = r.watch
 		} else {
 			rh = r.watchList

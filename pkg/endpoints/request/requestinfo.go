@@ -6,6 +6,10 @@ import (
 	"net/url"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
@@ -29,8 +33,26 @@ type RequestInfo struct {
 	Namespace         string
 	Resource          string
 	Subresource       string
-	Name              string
-	Parts             []string
+	// Name is the object's name: the path's, or, for a list or watch of
+	// a collection, the name its metadata.name field selector requires
+	// (as upstream, so RBAC's resourceNames, audit and metrics see it).
+	// Routing uses the path's ([RequestInfo.PathName]).
+	Name  string
+	Parts []string
+	// FieldSelector and LabelSelector are a list, watch or
+	// deletecollection's raw selector parameters (the first value), for
+	// authorization; empty for other verbs and for the legacy /watch/
+	// paths, as upstream (verbsWithSelectors).
+	FieldSelector string
+	LabelSelector string
+}
+
+// PathName is the name in the request's path ("" for a collection).
+func (i *RequestInfo) PathName() string {
+	if i.IsResourceRequest && len(i.Parts) >= 2 {
+		return i.Parts[1]
+	}
+	return ""
 }
 
 // Resolver turns requests into RequestInfo.
@@ -75,6 +97,7 @@ func (r *Resolver) Resolve(req *http.Request) (*RequestInfo, error) {
 		cur = cur[1:]
 	}
 	info.IsResourceRequest = true
+	verbViaPath := false
 	info.APIVersion = cur[0]
 	cur = cur[1:]
 
@@ -83,6 +106,7 @@ func (r *Resolver) Resolve(req *http.Request) (*RequestInfo, error) {
 			return nil, fmt.Errorf("unable to determine kind and namespace from url %v", req.URL)
 		}
 		info.Verb = cur[0]
+		verbViaPath = true
 		cur = cur[1:]
 	} else {
 		switch req.Method {
@@ -127,16 +151,47 @@ func (r *Resolver) Resolve(req *http.Request) (*RequestInfo, error) {
 	// one. A GET of one object stays a get whatever ?watch= says, as
 	// upstream (one object is watched through /watch/.../{name} or a
 	// metadata.name field selector).
+	var query url.Values
 	if info.Name == "" && info.Verb == "get" {
+		query = req.URL.Query()
 		info.Verb = "list"
-		if WatchRequested(req.URL.Query()) {
+		if WatchRequested(query) {
 			info.Verb = "watch"
+		}
+		if query.Has("fieldSelector") {
+			info.Name = selectedName(query)
 		}
 	}
 	if info.Verb == "delete" && info.Name == "" {
 		info.Verb = "deletecollection"
 	}
+	if !verbViaPath && (info.Verb == "list" || info.Verb == "watch" || info.Verb == "deletecollection") && req.URL.RawQuery != "" {
+		if query == nil {
+			query = req.URL.Query()
+		}
+		if v := query["fieldSelector"]; len(v) > 0 {
+			info.FieldSelector = v[0]
+		}
+		if v := query["labelSelector"]; len(v) > 0 {
+			info.LabelSelector = v[0]
+		}
+	}
 	return info, nil
+}
+
+// selectedName is the name a list's metadata.name field selector
+// requires, as upstream's request info finds it: only when the whole
+// query decodes as ListOptions, and the name is a valid path segment.
+func selectedName(query url.Values) string {
+	var opts metainternalversion.ListOptions
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &opts); err != nil || opts.FieldSelector == nil {
+		return ""
+	}
+	name, ok := opts.FieldSelector.RequiresExactMatch("metadata.name")
+	if !ok || len(content.IsPathSegmentName(name)) > 0 {
+		return ""
+	}
+	return name
 }
 
 // WatchRequested reports whether a query asks for a watch, with the rule

@@ -60,3 +60,48 @@ func TestResolveWatchVerb(t *testing.T) {
 		})
 	}
 }
+
+// The selectors and the name a request gives the authorizers follow
+// upstream's request info (k8s.io/apiserver/pkg/endpoints/request/
+// requestinfo.go, v1.37.2): selectors only for list, watch and
+// deletecollection, not for the legacy /watch/ paths; a collection GET's
+// metadata.name field selector names the object when the whole query
+// decodes as ListOptions and the name is a path segment. kube-apiserver
+// v1.37.2 sent the same names and selectors to an authorization webhook
+// (test/e2e TestAuthorizeWithSelectors).
+func TestResolveSelectorsAndName(t *testing.T) {
+	tests := []struct {
+		method, target             string
+		verb, name, pathName       string
+		fieldSelector, labelSelect string
+	}{
+		{"GET", "/api/v1/namespaces/ns/pods?fieldSelector=spec.nodeName%3Dn1&labelSelector=a%3Db", "list", "", "", "spec.nodeName=n1", "a=b"},
+		{"GET", "/api/v1/namespaces/ns/pods?watch=1&fieldSelector=x%3Dy&fieldSelector=z%3Dw", "watch", "", "", "x=y", ""},
+		{"DELETE", "/api/v1/namespaces/ns/pods?labelSelector=a", "deletecollection", "", "", "", "a"},
+		{"GET", "/api/v1/watch/namespaces/ns/pods?fieldSelector=x%3Dy&labelSelector=a", "watch", "", "", "", ""},
+		{"GET", "/api/v1/namespaces/ns/pods/p?fieldSelector=x%3Dy&labelSelector=a", "get", "p", "p", "", ""},
+		{"DELETE", "/api/v1/namespaces/ns/pods/p?labelSelector=a", "delete", "p", "p", "", ""},
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dc", "list", "c", "", "metadata.name=c", ""},
+		{"GET", "/api/v1/configmaps?watch=true&fieldSelector=metadata.name%3D%3Dc", "watch", "c", "", "metadata.name==c", ""},
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dc&limit=abc", "list", "", "", "metadata.name=c", ""},
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3D..", "list", "", "", "metadata.name=..", ""},
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name!%3Dc", "list", "", "", "metadata.name!=c", ""},
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Da,metadata.name%3Db", "list", "a", "", "metadata.name=a,metadata.name=b", ""},
+		{"DELETE", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dc", "deletecollection", "", "", "metadata.name=c", ""},
+		{"GET", "/api/v1/watch/namespaces/ns/configmaps/c", "watch", "c", "c", "", ""},
+	}
+	r := NewResolver()
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			info, err := r.Resolve(httptest.NewRequest(tt.method, tt.target, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Verb != tt.verb || info.Name != tt.name || info.PathName() != tt.pathName ||
+				info.FieldSelector != tt.fieldSelector || info.LabelSelector != tt.labelSelect {
+				t.Errorf("got verb %q name %q path name %q selectors %q %q, want %q %q %q %q %q", info.Verb, info.Name, info.PathName(),
+					info.FieldSelector, info.LabelSelector, tt.verb, tt.name, tt.pathName, tt.fieldSelector, tt.labelSelect)
+			}
+		})
+	}
+}

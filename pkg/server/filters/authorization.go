@@ -8,7 +8,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
@@ -33,15 +32,7 @@ func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
 		return authorizer.Attributes{}, errNoRequestInfo
 	}
 	u, _ := request.UserFrom(r.Context())
-	var fieldSelector fields.Requirements
-	if info.IsResourceRequest && r.URL.RawQuery != "" { // no query: no selector (and no parse of one)
-		// An invalid selector is left out (the handler refuses it), as
-		// upstream records it as an error and authorizers see none.
-		if s, err := fields.ParseSelector(r.URL.Query().Get("fieldSelector")); err == nil && !s.Empty() {
-			fieldSelector = s.Requirements()
-		}
-	}
-	return authorizer.Attributes{
+	a := authorizer.Attributes{
 		User:            u,
 		Verb:            info.Verb,
 		ResourceRequest: info.IsResourceRequest,
@@ -52,8 +43,18 @@ func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
 		Subresource:     info.Subresource,
 		Name:            info.Name,
 		Path:            info.Path,
-		FieldSelector:   fieldSelector,
-	}, nil
+	}
+	// The request info carries a list, watch or deletecollection's
+	// selectors; an unparsable one is recorded as an error with no
+	// requirements (the handler refuses the request), as upstream's
+	// GetAuthorizerAttributes.
+	if info.FieldSelector != "" {
+		a.FieldSelector, a.FieldSelectorErr = authorizer.ParseFieldSelector(info.FieldSelector)
+	}
+	if info.LabelSelector != "" {
+		a.LabelSelector, a.LabelSelectorErr = authorizer.ParseLabelSelector(info.LabelSelector)
+	}
+	return a, nil
 }
 
 // WithAuthorization lets a request through only if authz allows it

@@ -12,6 +12,10 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -160,10 +164,65 @@ func specOf(a authorizer.Attributes) authorizationv1.SubjectAccessReviewSpec {
 			Namespace: a.Namespace, Verb: a.Verb, Group: a.APIGroup, Version: a.APIVersion,
 			Resource: a.Resource, Subresource: a.Subresource, Name: a.Name,
 		}
+		// Selectors only narrow: whatever requirements parsed are sent,
+		// even when a part did not (upstream's resourceAttributesFrom).
+		if reqs := fieldSelectorRequirements(a.FieldSelector); len(reqs) > 0 {
+			spec.ResourceAttributes.FieldSelector = &authorizationv1.FieldSelectorAttributes{Requirements: reqs}
+		}
+		if reqs := labelSelectorRequirements(a.LabelSelector); len(reqs) > 0 {
+			spec.ResourceAttributes.LabelSelector = &authorizationv1.LabelSelectorAttributes{Requirements: reqs}
+		}
 	} else {
 		spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: a.Path, Verb: a.Verb}
 	}
 	return spec
+}
+
+// fieldSelectorRequirements is a field selector in the review's form:
+// = and == are In, != NotIn (one value each); other operators are left
+// out, which only makes the check broader (requirements are ANDed).
+func fieldSelectorRequirements(in fields.Requirements) []metav1.FieldSelectorRequirement {
+	var out []metav1.FieldSelectorRequirement
+	for _, r := range in {
+		var op metav1.FieldSelectorOperator
+		switch r.Operator {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			op = metav1.FieldSelectorOpIn
+		case selection.NotEquals, selection.NotIn:
+			op = metav1.FieldSelectorOpNotIn
+		default:
+			continue
+		}
+		out = append(out, metav1.FieldSelectorRequirement{Key: r.Field, Operator: op, Values: []string{r.Value}})
+	}
+	return out
+}
+
+// labelSelectorRequirements is fieldSelectorRequirements for labels,
+// whose Exists and DoesNotExist are kept.
+func labelSelectorRequirements(in labels.Requirements) []metav1.LabelSelectorRequirement {
+	var out []metav1.LabelSelectorRequirement
+	for _, r := range in {
+		var op metav1.LabelSelectorOperator
+		switch r.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			op = metav1.LabelSelectorOpIn
+		case selection.NotEquals, selection.NotIn:
+			op = metav1.LabelSelectorOpNotIn
+		case selection.Exists:
+			op = metav1.LabelSelectorOpExists
+		case selection.DoesNotExist:
+			op = metav1.LabelSelectorOpDoesNotExist
+		default:
+			continue
+		}
+		req := metav1.LabelSelectorRequirement{Key: r.Key(), Operator: op}
+		if values := r.ValuesUnsorted(); len(values) > 0 {
+			req.Values = values
+		}
+		out = append(out, req)
+	}
+	return out
 }
 
 // review POSTs the review (retrying failures) and returns its status.
@@ -201,7 +260,8 @@ func (a *Authorizer) encode(spec authorizationv1.SubjectAccessReviewSpec) ([]byt
 		}
 		if r := spec.ResourceAttributes; r != nil {
 			b.Spec.ResourceAttributes = &authorizationv1beta1.ResourceAttributes{Namespace: r.Namespace, Verb: r.Verb, Group: r.Group,
-				Version: r.Version, Resource: r.Resource, Subresource: r.Subresource, Name: r.Name}
+				Version: r.Version, Resource: r.Resource, Subresource: r.Subresource, Name: r.Name,
+				FieldSelector: r.FieldSelector, LabelSelector: r.LabelSelector}
 		}
 		if n := spec.NonResourceAttributes; n != nil {
 			b.Spec.NonResourceAttributes = &authorizationv1beta1.NonResourceAttributes{Path: n.Path, Verb: n.Verb}

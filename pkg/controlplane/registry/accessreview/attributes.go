@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
@@ -37,10 +38,16 @@ func subjectFrom(spec authorizationv1.SubjectAccessReviewSpec) *user.Info {
 }
 
 // reviewFrom builds the check of u against exactly one of ra and nra
-// (validation made sure of that).
+// (validation made sure of that), as upstream's ResourceAttributesFrom:
+// an empty version is every version ("*"); the selectors are handed to
+// the authorizer with whatever requirements parsed.
 func reviewFrom(u *user.Info, ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) review {
 	if ra == nil {
 		return review{attrs: authorizer.Attributes{User: u, Verb: nra.Verb, Path: nra.Path}}
+	}
+	version := ra.Version
+	if version == "" {
+		version = "*"
 	}
 	r := review{attrs: authorizer.Attributes{
 		User:            u,
@@ -48,19 +55,21 @@ func reviewFrom(u *user.Info, ra *authorizationv1.ResourceAttributes, nra *autho
 		ResourceRequest: true,
 		Namespace:       ra.Namespace,
 		APIGroup:        ra.Group,
-		APIVersion:      ra.Version,
+		APIVersion:      version,
 		Resource:        ra.Resource,
 		Subresource:     ra.Subresource,
 		Name:            ra.Name,
 	}}
 	if s := ra.FieldSelector; s != nil {
-		if n, err := fieldRequirements(s); err != nil {
-			r.selectorErrs = append(r.selectorErrs, ignoredNote("fieldSelector", n))
+		r.attrs.FieldSelector, r.attrs.FieldSelectorErr = fieldRequirements(s)
+		if err := r.attrs.FieldSelectorErr; err != nil {
+			r.selectorErrs = append(r.selectorErrs, ignoredNote("fieldSelector", len(r.attrs.FieldSelector)))
 		}
 	}
 	if s := ra.LabelSelector; s != nil {
-		if n, err := labelRequirements(s); err != nil {
-			r.selectorErrs = append(r.selectorErrs, ignoredNote("labelSelector", n))
+		r.attrs.LabelSelector, r.attrs.LabelSelectorErr = labelRequirements(s)
+		if err := r.attrs.LabelSelectorErr; err != nil {
+			r.selectorErrs = append(r.selectorErrs, ignoredNote("labelSelector", len(r.attrs.LabelSelector)))
 		}
 	}
 	return r
@@ -88,40 +97,53 @@ func (r review) status(d authorizer.Decision, reason string, err error) authoriz
 	return st
 }
 
-// fieldRequirements counts the usable requirements of a field selector, as
-// upstream interprets it: requirements win over rawSelector; In and NotIn
-// take exactly one value; other operators are not supported. err is
-// non-nil when some part was not usable.
-func fieldRequirements(s *authorizationv1.FieldSelectorAttributes) (int, error) {
+// fieldRequirements is a field selector's requirements as upstream
+// interprets them: requirements win over rawSelector; In and NotIn take
+// exactly one value (In is =, NotIn !=); other operators are not
+// supported. err is non-nil when some part was not usable; the usable
+// requirements come with it.
+func fieldRequirements(s *authorizationv1.FieldSelectorAttributes) (fields.Requirements, error) {
 	if len(s.Requirements) == 0 {
 		if s.RawSelector == "" {
-			return 0, nil
+			return nil, nil
 		}
 		sel, err := fields.ParseSelector(s.RawSelector)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		return len(sel.Requirements()), nil
+		return sel.Requirements(), nil
 	}
-	usable := 0
+	var reqs fields.Requirements
 	var errs []error
 	for _, r := range s.Requirements {
-		switch {
-		case len(r.Values) > 1:
+		if len(r.Values) > 1 {
 			errs = append(errs, errors.New("fieldSelectors do not yet support multiple values"))
-		case r.Operator == metav1.FieldSelectorOpIn || r.Operator == metav1.FieldSelectorOpNotIn:
-			if len(r.Values) != 1 {
-				errs = append(errs, fmt.Errorf("fieldSelectors %s must have one value", r.Operator))
-				continue
-			}
-			usable++
-		case r.Operator == metav1.FieldSelectorOpExists || r.Operator == metav1.FieldSelectorOpDoesNotExist:
+			continue
+		}
+		var op selection.Operator
+		switch r.Operator {
+		case metav1.FieldSelectorOpIn:
+			op = selection.Equals
+		case metav1.FieldSelectorOpNotIn:
+			op = selection.NotEquals
+		case metav1.FieldSelectorOpExists, metav1.FieldSelectorOpDoesNotExist:
 			errs = append(errs, fmt.Errorf("fieldSelectors do not yet support %v", r.Operator))
+			continue
 		default:
 			errs = append(errs, fmt.Errorf("%q is not a valid field selector operator", r.Operator))
+			continue
 		}
+		if len(r.Values) != 1 {
+			word := "in"
+			if op == selection.NotEquals {
+				word = "not in"
+			}
+			errs = append(errs, fmt.Errorf("fieldSelectors %s must have one value", word))
+			continue
+		}
+		reqs = append(reqs, fields.Requirement{Field: r.Key, Operator: op, Value: r.Values[0]})
 	}
-	return usable, errors.Join(errs...)
+	return reqs, utilerrors.NewAggregate(errs)
 }
 
 var labelOps = map[metav1.LabelSelectorOperator]selection.Operator{
@@ -131,20 +153,21 @@ var labelOps = map[metav1.LabelSelectorOperator]selection.Operator{
 	metav1.LabelSelectorOpDoesNotExist: selection.DoesNotExist,
 }
 
-// labelRequirements is fieldRequirements for label selectors.
-func labelRequirements(s *authorizationv1.LabelSelectorAttributes) (int, error) {
+// labelRequirements is fieldRequirements for label selectors (every
+// operator of a label selector is supported).
+func labelRequirements(s *authorizationv1.LabelSelectorAttributes) (labels.Requirements, error) {
 	if len(s.Requirements) == 0 {
 		if s.RawSelector == "" {
-			return 0, nil
+			return nil, nil
 		}
 		sel, err := labels.Parse(s.RawSelector)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		reqs, _ := sel.Requirements()
-		return len(reqs), nil
+		return reqs, nil
 	}
-	usable := 0
+	var reqs labels.Requirements
 	var errs []error
 	for _, r := range s.Requirements {
 		op, ok := labelOps[r.Operator]
@@ -156,11 +179,12 @@ func labelRequirements(s *authorizationv1.LabelSelectorAttributes) (int, error) 
 		if len(values) == 0 {
 			values = nil
 		}
-		if _, err := labels.NewRequirement(r.Key, op, values); err != nil {
+		req, err := labels.NewRequirement(r.Key, op, values)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		usable++
+		reqs = append(reqs, *req)
 	}
-	return usable, errors.Join(errs...)
+	return reqs, utilerrors.NewAggregate(errs)
 }
