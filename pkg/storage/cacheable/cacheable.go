@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,11 +16,19 @@ import (
 type Object struct {
 	obj runtime.Object
 
-	mu      sync.Mutex
-	results map[runtime.Identifier]*result
+	// results is a list of the encodings asked for, one per id, newest
+	// first. Nodes are only ever added at the head (by compare-and-swap),
+	// never changed or removed, so readers walk it without a lock: every
+	// watcher of an event asks for the same encoding at about the same
+	// time, and a mutex and map lookup per request was contended by all
+	// of them (an object has one to three ids in practice).
+	results atomic.Pointer[result]
 }
 
 type result struct {
+	id   runtime.Identifier
+	next *result // the encodings asked for before this one
+
 	once sync.Once
 	raw  []byte
 	err  error
@@ -71,18 +80,25 @@ func (o *Object) encoded(id runtime.Identifier, encode func(runtime.Object, io.W
 	return r.raw, r.err
 }
 
+// result returns the result for id, adding an empty one if there is none.
 func (o *Object) result(id runtime.Identifier) *result {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.results == nil {
-		o.results = make(map[runtime.Identifier]*result, 2)
+	var added *result
+	for {
+		head := o.results.Load()
+		for r := head; r != nil; r = r.next {
+			if r.id == id {
+				return r
+			}
+		}
+		if added == nil {
+			added = &result{id: id}
+		}
+		added.next = head
+		if o.results.CompareAndSwap(head, added) {
+			return added
+		}
+		// Another id (or this one) was added meanwhile: look again.
 	}
-	r := o.results[id]
-	if r == nil {
-		r = &result{}
-		o.results[id] = r
-	}
-	return r
 }
 
 // GetObject implements runtime.CacheableObject: a deep copy of the object,

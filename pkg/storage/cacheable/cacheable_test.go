@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -83,5 +84,70 @@ func TestEncodeErrorKept(t *testing.T) {
 func TestWanted(t *testing.T) {
 	if Wanted(context.Background()) || !Wanted(WithObjects(context.Background())) {
 		t.Fatal("Wanted does not follow WithObjects")
+	}
+}
+
+// BenchmarkCacheEncodeShared is a watch event's fan-out as the watch
+// handlers see it: one shared Object, its encoding made once, then asked
+// for by many goroutines at once with ids equal in content but not the
+// same string (each watch encoder builds its own), as many times as
+// b.N. Most watchers' requests hit an encoding that exists.
+func BenchmarkCacheEncodeShared(b *testing.B) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", ResourceVersion: "7"}, Data: map[string]string{"k": "v"}}
+	encode := func(_ runtime.Object, w io.Writer) error {
+		_, err := w.Write([]byte(`{"type":"MODIFIED"}`))
+		return err
+	}
+	base := "application/json;stream=watch;meta.k8s.io/v1;event=json;type="
+	o := New(cm)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		// Ids of the same content in fresh strings, as separate watch
+		// encoders have them.
+		ids := []runtime.Identifier{runtime.Identifier(base + string("MODIFIED")), runtime.Identifier(base + string("ADDED"))}
+		for pb.Next() {
+			for _, id := range ids {
+				if err := o.CacheEncode(id, encode, io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// TestEncodeOncePerIDConcurrent: goroutines asking at once for the
+// encodings of several ids of a fresh Object (racing to add them to its
+// list) each get their id's output, and each id's encode runs once.
+func TestEncodeOncePerIDConcurrent(t *testing.T) {
+	const ids, perID = 8, 16
+	for round := range 50 {
+		o := New(&corev1.ConfigMap{})
+		var runs [ids]atomic.Int32
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for g := range ids * perID {
+			k := g % ids
+			wg.Go(func() {
+				// A fresh string per goroutine: ids are compared by content.
+				id := runtime.Identifier(fmt.Sprintf("id-%d", k))
+				want := fmt.Sprintf("encoded %d", k)
+				<-start
+				raw, err := o.Encoded(id, func(_ runtime.Object, w io.Writer) error {
+					runs[k].Add(1)
+					_, err := io.WriteString(w, want)
+					return err
+				})
+				if err != nil || string(raw) != want {
+					t.Errorf("round %d, id %d: got %q, %v; want %q", round, k, raw, err, want)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		for k := range runs {
+			if n := runs[k].Load(); n != 1 {
+				t.Fatalf("round %d: encode of id %d ran %d times, want once", round, k, n)
+			}
+		}
 	}
 }
