@@ -2,6 +2,13 @@ package authorizer
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -83,4 +90,38 @@ func ParseLabelSelector(raw string) (labels.Requirements, error) {
 		return reqs, nil
 	}
 	return nil, nil
+}
+
+// htmlSanitizer keeps a message from looking like HTML (quotes are fine),
+// as upstream's responsewriters.
+var htmlSanitizer = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;")
+
+// ForbiddenStatus is the 403 Status upstream answers for a denied request
+// (k8s.io/apiserver responsewriters.ForbiddenStatusError): it names the
+// object when the attributes do.
+func ForbiddenStatus(a Attributes, reason string) *metav1.Status {
+	msg := htmlSanitizer.Replace(forbiddenMessage(a))
+	if reason != "" {
+		msg += ": " + reason
+	}
+	gr := schema.GroupResource{Group: a.APIGroup, Resource: a.Resource}
+	return &apierrors.NewForbidden(gr, a.Name, errors.New(msg)).ErrStatus
+}
+
+func forbiddenMessage(a Attributes) string {
+	name := ""
+	if a.User != nil {
+		name = a.User.Name
+	}
+	if !a.ResourceRequest {
+		return fmt.Sprintf("User %q cannot %s path %q", name, a.Verb, a.Path)
+	}
+	res := a.Resource
+	if a.Subresource != "" {
+		res += "/" + a.Subresource
+	}
+	if a.Namespace != "" {
+		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", name, a.Verb, res, a.APIGroup, a.Namespace)
+	}
+	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", name, a.Verb, res, a.APIGroup)
 }

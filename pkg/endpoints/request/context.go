@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 )
 
@@ -16,7 +17,22 @@ const (
 	receivedTimestampKey
 	muxIncompleteKey
 	namespaceKey
+	authorizerKey
 )
+
+// WithAuthorizer returns a context carrying the authorizer that allowed
+// the request (the authorization filter's), for the checks handlers make
+// themselves (a create that an update or patch turns into).
+func WithAuthorizer(ctx context.Context, a authorizer.Authorizer) context.Context {
+	return context.WithValue(ctx, authorizerKey, a)
+}
+
+// AuthorizerFrom returns the authorizer on ctx; false when the request
+// was not authorized by a filter (a server built without authorization).
+func AuthorizerFrom(ctx context.Context) (authorizer.Authorizer, bool) {
+	a, ok := ctx.Value(authorizerKey).(authorizer.Authorizer)
+	return a, ok && a != nil
+}
 
 // WithNamespace returns a context carrying the request's namespace (""
 // for cluster-scoped resources and all-namespace lists).
@@ -85,4 +101,37 @@ func WithMuxIncomplete(ctx context.Context) context.Context {
 func MuxIncomplete(ctx context.Context) bool {
 	v, _ := ctx.Value(muxIncompleteKey).(bool)
 	return v
+}
+
+// AuthorizerAttributes are what the authorizers are asked about the
+// request on ctx (its user and request info), as upstream's
+// GetAuthorizerAttributes: a list, watch or deletecollection's selectors
+// are parsed; an unparsable one is recorded as an error with no
+// requirements (the handler refuses the request). False without request
+// info.
+func AuthorizerAttributes(ctx context.Context) (authorizer.Attributes, bool) {
+	info, ok := RequestInfoFrom(ctx)
+	if !ok {
+		return authorizer.Attributes{}, false
+	}
+	u, _ := UserFrom(ctx)
+	a := authorizer.Attributes{
+		User:            u,
+		Verb:            info.Verb,
+		ResourceRequest: info.IsResourceRequest,
+		Namespace:       info.Namespace,
+		APIGroup:        info.APIGroup,
+		APIVersion:      info.APIVersion,
+		Resource:        info.Resource,
+		Subresource:     info.Subresource,
+		Name:            info.Name,
+		Path:            info.Path,
+	}
+	if info.FieldSelector != "" {
+		a.FieldSelector, a.FieldSelectorErr = authorizer.ParseFieldSelector(info.FieldSelector)
+	}
+	if info.LabelSelector != "" {
+		a.LabelSelector, a.LabelSelectorErr = authorizer.ParseLabelSelector(info.LabelSelector)
+	}
+	return a, true
 }

@@ -1,14 +1,11 @@
 package filters
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
@@ -27,32 +24,9 @@ const (
 
 // AttributesFrom builds the Attributes of r from its context.
 func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
-	info, ok := request.RequestInfoFrom(r.Context())
+	a, ok := request.AuthorizerAttributes(r.Context())
 	if !ok {
 		return authorizer.Attributes{}, errNoRequestInfo
-	}
-	u, _ := request.UserFrom(r.Context())
-	a := authorizer.Attributes{
-		User:            u,
-		Verb:            info.Verb,
-		ResourceRequest: info.IsResourceRequest,
-		Namespace:       info.Namespace,
-		APIGroup:        info.APIGroup,
-		APIVersion:      info.APIVersion,
-		Resource:        info.Resource,
-		Subresource:     info.Subresource,
-		Name:            info.Name,
-		Path:            info.Path,
-	}
-	// The request info carries a list, watch or deletecollection's
-	// selectors; an unparsable one is recorded as an error with no
-	// requirements (the handler refuses the request), as upstream's
-	// GetAuthorizerAttributes.
-	if info.FieldSelector != "" {
-		a.FieldSelector, a.FieldSelectorErr = authorizer.ParseFieldSelector(info.FieldSelector)
-	}
-	if info.LabelSelector != "" {
-		a.LabelSelector, a.LabelSelectorErr = authorizer.ParseLabelSelector(info.LabelSelector)
 	}
 	return a, nil
 }
@@ -78,7 +52,9 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 		if decision == authorizer.DecisionAllow {
 			audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionAllow)
 			audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
-			handler.ServeHTTP(w, r)
+			// Handlers authorize a create that an update or patch turns
+			// into with the same authorizer.
+			handler.ServeHTTP(w, r.WithContext(request.WithAuthorizer(ctx, authz)))
 			return
 		}
 		if err != nil {
@@ -89,7 +65,7 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 		logger.Debug("forbidden", "URI", r.RequestURI, "reason", reason)
 		audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionForbid)
 		audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
-		st := Forbidden(attrs, reason)
+		st := authorizer.ForbiddenStatus(attrs, reason)
 		audit.LogResponseStatus(ctx, st)
 		responsewriters.WriteStatus(w, st)
 	})
@@ -97,28 +73,5 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 
 // Forbidden is the 403 Status upstream answers for a denied request.
 func Forbidden(a authorizer.Attributes, reason string) *metav1.Status {
-	msg := htmlSanitizer.Replace(forbiddenMessage(a))
-	if reason != "" {
-		msg += ": " + reason
-	}
-	gr := schema.GroupResource{Group: a.APIGroup, Resource: a.Resource}
-	return &apierrors.NewForbidden(gr, a.Name, errors.New(msg)).ErrStatus
-}
-
-func forbiddenMessage(a authorizer.Attributes) string {
-	name := ""
-	if a.User != nil {
-		name = a.User.Name
-	}
-	if !a.ResourceRequest {
-		return fmt.Sprintf("User %q cannot %s path %q", name, a.Verb, a.Path)
-	}
-	res := a.Resource
-	if a.Subresource != "" {
-		res += "/" + a.Subresource
-	}
-	if a.Namespace != "" {
-		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", name, a.Verb, res, a.APIGroup, a.Namespace)
-	}
-	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", name, a.Verb, res, a.APIGroup)
+	return authorizer.ForbiddenStatus(a, reason)
 }
