@@ -2,6 +2,7 @@ package pod
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,7 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/kubelet"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -332,6 +335,9 @@ func (r *streamREST) Connect(ctx context.Context, name string, req *http.Request
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	}
+	if err := authorizedToCreate(ctx); err != nil {
+		return nil, err
+	}
 	pod, err := r.getPod(ctx, name)
 	if err != nil {
 		return nil, err
@@ -428,4 +434,36 @@ func (r *ProxyREST) Connect(ctx context.Context, id string, req *http.Request, f
 	loc.Path = kubelet.ProxyPath(req)
 	loc.RawQuery = req.URL.RawQuery
 	return &kubelet.ProxyHandler{Location: loc, Transport: r.kubelet.Transport(), Fail: fail}, nil
+}
+
+// authorizedToCreate makes a GET of exec, attach or portforward (a
+// websocket upgrade) also need the create verb, as kube-apiserver v1.37
+// does (AuthorizePodWebsocketUpgradeCreatePermission, beta and on since
+// v1.35; pkg/registry/core/pod/rest/authorize.go ensureAuthorizedForVerb):
+// the request's own attributes with the verb create. A POST was already
+// authorized for create. The refusal names the pod with the authorizer's
+// reason only, as upstream. A server without authorization checks
+// nothing.
+func authorizedToCreate(ctx context.Context) error {
+	info, ok := request.RequestInfoFrom(ctx)
+	if !ok {
+		return apierrors.NewInternalError(errors.New("no request info in context"))
+	}
+	if info.Verb == "create" {
+		return nil
+	}
+	az, ok := request.AuthorizerFrom(ctx)
+	if !ok {
+		return nil
+	}
+	attrs, _ := request.AuthorizerAttributes(ctx)
+	attrs.Verb = "create"
+	d, reason, err := az.Authorize(ctx, attrs)
+	if err != nil {
+		return err
+	}
+	if d != authorizer.DecisionAllow {
+		return apierrors.NewForbidden(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Name, errors.New(reason))
+	}
+	return nil
 }
