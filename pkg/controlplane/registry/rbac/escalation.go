@@ -51,25 +51,35 @@ var fullAuthority = []rbacv1.PolicyRule{
 	{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}},
 }
 
-// checkRole guards a write of a Role or ClusterRole with rules.
+// checkRole guards a write of a Role or ClusterRole with rules, in
+// upstream's order (pkg/registry/rbac/{role,clusterrole}/policybased,
+// v1.37.2): system:masters, or the escalate verb on the request's
+// resource, skip every check; then the rules must not escalate; then an
+// aggregation rule needs full authority.
 func (p *Policy) checkRole(ctx context.Context, gr schema.GroupResource, namespace, name string, rules []rbacv1.PolicyRule, aggregated bool) error {
 	u, _ := request.UserFrom(ctx)
-	if escalationAllowed(u) {
-		return nil
-	}
-	if aggregated {
-		// Only who holds everything may aggregate (upstream's rule).
-		if p.Rules.ConfirmNoEscalation(u, "", fullAuthority) != nil && !p.authorized(ctx, u, "escalate", gr.Resource, namespace, name) {
-			return apierrors.NewForbidden(gr, name, errors.New("must have cluster-admin privileges to use the aggregationRule"))
-		}
-	}
-	if p.authorized(ctx, u, "escalate", gr.Resource, namespace, name) {
+	if escalationAllowed(u) || p.escalateAuthorized(ctx, u) {
 		return nil
 	}
 	if err := p.Rules.ConfirmNoEscalation(u, namespace, rules); err != nil {
 		return apierrors.NewForbidden(gr, name, err)
 	}
+	if aggregated && p.Rules.ConfirmNoEscalation(u, "", fullAuthority) != nil {
+		// Only who holds everything may aggregate (upstream's rule).
+		return apierrors.NewForbidden(gr, name, errors.New("must have cluster-admin privileges to use the aggregationRule"))
+	}
 	return nil
+}
+
+// escalateAuthorized asks for the escalate verb on the request's own
+// role resource, namespace and name, as upstream's
+// RoleEscalationAuthorized: the name is the path's (none on a create).
+func (p *Policy) escalateAuthorized(ctx context.Context, u *user.Info) bool {
+	info, ok := request.RequestInfoFrom(ctx)
+	if !ok || !info.IsResourceRequest || info.APIGroup != rbacv1.GroupName || (info.Resource != "roles" && info.Resource != "clusterroles") {
+		return false
+	}
+	return p.authorized(ctx, u, "escalate", info.Resource, info.Namespace, info.Name)
 }
 
 // checkBinding guards a write of a binding to ref (in namespace; "" for

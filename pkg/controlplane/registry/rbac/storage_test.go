@@ -2,6 +2,7 @@ package rbac
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer/union"
 	rbacauth "github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
@@ -348,5 +350,43 @@ func TestGuardedSharesObjects(t *testing.T) {
 	}
 	if a.WatchSharesObjects(a.Store) {
 		t.Error("a guarded store shares its embedded Store's objects as installed elsewhere")
+	}
+}
+
+// recordingAuthorizer allows everything and records what it was asked.
+type recordingAuthorizer struct{ asked []authorizer.Attributes }
+
+func (r *recordingAuthorizer) Authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	r.asked = append(r.asked, a)
+	return authorizer.DecisionAllow, "", nil
+}
+
+// The escalate check asks about the request's own role resource,
+// namespace and name, as upstream's RoleEscalationAuthorized
+// (pkg/registry/rbac/escalation_check.go, v1.37.2): no name on a create
+// (the path has none), the path's on an update. kube-apiserver v1.37.2
+// sent a webhook authorizer "escalate roles" without a name for
+// `kubectl create role` (2026-11-27).
+func TestEscalateAsksAboutTheRequest(t *testing.T) {
+	rec := &recordingAuthorizer{}
+	p := &Policy{Authorizer: rec}
+	bob := &user.Info{Name: "bob", Groups: []string{user.AllAuthenticated}}
+	gr := rbacv1.SchemeGroupVersion.WithResource("roles").GroupResource()
+	create := request.WithUser(registrytest.Context(rbacv1.GroupName, "v1", "roles", "ns"), bob)
+	info, _ := request.RequestInfoFrom(create)
+	named := *info
+	named.Name = "r1"
+	update := request.WithRequestInfo(create, &named)
+	for _, ctx := range []context.Context{create, update} {
+		if err := p.checkRole(ctx, gr, "ns", "r1", []rbacv1.PolicyRule{rule("*", "*", "*")}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []authorizer.Attributes{
+		{User: bob, Verb: "escalate", ResourceRequest: true, APIGroup: rbacv1.GroupName, APIVersion: "*", Resource: "roles", Namespace: "ns"},
+		{User: bob, Verb: "escalate", ResourceRequest: true, APIGroup: rbacv1.GroupName, APIVersion: "*", Resource: "roles", Namespace: "ns", Name: "r1"},
+	}
+	if !reflect.DeepEqual(rec.asked, want) {
+		t.Errorf("asked %+v, want %+v", rec.asked, want)
 	}
 }
