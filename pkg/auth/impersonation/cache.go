@@ -105,7 +105,14 @@ func (c *expiring) get(key string, now time.Time) *user.Info {
 	if !ok || !now.Before(e.expires) {
 		return nil
 	}
-	cp := *e.u
+	return copyUser(e.u)
+}
+
+// copyUser is a copy of u whose groups a caller may append to without
+// touching u's.
+func copyUser(u *user.Info) *user.Info {
+	cp := *u
+	cp.Groups = slices.Clone(u.Groups)
 	return &cp
 }
 

@@ -205,8 +205,7 @@ func (t *Tracker) constrained(ctx context.Context, i int, authz authorizer.Autho
 		now := t.now()
 		inner.set(innerKey, u, now)
 		outer.set(outerKey, u, now)
-		cp := *u // callers get their own copy of what the caches keep
-		u = &cp
+		u = copyUser(u) // callers get their own copy of what the caches keep
 	}
 	return u, verb, nil
 }

@@ -193,3 +193,36 @@ func TestModeIndexEvictsLeastRecentlyUsed(t *testing.T) {
 		t.Errorf("c: %d %v", v, ok)
 	}
 }
+
+// Concurrent requests share the caches safely (run with -race), and what
+// one caller does to its user does not reach another's.
+func TestTrackerConcurrent(t *testing.T) {
+	tr := NewTracker()
+	alice := &user.Info{Name: "alice"}
+	list := authorizer.Attributes{Verb: "list", ResourceRequest: true, APIVersion: "v1", Resource: "pods"}
+	authz := authorizerFunc(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+		return authorizer.DecisionAllow, "", nil
+	})
+	done := make(chan string)
+	for range 8 {
+		go func() {
+			groups := ""
+			for range 50 {
+				u, _, d := tr.Check(context.Background(), authz, alice, Wanted{Name: "bob", Groups: []string{"g"}}, list)
+				if d != nil {
+					groups = d.Reason
+					break
+				}
+				groups = strings.Join(u.Groups, ",")
+				u.Groups[0] = "changed" // a caller's own copy
+				u.Groups = append(u.Groups, "mine")
+			}
+			done <- groups
+		}()
+	}
+	for range 8 {
+		if g := <-done; g != "g,system:authenticated" {
+			t.Errorf("groups %q, want g,system:authenticated", g)
+		}
+	}
+}
