@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +62,26 @@ func TestRBACConstrainedImpersonation(t *testing.T) {
 	// Whoever is impersonated may read pods.
 	grant("pods-reader", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}}},
 		rbacv1.Subject{Kind: "Group", APIGroup: rbacv1.GroupName, Name: "system:authenticated"})
+
+	// RBAC sees new bindings a moment later (as upstream's informers):
+	// wait until each grant is in effect, asking with SubjectAccessReviews
+	// (not impersonated requests, which would teach the tracker a mode).
+	for _, sar := range []authorizationv1.SubjectAccessReviewSpec{
+		{User: "alice", ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "impersonate-on:user-info:list", Version: "v1", Resource: "pods", Namespace: ns}},
+		{User: "alice", ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "impersonate:user-info", Group: "authentication.k8s.io", Version: "v1", Resource: "groups", Name: "g1"}},
+		{User: "bob", ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "impersonate", Version: "v1", Resource: "users", Name: "dave"}},
+		{User: "dave", Groups: []string{"system:authenticated"}, ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Version: "v1", Resource: "pods", Namespace: ns}},
+	} {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			r, err := admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: sar}, metav1.CreateOptions{})
+			if err == nil && r.Status.Allowed {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("grant %+v not in effect: %v %+v", sar.ResourceAttributes, err, r)
+			}
+		}
+	}
 
 	as := func(requestor string, imp rest.ImpersonationConfig) *kubernetes.Clientset {
 		t.Helper()
