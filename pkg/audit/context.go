@@ -202,8 +202,11 @@ func (c *Context) snapshotLocked() *Event {
 }
 
 // LogImpersonatedUser records the user a request impersonates as the
-// event's impersonatedUser.
-func LogImpersonatedUser(ctx context.Context, u authnv1.UserInfo) {
+// event's impersonatedUser and, when a constrained impersonation mode
+// allowed it, that mode's verb (constraint, e.g. impersonate:user-info) as
+// authenticationMetadata.impersonationConstraint, as upstream's
+// audit.LogImpersonatedUser. Legacy impersonation passes "".
+func LogImpersonatedUser(ctx context.Context, u authnv1.UserInfo, constraint string) {
 	c := FromContext(ctx)
 	if c == nil {
 		return
@@ -212,5 +215,9 @@ func LogImpersonatedUser(ctx context.Context, u authnv1.UserInfo) {
 	defer c.mu.Unlock()
 	if c.event != nil {
 		c.event.ImpersonatedUser = &u
+		if constraint != "" {
+			// A new value: snapshots already emitted keep theirs.
+			c.event.AuthenticationMetadata = &AuthenticationMetadata{ImpersonationConstraint: constraint}
+		}
 	}
 }

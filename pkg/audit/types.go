@@ -56,22 +56,32 @@ const HeaderAuditID = "Audit-ID"
 type Event struct {
 	metav1.TypeMeta `json:",inline"`
 
-	Level                    Level             `json:"level"`
-	AuditID                  types.UID         `json:"auditID"`
-	Stage                    Stage             `json:"stage"`
-	RequestURI               string            `json:"requestURI"`
-	Verb                     string            `json:"verb"`
-	User                     authnv1.UserInfo  `json:"user"`
-	ImpersonatedUser         *authnv1.UserInfo `json:"impersonatedUser,omitempty"`
-	SourceIPs                []string          `json:"sourceIPs,omitempty"`
-	UserAgent                string            `json:"userAgent,omitempty"`
-	ObjectRef                *ObjectReference  `json:"objectRef,omitempty"`
-	ResponseStatus           *metav1.Status    `json:"responseStatus,omitempty"`
-	RequestObject            *runtime.Unknown  `json:"requestObject,omitempty"`
-	ResponseObject           *runtime.Unknown  `json:"responseObject,omitempty"`
-	RequestReceivedTimestamp metav1.MicroTime  `json:"requestReceivedTimestamp"`
-	StageTimestamp           metav1.MicroTime  `json:"stageTimestamp"`
-	Annotations              map[string]string `json:"annotations,omitempty"`
+	Level                    Level                   `json:"level"`
+	AuditID                  types.UID               `json:"auditID"`
+	Stage                    Stage                   `json:"stage"`
+	RequestURI               string                  `json:"requestURI"`
+	Verb                     string                  `json:"verb"`
+	User                     authnv1.UserInfo        `json:"user"`
+	ImpersonatedUser         *authnv1.UserInfo       `json:"impersonatedUser,omitempty"`
+	AuthenticationMetadata   *AuthenticationMetadata `json:"authenticationMetadata,omitempty"`
+	SourceIPs                []string                `json:"sourceIPs,omitempty"`
+	UserAgent                string                  `json:"userAgent,omitempty"`
+	ObjectRef                *ObjectReference        `json:"objectRef,omitempty"`
+	ResponseStatus           *metav1.Status          `json:"responseStatus,omitempty"`
+	RequestObject            *runtime.Unknown        `json:"requestObject,omitempty"`
+	ResponseObject           *runtime.Unknown        `json:"responseObject,omitempty"`
+	RequestReceivedTimestamp metav1.MicroTime        `json:"requestReceivedTimestamp"`
+	StageTimestamp           metav1.MicroTime        `json:"stageTimestamp"`
+	Annotations              map[string]string       `json:"annotations,omitempty"`
+}
+
+// AuthenticationMetadata is how the request was authenticated:
+// upstream's audit.k8s.io/v1 AuthenticationMetadata.
+type AuthenticationMetadata struct {
+	// ImpersonationConstraint is the verb of the constrained impersonation
+	// mode that allowed ImpersonatedUser (impersonate:user-info, ...);
+	// empty (and the whole struct absent) for legacy impersonation.
+	ImpersonationConstraint string `json:"impersonationConstraint,omitempty"`
 }
 
 // ObjectReference names the object a resource request is about.

@@ -21,6 +21,9 @@
 //
 // The three constrained modes for nodes and service accounts allow only
 // the user name to be asked for: the groups are fixed (system:nodes, the
-// service account's groups). Upstream caches the decisions; kapi asks the
-// authorizer every time (no stale answer after an RBAC change).
+// service account's groups). Decisions are remembered as upstream's
+// (Tracker): the mode that last allowed a requestor is tried first next
+// time (which decides whose refusal a client sees), and the constrained
+// modes reuse what they allowed for 10 seconds (so authorizers are asked
+// less, and a revoked grant can hold for up to 10 seconds).
 package impersonation

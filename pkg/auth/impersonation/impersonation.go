@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -46,17 +47,91 @@ type Denied struct {
 
 func (d *Denied) Error() string { return d.Reason }
 
+// Check decides, without any memory of earlier requests, whether
+// requestor may make the request described by request (its own
+// authorization attributes; request.User is replaced by requestor) as
+// wanted: a Tracker with no caches. See Tracker.Check.
+func Check(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
+	var t Tracker
+	return t.Check(ctx, authz, requestor, wanted, request)
+}
+
+// The modes, in upstream's order (allImpersonationModes).
+const (
+	modeAssociatedNode = iota
+	modeArbitraryNode
+	modeServiceAccount
+	modeUserInfo
+	modeLegacy
+	numModes
+)
+
+// modeNames are the constrained modes' names in their verbs
+// (impersonate:<name>, impersonate-on:<name>:<verb>).
+var modeNames = [modeLegacy]string{"associated-node", "arbitrary-node", "serviceaccount", "user-info"}
+
+// Tracker decides impersonations as upstream's impersonation filter
+// (impersonationModesTracker), remembering what upstream remembers, since
+// both are visible to clients and authorizers:
+//
+//   - per requestor user name, the mode that last allowed it (an LRU of
+//     10,000 names), tried first the next time: a caller who impersonated
+//     with the legacy verb is next refused with the legacy check's message,
+//     not the user-info mode's impersonate-on one;
+//   - per constrained mode, for 10 seconds, the impersonations it allowed:
+//     for the whole request (the wanted user, the requestor and the
+//     request's attributes) and for the user alone (the wanted user and the
+//     requestor: the impersonate:<mode> checks), so that a repeat asks the
+//     authorizer nothing and a later request as the same user asks only
+//     impersonate-on:<mode>:<verb>. A revoked grant can thus keep working
+//     for up to 10 seconds, as upstream. Refusals and legacy
+//     impersonations are never cached.
+//
+// The zero Tracker remembers nothing. Use NewTracker. It is safe for
+// concurrent use.
+type Tracker struct {
+	lastMode *modeIndex
+	// outer and inner are the constrained modes' caches, nil in the zero
+	// Tracker.
+	outer, inner [modeLegacy]*expiring
+	// now is the clock of the caches (time.Now unless a test sets it).
+	now func() time.Time
+}
+
+// NewTracker returns a Tracker with upstream's caches.
+func NewTracker() *Tracker {
+	t := &Tracker{lastMode: newModeIndex(modeIndexSize), now: time.Now}
+	for i := range t.outer {
+		t.outer[i] = &expiring{}
+		t.inner[i] = &expiring{}
+	}
+	return t
+}
+
 // Check decides whether requestor may make the request described by
 // request (its own authorization attributes; request.User is replaced by
 // requestor) as wanted. It returns the user to serve the request as and
 // the verb that allowed it ("" for legacy impersonation), or the first
-// denial.
-func Check(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
+// denial: of the mode that last allowed requestor, tried first, else of
+// the modes in order.
+func (t *Tracker) Check(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
 	request.User = requestor
 	var first *Denied
-	for _, m := range modes {
-		u, verb, d := m(ctx, authz, requestor, wanted, request)
+	last, hasLast := t.lastMode.get(requestor.Name)
+	if hasLast {
+		u, verb, d := t.mode(ctx, last, authz, requestor, wanted, request)
 		if u != nil {
+			return u, verb, nil
+		}
+		first = d
+	}
+	for i := range numModes {
+		if hasLast && i == last {
+			continue
+		}
+		u, verb, d := t.mode(ctx, i, authz, requestor, wanted, request)
+		if u != nil {
+			t.lastMode.set(requestor.Name, i)
 			return u, verb, nil
 		}
 		if d != nil && first == nil {
@@ -70,48 +145,78 @@ func Check(ctx context.Context, authz authorizer.Authorizer, requestor *user.Inf
 	return nil, "", first
 }
 
-type mode func(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied)
-
-// modes in upstream's order (allImpersonationModes).
-var modes = []mode{associatedNode, constrained("arbitrary-node", arbitraryNodeApplies), constrained("serviceaccount", serviceAccountApplies), constrained("user-info", userInfoApplies), legacy}
-
-func arbitraryNodeApplies(w Wanted, _ *user.Info) bool {
-	_, ok := nodeName(w.Name)
-	return w.onlyName() && ok
-}
-
-func serviceAccountApplies(w Wanted, _ *user.Info) bool {
-	_, _, ok := serviceAccount(w.Name)
-	return w.onlyName() && ok
-}
-
-func userInfoApplies(w Wanted, _ *user.Info) bool {
-	_, isNode := nodeName(w.Name)
-	_, _, isSA := serviceAccount(w.Name)
-	return !isNode && !isSA
-}
-
-// constrained is a constrained mode: if it applies, the requestor needs
-// impersonate-on:<mode>:<verb> on the request, then impersonate:<mode> on
-// each part of the wanted user.
-func constrained(name string, applies func(Wanted, *user.Info) bool) mode {
-	return func(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
-		if !applies(wanted, requestor) {
+// mode runs mode i: (nil, "", nil) when it does not apply.
+func (t *Tracker) mode(ctx context.Context, i int, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
+	switch i {
+	case modeLegacy:
+		return checkUser(ctx, authz, requestor, wanted, "impersonate", false)
+	case modeAssociatedNode:
+		return t.associatedNode(ctx, authz, requestor, wanted, request)
+	case modeArbitraryNode:
+		if _, ok := nodeName(wanted.Name); !ok || !wanted.onlyName() {
 			return nil, "", nil
 		}
-		on := request
-		on.Verb = "impersonate-on:" + name + ":" + request.Verb
-		if d := check(ctx, authz, on); d != nil {
-			return nil, "", d
+	case modeServiceAccount:
+		if _, _, ok := serviceAccount(wanted.Name); !ok || !wanted.onlyName() {
+			return nil, "", nil
 		}
-		return checkUser(ctx, authz, requestor, wanted, "impersonate:"+name, true)
+	case modeUserInfo:
+		_, isNode := nodeName(wanted.Name)
+		_, _, isSA := serviceAccount(wanted.Name)
+		if isNode || isSA {
+			return nil, "", nil
+		}
 	}
+	return t.constrained(ctx, i, authz, wanted, wanted, requestor, request)
 }
 
-// associatedNode is the associated-node mode. Its checks see the
-// requestor's extra keys only and the node name "*" (upstream's, so that
-// one answer holds for every node a daemon set runs on).
-func associatedNode(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
+// constrained is constrained mode i once it applies: the requestor needs
+// impersonate-on:<mode>:<verb> on the request, then impersonate:<mode> on
+// each part of the wanted user. keyWanted and keyRequestor name the
+// caches' entries (the wanted user and the requestor but for
+// associated-node).
+func (t *Tracker) constrained(ctx context.Context, i int, authz authorizer.Authorizer, wanted, keyWanted Wanted, keyRequestor *user.Info, request authorizer.Attributes) (*user.Info, string, *Denied) {
+	verb := "impersonate:" + modeNames[i]
+	outer, inner := t.outer[i], t.inner[i]
+	var outerKey, innerKey string
+	if outer != nil {
+		outerKey = cacheKey(keyWanted, keyRequestor, &request)
+		if u := outer.get(outerKey, t.now()); u != nil {
+			return u, verb, nil
+		}
+	}
+	on := request
+	on.Verb = "impersonate-on:" + modeNames[i] + ":" + request.Verb
+	if d := check(ctx, authz, on); d != nil {
+		return nil, "", d
+	}
+	if inner != nil {
+		innerKey = cacheKey(keyWanted, keyRequestor, nil)
+		if u := inner.get(innerKey, t.now()); u != nil {
+			outer.set(outerKey, u, t.now())
+			return u, verb, nil
+		}
+	}
+	u, verb, d := checkUser(ctx, authz, request.User, wanted, verb, true)
+	if d != nil {
+		return nil, "", d
+	}
+	if inner != nil {
+		now := t.now()
+		inner.set(innerKey, u, now)
+		outer.set(outerKey, u, now)
+		u = copyUser(u) // callers get their own copy of what the caches keep
+	}
+	return u, verb, nil
+}
+
+// associatedNode is the associated-node mode. It applies to a service
+// account whose token is bound to a pod on node N asking for
+// system:node:N alone. Its checks (and its caches' keys) see the
+// requestor's extra keys only and, for impersonate:associated-node, the
+// node name "*" (upstream's, so that one answer holds for every node a
+// daemon set runs on).
+func (t *Tracker) associatedNode(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
 	node, ok := nodeName(wanted.Name)
 	if !wanted.onlyName() || !ok {
 		return nil, "", nil
@@ -139,7 +244,14 @@ func associatedNode(ctx context.Context, authz authorizer.Authorizer, requestor 
 		}
 		return authorizer.DecisionAllow, "", nil
 	})
-	return constrained("associated-node", func(Wanted, *user.Info) bool { return true })(ctx, wrapped, requestor, wanted, request)
+	u, verb, d := t.constrained(ctx, modeAssociatedNode, wrapped, wanted, Wanted{Name: "system:node:*"}, &masked, request)
+	if u == nil {
+		return nil, "", d
+	}
+	// A cached answer may be another node's: the name is the one asked for.
+	cp := *u
+	cp.Name = wanted.Name
+	return &cp, verb, nil
 }
 
 // forbidden carries a denial through an authorizer error unchanged.
@@ -151,11 +263,6 @@ type authorizerFunc func(context.Context, authorizer.Attributes) (authorizer.Dec
 
 func (f authorizerFunc) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
 	return f(ctx, a)
-}
-
-// legacy is the impersonate verb on each part, whatever the request.
-func legacy(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, _ authorizer.Attributes) (*user.Info, string, *Denied) {
-	return checkUser(ctx, authz, requestor, wanted, "impersonate", false)
 }
 
 // checkUser authorizes each part of wanted with verb (upstream's

@@ -1,7 +1,7 @@
 package filters
 
 import (
-	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/textproto"
@@ -42,8 +42,15 @@ const serviceAccountPrefix = "system:serviceaccount:"
 // groups when no group is asked for; the headers are removed and the
 // impersonated user is recorded in the audit event.
 //
-// Group, Uid or Extra headers without Impersonate-User are a 400 (upstream
-// answers 500 for this bad input; kapi keeps 5xx for its own faults).
+// Group, Uid or Extra headers without Impersonate-User are upstream's 400
+// ("requested &user.DefaultInfo{...} without impersonating a user name").
+// A refusal adds no authorization annotations to the audit event (upstream
+// answers with the error alone); an allowed constrained impersonation
+// records its verb as the event's
+// authenticationMetadata.impersonationConstraint. The decisions are
+// remembered as upstream's (impersonation.Tracker): the mode that last
+// allowed a requestor is tried first, and constrained modes' allowed
+// impersonations are reused for 10 seconds.
 //
 // It sits where upstream's does: inside authentication and audit, outside
 // max-in-flight and authorization. A nil authz disables impersonation
@@ -51,6 +58,7 @@ const serviceAccountPrefix = "system:serviceaccount:"
 // authorization disabled).
 func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger) http.Handler {
 	logger = orDefault(logger)
+	tracker := impersonation.NewTracker()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(impersonationHeaders(r.Header)) == 0 {
 			handler.ServeHTTP(w, r)
@@ -58,52 +66,45 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 		}
 		ctx := r.Context()
 		caller, _ := request.UserFrom(ctx)
-		reqs, err := impersonationRequests(r.Header)
+		wanted, err := wantedUser(r.Header)
 		if err != nil {
 			st := apierrors.NewBadRequest(err.Error()).ErrStatus
 			audit.LogResponseStatus(ctx, &st)
 			responsewriters.WriteStatus(w, &st)
 			return
 		}
-		var wanted impersonation.Wanted
-		for _, ir := range reqs {
-			switch ir.kind {
-			case "user":
-				wanted.Name = ir.value
-			case "group":
-				wanted.Groups = append(wanted.Groups, ir.value)
-			case "extra":
-				if wanted.Extra == nil {
-					wanted.Extra = map[string][]string{}
-				}
-				wanted.Extra[ir.key] = append(wanted.Extra[ir.key], ir.value)
-			case "uid":
-				wanted.UID = ir.value
-			}
+		if wanted == nil { // Impersonate-* headers, none of them upstream's
+			handler.ServeHTTP(w, r)
+			return
 		}
 		var as *user.Info
+		constraint := ""
 		if authz == nil {
-			as = legacyUnchecked(wanted)
+			as = legacyUnchecked(*wanted)
 		} else {
 			// The request's own attributes, for the constrained modes'
 			// impersonate-on:<mode>:<verb> checks.
 			reqAttrs, _ := AttributesFrom(r)
 			var denied *impersonation.Denied
-			as, _, denied = impersonation.Check(ctx, authz, caller, wanted, reqAttrs)
+			as, constraint, denied = tracker.Check(ctx, authz, caller, *wanted, reqAttrs)
 			if denied != nil {
+				// Upstream answers with the error alone: no authorization
+				// annotations on the audit event.
 				logger.Debug("impersonation forbidden", "URI", r.RequestURI, "reason", denied.Reason)
-				audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionForbid)
-				audit.AddAnnotation(ctx, ReasonAnnotationKey, denied.Reason)
 				st := Forbidden(denied.Attributes, denied.Reason)
 				audit.LogResponseStatus(ctx, st)
 				responsewriters.WriteStatus(w, st)
 				return
 			}
 		}
-		audit.LogImpersonatedUser(ctx, authnv1.UserInfo{Username: as.Name, UID: as.UID, Groups: as.Groups, Extra: toExtra(as.Extra)})
+		audit.LogImpersonatedUser(ctx, authnv1.UserInfo{Username: as.Name, UID: as.UID, Groups: as.Groups, Extra: toExtra(as.Extra)}, constraint)
 		r = r.Clone(request.WithUser(ctx, as))
+		// Upstream removes the headers it understands; others stay.
 		for _, h := range impersonationHeaders(r.Header) {
-			r.Header.Del(h)
+			if h == authnv1.ImpersonateUserHeader || h == authnv1.ImpersonateUIDHeader || h == authnv1.ImpersonateGroupHeader ||
+				strings.HasPrefix(h, authnv1.ImpersonateUserExtraHeaderPrefix) {
+				r.Header.Del(h)
+			}
 		}
 		handler.ServeHTTP(w, r)
 	})
@@ -140,53 +141,49 @@ func toExtra(m map[string][]string) map[string]authnv1.ExtraValue {
 	return out
 }
 
-// impersonationRequest is one part of an impersonation to authorize.
-type impersonationRequest struct {
-	kind  string // user, group, extra, uid
-	key   string // extra key
-	value string
-}
-
-// impersonationRequests parses the headers in upstream's order: the user,
-// the groups, the extras (keys sorted), the uid.
-func impersonationRequests(h http.Header) ([]impersonationRequest, error) {
-	var out []impersonationRequest
-	name := h.Get(authnv1.ImpersonateUserHeader)
-	if name != "" {
-		out = append(out, impersonationRequest{kind: "user", value: name})
-	}
-	other := false
-	for _, g := range h.Values(authnv1.ImpersonateGroupHeader) {
-		out = append(out, impersonationRequest{kind: "group", value: g})
-		other = true
-	}
-	var keys []string
-	for k := range h {
+// wantedUser is the user the Impersonate-* headers ask for, as upstream's
+// processImpersonationHeaders: Impersonate-User, its first
+// Impersonate-Uid, every Impersonate-Group and Impersonate-Extra-<key>
+// (the key lower-cased and %-unescaped; a header without values is
+// skipped). nil when no user (and nothing else) is asked for; an error,
+// with upstream's message, when groups, a uid or extras are asked for
+// without a user.
+func wantedUser(h http.Header) (*impersonation.Wanted, error) {
+	w := &impersonation.Wanted{Name: h.Get(authnv1.ImpersonateUserHeader), UID: h.Get(authnv1.ImpersonateUIDHeader)}
+	w.Groups = append(w.Groups, h.Values(authnv1.ImpersonateGroupHeader)...)
+	hasExtra := false
+	for k, values := range h {
 		ck := textproto.CanonicalMIMEHeaderKey(k)
-		if strings.HasPrefix(ck, authnv1.ImpersonateUserExtraHeaderPrefix) {
-			keys = append(keys, k)
+		if !strings.HasPrefix(ck, authnv1.ImpersonateUserExtraHeaderPrefix) {
+			continue
 		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+		hasExtra = true
+		if len(values) == 0 {
+			continue
+		}
 		raw := strings.ToLower(k[len(authnv1.ImpersonateUserExtraHeaderPrefix):])
 		key, err := url.PathUnescape(raw)
 		if err != nil {
-			key = raw
+			key = raw // kept as sent, as upstream
 		}
-		for _, v := range h[k] {
-			out = append(out, impersonationRequest{kind: "extra", key: key, value: v})
-			other = true
+		if w.Extra == nil {
+			w.Extra = map[string][]string{}
 		}
+		w.Extra[key] = append(w.Extra[key], values...)
 	}
-	if uids := h.Values(authnv1.ImpersonateUIDHeader); len(uids) > 0 {
-		out = append(out, impersonationRequest{kind: "uid", value: uids[0]})
-		other = true
+	if w.Name == "" {
+		if w.UID != "" || len(w.Groups) > 0 || hasExtra {
+			return nil, fmt.Errorf("requested %s without impersonating a user name", goSyntax(w))
+		}
+		return nil, nil
 	}
-	if name == "" && other {
-		return nil, errors.New("requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User)")
-	}
-	return out, nil
+	return w, nil
+}
+
+// goSyntax is how upstream's message prints the wanted user: Go's %#v of
+// its user.DefaultInfo.
+func goSyntax(w *impersonation.Wanted) string {
+	return fmt.Sprintf("&user.DefaultInfo{Name:%#v, UID:%#v, Groups:%#v, Extra:%#v}", w.Name, w.UID, w.Groups, w.Extra)
 }
 
 // splitServiceAccount splits system:serviceaccount:<ns>:<name>.

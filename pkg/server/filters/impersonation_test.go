@@ -13,6 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -108,10 +109,14 @@ func TestImpersonation(t *testing.T) {
 			message: `pods is forbidden: User "alice" cannot impersonate-on:serviceaccount:list resource "pods" in API group "" at the cluster scope`},
 		{name: "anonymous", headers: http.Header{"Impersonate-User": {"system:anonymous"}}, allowed: []string{"|impersonate|users/system:anonymous"},
 			code: 200, as: "system:anonymous||system:unauthenticated|"},
+		// Messages as kube-apiserver v1.37.2 answered them (Go's %#v of
+		// its user.DefaultInfo).
 		{name: "group without user", headers: http.Header{"Impersonate-Group": {"devs"}}, code: 400,
-			message: "requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User)"},
+			message: `requested &user.DefaultInfo{Name:"", UID:"", Groups:[]string{"devs"}, Extra:map[string][]string(nil)} without impersonating a user name`},
 		{name: "uid without user", headers: http.Header{"Impersonate-Uid": {"x"}}, code: 400,
-			message: "requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User)"},
+			message: `requested &user.DefaultInfo{Name:"", UID:"x", Groups:[]string(nil), Extra:map[string][]string(nil)} without impersonating a user name`},
+		{name: "uid and extra without user", headers: http.Header{"Impersonate-Uid": {"u"}, "Impersonate-Extra-Foo": {"v"}}, code: 400,
+			message: `requested &user.DefaultInfo{Name:"", UID:"u", Groups:[]string(nil), Extra:map[string][]string{"foo":[]string{"v"}}} without impersonating a user name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +157,84 @@ func TestImpersonation(t *testing.T) {
 			}
 			if tt.checkSeen && !slices.Equal(authz.seen, tt.wantSeen) {
 				t.Errorf("checks %q, want %q", authz.seen, tt.wantSeen)
+			}
+		})
+	}
+}
+
+// eventRecorder is an audit backend keeping the events it is given.
+type eventRecorder struct {
+	mu  sync.Mutex
+	evs []*audit.Event
+}
+
+func (b *eventRecorder) ProcessEvents(evs ...*audit.Event) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.evs = append(b.evs, evs...)
+	return true
+}
+func (b *eventRecorder) Run(<-chan struct{}) error { return nil }
+func (b *eventRecorder) Shutdown()                 {}
+
+// The audit event of an impersonated request, as kube-apiserver v1.37.2
+// wrote it (audit log, level Metadata): the constrained mode's verb as
+// authenticationMetadata.impersonationConstraint (absent for legacy
+// impersonation), and a refused impersonation with its 403 status but
+// no authorization annotations.
+func TestImpersonationAudit(t *testing.T) {
+	alice := &user.Info{Name: "alice", Groups: []string{user.AllAuthenticated}}
+	allowed := []string{"|impersonate-on:user-info:list|pods/", "authentication.k8s.io|impersonate:user-info|users/bob",
+		"authentication.k8s.io|impersonate:user-info|groups/g1", "|impersonate|users/dave"}
+	h := WithImpersonation(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), &impersonationAuthz{allowed: allowed}, discard())
+	for _, tc := range []struct {
+		name       string
+		headers    http.Header
+		code       int
+		as         string // impersonatedUser: name|groups
+		constraint string
+	}{
+		{"user-info", http.Header{"Impersonate-User": {"bob"}, "Impersonate-Group": {"g1"}}, 200, "bob|g1,system:authenticated", "impersonate:user-info"},
+		{"legacy", http.Header{"Impersonate-User": {"dave"}}, 200, "dave|system:authenticated", ""},
+		{"refused", http.Header{"Impersonate-User": {"frank"}}, 403, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &eventRecorder{}
+			ctx := audit.WithContext(context.Background())
+			audit.FromContext(ctx).Begin(&audit.Event{}, audit.Policy{Level: audit.LevelMetadata}, b, nil)
+			req := httptest.NewRequest("GET", "/api/v1/pods", nil).WithContext(ctx)
+			req.Header = tc.headers
+			req = req.WithContext(request.WithRequestInfo(request.WithUser(req.Context(), alice), &request.RequestInfo{
+				IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Resource: "pods", Path: "/api/v1/pods"}))
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.code {
+				t.Fatalf("got %d %s, want %d", rec.Code, rec.Body, tc.code)
+			}
+			audit.FromContext(ctx).Emit(audit.StageResponseComplete)
+			if len(b.evs) != 1 {
+				t.Fatalf("%d events", len(b.evs))
+			}
+			ev := b.evs[0]
+			as := ""
+			if ev.ImpersonatedUser != nil {
+				as = ev.ImpersonatedUser.Username + "|" + strings.Join(ev.ImpersonatedUser.Groups, ",")
+			}
+			constraint := ""
+			if ev.AuthenticationMetadata != nil {
+				constraint = ev.AuthenticationMetadata.ImpersonationConstraint
+				if constraint == "" {
+					t.Error("authenticationMetadata without a constraint")
+				}
+			}
+			if as != tc.as || constraint != tc.constraint {
+				t.Errorf("impersonatedUser %q constraint %q, want %q %q", as, constraint, tc.as, tc.constraint)
+			}
+			if len(ev.Annotations) != 0 {
+				t.Errorf("annotations %v, want none", ev.Annotations)
+			}
+			if tc.code == 403 && (ev.ResponseStatus == nil || ev.ResponseStatus.Code != 403) {
+				t.Errorf("response status %+v", ev.ResponseStatus)
 			}
 		})
 	}
