@@ -99,6 +99,9 @@ type expiringEntry struct {
 
 // get returns a copy of the user remembered under key, or nil.
 func (c *expiring) get(key string, now time.Time) *user.Info {
+	if key == "" { // not cacheable
+		return nil
+	}
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	c.mu.Unlock()
@@ -117,6 +120,9 @@ func copyUser(u *user.Info) *user.Info {
 }
 
 func (c *expiring) set(key string, u *user.Info, now time.Time) {
+	if key == "" { // not cacheable
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
@@ -138,8 +144,12 @@ func (c *expiring) set(key string, u *user.Info, now time.Time) {
 // request's attributes (nil for the user-only cache), length-prefixed and
 // hashed with SHA-256, followed by the requestor's name (so that a
 // collision could only ever be with the requestor's own entries, as
-// upstream's key).
+// upstream's key). A request whose selectors did not fully parse is not
+// cached at all (""), as upstream.
 func cacheKey(wanted Wanted, requestor *user.Info, request *authorizer.Attributes) string {
+	if request != nil && (request.FieldSelectorErr != nil || request.LabelSelectorErr != nil) {
+		return ""
+	}
 	var b keyBuilder
 	b.user(wanted.Name, wanted.UID, wanted.Groups, wanted.Extra)
 	b.user(requestor.Name, requestor.UID, requestor.Groups, requestor.Extra)
@@ -158,6 +168,10 @@ func cacheKey(wanted Wanted, requestor *user.Info, request *authorizer.Attribute
 			b.str(r.Field)
 			b.str(string(r.Operator))
 			b.str(r.Value)
+		}
+		b.num(len(request.LabelSelector))
+		for _, r := range request.LabelSelector {
+			b.str(r.String())
 		}
 	}
 	sum := sha256.Sum256(b.buf)

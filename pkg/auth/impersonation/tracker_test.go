@@ -226,3 +226,41 @@ func TestTrackerConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// The whole-request cache tells requests apart by their selectors too,
+// and does not remember a request whose selectors did not fully parse
+// (upstream's buildKey, apiserver endpoints/filters/impersonation/cache.go
+// v1.37.2).
+func TestTrackerCacheKeySelectors(t *testing.T) {
+	tr, _ := newTestTracker()
+	alice := &user.Info{Name: "alice", Groups: []string{user.AllAuthenticated}}
+	bob := Wanted{Name: "bob"}
+	list := authorizer.Attributes{Verb: "list", ResourceRequest: true, APIVersion: "v1", Resource: "pods", Namespace: "default"}
+	withLabels := func(raw string) authorizer.Attributes {
+		a := list
+		a.LabelSelector, a.LabelSelectorErr = authorizer.ParseLabelSelector(raw)
+		return a
+	}
+	onList := "|impersonate-on:user-info:list|default:pods/"
+	r := &recorder{allowed: []string{onList, "authentication.k8s.io|impersonate:user-info|users/bob"}}
+	ctx := context.Background()
+	for _, c := range []struct {
+		what string
+		a    authorizer.Attributes
+		want []string // checks made
+	}{
+		{"a=1 first", withLabels("a=1"), []string{onList, "authentication.k8s.io|impersonate:user-info|users/bob"}},
+		{"a=1 again", withLabels("a=1"), nil},
+		{"a=2", withLabels("a=2"), []string{onList}}, // the user-only cache answers the rest
+		{"unparsable", withLabels("a in"), []string{onList}},
+		{"unparsable again", withLabels("a in"), []string{onList}},
+	} {
+		r.seen = nil
+		if u, _, d := tr.Check(ctx, r, alice, bob, c.a); d != nil || u.Name != "bob" {
+			t.Fatalf("%s: %+v %+v", c.what, u, d)
+		}
+		if !slices.Equal(r.seen, c.want) {
+			t.Errorf("%s: checks %q, want %q", c.what, r.seen, c.want)
+		}
+	}
+}
