@@ -110,7 +110,10 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes) error {
 		return nil
 	}
 	if pod.Spec.ServiceAccountName == "" {
+		// Both, as upstream's plugin: admission webhooks after this one
+		// see serviceAccount set too.
 		pod.Spec.ServiceAccountName = DefaultServiceAccountName
+		pod.Spec.DeprecatedServiceAccount = DefaultServiceAccountName //nolint:staticcheck // the deprecated alias is kept in step, as upstream
 	}
 	sa, err := p.serviceAccount(ctx, a.Namespace, pod.Spec.ServiceAccountName)
 	if err != nil {

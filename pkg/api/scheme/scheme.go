@@ -17,6 +17,7 @@ import (
 	conversionpolicy "github.com/kapi-dev/kapi/pkg/api/conversion/policy"
 	defaultsadmissionregistrationv1 "github.com/kapi-dev/kapi/pkg/api/defaults/admissionregistrationv1"
 	defaultsappsv1 "github.com/kapi-dev/kapi/pkg/api/defaults/appsv1"
+	defaultsauthenticationv1 "github.com/kapi-dev/kapi/pkg/api/defaults/authenticationv1"
 	defaultsautoscalingv1 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv1"
 	defaultsautoscalingv2 "github.com/kapi-dev/kapi/pkg/api/defaults/autoscalingv2"
 	defaultsbatchv1 "github.com/kapi-dev/kapi/pkg/api/defaults/batchv1"
@@ -76,6 +77,7 @@ func init() {
 	utilruntime.Must(defaultsresourcev1.RegisterDefaults(Scheme))
 	utilruntime.Must(defaultsresourcev1.RegisterDeviceTaintRuleDefaults(Scheme))
 	utilruntime.Must(defaultscertificatesv1.RegisterDefaults(Scheme))
+	utilruntime.Must(defaultsauthenticationv1.RegisterDefaults(Scheme))
 	// autoscaling/v1 and v2 HorizontalPodAutoscalers convert into each other
 	// (one storage, two served versions).
 	utilruntime.Must(conversionautoscaling.RegisterConversions(Scheme))

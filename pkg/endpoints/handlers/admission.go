@@ -47,20 +47,11 @@ func nameOf(name string, obj runtime.Object) string {
 // admitCreate runs mutating admission on an object about to be created, as
 // upstream's create handler does: after defaulting and managed fields,
 // before the store prepares and validates it.
-func (s *RequestScope) admitCreate(ctx context.Context, obj runtime.Object, opts *metav1.CreateOptions) error {
+func (s *RequestScope) admitCreate(ctx context.Context, name string, obj runtime.Object, opts *metav1.CreateOptions) error {
 	if !s.Admission.Mutates(admission.Create) {
 		return nil
 	}
-	return s.Admission.Admit(ctx, s.attributes(ctx, admission.Create, nameOf("", obj), opts, opts.DryRun, obj, nil))
-}
-
-// admitDelete runs mutating admission before a delete (upstream calls it
-// without an object; the validating phase sees the object being deleted).
-func (s *RequestScope) admitDelete(ctx context.Context, name string, opts *metav1.DeleteOptions) error {
-	if !s.Admission.Mutates(admission.Delete) {
-		return nil
-	}
-	return s.Admission.Admit(ctx, s.attributes(ctx, admission.Delete, name, opts, opts.DryRun, nil, nil))
+	return s.Admission.Admit(ctx, s.attributes(ctx, admission.Create, nameOf(name, obj), opts, opts.DryRun, obj, nil))
 }
 
 // admittingUpdate runs mutating admission on the object an update
@@ -87,13 +78,14 @@ func (u *admittingUpdate) UpdatedObject(ctx context.Context, old runtime.Object)
 		return nil, err
 	}
 	op := admission.Update
+	var opts runtime.Object = u.opts
 	if !exists(old) {
-		op, old = admission.Create, nil
+		op, old, opts = admission.Create, nil, updateToCreateOptions(u.opts)
 	}
 	if !u.scope.Admission.Mutates(op) {
 		return obj, nil
 	}
-	if err := u.scope.Admission.Admit(ctx, u.scope.attributes(ctx, op, u.name, u.opts, u.opts.DryRun, obj, old)); err != nil {
+	if err := u.scope.Admission.Admit(ctx, u.scope.attributes(ctx, op, u.name, opts, u.opts.DryRun, obj, old)); err != nil {
 		return nil, err
 	}
 	return obj, nil
@@ -119,7 +111,20 @@ func (s *RequestScope) updateValidation(name string, opts *metav1.UpdateOptions)
 			return s.Admission.Validate(ctx, s.attributes(ctx, admission.Update, name, opts, opts.DryRun, obj, old))
 		}
 	}
-	return s.authorizeCreate(name, s.createValidation(name, opts, opts.DryRun)), update
+	return s.authorizeCreate(name, s.createValidation(name, updateToCreateOptions(opts), opts.DryRun)), update
+}
+
+// updateToCreateOptions are the options admission sees for the create an
+// update or patch turns into, as upstream's updateToCreateOptions and
+// patchToCreateOptions: CreateOptions with the same dry run, field manager
+// and field validation.
+func updateToCreateOptions(uo *metav1.UpdateOptions) *metav1.CreateOptions {
+	if uo == nil {
+		return nil
+	}
+	co := &metav1.CreateOptions{DryRun: uo.DryRun, FieldManager: uo.FieldManager, FieldValidation: uo.FieldValidation}
+	co.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("CreateOptions"))
+	return co
 }
 
 // authorizeCreate makes the create that an update or patch turns into
@@ -160,14 +165,28 @@ func (s *RequestScope) authorizeCreate(name string, validate rest.ValidateObject
 	}
 }
 
-// deleteValidation runs validating admission on the object about to be
-// deleted.
+// deleteValidation runs admission on the object about to be deleted,
+// mutating then validating, both with a copy of it as the old object, as
+// upstream's AdmissionToValidateObjectDeleteFunc (k8s.io/apiserver
+// registry/rest/delete.go, v1.37.2; the mutating phase moved there from
+// the handler). name is the request's: "" for the items of a collection
+// delete, which upstream's reviews carry no name for.
 func (s *RequestScope) deleteValidation(name string, opts *metav1.DeleteOptions) rest.ValidateObjectFunc {
-	if !s.Admission.Handles(admission.Delete) {
+	mutating, validating := s.Admission.Mutates(admission.Delete), s.Admission.Handles(admission.Delete)
+	if !mutating && !validating {
 		return rest.ValidateAllObjectFunc
 	}
 	return func(ctx context.Context, obj runtime.Object) error {
-		return s.Admission.Validate(ctx, s.attributes(ctx, admission.Delete, nameOf(name, obj), opts, opts.DryRun, nil, obj))
+		a := s.attributes(ctx, admission.Delete, name, opts, opts.DryRun, nil, obj.DeepCopyObject())
+		if mutating {
+			if err := s.Admission.Admit(ctx, a); err != nil {
+				return err
+			}
+		}
+		if validating {
+			return s.Admission.Validate(ctx, a)
+		}
+		return nil
 	}
 }
 

@@ -24,11 +24,15 @@ import (
 // client is wiped.
 func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		ctx, _, ns, err := s.requestInfo(req)
+		ctx, info, ns, err := s.requestInfo(req)
 		if err != nil {
 			s.err(err, w, req)
 			return
 		}
+		// Admission names a subresource's create (serviceaccounts/token,
+		// pods/eviction, pods/binding) after the object in the path, as
+		// upstream's create handler; other creates after the new object.
+		name := info.PathName()
 		o, err := s.negotiate(req)
 		if err != nil {
 			s.err(err, w, req)
@@ -86,11 +90,11 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		if err := s.admitCreate(ctx, obj, opts); err != nil {
+		if err := s.admitCreate(ctx, name, obj, opts); err != nil {
 			s.err(err, w, req)
 			return
 		}
-		result, err := r.Create(ctx, obj, s.createValidation("", opts, opts.DryRun), opts)
+		result, err := r.Create(ctx, obj, s.createValidation(name, opts, opts.DryRun), opts)
 		if err != nil {
 			s.err(err, w, req)
 			return

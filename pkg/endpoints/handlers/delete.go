@@ -78,10 +78,6 @@ func DeleteResource(r rest.GracefulDeleter, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		if err := s.admitDelete(ctx, info.Name, opts); err != nil {
-			s.err(err, w, req)
-			return
-		}
 		result, deleted, err := r.Delete(ctx, info.Name, s.deleteValidation(info.Name, opts), opts)
 		if err != nil {
 			s.err(err, w, req)
@@ -126,10 +122,6 @@ func DeleteCollectionResource(r rest.CollectionDeleter, s *RequestScope) http.Ha
 		}
 		opts, err := s.deleteOptions(req)
 		if err != nil {
-			s.err(err, w, req)
-			return
-		}
-		if err := s.admitDelete(ctx, "", opts); err != nil {
 			s.err(err, w, req)
 			return
 		}
