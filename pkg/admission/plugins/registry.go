@@ -339,9 +339,10 @@ func ValidateNames(enable, disable []string) []error {
 
 // KapiDefaultOff are default-on upstream but off in kapi unless enabled:
 // StorageObjectInUseProtection's finalizers are removed by the
-// pvc-protection and pv-protection controllers of kube-controller-manager,
-// which kapi's in-process controllers do not include, so with it on every
-// PVC and PV (and the namespace holding them) would stay Terminating
+// pvc-protection, pv-protection and vac-protection controllers of
+// kube-controller-manager, which kapi's in-process controllers do not
+// include, so with it on every PVC, PV and VolumeAttributesClass (and the
+// namespace holding them) would stay Terminating
 // forever once deleted. Enable it when a kube-controller-manager runs.
 var KapiDefaultOff = []string{"StorageObjectInUseProtection"}
 

@@ -1,7 +1,7 @@
 // Package storageobjectinuseprotection is the StorageObjectInUseProtection
 // admission plugin: new PersistentVolumes get the kubernetes.io/pv-protection
-// finalizer and new PersistentVolumeClaims kubernetes.io/pvc-protection,
-// so that they are not removed while in use (a controller removes the
+// finalizer, new PersistentVolumeClaims kubernetes.io/pvc-protection and
+// new VolumeAttributesClasses kubernetes.io/vac-protection, so that they are not removed while in use (a controller removes the
 // finalizer), as upstream's
 // plugin/pkg/admission/storage/storageobjectinuseprotection.
 package storageobjectinuseprotection
@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 )
@@ -19,10 +20,11 @@ import (
 const PluginName = "StorageObjectInUseProtection"
 
 // The finalizers (upstream pkg/volume/util: PVProtectionFinalizer,
-// PVCProtectionFinalizer).
+// PVCProtectionFinalizer, VACProtectionFinalizer).
 const (
 	PVProtectionFinalizer  = "kubernetes.io/pv-protection"
 	PVCProtectionFinalizer = "kubernetes.io/pvc-protection"
+	VACProtectionFinalizer = "kubernetes.io/vac-protection"
 )
 
 // Plugin is the StorageObjectInUseProtection admission plugin.
@@ -41,7 +43,17 @@ func (p *Plugin) Handles(op admission.Operation) bool { return op == admission.C
 
 // Admit adds the finalizer.
 func (p *Plugin) Admit(_ context.Context, a admission.Attributes) error {
-	if a.Resource.Group != "" || a.Subresource != "" {
+	if a.Subresource != "" {
+		return nil
+	}
+	if a.Resource.Group == "storage.k8s.io" && a.Resource.Resource == "volumeattributesclasses" {
+		// Any served version (upstream's VolumeAttributesClass gate is GA).
+		if vac, ok := a.Object.(metav1.Object); ok && !slices.Contains(vac.GetFinalizers(), VACProtectionFinalizer) {
+			vac.SetFinalizers(append(vac.GetFinalizers(), VACProtectionFinalizer))
+		}
+		return nil
+	}
+	if a.Resource.Group != "" {
 		return nil
 	}
 	switch a.Resource.Resource {

@@ -3,7 +3,6 @@ package daemonset
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,12 +11,12 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
-var statusDoc = extensionsv1beta1.DaemonSetStatus{}.SwaggerDoc()
+var statusDoc = appsv1.DaemonSetStatus{}.SwaggerDoc()
 
 // TableConvertor renders daemonsets as upstream's printDaemonSet (v1.37):
 // NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE, and
-// CONTAINERS IMAGES SELECTOR with -o wide (descriptions from
-// extensions/v1beta1's docs, as upstream).
+// CONTAINERS IMAGES SELECTOR with -o wide (descriptions from apps/v1's
+// docs, as upstream's daemonSetColumnDefinitions).
 var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		table.NameColumn,
@@ -30,7 +29,7 @@ var TableConvertor = table.Convertor{
 		table.AgeColumn,
 		workload.ContainersColumn,
 		workload.ImagesColumn,
-		{Name: "Selector", Type: "string", Priority: 1, Description: extensionsv1beta1.DaemonSetSpec{}.SwaggerDoc()["selector"]},
+		{Name: "Selector", Type: "string", Priority: 1, Description: appsv1.DaemonSetSpec{}.SwaggerDoc()["selector"]},
 	},
 	Row: func(obj runtime.Object) ([]any, bool) {
 		ds, ok := obj.(*appsv1.DaemonSet)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -14,18 +13,18 @@ import (
 
 // TableConvertor renders deployments as upstream's printDeployment (v1.37):
 // NAME READY UP-TO-DATE AVAILABLE AGE, and CONTAINERS IMAGES SELECTOR with
-// -o wide. The column descriptions are upstream's (extensions/v1beta1's
-// docs, as upstream).
+// -o wide. The column descriptions are upstream's (apps/v1's docs, as
+// its deploymentColumnDefinitions).
 var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		table.NameColumn,
 		{Name: "Ready", Type: "string", Description: "Number of the pod with ready state"},
-		{Name: "Up-to-date", Type: "string", Description: extensionsv1beta1.DeploymentStatus{}.SwaggerDoc()["updatedReplicas"]},
-		{Name: "Available", Type: "string", Description: extensionsv1beta1.DeploymentStatus{}.SwaggerDoc()["availableReplicas"]},
+		{Name: "Up-to-date", Type: "string", Description: appsv1.DeploymentStatus{}.SwaggerDoc()["updatedReplicas"]},
+		{Name: "Available", Type: "string", Description: appsv1.DeploymentStatus{}.SwaggerDoc()["availableReplicas"]},
 		table.AgeColumn,
 		workload.ContainersColumn,
 		workload.ImagesColumn,
-		{Name: "Selector", Type: "string", Priority: 1, Description: extensionsv1beta1.DeploymentSpec{}.SwaggerDoc()["selector"]},
+		{Name: "Selector", Type: "string", Priority: 1, Description: appsv1.DeploymentSpec{}.SwaggerDoc()["selector"]},
 	},
 	Row: func(obj runtime.Object) ([]any, bool) {
 		d, ok := obj.(*appsv1.Deployment)

@@ -1,7 +1,7 @@
 // Package endpoints serves core/v1 endpoints (short name "ep"), validated
 // as kube's ValidateEndpoints, with port protocols defaulted to TCP and the
-// subsets repacked into kube's canonical form (one subset per distinct
-// set of addresses, addresses and ports sorted).
+// subsets stored in the order and grouping the client gave (as
+// kube-apiserver v1.37, which does not repack them).
 //
 // No endpoints controller runs in kapi: as in Kubernetes, where the
 // endpoints and endpointslice controllers run in kube-controller-manager,

@@ -76,11 +76,10 @@ func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object
 	return nil
 }
 
-// Canonicalize repacks the subsets (see [RepackSubsets]).
-func (strategy) Canonicalize(obj runtime.Object) {
-	ep := obj.(*corev1.Endpoints)
-	ep.Subsets = RepackSubsets(ep.Subsets)
-}
+// Canonicalize does nothing: kube-apiserver v1.37 stores subsets as
+// given (its endpointsStrategy.Canonicalize is empty; repacking is the
+// endpoints controller's business).
+func (strategy) Canonicalize(runtime.Object) {}
 
 func (strategy) AllowCreateOnUpdate() bool      { return true }
 func (strategy) AllowUnconditionalUpdate() bool { return true }

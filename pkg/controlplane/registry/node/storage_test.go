@@ -109,7 +109,14 @@ func TestNodeTable(t *testing.T) {
 	n.Status.NodeInfo.OSImage = "Ubuntu 24.04"
 	bare := node("bare")
 	bare.Status = corev1.NodeStatus{}
-	tbl, err := TableConvertor.ConvertToTable(t.Context(), &corev1.NodeList{Items: []corev1.Node{*n, *bare}}, nil)
+	// kube-apiserver v1.37.2 printed KERNEL-VERSION "6.8.0 (amd64)" for
+	// this nodeInfo (kubectl get node -o wide on the reference,
+	// 2026-11-27) and "<unknown> (arm64)" with an architecture only.
+	full := node("full")
+	full.Status = corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KernelVersion: "6.8.0", Architecture: "amd64", ContainerRuntimeVersion: "containerd://2.0.0"}}
+	arch := node("arch")
+	arch.Status = corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{Architecture: "arm64"}}
+	tbl, err := TableConvertor.ConvertToTable(t.Context(), &corev1.NodeList{Items: []corev1.Node{*n, *bare, *full, *arch}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,6 +134,11 @@ func TestNodeTable(t *testing.T) {
 	want := [][]any{
 		{"worker-1", "Ready,SchedulingDisabled", "control-plane,master", "3h", "v1.37.0", "10.0.0.5", "1.2.3.4", "Ubuntu 24.04", "<unknown>", "<unknown>"},
 		{"bare", "Unknown", "<none>", "<unknown>", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"},
+		{"full", "Unknown", "<none>", "<unknown>", "", "<none>", "<none>", "<unknown>", "6.8.0 (amd64)", "containerd://2.0.0"},
+		{"arch", "Unknown", "<none>", "<unknown>", "", "<none>", "<none>", "<unknown>", "<unknown> (arm64)", "<unknown>"},
+	}
+	if len(tbl.Rows) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(tbl.Rows), len(want))
 	}
 	for i, row := range tbl.Rows {
 		if !slices.Equal(row.Cells, want[i]) {

@@ -51,8 +51,19 @@ var TableConvertor = table.Convertor{
 		info := n.Status.NodeInfo
 		return []any{n.Name, nodeStatus(n), roles, table.Since(n.CreationTimestamp), info.KubeletVersion,
 			address(n, corev1.NodeInternalIP), address(n, corev1.NodeExternalIP),
-			orUnknown(info.OSImage), orUnknown(info.KernelVersion), orUnknown(info.ContainerRuntimeVersion)}, true
+			orUnknown(info.OSImage), kernelVersion(info), orUnknown(info.ContainerRuntimeVersion)}, true
 	},
+}
+
+// kernelVersion is the kernel version ("<unknown>" if unset) followed by
+// " (<architecture>)" when the architecture is known, as upstream's
+// printNode.
+func kernelVersion(info corev1.NodeSystemInfo) string {
+	v := orUnknown(info.KernelVersion)
+	if info.Architecture != "" {
+		v += " (" + info.Architecture + ")"
+	}
+	return v
 }
 
 // nodeStatus is "Ready", "NotReady" or "Unknown" (no Ready condition),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -111,7 +112,7 @@ func NewRoleBindingsREST(opts generic.RESTOptions, p *Policy) (rest.Storage, err
 		NameValidator:             rbacvalidation.ValidateRBACName,
 		CreateStrategy:            s,
 		UpdateStrategy:            s,
-		TableConvertor:            bindingTable,
+		TableConvertor:            roleBindingTable,
 	})
 	if err != nil || p == nil {
 		return st, err
@@ -136,7 +137,7 @@ func NewClusterRoleBindingsREST(opts generic.RESTOptions, p *Policy) (rest.Stora
 		NameValidator:             rbacvalidation.ValidateRBACName,
 		CreateStrategy:            s,
 		UpdateStrategy:            s,
-		TableConvertor:            bindingTable,
+		TableConvertor:            clusterRoleBindingTable,
 	})
 	if err != nil || p == nil {
 		return st, err
@@ -194,49 +195,62 @@ var roleTable = table.Convertor{
 	},
 }
 
-// bindingTable renders rolebindings and clusterrolebindings as upstream's
-// printers: NAME ROLE AGE, and -o wide USERS GROUPS SERVICEACCOUNTS.
-var bindingTable = table.Convertor{
-	Columns: []metav1.TableColumnDefinition{
-		table.NameColumn,
-		{Name: "Role", Type: "string", Description: rbacv1.RoleBinding{}.SwaggerDoc()["roleRef"]},
-		table.AgeColumn,
-		{Name: "Users", Type: "string", Priority: 1, Description: "Users in the roleBinding"},
-		{Name: "Groups", Type: "string", Priority: 1, Description: "Groups in the roleBinding"},
-		{Name: "ServiceAccounts", Type: "string", Priority: 1, Description: "ServiceAccounts in the roleBinding"},
-	},
-	Row: func(obj runtime.Object) ([]any, bool) {
-		var (
-			name     string
-			ref      rbacv1.RoleRef
-			subjects []rbacv1.Subject
-			created  metav1.Time
-			ns       string
-		)
-		switch b := obj.(type) {
-		case *rbacv1.RoleBinding:
-			name, ref, subjects, created, ns = b.Name, b.RoleRef, b.Subjects, b.CreationTimestamp, b.Namespace
-		case *rbacv1.ClusterRoleBinding:
-			name, ref, subjects, created = b.Name, b.RoleRef, b.Subjects, b.CreationTimestamp
-		default:
-			return nil, false
-		}
-		var users, groups, sas []string
-		for _, s := range subjects {
-			switch s.Kind {
-			case rbacv1.UserKind:
-				users = append(users, s.Name)
-			case rbacv1.GroupKind:
-				groups = append(groups, s.Name)
-			case rbacv1.ServiceAccountKind:
-				sns := s.Namespace
-				if sns == "" {
-					sns = ns
-				}
-				sas = append(sas, sns+"/"+s.Name)
+// roleBindingTable and clusterRoleBindingTable render rolebindings and
+// clusterrolebindings as upstream's printers: NAME ROLE AGE, and -o wide
+// USERS GROUPS SERVICEACCOUNTS. The descriptions are upstream's
+// roleBindingsColumnDefinitions and clusterRoleBindingsColumnDefinitions
+// (the roleRef docs of rbac/v1beta1's types).
+var (
+	roleBindingTable        = bindingTable(rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"], "roleBinding")
+	clusterRoleBindingTable = bindingTable(rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"], "clusterRoleBinding")
+)
+
+func bindingTable(roleRefDoc, kind string) table.Convertor {
+	return table.Convertor{
+		Columns: []metav1.TableColumnDefinition{
+			table.NameColumn,
+			{Name: "Role", Type: "string", Description: roleRefDoc},
+			table.AgeColumn,
+			{Name: "Users", Type: "string", Priority: 1, Description: "Users in the " + kind},
+			{Name: "Groups", Type: "string", Priority: 1, Description: "Groups in the " + kind},
+			{Name: "ServiceAccounts", Type: "string", Priority: 1, Description: "ServiceAccounts in the " + kind},
+		},
+		Row: bindingRow,
+	}
+}
+
+// bindingRow is one rolebinding's or clusterrolebinding's row.
+func bindingRow(obj runtime.Object) ([]any, bool) {
+	var (
+		name     string
+		ref      rbacv1.RoleRef
+		subjects []rbacv1.Subject
+		created  metav1.Time
+		ns       string
+	)
+	switch b := obj.(type) {
+	case *rbacv1.RoleBinding:
+		name, ref, subjects, created, ns = b.Name, b.RoleRef, b.Subjects, b.CreationTimestamp, b.Namespace
+	case *rbacv1.ClusterRoleBinding:
+		name, ref, subjects, created = b.Name, b.RoleRef, b.Subjects, b.CreationTimestamp
+	default:
+		return nil, false
+	}
+	var users, groups, sas []string
+	for _, s := range subjects {
+		switch s.Kind {
+		case rbacv1.UserKind:
+			users = append(users, s.Name)
+		case rbacv1.GroupKind:
+			groups = append(groups, s.Name)
+		case rbacv1.ServiceAccountKind:
+			sns := s.Namespace
+			if sns == "" {
+				sns = ns
 			}
+			sas = append(sas, sns+"/"+s.Name)
 		}
-		return []any{name, ref.Kind + "/" + ref.Name, table.Since(created),
-			strings.Join(users, ", "), strings.Join(groups, ", "), strings.Join(sas, ", ")}, true
-	},
+	}
+	return []any{name, ref.Kind + "/" + ref.Name, table.Since(created),
+		strings.Join(users, ", "), strings.Join(groups, ", "), strings.Join(sas, ", ")}, true
 }

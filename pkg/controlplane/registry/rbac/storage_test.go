@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/registry/table"
 )
 
 // lister reads the objects of the stores under test.
@@ -214,7 +215,7 @@ func TestTables(t *testing.T) {
 		RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "view"},
 		Subjects: []rbacv1.Subject{{Kind: "User", Name: "u1"}, {Kind: "User", Name: "u2"}, {Kind: "Group", Name: "g"},
 			{Kind: "ServiceAccount", Name: "sa"}, {Kind: "ServiceAccount", Namespace: "other", Name: "sa2"}}}
-	tbl, err = bindingTable.ConvertToTable(context.Background(), b, nil)
+	tbl, err = roleBindingTable.ConvertToTable(context.Background(), b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +228,30 @@ func TestTables(t *testing.T) {
 	}
 	if got := tbl.Rows[0].Cells; !slices.Equal(got, []any{"b", "ClusterRole/view", "3m", "u1, u2", "g", "ns/sa, other/sa2"}) {
 		t.Errorf("binding cells %v", got)
+	}
+}
+
+// The column descriptions kube-apiserver v1.37.2 sends in the Tables of
+// rolebindings and clusterrolebindings (GET ...;as=Table on the
+// reference, 2026-11-27).
+func TestBindingTableDescriptions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    table.Convertor
+		want []string
+	}{
+		{"rolebindings", roleBindingTable, []string{
+			"roleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
+			"Users in the roleBinding", "Groups in the roleBinding", "ServiceAccounts in the roleBinding"}},
+		{"clusterrolebindings", clusterRoleBindingTable, []string{
+			"roleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
+			"Users in the clusterRoleBinding", "Groups in the clusterRoleBinding", "ServiceAccounts in the clusterRoleBinding"}},
+	} {
+		cols := tc.c.Columns
+		got := []string{cols[1].Description, cols[3].Description, cols[4].Description, cols[5].Description}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got descriptions\n  %q\nwant\n  %q", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package replicaset
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
-	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -12,17 +11,18 @@ import (
 
 // TableConvertor renders replicasets as upstream's printReplicaSet
 // (v1.37): NAME DESIRED CURRENT READY AGE, and CONTAINERS IMAGES SELECTOR
-// with -o wide (descriptions from extensions/v1beta1's docs, as upstream).
+// with -o wide (descriptions from apps/v1's docs, as upstream's
+// replicaSetColumnDefinitions).
 var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		table.NameColumn,
-		{Name: "Desired", Type: "integer", Description: extensionsv1beta1.ReplicaSetSpec{}.SwaggerDoc()["replicas"]},
-		{Name: "Current", Type: "integer", Description: extensionsv1beta1.ReplicaSetStatus{}.SwaggerDoc()["replicas"]},
-		{Name: "Ready", Type: "integer", Description: extensionsv1beta1.ReplicaSetStatus{}.SwaggerDoc()["readyReplicas"]},
+		{Name: "Desired", Type: "integer", Description: appsv1.ReplicaSetSpec{}.SwaggerDoc()["replicas"]},
+		{Name: "Current", Type: "integer", Description: appsv1.ReplicaSetStatus{}.SwaggerDoc()["replicas"]},
+		{Name: "Ready", Type: "integer", Description: appsv1.ReplicaSetStatus{}.SwaggerDoc()["readyReplicas"]},
 		table.AgeColumn,
 		workload.ContainersColumn,
 		workload.ImagesColumn,
-		{Name: "Selector", Type: "string", Priority: 1, Description: extensionsv1beta1.ReplicaSetSpec{}.SwaggerDoc()["selector"]},
+		{Name: "Selector", Type: "string", Priority: 1, Description: appsv1.ReplicaSetSpec{}.SwaggerDoc()["selector"]},
 	},
 	Row: func(obj runtime.Object) ([]any, bool) {
 		rs, ok := obj.(*appsv1.ReplicaSet)

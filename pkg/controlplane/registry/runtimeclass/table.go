@@ -13,7 +13,9 @@ import (
 var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		table.NameColumn,
-		{Name: "Handler", Type: "string", Description: nodev1.RuntimeClass{}.SwaggerDoc()["handler"]},
+		// Upstream takes the description from ObjectMeta's docs, which have
+		// no "handler": it is empty.
+		{Name: "Handler", Type: "string", Description: ""},
 		table.AgeColumn,
 	},
 	Row: func(obj runtime.Object) ([]any, bool) {

@@ -14,7 +14,7 @@ import (
 var TableConvertor = table.Convertor{
 	Columns: []metav1.TableColumnDefinition{
 		table.NameColumn,
-		{Name: "Webhooks", Type: "integer", Description: "Webhooks indicates the number of webhooks configured in this configuration"},
+		{Name: "Webhooks", Type: "integer", Description: "Webhooks indicates the number of webhooks registered in this configuration"},
 		table.AgeColumn,
 	},
 	Row: func(obj runtime.Object) ([]any, bool) {

@@ -71,11 +71,10 @@ var (
 //
 // The v1 API carries the key as spec.stubPKCS10Request (a DER PKCS#10
 // request) where v1alpha1/v1beta1 had pkixPublicKey and
-// proofOfPossession. The upstream checks of the stub request could not be
-// read for v1.37: kapi requires a parseable request whose self-signature
-// verifies, at most 10 KiB, with one of the key types the API documents
-// (RSA 3072/4096, ECDSA P-256/P-384/P-521, Ed25519), with messages
-// patterned on upstream's pkixPublicKey checks.
+// proofOfPossession: as upstream's validateStubPKCS10Request, a
+// parseable request whose self-signature verifies, at most 10 KiB, with
+// an RSA 3072/4096, ECDSA P-256/P-384/P-521 or Ed25519 key, and upstream's
+// messages.
 func ValidatePodCertificateRequestCreate(req *certificatesv1.PodCertificateRequest) field.ErrorList {
 	errs := corevalidation.ValidateObjectMeta(&req.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, ValidateSignerName(pcrSpec.Child("signerName"), req.Spec.SignerName)...)
@@ -132,14 +131,17 @@ func validateUserAnnotations(annotations map[string]string, fldPath *field.Path)
 // validateStubRequest checks the DER PKCS#10 request and its key.
 func validateStubRequest(der []byte) field.ErrorList {
 	if len(der) == 0 {
-		return field.ErrorList{field.Required(stubPath, "")}
+		// Upstream checks "(stubPKCS10Request) xor (pkixPublicKey,
+		// proofOfPossession)"; v1 has only the former, so an empty one is
+		// this error.
+		return field.ErrorList{field.Invalid(pcrSpec, field.OmitValueType{}, "exactly one of (stubPKCS10Request) or (pkixPublicKey, proofOfPossession) must be set")}
 	}
 	if len(der) > MaxStubPKCS10RequestSize {
 		return field.ErrorList{field.TooLong(stubPath, field.OmitValueType{}, MaxStubPKCS10RequestSize)}
 	}
 	csr, err := x509.ParseCertificateRequest(der)
 	if err != nil {
-		return field.ErrorList{field.Invalid(stubPath, field.OmitValueType{}, "must be a valid DER-encoded PKCS#10 certificate signing request")}
+		return field.ErrorList{field.Invalid(stubPath, field.OmitValueType{}, "must be a valid PKCS#10 CSR")}
 	}
 	switch pub := csr.PublicKey.(type) {
 	case ed25519.PublicKey:
@@ -155,7 +157,7 @@ func validateStubRequest(der []byte) field.ErrorList {
 		return field.ErrorList{field.Invalid(stubPath, field.OmitValueType{}, "unknown public key type; supported types are Ed25519, ECDSA, and RSA")}
 	}
 	if err := csr.CheckSignature(); err != nil {
-		return field.ErrorList{field.Invalid(stubPath, field.OmitValueType{}, "could not verify the request's signature")}
+		return field.ErrorList{field.Invalid(stubPath, field.OmitValueType{}, "invalid signature")}
 	}
 	return nil
 }
@@ -250,7 +252,7 @@ func validateIssued(req, old *certificatesv1.PodCertificateRequest, now time.Tim
 	// Was the certificate issued to the requested key?
 	csr, err := x509.ParseCertificateRequest(old.Spec.StubPKCS10Request)
 	if err != nil {
-		return append(errs, field.Invalid(stubPath, field.OmitValueType{}, "must be a valid DER-encoded PKCS#10 certificate signing request"))
+		return append(errs, field.Invalid(stubPath, field.OmitValueType{}, "must be a valid PKCS#10 CSR"))
 	}
 	if k, ok := csr.PublicKey.(interface{ Equal(crypto.PublicKey) bool }); !ok || !k.Equal(leaf.PublicKey) {
 		return append(errs, field.Invalid(certChainPath, chain, "leaf certificate was not issued to the requested public key"))

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,7 +22,8 @@ var allowedEphemeralContainerFields = map[string]bool{
 }
 
 // validateContainers checks the regular containers: at least one, unique
-// names, probes and lifecycle, no restart policy, no host port conflicts.
+// names, probes and lifecycle, restart policy and rules, no host port
+// conflicts.
 func validateContainers(containers []corev1.Container, volumes map[string]corev1.VolumeSource, claims map[string]bool, gracePeriod *int64,
 	fldPath *field.Path, opts PodValidationOptions, podRestartPolicy corev1.RestartPolicy, hostUsers bool) field.ErrorList {
 	if len(containers) == 0 {
@@ -42,9 +44,7 @@ func validateContainers(containers []corev1.Container, volumes map[string]corev1
 			allErrs = append(allErrs, validateLifecycle(c.Lifecycle, gracePeriod, p.Child("lifecycle"))...)
 		}
 		allErrs = append(allErrs, validateProbes(c, gracePeriod, p)...)
-		if c.RestartPolicy != nil {
-			allErrs = append(allErrs, field.Forbidden(p.Child("restartPolicy"), "may not be set for non-init containers"))
-		}
+		allErrs = append(allErrs, validateContainerRestartPolicy(c.RestartPolicy, c.RestartPolicyRules, p)...)
 	}
 	return append(allErrs, checkHostPortConflicts(containers, fldPath)...)
 }
@@ -63,13 +63,8 @@ func validateInitContainers(containers, regular []corev1.Container, volumes map[
 		c := &containers[i]
 		p := fldPath.Index(i)
 		allErrs = append(allErrs, validateContainerCommon(c, volumes, claims, p, opts, podRestartPolicy, hostUsers)...)
-		restartAlways := false
-		if c.RestartPolicy != nil {
-			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
-				allErrs = append(allErrs, field.NotSupported(p.Child("restartPolicy"), *c.RestartPolicy, []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
-			}
-			restartAlways = *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
-		}
+		allErrs = append(allErrs, validateInitContainerRestartPolicy(c.RestartPolicy, c.RestartPolicyRules, p)...)
+		restartAlways := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if names[c.Name] {
 			allErrs = append(allErrs, field.Duplicate(p.Child("name"), c.Name))
 		} else if c.Name != "" {
@@ -95,6 +90,76 @@ func validateInitContainers(containers, regular []corev1.Container, volumes map[
 		}
 		if c.StartupProbe != nil {
 			allErrs = append(allErrs, field.Forbidden(p.Child("startupProbe"), notSidecar))
+		}
+		if opts.AllowExistingRestartContainerForNonSidecarInitContainer {
+			continue
+		}
+		for j, rp := range c.ResizePolicy {
+			if rp.RestartPolicy == corev1.RestartContainer {
+				allErrs = append(allErrs, field.Invalid(p.Child("resizePolicy").Index(j).Child("restartPolicy"), rp.RestartPolicy,
+					"must not be set to 'RestartContainer' for non-sidecar initContainers"))
+			}
+		}
+	}
+	return allErrs
+}
+
+// Container restart policies and rules (upstream's ContainerRestartRules,
+// beta and on by default since v1.35, and
+// RestartAllContainersOnContainerExits, beta and on since v1.36: kapi
+// serves both gates at their v1.37 defaults).
+var (
+	containerRestartPolicies       = []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure}
+	containerRestartRuleActions    = []corev1.ContainerRestartRuleAction{corev1.ContainerRestartRuleActionRestart, corev1.ContainerRestartRuleActionRestartAllContainers}
+	containerRestartRuleOperators  = []corev1.ContainerRestartRuleOnExitCodesOperator{corev1.ContainerRestartRuleOnExitCodesOpIn, corev1.ContainerRestartRuleOnExitCodesOpNotIn}
+	maxContainerRestartRules       = 20
+	maxContainerRestartRuleCodes   = 255
+	errRestartPolicyRequiredByRule = "must specify restartPolicy when restart rules are used"
+)
+
+// validateInitContainerRestartPolicy: an init container's rules need a
+// restart policy; with one, the policy and rules are checked as a
+// regular container's (Always, OnFailure and Never are all accepted).
+func validateInitContainerRestartPolicy(policy *corev1.ContainerRestartPolicy, rules []corev1.ContainerRestartRule, fldPath *field.Path) field.ErrorList {
+	if policy == nil {
+		if len(rules) > 0 {
+			return field.ErrorList{field.Required(fldPath.Child("restartPolicy"), errRestartPolicyRequiredByRule)}
+		}
+		return nil
+	}
+	return validateContainerRestartPolicy(policy, rules, fldPath)
+}
+
+// validateContainerRestartPolicy checks a container's restartPolicy and
+// restartPolicyRules (upstream's validateContainerRestartPolicy).
+func validateContainerRestartPolicy(policy *corev1.ContainerRestartPolicy, rules []corev1.ContainerRestartRule, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if policy == nil {
+		if len(rules) == 0 {
+			return nil
+		}
+		allErrs = append(allErrs, field.Required(fldPath.Child("restartPolicy"), errRestartPolicyRequiredByRule))
+	} else if !slices.Contains(containerRestartPolicies, *policy) {
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("restartPolicy"), *policy, containerRestartPolicies))
+	}
+	rulesPath := fldPath.Child("restartPolicyRules")
+	if len(rules) > maxContainerRestartRules {
+		allErrs = append(allErrs, field.TooMany(rulesPath, len(rules), maxContainerRestartRules))
+	}
+	for i, rule := range rules {
+		p := rulesPath.Index(i)
+		if !slices.Contains(containerRestartRuleActions, rule.Action) {
+			allErrs = append(allErrs, field.NotSupported(p.Child("action"), rule.Action, containerRestartRuleActions))
+		}
+		if rule.ExitCodes == nil {
+			allErrs = append(allErrs, field.Required(p.Child("exitCodes"), "must be specified"))
+			continue
+		}
+		if !slices.Contains(containerRestartRuleOperators, rule.ExitCodes.Operator) {
+			allErrs = append(allErrs, field.NotSupported(p.Child("exitCodes").Child("operator"), rule.ExitCodes.Operator, containerRestartRuleOperators))
+		}
+		if len(rule.ExitCodes.Values) > maxContainerRestartRuleCodes {
+			allErrs = append(allErrs, field.TooMany(p.Child("exitCodes").Child("values"), len(rule.ExitCodes.Values), maxContainerRestartRuleCodes))
 		}
 	}
 	return allErrs
@@ -689,7 +754,7 @@ func validateResizePolicy(policies []corev1.ContainerResizePolicy, fldPath *fiel
 			allErrs = append(allErrs, field.NotSupported(fldPath, p.RestartPolicy, restarts))
 		}
 		if podRestartPolicy == corev1.RestartPolicyNever && p.RestartPolicy != corev1.NotRequired {
-			allErrs = append(allErrs, field.Invalid(fldPath, p.RestartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"))
+			allErrs = append(allErrs, field.Invalid(fldPath, p.RestartPolicy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
 		}
 	}
 	return allErrs

@@ -34,6 +34,10 @@ type PodValidationOptions struct {
 	// AllowInvalidLabelValueInRequiredNodeAffinity accepts invalid label
 	// values in required node affinity terms.
 	AllowInvalidLabelValueInRequiredNodeAffinity bool
+	// AllowExistingRestartContainerForNonSidecarInitContainer accepts a
+	// RestartContainer resize policy on an init container that is not a
+	// sidecar (an update of a spec that already had one).
+	AllowExistingRestartContainerForNonSidecarInitContainer bool
 	// ResourceIsPod is set when a Pod is validated (not a template
 	// embedded in another resource): host ports must equal container
 	// ports with host networking, image volumes need a reference.
@@ -75,7 +79,22 @@ func ValidationOptionsForPodSpec(spec, old *corev1.PodSpec, meta, oldMeta *metav
 	opts.AllowNonLocalProjectedTokenPath = hasNonLocalProjectedTokenPath(old)
 	opts.AllowNamespacedSysctlsForHostNetAndHostIPC = hasNamespacedSysctlWithHostNamespace(old)
 	opts.AllowInvalidLabelValueInRequiredNodeAffinity = hasInvalidLabelValueInRequiredNodeAffinity(old)
+	opts.AllowExistingRestartContainerForNonSidecarInitContainer = hasRestartContainerForNonSidecarInitContainer(old)
 	return opts
+}
+
+func hasRestartContainerForNonSidecarInitContainer(spec *corev1.PodSpec) bool {
+	for i := range spec.InitContainers {
+		if isRestartableInitContainer(&spec.InitContainers[i]) {
+			continue
+		}
+		for _, p := range spec.InitContainers[i].ResizePolicy {
+			if p.RestartPolicy == corev1.RestartContainer {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasInvalidLabelValueInAffinitySelector(spec *corev1.PodSpec) bool {

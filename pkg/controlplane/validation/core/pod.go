@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -363,9 +364,9 @@ func validatePodStatusUpdate(pod, old *corev1.Pod) field.ErrorList {
 		allErrs = append(allErrs, nameErrors(validateNodeName, n, statusPath.Child("nominatedNodeName"))...)
 	}
 	allErrs = append(allErrs, kvalidation.ValidateImmutableField(pod.Status.QOSClass, old.Status.QOSClass, statusPath.Child("qosClass"))...)
-	allErrs = append(allErrs, validateContainerStateTransition(pod.Status.ContainerStatuses, old.Status.ContainerStatuses, statusPath.Child("containerStatuses"), old.Spec.RestartPolicy, nil)...)
-	allErrs = append(allErrs, validateContainerStateTransition(pod.Status.InitContainerStatuses, old.Status.InitContainerStatuses, statusPath.Child("initContainerStatuses"), old.Spec.RestartPolicy, old.Spec.InitContainers)...)
-	allErrs = append(allErrs, validateContainerStateTransition(pod.Status.EphemeralContainerStatuses, old.Status.EphemeralContainerStatuses, statusPath.Child("ephemeralContainerStatuses"), corev1.RestartPolicyNever, nil)...)
+	allErrs = append(allErrs, validateContainerStateTransition(pod.Status.ContainerStatuses, old.Status.ContainerStatuses, statusPath.Child("containerStatuses"), &old.Spec, old.Spec.Containers)...)
+	allErrs = append(allErrs, validateContainerStateTransition(pod.Status.InitContainerStatuses, old.Status.InitContainerStatuses, statusPath.Child("initContainerStatuses"), &old.Spec, old.Spec.InitContainers)...)
+	allErrs = append(allErrs, validateEphemeralContainerStateTransition(pod.Status.EphemeralContainerStatuses, old.Status.EphemeralContainerStatuses, statusPath.Child("ephemeralContainerStatuses"))...)
 	allErrs = append(allErrs, validatePodResourceClaimStatuses(pod.Status.ResourceClaimStatuses, pod.Spec.ResourceClaims, statusPath.Child("resourceClaimStatuses"))...)
 	allErrs = append(allErrs, validatePodIPs(pod)...)
 	allErrs = append(allErrs, validateHostIPs(pod)...)
@@ -397,26 +398,47 @@ func validatePodConditions(conditions []corev1.PodCondition, fldPath *field.Path
 	return allErrs
 }
 
-// validateContainerStateTransition: unless the policy restarts it, a
-// terminated container may not go back to another state. initContainers,
-// when given, exempts restartable init containers.
-func validateContainerStateTransition(statuses, old []corev1.ContainerStatus, fldPath *field.Path, policy corev1.RestartPolicy, initContainers []corev1.Container) field.ErrorList {
-	if policy == corev1.RestartPolicyAlways {
+// validateContainerStateTransition: a terminated container may go back
+// to another state only if it would be restarted (upstream's
+// Validate(Init)ContainerStateTransition with ContainerRestartRules on,
+// as at v1.37): its restart rules, else its own restart policy, else the
+// pod's; or any container's rule restarts all containers. containers is
+// the list (regular or init) of the old spec that the statuses describe.
+func validateContainerStateTransition(statuses, old []corev1.ContainerStatus, fldPath *field.Path, spec *corev1.PodSpec, containers []corev1.Container) field.ErrorList {
+	if allContainersCouldRestart(spec) {
 		return nil
 	}
 	var allErrs field.ErrorList
 	for i, o := range old {
-		if o.State.Terminated == nil || o.State.Terminated.ExitCode != 0 && policy == corev1.RestartPolicyOnFailure {
+		if o.State.Terminated == nil {
 			continue
 		}
-		restartable := false
-		for j := range initContainers {
-			if initContainers[j].Name == o.Name {
-				restartable = isRestartableInitContainer(&initContainers[j])
-				break
+		for _, s := range statuses {
+			if s.Name != o.Name || s.State.Terminated != nil {
+				continue
 			}
+			allowed := false
+			for j := range containers {
+				if containers[j].Name == o.Name {
+					allowed = containerShouldRestart(&containers[j], spec.RestartPolicy, o.State.Terminated.ExitCode)
+					break
+				}
+			}
+			if !allowed {
+				allErrs = append(allErrs, field.Forbidden(fldPath.Index(i).Child("state"), "may not be transitioned to non-terminated state"))
+			}
+			break
 		}
-		if restartable {
+	}
+	return allErrs
+}
+
+// validateEphemeralContainerStateTransition: a terminated ephemeral
+// container stays terminated.
+func validateEphemeralContainerStateTransition(statuses, old []corev1.ContainerStatus, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	for i, o := range old {
+		if o.State.Terminated == nil {
 			continue
 		}
 		for _, s := range statuses {
@@ -426,6 +448,57 @@ func validateContainerStateTransition(statuses, old []corev1.ContainerStatus, fl
 		}
 	}
 	return allErrs
+}
+
+// allContainersCouldRestart: some init or regular container has a
+// RestartAllContainers rule.
+func allContainersCouldRestart(spec *corev1.PodSpec) bool {
+	for _, list := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range list {
+			for _, r := range list[i].RestartPolicyRules {
+				if r.Action == corev1.ContainerRestartRuleActionRestartAllContainers {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// containerShouldRestart: whether a container that exited with exitCode
+// is restarted: the first matching rule, else the container's restart
+// policy, else the pod's (Always when unset).
+func containerShouldRestart(c *corev1.Container, podPolicy corev1.RestartPolicy, exitCode int32) bool {
+	if c.RestartPolicy != nil {
+		for _, r := range c.RestartPolicyRules {
+			if r.ExitCodes == nil {
+				continue
+			}
+			matched := slices.Contains(r.ExitCodes.Values, exitCode)
+			op := r.ExitCodes.Operator
+			if op == corev1.ContainerRestartRuleOnExitCodesOpIn && matched || op == corev1.ContainerRestartRuleOnExitCodesOpNotIn && !matched {
+				if r.Action == corev1.ContainerRestartRuleActionRestart || r.Action == corev1.ContainerRestartRuleActionRestartAllContainers {
+					return true
+				}
+				break
+			}
+		}
+		switch *c.RestartPolicy {
+		case corev1.ContainerRestartPolicyAlways:
+			return true
+		case corev1.ContainerRestartPolicyOnFailure:
+			return exitCode != 0
+		case corev1.ContainerRestartPolicyNever:
+			return false
+		}
+	}
+	switch podPolicy {
+	case corev1.RestartPolicyOnFailure:
+		return exitCode != 0
+	case corev1.RestartPolicyNever:
+		return false
+	}
+	return true
 }
 
 func validatePodResourceClaimStatuses(statuses []corev1.PodResourceClaimStatus, claims []corev1.PodResourceClaim, fldPath *field.Path) field.ErrorList {
