@@ -517,24 +517,40 @@ func ValidateServiceStatusUpdate(svc, old *corev1.Service) field.ErrorList {
 	return append(allErrs, ValidateServiceStatusFields(svc, old)...)
 }
 
-// ValidateServiceStatusFields checks status.loadBalancer: ingress IPs
-// valid, hostnames DNS names (not IPs), ipMode only with an IP and VIP or
-// Proxy.
-func ValidateServiceStatusFields(svc, _ *corev1.Service) field.ErrorList {
+// ValidateServiceStatusFields checks status.loadBalancer as upstream's
+// ValidateLoadBalancerStatus (pkg/apis/core/validation, v1.37.2): ingress
+// only on a LoadBalancer service (nothing else is checked then); IPs
+// valid (an old invalid one kept is allowed); ipMode with an IP only, and
+// VIP or Proxy; hostnames DNS names, not IPs. Ports are not checked.
+func ValidateServiceStatusFields(svc, old *corev1.Service) field.ErrorList {
 	var allErrs field.ErrorList
 	path := field.NewPath("status", "loadBalancer", "ingress")
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer && len(svc.Status.LoadBalancer.Ingress) != 0 {
+		return append(allErrs, field.Forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'"))
+	}
+	var existingIPs []string
+	if old != nil {
+		for _, ing := range old.Status.LoadBalancer.Ingress {
+			if ing.IP != "" {
+				existingIPs = append(existingIPs, ing.IP)
+			}
+		}
+	}
 	for i, ing := range svc.Status.LoadBalancer.Ingress {
 		idx := path.Index(i)
 		if ing.IP != "" {
-			allErrs = append(allErrs, validation.IsValidIP(idx.Child("ip"), ing.IP)...)
+			allErrs = append(allErrs, validation.IsValidIPForLegacyField(idx.Child("ip"), ing.IP, true, existingIPs)...)
 		}
-		if ing.IPMode != nil {
-			if ing.IP == "" {
+		switch {
+		case ing.IPMode == nil:
+			if ing.IP != "" {
 				allErrs = append(allErrs, field.Required(idx.Child("ipMode"), "must be specified when `ip` is set"))
-			} else if *ing.IPMode != corev1.LoadBalancerIPModeVIP && *ing.IPMode != corev1.LoadBalancerIPModeProxy {
-				allErrs = append(allErrs, field.NotSupported(idx.Child("ipMode"), *ing.IPMode,
-					[]string{string(corev1.LoadBalancerIPModeProxy), string(corev1.LoadBalancerIPModeVIP)}))
 			}
+		case ing.IP == "":
+			allErrs = append(allErrs, field.Forbidden(idx.Child("ipMode"), "may not be specified when `ip` is not set"))
+		case *ing.IPMode != corev1.LoadBalancerIPModeVIP && *ing.IPMode != corev1.LoadBalancerIPModeProxy:
+			allErrs = append(allErrs, field.NotSupported(idx.Child("ipMode"), *ing.IPMode,
+				[]string{string(corev1.LoadBalancerIPModeProxy), string(corev1.LoadBalancerIPModeVIP)}))
 		}
 		if ing.Hostname != "" {
 			for _, msg := range validation.IsDNS1123Subdomain(ing.Hostname) {
@@ -543,13 +559,6 @@ func ValidateServiceStatusFields(svc, _ *corev1.Service) field.ErrorList {
 			if _, err := netip.ParseAddr(ing.Hostname); err == nil {
 				allErrs = append(allErrs, field.Invalid(idx.Child("hostname"), ing.Hostname, "must be a DNS name, not an IP address"))
 			}
-		}
-		for j, p := range ing.Ports {
-			pp := idx.Child("ports").Index(j)
-			for _, msg := range validation.IsValidPortNum(int(p.Port)) {
-				allErrs = append(allErrs, field.Invalid(pp.Child("port"), p.Port, msg))
-			}
-			allErrs = append(allErrs, validateProtocol(p.Protocol, pp.Child("protocol"))...)
 		}
 	}
 	return allErrs

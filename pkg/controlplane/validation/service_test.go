@@ -166,17 +166,27 @@ func TestValidateServiceUpdate(t *testing.T) {
 	}(), old), "spec.clusterIPs[0]", "may not change once set")
 }
 
+// The expected errors are kube-apiserver v1.37.2's answers to the same
+// status patches (ValidateLoadBalancerStatus; checked side by side,
+// 2026-11-27): ipMode without an IP is Forbidden, ingress on a service
+// that is not a LoadBalancer is Forbidden and nothing else is checked.
 func TestValidateServiceStatus(t *testing.T) {
 	old := validService()
 	old.ResourceVersion = "1"
+	old.Spec.Type = corev1.ServiceTypeLoadBalancer
 	s := old.DeepCopy()
 	s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{
 		{IP: "192.0.2.1", IPMode: ptr(corev1.LoadBalancerIPModeVIP)},
 		{Hostname: "1.2.3.4"},
 		{IPMode: ptr(corev1.LoadBalancerIPModeProxy)},
+		{IP: "192.0.2.2", IPMode: ptr(corev1.LoadBalancerIPMode("Bogus"))},
+		{IP: "192.0.2.3", IPMode: ptr(corev1.LoadBalancerIPModeVIP), Ports: []corev1.PortStatus{{Port: 0, Protocol: "X"}}},
 	}
 	checkErrs(t, ValidateServiceStatusUpdate(s, old),
-		invalid+" status.loadBalancer.ingress[1].hostname", required+" status.loadBalancer.ingress[2].ipMode")
+		invalid+" status.loadBalancer.ingress[1].hostname", forbidden+" status.loadBalancer.ingress[2].ipMode",
+		unsupported+" status.loadBalancer.ingress[3].ipMode")
+	s.Spec.Type = corev1.ServiceTypeClusterIP
+	checkErrs(t, ValidateServiceStatusUpdate(s, old), forbidden+" status.loadBalancer.ingress")
 }
 
 func TestValidateEndpoints(t *testing.T) {
