@@ -190,21 +190,36 @@ func (img *bootstrapImage) instantiate(now time.Time) (map[string][]byte, error)
 	return out, nil
 }
 
-// seedBootstrapImage writes the image of key, if the process has one, into
-// b (a new server's empty memory storage, before its hooks run).
-func seedBootstrapImage(key imageKey, b *memory.Backend) (bool, error) {
+// instantiateBootstrapImage starts instantiating the image of key, if the
+// process has one, on a goroutine of its own (it overlaps NewConfig); the
+// function returned waits for it (nil: no image).
+func instantiateBootstrapImage(key imageKey) func() (map[string][]byte, error) {
 	v, ok := images.Load(key)
 	if !ok || v.(*bootstrapImage).objs == nil {
-		return false, nil
+		return nil
 	}
-	objs, err := v.(*bootstrapImage).instantiate(time.Now())
-	if err != nil {
-		return false, err
+	type result struct {
+		objs map[string][]byte
+		err  error
 	}
+	ch := make(chan result, 1)
+	go func() {
+		objs, err := v.(*bootstrapImage).instantiate(time.Now())
+		ch <- result{objs, err}
+	}()
+	return func() (map[string][]byte, error) {
+		r := <-ch
+		return r.objs, r.err
+	}
+}
+
+// seedBootstrapImage writes the objects of an instantiated image into b
+// (a new server's empty memory storage, before its hooks run).
+func seedBootstrapImage(objs map[string][]byte, b *memory.Backend) error {
 	if _, err := b.Apply(objs, nil); err != nil {
-		return false, fmt.Errorf("bootstrap image: %w", err)
+		return fmt.Errorf("bootstrap image: %w", err)
 	}
-	return true, nil
+	return nil
 }
 
 // keepBootstrapImage makes state the image of key unless the process has

@@ -255,22 +255,38 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 			return nil, fmt.Errorf("kubernetes version %q: %w", o.KubernetesVersion, err)
 		}
 	}
+	// A server of options the process already bootstrapped starts with
+	// that bootstrap's objects (see bootstrapImage).
+	imgKey, imageable := imageKeyOf(o)
+	var image func() (map[string][]byte, error)
+	if imageable {
+		image = instantiateBootstrapImage(imgKey)
+	}
 	cfg, err := app.NewConfig(completed)
 	if err != nil {
+		if image != nil {
+			_, _ = image()
+		}
 		return nil, err
 	}
 	if reported != nil {
 		setVersion(cfg, reported)
 	}
-	// A server of options the process already bootstrapped starts with
-	// that bootstrap's objects (see bootstrapImage).
-	imgKey, imageable := imageKeyOf(o)
 	seeded := false
-	if mb := cfg.MemoryBackend(); mb != nil && imageable {
-		if seeded, err = seedBootstrapImage(imgKey, mb); err != nil {
+	if image != nil {
+		objs, err := image()
+		mb := cfg.MemoryBackend()
+		if err == nil && mb == nil {
+			err = fmt.Errorf("bootstrap image: no memory storage")
+		}
+		if err == nil {
+			err = seedBootstrapImage(objs, mb)
+		}
+		if err != nil {
 			cfg.Cleanup()
 			return nil, err
 		}
+		seeded = true
 	}
 	conns := &connTracker{conns: map[net.Conn]struct{}{}}
 	ss := cfg.Generic.SecureServing
