@@ -37,10 +37,10 @@ import (
 // made by its controllers) are not in the image: the server makes them as
 // on any start.
 type bootstrapImage struct {
-	// objs maps a storage key to its stored bytes; never written once
-	// built. nil: the process could not make the image (see
-	// keepBootstrapImage).
-	objs map[string][]byte
+	// objs maps a storage key to its object as decoded from storage;
+	// never written once built (instantiate works on deep copies). nil:
+	// the process could not make the image (see keepBootstrapImage).
+	objs map[string]runtime.Object
 }
 
 // imagePrefixes are the memory-backend key prefixes whose objects the
@@ -105,10 +105,11 @@ var (
 )
 
 // newBootstrapImage keeps the image objects of state (a memory backend's
-// content at ready). Every object must encode back to the bytes it was
-// read from, as instantiate re-encodes them: otherwise there is no image.
+// content at ready), decoded. Every object must encode back to the bytes
+// it was read from, as instantiate encodes them: otherwise there is no
+// image.
 func newBootstrapImage(state map[string][]byte) (*bootstrapImage, error) {
-	img := &bootstrapImage{objs: map[string][]byte{}}
+	img := &bootstrapImage{objs: map[string]runtime.Object{}}
 	for k, v := range state {
 		if !inImage(k) {
 			continue
@@ -124,7 +125,7 @@ func newBootstrapImage(state map[string][]byte) (*bootstrapImage, error) {
 		if !bytes.Equal(data, v) {
 			return nil, fmt.Errorf("bootstrap image: %s does not encode back to its stored bytes", k)
 		}
-		img.objs[k] = bytes.Clone(v)
+		img.objs[k] = obj
 	}
 	return img, nil
 }
@@ -151,11 +152,10 @@ func encodeImageObject(key string, obj runtime.Object) ([]byte, error) {
 // of its managed fields and status conditions.
 func (img *bootstrapImage) instantiate(now time.Time) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(img.objs))
-	for k, v := range img.objs {
-		obj, err := decodeImageObject(k, v)
-		if err != nil {
-			return nil, err
-		}
+	for k, obj := range img.objs {
+		// A deep copy shares the strings of the image's object: fewer
+		// allocations than decoding the stored bytes again.
+		obj = obj.DeepCopyObject()
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			return nil, fmt.Errorf("bootstrap image: %s: %w", k, err)
