@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 )
@@ -56,25 +57,74 @@ func ReconcileWith(ctx context.Context, c kubernetes.Interface, create Creator) 
 	if err != nil {
 		return wrap("list", "rolebindings", err)
 	}
-	haveCR := byKey(crs.Items, func(o *rbacv1.ClusterRole) string { return o.Name })
-	haveCRB := byKey(crbs.Items, func(o *rbacv1.ClusterRoleBinding) string { return o.Name })
-	haveR := byKey(rs.Items, func(o *rbacv1.Role) string { return o.Namespace + "/" + o.Name })
-	haveRB := byKey(rbs.Items, func(o *rbacv1.RoleBinding) string { return o.Namespace + "/" + o.Name })
+	return reconcile(ctx, c, create, existing{
+		clusterRoles:        byKey(crs.Items, func(o *rbacv1.ClusterRole) string { return o.Name }),
+		clusterRoleBindings: byKey(crbs.Items, func(o *rbacv1.ClusterRoleBinding) string { return o.Name }),
+		roles:               byKey(rs.Items, func(o *rbacv1.Role) string { return o.Namespace + "/" + o.Name }),
+		roleBindings:        byKey(rbs.Items, func(o *rbacv1.RoleBinding) string { return o.Namespace + "/" + o.Name }),
+	})
+}
+
+// ReconcileFrom is ReconcileWith reading what exists from l, the listers
+// of synced informers of the four kinds, instead of listing through c:
+// what it compares with is the informers' view, as of their last event
+// (an object they have not seen yet is created, which fails with
+// AlreadyExists and is left as it is, as when it is created between
+// ReconcileWith's list and its create; an update from a stale view fails
+// with a conflict). The objects of l are not changed.
+func ReconcileFrom(ctx context.Context, c kubernetes.Interface, create Creator, l InformerLister) error {
+	if create == nil {
+		create = clientCreator(c)
+	}
+	crs, err := l.ClusterRoles.List(labels.Everything())
+	if err != nil {
+		return wrap("list", "clusterroles", err)
+	}
+	crbs, err := l.ClusterRoleBindings.List(labels.Everything())
+	if err != nil {
+		return wrap("list", "clusterrolebindings", err)
+	}
+	rs, err := l.Roles.List(labels.Everything())
+	if err != nil {
+		return wrap("list", "roles", err)
+	}
+	rbs, err := l.RoleBindings.List(labels.Everything())
+	if err != nil {
+		return wrap("list", "rolebindings", err)
+	}
+	return reconcile(ctx, c, create, existing{
+		clusterRoles:        byKeyPtr(crs, func(o *rbacv1.ClusterRole) string { return o.Name }),
+		clusterRoleBindings: byKeyPtr(crbs, func(o *rbacv1.ClusterRoleBinding) string { return o.Name }),
+		roles:               byKeyPtr(rs, func(o *rbacv1.Role) string { return o.Namespace + "/" + o.Name }),
+		roleBindings:        byKeyPtr(rbs, func(o *rbacv1.RoleBinding) string { return o.Namespace + "/" + o.Name }),
+	})
+}
+
+// existing are the stored objects of the four kinds, by name (namespaced:
+// namespace/name). The reconcilers copy an object before changing it.
+type existing struct {
+	clusterRoles        map[string]*rbacv1.ClusterRole
+	clusterRoleBindings map[string]*rbacv1.ClusterRoleBinding
+	roles               map[string]*rbacv1.Role
+	roleBindings        map[string]*rbacv1.RoleBinding
+}
+
+func reconcile(ctx context.Context, c kubernetes.Interface, create Creator, ex existing) error {
 	var work []func() error
 	for _, want := range ClusterRoles() {
-		have := haveCR[want.Name]
+		have := ex.clusterRoles[want.Name]
 		work = append(work, func() error { return reconcileClusterRole(ctx, c, create, want, have) })
 	}
 	for _, want := range ClusterRoleBindings() {
-		have := haveCRB[want.Name]
+		have := ex.clusterRoleBindings[want.Name]
 		work = append(work, func() error { return reconcileClusterRoleBinding(ctx, c, create, want, have) })
 	}
 	for _, want := range Roles() {
-		have := haveR[want.Namespace+"/"+want.Name]
+		have := ex.roles[want.Namespace+"/"+want.Name]
 		work = append(work, func() error { return reconcileRole(ctx, c, create, want, have) })
 	}
 	for _, want := range RoleBindings() {
-		have := haveRB[want.Namespace+"/"+want.Name]
+		have := ex.roleBindings[want.Namespace+"/"+want.Name]
 		work = append(work, func() error { return reconcileRoleBinding(ctx, c, create, want, have) })
 	}
 	return errors.Join(parallel.Run(reconcileWorkers, work)...)
@@ -105,6 +155,15 @@ func byKey[T any](items []T, key func(*T) string) map[string]*T {
 	out := make(map[string]*T, len(items))
 	for i := range items {
 		out[key(&items[i])] = &items[i]
+	}
+	return out
+}
+
+// byKeyPtr indexes items by key.
+func byKeyPtr[T any](items []*T, key func(*T) string) map[string]*T {
+	out := make(map[string]*T, len(items))
+	for _, it := range items {
+		out[key(it)] = it
 	}
 	return out
 }
