@@ -200,6 +200,87 @@ func mergeMeta(have, want metav1.Object) bool {
 	return changed
 }
 
+// metaMissing reports whether want has a label or annotation key that
+// have lacks (what mergeMeta would add), without changing have.
+func metaMissing(have, want metav1.Object) bool {
+	hl, ha := have.GetLabels(), have.GetAnnotations()
+	for k := range want.GetLabels() {
+		if _, ok := hl[k]; !ok {
+			return true
+		}
+	}
+	for k := range want.GetAnnotations() {
+		if _, ok := ha[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// rulesCovered reports whether have's rules cover want's (nothing for
+// addMissingRules to add). Stored bootstrap rules are usually want's
+// exactly, which is checked first: Covers breaks every rule down.
+func rulesCovered(have, want []rbacv1.PolicyRule) bool {
+	if sameRules(have, want) {
+		return true
+	}
+	ok, _ := Covers(have, want)
+	return ok
+}
+
+// hasSubjects reports whether have holds every subject of want.
+func hasSubjects(have, want []rbacv1.Subject) bool {
+	for _, s := range want {
+		if !slices.Contains(have, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// clusterRoleCurrent reports whether reconcileClusterRole would leave have
+// as it is: every label, annotation and aggregation selector of want is
+// there, and (not aggregated) its rules cover want's. It changes nothing,
+// so that a current object, on every restart, is neither copied nor
+// written.
+func clusterRoleCurrent(have, want *rbacv1.ClusterRole) bool {
+	if metaMissing(have, want) {
+		return false
+	}
+	if want.AggregationRule != nil {
+		for _, s := range want.AggregationRule.ClusterRoleSelectors {
+			if have.AggregationRule == nil || !slices.ContainsFunc(have.AggregationRule.ClusterRoleSelectors, func(h metav1.LabelSelector) bool { return equality.Semantic.DeepEqual(h, s) }) {
+				return false
+			}
+		}
+		return true
+	}
+	return rulesCovered(have.Rules, want.Rules)
+}
+
+// mergeClusterRole adds to have what want has and have lacks (labels,
+// annotations, aggregation selectors or, not aggregated, rules); it
+// reports a change.
+func mergeClusterRole(have, want *rbacv1.ClusterRole) bool {
+	changed := mergeMeta(have, want)
+	if want.AggregationRule != nil {
+		// The aggregation controller owns an aggregated role's rules.
+		if have.AggregationRule == nil {
+			have.AggregationRule = &rbacv1.AggregationRule{}
+		}
+		for _, s := range want.AggregationRule.ClusterRoleSelectors {
+			if !slices.ContainsFunc(have.AggregationRule.ClusterRoleSelectors, func(h metav1.LabelSelector) bool { return equality.Semantic.DeepEqual(h, s) }) {
+				have.AggregationRule.ClusterRoleSelectors = append(have.AggregationRule.ClusterRoleSelectors, s)
+				changed = true
+			}
+		}
+		return changed
+	}
+	var added bool
+	have.Rules, added = addMissingRules(have.Rules, want.Rules)
+	return changed || added
+}
+
 // addMissingRules appends to have the rules of want it does not cover.
 func addMissingRules(have, want []rbacv1.PolicyRule) ([]rbacv1.PolicyRule, bool) {
 	ok, missing := Covers(have, want)
@@ -218,27 +299,11 @@ func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, create Cr
 		}
 		return wrap("create clusterrole", want.Name, err)
 	}
-	have = have.DeepCopy()
-	if !autoupdate(have) {
+	if !autoupdate(have) || clusterRoleCurrent(have, &want) {
 		return nil
 	}
-	changed := mergeMeta(have, &want)
-	if want.AggregationRule != nil {
-		// The aggregation controller owns an aggregated role's rules.
-		if have.AggregationRule == nil {
-			have.AggregationRule = &rbacv1.AggregationRule{}
-		}
-		for _, s := range want.AggregationRule.ClusterRoleSelectors {
-			if !slices.ContainsFunc(have.AggregationRule.ClusterRoleSelectors, func(h metav1.LabelSelector) bool { return equality.Semantic.DeepEqual(h, s) }) {
-				have.AggregationRule.ClusterRoleSelectors = append(have.AggregationRule.ClusterRoleSelectors, s)
-				changed = true
-			}
-		}
-	} else {
-		var added bool
-		have.Rules, added = addMissingRules(have.Rules, want.Rules)
-		changed = changed || added
-	}
+	have = have.DeepCopy()
+	changed := mergeClusterRole(have, &want)
 	if !changed {
 		return nil
 	}
@@ -255,10 +320,10 @@ func reconcileRole(ctx context.Context, c kubernetes.Interface, create Creator, 
 		}
 		return wrap("create role", want.Namespace+"/"+want.Name, err)
 	}
-	have = have.DeepCopy()
-	if !autoupdate(have) {
+	if !autoupdate(have) || (!metaMissing(have, &want) && rulesCovered(have.Rules, want.Rules)) {
 		return nil
 	}
+	have = have.DeepCopy()
 	changed := mergeMeta(have, &want)
 	var added bool
 	have.Rules, added = addMissingRules(have.Rules, want.Rules)
@@ -290,10 +355,10 @@ func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, cr
 		}
 		return wrap("create clusterrolebinding", want.Name, err)
 	}
-	have = have.DeepCopy()
-	if !autoupdate(have) {
+	if !autoupdate(have) || (have.RoleRef == want.RoleRef && !metaMissing(have, &want) && hasSubjects(have.Subjects, want.Subjects)) {
 		return nil
 	}
+	have = have.DeepCopy()
 	if have.RoleRef != want.RoleRef {
 		// roleRef is immutable: recreate, keeping the subjects.
 		want.Subjects, _ = addMissingSubjects(have.Subjects, want.Subjects)
@@ -323,10 +388,10 @@ func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, create Cr
 		}
 		return wrap("create rolebinding", name, err)
 	}
-	have = have.DeepCopy()
-	if !autoupdate(have) {
+	if !autoupdate(have) || (have.RoleRef == want.RoleRef && !metaMissing(have, &want) && hasSubjects(have.Subjects, want.Subjects)) {
 		return nil
 	}
+	have = have.DeepCopy()
 	if have.RoleRef != want.RoleRef {
 		want.Subjects, _ = addMissingSubjects(have.Subjects, want.Subjects)
 		if err := api.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &have.UID}}); err != nil {
