@@ -105,7 +105,7 @@ var (
 )
 
 // newBootstrapImage keeps the image objects of state (a memory backend's
-// content at ready), decoded. Every object must encode back to the bytes
+// content when Start returns), decoded. Every object must encode back to the bytes
 // it was read from, as instantiate encodes them: otherwise there is no
 // image.
 func newBootstrapImage(state map[string][]byte) (*bootstrapImage, error) {
