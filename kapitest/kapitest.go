@@ -51,6 +51,7 @@ type Server struct {
 	// app.Config.AwaitRequestsInFlight).
 	inFlight func(context.Context) error
 	baseline map[string][]byte // storage once ready and the CRDs installed
+	seeded   bool              // started with the process's bootstrap image
 	// expectedKeys are objects the server makes soon after Start's
 	// installs (APIServices of CRD groups): the start state waits for them.
 	expectedKeys []string
@@ -122,6 +123,10 @@ type Options struct {
 	// (--unsafe-no-fsync): the data survives Stop and a restart on the
 	// same directory, not a crash of the machine.
 	FsyncDataDir bool
+
+	// coldBootstrap makes the server bootstrap from nothing even if the
+	// process has an image of its options (see bootstrapImage).
+	coldBootstrap bool
 }
 
 // Option changes the options before the server starts.
@@ -250,12 +255,38 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 			return nil, fmt.Errorf("kubernetes version %q: %w", o.KubernetesVersion, err)
 		}
 	}
+	// A server of options the process already bootstrapped starts with
+	// that bootstrap's objects (see bootstrapImage).
+	imgKey, imageable := imageKeyOf(o)
+	var image func() (map[string][]byte, error)
+	if imageable {
+		image = instantiateBootstrapImage(imgKey)
+	}
 	cfg, err := app.NewConfig(completed)
 	if err != nil {
+		if image != nil {
+			_, _ = image()
+		}
 		return nil, err
 	}
 	if reported != nil {
 		setVersion(cfg, reported)
+	}
+	seeded := false
+	if image != nil {
+		objs, err := image()
+		mb := cfg.MemoryBackend()
+		if err == nil && mb == nil {
+			err = fmt.Errorf("bootstrap image: no memory storage")
+		}
+		if err == nil {
+			err = seedBootstrapImage(objs, mb)
+		}
+		if err != nil {
+			cfg.Cleanup()
+			return nil, err
+		}
+		seeded = true
 	}
 	conns := &connTracker{conns: map[net.Conn]struct{}{}}
 	ss := cfg.Generic.SecureServing
@@ -273,6 +304,7 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		stoppedListening: sig.HTTPServerStoppedListening.Signaled(),
 		drained:          sig.InFlightRequestsDrained.Signaled(),
 		certDir:          completed.SecureServing.CertDir,
+		seeded:           seeded,
 	}
 	s.inFlight = cfg.AwaitRequestsInFlight
 	if mb := cfg.MemoryBackend(); mb != nil {
@@ -317,6 +349,14 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	if s.baseline, err = s.settledState(3 * time.Second); err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("read storage: %w", err)
+	}
+	// Nothing but the server has written storage yet (the CRDs and webhooks
+	// installed above would be in it: such a server makes no image).
+	if imageable && !seeded && s.storage.root() == "" && len(o.CRDInstall.Paths) == 0 &&
+		len(o.CRDInstall.CRDs) == 0 && o.WebhookInstall == nil {
+		if err := keepBootstrapImage(imgKey, s.baseline); err != nil {
+			logger.Warn("kapitest: no bootstrap image; later servers bootstrap from nothing", "err", err)
+		}
 	}
 	return s, nil
 }

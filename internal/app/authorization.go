@@ -254,7 +254,9 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		}
 		c.RBAC.SetLister(lister)
 		for {
-			err := rbac.ReconcileWith(ctx, client, create)
+			// The informers are synced: what exists is read from them
+			// rather than listed again through the chain.
+			err := rbac.ReconcileFrom(ctx, client, create, lister)
 			if err == nil {
 				break
 			}

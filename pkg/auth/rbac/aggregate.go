@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
@@ -77,8 +76,17 @@ func (a *Aggregator) Sync(ctx context.Context) error {
 	return nil
 }
 
+// sameRules is equality.Semantic.DeepEqual of two rule lists (which
+// holds for nil and empty lists alike, and has no special equality for
+// any field of a rule), without its reflection: it allocated for every
+// rule compared, and the bootstrap reconciliation compares every
+// ClusterRole's rules on each start over existing objects.
 func sameRules(a, b []rbacv1.PolicyRule) bool {
-	return equality.Semantic.DeepEqual(a, b) || (len(a) == 0 && len(b) == 0)
+	return slices.EqualFunc(a, b, func(x, y rbacv1.PolicyRule) bool {
+		return slices.Equal(x.Verbs, y.Verbs) && slices.Equal(x.APIGroups, y.APIGroups) &&
+			slices.Equal(x.Resources, y.Resources) && slices.Equal(x.ResourceNames, y.ResourceNames) &&
+			slices.Equal(x.NonResourceURLs, y.NonResourceURLs)
+	})
 }
 
 func aggregateRules(role *rbacv1.ClusterRole, all []*rbacv1.ClusterRole) []rbacv1.PolicyRule {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 )
@@ -56,25 +57,74 @@ func ReconcileWith(ctx context.Context, c kubernetes.Interface, create Creator) 
 	if err != nil {
 		return wrap("list", "rolebindings", err)
 	}
-	haveCR := byKey(crs.Items, func(o *rbacv1.ClusterRole) string { return o.Name })
-	haveCRB := byKey(crbs.Items, func(o *rbacv1.ClusterRoleBinding) string { return o.Name })
-	haveR := byKey(rs.Items, func(o *rbacv1.Role) string { return o.Namespace + "/" + o.Name })
-	haveRB := byKey(rbs.Items, func(o *rbacv1.RoleBinding) string { return o.Namespace + "/" + o.Name })
+	return reconcile(ctx, c, create, existing{
+		clusterRoles:        byKey(crs.Items, func(o *rbacv1.ClusterRole) string { return o.Name }),
+		clusterRoleBindings: byKey(crbs.Items, func(o *rbacv1.ClusterRoleBinding) string { return o.Name }),
+		roles:               byKey(rs.Items, func(o *rbacv1.Role) string { return o.Namespace + "/" + o.Name }),
+		roleBindings:        byKey(rbs.Items, func(o *rbacv1.RoleBinding) string { return o.Namespace + "/" + o.Name }),
+	})
+}
+
+// ReconcileFrom is ReconcileWith reading what exists from l, the listers
+// of synced informers of the four kinds, instead of listing through c:
+// what it compares with is the informers' view, as of their last event
+// (an object they have not seen yet is created, which fails with
+// AlreadyExists and is left as it is, as when it is created between
+// ReconcileWith's list and its create; an update from a stale view fails
+// with a conflict). The objects of l are not changed.
+func ReconcileFrom(ctx context.Context, c kubernetes.Interface, create Creator, l InformerLister) error {
+	if create == nil {
+		create = clientCreator(c)
+	}
+	crs, err := l.ClusterRoles.List(labels.Everything())
+	if err != nil {
+		return wrap("list", "clusterroles", err)
+	}
+	crbs, err := l.ClusterRoleBindings.List(labels.Everything())
+	if err != nil {
+		return wrap("list", "clusterrolebindings", err)
+	}
+	rs, err := l.Roles.List(labels.Everything())
+	if err != nil {
+		return wrap("list", "roles", err)
+	}
+	rbs, err := l.RoleBindings.List(labels.Everything())
+	if err != nil {
+		return wrap("list", "rolebindings", err)
+	}
+	return reconcile(ctx, c, create, existing{
+		clusterRoles:        byKeyPtr(crs, func(o *rbacv1.ClusterRole) string { return o.Name }),
+		clusterRoleBindings: byKeyPtr(crbs, func(o *rbacv1.ClusterRoleBinding) string { return o.Name }),
+		roles:               byKeyPtr(rs, func(o *rbacv1.Role) string { return o.Namespace + "/" + o.Name }),
+		roleBindings:        byKeyPtr(rbs, func(o *rbacv1.RoleBinding) string { return o.Namespace + "/" + o.Name }),
+	})
+}
+
+// existing are the stored objects of the four kinds, by name (namespaced:
+// namespace/name). The reconcilers copy an object before changing it.
+type existing struct {
+	clusterRoles        map[string]*rbacv1.ClusterRole
+	clusterRoleBindings map[string]*rbacv1.ClusterRoleBinding
+	roles               map[string]*rbacv1.Role
+	roleBindings        map[string]*rbacv1.RoleBinding
+}
+
+func reconcile(ctx context.Context, c kubernetes.Interface, create Creator, ex existing) error {
 	var work []func() error
 	for _, want := range ClusterRoles() {
-		have := haveCR[want.Name]
+		have := ex.clusterRoles[want.Name]
 		work = append(work, func() error { return reconcileClusterRole(ctx, c, create, want, have) })
 	}
 	for _, want := range ClusterRoleBindings() {
-		have := haveCRB[want.Name]
+		have := ex.clusterRoleBindings[want.Name]
 		work = append(work, func() error { return reconcileClusterRoleBinding(ctx, c, create, want, have) })
 	}
 	for _, want := range Roles() {
-		have := haveR[want.Namespace+"/"+want.Name]
+		have := ex.roles[want.Namespace+"/"+want.Name]
 		work = append(work, func() error { return reconcileRole(ctx, c, create, want, have) })
 	}
 	for _, want := range RoleBindings() {
-		have := haveRB[want.Namespace+"/"+want.Name]
+		have := ex.roleBindings[want.Namespace+"/"+want.Name]
 		work = append(work, func() error { return reconcileRoleBinding(ctx, c, create, want, have) })
 	}
 	return errors.Join(parallel.Run(reconcileWorkers, work)...)
@@ -105,6 +155,15 @@ func byKey[T any](items []T, key func(*T) string) map[string]*T {
 	out := make(map[string]*T, len(items))
 	for i := range items {
 		out[key(&items[i])] = &items[i]
+	}
+	return out
+}
+
+// byKeyPtr indexes items by key.
+func byKeyPtr[T any](items []*T, key func(*T) string) map[string]*T {
+	out := make(map[string]*T, len(items))
+	for _, it := range items {
+		out[key(it)] = it
 	}
 	return out
 }
@@ -141,6 +200,87 @@ func mergeMeta(have, want metav1.Object) bool {
 	return changed
 }
 
+// metaMissing reports whether want has a label or annotation key that
+// have lacks (what mergeMeta would add), without changing have.
+func metaMissing(have, want metav1.Object) bool {
+	hl, ha := have.GetLabels(), have.GetAnnotations()
+	for k := range want.GetLabels() {
+		if _, ok := hl[k]; !ok {
+			return true
+		}
+	}
+	for k := range want.GetAnnotations() {
+		if _, ok := ha[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// rulesCovered reports whether have's rules cover want's (nothing for
+// addMissingRules to add). Stored bootstrap rules are usually want's
+// exactly, which is checked first: Covers breaks every rule down.
+func rulesCovered(have, want []rbacv1.PolicyRule) bool {
+	if sameRules(have, want) {
+		return true
+	}
+	ok, _ := Covers(have, want)
+	return ok
+}
+
+// hasSubjects reports whether have holds every subject of want.
+func hasSubjects(have, want []rbacv1.Subject) bool {
+	for _, s := range want {
+		if !slices.Contains(have, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// clusterRoleCurrent reports whether reconcileClusterRole would leave have
+// as it is: every label, annotation and aggregation selector of want is
+// there, and (not aggregated) its rules cover want's. It changes nothing,
+// so that a current object, on every restart, is neither copied nor
+// written.
+func clusterRoleCurrent(have, want *rbacv1.ClusterRole) bool {
+	if metaMissing(have, want) {
+		return false
+	}
+	if want.AggregationRule != nil {
+		for _, s := range want.AggregationRule.ClusterRoleSelectors {
+			if have.AggregationRule == nil || !slices.ContainsFunc(have.AggregationRule.ClusterRoleSelectors, func(h metav1.LabelSelector) bool { return equality.Semantic.DeepEqual(h, s) }) {
+				return false
+			}
+		}
+		return true
+	}
+	return rulesCovered(have.Rules, want.Rules)
+}
+
+// mergeClusterRole adds to have what want has and have lacks (labels,
+// annotations, aggregation selectors or, not aggregated, rules); it
+// reports a change.
+func mergeClusterRole(have, want *rbacv1.ClusterRole) bool {
+	changed := mergeMeta(have, want)
+	if want.AggregationRule != nil {
+		// The aggregation controller owns an aggregated role's rules.
+		if have.AggregationRule == nil {
+			have.AggregationRule = &rbacv1.AggregationRule{}
+		}
+		for _, s := range want.AggregationRule.ClusterRoleSelectors {
+			if !slices.ContainsFunc(have.AggregationRule.ClusterRoleSelectors, func(h metav1.LabelSelector) bool { return equality.Semantic.DeepEqual(h, s) }) {
+				have.AggregationRule.ClusterRoleSelectors = append(have.AggregationRule.ClusterRoleSelectors, s)
+				changed = true
+			}
+		}
+		return changed
+	}
+	var added bool
+	have.Rules, added = addMissingRules(have.Rules, want.Rules)
+	return changed || added
+}
+
 // addMissingRules appends to have the rules of want it does not cover.
 func addMissingRules(have, want []rbacv1.PolicyRule) ([]rbacv1.PolicyRule, bool) {
 	ok, missing := Covers(have, want)
@@ -159,27 +299,11 @@ func reconcileClusterRole(ctx context.Context, c kubernetes.Interface, create Cr
 		}
 		return wrap("create clusterrole", want.Name, err)
 	}
-	have = have.DeepCopy()
-	if !autoupdate(have) {
+	if !autoupdate(have) || clusterRoleCurrent(have, &want) {
 		return nil
 	}
-	changed := mergeMeta(have, &want)
-	if want.AggregationRule != nil {
-		// The aggregation controller owns an aggregated role's rules.
-		if have.AggregationRule == nil {
-			have.AggregationRule = &rbacv1.AggregationRule{}
-		}
-		for _, s := range want.AggregationRule.ClusterRoleSelectors {
-			if !slices.ContainsFunc(have.AggregationRule.ClusterRoleSelectors, func(h metav1.LabelSelector) bool { return equality.Semantic.DeepEqual(h, s) }) {
-				have.AggregationRule.ClusterRoleSelectors = append(have.AggregationRule.ClusterRoleSelectors, s)
-				changed = true
-			}
-		}
-	} else {
-		var added bool
-		have.Rules, added = addMissingRules(have.Rules, want.Rules)
-		changed = changed || added
-	}
+	have = have.DeepCopy()
+	changed := mergeClusterRole(have, &want)
 	if !changed {
 		return nil
 	}
@@ -196,10 +320,10 @@ func reconcileRole(ctx context.Context, c kubernetes.Interface, create Creator, 
 		}
 		return wrap("create role", want.Namespace+"/"+want.Name, err)
 	}
-	have = have.DeepCopy()
-	if !autoupdate(have) {
+	if !autoupdate(have) || (!metaMissing(have, &want) && rulesCovered(have.Rules, want.Rules)) {
 		return nil
 	}
+	have = have.DeepCopy()
 	changed := mergeMeta(have, &want)
 	var added bool
 	have.Rules, added = addMissingRules(have.Rules, want.Rules)
@@ -231,10 +355,10 @@ func reconcileClusterRoleBinding(ctx context.Context, c kubernetes.Interface, cr
 		}
 		return wrap("create clusterrolebinding", want.Name, err)
 	}
-	have = have.DeepCopy()
-	if !autoupdate(have) {
+	if !autoupdate(have) || (have.RoleRef == want.RoleRef && !metaMissing(have, &want) && hasSubjects(have.Subjects, want.Subjects)) {
 		return nil
 	}
+	have = have.DeepCopy()
 	if have.RoleRef != want.RoleRef {
 		// roleRef is immutable: recreate, keeping the subjects.
 		want.Subjects, _ = addMissingSubjects(have.Subjects, want.Subjects)
@@ -264,10 +388,10 @@ func reconcileRoleBinding(ctx context.Context, c kubernetes.Interface, create Cr
 		}
 		return wrap("create rolebinding", name, err)
 	}
-	have = have.DeepCopy()
-	if !autoupdate(have) {
+	if !autoupdate(have) || (have.RoleRef == want.RoleRef && !metaMissing(have, &want) && hasSubjects(have.Subjects, want.Subjects)) {
 		return nil
 	}
+	have = have.DeepCopy()
 	if have.RoleRef != want.RoleRef {
 		want.Subjects, _ = addMissingSubjects(have.Subjects, want.Subjects)
 		if err := api.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &have.UID}}); err != nil {

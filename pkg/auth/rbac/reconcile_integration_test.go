@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -170,5 +171,96 @@ func TestReconcileWithCreator(t *testing.T) {
 	}
 	if _, err := cs.RbacV1().ClusterRoles().Get(ctx, cr.Name, metav1.GetOptions{}); err != nil {
 		t.Fatalf("ClusterRole %s after ReconcileWith: %v", cr.Name, err)
+	}
+}
+
+// ReconcileFrom compares with the informers' view: a ClusterRole the
+// informer saw deleted is created through the Creator, one it saw cut is
+// repaired, the informers' objects are not changed, and once the informer
+// has seen the repairs a second run writes nothing.
+func TestReconcileFromInformers(t *testing.T) {
+	srv := kapitest.Start(t)
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	ctx := t.Context()
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	lister := rbac.NewInformerLister(factory)
+	factory.Start(ctx.Done())
+	t.Cleanup(factory.Shutdown)
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			t.Fatalf("%v did not sync", typ)
+		}
+	}
+
+	var plain []rbacv1.ClusterRole
+	for _, r := range rbac.ClusterRoles() {
+		if r.AggregationRule == nil && len(r.Rules) > 1 {
+			plain = append(plain, r)
+		}
+	}
+	deleted, cut := plain[0], plain[1]
+	crs := cs.RbacV1().ClusterRoles()
+	if err := crs.Delete(ctx, deleted.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cr, err := crs.Get(ctx, cut.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr.Rules = cr.Rules[:1]
+	if _, err := crs.Update(ctx, cr, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var seen *rbacv1.ClusterRole
+	waitFor(t, "the informer to see the changes", func() bool {
+		_, err := lister.ClusterRoles.Get(deleted.Name)
+		seen, _ = lister.ClusterRoles.Get(cut.Name)
+		return apierrors.IsNotFound(err) && seen != nil && len(seen.Rules) == 1
+	})
+
+	var mu sync.Mutex
+	var created []string
+	create := func(ctx context.Context, obj runtime.Object) error {
+		mu.Lock()
+		created = append(created, fmt.Sprintf("%T %s", obj, obj.(metav1.Object).GetName()))
+		mu.Unlock()
+		_, err := crs.Create(ctx, obj.(*rbacv1.ClusterRole), metav1.CreateOptions{})
+		return err
+	}
+	if err := rbac.ReconcileFrom(ctx, cs, create, lister); err != nil {
+		t.Fatalf("ReconcileFrom: %v", err)
+	}
+	if want := []string{"*v1.ClusterRole " + deleted.Name}; !slices.Equal(created, want) {
+		t.Fatalf("created through the Creator: %q, want %q", created, want)
+	}
+	if len(seen.Rules) != 1 {
+		t.Errorf("the informer's ClusterRole %s was changed: %d rules", cut.Name, len(seen.Rules))
+	}
+	got, err := crs.Get(ctx, cut.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, missing := rbac.Covers(got.Rules, cut.Rules); !ok {
+		t.Errorf("ClusterRole %s after ReconcileFrom lacks %+v", cut.Name, missing)
+	}
+
+	waitFor(t, "the informer to see the repairs", func() bool {
+		a, err1 := lister.ClusterRoles.Get(deleted.Name)
+		b, err2 := lister.ClusterRoles.Get(cut.Name)
+		return err1 == nil && err2 == nil && a != nil && b.ResourceVersion == got.ResourceVersion
+	})
+	created = nil
+	if err := rbac.ReconcileFrom(ctx, cs, create, lister); err != nil {
+		t.Fatalf("second ReconcileFrom: %v", err)
+	}
+	if len(created) != 0 {
+		t.Errorf("second ReconcileFrom created %q", created)
+	}
+	after, err := crs.Get(ctx, cut.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResourceVersion != got.ResourceVersion {
+		t.Errorf("second ReconcileFrom rewrote ClusterRole %s (resourceVersion %s -> %s)", cut.Name, got.ResourceVersion, after.ResourceVersion)
 	}
 }

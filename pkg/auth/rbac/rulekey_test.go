@@ -43,3 +43,38 @@ func TestRuleKeyIsSemanticEquality(t *testing.T) {
 		}
 	}
 }
+
+// sameRules is equality.Semantic.DeepEqual of rule lists: on every pair of
+// the lists made of the rules above (one or two rules, nil and empty).
+func TestSameRulesIsSemanticEquality(t *testing.T) {
+	t.Parallel()
+	if n := reflect.TypeFor[rbacv1.PolicyRule]().NumField(); n != 5 {
+		t.Fatalf("rbacv1.PolicyRule has %d fields, sameRules compares 5", n)
+	}
+	rules := []rbacv1.PolicyRule{
+		{},
+		{Verbs: []string{}},
+		{Verbs: []string{"get"}},
+		{Verbs: []string{"get", "list"}},
+		{Verbs: []string{"list", "get"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}},
+		{Verbs: []string{"get"}, APIGroups: []string{}},
+		{Verbs: []string{"get"}, Resources: []string{"pods"}},
+		{Verbs: []string{"get"}, ResourceNames: []string{"pods"}},
+		{Verbs: []string{"get"}, NonResourceURLs: []string{"pods"}},
+	}
+	lists := [][]rbacv1.PolicyRule{nil, {}}
+	for i := range rules {
+		lists = append(lists, rules[i:i+1])
+		for j := range rules {
+			lists = append(lists, []rbacv1.PolicyRule{rules[i], rules[j]})
+		}
+	}
+	for i, a := range lists {
+		for j, b := range lists {
+			if got, want := sameRules(a, b), equality.Semantic.DeepEqual(a, b); got != want {
+				t.Errorf("lists %d %+v and %d %+v: sameRules %v, Semantic.DeepEqual %v", i, a, j, b, got, want)
+			}
+		}
+	}
+}
