@@ -186,6 +186,21 @@ func TestAdmissionReviewsAsUpstream(t *testing.T) {
 			t.Fatalf("%s %s: %d %s", parts[0], parts[1], code, body)
 		}
 	}
+	// The scale's manager took spec.replicas over from the deployment's
+	// creator, as on kube-apiserver v1.37.2 after `kubectl scale`
+	// (managedFields: kubectl/scale owns f:spec.f:replicas, the creator
+	// keeps the rest).
+	d, err := admin.AppsV1().Deployments("admrec").Get(ctx, "d1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]string{}
+	for _, e := range d.ManagedFields {
+		owners[e.Manager+"/"+e.Subresource] = string(e.FieldsV1.Raw)
+	}
+	if !strings.Contains(owners["m8/scale"], `"f:replicas"`) || strings.Contains(owners["m7/"], `"f:replicas"`) {
+		t.Errorf("deployment managed fields after the scale: %v", owners)
+	}
 	got := recorded()[n:]
 	want := readJSONLines(t, filepath.Join("testdata", "admission-review-v1.37.2.jsonl"))
 	for i := 0; i < max(len(got), len(want)); i++ {

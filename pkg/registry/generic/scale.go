@@ -13,8 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -126,6 +129,19 @@ func (s *scaleUpdatedObject) UpdatedObject(ctx context.Context, old runtime.Obje
 	if err != nil {
 		return nil, err
 	}
+	m, err := meta.Accessor(old)
+	if err != nil {
+		return nil, err
+	}
+	// The Scale carries the parent's managers of spec.replicas as its own
+	// (spec.replicas of autoscaling/v1), so that the request's field
+	// manager records its change there, and the result goes back to the
+	// parent: `kubectl scale` takes spec.replicas over, as upstream's
+	// scale subresources do (managedfields.ScaleHandler).
+	managed := managedfields.NewScaleHandler(m.GetManagedFields(), requestGroupVersion(ctx), replicasPaths)
+	if oldScale.ManagedFields, err = managed.ToSubresource(); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("managed fields of the scale: %w", err))
+	}
 	newObj, err := s.inner.UpdatedObject(ctx, oldScale.DeepCopy())
 	if err != nil {
 		return nil, err
@@ -137,13 +153,6 @@ func (s *scaleUpdatedObject) UpdatedObject(ctx context.Context, old runtime.Obje
 	if errs := validateScale(scale); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(autoscalingv1.SchemeGroupVersion.WithKind("Scale").GroupKind(), scale.Name, errs)
 	}
-	if err := s.validate(ctx, scale, oldScale); err != nil {
-		return nil, err
-	}
-	m, err := meta.Accessor(old)
-	if err != nil {
-		return nil, err
-	}
 	// The Scale's resourceVersion, when set, must be the object's.
 	if scale.ResourceVersion != "" && scale.ResourceVersion != m.GetResourceVersion() {
 		return nil, apierrors.NewConflict(s.rest.store.DefaultQualifiedResource, m.GetName(), fmt.Errorf(OptimisticLockErrorMsg))
@@ -152,7 +161,49 @@ func (s *scaleUpdatedObject) UpdatedObject(ctx context.Context, old runtime.Obje
 	if err := s.rest.accessor.SetReplicas(out, scale.Spec.Replicas); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
+	entries, err := managed.ToParent(scale.ManagedFields)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("managed fields of the scale: %w", err))
+	}
+	outMeta, err := meta.Accessor(out)
+	if err != nil {
+		return nil, err
+	}
+	outMeta.SetManagedFields(entries)
+	// Validating admission sees Scales made from the objects, without
+	// managed fields, as upstream's toScaleUpdateValidation.
+	newScale, err := s.rest.scaleOf(out)
+	if err != nil {
+		return nil, err
+	}
+	if oldScale, err = s.rest.scaleOf(old); err != nil {
+		return nil, err
+	}
+	if err := s.validate(ctx, newScale, oldScale); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// replicasPaths is where the built-in scalable kinds keep their desired
+// replicas, per API version their managed fields may name (upstream's
+// ReplicasPathMappings of deployments, replica sets, stateful sets and
+// replication controllers, v1.37.2).
+var replicasPaths = managedfields.ResourcePathMappings{
+	"apps/v1beta1":       fieldpath.MakePathOrDie("spec", "replicas"),
+	"apps/v1beta2":       fieldpath.MakePathOrDie("spec", "replicas"),
+	"apps/v1":            fieldpath.MakePathOrDie("spec", "replicas"),
+	"extensions/v1beta1": fieldpath.MakePathOrDie("spec", "replicas"),
+	"v1":                 fieldpath.MakePathOrDie("spec", "replicas"),
+}
+
+// requestGroupVersion is the group-version the scale is served in (the
+// parent's), as upstream takes it from the request info.
+func requestGroupVersion(ctx context.Context) schema.GroupVersion {
+	if info, ok := request.RequestInfoFrom(ctx); ok {
+		return schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
+	}
+	return schema.GroupVersion{Group: "apps", Version: "v1"}
 }
 
 func validateScale(s *autoscalingv1.Scale) field.ErrorList {
