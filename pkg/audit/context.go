@@ -202,15 +202,21 @@ func (c *Context) snapshotLocked() *Event {
 }
 
 // LogImpersonatedUser records the user a request impersonates as the
-// event's impersonatedUser.
-func LogImpersonatedUser(ctx context.Context, u authnv1.UserInfo) {
+// event's impersonatedUser and, when constrained impersonation allowed it,
+// the mode's verb (constraint, "" for legacy impersonation) as
+// authenticationMetadata.impersonationConstraint, as upstream does.
+func LogImpersonatedUser(ctx context.Context, u authnv1.UserInfo, constraint string) {
 	c := FromContext(ctx)
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.event != nil {
-		c.event.ImpersonatedUser = &u
+	if c.event == nil {
+		return
+	}
+	c.event.ImpersonatedUser = &u
+	if constraint != "" {
+		c.event.AuthenticationMetadata = &AuthenticationMetadata{ImpersonationConstraint: constraint}
 	}
 }

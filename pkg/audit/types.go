@@ -56,22 +56,25 @@ const HeaderAuditID = "Audit-ID"
 type Event struct {
 	metav1.TypeMeta `json:",inline"`
 
-	Level                    Level             `json:"level"`
-	AuditID                  types.UID         `json:"auditID"`
-	Stage                    Stage             `json:"stage"`
-	RequestURI               string            `json:"requestURI"`
-	Verb                     string            `json:"verb"`
-	User                     authnv1.UserInfo  `json:"user"`
-	ImpersonatedUser         *authnv1.UserInfo `json:"impersonatedUser,omitempty"`
-	SourceIPs                []string          `json:"sourceIPs,omitempty"`
-	UserAgent                string            `json:"userAgent,omitempty"`
-	ObjectRef                *ObjectReference  `json:"objectRef,omitempty"`
-	ResponseStatus           *metav1.Status    `json:"responseStatus,omitempty"`
-	RequestObject            *runtime.Unknown  `json:"requestObject,omitempty"`
-	ResponseObject           *runtime.Unknown  `json:"responseObject,omitempty"`
-	RequestReceivedTimestamp metav1.MicroTime  `json:"requestReceivedTimestamp"`
-	StageTimestamp           metav1.MicroTime  `json:"stageTimestamp"`
-	Annotations              map[string]string `json:"annotations,omitempty"`
+	Level            Level             `json:"level"`
+	AuditID          types.UID         `json:"auditID"`
+	Stage            Stage             `json:"stage"`
+	RequestURI       string            `json:"requestURI"`
+	Verb             string            `json:"verb"`
+	User             authnv1.UserInfo  `json:"user"`
+	ImpersonatedUser *authnv1.UserInfo `json:"impersonatedUser,omitempty"`
+	// AuthenticationMetadata says how the request was authenticated:
+	// set only when constrained impersonation allowed ImpersonatedUser.
+	AuthenticationMetadata   *AuthenticationMetadata `json:"authenticationMetadata,omitempty"`
+	SourceIPs                []string                `json:"sourceIPs,omitempty"`
+	UserAgent                string                  `json:"userAgent,omitempty"`
+	ObjectRef                *ObjectReference        `json:"objectRef,omitempty"`
+	ResponseStatus           *metav1.Status          `json:"responseStatus,omitempty"`
+	RequestObject            *runtime.Unknown        `json:"requestObject,omitempty"`
+	ResponseObject           *runtime.Unknown        `json:"responseObject,omitempty"`
+	RequestReceivedTimestamp metav1.MicroTime        `json:"requestReceivedTimestamp"`
+	StageTimestamp           metav1.MicroTime        `json:"stageTimestamp"`
+	Annotations              map[string]string       `json:"annotations,omitempty"`
 }
 
 // ObjectReference names the object a resource request is about.
@@ -111,4 +114,13 @@ func (p Policy) Omits(s Stage) bool {
 		}
 	}
 	return false
+}
+
+// AuthenticationMetadata is audit.k8s.io/v1's: how a request was
+// authenticated.
+type AuthenticationMetadata struct {
+	// ImpersonationConstraint is the verb of the constrained impersonation
+	// mode that allowed the impersonation (impersonate:user-info,
+	// impersonate:serviceaccount, ...); empty for legacy impersonation.
+	ImpersonationConstraint string `json:"impersonationConstraint,omitempty"`
 }

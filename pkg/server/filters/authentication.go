@@ -88,7 +88,7 @@ func stripAuthHeaders(h http.Header) {
 func Unauthorized() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := apierrors.NewUnauthorized("Unauthorized").ErrStatus
-		responsewriters.WriteStatus(w, &st)
+		responsewriters.WriteStatusAudited(w, r, &st)
 	})
 }
 

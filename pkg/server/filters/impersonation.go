@@ -61,8 +61,7 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 		reqs, err := impersonationRequests(r.Header)
 		if err != nil {
 			st := apierrors.NewBadRequest(err.Error()).ErrStatus
-			audit.LogResponseStatus(ctx, &st)
-			responsewriters.WriteStatus(w, &st)
+			responsewriters.WriteStatusAudited(w, r, &st)
 			return
 		}
 		var wanted impersonation.Wanted
@@ -82,6 +81,7 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 			}
 		}
 		var as *user.Info
+		var constraint string // the constrained mode's verb that allowed it
 		if authz == nil {
 			as = legacyUnchecked(wanted)
 		} else {
@@ -89,18 +89,16 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 			// impersonate-on:<mode>:<verb> checks.
 			reqAttrs, _ := AttributesFrom(r)
 			var denied *impersonation.Denied
-			as, _, denied = impersonation.Check(ctx, authz, caller, wanted, reqAttrs)
+			as, constraint, denied = impersonation.Check(ctx, authz, caller, wanted, reqAttrs)
 			if denied != nil {
 				logger.Debug("impersonation forbidden", "URI", r.RequestURI, "reason", denied.Reason)
-				audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionForbid)
-				audit.AddAnnotation(ctx, ReasonAnnotationKey, denied.Reason)
-				st := Forbidden(denied.Attributes, denied.Reason)
-				audit.LogResponseStatus(ctx, st)
-				responsewriters.WriteStatus(w, st)
+				// No authorization annotations: upstream's impersonation
+				// filter answers through responsewriters.Forbidden alone.
+				responsewriters.WriteStatusAudited(w, r, Forbidden(denied.Attributes, denied.Reason))
 				return
 			}
 		}
-		audit.LogImpersonatedUser(ctx, authnv1.UserInfo{Username: as.Name, UID: as.UID, Groups: as.Groups, Extra: toExtra(as.Extra)})
+		audit.LogImpersonatedUser(ctx, authnv1.UserInfo{Username: as.Name, UID: as.UID, Groups: as.Groups, Extra: toExtra(as.Extra)}, constraint)
 		r = r.Clone(request.WithUser(ctx, as))
 		for _, h := range impersonationHeaders(r.Header) {
 			r.Header.Del(h)
