@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/lru"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
@@ -52,11 +53,50 @@ func (d *Denied) Error() string { return d.Reason }
 // the verb that allowed it ("" for legacy impersonation), or the first
 // denial.
 func Check(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
+	return (*Tracker)(nil).Check(ctx, authz, requestor, wanted, request)
+}
+
+// Tracker remembers, per requestor, the mode that last allowed an
+// impersonation and tries it first, as upstream's modeIndexCache (an LRU
+// of 10,000 requestor names): a requestor once allowed by legacy
+// impersonation is then checked by legacy first, so its later requests
+// carry no impersonation constraint in their audit events and a refusal
+// is that mode's. A nil Tracker remembers nothing.
+type Tracker struct {
+	modeIdx *lru.Cache // requestor name -> index in modes
+}
+
+// trackerSize is upstream's modeIndexCache size.
+const trackerSize = 10_000
+
+// NewTracker returns an empty Tracker.
+func NewTracker() *Tracker { return &Tracker{modeIdx: lru.New(trackerSize)} }
+
+// Check is the package's Check, trying first the mode that last allowed
+// requestor.
+func (t *Tracker) Check(ctx context.Context, authz authorizer.Authorizer, requestor *user.Info, wanted Wanted, request authorizer.Attributes) (*user.Info, string, *Denied) {
 	request.User = requestor
 	var first *Denied
-	for _, m := range modes {
+	cachedIdx, cached := -1, false
+	if t != nil {
+		if v, ok := t.modeIdx.Get(requestor.Name); ok {
+			cachedIdx, cached = v.(int), true
+			u, verb, d := modes[cachedIdx](ctx, authz, requestor, wanted, request)
+			if u != nil {
+				return u, verb, nil
+			}
+			first = d
+		}
+	}
+	for i, m := range modes {
+		if cached && i == cachedIdx {
+			continue
+		}
 		u, verb, d := m(ctx, authz, requestor, wanted, request)
 		if u != nil {
+			if t != nil {
+				t.modeIdx.Add(requestor.Name, i)
+			}
 			return u, verb, nil
 		}
 		if d != nil && first == nil {

@@ -132,3 +132,39 @@ func TestModes(t *testing.T) {
 		}
 	}
 }
+
+// TestTracker: as upstream's modeIndexCache, the mode that last allowed a
+// requestor is tried first (kube-apiserver v1.37.2 audits an
+// impersonation by a requestor once allowed by legacy impersonation
+// without an impersonation constraint, even where user-info would allow it),
+// and a refusal is then that mode's; other requestors are not affected.
+func TestTracker(t *testing.T) {
+	alice, carol := &user.Info{Name: "alice"}, &user.Info{Name: "carol"}
+	list := authorizer.Attributes{Verb: "list", ResourceRequest: true, APIVersion: "v1", Resource: "pods"}
+	both := &recorder{allowed: []string{"|impersonate-on:user-info:list|pods/", "authentication.k8s.io|impersonate:user-info|users/bob", "|impersonate|users/bob"}}
+	tr := NewTracker()
+	ctx := context.Background()
+
+	// Only legacy allowed at first.
+	legacyOnly := &recorder{allowed: []string{"|impersonate|users/bob"}}
+	if _, verb, d := tr.Check(ctx, legacyOnly, alice, Wanted{Name: "bob"}, list); d != nil || verb != "" {
+		t.Fatalf("legacy: %q %+v", verb, d)
+	}
+	if _, verb, d := tr.Check(ctx, both, alice, Wanted{Name: "bob"}, list); d != nil || verb != "" {
+		t.Errorf("alice after legacy: %q %+v, want legacy first", verb, d)
+	}
+	if _, verb, d := tr.Check(ctx, both, carol, Wanted{Name: "bob"}, list); d != nil || verb != "impersonate:user-info" {
+		t.Errorf("carol: %q %+v, want user-info", verb, d)
+	}
+	if _, verb, d := Check(ctx, both, alice, Wanted{Name: "bob"}, list); d != nil || verb != "impersonate:user-info" {
+		t.Errorf("without tracker: %q %+v, want user-info", verb, d)
+	}
+
+	none := &recorder{}
+	if _, _, d := tr.Check(ctx, none, alice, Wanted{Name: "bob"}, list); d == nil || d.Attributes.Verb != "impersonate" {
+		t.Errorf("alice refused: %+v, want legacy's refusal first", d)
+	}
+	if _, _, d := tr.Check(ctx, none, carol, Wanted{Name: "bob"}, list); d == nil || d.Attributes.Verb != "impersonate-on:user-info:list" {
+		t.Errorf("carol refused: %+v, want user-info's refusal", d)
+	}
+}

@@ -51,6 +51,7 @@ const serviceAccountPrefix = "system:serviceaccount:"
 // authorization disabled).
 func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger) http.Handler {
 	logger = orDefault(logger)
+	tracker := impersonation.NewTracker()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(impersonationHeaders(r.Header)) == 0 {
 			handler.ServeHTTP(w, r)
@@ -89,7 +90,7 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 			// impersonate-on:<mode>:<verb> checks.
 			reqAttrs, _ := AttributesFrom(r)
 			var denied *impersonation.Denied
-			as, constraint, denied = impersonation.Check(ctx, authz, caller, wanted, reqAttrs)
+			as, constraint, denied = tracker.Check(ctx, authz, caller, wanted, reqAttrs)
 			if denied != nil {
 				logger.Debug("impersonation forbidden", "URI", r.RequestURI, "reason", denied.Reason)
 				// No authorization annotations: upstream's impersonation
