@@ -35,7 +35,8 @@ const (
 
 // TestUpstreamGolden compares kapi's audit events, at RequestResponse level,
 // for requests answered by the filters (authentication, authorization,
-// impersonation), for a delete with a body, discovery and a TokenRequest,
+// impersonation, request deadline), for a delete with a body, discovery
+// and a TokenRequest,
 // with the events kube-apiserver v1.37.2 wrote for the same requests
 // (testdata/upstream_golden.json; variable fields masked).
 func TestUpstreamGolden(t *testing.T) {
@@ -127,6 +128,8 @@ func TestUpstreamGolden(t *testing.T) {
 	do(upstreamUA+"9-discovery-group", "admintoken", "GET", "/apis/apps", "")
 	do(upstreamUA+"10-token-request", "admintoken", "POST", nsPath+"/serviceaccounts/sa/token",
 		`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"audiences":["x"],"expirationSeconds":3600}}`)
+	do(upstreamUA+"11-bad-timeout", "admintoken", "GET", nsPath+"/configmaps?timeout=bogus", "")
+	do(upstreamUA+"12-impersonation-without-user", "admintoken", "GET", nsPath+"/configmaps", "", "Impersonate-Group", "devs", "Impersonate-Extra-Scopes", "s1")
 
 	if s != nil {
 		// Stopping drains the backend: every event is written.

@@ -154,7 +154,7 @@ func TestBuildChain(t *testing.T) {
 				t.Errorf("impersonation: got %d %q, want 200 ok", resp.StatusCode, body)
 			}
 			resp, body = get(t, c, u+"/api/v1/namespaces/ns/pods/ok", http.Header{"Authorization": {"Bearer good"}, "impersonate-extra-scopes": {"x"}})
-			if st := statusOf(t, body); resp.StatusCode != 400 || st.Message != `requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User)` {
+			if st := statusOf(t, body); resp.StatusCode != 400 || st.Message != `requested &user.DefaultInfo{Name:"", UID:"", Groups:[]string(nil), Extra:map[string][]string{"scopes":[]string{"x"}}} without impersonating a user name` {
 				t.Errorf("impersonate-extra without a user: got %d %q", resp.StatusCode, st.Message)
 			}
 			resp, body = get(t, c, u+"/api/v1/namespaces/ns/pods/ok", http.Header{"Authorization": {"Bearer bad"}, "Impersonate-User": {"bob"}})

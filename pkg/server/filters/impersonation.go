@@ -1,7 +1,7 @@
 package filters
 
 import (
-	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/textproto"
@@ -183,9 +183,34 @@ func impersonationRequests(h http.Header) ([]impersonationRequest, error) {
 		other = true
 	}
 	if name == "" && other {
-		return nil, errors.New("requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User)")
+		return nil, errNoImpersonatedUser(out)
 	}
 	return out, nil
+}
+
+// errNoImpersonatedUser is upstream's refusal of groups, uid or extra
+// without a user: the wanted user printed as Go syntax (%#v of its
+// *user.DefaultInfo), e.g. `requested &user.DefaultInfo{Name:"", UID:"",
+// Groups:[]string{"devs"}, Extra:map[string][]string(nil)} without
+// impersonating a user name`.
+func errNoImpersonatedUser(reqs []impersonationRequest) error {
+	var uid string
+	var groups []string
+	var extra map[string][]string
+	for _, r := range reqs {
+		switch r.kind {
+		case "uid":
+			uid = r.value
+		case "group":
+			groups = append(groups, r.value)
+		case "extra":
+			if extra == nil {
+				extra = map[string][]string{}
+			}
+			extra[r.key] = append(extra[r.key], r.value)
+		}
+	}
+	return fmt.Errorf("requested &user.DefaultInfo{Name:\"\", UID:%#v, Groups:%#v, Extra:%#v} without impersonating a user name", uid, groups, extra)
 }
 
 // splitServiceAccount splits system:serviceaccount:<ns>:<name>.
