@@ -130,6 +130,7 @@ func TestUpstreamGolden(t *testing.T) {
 		`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"audiences":["x"],"expirationSeconds":3600}}`)
 	do(upstreamUA+"11-bad-timeout", "admintoken", "GET", nsPath+"/configmaps?timeout=bogus", "")
 	do(upstreamUA+"12-impersonation-without-user", "admintoken", "GET", nsPath+"/configmaps", "", "Impersonate-Group", "devs", "Impersonate-Extra-Scopes", "s1")
+	do(upstreamUA+"13-not-acceptable", "admintoken", "GET", nsPath+"/secrets/s", "", "Accept", "text/html")
 
 	if s != nil {
 		// Stopping drains the backend: every event is written.
