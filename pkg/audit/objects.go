@@ -146,6 +146,22 @@ func LogResponseObject(ctx context.Context, obj runtime.Object, gv schema.GroupV
 	}
 }
 
+// LogResponseJSON records raw, the JSON encoding of the object a response
+// carries, as the response object at RequestResponse level: for handlers
+// that hold their answer already encoded (discovery), where upstream's
+// LogResponseObject would encode the same object to the same JSON.
+func LogResponseJSON(ctx context.Context, raw []byte) {
+	if !ResponseObjectWanted(ctx) {
+		return
+	}
+	c := FromContext(ctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.event != nil {
+		c.event.ResponseObject = &runtime.Unknown{Raw: bytes.TrimRight(raw, "\n"), ContentType: runtime.ContentTypeJSON}
+	}
+}
+
 // encodeObject encodes obj as JSON for gv, without managedFields if asked
 // (the object, a list's items, a Table's rows), as upstream's encodeObject.
 // A nil ns encodes obj as it is with encoding/json.

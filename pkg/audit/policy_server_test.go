@@ -138,6 +138,10 @@ var masked = map[string]bool{
 	// The client certificate's fingerprint, X509SHA256=<hex>: a new
 	// certificate every run.
 	"authentication.kubernetes.io/credential-id": true,
+	// TestUpstreamGolden's: the jti of an issued token, the token and its
+	// expiry, the server's own address.
+	"authentication.kubernetes.io/issued-credential-id": true,
+	"token": true, "expirationTimestamp": true, "serverAddress": true,
 }
 
 // readEvents returns the events of userAgent in the log, masked, as

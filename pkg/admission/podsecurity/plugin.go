@@ -177,6 +177,9 @@ func (p *Plugin) validatePod(ctx context.Context, a admission.Attributes) error 
 		return apierrors.NewInternalError(errors.New(msg))
 	}
 	if len(polErrs) == 0 && pol.Enforce.Level == LevelPrivileged && pol.Warn.Level == LevelPrivileged && pol.Audit.Level == LevelPrivileged {
+		// Upstream's sharedAllowedPrivilegedResponse: the enforced policy
+		// is named privileged:latest whatever version the labels give.
+		audit.AddAnnotation(ctx, AnnotationEnforcePolicy, string(LevelPrivileged)+":latest")
 		p.metrics.evaluation(decisionAllow, pol.Enforce, modeEnforce, &a)
 		return nil
 	}

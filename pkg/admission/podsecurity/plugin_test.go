@@ -175,9 +175,10 @@ func TestEnforceWarnAudit(t *testing.T) {
 		t.Errorf("baseline pod in all: %v %v", err, warns)
 	}
 
-	// All privileged: nothing at all.
+	// All privileged: no evaluation, only the enforce-policy annotation
+	// (upstream's sharedAllowedPrivilegedResponse).
 	err, warns, ann = run(t, p, podCreate("none", priv.DeepCopy()))
-	if err != nil || len(warns) != 0 || len(ann) != 0 {
+	if err != nil || len(warns) != 0 || len(ann) != 1 || ann[AnnotationEnforcePolicy] != "privileged:latest" {
 		t.Errorf("privileged namespace: %v %v %v", err, warns, ann)
 	}
 
@@ -471,5 +472,23 @@ func TestExistingPodsLimit(t *testing.T) {
 	got = p.existingPodWarnings(context.Background(), "ns", LevelVersion{LevelRestricted, LatestVersion()})
 	if len(got) != 3 || got[0] != fmt.Sprintf("new PodSecurity enforce level only checked against the first 1 of %d existing pods", namespaceMaxPodsToCheck+3) {
 		t.Errorf("timeout: %q", got)
+	}
+}
+
+// TestFullyPrivilegedAnnotated: a pod in a namespace privileged in every
+// mode is named privileged:latest in the audit event, whatever version the
+// labels give, as kube-apiserver v1.37.2 records a pod created in a new
+// namespace (seen in its audit log: "pod-security.kubernetes.io/enforce-policy":
+// "privileged:latest").
+func TestFullyPrivilegedAnnotated(t *testing.T) {
+	p := mustNew(t, "", namespaces{"plain": {}, "pinned": {EnforceLevelLabel: "privileged", EnforceVersionLabel: "v1.30"}}, nil)
+	for _, ns := range []string{"plain", "pinned"} {
+		err, warns, ann := run(t, p, podCreate(ns, barePod("")))
+		if err != nil || len(warns) != 0 {
+			t.Fatalf("%s: %v %v", ns, err, warns)
+		}
+		if got := ann[AnnotationEnforcePolicy]; got != "privileged:latest" {
+			t.Errorf("%s: enforce-policy %q, want privileged:latest", ns, got)
+		}
 	}
 }

@@ -132,3 +132,4 @@ func TestModes(t *testing.T) {
 		}
 	}
 }
+

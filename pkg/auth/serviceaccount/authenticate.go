@@ -199,7 +199,7 @@ func (a *Authenticator) validateBound(ctx context.Context, c *Claims) (*user.Inf
 		extra[ExtraNodeUID] = []string{k.Node.UID}
 	}
 	if c.ID != "" {
-		extra[ExtraCredentialID] = []string{"JTI=" + c.ID}
+		extra[ExtraCredentialID] = []string{CredentialIDForJTI(c.ID)}
 	}
 	return userOf(ns, sa.Name, string(sa.UID), extra), nil
 }
@@ -248,3 +248,8 @@ func userOf(ns, name, uid string, extra map[string][]string) *user.Info {
 		Extra:  extra,
 	}
 }
+
+// CredentialIDForJTI is the credential ID of a token with that jti, as the
+// credential-id user extra and the issued-credential-id audit annotation
+// name it: "JTI=<jti>".
+func CredentialIDForJTI(jti string) string { return "JTI=" + jti }

@@ -39,6 +39,8 @@ type BoundToken struct {
 	// WarnAfter, if non-zero, is when a client should be warned about an
 	// extended token (--service-account-extend-token-expiration).
 	WarnAfter time.Duration
+	// ID is the token's jti claim; a new UUID when empty.
+	ID string
 }
 
 // Issue signs the token b describes and returns it with its expiry.
@@ -62,6 +64,9 @@ func (i *Issuer) Issue(b BoundToken) (string, time.Time, error) {
 	if b.WarnAfter > 0 {
 		k.WarnAfter = NewNumericDate(now.Add(b.WarnAfter))
 	}
+	if b.ID == "" {
+		b.ID = uuid.NewString()
+	}
 	c := Claims{
 		Issuer:     i.issuer,
 		Subject:    MakeUsername(sa.Namespace, sa.Name),
@@ -69,7 +74,7 @@ func (i *Issuer) Issue(b BoundToken) (string, time.Time, error) {
 		Expiry:     NewNumericDate(exp),
 		NotBefore:  NewNumericDate(now),
 		IssuedAt:   NewNumericDate(now),
-		ID:         uuid.NewString(),
+		ID:         b.ID,
 		Kubernetes: k,
 	}
 	tok, err := i.signer.Sign(c)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
@@ -258,6 +259,13 @@ func (m *Manager) write(w http.ResponseWriter, r *http.Request, doc *document, n
 	if err != nil {
 		m.internalError(w, r, err)
 		return
+	}
+	// The audit event records the object in JSON whatever the response's
+	// encoding, as upstream's WriteObjectNegotiated logs it.
+	if audit.ResponseObjectWanted(r.Context()) {
+		if raw, err := doc.bytes(encJSON); err == nil {
+			audit.LogResponseJSON(r.Context(), raw)
+		}
 	}
 	h := w.Header()
 	if len(body) > gzipThreshold && acceptsGzip(r) {

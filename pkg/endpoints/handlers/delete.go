@@ -6,10 +6,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
+
+// deleteOptionsInternalGVK is the kind and version a request's DeleteOptions
+// are audited under (see deleteOptions).
+var deleteOptionsInternalGVK = schema.GroupVersionKind{Group: metav1.GroupName, Version: runtime.APIVersionInternal, Kind: "DeleteOptions"}
 
 // deleteOptions reads DeleteOptions from the body (JSON, YAML or protobuf,
 // any group-version's DeleteOptions or meta.k8s.io/v1's) or, without a
@@ -27,20 +33,22 @@ func (s *RequestScope) deleteOptions(req *http.Request) (*metav1.DeleteOptions, 
 			return nil, err
 		}
 		defaultGVK := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
-		obj, gvk, err := in.Serializer.Decode(body, &defaultGVK, opts)
+		obj, _, err := in.Serializer.Decode(body, &defaultGVK, opts)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		if obj != opts {
 			return nil, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
 		}
-		// Recorded as the client sent it (e.g. apiVersion v1), encoded
-		// as plain JSON: the resource's codecs may not know the options'
-		// group-version.
+		// Recorded, whatever group-version the client sent (v1,
+		// meta.k8s.io/v1 or none), as kube-apiserver records it: its
+		// decoder converts the body to meta.k8s.io's internal version and
+		// audits the object under that version, so the event reads
+		// {"kind":"DeleteOptions","apiVersion":"meta.k8s.io/__internal",...}
+		// (checked against kube-apiserver v1.37.2). Encoded as plain JSON:
+		// the resource's codecs do not know that group-version.
 		logged := opts.DeepCopy()
-		if gvk != nil {
-			logged.SetGroupVersionKind(*gvk)
-		}
+		logged.SetGroupVersionKind(deleteOptionsInternalGVK)
 		audit.LogRequestObject(req.Context(), logged, metav1.SchemeGroupVersion, s.Resource, s.Subresource, nil)
 	} else if err := s.decodeParameters(req, opts); err != nil {
 		return nil, err

@@ -108,9 +108,11 @@ func WriteObjectNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.
 	if logger == nil {
 		logger = slog.Default()
 	}
-	audit.LogResponseObject(req.Context(), obj, gv, ns)
 	_, info, err := negotiateOutput(req, ns, defaultRestrictions{})
 	if err != nil {
+		// Written raw and not audited, as upstream's
+		// WriteObjectNegotiated (kube-apiserver v1.37.2's event for a
+		// 406 has the code alone).
 		if code < http.StatusOK || code >= http.StatusBadRequest {
 			writeRawJSON(w, code, obj)
 			return
@@ -118,5 +120,6 @@ func WriteObjectNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.
 		writeRawJSON(w, http.StatusNotAcceptable, errorToStatus(err, logger))
 		return
 	}
+	audit.LogResponseObject(req.Context(), obj, gv, ns)
 	serializeObject(w, req, logger, info.MediaType, ns.EncoderForVersion(info.Serializer, gv), code, obj)
 }

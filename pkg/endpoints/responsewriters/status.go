@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/audit"
 )
 
 // ErrorToStatus turns any error into the Status kube-apiserver would answer.
@@ -32,21 +34,42 @@ func ErrorToStatus(err error) *metav1.Status {
 // Only JSON is written here; content negotiation of Status bodies (YAML,
 // protobuf) belongs to the REST layer's serializers.
 func WriteStatus(w http.ResponseWriter, s *metav1.Status) {
+	writeStatus(w, completeStatus(s))
+}
+
+// WriteStatusAudited is WriteStatus for a response to r that the request's
+// audit event records, as upstream's filters answer errors through
+// ErrorNegotiated: the Status's bounded fields become the event's
+// responseStatus (Metadata level and above) and the Status itself its
+// responseObject (RequestResponse level), before the headers go out so that
+// a ResponseStarted event carries them too.
+func WriteStatusAudited(w http.ResponseWriter, r *http.Request, s *metav1.Status) {
+	out := completeStatus(s)
+	audit.LogResponseObject(r.Context(), out, metav1.SchemeGroupVersion, nil)
+	writeStatus(w, out)
+}
+
+// completeStatus returns a copy of s as it is written: kind Status, version
+// v1, status Failure and code 500 when unset.
+func completeStatus(s *metav1.Status) *metav1.Status {
 	out := *s
 	out.Kind = "Status"
 	out.APIVersion = "v1"
 	if out.Status == "" {
 		out.Status = metav1.StatusFailure
 	}
-	code := int(out.Code)
-	if code == 0 {
-		code = http.StatusInternalServerError
-		out.Code = int32(code)
+	if out.Code == 0 {
+		out.Code = http.StatusInternalServerError
 	}
+	return &out
+}
+
+func writeStatus(w http.ResponseWriter, out *metav1.Status) {
+	code := int(out.Code)
 	if out.Details != nil && out.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(out.Details.RetryAfterSeconds)))
 	}
-	body, err := json.Marshal(&out)
+	body, err := json.Marshal(out)
 	if err != nil { // cannot happen for a Status; keep the contract anyway
 		slog.Error("encode status", "err", err)
 		http.Error(w, "internal server error", http.StatusInternalServerError)

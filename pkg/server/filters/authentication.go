@@ -88,7 +88,7 @@ func stripAuthHeaders(h http.Header) {
 func Unauthorized() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := apierrors.NewUnauthorized("Unauthorized").ErrStatus
-		responsewriters.WriteStatus(w, &st)
+		responsewriters.WriteStatusAudited(w, r, &st)
 	})
 }
 
@@ -96,6 +96,13 @@ func Unauthorized() http.Handler {
 // as upstream does: one event at stage ResponseStarted with the response
 // code and no user. m (nil: none) counts the level and the event.
 func WithFailedAuthenticationAudit(failed http.Handler, backend audit.Backend, policy audit.PolicyEvaluator, m *audit.Metrics) http.Handler {
+	return withFailedRequestAudit(failed, backend, policy, m)
+}
+
+// withFailedRequestAudit audits a request that failed answers before the
+// audit filter runs (upstream's withFailedRequestAudit and
+// WithFailedAuthenticationAudit): one event at stage ResponseStarted.
+func withFailedRequestAudit(failed http.Handler, backend audit.Backend, policy audit.PolicyEvaluator, m *audit.Metrics) http.Handler {
 	if auditOff(backend, policy) {
 		return failed
 	}

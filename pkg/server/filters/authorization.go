@@ -65,9 +65,7 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 		logger.Debug("forbidden", "URI", r.RequestURI, "reason", reason)
 		audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionForbid)
 		audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
-		st := authorizer.ForbiddenStatus(attrs, reason)
-		audit.LogResponseStatus(ctx, st)
-		responsewriters.WriteStatus(w, st)
+		responsewriters.WriteStatusAudited(w, r, authorizer.ForbiddenStatus(attrs, reason))
 	})
 }
 

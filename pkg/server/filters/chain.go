@@ -132,7 +132,7 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	h = WithCORS(h, c.CORSAllowedOrigins)
 	h = WithWarningRecorder(h, log)
 	h = WithTimeout(h, c.LongRunning, c.TimedOutHandlers, log)
-	h = WithRequestDeadline(h, c.RequestTimeout, c.LongRunning, log)
+	h = WithRequestDeadlineAudited(h, c.RequestTimeout, c.LongRunning, c.AuditBackend, c.AuditPolicy, c.AuditMetrics, log)
 	h = metrics.WithRequestMetrics(h, c.Metrics, metrics.LongRunningFunc(c.LongRunning))
 	h = WithWaitGroup(h, c.LongRunning, c.NonLongRunningRequestWaitGroup, log)
 	h = WithWatchTermination(h, c.WatchDrainer, log)

@@ -13,6 +13,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
@@ -24,6 +25,16 @@ import (
 // - time: invalid duration "<v>"`. timeout <= 0 means no server maximum
 // (then only a positive ?timeout= sets a deadline).
 func WithRequestDeadline(handler http.Handler, timeout time.Duration, isLongRunning LongRunningFunc, logger *slog.Logger) http.Handler {
+	return WithRequestDeadlineAudited(handler, timeout, isLongRunning, nil, nil, nil, logger)
+}
+
+// WithRequestDeadlineAudited is WithRequestDeadline whose 400 for an
+// unparsable ?timeout= is audited under policy as upstream's
+// withFailedRequestAudit does: the filter runs before authentication, so
+// the request has one event, at stage ResponseStarted, with no user and
+// the Status as responseStatus and responseObject. A nil backend or policy
+// audits nothing; m (nil: none) counts the level and the event.
+func WithRequestDeadlineAudited(handler http.Handler, timeout time.Duration, isLongRunning LongRunningFunc, backend audit.Backend, policy audit.PolicyEvaluator, m *audit.Metrics, logger *slog.Logger) http.Handler {
 	logger = orDefault(logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -41,7 +52,9 @@ func WithRequestDeadline(handler http.Handler, timeout time.Duration, isLongRunn
 			d, err := time.ParseDuration(v)
 			if err != nil {
 				st := apierrors.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %v", err)).ErrStatus
-				responsewriters.WriteStatus(w, &st)
+				withFailedRequestAudit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					responsewriters.WriteStatusAudited(w, r, &st)
+				}), backend, policy, m).ServeHTTP(w, r)
 				return
 			}
 			if d > 0 && (timeout <= 0 || d < timeout) {

@@ -69,8 +69,7 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 		wanted, err := wantedUser(r.Header)
 		if err != nil {
 			st := apierrors.NewBadRequest(err.Error()).ErrStatus
-			audit.LogResponseStatus(ctx, &st)
-			responsewriters.WriteStatus(w, &st)
+			responsewriters.WriteStatusAudited(w, r, &st)
 			return
 		}
 		if wanted == nil { // Impersonate-* headers, none of them upstream's
@@ -91,9 +90,7 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 				// Upstream answers with the error alone: no authorization
 				// annotations on the audit event.
 				logger.Debug("impersonation forbidden", "URI", r.RequestURI, "reason", denied.Reason)
-				st := Forbidden(denied.Attributes, denied.Reason)
-				audit.LogResponseStatus(ctx, st)
-				responsewriters.WriteStatus(w, st)
+				responsewriters.WriteStatusAudited(w, r, Forbidden(denied.Attributes, denied.Reason))
 				return
 			}
 		}

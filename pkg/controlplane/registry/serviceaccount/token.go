@@ -15,6 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/google/uuid"
+
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
@@ -41,6 +44,10 @@ const (
 )
 
 var tokenRequestKind = authenticationv1.SchemeGroupVersion.WithKind("TokenRequest")
+
+// IssuedCredentialIDAnnotation is the audit annotation naming the token a
+// TokenRequest issued ("JTI=<jti>").
+const IssuedCredentialIDAnnotation = "authentication.kubernetes.io/issued-credential-id"
 
 // TokenIssuer signs the tokens of TokenRequests.
 type TokenIssuer interface {
@@ -181,10 +188,15 @@ func (r *TokenREST) Create(ctx context.Context, obj runtime.Object, createValida
 		exp = ExpirationExtensionSeconds
 	}
 	bound.Expiration = time.Duration(exp) * time.Second
+	bound.ID = uuid.NewString()
 	token, _, err := r.cfg.Issuer.Issue(bound)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("failed to generate token: %w", err))
 	}
+	// As upstream (ServiceAccountTokenJTI, on by default): the audit event
+	// names the credential issued, as the authenticator's credential-id
+	// extra later names it.
+	audit.AddAnnotation(ctx, IssuedCredentialIDAnnotation, serviceaccount.CredentialIDForJTI(bound.ID))
 	req.Status = authenticationv1.TokenRequestStatus{
 		Token:               token,
 		ExpirationTimestamp: metav1.NewTime(now.Add(time.Duration(secs) * time.Second)),
