@@ -132,4 +132,3 @@ func TestModes(t *testing.T) {
 		}
 	}
 }
-
