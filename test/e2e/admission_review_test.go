@@ -129,29 +129,7 @@ func TestAdmissionReviewsAsUpstream(t *testing.T) {
 	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "admrec", Labels: map[string]string{"rec": "yes"}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	aliceCfg, err := srv.AddUser(kapitest.User{Name: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	alice, err := rest.HTTPClientFor(aliceCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := func(method, path, contentType, body string) (int, string) {
-		t.Helper()
-		req, err := http.NewRequest(method, aliceCfg.Host+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", contentType)
-		resp, err := alice.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	send := userRequester(t, srv, "alice")
 	// The webhooks are in force and the namespace's default service
 	// account exists (the pod and the token need it) before the
 	// recorded requests.
@@ -212,5 +190,37 @@ func TestAdmissionReviewsAsUpstream(t *testing.T) {
 		case !reflect.DeepEqual(got[i], want[i]):
 			t.Errorf("review %d:\n got %s\nwant %s", i, mustJSON(got[i]), mustJSON(want[i]))
 		}
+	}
+}
+
+// userRequester returns a function that sends raw requests to srv as the
+// user name (a client certificate from AddUser) and returns the status
+// code and body.
+func userRequester(t *testing.T, srv *kapitest.Server, name string) func(method, path, contentType, body string) (int, string) {
+	t.Helper()
+	cfg, err := srv.AddUser(kapitest.User{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(method, path, contentType, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, cfg.Host+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
 	}
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/kapitest"
 )
@@ -53,31 +51,7 @@ func TestHandlersAuthorizeCreates(t *testing.T) {
 		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	daveCfg, err := srv.AddUser(kapitest.User{Name: "dave"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dave, err := rest.HTTPClientFor(daveCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	do := func(method, path, contentType, body string) (int, string) {
-		t.Helper()
-		req, err := http.NewRequest(method, daveCfg.Host+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
-		resp, err := dave.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	do := userRequester(t, srv, "dave")
 	// Wait until RBAC sees dave's bindings.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if code, _ := do("GET", "/api/v1/namespaces/t1/configmaps/exists", "", ""); code == http.StatusOK {

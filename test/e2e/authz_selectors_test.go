@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -22,8 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kapi-dev/kapi/kapitest"
 )
@@ -59,16 +56,7 @@ func recordingSARService(t *testing.T) (string, func() []map[string]any) {
 		_ = json.NewEncoder(w).Encode(rev)
 	}))
 	t.Cleanup(svc.Close)
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["authz"] = &clientcmdapi.Cluster{Server: svc.URL + "/authorize",
-		CertificateAuthorityData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: svc.Certificate().Raw})}
-	cfg.AuthInfos["kapi"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "authz", AuthInfo: "kapi"}
-	cfg.CurrentContext = "c"
-	file := filepath.Join(t.TempDir(), "webhook.kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, file); err != nil {
-		t.Fatal(err)
-	}
+	file := authzWebhookKubeconfig(t, svc)
 	return file, func() []map[string]any {
 		mu.Lock()
 		defer mu.Unlock()

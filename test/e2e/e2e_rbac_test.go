@@ -267,16 +267,7 @@ func sarService(t *testing.T) (string, func() []string) {
 		_ = json.NewEncoder(w).Encode(&rev)
 	}))
 	t.Cleanup(svc.Close)
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["authz"] = &clientcmdapi.Cluster{Server: svc.URL + "/authorize",
-		CertificateAuthorityData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: svc.Certificate().Raw})}
-	cfg.AuthInfos["kapi"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "authz", AuthInfo: "kapi"}
-	cfg.CurrentContext = "c"
-	file := filepath.Join(t.TempDir(), "webhook.kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, file); err != nil {
-		t.Fatal(err)
-	}
+	file := authzWebhookKubeconfig(t, svc)
 	return file, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -378,4 +369,21 @@ authorizers:
 	} else if !strings.Contains(err.Error(), "at least one authorization mode must be defined") {
 		t.Errorf("bad config: %v", err)
 	}
+}
+
+// authzWebhookKubeconfig writes the kubeconfig (--authorization-webhook-
+// config-file) of an authorization webhook served by svc at /authorize.
+func authzWebhookKubeconfig(t *testing.T, svc *httptest.Server) string {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["authz"] = &clientcmdapi.Cluster{Server: svc.URL + "/authorize",
+		CertificateAuthorityData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: svc.Certificate().Raw})}
+	cfg.AuthInfos["kapi"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "authz", AuthInfo: "kapi"}
+	cfg.CurrentContext = "c"
+	file := filepath.Join(t.TempDir(), "webhook.kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, file); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
