@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -181,16 +180,7 @@ func TestAdmissionReviewsAsUpstream(t *testing.T) {
 	}
 	got := recorded()[n:]
 	want := readJSONLines(t, filepath.Join("testdata", "admission-review-v1.37.2.jsonl"))
-	for i := 0; i < max(len(got), len(want)); i++ {
-		switch {
-		case i >= len(got):
-			t.Errorf("review %d: missing, want %s", i, mustJSON(want[i]))
-		case i >= len(want):
-			t.Errorf("review %d: %s, want none", i, mustJSON(got[i]))
-		case !reflect.DeepEqual(got[i], want[i]):
-			t.Errorf("review %d:\n got %s\nwant %s", i, mustJSON(got[i]), mustJSON(want[i]))
-		}
-	}
+	compareReviews(t, got, want)
 }
 
 // userRequester returns a function that sends raw requests to srv as the

@@ -212,16 +212,7 @@ func TestAuthorizeWithSelectors(t *testing.T) {
 
 	want := readJSONLines(t, filepath.Join("testdata", "authz-selectors-sar-v1.37.2.jsonl"))
 	got := recorded()
-	for i := 0; i < max(len(got), len(want)); i++ {
-		switch {
-		case i >= len(got):
-			t.Errorf("review %d: missing, want %s", i, mustJSON(want[i]))
-		case i >= len(want):
-			t.Errorf("review %d: %s, want none", i, mustJSON(got[i]))
-		case !reflect.DeepEqual(got[i], want[i]):
-			t.Errorf("review %d:\n got %s\nwant %s", i, mustJSON(got[i]), mustJSON(want[i]))
-		}
-	}
+	compareReviews(t, got, want)
 }
 
 // groupsFor gives the first review's user a group, as the recorded one.
@@ -317,6 +308,22 @@ func TestRBACResourceNamesForListAndWatch(t *testing.T) {
 		want := what + ` is forbidden: User "carol" cannot list resource "configmaps" in API group "" in the namespace "default"`
 		if err == nil || err.Error() != want {
 			t.Errorf("carol lists with %q: got %v, want %s", sel, err, want)
+		}
+	}
+}
+
+// compareReviews reports every review that differs from the recorded one,
+// in order.
+func compareReviews(t *testing.T, got, want []map[string]any) {
+	t.Helper()
+	for i := 0; i < max(len(got), len(want)); i++ {
+		switch {
+		case i >= len(got):
+			t.Errorf("review %d: missing, want %s", i, mustJSON(want[i]))
+		case i >= len(want):
+			t.Errorf("review %d: %s, want none", i, mustJSON(got[i]))
+		case !reflect.DeepEqual(got[i], want[i]):
+			t.Errorf("review %d:\n got %s\nwant %s", i, mustJSON(got[i]), mustJSON(want[i]))
 		}
 	}
 }
