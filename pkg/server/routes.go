@@ -54,11 +54,12 @@ func versionHandler(info any) http.Handler {
 			responsewriters.NotFoundInRoot(w, r)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// A go-restful GET route upstream (HEAD is 405), producing JSON
+		// only.
+		if r.Method != http.MethodGet {
 			methodNotAllowed(w)
 			return
 		}
-		// A go-restful route upstream, producing JSON only.
 		if produces := []string{"application/json"}; !responsewriters.RestfulAccepts(r.Header.Get("Accept"), produces) {
 			responsewriters.WriteStatus(w, responsewriters.ErrorToStatus(responsewriters.RestfulNotAcceptable(produces)))
 			return

@@ -142,9 +142,10 @@ func (m *Manager) groupHandler(group string) http.Handler {
 }
 
 // serveAPI answers /api: the legacy APIVersions, or the legacy group's
-// aggregated discovery. Like kube's /api web service it takes GET only.
+// aggregated discovery. Like kube's /api web service it takes GET only
+// (HEAD is 405 there, for aggregated discovery too).
 func (m *Manager) serveAPI(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if r.Method != http.MethodGet {
 		s := apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "", 0, false).ErrStatus
 		responsewriters.WriteStatus(w, &s)
 		return

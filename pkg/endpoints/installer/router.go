@@ -78,7 +78,9 @@ func (h *groupHandler) serveRoot(w http.ResponseWriter, req *http.Request) {
 		h.fail(w, req, handlers.NewNotFound())
 		return
 	}
-	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+	// A built-in group-version's root is a go-restful GET route upstream
+	// (HEAD is 405); a custom resource group-version's takes HEAD too.
+	if req.Method != http.MethodGet && (req.Method != http.MethodHead || h.rootProduces != nil) {
 		h.fail(w, req, handlers.NewMethodNotAllowed())
 		return
 	}
