@@ -100,11 +100,11 @@ func TestLoopbackOnlyNetwork(t *testing.T) {
 }
 
 // TestInsideLoopbackOnlyNetwork runs only inside TestLoopbackOnlyNetwork's
-// namespace: it checks that the namespace is what it claims, lo up with
-// 127.0.0.1 and no other address. It lists interfaces only once it has
-// made sure it is not in the namespace of the test that started it (the
-// machine's): the addresses it reads are those of the namespace the test
-// created, never the machine's.
+// namespace: it checks that the namespace is what it claims, its only
+// link lo, up, and 127.0.0.1 usable. It reads no address at all: the link
+// names come from `ip -o link show` run in the namespace (once it has made
+// sure it is not in the namespace of the test that started it), and
+// 127.0.0.1 is proven by listening on it.
 func TestInsideLoopbackOnlyNetwork(t *testing.T) {
 	parentNetns := os.Getenv(insideNetnsEnv)
 	if parentNetns == "" {
@@ -115,32 +115,34 @@ func TestInsideLoopbackOnlyNetwork(t *testing.T) {
 		t.Fatalf("this process's network namespace: %v", err)
 	}
 	if netns == parentNetns {
-		t.Fatalf("still in the starting test's network namespace %s: not looking at its interfaces", netns)
+		t.Fatalf("still in the starting test's network namespace %s: not looking at its links", netns)
 	}
-	ifaces, err := net.Interfaces()
+	out, err := exec.Command("ip", "-o", "link", "show").CombinedOutput()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("ip -o link show: %v\n%s", err, out)
 	}
-	sawLoopback := false
-	for _, iface := range ifaces {
-		addrs, err := iface.Addrs()
-		if err != nil {
-			t.Fatalf("addresses of %s: %v", iface.Name, err)
+	var links []string
+	loUp := false
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 ..."
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
 		}
-		for _, a := range addrs {
-			ipn, ok := a.(*net.IPNet)
-			if !ok || !ipn.IP.IsLoopback() {
-				t.Errorf("interface %s has the non-loopback address %v", iface.Name, a)
-				continue
-			}
-			if ipn.IP.Equal(net.IPv4(127, 0, 0, 1)) && iface.Flags&net.FlagUp != 0 {
-				sawLoopback = true
-			}
+		name := strings.TrimSuffix(f[1], ":")
+		links = append(links, name)
+		if name == "lo" && strings.Contains(f[2], "UP") {
+			loUp = true
 		}
 	}
-	if !sawLoopback {
-		t.Errorf("no interface up with 127.0.0.1: %v", ifaces)
+	if !slices.Equal(links, []string{"lo"}) || !loUp {
+		t.Errorf("links %v (lo up: %v), want only lo, up:\n%s", links, loUp, out)
 	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen on 127.0.0.1: %v", err)
+	}
+	l.Close()
 }
 
 // tail returns the last n bytes of b.
