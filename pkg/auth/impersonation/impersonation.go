@@ -193,8 +193,10 @@ func (t *Tracker) constrained(ctx context.Context, i int, authz authorizer.Autho
 	if inner != nil {
 		innerKey = cacheKey(keyWanted, keyRequestor, nil)
 		if u := inner.get(innerKey, t.now()); u != nil {
+			// u is already a copy; the outer cache keeps it, so the
+			// caller gets one of its own.
 			outer.set(outerKey, u, t.now())
-			return u, verb, nil
+			return copyUser(u), verb, nil
 		}
 	}
 	u, verb, d := checkUser(ctx, authz, request.User, wanted, verb, true)
