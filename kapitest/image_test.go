@@ -1,19 +1,22 @@
 package kapitest
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"maps"
+	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kapi-dev/kapi/internal/bootimage"
 )
 
 // imageObjects decodes the objects of s's storage that an image holds.
@@ -25,34 +28,14 @@ func imageObjects(t *testing.T, s *Server) map[string]runtime.Object {
 	}
 	out := map[string]runtime.Object{}
 	for k, v := range state {
-		if !inImage(k) {
+		if !bootimage.Holds(k) {
 			continue
 		}
-		obj, err := decodeImageObject(k, v)
+		obj, err := bootimage.Decode(k, v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out[k] = obj
-	}
-	return out
-}
-
-// conditionTimes are the lastTransitionTimes of obj's status conditions.
-func conditionTimes(obj runtime.Object) []*metav1.Time {
-	var out []*metav1.Time
-	switch o := obj.(type) {
-	case *flowcontrolv1.FlowSchema:
-		for i := range o.Status.Conditions {
-			out = append(out, &o.Status.Conditions[i].LastTransitionTime)
-		}
-	case *flowcontrolv1.PriorityLevelConfiguration:
-		for i := range o.Status.Conditions {
-			out = append(out, &o.Status.Conditions[i].LastTransitionTime)
-		}
-	case *apiregistrationv1.APIService:
-		for i := range o.Status.Conditions {
-			out = append(out, &o.Status.Conditions[i].LastTransitionTime)
-		}
 	}
 	return out
 }
@@ -75,7 +58,7 @@ func withoutIdentity(t *testing.T, objs map[string]runtime.Object) map[string]ru
 		for i := range mf {
 			mf[i].Time = nil
 		}
-		for _, c := range conditionTimes(obj) {
+		for _, c := range bootimage.ConditionTimes(obj) {
 			*c = metav1.Time{}
 		}
 		out[k] = obj
@@ -134,7 +117,7 @@ func TestBootstrapImageSeedsLikeAColdStart(t *testing.T) {
 	}
 	conditions := 0
 	for k, obj := range warmObjs {
-		for _, c := range conditionTimes(obj) {
+		for _, c := range bootimage.ConditionTimes(obj) {
 			conditions++
 			if c.Before(&begin) {
 				t.Errorf("%s: a condition's lastTransitionTime %v is before the server started (%v)", k, c, begin)
@@ -187,4 +170,69 @@ func TestBootstrapImageKey(t *testing.T) {
 	if same != base {
 		t.Errorf("per-server options change the key: %+v, %+v", same, base)
 	}
+}
+
+var updateBootstrapImage = flag.Bool("update-bootstrap-image", false,
+	"write the default bootstrap image (internal/bootimage/default.img) from a cold start")
+
+// defaultImagePath is the built-in image's file, relative to this package.
+const defaultImagePath = "../internal/bootimage/default.img"
+
+// The built-in image of the default options is what a cold start of the
+// server writes with those options, once its hooks and status writers are
+// done: a server seeded from it has nothing left to write. When the hooks
+// change (a new bootstrap role, a new API group, ...), this test fails
+// until the file is made again with -update-bootstrap-image.
+func TestDefaultBootstrapImageCurrent(t *testing.T) {
+	cold := Start(t, WithOptions(func(o *Options) { o.coldBootstrap = true }))
+	// Status writes (APF's conditions) land after ready: wait until two
+	// reads 300 ms apart make the same image.
+	var got []byte
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		state, err := cold.storage.read(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := bootimage.New(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := img.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(data, got) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bootstrap objects did not settle within 20 s")
+		}
+		got = data
+		time.Sleep(300 * time.Millisecond)
+	}
+	if *updateBootstrapImage {
+		if err := os.WriteFile(defaultImagePath, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s (%d bytes)", defaultImagePath, len(got))
+		return
+	}
+	want, err := os.ReadFile(defaultImagePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	const fix = "go test ./kapitest -run TestDefaultBootstrapImageCurrent -update-bootstrap-image"
+	wantImg, err := bootimage.Unmarshal(want)
+	if err != nil {
+		t.Fatalf("%s: %v; make it again: %s", defaultImagePath, err, fix)
+	}
+	gotImg, err := bootimage.Unmarshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Fatalf("the built-in bootstrap image is not what the hooks write (-built-in +cold start):\n%s\nmake it again: %s",
+		cmp.Diff(wantImg.Objects(), gotImg.Objects()), fix)
 }

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/internal/app"
+	"github.com/kapi-dev/kapi/internal/bootimage"
 )
 
 // Server is a running kapi.
@@ -280,7 +281,7 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 			err = fmt.Errorf("bootstrap image: no memory storage")
 		}
 		if err == nil {
-			err = seedBootstrapImage(objs, mb)
+			err = bootimage.Seed(objs, mb)
 		}
 		if err != nil {
 			cfg.Cleanup()

@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/kapi-dev/kapi/internal/bootimage"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 )
 
@@ -48,4 +50,22 @@ func (c *Config) AwaitRequestsInFlight(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// seed writes an instantiated bootstrap image into the memory storage
+// before the chain is built (Options.BootstrapImage).
+func (c *Config) seed(image func() (map[string][]byte, error)) error {
+	objs, err := image()
+	if err != nil {
+		return err
+	}
+	mb := c.MemoryBackend()
+	if mb == nil {
+		return fmt.Errorf("bootstrap image: no memory storage")
+	}
+	if err := bootimage.Seed(objs, mb); err != nil {
+		return err
+	}
+	c.Logger.Debug("storage: seeded with the bootstrap image", "objects", len(objs))
+	return nil
 }

@@ -1,6 +1,11 @@
 package app
 
-import "k8s.io/client-go/rest"
+import (
+	"io"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+)
 
 // LoopbackConfigs returns the server's loopback client configs: over its
 // listener (HTTPS) and in-process.
@@ -10,4 +15,17 @@ func LoopbackConfigs(c *Config) (network, inProcess *rest.Config, err error) {
 	}
 	inProcess, err = c.inProcessClientConfig(c.inProcess)
 	return network, inProcess, err
+}
+
+// UsesBootstrapImage reports whether the command line args (flags of the
+// kapi command) start a server from the built-in bootstrap image.
+func UsesBootstrapImage(args []string) (bool, error) {
+	o := NewOptions()
+	fs := pflag.NewFlagSet("kapi", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return false, err
+	}
+	return bootstrapImageFor(fs, o) != nil, nil
 }

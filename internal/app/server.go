@@ -155,9 +155,19 @@ func (c *Config) cleanup() {
 // (lifecycle.md 4). It returns nil after a clean termination, once
 // everything the run started has stopped.
 func Run(ctx context.Context, o CompletedOptions) error {
+	var image func() (map[string][]byte, error)
+	if o.BootstrapImage != nil && o.Storage.Backend == "memory" {
+		image = o.BootstrapImage.Start() // overlaps NewConfig
+	}
 	cfg, err := NewConfig(o)
 	if err != nil {
 		return err
+	}
+	if image != nil {
+		if err := cfg.seed(image); err != nil {
+			cfg.cleanup()
+			return err
+		}
 	}
 	head, err := CreateServerChain(cfg)
 	if err != nil {
