@@ -243,6 +243,32 @@ func TestClusterMembers(t *testing.T) {
 	}
 }
 
+// TestClusterVersionDecidedAtReady: a clustered member is ready only once
+// it knows the cluster version, which a member joining it checks (an
+// undecided one made the join fail with "incompatible with current running
+// cluster"). Before Start waited for it, most starts of a new one-member
+// cluster returned with the version undecided (14 of 20 under -race).
+func TestClusterVersionDecidedAtReady(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a clustered member")
+	}
+	ca, cert, key := clusterPKI(t)
+	peer, releasePeer := heldLoopbackURL(t)
+	client, releaseClient := heldLoopbackURL(t)
+	cfg := Config{DataDir: filepath.Join(t.TempDir(), "m0"), Logger: quietLogger(), UnsafeNoFsync: true, Cluster: &Cluster{
+		Name: "m0", PeerURL: peer, ClientURL: client, CertFile: cert, KeyFile: key, CAFile: ca, InitialCluster: "m0=" + peer.String()}}
+	releasePeer()
+	releaseClient()
+	srv, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if v := srv.etcd.Server.ClusterVersion(); v == nil {
+		t.Error("ready with the cluster version undecided: a member joining now is refused")
+	}
+}
+
 func contextWithTimeout(t *testing.T, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(t.Context(), d)
 }
