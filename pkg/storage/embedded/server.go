@@ -90,6 +90,11 @@ type Cluster struct {
 	// MemberAdd first); false bootstraps a new one. Both are ignored once
 	// the data dir holds data.
 	Join bool
+	// ReusePort sets SO_REUSEPORT on the peer and client listeners, so
+	// that they bind ports a test reserved (internal/testports) for its
+	// whole run, restarts included, with no moment in which another
+	// process could take them.
+	ReusePort bool
 }
 
 // Server is a running embedded etcd with a client connected to it.
@@ -411,6 +416,7 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 		if c.Join {
 			ec.ClusterState = embed.ClusterStateFlagExisting
 		}
+		ec.SocketOpts.ReusePort = c.ReusePort
 	}
 	return ec
 }
