@@ -121,6 +121,12 @@ var goldenTokens = []struct {
 	request: "GET /api/v1/namespaces/fl15-a/events?limit=1",
 	key:     "/events/fl15-a", lastKey: "/events/fl15-a/e1", rv: 426, cacheForm: false,
 	token: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDI2LCJzdGFydCI6ImUxXHUwMDAwIn0", // start "e1\u0000"
+}, {
+	// The 410's fresh token is etcd3's (the cache hands a compacted
+	// token to the store), at the latest revision.
+	request: "GET /api/v1/namespaces/fl15-a/configmaps?limit=1&continue=<the first token, rv 995, compacted> (410)",
+	key:     "/configmaps/fl15-a", lastKey: "/configmaps/fl15-a/cm1", rv: -1, cacheForm: false,
+	token: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiY20xXHUwMDAwIn0", // start "cm1\u0000"
 }}
 
 func TestContinueGolden(t *testing.T) {
