@@ -118,11 +118,11 @@ func startEtcdCluster(t *testing.T, n int) *etcdCluster {
 	c := &etcdCluster{t: t, caFile: caFile, certFile: certFile, keyFile: keyFile, clientTLS: clientTLS}
 	var initial []string
 	for i := range n {
+		// The ports are reserved for the test's run: the member binds
+		// them with SO_REUSEPORT, at its start and its restarts.
 		m := &etcdMember{t: t, spec: etcdMemberSpec{
 			Name:      "m" + strconv.Itoa(i),
 			Dir:       filepath.Join(base, "m"+strconv.Itoa(i)),
-			// Reserved for the test's run: the member binds them with
-			// SO_REUSEPORT, at its start and its restarts.
 			ClientURL: "https://127.0.0.1:" + strconv.Itoa(testports.Reserve(t)),
 			PeerURL:   "http://127.0.0.1:" + strconv.Itoa(testports.Reserve(t)),
 			CertFile:  serverTLS.CertFile,
