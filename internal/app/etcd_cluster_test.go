@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kapi-dev/kapi/internal/app"
+	"github.com/kapi-dev/kapi/internal/testports"
 )
 
 // Issue 20 point 1: kapi on a three-member external etcd cluster that
@@ -59,6 +60,8 @@ func etcdMemberChild(spec string) {
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.UnsafeNoFsync = true
+	// Its ports are reserved by the test process (testports.Reserve).
+	cfg.SocketOpts.ReusePort = true
 	// etcd's defaults (100 ms heartbeat, 1 s election): shorter timeouts
 	// cause spurious elections on a loaded test machine.
 	cu, err := url.Parse(s.ClientURL)
@@ -115,11 +118,13 @@ func startEtcdCluster(t *testing.T, n int) *etcdCluster {
 	c := &etcdCluster{t: t, caFile: caFile, certFile: certFile, keyFile: keyFile, clientTLS: clientTLS}
 	var initial []string
 	for i := range n {
+		// The ports are reserved for the test's run: the member binds
+		// them with SO_REUSEPORT, at its start and its restarts.
 		m := &etcdMember{t: t, spec: etcdMemberSpec{
 			Name:      "m" + strconv.Itoa(i),
 			Dir:       filepath.Join(base, "m"+strconv.Itoa(i)),
-			ClientURL: "https://127.0.0.1:" + strconv.Itoa(freePort(t)),
-			PeerURL:   "http://127.0.0.1:" + strconv.Itoa(freePort(t)),
+			ClientURL: "https://127.0.0.1:" + strconv.Itoa(testports.Reserve(t)),
+			PeerURL:   "http://127.0.0.1:" + strconv.Itoa(testports.Reserve(t)),
 			CertFile:  serverTLS.CertFile,
 			KeyFile:   serverTLS.KeyFile,
 			CAFile:    serverTLS.TrustedCAFile,

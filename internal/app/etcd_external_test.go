@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kapi-dev/kapi/internal/app"
+	"github.com/kapi-dev/kapi/internal/testports"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 )
 
@@ -36,6 +37,9 @@ type testEtcd struct {
 	e    *embed.Etcd
 }
 
+// freePort picks a free loopback port and releases it: another process
+// may take it before the server binds it. Only for servers that cannot
+// bind a reserved port (testports.Reserve): kapi processes.
 func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,7 +52,7 @@ func freePort(t *testing.T) int {
 
 func startTestEtcd(t *testing.T, tlsInfo *transport.TLSInfo) *testEtcd {
 	t.Helper()
-	te := &testEtcd{t: t, dir: filepath.Join(t.TempDir(), "etcd"), port: freePort(t), tls: tlsInfo}
+	te := &testEtcd{t: t, dir: filepath.Join(t.TempDir(), "etcd"), port: testports.Reserve(t), tls: tlsInfo}
 	te.start()
 	t.Cleanup(te.stop)
 	return te
@@ -69,6 +73,8 @@ func (te *testEtcd) start() {
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.UnsafeNoFsync = true
+	// The port is reserved for the test's run (restarts included).
+	cfg.SocketOpts.ReusePort = true
 	cfg.TickMs, cfg.ElectionMs = 10, 100
 	u, err := url.Parse(te.url())
 	if err != nil {

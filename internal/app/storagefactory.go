@@ -28,7 +28,7 @@ import (
 // serves watches itself).
 func (c *Config) StorageFactory() generic.StorageFactory {
 	if c.storage.memory != nil {
-		return memoryStorage(generic.MemoryStorage(c.storage.memory))
+		return memoryStorage(generic.MemoryStorage(c.storage.memory), c.Options.WatchCache)
 	}
 	client := c.storage.client
 	prefix := c.Options.Storage.Prefix
@@ -45,7 +45,7 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 				return nil, nil, err
 			}
 		}
-		return etcdWithCache(client, prefix, localReads, logger, m, cfg, codec, watchCacheTuning(wc, cfg.Resource, compaction))
+		return etcdWithCache(client, prefix, localReads, logger, m, cfg, codec, watchCacheTuning(wc, cfg.Resource, compaction), kubeCaches(wc, cfg.Resource))
 	}
 }
 
@@ -69,9 +69,20 @@ func watchCacheTuning(o *options.WatchCacheOptions, resource schema.GroupResourc
 	}
 }
 
+// kubeCaches reports whether kube-apiserver would serve resource from its
+// watch cache with these flags (nil: the defaults).
+func kubeCaches(o *options.WatchCacheOptions, resource schema.GroupResource) bool {
+	if o == nil {
+		o = options.NewWatchCacheOptions()
+	}
+	return o.KubeCaches(resource)
+}
+
 // etcdWithCache is one resource's etcd3 store behind its watch cache
-// (tune nil: without one).
-func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec, tune func(*cacher.Config)) (storage.Interface, func(), error) {
+// (tune nil: without one). kubeCached tells whether kube-apiserver would
+// cache the resource too: if not, the cache's pages carry the store's
+// form of continue tokens, as kube-apiserver's would.
+func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec, tune func(*cacher.Config), kubeCached bool) (storage.Interface, func(), error) {
 	store := etcd3.New(client, etcd3.Config{
 		Prefix:        prefix,
 		Codec:         codec,
@@ -94,6 +105,9 @@ func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logg
 		Logger:         logger.With("resource", cfg.Resource.String()),
 		GroupResource:  cfg.Resource,
 		Metrics:        m,
+		// The pages kube-apiserver serves from etcd carry the store's
+		// form of token.
+		StoreContinueTokens: !kubeCached,
 	}
 	tune(&ccfg)
 	cache, err := cacher.New(ccfg)
@@ -107,8 +121,12 @@ func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logg
 // too: the stored bytes are never seen outside the process, and every
 // create, update, get and watcher decodes them (JSON decoding was ~12% of
 // a start's CPU, protobuf decodes several times faster).
-func memoryStorage(f generic.StorageFactory) generic.StorageFactory {
+//
+// The memory store writes continue tokens in the form kube-apiserver's
+// layer would: its watch cache's for the resources it caches.
+func memoryStorage(f generic.StorageFactory, wc *options.WatchCacheOptions) generic.StorageFactory {
 	return func(cfg generic.StorageConfig) (storage.Interface, func(), error) {
+		cfg.WatchCached = kubeCaches(wc, cfg.Resource)
 		if cfg.Codec == nil {
 			codec, err := protobufCodec(cfg)
 			if err != nil {

@@ -12,6 +12,15 @@ import (
 // continueAPIVersion is the version of the continue token format; tokens
 // have kube-apiserver's shape: base64url (unpadded) of
 // {"v":"meta.k8s.io/v1","rv":<revision>,"start":"<key after the list prefix>"}.
+//
+// kube-apiserver writes the start key in one of two forms, by which of its
+// layers served the page: its watch cache trims the list's key as the
+// registry gives it ("/configmaps/ns1": start "/cm1\u0000"), its etcd3
+// store the key's directory ("/configmaps/ns1/": start "cm1\u0000").
+// Every resource it caches by default (all but events) has its pages served
+// by the watch cache; a compacted token's 410 comes from etcd3. kapi's
+// stores and cache write the same form kube-apiserver's layer would for
+// the same list (see [ContinuePrefix]).
 const continueAPIVersion = "meta.k8s.io/v1"
 
 // ErrInvalidContinue is wrapped by every error of [DecodeContinue].
@@ -38,10 +47,23 @@ func EncodeContinue(key, keyPrefix string, rv int64) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(data), nil
 }
 
+// ContinuePrefix returns the prefix a page's continue token trims from
+// the start key: the list's key itself when kube-apiserver would serve the
+// page from its watch cache (cacheForm), else the key's directory (key +
+// "/"), as its etcd3 store does.
+func ContinuePrefix(key string, cacheForm bool) string {
+	if cacheForm || strings.HasSuffix(key, "/") {
+		return key
+	}
+	return key + "/"
+}
+
 // DecodeContinue parses a continue token of a list under keyPrefix and
-// returns the full key to resume from and the revision to read at (-1: the
-// latest). The start key cannot leave keyPrefix ("..", "//" and "." are
-// refused). Every error wraps ErrInvalidContinue.
+// returns the full key to resume from and the revision to read at
+// (negative: the latest). The start key cannot leave keyPrefix ("..", "//"
+// and "." are refused); a leading "/" is dropped, so a token of either
+// form (see [ContinuePrefix]) resumes the same list. Every error wraps
+// ErrInvalidContinue.
 func DecodeContinue(token, keyPrefix string) (fromKey string, rv int64, err error) {
 	data, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
@@ -52,9 +74,11 @@ func DecodeContinue(token, keyPrefix string) (fromKey string, rv int64, err erro
 		return "", 0, fmt.Errorf("%w: %w", ErrInvalidContinue, err)
 	}
 	if c.APIVersion != continueAPIVersion {
-		return "", 0, fmt.Errorf("%w: server does not recognize this encoded version %q", ErrInvalidContinue, c.APIVersion)
+		return "", 0, fmt.Errorf("%w: server does not recognize this encoded version %s", ErrInvalidContinue, c.APIVersion)
 	}
-	if c.ResourceVersion == 0 || c.ResourceVersion < -1 {
+	// Any negative revision means the latest, as kube-apiserver reads it
+	// (it issues -1 only).
+	if c.ResourceVersion == 0 {
 		return "", 0, fmt.Errorf("%w: incorrect encoded start resourceVersion (version %s)", ErrInvalidContinue, continueAPIVersion)
 	}
 	if c.StartKey == "" {

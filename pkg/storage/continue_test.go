@@ -39,7 +39,6 @@ func TestDecodeContinueInvalid(t *testing.T) {
 		"not json":      enc("nope"),
 		"wrong version": enc(`{"v":"v2","rv":1,"start":"a"}`),
 		"rv 0":          enc(`{"v":"meta.k8s.io/v1","rv":0,"start":"a"}`),
-		"rv negative":   enc(`{"v":"meta.k8s.io/v1","rv":-2,"start":"a"}`),
 		"empty start":   enc(`{"v":"meta.k8s.io/v1","rv":1,"start":""}`),
 		"traversal":     enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"../secrets/x"}`),
 		"double slash":  enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"a//b"}`),
@@ -74,7 +73,7 @@ func FuzzDecodeContinue(f *testing.F) {
 			}
 			return
 		}
-		if !strings.HasPrefix(key, prefix) || strings.Contains(key[len(prefix)-1:], "/../") || rv == 0 || rv < -1 {
+		if !strings.HasPrefix(key, prefix) || strings.Contains(key[len(prefix)-1:], "/../") || rv == 0 {
 			t.Fatalf("accepted %q -> %q@%d", tok, key, rv)
 		}
 		if key == prefix {
@@ -89,4 +88,86 @@ func FuzzDecodeContinue(f *testing.F) {
 			t.Fatalf("re-decode: got %q@%d, %v; want %q@%d", key2, rv2, err, key, rv)
 		}
 	})
+}
+
+// Golden tokens of kube-apiserver v1.37.2 (/work/refbin/kube-apiserver on
+// etcd, default flags, session 15): GET with limit=1 of the lists below,
+// the objects created in this order: namespace fl15-a; configmaps cm1, cm2,
+// cm3 and events e1, e2 in it. Each is re-encoded here from the list's key
+// as kapi's registry gives it (as kube's does), its last item's key and the
+// revision, in the form of the layer that served it (the watch cache for
+// configmaps and namespaces, etcd3 for events, which kube-apiserver does not
+// cache by default).
+var goldenTokens = []struct {
+	request   string
+	key       string // the list's key
+	lastKey   string // the page's last item
+	rv        int64
+	cacheForm bool
+	token     string
+}{{
+	request: "GET /api/v1/namespaces/fl15-a/configmaps?limit=1",
+	key:     "/configmaps/fl15-a", lastKey: "/configmaps/fl15-a/cm1", rv: 418, cacheForm: true,
+	token: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDE4LCJzdGFydCI6Ii9jbTFcdTAwMDAifQ", // start "/cm1\u0000"
+}, {
+	request: "GET /api/v1/configmaps?limit=1 (the first one: fl15-a/cm1)",
+	key:     "/configmaps", lastKey: "/configmaps/fl15-a/cm1", rv: 426, cacheForm: true,
+	token: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDI2LCJzdGFydCI6Ii9mbDE1LWEvY20xXHUwMDAwIn0", // start "/fl15-a/cm1\u0000"
+}, {
+	request: "GET /api/v1/namespaces?limit=1 (the first one: adm12953)",
+	key:     "/namespaces", lastKey: "/namespaces/adm12953", rv: 426, cacheForm: true,
+	token: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDI2LCJzdGFydCI6Ii9hZG0xMjk1M1x1MDAwMCJ9", // start "/adm12953\u0000"
+}, {
+	request: "GET /api/v1/namespaces/fl15-a/events?limit=1",
+	key:     "/events/fl15-a", lastKey: "/events/fl15-a/e1", rv: 426, cacheForm: false,
+	token: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDI2LCJzdGFydCI6ImUxXHUwMDAwIn0", // start "e1\u0000"
+}, {
+	// The 410's fresh token is etcd3's (the cache hands a compacted
+	// token to the store), at the latest revision.
+	request: "GET /api/v1/namespaces/fl15-a/configmaps?limit=1&continue=<the first token, rv 995, compacted> (410)",
+	key:     "/configmaps/fl15-a", lastKey: "/configmaps/fl15-a/cm1", rv: -1, cacheForm: false,
+	token: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiY20xXHUwMDAwIn0", // start "cm1\u0000"
+}}
+
+func TestContinueGolden(t *testing.T) {
+	for _, g := range goldenTokens {
+		tok, err := EncodeContinue(g.lastKey+"\x00", ContinuePrefix(g.key, g.cacheForm), g.rv)
+		if err != nil || tok != g.token {
+			t.Errorf("%s: token %q, %v; kube-apiserver's %q", g.request, tok, err, g.token)
+		}
+		// Either form resumes the list after the last item: every
+		// layer decodes under the key's directory.
+		from, rv, err := DecodeContinue(g.token, g.key+"/")
+		if err != nil || from != g.lastKey+"\x00" || rv != g.rv {
+			t.Errorf("%s: decoded %q@%d, %v; want %q@%d", g.request, from, rv, err, g.lastKey+"\x00", g.rv)
+		}
+	}
+}
+
+// TestDecodeContinueMessages: kube-apiserver's texts (its 400 says
+// "invalid continue token: " and then these), checked against
+// /work/refbin/kube-apiserver v1.37.2 with GET
+// /api/v1/namespaces/fl15-a/configmaps?limit=1&continue=<token>.
+func TestDecodeContinueMessages(t *testing.T) {
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	tests := []struct{ token, msg string }{
+		{"!!!", "continue key is not valid: illegal base64 data at input byte 0"},
+		{enc("nope"), "continue key is not valid: invalid character 'o' in literal null (expecting 'u')"},
+		{enc(`{"v":"v0","rv":1,"start":"cm1"}`), "continue key is not valid: server does not recognize this encoded version v0"},
+		{enc(`{"v":"meta.k8s.io/v1","rv":0,"start":"cm1"}`), "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"},
+		{enc(`{"v":"meta.k8s.io/v1","rv":5,"start":""}`), "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)"},
+		{enc(`{"v":"meta.k8s.io/v1","rv":5,"start":"../secrets/x"}`), "continue key is not valid: ../secrets/x"},
+	}
+	for _, tt := range tests {
+		_, _, err := DecodeContinue(tt.token, "/configmaps/fl15-a/")
+		if err == nil || err.Error() != tt.msg {
+			t.Errorf("token %s: error %v, want %q", tt.token, err, tt.msg)
+		}
+	}
+	// kube-apiserver reads any negative revision as the latest: rv -5
+	// served the next page.
+	from, rv, err := DecodeContinue(enc(`{"v":"meta.k8s.io/v1","rv":-5,"start":"cm1\u0000"}`), "/configmaps/fl15-a/")
+	if err != nil || from != "/configmaps/fl15-a/cm1\x00" || rv >= 0 {
+		t.Errorf("rv -5: %q@%d, %v; want the latest from cm1", from, rv, err)
+	}
 }

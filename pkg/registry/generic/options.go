@@ -36,6 +36,10 @@ type StorageConfig struct {
 	// GetAttrs returns the labels and fields selectors match (a watch
 	// cache in front of the backend must use it).
 	GetAttrs storage.AttrFunc
+	// WatchCached tells that kube-apiserver would serve the resource from
+	// its watch cache (with the watch cache flags given): the memory
+	// backend then writes continue tokens in the cache's form.
+	WatchCached bool
 }
 
 // StorageFactory makes the storage of one resource (a backend store,
@@ -87,7 +91,7 @@ func MemoryStorage(b *memory.Backend) StorageFactory {
 			codec = scheme.Codecs.LegacyCodec(cfg.StorageVersion)
 		}
 		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc,
-			GroupResource: cfg.Resource, ResourcePrefix: cfg.Prefix}), nil, nil
+			GroupResource: cfg.Resource, ResourcePrefix: cfg.Prefix, CacheContinueTokens: cfg.WatchCached}), nil, nil
 	}
 }
 

@@ -50,6 +50,27 @@ func (o *WatchCacheOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxEvents, "watch-cache-max-events", o.MaxEvents, "The most events a watch cache keeps for resuming watches (kapi): the window grows past a resource's size while its events are younger than 75s, up to this.")
 }
 
+// KubeCaches reports whether kube-apiserver, given these flags, would serve
+// resource from its watch cache: when enabled, a resource with a size of
+// its own (--watch-cache-sizes) if that is not 0, any other if the default
+// size is not 0, except events (core and events.k8s.io), which its default
+// sizes leave uncached. kapi may cache what kube-apiserver does not (it
+// caches events by default); what a client sees of the difference (the
+// form of continue tokens) follows this.
+func (o *WatchCacheOptions) KubeCaches(resource schema.GroupResource) bool {
+	if !o.Enabled {
+		return false
+	}
+	sizes, _ := ParseWatchCacheSizes(o.Sizes) // checked by Validate
+	if n, ok := sizes[resource]; ok {
+		return n != 0
+	}
+	if resource.Resource == "events" && (resource.Group == "" || resource.Group == "events.k8s.io") {
+		return false
+	}
+	return o.DefaultSize != 0
+}
+
 // Validate checks the flags.
 func (o *WatchCacheOptions) Validate() []error {
 	var errs []error

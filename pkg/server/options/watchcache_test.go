@@ -53,3 +53,33 @@ func TestWatchCacheOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestKubeCaches: which resources kube-apiserver serves from its watch
+// cache with the flags given: all but events by default (its
+// DefaultWatchCacheSizes), a size of its own deciding, nothing with
+// --watch-cache=false.
+func TestKubeCaches(t *testing.T) {
+	pods := schema.GroupResource{Resource: "pods"}
+	events := schema.GroupResource{Resource: "events"}
+	newEvents := schema.GroupResource{Group: "events.k8s.io", Resource: "events"}
+	widgets := schema.GroupResource{Group: "example.com", Resource: "widgets"}
+	tests := []struct {
+		name   string
+		adjust func(*WatchCacheOptions)
+		want   map[schema.GroupResource]bool
+	}{
+		{"defaults", func(*WatchCacheOptions) {}, map[schema.GroupResource]bool{pods: true, widgets: true, events: false, newEvents: false}},
+		{"disabled", func(o *WatchCacheOptions) { o.Enabled = false }, map[schema.GroupResource]bool{pods: false, events: false}},
+		{"events sized", func(o *WatchCacheOptions) { o.Sizes = []string{"events#100", "pods#0"} }, map[schema.GroupResource]bool{pods: false, events: true, newEvents: false, widgets: true}},
+		{"default size 0", func(o *WatchCacheOptions) { o.DefaultSize = 0; o.Sizes = []string{"widgets.example.com#5"} }, map[schema.GroupResource]bool{pods: false, widgets: true, events: false}},
+	}
+	for _, tt := range tests {
+		o := NewWatchCacheOptions()
+		tt.adjust(o)
+		for gr, want := range tt.want {
+			if got := o.KubeCaches(gr); got != want {
+				t.Errorf("%s: KubeCaches(%s) = %v, want %v", tt.name, gr, got, want)
+			}
+		}
+	}
+}

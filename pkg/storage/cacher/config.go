@@ -119,6 +119,12 @@ type Config struct {
 	// (default DefaultReadyWait); after it the request goes to the
 	// underlying store.
 	ReadyWait time.Duration
+	// StoreContinueTokens makes the pages served from the cache carry
+	// continue tokens in the underlying store's form (start "cm1\u0000")
+	// rather than the watch cache's ("/cm1\u0000"): for a resource
+	// kube-apiserver serves without a watch cache (events, by default), so
+	// that the tokens are those it would give. See storage.ContinuePrefix.
+	StoreContinueTokens bool
 
 	// Clock (default the real clock) times the event window.
 	Clock Clock

@@ -57,6 +57,10 @@ func (b *etcdBackend) Store(t testing.TB, r storagetest.Resource) storage.Interf
 	return c
 }
 
+// CacheFormTokens implements storagetest.CacheTokens: the cachers' pages
+// carry the watch cache's form of continue token.
+func (b *etcdBackend) CacheFormTokens() bool { return true }
+
 func (b *etcdBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
 	// A cache whose own watch has not reached rev yet would lose it to
 	// the compaction and re-initialize, ending its watchers: what a

@@ -67,6 +67,10 @@ func (m *memoryBackend) Store(t testing.TB, r storagetest.Resource) storage.Inte
 	return c
 }
 
+// CacheFormTokens implements storagetest.CacheTokens: the cachers' pages
+// carry the watch cache's form of continue token.
+func (m *memoryBackend) CacheFormTokens() bool { return true }
+
 func (m *memoryBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
 	// A cache whose own watch has not reached rev yet would lose it to
 	// the compaction and re-initialize, ending its watchers: what a

@@ -23,7 +23,9 @@
 //     does), and "N" NotOlderThan; with a Limit, the first page of each.
 //   - GetList at exactly a revision (match Exact, the legacy paginated list
 //     at N, and continue tokens) when the cache holds a snapshot of that
-//     revision, or its current state is that revision's.
+//     revision, or its current state is that revision's; a continue token
+//     of the latest revision (-1, handed out with a 410) as a consistent
+//     list from its key on, as kube's watch cache serves it.
 //   - Get with resourceVersion "0", or "N" once the cache has reached N,
 //     and "" (consistent) once the cache has reached a revision of the
 //     underlying store read after the Get arrived. Concurrent consistent
@@ -34,11 +36,15 @@
 // Everything else goes to the underlying store: writes (the cache learns of
 // them through its watch; as upstream's cacher, GuaranteedUpdate hands the
 // store the cached object as its first guess, saving a read), exact lists and continue tokens of
-// revisions the cache has no snapshot of, tokens of the latest revision
-// (-1, handed out with a 410), and any read the cache cannot answer in time
-// (not initialized yet, or not caught up within Config.ConsistentReadWait).
-// Continue tokens, resourceVersions and remainingItemCount are the
-// underlying store's, so a client may page across the two.
+// revisions the cache has no snapshot of, and any read the cache cannot
+// answer in time (not initialized yet, or not caught up within
+// Config.ConsistentReadWait). resourceVersions and remainingItemCount are
+// the underlying store's. Continue tokens are too, but for the form of
+// their start key: kube's watch cache trims the list's key from it
+// ("/cm1\u0000"), its etcd3 store the key's directory ("cm1\u0000"), and
+// the cache writes the watch cache's (the store's with
+// Config.StoreContinueTokens: for resources kube-apiserver does not cache).
+// Both forms resume the same list, so a client may page across the two.
 //
 // # Snapshots (pagination)
 //

@@ -28,8 +28,9 @@ const (
 
 // GetList implements [storage.Interface]. See the package doc for what is
 // served from memory; the answers are those of the underlying store:
-// the same items, resourceVersion, continue tokens (interchangeable with
-// the store's) and remainingItemCount.
+// the same items, resourceVersion, continue tokens (in kube's watch cache
+// form unless Config.StoreContinueTokens; interchangeable with the
+// store's) and remainingItemCount.
 func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("list %q: %w", key, err)
@@ -39,6 +40,7 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 		return err
 	}
 	prefix := scopePrefix(key)
+	from := prefix // the first key of the page
 	mode := c.listMode(key, opts, rv)
 	switch mode {
 	case listThrough:
@@ -46,13 +48,18 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	case listExact:
 		return c.listAt(ctx, key, opts, listObj, rv, prefix)
 	case listContinue:
-		from, crv, err := storage.DecodeContinue(opts.Predicate.Continue, prefix)
-		if err != nil || crv <= 0 {
-			// The store answers malformed tokens (400) and tokens of
-			// the latest revision (-1: after a 410) alike.
+		k, crv, err := storage.DecodeContinue(opts.Predicate.Continue, prefix)
+		if err != nil {
+			// The store answers malformed tokens (400).
 			return c.listThrough(ctx, key, opts, listObj)
 		}
-		return c.listAt(ctx, key, opts, listObj, uint64(crv), from)
+		if crv > 0 {
+			return c.listAt(ctx, key, opts, listObj, uint64(crv), k)
+		}
+		// A token of the latest revision (-1: the one a 410 hands
+		// out) is a consistent read from its key on, as kube's watch
+		// cache serves it.
+		from, mode = k, listConsistent
 	}
 
 	// A consistent read counts whether it succeeded and whether it fell
@@ -96,7 +103,7 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 		// A page: later pages are read from a snapshot of this state.
 		c.mu.Lock()
 		listRV = c.rv
-		p = readPage(c.objects.items, prefix, prefix, limit, w.matches)
+		p = readPage(c.objects.items, prefix, from, limit, w.matches)
 		if p.hasMore {
 			c.recordSnapshotLocked()
 		}
@@ -104,7 +111,7 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	} else {
 		c.mu.RLock()
 		listRV = c.rv
-		p = c.readLocked(c.objects.items, key, prefix, prefix, opts.Recursive, 0, w.matches)
+		p = c.readLocked(c.objects.items, key, prefix, from, opts.Recursive, 0, w.matches)
 		c.mu.RUnlock()
 	}
 	return c.finishList(ctx, key, opts, listObj, p, listRV, prefix)
@@ -212,7 +219,7 @@ func (c *Cacher) finishList(ctx context.Context, key string, opts storage.ListOp
 	var remaining *int64
 	if p.hasMore {
 		var err error
-		if cont, err = storage.EncodeContinue(p.lastKey+"\x00", prefix, int64(rev)); err != nil {
+		if cont, err = storage.EncodeContinue(p.lastKey+"\x00", storage.ContinuePrefix(key, !c.cfg.StoreContinueTokens), int64(rev)); err != nil {
 			return fmt.Errorf("list %q: %w", key, err)
 		}
 		if opts.Predicate.Empty() {

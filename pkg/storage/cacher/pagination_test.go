@@ -1,6 +1,8 @@
 package cacher
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"testing"
@@ -24,6 +26,26 @@ func pageOf(l *corev1.PodList) string {
 		s += fmt.Sprintf(" %s@%s", p.Name, p.ResourceVersion)
 	}
 	return s
+}
+
+// asCached is what the cache answers for the underlying store's page l of
+// the list of "/pods": the same, with the continue token in the watch
+// cache's form (start "/ns/p00\u0000" where the store's is
+// "ns/p00\u0000"), as kube-apiserver's cacher and etcd3 store write them.
+func asCached(t *testing.T, l *corev1.PodList) *corev1.PodList {
+	t.Helper()
+	if l.Continue == "" {
+		return l
+	}
+	key, rv, err := storage.DecodeContinue(l.Continue, "/pods/")
+	if err != nil {
+		t.Fatalf("store's token %q: %v", l.Continue, err)
+	}
+	c := l.DeepCopy()
+	if c.Continue, err = storage.EncodeContinue(key, storage.ContinuePrefix("/pods", true), rv); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func (e *podEnv) listFrom(t *testing.T, s storage.Interface, opts storage.ListOptions) *corev1.PodList {
@@ -58,6 +80,7 @@ func TestPaginatedListFromCache(t *testing.T) {
 				// The store's answer at the same revision: the legacy
 				// exact paginated list.
 				want := e.listFrom(t, e.under, storage.ListOptions{ResourceVersion: first.ResourceVersion, Predicate: pred})
+				want = asCached(t, want)
 				if pageOf(first) != pageOf(want) {
 					t.Fatalf("first page:\n got %s\nwant %s", pageOf(first), pageOf(want))
 				}
@@ -69,7 +92,7 @@ func TestPaginatedListFromCache(t *testing.T) {
 					e.relabel("p03", map[string]string{"odd": "true", "w": strconv.Itoa(writes)})
 					pred.Continue = cont
 					got := e.listFrom(t, e.c, storage.ListOptions{Predicate: pred})
-					want := e.listFrom(t, e.under, storage.ListOptions{Predicate: pred})
+					want := asCached(t, e.listFrom(t, e.under, storage.ListOptions{Predicate: pred}))
 					if pageOf(got) != pageOf(want) {
 						t.Fatalf("page after %q:\n got %s\nwant %s", cont, pageOf(got), pageOf(want))
 					}
@@ -227,7 +250,7 @@ func TestInterleavedPaginatedLists(t *testing.T) {
 				e.delete(fmt.Sprintf("x%02d", pages-1))
 			}
 			opts := storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 3, Continue: cont}}
-			got, want := e.listFrom(t, e.c, opts), e.listFrom(t, e.under, opts)
+			got, want := e.listFrom(t, e.c, opts), asCached(t, e.listFrom(t, e.under, opts))
 			if pageOf(got) != pageOf(want) {
 				t.Fatalf("list %d page after %q:\n got %s\nwant %s", i, cont, pageOf(got), pageOf(want))
 			}
@@ -237,5 +260,67 @@ func TestInterleavedPaginatedLists(t *testing.T) {
 	}
 	if n := e.c.stats.listsDelegated.Load() - through; n != 0 {
 		t.Fatalf("%d pages were served by the store, want none", n)
+	}
+}
+
+// TestContinueTokenForms: the cache's pages carry the watch cache's form of
+// token (start "/ns/p00\u0000" for the list of "/pods"), as kube-apiserver's
+// cacher writes it; with StoreContinueTokens (a resource kube-apiserver
+// serves from etcd, such as events) the store's ("ns/p00\u0000"). A token
+// of the latest revision (-1, as a 410 hands out) is served from the cache
+// as a consistent read, as kube's cacher does, from its key on.
+func TestContinueTokenForms(t *testing.T) {
+	for _, storeForm := range []bool{false, true} {
+		t.Run(fmt.Sprintf("StoreContinueTokens=%v", storeForm), func(t *testing.T) {
+			e := newPodEnv(t, envOptions{cacher: func(c *Config) {
+				c.ConsistentReadWait = waitTimeout
+				c.StoreContinueTokens = storeForm
+			}})
+			for i := range 5 {
+				e.create(fmt.Sprintf("p%02d", i), nil)
+			}
+			start := func(l *corev1.PodList) (string, int64) {
+				t.Helper()
+				data, err := base64.RawURLEncoding.DecodeString(l.Continue)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tok struct {
+					RV    int64  `json:"rv"`
+					Start string `json:"start"`
+				}
+				if err := json.Unmarshal(data, &tok); err != nil {
+					t.Fatal(err)
+				}
+				return tok.Start, tok.RV
+			}
+			want := func(name string) string {
+				if storeForm {
+					return "ns/" + name + "\x00"
+				}
+				return "/ns/" + name + "\x00"
+			}
+			through := e.c.stats.listsDelegated.Load()
+			first := e.listFrom(t, e.c, storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 2}})
+			if s, _ := start(first); s != want("p01") {
+				t.Fatalf("first page's start %q, want %q", s, want("p01"))
+			}
+			latest, err := storage.EncodeContinue("/pods/ns/p01\x00", "/pods/", -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.create("p01a", nil)
+			rev := e.create("p01b", nil).ResourceVersion
+			got := e.listFrom(t, e.c, storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 2, Continue: latest}})
+			if names := pageOf(got); got.ResourceVersion != rev || len(got.Items) != 2 || got.Items[0].Name != "p01a" || got.Items[1].Name != "p01b" {
+				t.Fatalf("page of a token at the latest revision: %s, want p01a and p01b at %s", names, rev)
+			}
+			if s, rv := start(got); s != want("p01b") || strconv.FormatInt(rv, 10) != rev {
+				t.Fatalf("its token: start %q at %d, want %q at %s", s, rv, want("p01b"), rev)
+			}
+			if n := e.c.stats.listsDelegated.Load() - through; n != 0 {
+				t.Fatalf("%d lists were served by the store, want none", n)
+			}
+		})
 	}
 }

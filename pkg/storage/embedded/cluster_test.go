@@ -20,6 +20,8 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/kapi-dev/kapi/internal/testports"
 )
 
 // clusterPKI writes a CA and one certificate for 127.0.0.1 usable as TLS
@@ -72,24 +74,13 @@ func clusterPKI(t *testing.T) (ca, cert, key string) {
 	return ca, cert, key
 }
 
-func loopbackURL(t *testing.T) url.URL {
+// reservedURL is https://127.0.0.1:<port> on a port reserved for the
+// test's whole run (internal/testports): the member binds it with
+// Cluster.ReusePort, at its start and at a restart, and no other process
+// can take it before or in between.
+func reservedURL(t *testing.T) url.URL {
 	t.Helper()
-	u, release := heldLoopbackURL(t)
-	release()
-	return u
-}
-
-// heldLoopbackURL picks a free loopback port and keeps it bound until
-// release is called (right before the server that uses it starts), so
-// that no other process takes it in between.
-func heldLoopbackURL(t *testing.T) (u url.URL, release func()) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return url.URL{Scheme: "https", Host: "127.0.0.1:" + strconv.Itoa(port)}, func() { l.Close() }
+	return url.URL{Scheme: "https", Host: "127.0.0.1:" + strconv.Itoa(testports.Reserve(t))}
 }
 
 // TestClusterMembers: three embedded servers with Config.Cluster form one
@@ -112,17 +103,14 @@ func TestClusterMembers(t *testing.T) {
 	initial := ""
 	for i := range members {
 		name := "m" + strconv.Itoa(i)
-		// Held while the member waits to be added (seconds, with test
-		// packages running alongside that pick ports too).
-		peer, releasePeer := heldLoopbackURL(t)
-		client, releaseClient := heldLoopbackURL(t)
+		peer, client := reservedURL(t), reservedURL(t)
 		if initial != "" {
 			initial += ","
 		}
 		initial += name + "=" + peer.String()
 		members[i] = &member{cfg: Config{DataDir: filepath.Join(base, name), Logger: quietLogger(), UnsafeNoFsync: true, Cluster: &Cluster{
 			Name: name, PeerURL: peer, ClientURL: client, CertFile: cert, KeyFile: key, CAFile: ca,
-			InitialCluster: initial, Join: i > 0,
+			InitialCluster: initial, Join: i > 0, ReusePort: true,
 		}}}
 		if i > 0 {
 			// etcd refuses to add a member until the members it would
@@ -140,8 +128,6 @@ func TestClusterMembers(t *testing.T) {
 				time.Sleep(200 * time.Millisecond)
 			}
 		}
-		releasePeer()
-		releaseClient()
 		srv, err := Start(ctx, members[i].cfg)
 		if err != nil {
 			t.Fatalf("start %s: %v", name, err)
@@ -205,7 +191,8 @@ func TestClusterMembers(t *testing.T) {
 		t.Fatalf("write with the first member down: %v", err)
 	}
 	cancel()
-	// Restarted on its data, it rejoins and catches up.
+	// Restarted on its data (and its reserved ports), it rejoins and
+	// catches up.
 	srv, err := Start(ctx, members[0].cfg)
 	if err != nil {
 		t.Fatalf("restart m0: %v", err)
@@ -240,6 +227,30 @@ func TestClusterMembers(t *testing.T) {
 	list, err = members[0].srv.Client().MemberList(ctx)
 	if err != nil || len(list.Members) != 2 {
 		t.Fatalf("member list after remove: %v %v", list, err)
+	}
+}
+
+// TestClusterVersionDecidedAtReady: a clustered member is ready only once
+// it knows the cluster version, which a member joining it checks (an
+// undecided one made the join fail with "incompatible with current running
+// cluster"). Before Start waited for it, most starts of a new one-member
+// cluster returned with the version undecided (14 of 20 under -race).
+func TestClusterVersionDecidedAtReady(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a clustered member")
+	}
+	ca, cert, key := clusterPKI(t)
+	peer, client := reservedURL(t), reservedURL(t)
+	cfg := Config{DataDir: filepath.Join(t.TempDir(), "m0"), Logger: quietLogger(), UnsafeNoFsync: true, Cluster: &Cluster{
+		Name: "m0", PeerURL: peer, ClientURL: client, CertFile: cert, KeyFile: key, CAFile: ca,
+		InitialCluster: "m0=" + peer.String(), ReusePort: true}}
+	srv, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if v := srv.etcd.Server.ClusterVersion(); v == nil {
+		t.Error("ready with the cluster version undecided: a member joining now is refused")
 	}
 }
 

@@ -90,6 +90,11 @@ type Cluster struct {
 	// MemberAdd first); false bootstraps a new one. Both are ignored once
 	// the data dir holds data.
 	Join bool
+	// ReusePort sets SO_REUSEPORT on the peer and client listeners, so
+	// that they bind ports a test reserved (internal/testports) for its
+	// whole run, restarts included, with no moment in which another
+	// process could take them.
+	ReusePort bool
 }
 
 // Server is a running embedded etcd with a client connected to it.
@@ -166,6 +171,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := waitReady(ctx, e, guard, timeout); err != nil {
 		stop()
 		return nil, err
+	}
+	if cfg.Cluster != nil {
+		if err := waitClusterVersion(ctx, e, begin.Add(timeout)); err != nil {
+			stop()
+			return nil, err
+		}
 	}
 	// From here on etcd's panics and fatal errors are etcd's again: a
 	// server that cannot write its data must not go on.
@@ -405,6 +416,7 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 		if c.Join {
 			ec.ClusterState = embed.ClusterStateFlagExisting
 		}
+		ec.SocketOpts.ReusePort = c.ReusePort
 	}
 	return ec
 }
@@ -447,6 +459,36 @@ func waitReady(ctx context.Context, e *embed.Etcd, guard *startGuard, timeout ti
 	case <-ctx.Done():
 		return fmt.Errorf("embedded etcd: waiting for ready: %w", context.Cause(ctx))
 	}
+}
+
+// waitClusterVersion waits until a clustered member knows the cluster
+// version. etcd reports ready once the member has published itself, but
+// the leader decides the version of a new cluster a moment later, in its
+// own goroutine; until then the member's /version (on its peer URL) says
+// "not_decided", and a member joining in that moment refuses the cluster
+// for good ("incompatible with current running cluster": etcd's join
+// check compares it with every other member's, and an undecided one is
+// no version at all). A second server started right after the first
+// reported ready would hit it (session 14's CI failure of
+// TestClusterMembers); waiting here keeps "ready" meaning "can be joined".
+func waitClusterVersion(ctx context.Context, e *embed.Etcd, deadline time.Time) error {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for e.Server.ClusterVersion() == nil {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return fmt.Errorf("embedded etcd: waiting for the cluster version: %w", context.Cause(ctx))
+		case err := <-e.Err():
+			return fmt.Errorf("embedded etcd: serving failed before the cluster version was decided: %w", err)
+		case <-e.Server.StopNotify():
+			return errors.New("embedded etcd: server stopped before the cluster version was decided")
+		}
+		if time.Now().After(deadline) {
+			return errors.New("embedded etcd: ready, but the cluster version is not decided by the start timeout")
+		}
+	}
+	return nil
 }
 
 // Client returns the server's client (in-process for a single member: its

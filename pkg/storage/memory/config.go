@@ -97,4 +97,10 @@ type Config struct {
 	// count.
 	GroupResource  schema.GroupResource
 	ResourcePrefix string
+	// CacheContinueTokens writes continue tokens in kube-apiserver's watch
+	// cache form (start "/cm1\u0000" for a list of "/configmaps/ns1")
+	// rather than its etcd3 store's ("cm1\u0000"): for a resource
+	// kube-apiserver would serve from its watch cache, so that the tokens
+	// are those it would give. See storage.ContinuePrefix.
+	CacheContinueTokens bool
 }

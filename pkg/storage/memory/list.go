@@ -153,7 +153,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	var cont string
 	var remaining *int64
 	if hasMore {
-		cont, err = storage.EncodeContinue(lastKey+"\x00", prefix, int64(rev))
+		cont, err = storage.EncodeContinue(lastKey+"\x00", storage.ContinuePrefix(key, s.cacheTokens), int64(rev))
 		if err != nil {
 			return err
 		}

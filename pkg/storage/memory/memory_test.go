@@ -11,12 +11,16 @@ import (
 
 // suiteBackend adapts a Backend to the conformance suite.
 type suiteBackend struct {
-	b *Backend
+	b           *Backend
+	cacheTokens bool // Config.CacheContinueTokens
 }
 
 func (s suiteBackend) Store(_ testing.TB, r storagetest.Resource) storage.Interface {
-	return s.b.Store(Config{Codec: r.Codec, NewFunc: r.NewFunc, NewListFunc: r.NewListFunc})
+	return s.b.Store(Config{Codec: r.Codec, NewFunc: r.NewFunc, NewListFunc: r.NewListFunc, CacheContinueTokens: s.cacheTokens})
 }
+
+// CacheFormTokens implements storagetest.CacheTokens.
+func (s suiteBackend) CacheFormTokens() bool { return s.cacheTokens }
 
 func (s suiteBackend) Compact(ctx context.Context, t testing.TB, rev uint64) {
 	t.Helper()
@@ -47,5 +51,13 @@ func newTestBackend(t testing.TB, cfg BackendConfig) *Backend {
 func TestConformance(t *testing.T) {
 	storagetest.RunSuite(t, func(t *testing.T) storagetest.Backend {
 		return suiteBackend{b: newTestBackend(t, testConfig())}
+	})
+}
+
+// TestConformanceCacheTokens: the suite with continue tokens in kube's
+// watch cache form (the stores of the resources kube-apiserver caches).
+func TestConformanceCacheTokens(t *testing.T) {
+	storagetest.RunSuite(t, func(t *testing.T) storagetest.Backend {
+		return suiteBackend{b: newTestBackend(t, testConfig()), cacheTokens: true}
 	})
 }

@@ -23,6 +23,7 @@ type Store struct {
 	newListFunc func() runtime.Object
 	metrics     *storagemetrics.Resource // nil: none
 	untrack     func()                   // stops the object count
+	cacheTokens bool                     // Config.CacheContinueTokens
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -43,7 +44,7 @@ func New(cfg Config) *Store {
 // cfg.BackendConfig are ignored). Its Close only stops its object count:
 // close b instead.
 func (b *Backend) Store(cfg Config) *Store {
-	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}}
+	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}, cacheTokens: cfg.CacheContinueTokens}
 	if cfg.GroupResource.Resource != "" && cfg.ResourcePrefix != "" {
 		s.metrics = b.cfg.Metrics.Resource(cfg.GroupResource)
 		prefix := cfg.ResourcePrefix

@@ -122,5 +122,13 @@ type Skipper interface {
 	SkipCase(name string) (reason string)
 }
 
+// CacheTokens is implemented by a Backend whose lists' pages carry continue
+// tokens in kube-apiserver's watch cache form (start "/name\u0000" for a
+// list of "/pods/ns"), a watch cache's; without it, the suite wants its
+// etcd3 store's ("name\u0000"). See storage.ContinuePrefix.
+type CacheTokens interface {
+	CacheFormTokens() bool
+}
+
 // Factory returns a fresh Backend for one suite case.
 type Factory func(t *testing.T) Backend
