@@ -52,29 +52,20 @@ func imageKeyOf(o Options) (k imageKey, ok bool) {
 // built-in image.
 var defaultImageKey, _ = imageKeyOf(Options{StorageBackend: "memory"})
 
-// imageOf returns the image of key: the built-in one for the default
-// options, else the one the process made, else nil.
-func imageOf(key imageKey) *bootimage.Image {
-	if key == defaultImageKey {
-		if img, err := bootimage.Default(); err == nil {
-			return img
-		}
-	}
-	if v, ok := images.Load(key); ok {
-		return v.(*bootstrapImage).img
-	}
-	return nil
-}
-
 // instantiateBootstrapImage starts instantiating the image of key, if
-// there is one, on a goroutine of its own (it overlaps NewConfig); the
-// function returned waits for it (nil: no image).
+// there is one, on a goroutine of its own (it overlaps NewConfig): the
+// built-in one for the default options (a broken one fails the start:
+// TestDefaultImage would have caught it), else the one the process made.
+// The function returned waits for it (nil: no image).
 func instantiateBootstrapImage(key imageKey) func() (map[string][]byte, error) {
-	img := imageOf(key)
-	if img == nil {
+	if key == defaultImageKey {
+		return bootimage.StartDefault()
+	}
+	v, ok := images.Load(key)
+	if !ok || v.(*bootstrapImage).img == nil {
 		return nil
 	}
-	return img.Start()
+	return v.(*bootstrapImage).img.Start()
 }
 
 // keepBootstrapImage makes state the image of key unless there is one
@@ -82,8 +73,8 @@ func instantiateBootstrapImage(key imageKey) func() (map[string][]byte, error) {
 // it is returned to be logged, and the next servers bootstrap from
 // nothing as this one did (the failure is kept, not retried).
 func keepBootstrapImage(key imageKey, state map[string][]byte) error {
-	if imageOf(key) != nil {
-		return nil
+	if key == defaultImageKey {
+		return nil // built in
 	}
 	if _, ok := images.Load(key); ok {
 		return nil

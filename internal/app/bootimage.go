@@ -1,10 +1,6 @@
 package app
 
-import (
-	"github.com/spf13/pflag"
-
-	"github.com/kapi-dev/kapi/internal/bootimage"
-)
+import "github.com/spf13/pflag"
 
 // perServerFlags are the flags that change nothing of what the post-start
 // hooks bootstrap (RBAC policy, priority-and-fairness configuration, local
@@ -25,14 +21,15 @@ var perServerFlags = map[string]bool{
 	"etcd-compaction-interval": true,
 }
 
-// bootstrapImageFor returns the built-in bootstrap image when the command
-// line (fs, parsed into o) starts a memory-backend server of kapi's
-// default options but for per-server flags; else nil, and the server
-// bootstraps from nothing. On any other backend the storage is not empty
-// at every start, and the hooks' own writes are what is wanted.
-func bootstrapImageFor(fs *pflag.FlagSet, o *Options) *bootimage.Image {
+// usesBootstrapImage reports whether the command line (fs, parsed into
+// o) starts a memory-backend server of kapi's default options but for
+// per-server flags: it then starts from the built-in bootstrap image
+// (Options.BootstrapImage); else it bootstraps from nothing. On any other
+// backend the storage is not empty at every start, and the hooks' own
+// writes are what is wanted.
+func usesBootstrapImage(fs *pflag.FlagSet, o *Options) bool {
 	if o.Storage.Backend != "memory" {
-		return nil
+		return false
 	}
 	only := true
 	fs.Visit(func(f *pflag.Flag) {
@@ -40,12 +37,5 @@ func bootstrapImageFor(fs *pflag.FlagSet, o *Options) *bootimage.Image {
 			only = false
 		}
 	})
-	if !only {
-		return nil
-	}
-	img, err := bootimage.Default()
-	if err != nil {
-		return nil // a broken build; the hooks make everything
-	}
-	return img
+	return only
 }

@@ -50,16 +50,16 @@ func TestCommandUsesBootstrapImage(t *testing.T) {
 }
 
 // runServer runs a memory-backend server of default options through Run,
-// as the command does, seeded with img (nil: none), and returns its admin
-// config once ready. It stops when the test ends.
-func runServer(t *testing.T, img *bootimage.Image) *rest.Config {
+// as the command does, seeded with the built-in image or not, and returns
+// its admin config once ready. It stops when the test ends.
+func runServer(t *testing.T, seed bool) *rest.Config {
 	t.Helper()
 	o := app.NewOptions()
 	o.DataDir = t.TempDir()
 	o.SecureServing.BindPort = 0
 	o.Storage.Backend = "memory"
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	o.BootstrapImage = img
+	o.BootstrapImage = seed
 	completed, err := o.Complete()
 	if err != nil {
 		t.Fatal(err)
@@ -199,11 +199,11 @@ func TestRunSeedsFromBootstrapImage(t *testing.T) {
 	if img.Len() < 150 {
 		t.Fatalf("the built-in image holds %d objects", img.Len())
 	}
-	cold := runServer(t, nil)
+	cold := runServer(t, false)
 	// Stored times are whole seconds.
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	begin := time.Now().Truncate(time.Second)
-	seeded := runServer(t, img)
+	seeded := runServer(t, true)
 
 	if n := createsOf(t, cold, "clusterroles"); n < 50 {
 		t.Errorf("the cold server created %d clusterroles", n)

@@ -31,7 +31,7 @@ kubeconfig to <data-dir>/admin.kubeconfig.`,
 					return fmt.Errorf("%q does not take any arguments, got %q", cmd.CommandPath(), args)
 				}
 			}
-			o.BootstrapImage = bootstrapImageFor(cmd.Flags(), o)
+			o.BootstrapImage = usesBootstrapImage(cmd.Flags(), o)
 			completed, err := o.Complete()
 			if err != nil {
 				return err

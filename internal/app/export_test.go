@@ -27,5 +27,5 @@ func UsesBootstrapImage(args []string) (bool, error) {
 	if err := fs.Parse(args); err != nil {
 		return false, err
 	}
-	return bootstrapImageFor(fs, o) != nil, nil
+	return usesBootstrapImage(fs, o), nil
 }

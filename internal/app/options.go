@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kapi-dev/kapi/internal/bootimage"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/manager"
 	"github.com/kapi-dev/kapi/pkg/server/options"
 )
@@ -67,14 +66,14 @@ type Options struct {
 	DeferFileWrites bool
 	// OnPostStartHookError replaces the default (log and exit 255).
 	OnPostStartHookError func(name string, err error)
-	// BootstrapImage, if set, is written into the memory storage by Run
-	// before the chain is built, with the server's own identities (see
-	// package bootimage): the post-start hooks then find their objects
-	// stored. It must be the image of these options' bootstrap. Ignored
-	// on any other storage backend. Not a flag: the command sets the
-	// built-in image when no flag but per-server ones was given
-	// (bootstrapImageFor).
-	BootstrapImage *bootimage.Image
+	// BootstrapImage makes Run write the built-in bootstrap image (of the
+	// default options: bootimage.Default) into the memory storage before
+	// the chain is built, with the server's own identities: the
+	// post-start hooks then find their objects stored. Only for options
+	// that bootstrap as the defaults do; ignored on any other storage
+	// backend. Not a flag: the command sets it when no flag but
+	// per-server ones was given (usesBootstrapImage).
+	BootstrapImage bool
 }
 
 // NewOptions returns the defaults of DESIGN.md §7.

@@ -21,6 +21,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/kapi-dev/kapi/internal/bootimage"
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
@@ -156,8 +157,8 @@ func (c *Config) cleanup() {
 // everything the run started has stopped.
 func Run(ctx context.Context, o CompletedOptions) error {
 	var image func() (map[string][]byte, error)
-	if o.BootstrapImage != nil && o.Storage.Backend == "memory" {
-		image = o.BootstrapImage.Start() // overlaps NewConfig
+	if o.BootstrapImage && o.Storage.Backend == "memory" {
+		image = bootimage.StartDefault() // overlaps NewConfig
 	}
 	cfg, err := NewConfig(o)
 	if err != nil {

@@ -218,13 +218,19 @@ func Seed(objs map[string][]byte, b *memory.Backend) error {
 // overlaps the server's configuration; the function returned waits for
 // it.
 func (img *Image) Start() func() (map[string][]byte, error) {
+	return async(func() (map[string][]byte, error) { return img.Instantiate(time.Now()) })
+}
+
+// async runs f on a goroutine of its own; the function returned waits for
+// its result.
+func async(f func() (map[string][]byte, error)) func() (map[string][]byte, error) {
 	type result struct {
 		objs map[string][]byte
 		err  error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		objs, err := img.Instantiate(time.Now())
+		objs, err := f()
 		ch <- result{objs, err}
 	}()
 	return func() (map[string][]byte, error) {
@@ -306,6 +312,20 @@ func Unmarshal(data []byte) (*Image, error) {
 var defaultImage []byte
 
 var defaultOnce = sync.OnceValues(func() (*Image, error) { return Unmarshal(defaultImage) })
+
+// StartDefault instantiates the built-in image (see Default) on a
+// goroutine of its own, reading it first if no server of the process did:
+// nothing of it is on the caller's path. The function returned waits for
+// it.
+func StartDefault() func() (map[string][]byte, error) {
+	return async(func() (map[string][]byte, error) {
+		img, err := Default()
+		if err != nil {
+			return nil, err
+		}
+		return img.Instantiate(time.Now())
+	})
+}
 
 // Default is the image of kapi's default options (app.NewOptions with the
 // memory backend), made at build time. An error means the embedded file is
