@@ -149,6 +149,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	closing := new(atomic.Bool)
 	guard := newStartGuard()
 	ec := etcdConfig(cfg, dir, socks, maxReq, logger, closing, guard)
+	if tuneEtcdConfig != nil {
+		tuneEtcdConfig(ec)
+	}
 	e, err := startEtcd(ec, guard, dir)
 	if err != nil {
 		_ = socks.remove()
@@ -162,6 +165,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			logger.Warn("embedded etcd did not stop after a failed start; leaving it", "timeout", failedStartCloseTimeout)
 		}
 		_ = socks.remove()
+	}
+	if cfg.Cluster == nil {
+		// A lone member leads at once instead of after its election
+		// clock (campaign.go); the wait below is unchanged.
+		campaignCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go campaignNow(campaignCtx, e.Server, campaignLimit)
 	}
 	if err := waitReady(ctx, e, guard, timeout); err != nil {
 		stop()
@@ -314,6 +324,15 @@ func startEtcd(ec *embed.Config, guard *startGuard, dir string) (*embed.Etcd, er
 		return nil, fmt.Errorf("embedded etcd: start on %s failed: %w; %s", dir, err, restoreAdvice(dir))
 	}
 }
+
+// tuneEtcdConfig, when set (by tests only), changes etcd's configuration
+// before Start starts it.
+var tuneEtcdConfig func(*embed.Config)
+
+// campaignLimit bounds campaignNow: by then the election clock of a lone
+// member (10 ms ticks, 50 ms election timeout, fast-forwarded) has
+// elected it anyway.
+const campaignLimit = 100 * time.Millisecond
 
 // failedStartCloseTimeout bounds the wait for etcd to stop after a failed
 // start.
