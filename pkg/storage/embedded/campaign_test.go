@@ -1,10 +1,12 @@
 package embedded
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -53,5 +55,38 @@ func TestLoneMemberLeadsAtOnce(t *testing.T) {
 			}
 		}
 		s.Close()
+	}
+}
+
+// TestSingleMemberSnapshotsOften: a single member snapshots every
+// singleMemberSnapshotCount entries (etcd's default is 10,000), so a
+// restart replays at most that many WAL entries; the data is the same
+// after a restart.
+func TestSingleMemberSnapshotsOften(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "etcd")
+	s := start(t, dir, true)
+	n := singleMemberSnapshotCount + 200
+	for i := range n {
+		if _, err := s.Client().Put(t.Context(), fmt.Sprintf("/k/%d", i), "v"); err != nil {
+			s.Close()
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	snaps, err := filepath.Glob(filepath.Join(dir, "member", "snap", "*.snap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snaps) == 0 {
+		t.Fatalf("no snapshot file after %d writes", n)
+	}
+	s = start(t, dir, true)
+	defer s.Close()
+	got, err := s.Client().Get(t.Context(), "/k/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Count != int64(n) {
+		t.Fatalf("after the restart %d keys, want %d", got.Count, n)
 	}
 }
