@@ -379,8 +379,10 @@ func etcdConfig(cfg Config, dir string, socks *sockets, maxReq uint, logger *slo
 	// 10–100 ms with 100 ms, 10–50 ms with 50 ms, the shortest etcd
 	// accepts (5 × TickMs). The tick stays 10 ms, so an idle server wakes
 	// no more often. With no peer, no heartbeat can be missed: the
-	// timeout only decides how soon the member leads. (Clustered
-	// members use etcd's defaults, below.)
+	// timeout only decides how soon the member leads. Start does not
+	// wait for this clock: it makes the member campaign as soon as raft
+	// can (campaign.go); the clock is the fallback. (Clustered members
+	// use etcd's defaults, below.)
 	ec.TickMs = 10
 	ec.ElectionMs = 50
 	ec.AutoCompactionRetention = "0" // kapi compacts (etcd3.StartCompactor)
