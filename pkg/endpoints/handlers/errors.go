@@ -138,7 +138,26 @@ func WriteObjectNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.
 // not-ready 503 do not send it; its Forbidden and impersonation errors
 // (RespondWithError) do, see WriteStatusNegotiatedNoSniff.
 func WriteStatusNegotiated(w http.ResponseWriter, req *http.Request, s *metav1.Status) {
-	WriteErrorNegotiated(w, req, metaCodecs, nil, &statusError{*s})
+	// WriteErrorNegotiated's steps on the Status itself, without wrapping
+	// it in an error to take it out again.
+	out := *s
+	out.Kind = "Status"
+	out.APIVersion = "v1"
+	if out.Status == "" {
+		out.Status = metav1.StatusFailure
+	}
+	if out.Code == 0 {
+		out.Code = http.StatusInternalServerError
+	}
+	if out.Details != nil && out.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(out.Details.RetryAfterSeconds)))
+	}
+	code := int(out.Code)
+	if code == http.StatusNoContent {
+		w.WriteHeader(code)
+		return
+	}
+	WriteObjectNegotiated(w, req, metaCodecs, nil, schema.GroupVersion{}, code, &out)
 }
 
 // WriteStatusNegotiatedNoSniff is WriteStatusNegotiated with
