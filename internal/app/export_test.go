@@ -11,3 +11,7 @@ func LoopbackConfigs(c *Config) (network, inProcess *rest.Config, err error) {
 	inProcess, err = c.inProcessClientConfig(c.inProcess)
 	return network, inProcess, err
 }
+
+// LoopbackUserAgent is the user agent of kube-apiserver's own loopback
+// writes (the RBAC bootstrap's).
+var LoopbackUserAgent = loopbackUserAgent
