@@ -208,7 +208,7 @@ func TestRepeatedAPFCreatesStoreWhatTheNetworkDoes(t *testing.T) {
 	viaNet := kubernetes.NewForConfigOrDie(network)
 	admin := kubernetes.NewForConfigOrDie(r.rest)
 	ctx := t.Context()
-	opts := metav1.CreateOptions{FieldManager: configcontroller.FieldManager}
+	opts := metav1.CreateOptions{FieldManager: configcontroller.ProducerFieldManager}
 
 	compare := func(kind, name string, boot, copied metav1.Object) {
 		t.Helper()
