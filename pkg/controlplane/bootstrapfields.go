@@ -21,11 +21,7 @@ const apiserverManager = "kube-apiserver"
 // the resource's REST storage, whose reset fields the entry leaves out;
 // the field manager is the one the resource's handlers share.
 func createdAsAPIServer(storage rest.Storage, gvk schema.GroupVersionKind, obj runtime.Object) (runtime.Object, error) {
-	c := fieldmanager.Config{Kind: gvk}
-	if r, ok := storage.(rest.ResetFieldsStrategy); ok {
-		c.ResetFields = r.GetResetFields()
-	}
-	fm, err := fieldmanager.New(c)
+	fm, err := fieldmanager.ForStorage(storage, gvk)
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s: %w", gvk.Kind, err)
 	}
