@@ -183,13 +183,15 @@ const apiserverManager = "kube-apiserver"
 
 // asAPIServer returns obj with its managed fields updated for a write by
 // kube-apiserver over live, as upstream's autoregistration controller's
-// writes through its client record them (a.store is written directly).
+// writes through its client record them (a.store is written directly). A
+// create repeated by a later server of the process reuses the entry the
+// first computed (UpdateRepeatedCreate): every start creates them.
 func (a *Aggregator) asAPIServer(live, obj runtime.Object) (runtime.Object, error) {
 	fm, err := fieldmanager.ForStorage(a.store, apiregistrationv1.SchemeGroupVersion.WithKind("APIService"))
 	if err != nil {
 		return nil, err
 	}
-	return fm.UpdateNoErrors(live, obj, apiserverManager), nil
+	return fm.UpdateRepeatedCreate(live, obj, apiserverManager), nil
 }
 
 // recordedMutation is a mutation recorded in the managed fields as

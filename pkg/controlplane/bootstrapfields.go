@@ -19,11 +19,13 @@ const apiserverManager = "kube-apiserver"
 // kube-apiserver's bootstrap hooks leave by writing through their loopback
 // client: an Update by kube-apiserver of the fields obj sets. storage is
 // the resource's REST storage, whose reset fields the entry leaves out;
-// the field manager is the one the resource's handlers share.
+// the field manager is the one the resource's handlers share. The same
+// create by a later server of the process reuses the entry the first
+// computed (UpdateRepeatedCreate).
 func createdAsAPIServer(storage rest.Storage, gvk schema.GroupVersionKind, obj runtime.Object) (runtime.Object, error) {
 	fm, err := fieldmanager.ForStorage(storage, gvk)
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s: %w", gvk.Kind, err)
 	}
-	return fm.UpdateNoErrors(storage.New(), obj, apiserverManager), nil
+	return fm.UpdateRepeatedCreate(storage.New(), obj, apiserverManager), nil
 }
