@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
@@ -23,7 +24,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/options"
+	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 // buildAuthorizer makes the chain of --authorization-mode or
@@ -187,6 +190,13 @@ func (u rulesUnion) RulesFor(ctx context.Context, who *user.Info, ns string) (re
 
 var _ authorizer.Authorizer = union.Authorizers(nil)
 
+// loopbackUserAgent is the user agent of kube-apiserver's own loopback
+// writes (kube-apiserver/<version>): managed fields record them under
+// manager kube-apiserver, and they are exempt from the shutdown's 503s.
+func loopbackUserAgent() string {
+	return filters.LoopbackUserAgentPrefix + version.Get().GitVersion
+}
+
 // installRBAC adds the post-start hook rbac/bootstrap-roles (upstream's
 // name): it starts the RBAC informers (and, with mode Node, those filling
 // the Node authorizer's graph) on the loopback client, reconciles
@@ -206,7 +216,13 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		if err != nil {
 			return fmt.Errorf("rbac: %w", err)
 		}
-		create, err := c.bootstrapCreator(loopback)
+		// The bootstrap policy is kube-apiserver's own write, with its
+		// loopback client (user agent kube-apiserver/<version>): the
+		// objects' managed fields name manager kube-apiserver, as the
+		// reference's do, not the controller manager.
+		bootstrap := rest.CopyConfig(loopback)
+		bootstrap.UserAgent = loopbackUserAgent()
+		create, err := c.bootstrapCreator(bootstrap)
 		if err != nil {
 			return err
 		}

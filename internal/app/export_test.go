@@ -29,3 +29,7 @@ func UsesBootstrapImage(args []string) (bool, error) {
 	}
 	return usesBootstrapImage(fs, o), nil
 }
+
+// LoopbackUserAgent is the user agent of kube-apiserver's own loopback
+// writes (the RBAC bootstrap's).
+var LoopbackUserAgent = loopbackUserAgent

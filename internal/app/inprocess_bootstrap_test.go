@@ -39,10 +39,26 @@ func TestInProcessLoopbackStoresWhatTheNetworkDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The bootstrap writes as kube-apiserver (its managed fields name that
+	// manager): the copies are written with the same user agent.
+	network.UserAgent, inProcess.UserAgent = app.LoopbackUserAgent(), app.LoopbackUserAgent()
 	viaNet := kubernetes.NewForConfigOrDie(network)
 	viaProc := kubernetes.NewForConfigOrDie(inProcess)
 	admin := kubernetes.NewForConfigOrDie(r.rest)
 	ctx := t.Context()
+
+	// The bootstrap policy's managed fields are kube-apiserver's, as the
+	// reference records them (kube-apiserver v1.37.2, `kubectl get
+	// clusterrolebinding cluster-admin -o json --show-managed-fields`).
+	crb, err := admin.RbacV1().ClusterRoleBindings().Get(ctx, "cluster-admin", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantFields = `{"f:metadata":{"f:annotations":{".":{},"f:rbac.authorization.kubernetes.io/autoupdate":{}},"f:labels":{".":{},"f:kubernetes.io/bootstrapping":{}}},"f:roleRef":{},"f:subjects":{}}`
+	if mf := crb.ManagedFields; len(mf) != 1 || mf[0].Manager != "kube-apiserver" || mf[0].Operation != metav1.ManagedFieldsOperationUpdate ||
+		mf[0].Subresource != "" || mf[0].FieldsV1 == nil || string(mf[0].FieldsV1.Raw) != wantFields {
+		t.Errorf("cluster-admin's managed fields: got %+v, want one Update by kube-apiserver of %s", mf, wantFields)
+	}
 
 	type access struct {
 		create func(c kubernetes.Interface, name string) error
@@ -192,7 +208,7 @@ func TestRepeatedAPFCreatesStoreWhatTheNetworkDoes(t *testing.T) {
 	viaNet := kubernetes.NewForConfigOrDie(network)
 	admin := kubernetes.NewForConfigOrDie(r.rest)
 	ctx := t.Context()
-	opts := metav1.CreateOptions{FieldManager: configcontroller.FieldManager}
+	opts := metav1.CreateOptions{FieldManager: configcontroller.ProducerFieldManager}
 
 	compare := func(kind, name string, boot, copied metav1.Object) {
 		t.Helper()

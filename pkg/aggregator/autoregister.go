@@ -7,10 +7,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/aggregator/apiservice"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 )
 
 // The label of auto-registered APIServices and its values (upstream's):
@@ -136,7 +138,11 @@ func (a *Aggregator) syncAutoRegistered(ctx context.Context, st *autoRegistratio
 	case cur == nil && desired == nil:
 		return nil
 	case cur == nil:
-		_, err := a.store.Create(sctx, desired, nil, &metav1.CreateOptions{FieldManager: autoRegisterManager})
+		obj, err := a.asAPIServer(a.store.New(), desired)
+		if err != nil {
+			return err
+		}
+		_, err = a.store.Create(sctx, obj, nil, &metav1.CreateOptions{FieldManager: autoRegisterManager})
 		if apierrors.IsAlreadyExists(err) {
 			return nil // seen again through the informer
 		}
@@ -162,11 +168,45 @@ func (a *Aggregator) syncAutoRegistered(ctx context.Context, st *autoRegistratio
 	case equality.Semantic.DeepEqual(cur.Spec, desired.Spec):
 		return nil
 	}
-	_, _, err := a.store.Update(sctx, name, mutation(func(svc *apiregistrationv1.APIService) {
+	_, _, err := a.store.Update(sctx, name, recordedMutation{a: a, m: func(svc *apiregistrationv1.APIService) {
 		svc.Spec = desired.Spec
-	}), nil, nil, false, &metav1.UpdateOptions{FieldManager: autoRegisterManager})
+	}}, nil, nil, false, &metav1.UpdateOptions{FieldManager: autoRegisterManager})
 	if err != nil && (apierrors.IsNotFound(err) || apierrors.IsConflict(err)) {
 		return nil
 	}
 	return err
+}
+
+// apiserverManager is the field manager upstream's autoregistration writes
+// as: its client's user agent is kube-apiserver/<version>.
+const apiserverManager = "kube-apiserver"
+
+// asAPIServer returns obj with its managed fields updated for a write by
+// kube-apiserver over live, as upstream's autoregistration controller's
+// writes through its client record them (a.store is written directly). A
+// create repeated by a later server of the process reuses the entry the
+// first computed (UpdateRepeatedCreate): every start creates them.
+func (a *Aggregator) asAPIServer(live, obj runtime.Object) (runtime.Object, error) {
+	fm, err := fieldmanager.ForStorage(a.store, apiregistrationv1.SchemeGroupVersion.WithKind("APIService"))
+	if err != nil {
+		return nil, err
+	}
+	return fm.UpdateRepeatedCreate(live, obj, apiserverManager), nil
+}
+
+// recordedMutation is a mutation recorded in the managed fields as
+// kube-apiserver's write.
+type recordedMutation struct {
+	a *Aggregator
+	m mutation
+}
+
+func (r recordedMutation) Preconditions() *metav1.Preconditions { return nil }
+
+func (r recordedMutation) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	obj, err := r.m.UpdatedObject(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	return r.a.asAPIServer(old, obj)
 }

@@ -19,9 +19,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/installer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -629,7 +629,7 @@ func (s *crServer) redispatch(w http.ResponseWriter, req *http.Request) {
 // it as what is then served does (a 404 if nothing).
 func (s *crServer) serveHeld(w http.ResponseWriter, req *http.Request) {
 	if !s.await(req, schema.GroupVersionResource{}, true) && req.Context().Value(redispatchedKey{}) != nil {
-		responsewriters.NotFoundInRoot(w, req)
+		handlers.NotFoundInRoot(w, req)
 		return
 	}
 	s.redispatch(w, req)

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -39,12 +40,16 @@ var errInstancesRemaining = errors.New("custom resources remaining")
 // and their discovery shown in one step (crServer). At start every stored
 // established CRD is served in one batch before synced fires.
 type controller struct {
-	crds    *CRDREST
-	status  *generic.StatusREST
-	serving *crServer
-	resync  time.Duration
-	synced  func()
-	logger  *slog.Logger
+	crds   *CRDREST
+	status *generic.StatusREST
+	// statusFields (nil: none) is the field manager of
+	// customresourcedefinitions/status, for the status the controller
+	// writes.
+	statusFields handlers.FieldManager
+	serving      *crServer
+	resync       time.Duration
+	synced       func()
+	logger       *slog.Logger
 
 	queue queue
 	// retry holds the names to sync again, and when.
@@ -300,7 +305,7 @@ func (c *controller) sync(ctx context.Context, name string) error {
 	}
 	if !equality.Semantic.DeepEqual(next.Status, crd.Status) {
 		c.serving.hold(st)
-		out, _, err := c.status.Update(systemContext(ctx, ""), name, updatedObject{next}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
+		out, _, err := c.status.Update(systemContext(ctx, ""), name, c.statusUpdate(next), rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
 		if err != nil {
 			c.serving.discard(st)
 			return fmt.Errorf("update status: %w", err)
@@ -424,7 +429,7 @@ func (c *controller) finalize(ctx context.Context, crd *apiextensionsv1.CustomRe
 		Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionFalse,
 		Reason: "InstanceDeletionCompleted", Message: "removed all instances",
 	})
-	if _, _, err := c.status.Update(systemContext(ctx, ""), crd.Name, updatedObject{done}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
+	if _, _, err := c.status.Update(systemContext(ctx, ""), crd.Name, c.statusUpdate(done), rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
 	// Routes and discovery go before the CRD does, so a client that sees
@@ -450,7 +455,7 @@ func (c *controller) setTerminating(ctx context.Context, crd *apiextensionsv1.Cu
 		Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionTrue, Reason: reason, Message: msg,
 	})
 	if !equality.Semantic.DeepEqual(next.Status, crd.Status) {
-		if _, _, err := c.status.Update(systemContext(ctx, ""), crd.Name, updatedObject{next}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
+		if _, _, err := c.status.Update(systemContext(ctx, ""), crd.Name, c.statusUpdate(next), rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
 			return errors.Join(cause, err)
 		}
 	}
@@ -587,12 +592,34 @@ func joinErrors(errs []error) error {
 
 // updatedObject is an UpdatedObjectInfo that writes obj as it is: the
 // update is conditional on obj's resourceVersion.
-type updatedObject struct{ obj runtime.Object }
+type updatedObject struct {
+	obj runtime.Object
+	// fields (nil: none) records the write in the object's managed fields
+	// for manager.
+	fields  handlers.FieldManager
+	manager string
+}
 
 func (u updatedObject) Preconditions() *metav1.Preconditions { return nil }
 
-func (u updatedObject) UpdatedObject(context.Context, runtime.Object) (runtime.Object, error) {
-	return u.obj.DeepCopyObject(), nil
+func (u updatedObject) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
+	out := u.obj.DeepCopyObject()
+	if u.fields != nil && old != nil {
+		out = u.fields.UpdateNoErrors(old, out, u.manager)
+	}
+	return out, nil
+}
+
+// statusManager is the field manager upstream's CRD controllers write
+// status as: their clients' user agent is kube-apiserver/<version>.
+const statusManager = "kube-apiserver"
+
+// statusUpdate writes crd as the CRD's new status, as upstream's naming,
+// establishing, finalizing and non-structural-schema controllers do
+// through /status: an Update by "kube-apiserver" on the status
+// subresource in the CRD's managed fields.
+func (c *controller) statusUpdate(crd *apiextensionsv1.CustomResourceDefinition) updatedObject {
+	return updatedObject{obj: crd, fields: c.statusFields, manager: statusManager}
 }
 
 // modifyCRD is an UpdatedObjectInfo that applies fn to the current CRD.

@@ -155,13 +155,23 @@ func Install(s *server.GenericServer, cfg Config) error {
 	if err := s.RegisterMuxAndDiscoveryCompleteSignal(CRDInformerSyncedSignal, synced); err != nil {
 		return fmt.Errorf("apiextensions: %w", err)
 	}
+	statusFields, err := fieldmanager.New(fieldmanager.Config{
+		Kind:        apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"),
+		Subresource: "status",
+		ResetFields: crdStatus.GetResetFields(),
+		Scheme:      scheme.Scheme,
+	})
+	if err != nil {
+		return fmt.Errorf("customresourcedefinitions/status field manager: %w", err)
+	}
 	ctrl := &controller{
-		crds:    crdREST,
-		status:  crdStatus,
-		serving: crs,
-		resync:  cfg.Resync,
-		synced:  sync.OnceFunc(func() { close(synced) }),
-		logger:  logger.With("controller", "customresourcedefinitions"),
+		crds:         crdREST,
+		status:       crdStatus,
+		statusFields: statusFields,
+		serving:      crs,
+		resync:       cfg.Resync,
+		synced:       sync.OnceFunc(func() { close(synced) }),
+		logger:       logger.With("controller", "customresourcedefinitions"),
 	}
 	done := make(chan struct{})
 	var started bool

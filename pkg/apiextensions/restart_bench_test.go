@@ -44,7 +44,7 @@ func seedEstablishedCRDs(tb testing.TB, b *memory.Backend, n int) []*apiextensio
 		crd = obj.(*apiextensionsv1.CustomResourceDefinition)
 		acceptNames(crd, nil)
 		addStoredVersion(crd)
-		obj, _, err = status.Update(ctx, crd.Name, updatedObject{crd}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
+		obj, _, err = status.Update(ctx, crd.Name, updatedObject{obj: crd}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/namespace"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -29,8 +30,16 @@ func systemContext(ctx context.Context, ns string) context.Context {
 // bootstrapNamespaces creates the system namespaces that are missing.
 func bootstrapNamespaces(ctx context.Context, ns *namespace.REST, logger *slog.Logger) error {
 	for _, name := range systemNamespaces {
+		// Defaulted as a client's request body is (the name label), and
+		// recorded as kube-apiserver's write.
+		obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		scheme.Scheme.Default(obj)
+		want, err := createdAsAPIServer(ns, corev1.SchemeGroupVersion.WithKind("Namespace"), obj)
+		if err != nil {
+			return err
+		}
 		for attempt := 0; ; attempt++ {
-			_, err := ns.Create(systemContext(ctx, ""), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
+			_, err := ns.Create(systemContext(ctx, ""), want.DeepCopyObject(), rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
 			if err == nil || apierrors.IsAlreadyExists(err) {
 				break
 			}

@@ -60,10 +60,16 @@ func bootstrapPriorityClasses(ctx context.Context, pcs *priorityclass.REST, logg
 	for _, pc := range scheduling.SystemPriorityClasses() {
 		// Defaulted as a client's request body is (preemptionPolicy).
 		scheme.Scheme.Default(pc)
+		// Recorded as kube-apiserver's write, as the reference's hook
+		// writes through its loopback client.
+		want, err := createdAsAPIServer(pcs, schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"), pc)
+		if err != nil {
+			return err
+		}
 		for attempt := 0; ; attempt++ {
 			_, err := pcs.Get(sctx, pc.Name, &metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
-				_, err = pcs.Create(sctx, pc, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
+				_, err = pcs.Create(sctx, want.DeepCopyObject(), rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
 				if err == nil {
 					logger.Info("created system priority class", "name", pc.Name, "value", pc.Value)
 				}

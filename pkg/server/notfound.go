@@ -5,8 +5,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
 // NotFoundHandler is the end of the chain (serving.md 34). A request that
@@ -16,7 +16,7 @@ import (
 func NotFoundHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if request.MuxIncomplete(r.Context()) {
-			responsewriters.WriteStatus(w, &metav1.Status{
+			handlers.WriteStatusNegotiated(w, r, &metav1.Status{
 				Status:  metav1.StatusFailure,
 				Code:    http.StatusServiceUnavailable,
 				Reason:  metav1.StatusReasonServiceUnavailable,

@@ -7,10 +7,9 @@ import (
 	"net/http/pprof"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
@@ -51,28 +50,23 @@ func versionHandler(info any) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/version" && r.URL.Path != "/version/" {
-			responsewriters.NotFoundInRoot(w, r)
+			handlers.NotFoundInRoot(w, r)
 			return
 		}
 		// A go-restful GET route upstream (HEAD is 405), producing JSON
 		// only.
 		if r.Method != http.MethodGet {
-			methodNotAllowed(w)
+			handlers.MethodNotAllowedInRoot(w, r)
 			return
 		}
 		if produces := []string{"application/json"}; !responsewriters.RestfulAccepts(r.Header.Get("Accept"), produces) {
-			responsewriters.WriteStatus(w, responsewriters.ErrorToStatus(responsewriters.RestfulNotAcceptable(produces)))
+			handlers.WriteStatusNegotiated(w, r, responsewriters.ErrorToStatus(responsewriters.RestfulNotAcceptable(produces)))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(body)
 	})
-}
-
-func methodNotAllowed(w http.ResponseWriter) {
-	s := apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "", 0, false).ErrStatus
-	responsewriters.WriteStatus(w, &s)
 }
 
 // serveIndex answers / and /index.html with the paths of the whole chain

@@ -341,8 +341,18 @@ func TestRestfulRouteChecks(t *testing.T) {
 					body = []byte("{}")
 				}
 				r := e.raw(t, tc.method, tc.path, body, headers...)
+				// go-restful's errors are written negotiated: a Status in
+				// YAML when YAML is asked for (the 406 of /version, which
+				// produces JSON only), else JSON.
+				wantType, unmarshal := "application/json", json.Unmarshal
+				if tc.accept == "application/yaml" {
+					wantType, unmarshal = "application/yaml", func(b []byte, v any) error { return yaml.UnmarshalStrict(b, v) }
+				}
+				if got := r.header.Get("Content-Type"); got != wantType {
+					t.Errorf("Content-Type %q, want %q", got, wantType)
+				}
 				var s metav1.Status
-				if err := json.Unmarshal(r.body, &s); err != nil {
+				if err := unmarshal(r.body, &s); err != nil {
 					t.Fatalf("%d %q: %v", r.code, r.body, err)
 				}
 				if r.code != tc.code || s.Message != tc.message {

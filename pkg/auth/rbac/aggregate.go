@@ -10,6 +10,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 )
@@ -67,13 +68,29 @@ func (a *Aggregator) Sync(ctx context.Context) error {
 		if role.AggregationRule == nil || sameRules(all[i].Rules, role.Rules) {
 			continue
 		}
-		updated := role.DeepCopy()
-		updated.Rules = all[i].Rules
-		if _, err := a.Client.RbacV1().ClusterRoles().Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		// Upstream's controller applies the rules alone, forced, as
+		// its own field manager: the role's managed fields say so.
+		apply := rbacv1ac.ClusterRole(role.Name).WithRules(applyRules(all[i].Rules)...)
+		if _, err := a.Client.RbacV1().ClusterRoles().Apply(ctx, apply, metav1.ApplyOptions{FieldManager: AggregationFieldManager, Force: true}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// AggregationFieldManager is the field manager of the aggregated rules
+// (upstream's clusterrole-aggregation controller's).
+const AggregationFieldManager = "clusterrole-aggregation-controller"
+
+// applyRules is rules as apply configurations.
+func applyRules(rules []rbacv1.PolicyRule) []*rbacv1ac.PolicyRuleApplyConfiguration {
+	out := make([]*rbacv1ac.PolicyRuleApplyConfiguration, len(rules))
+	for i, r := range rules {
+		a := rbacv1ac.PolicyRule()
+		a.Verbs, a.APIGroups, a.Resources, a.ResourceNames, a.NonResourceURLs = r.Verbs, r.APIGroups, r.Resources, r.ResourceNames, r.NonResourceURLs
+		out[i] = a
+	}
+	return out
 }
 
 // sameRules is equality.Semantic.DeepEqual of two rule lists (which

@@ -1,6 +1,7 @@
 package rbac_test
 
 import (
+	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -56,6 +57,21 @@ func TestAggregatedRolesReadyWithTheServer(t *testing.T) {
 		}
 		if len(role.Rules) == 0 {
 			t.Errorf("ClusterRole %s has no rules", role.Name)
+		}
+		// As upstream records it: the bootstrap's Update by
+		// kube-apiserver and the aggregation's forced Apply of the
+		// rules alone.
+		managers := map[string]string{}
+		for _, m := range role.ManagedFields {
+			fields := ""
+			if m.FieldsV1 != nil {
+				fields = string(m.FieldsV1.Raw)
+			}
+			managers[m.Manager] = string(m.Operation) + " " + m.Subresource + fields
+		}
+		const wantApply = `Apply {"f:rules":{}}`
+		if len(managers) != 2 || !strings.HasPrefix(managers["kube-apiserver"], "Update {") || managers[rbac.AggregationFieldManager] != wantApply {
+			t.Errorf("ClusterRole %s managed fields by manager: %v, want an Update by kube-apiserver and %s by %s", role.Name, managers, wantApply, rbac.AggregationFieldManager)
 		}
 	}
 	if aggregated < 3 {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
@@ -75,7 +76,7 @@ func (m *Manager) GroupRootHandler(group string) (root string, h http.Handler) {
 	}
 	return root, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != root && r.URL.Path != root+"/" {
-			responsewriters.NotFoundInRoot(w, r)
+			handlers.NotFoundInRoot(w, r)
 			return
 		}
 		serve.ServeHTTP(w, r)
@@ -146,8 +147,7 @@ func (m *Manager) groupHandler(group string) http.Handler {
 // (HEAD is 405 there, for aggregated discovery too).
 func (m *Manager) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		s := apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "", 0, false).ErrStatus
-		responsewriters.WriteStatus(w, &s)
+		handlers.MethodNotAllowedInRoot(w, r)
 		return
 	}
 	s := m.snap.Load()
@@ -163,12 +163,12 @@ func (m *Manager) serveAPI(w http.ResponseWriter, r *http.Request) {
 	// is answered before it).
 	if !responsewriters.RestfulAccepts(r.Header.Get("Accept"), restfulProduces) {
 		st := responsewriters.ErrorToStatus(responsewriters.RestfulNotAcceptable(restfulProduces))
-		responsewriters.WriteStatus(w, st)
+		handlers.WriteStatusNegotiated(w, r, st)
 		return
 	}
 	n, ok := negotiate(r.Header.Get("Accept"), legacyOnly)
 	if !ok {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return
 	}
 	doc := s.apiVersions
@@ -205,7 +205,7 @@ func (m *Manager) serveGroup(w http.ResponseWriter, r *http.Request, group strin
 func (m *Manager) writeLegacy(w http.ResponseWriter, r *http.Request, doc *document) {
 	n, ok := negotiate(r.Header.Get("Accept"), legacyOnly)
 	if !ok {
-		notAcceptable(w)
+		notAcceptable(w, r)
 		return
 	}
 	m.write(w, r, doc, n, n.media.String())
@@ -297,8 +297,8 @@ func notFound(w http.ResponseWriter) {
 // restfulProduces is what upstream's go-restful route of /api produces.
 var restfulProduces = []string{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"}
 
-func notAcceptable(w http.ResponseWriter) {
-	responsewriters.WriteStatus(w, &metav1.Status{
+func notAcceptable(w http.ResponseWriter, r *http.Request) {
+	handlers.WriteStatusNegotiated(w, r, &metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusNotAcceptable,
 		Reason:  metav1.StatusReasonNotAcceptable,

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -119,7 +119,7 @@ func resourceListHandler(f fixture) (root string, h http.Handler) {
 	}
 	return root, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != root && r.URL.Path != root+"/" {
-			responsewriters.NotFoundInRoot(w, r)
+			handlers.NotFoundInRoot(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

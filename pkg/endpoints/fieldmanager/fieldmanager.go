@@ -17,6 +17,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/openapi"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // sharedTypeConverter is built on first use and read-only afterwards.
@@ -221,6 +222,19 @@ func (m *Manager) unfit(appliedObj runtime.Object) bool {
 	}
 	_, err := m.convertor.ConvertToVersion(appliedObj.DeepCopyObject(), m.gv)
 	return err != nil
+}
+
+// ForStorage returns the field manager of the main resource storage
+// serves (kind gvk, built-in types of pkg/api/scheme), with storage's reset
+// fields: the one the resource's handlers share. Bootstrap writers that
+// write straight to storage record their writes with it, as upstream's
+// record theirs by writing through a client.
+func ForStorage(storage rest.Storage, gvk schema.GroupVersionKind) (*Manager, error) {
+	c := Config{Kind: gvk}
+	if r, ok := storage.(rest.ResetFieldsStrategy); ok {
+		c.ResetFields = r.GetResetFields()
+	}
+	return New(c)
 }
 
 // Factory builds the field manager of each (sub)resource an

@@ -123,3 +123,62 @@ func WriteObjectNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.
 	audit.LogResponseObject(req.Context(), obj, gv, ns)
 	serializeObject(w, req, logger, info.MediaType, ns.EncoderForVersion(info.Serializer, gv), code, obj)
 }
+
+// WriteStatusNegotiated writes s as kube-apiserver's filter chain and
+// not-found handlers write their errors (responsewriters.ErrorNegotiated
+// with the server's codecs): in the media type the request's Accept asks
+// for (JSON, pretty JSON, YAML or protobuf), or as indented JSON with the
+// status's own code when Accept allows none of them. Retry-After is set
+// from details.retryAfterSeconds; the Status is the audit event's response
+// object (not when written raw, as upstream). A Status is unversioned, so
+// the group-version upstream passes does not change a byte and none is
+// taken here.
+//
+// X-Content-Type-Options is not set: upstream's 401, bad ?timeout= and
+// not-ready 503 do not send it; its Forbidden and impersonation errors
+// (RespondWithError) do, see WriteStatusNegotiatedNoSniff.
+func WriteStatusNegotiated(w http.ResponseWriter, req *http.Request, s *metav1.Status) {
+	// WriteErrorNegotiated's steps on the Status itself, without wrapping
+	// it in an error to take it out again.
+	out := *s
+	out.Kind = "Status"
+	out.APIVersion = "v1"
+	if out.Status == "" {
+		out.Status = metav1.StatusFailure
+	}
+	if out.Code == 0 {
+		out.Code = http.StatusInternalServerError
+	}
+	if out.Details != nil && out.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(out.Details.RetryAfterSeconds)))
+	}
+	code := int(out.Code)
+	if code == http.StatusNoContent {
+		w.WriteHeader(code)
+		return
+	}
+	WriteObjectNegotiated(w, req, metaCodecs, nil, schema.GroupVersion{}, code, &out)
+}
+
+// WriteStatusNegotiatedNoSniff is WriteStatusNegotiated with
+// X-Content-Type-Options: nosniff, as upstream's
+// responsewriters.RespondWithError (403 Forbidden from authorization, the
+// impersonation filter's 400 and 403).
+func WriteStatusNegotiatedNoSniff(w http.ResponseWriter, req *http.Request, s *metav1.Status) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	WriteStatusNegotiated(w, req, s)
+}
+
+// NotFoundInRoot answers a path under a REST root that nothing serves, as
+// go-restful's service error handler upstream: 404 Status "the server could
+// not find the requested resource", negotiated (WriteStatusNegotiated).
+func NotFoundInRoot(w http.ResponseWriter, req *http.Request) {
+	WriteErrorNegotiated(w, req, metaCodecs, nil, NewNotFound())
+}
+
+// MethodNotAllowedInRoot answers a method a go-restful route does not
+// serve: 405 Status "the server does not allow this method on the requested
+// resource", negotiated (WriteStatusNegotiated).
+func MethodNotAllowedInRoot(w http.ResponseWriter, req *http.Request) {
+	WriteErrorNegotiated(w, req, metaCodecs, nil, NewMethodNotAllowed())
+}

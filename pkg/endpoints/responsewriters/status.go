@@ -9,9 +9,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kapi-dev/kapi/pkg/audit"
 )
 
 // ErrorToStatus turns any error into the Status kube-apiserver would answer.
@@ -31,22 +28,12 @@ func ErrorToStatus(err error) *metav1.Status {
 // WriteStatus writes s as a v1 Status object with HTTP status s.Code.
 // When details.retryAfterSeconds > 0 the Retry-After header is set too.
 //
-// Only JSON is written here; content negotiation of Status bodies (YAML,
-// protobuf) belongs to the REST layer's serializers.
+// Only JSON is written here, with X-Content-Type-Options: nosniff, as
+// kube-apiserver writes a few fixed answers (the shutting-down 503). Errors
+// upstream writes with ErrorNegotiated (the filters', go-restful's) are
+// handlers.WriteStatusNegotiated's.
 func WriteStatus(w http.ResponseWriter, s *metav1.Status) {
 	writeStatus(w, completeStatus(s))
-}
-
-// WriteStatusAudited is WriteStatus for a response to r that the request's
-// audit event records, as upstream's filters answer errors through
-// ErrorNegotiated: the Status's bounded fields become the event's
-// responseStatus (Metadata level and above) and the Status itself its
-// responseObject (RequestResponse level), before the headers go out so that
-// a ResponseStarted event carries them too.
-func WriteStatusAudited(w http.ResponseWriter, r *http.Request, s *metav1.Status) {
-	out := completeStatus(s)
-	audit.LogResponseObject(r.Context(), out, metav1.SchemeGroupVersion, nil)
-	writeStatus(w, out)
 }
 
 // completeStatus returns a copy of s as it is written: kind Status, version
@@ -91,10 +78,4 @@ func WriteError(w http.ResponseWriter, err error) {
 func InternalError(w http.ResponseWriter, r *http.Request, err error) {
 	slog.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	WriteError(w, apierrors.NewInternalError(err))
-}
-
-// NotFoundInRoot answers a path under a REST root that nothing serves:
-// 404 Status "the server could not find the requested resource".
-func NotFoundInRoot(w http.ResponseWriter, _ *http.Request) {
-	WriteError(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
 }

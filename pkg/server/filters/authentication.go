@@ -10,8 +10,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
 // Authenticator finds who made a request. It returns ok=false with a nil
@@ -88,7 +88,7 @@ func stripAuthHeaders(h http.Header) {
 func Unauthorized() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := apierrors.NewUnauthorized("Unauthorized").ErrStatus
-		responsewriters.WriteStatusAudited(w, r, &st)
+		handlers.WriteStatusNegotiated(w, r, &st)
 	})
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
 // Audit annotation keys and values of the authorization decision.
@@ -65,7 +65,7 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 		logger.Debug("forbidden", "URI", r.RequestURI, "reason", reason)
 		audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionForbid)
 		audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
-		responsewriters.WriteStatusAudited(w, r, authorizer.ForbiddenStatus(attrs, reason))
+		handlers.WriteStatusNegotiatedNoSniff(w, r, authorizer.ForbiddenStatus(attrs, reason))
 	})
 }
 

@@ -14,8 +14,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
 // WithRequestDeadline gives every non-long-running request a context
@@ -53,7 +53,7 @@ func WithRequestDeadlineAudited(handler http.Handler, timeout time.Duration, isL
 			if err != nil {
 				st := apierrors.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %v", err)).ErrStatus
 				withFailedRequestAudit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					responsewriters.WriteStatusAudited(w, r, &st)
+					handlers.WriteStatusNegotiated(w, r, &st)
 				}), backend, policy, m).ServeHTTP(w, r)
 				return
 			}

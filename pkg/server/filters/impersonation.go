@@ -16,8 +16,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/impersonation"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
 // impersonateHeaderPrefix starts every impersonation header upstream
@@ -69,7 +69,7 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 		wanted, err := wantedUser(r.Header)
 		if err != nil {
 			st := apierrors.NewBadRequest(err.Error()).ErrStatus
-			responsewriters.WriteStatusAudited(w, r, &st)
+			handlers.WriteStatusNegotiatedNoSniff(w, r, &st)
 			return
 		}
 		if wanted == nil { // Impersonate-* headers, none of them upstream's
@@ -90,7 +90,7 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 				// Upstream answers with the error alone: no authorization
 				// annotations on the audit event.
 				logger.Debug("impersonation forbidden", "URI", r.RequestURI, "reason", denied.Reason)
-				responsewriters.WriteStatusAudited(w, r, Forbidden(denied.Attributes, denied.Reason))
+				handlers.WriteStatusNegotiatedNoSniff(w, r, Forbidden(denied.Attributes, denied.Reason))
 				return
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	flowcontrolv1ac "k8s.io/client-go/applyconfigurations/flowcontrol/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
@@ -24,8 +25,13 @@ import (
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/bootstrap"
 )
 
-// FieldManager is the field manager of the status writes (upstream's).
+// FieldManager is the field manager of the status writes (upstream's
+// config consumer: a forced apply of the Dangling condition).
 const FieldManager = "api-priority-and-fairness-config-consumer-v1"
+
+// ProducerFieldManager is the field manager of the bootstrap
+// configuration's creates and updates (upstream's ensurer).
+const ProducerFieldManager = "api-priority-and-fairness-config-producer-v1"
 
 // Controller feeds an engine from the API.
 type Controller struct {
@@ -166,7 +172,7 @@ const ensureWorkers = 8
 // when missing).
 func ensurePriorityLevel(ctx context.Context, pls flowcontrolclient.PriorityLevelConfigurationInterface, want, cur *flowcontrolv1.PriorityLevelConfiguration, mandatory bool) error {
 	if cur == nil {
-		if _, err := pls.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := pls.Create(ctx, want, metav1.CreateOptions{FieldManager: ProducerFieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create prioritylevelconfiguration %s: %w", want.Name, err)
 		}
 		return nil
@@ -185,7 +191,7 @@ func ensurePriorityLevel(ctx context.Context, pls flowcontrolclient.PriorityLeve
 	upd := cur.DeepCopy()
 	upd.Spec = *spec
 	withAutoUpdate(&upd.ObjectMeta)
-	if _, err := pls.Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+	if _, err := pls.Update(ctx, upd, metav1.UpdateOptions{FieldManager: ProducerFieldManager}); err != nil {
 		return fmt.Errorf("update prioritylevelconfiguration %s: %w", want.Name, err)
 	}
 	return nil
@@ -195,7 +201,7 @@ func ensurePriorityLevel(ctx context.Context, pls flowcontrolclient.PriorityLeve
 // missing).
 func ensureFlowSchema(ctx context.Context, fss flowcontrolclient.FlowSchemaInterface, want, cur *flowcontrolv1.FlowSchema, mandatory bool) error {
 	if cur == nil {
-		if _, err := fss.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := fss.Create(ctx, want, metav1.CreateOptions{FieldManager: ProducerFieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create flowschema %s: %w", want.Name, err)
 		}
 		return nil
@@ -209,7 +215,7 @@ func ensureFlowSchema(ctx context.Context, fss flowcontrolclient.FlowSchemaInter
 	upd := cur.DeepCopy()
 	upd.Spec = *want.Spec.DeepCopy()
 	withAutoUpdate(&upd.ObjectMeta)
-	if _, err := fss.Update(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+	if _, err := fss.Update(ctx, upd, metav1.UpdateOptions{FieldManager: ProducerFieldManager}); err != nil {
 		return fmt.Errorf("update flowschema %s: %w", want.Name, err)
 	}
 	return nil
@@ -356,9 +362,12 @@ func (c *Controller) sync(ctx context.Context) error {
 		if cur := findCondition(fs); cur != nil && cur.Status == want.Status && cur.Reason == want.Reason && cur.Message == want.Message {
 			continue
 		}
-		upd := fs.DeepCopy()
-		setCondition(upd, want)
-		if _, err := c.client.FlowcontrolV1().FlowSchemas().UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) && firstErr == nil {
+		// Upstream's consumer applies the condition alone, forced.
+		want.LastTransitionTime = metav1.Now()
+		apply := flowcontrolv1ac.FlowSchema(fs.Name).WithStatus(flowcontrolv1ac.FlowSchemaStatus().WithConditions(
+			flowcontrolv1ac.FlowSchemaCondition().WithType(want.Type).WithStatus(want.Status).WithReason(want.Reason).
+				WithLastTransitionTime(want.LastTransitionTime).WithMessage(want.Message)))
+		if _, err := c.client.FlowcontrolV1().FlowSchemas().ApplyStatus(ctx, apply, metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil && !apierrors.IsNotFound(err) && firstErr == nil {
 			firstErr = fmt.Errorf("status of flowschema %s: %w", fs.Name, err)
 		}
 	}
@@ -388,16 +397,4 @@ func findCondition(fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchemaCondit
 		}
 	}
 	return nil
-}
-
-func setCondition(fs *flowcontrolv1.FlowSchema, c flowcontrolv1.FlowSchemaCondition) {
-	c.LastTransitionTime = metav1.Now()
-	if cur := findCondition(fs); cur != nil {
-		if cur.Status == c.Status {
-			c.LastTransitionTime = cur.LastTransitionTime
-		}
-		*cur = c
-		return
-	}
-	fs.Status.Conditions = append(fs.Status.Conditions, c)
 }
