@@ -184,7 +184,7 @@ func (c *Config) applyCluster() error {
 	m := &clusterMember{state: *st, dataDir: dataDir, certDir: certDir, logger: logger, etcd: &embedded.Cluster{
 		Name: st.Name, PeerURL: *peer, ClientURL: *client,
 		CertFile: certFile, KeyFile: keyFile, CAFile: filepath.Join(certDir, etcdCACertFile),
-		InitialCluster: st.InitialCluster, Join: st.Join,
+		InitialCluster: st.InitialCluster, Join: st.Join, ReusePort: o.SocketReusePort,
 	}}
 	if b, err := os.ReadFile(filepath.Join(dataDir, joinTokenFile)); err == nil {
 		tok, err := options.ParseJoinToken(string(b))

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/internal/app"
+	"github.com/kapi-dev/kapi/internal/testports"
 	"github.com/kapi-dev/kapi/pkg/server/options"
 )
 
@@ -53,19 +54,21 @@ func newClusterServer(t *testing.T, base, name string) *clusterServer {
 	return s
 }
 
-// pickPorts chooses the server's ports at its first start, not when it is
-// made: a port found free and released stays unreserved until the process
-// binds it, and test packages running alongside took a port picked seconds
-// earlier ("bind: address already in use"). A restart reuses them.
+// pickPorts reserves the server's ports (testports.Reserve) at its first
+// start, for the test's whole run: the process binds them with
+// SO_REUSEPORT (--permit-port-sharing, --etcd-socket-reuse-port), so no
+// test package running alongside can take one, neither before the first
+// start nor between a kill and a restart, which reuses them.
 func (s *clusterServer) pickPorts() {
 	if s.port != 0 {
 		return
 	}
-	s.port = freePort(s.t)
+	s.port = testports.Reserve(s.t)
 	s.args = []string{
 		"--data-dir=" + s.dir, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(s.port),
-		"--etcd-peer-address=127.0.0.1:" + strconv.Itoa(freePort(s.t)),
-		"--etcd-client-address=127.0.0.1:" + strconv.Itoa(freePort(s.t)),
+		"--etcd-peer-address=127.0.0.1:" + strconv.Itoa(testports.Reserve(s.t)),
+		"--etcd-client-address=127.0.0.1:" + strconv.Itoa(testports.Reserve(s.t)),
+		"--permit-port-sharing", "--etcd-socket-reuse-port",
 		"--etcd-member-name=" + s.name,
 		// A killed leader's Lease is taken over within seconds.
 		"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s",

@@ -101,7 +101,6 @@ var ignoredKubeAPIServerFlags = map[string]bool{ // name -> is a bool flag
 	"oidc-groups-claim":                            false,
 	"oidc-issuer-url":                              false,
 	"oidc-username-claim":                          false,
-	"permit-port-sharing":                          true,
 	"profiling":                                    true,
 	"runtime-config":                               false,
 	"service-account-extend-token-expiration":      true,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -35,19 +34,6 @@ type testEtcd struct {
 	port int
 	tls  *transport.TLSInfo
 	e    *embed.Etcd
-}
-
-// freePort picks a free loopback port and releases it: another process
-// may take it before the server binds it. Only for servers that cannot
-// bind a reserved port (testports.Reserve): kapi processes.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func startTestEtcd(t *testing.T, tlsInfo *transport.TLSInfo) *testEtcd {

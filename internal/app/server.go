@@ -315,7 +315,7 @@ func logRuntime(logger *slog.Logger) {
 func (c *Config) applySecureServing() error {
 	o := c.Options.SecureServing
 	addr := net.JoinHostPort(o.BindAddress, strconv.Itoa(o.BindPort))
-	ln, err := server.Listen(context.Background(), "tcp", addr)
+	ln, err := server.Listen(context.Background(), "tcp", addr, o.PermitPortSharing)
 	if err != nil {
 		return fmt.Errorf("failed to create listener: %w", err)
 	}

@@ -341,7 +341,7 @@ func tlsServing(t *testing.T) (*SecureServingInfo, *http.Client, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := Listen(context.Background(), "tcp", "127.0.0.1:0")
+	ln, err := Listen(context.Background(), "tcp", "127.0.0.1:0", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,9 +69,14 @@ type SecureServingInfo struct {
 }
 
 // Listen binds a TCP listener with keep-alive, as the secure serving
-// options do before Run. Port 0 picks a free port.
-func Listen(ctx context.Context, network, addr string) (net.Listener, error) {
+// options do before Run. Port 0 picks a free port. reusePort sets
+// SO_REUSEPORT on it (--permit-port-sharing): another listener of the same
+// user that sets it too may bind the same address and port.
+func Listen(ctx context.Context, network, addr string, reusePort bool) (net.Listener, error) {
 	lc := net.ListenConfig{KeepAlive: tcpKeepAlivePeriod}
+	if reusePort {
+		lc.Control = permitPortReuse
+	}
 	ln, err := lc.Listen(ctx, network, addr)
 	if err != nil {
 		return nil, fmt.Errorf("failed to listen on %v: %w", addr, err)

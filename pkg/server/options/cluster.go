@@ -80,6 +80,10 @@ type ClusterOptions struct {
 	// MemberName is this server's etcd member name (empty: the host name
 	// and a random suffix, kept in the data dir).
 	MemberName string
+	// SocketReusePort is --etcd-socket-reuse-port: SO_REUSEPORT on the
+	// embedded etcd's peer and client listeners (etcd's
+	// --socket-reuse-port).
+	SocketReusePort bool
 }
 
 // NewClusterOptions returns the defaults: no cluster, etcd's usual ports on
@@ -95,6 +99,7 @@ func (o *ClusterOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Token, "token", o.Token, "The join token for --join (the <data-dir>/join-token file of a server of the cluster).")
 	fs.StringVar(&o.PeerAddress, "etcd-peer-address", o.PeerAddress, "With --cluster-init or --join: host:port the embedded etcd listens on and advertises for its peers.")
 	fs.StringVar(&o.ClientAddress, "etcd-client-address", o.ClientAddress, "With --cluster-init or --join: host:port the embedded etcd listens on and advertises for clients of other servers (kapi etcd member, etcd tools), mutual TLS.")
+	fs.BoolVar(&o.SocketReusePort, "etcd-socket-reuse-port", o.SocketReusePort, "For a cluster member's embedded etcd (--cluster-init, --join, or a data dir that joined a cluster): set SO_REUSEPORT on its peer and client listeners (etcd's --socket-reuse-port), which allows another listener that sets it too to bind the same address and port.")
 	fs.StringVar(&o.MemberName, "etcd-member-name", o.MemberName, "With --cluster-init or --join: this server's etcd member name, unique in the cluster (default: the host name and a random suffix).")
 }
 

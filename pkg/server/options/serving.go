@@ -27,6 +27,9 @@ type SecureServingOptions struct {
 	TLSCipherSuites              []string
 	HTTP2MaxStreamsPerConnection int
 	DisableHTTP2Serving          bool
+	// PermitPortSharing is --permit-port-sharing: SO_REUSEPORT on the
+	// listener, as kube-apiserver's.
+	PermitPortSharing bool
 }
 
 // NewSecureServingOptions returns kapi's defaults. Unlike kube-apiserver
@@ -50,6 +53,7 @@ func (o *SecureServingOptions) AddFlags(fs *pflag.FlagSet) {
 		"Insecure values: "+strings.Join(cipherSuiteNames(insecureCipherSuites), ", ")+".")
 	fs.IntVar(&o.HTTP2MaxStreamsPerConnection, "http2-max-streams-per-connection", o.HTTP2MaxStreamsPerConnection, "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use the default of 100.")
 	fs.BoolVar(&o.DisableHTTP2Serving, "disable-http2-serving", o.DisableHTTP2Serving, "If true, HTTP2 serving will be disabled.")
+	fs.BoolVar(&o.PermitPortSharing, "permit-port-sharing", o.PermitPortSharing, "If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind on the same address and port. [default=false]")
 }
 
 var tlsVersions = map[string]uint16{

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/certificates"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/garbagecollector"
@@ -408,6 +410,11 @@ func (m *Manager) campaign(ctx context.Context, client kubernetes.Interface) {
 	// The election runs on a context of its own, cancelled only after the
 	// controllers stopped: cancelling it releases the Lease.
 	electionCtx, cancelElection := context.WithCancel(context.WithoutCancel(ctx))
+	// The elector logs through klog.FromContext: to this server's logger,
+	// with the candidate's identity, rather than the process's klog (the
+	// same for every server of a process, without telling whose Lease
+	// renewal failed).
+	electionCtx = klog.NewContext(electionCtx, logr.FromSlogHandler(m.logger.Handler()).WithValues("identity", m.identity))
 	defer cancelElection()
 	elected := make(chan struct{})
 	go func() {
