@@ -140,15 +140,7 @@ func WriteObjectNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.
 func WriteStatusNegotiated(w http.ResponseWriter, req *http.Request, s *metav1.Status) {
 	// WriteErrorNegotiated's steps on the Status itself, without wrapping
 	// it in an error to take it out again.
-	out := *s
-	out.Kind = "Status"
-	out.APIVersion = "v1"
-	if out.Status == "" {
-		out.Status = metav1.StatusFailure
-	}
-	if out.Code == 0 {
-		out.Code = http.StatusInternalServerError
-	}
+	out := *responsewriters.CompleteStatus(s)
 	if out.Details != nil && out.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(out.Details.RetryAfterSeconds)))
 	}

@@ -33,12 +33,12 @@ func ErrorToStatus(err error) *metav1.Status {
 // upstream writes with ErrorNegotiated (the filters', go-restful's) are
 // handlers.WriteStatusNegotiated's.
 func WriteStatus(w http.ResponseWriter, s *metav1.Status) {
-	writeStatus(w, completeStatus(s))
+	writeStatus(w, CompleteStatus(s))
 }
 
-// completeStatus returns a copy of s as it is written: kind Status, version
-// v1, status Failure and code 500 when unset.
-func completeStatus(s *metav1.Status) *metav1.Status {
+// CompleteStatus returns a copy of s as it is written: kind Status,
+// version v1, status Failure and code 500 when unset.
+func CompleteStatus(s *metav1.Status) *metav1.Status {
 	out := *s
 	out.Kind = "Status"
 	out.APIVersion = "v1"
