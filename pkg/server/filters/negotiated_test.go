@@ -1,62 +1,17 @@
 package filters
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/kapi-dev/kapi/internal/goldenhttp"
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
-
-// negotiatedAccepts are the Accept headers of the golden files in
-// testdata/negotiated, by file suffix.
-var negotiatedAccepts = map[string]string{
-	"json": "application/json",
-	"yaml": "application/yaml",
-	"pb":   "application/vnd.kubernetes.protobuf",
-	"html": "text/html",
-}
-
-// responseHead is a response's status and the headers an error writer
-// chooses, as testdata/negotiated/*.head hold them.
-func responseHead(rec *httptest.ResponseRecorder) string {
-	var lines []string
-	for _, k := range []string{"Content-Type", "X-Content-Type-Options", "Retry-After"} {
-		if v := rec.Header().Get(k); v != "" {
-			lines = append(lines, strings.ToLower(k)+": "+v)
-		}
-	}
-	sort.Strings(lines)
-	return "status: " + strconv.Itoa(rec.Code) + "\n" + strings.Join(lines, "\n") + "\n"
-}
-
-// checkGolden compares rec with testdata/<dir>/<name>.head and .body.
-func checkGolden(t *testing.T, dir, name string, rec *httptest.ResponseRecorder) {
-	t.Helper()
-	wantHead, err := os.ReadFile(filepath.Join("testdata", dir, name+".head"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantBody, err := os.ReadFile(filepath.Join("testdata", dir, name+".body"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := responseHead(rec); got != string(wantHead) {
-		t.Errorf("head:\n%s\nwant:\n%s", got, wantHead)
-	}
-	if got := rec.Body.Bytes(); !bytes.Equal(got, wantBody) {
-		t.Errorf("body:\n%q\nwant:\n%q", got, wantBody)
-	}
-}
 
 // TestErrorsNegotiated checks the errors the filters write against
 // kube-apiserver v1.37.2's answers to the same requests (see
@@ -86,7 +41,7 @@ func TestErrorsNegotiated(t *testing.T) {
 		{name: "timeout", h: WithRequestDeadline(ok, time.Minute, DefaultLongRunning, discard()), u: admin, target: pods + "?timeout=bad"},
 	}
 	for _, tc := range cases {
-		for suffix, accept := range negotiatedAccepts {
+		for suffix, accept := range goldenhttp.Accepts {
 			name := tc.name + "-" + suffix
 			t.Run(name, func(t *testing.T) {
 				h := withInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -103,7 +58,7 @@ func TestErrorsNegotiated(t *testing.T) {
 				}
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, req)
-				checkGolden(t, "negotiated", name, rec)
+				goldenhttp.Check(t, "negotiated", name, rec)
 			})
 		}
 	}
