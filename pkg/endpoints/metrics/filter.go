@@ -131,13 +131,18 @@ func (s *StatusRecorder) WroteHeader() bool { return s.code != 0 }
 // Unwrap returns the wrapped writer.
 func (s *StatusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// Flush flushes the wrapped writer if it can.
-func (s *StatusRecorder) Flush() {
+// FlushError flushes the wrapped writer if it can and returns its error,
+// which http.ResponseController prefers to Flush: a watch handler learns of
+// a broken or timed-out stream from it.
+func (s *StatusRecorder) FlushError() error {
 	if s.code == 0 {
 		s.code = http.StatusOK
 	}
-	_ = http.NewResponseController(s.ResponseWriter).Flush()
+	return http.NewResponseController(s.ResponseWriter).Flush()
 }
+
+// Flush implements http.Flusher for callers that do not want the error.
+func (s *StatusRecorder) Flush() { _ = s.FlushError() }
 
 // Hijack hijacks the wrapped writer's connection if it can.
 func (s *StatusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -435,5 +436,27 @@ func TestRecordConcurrently(t *testing.T) {
 	}
 	if got := gather(t, reg, "apiserver_request_total"); len(got) != 2 {
 		t.Errorf("got %d series, want 2 (codes 200 and 404)", len(got))
+	}
+}
+
+// flushErrorWriter is a ResponseWriter whose flushes fail, as a closed
+// connection's do.
+type flushErrorWriter struct {
+	*httptest.ResponseRecorder
+	err error
+}
+
+func (w flushErrorWriter) FlushError() error { return w.err }
+
+// TestStatusRecorderPassesFlushErrors: a flush through the recorder returns
+// the wrapped writer's error (http.ResponseController prefers FlushError).
+func TestStatusRecorderPassesFlushErrors(t *testing.T) {
+	broken := errors.New("connection gone")
+	rec := &StatusRecorder{ResponseWriter: flushErrorWriter{httptest.NewRecorder(), broken}}
+	if err := http.NewResponseController(rec).Flush(); !errors.Is(err, broken) {
+		t.Fatalf("Flush returned %v, want %v", err, broken)
+	}
+	if rec.Status() != http.StatusOK {
+		t.Errorf("status after a flush: %d, want 200", rec.Status())
 	}
 }

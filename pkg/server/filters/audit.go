@@ -236,10 +236,16 @@ func (a *auditResponseWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the wrapped writer.
 func (a *auditResponseWriter) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
-func (a *auditResponseWriter) Flush() {
+// FlushError flushes the wrapped writer and returns its error (a closed
+// connection, a timed-out request), which http.ResponseController prefers
+// to Flush.
+func (a *auditResponseWriter) FlushError() error {
 	a.processCode(http.StatusOK)
-	_ = http.NewResponseController(a.ResponseWriter).Flush()
+	return http.NewResponseController(a.ResponseWriter).Flush()
 }
+
+// Flush implements http.Flusher for callers that do not want the error.
+func (a *auditResponseWriter) Flush() { _ = a.FlushError() }
 
 func (a *auditResponseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, rw, err := http.NewResponseController(a.ResponseWriter).Hijack()

@@ -3,6 +3,7 @@ package filters
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -185,5 +186,32 @@ func TestSourceIPs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// flushErrorWriter is a ResponseWriter whose flushes fail, as a closed
+// connection's do.
+type flushErrorWriter struct {
+	*httptest.ResponseRecorder
+	err error
+}
+
+func (w flushErrorWriter) FlushError() error { return w.err }
+
+// TestAuditWriterPassesFlushErrors: a handler flushing through the audit
+// writer (a watch) learns that the wrapped writer's flush failed, through
+// http.ResponseController as through net/http's own writers.
+func TestAuditWriterPassesFlushErrors(t *testing.T) {
+	broken := errors.New("connection gone")
+	var got error
+	inner := WithAudit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = http.NewResponseController(w).Flush()
+	}), newAuditLog(t), audit.MetadataPolicy(), DefaultLongRunning, nil)
+	h := WithAuditInit(withInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), alice)))
+	})))
+	h.ServeHTTP(flushErrorWriter{httptest.NewRecorder(), broken}, httptest.NewRequest("GET", "/api/v1/pods?watch=true", nil))
+	if !errors.Is(got, broken) {
+		t.Fatalf("Flush through the audit writer returned %v, want %v", got, broken)
 	}
 }
