@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/internal/bootimage"
+	"github.com/kapi-dev/kapi/internal/startheap"
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
@@ -175,7 +176,35 @@ func Run(ctx context.Context, o CompletedOptions) error {
 		cfg.cleanup()
 		return err
 	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go endStartHeap(head.LifecycleSignals().HasBeenReady.Signaled(), head.PostStartHooksFinished(), stop)
 	return head.PrepareRun().Run(ctx)
+}
+
+// endStartHeap ends the kapi binary's start-up GC regime (package
+// startheap; nothing elsewhere) once the server is ready: at the first 200
+// from /readyz, or a second after the post-start hooks finished when
+// nothing asks /readyz, whichever comes first; or not at all if the
+// server stops first.
+func endStartHeap(ready, hooksFinished, stop <-chan struct{}) {
+	select {
+	case <-ready:
+		startheap.Ready()
+		return
+	case <-hooksFinished:
+	case <-stop:
+		return
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-t.C:
+	case <-stop:
+		return
+	}
+	startheap.Ready()
 }
 
 // NewLogger builds the process logger: text lines on stderr, debug from -v 1.
