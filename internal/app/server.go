@@ -183,28 +183,29 @@ func Run(ctx context.Context, o CompletedOptions) error {
 }
 
 // endStartHeap ends the kapi binary's start-up GC regime (package
-// startheap; nothing elsewhere) once the server is ready: at the first 200
-// from /readyz, or a second after the post-start hooks finished when
-// nothing asks /readyz, whichever comes first; or not at all if the
+// startheap; nothing elsewhere) once the server is ready: 100 ms after the
+// first 200 from /readyz (so that the collection it starts does not
+// delay that response), or a second after the post-start hooks finished
+// when nothing asks /readyz, whichever comes first; or not at all if the
 // server stops first.
 func endStartHeap(ready, hooksFinished, stop <-chan struct{}) {
-	select {
-	case <-ready:
-		startheap.Ready()
-		return
-	case <-hooksFinished:
-	case <-stop:
-		return
+	var after <-chan time.Time
+	for {
+		select {
+		case <-ready:
+			ready, after = nil, time.After(100*time.Millisecond)
+		case <-hooksFinished:
+			hooksFinished = nil
+			if after == nil {
+				after = time.After(time.Second)
+			}
+		case <-after:
+			startheap.Ready()
+			return
+		case <-stop:
+			return
+		}
 	}
-	t := time.NewTimer(time.Second)
-	defer t.Stop()
-	select {
-	case <-ready:
-	case <-t.C:
-	case <-stop:
-		return
-	}
-	startheap.Ready()
 }
 
 // NewLogger builds the process logger: text lines on stderr, debug from -v 1.
