@@ -178,29 +178,30 @@ func Run(ctx context.Context, o CompletedOptions) error {
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	go endStartHeap(head.LifecycleSignals().HasBeenReady.Signaled(), head.PostStartHooksFinished(), stop)
+	// The kapi binary's start-up GC regime (package startheap; nothing
+	// elsewhere) ends 100 ms after ready, so that the collection it
+	// starts does not delay the first 200 from /readyz.
+	go whenReady(head.LifecycleSignals().HasBeenReady.Signaled(), head.PostStartHooksFinished(), stop, 100*time.Millisecond, startheap.Ready)
 	return head.PrepareRun().Run(ctx)
 }
 
-// endStartHeap ends the kapi binary's start-up GC regime (package
-// startheap; nothing elsewhere) once the server is ready: 100 ms after the
-// first 200 from /readyz (so that the collection it starts does not
-// delay that response), or a second after the post-start hooks finished
-// when nothing asks /readyz, whichever comes first; or not at all if the
-// server stops first.
-func endStartHeap(ready, hooksFinished, stop <-chan struct{}) {
+// whenReady calls fn once the server is ready: afterReady after the first
+// 200 from /readyz, or, when nothing asks /readyz, a second after the
+// post-start hooks finished, whichever comes first; not at all if stop is
+// closed first.
+func whenReady(ready, hooksFinished, stop <-chan struct{}, afterReady time.Duration, fn func()) {
 	var after <-chan time.Time
 	for {
 		select {
 		case <-ready:
-			ready, after = nil, time.After(100*time.Millisecond)
+			ready, after = nil, time.After(afterReady)
 		case <-hooksFinished:
 			hooksFinished = nil
 			if after == nil {
 				after = time.After(time.Second)
 			}
 		case <-after:
-			startheap.Ready()
+			fn()
 			return
 		case <-stop:
 			return
