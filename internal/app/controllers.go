@@ -53,6 +53,7 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 	if err != nil {
 		return err
 	}
+	deferred := make(chan struct{})
 	m, err := manager.New(manager.Config{
 		Client:      loopback,
 		Controllers: o.Controllers,
@@ -82,13 +83,17 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 
 		ResourceQuotaSyncPeriod: c.Options.ResourceQuota.SyncPeriod,
 		// The controllers readiness does not wait for start once the
-		// server is ready (every post-start hook done).
-		StartDeferred: head.PostStartHooksFinished(),
+		// server is ready: at its first 200 from /readyz (a second after
+		// every post-start hook is done if nothing asks). Started when
+		// the hooks were done, their ~70 lists and watches ran beside
+		// that first /readyz and delayed it.
+		StartDeferred: deferred,
 	})
 	if err != nil {
 		return err
 	}
-	r := &controllerRunner{m: m, cfg: c}
+	r := &controllerRunner{m: m, cfg: c, deferred: deferred,
+		ready: head.LifecycleSignals().HasBeenReady.Signaled(), hooksFinished: head.PostStartHooksFinished()}
 	if err := head.AddPostStartHook("start-kapi-controller-manager", r.start); err != nil {
 		return err
 	}
@@ -110,6 +115,10 @@ func (c *Config) installControllers(head *server.GenericServer) error {
 type controllerRunner struct {
 	m   *manager.Manager
 	cfg *Config
+	// deferred is the manager's StartDeferred: closed once the server is
+	// ready (ready, or hooksFinished and a second; see whenReady).
+	deferred             chan struct{}
+	ready, hooksFinished <-chan struct{}
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -122,6 +131,7 @@ func (r *controllerRunner) start(hookCtx context.Context) error {
 	r.mu.Lock()
 	r.cancel, r.done = cancel, done
 	r.mu.Unlock()
+	go whenReady(r.ready, r.hooksFinished, ctx.Done(), 0, func() { close(r.deferred) })
 	go func() {
 		defer close(done)
 		r.m.Run(ctx)
