@@ -16,16 +16,15 @@ assert len(meths) == len(typed), (len(meths), len(typed))
 out = ["// Code generated from k8s.io/client-go@v0.37.2/kubernetes/clientset.go by\n",
        "// hack/lazyclientset.py; DO NOT EDIT.\n\npackage lazy\n\nimport (\n\t\"sync\"\n\n"]
 out += ["\t" + l + "\n" for l in typed]
-out.append(")\n\n// groups holds one constructor per API group version, each run on first use.\ntype groups struct {\n")
-for name, alias, iface, field in meths:
-    out.append(f"\t{field} func() *{alias}.{iface[:-len('Interface')]}Client\n")
-out.append("}\n\nfunc (c *Clientset) initGroups() {\n")
+out.append(")\n\n// groups holds each API group version's client, made on first use.\ntype groups struct {\n")
 for name, alias, iface, field in meths:
     client = iface[:-len("Interface")] + "Client"
-    out.append(f"\tc.{field} = sync.OnceValue(func() *{alias}.{client} {{ return must(c, {alias}.NewForConfigAndClient) }})\n")
+    out.append(f"\t{field}Once sync.Once\n\t{field} *{alias}.{client}\n")
 out.append("}\n")
 for name, alias, iface, field in meths:
     out.append(f"\n// {name} returns the {name}Client, made on the first call.\n"
-               f"func (c *Clientset) {name}() {alias}.{iface} {{\n\treturn c.{field}()\n}}\n")
+               f"func (c *Clientset) {name}() {alias}.{iface} {{\n"
+               f"\tc.{field}Once.Do(func() {{ c.{field} = must(c, {alias}.NewForConfigAndClient) }})\n"
+               f"\treturn c.{field}\n}}\n")
 open("groups_generated.go", "w").write("".join(out))
 subprocess.check_call(["gofmt", "-w", "groups_generated.go"])

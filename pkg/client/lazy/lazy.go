@@ -32,8 +32,10 @@ import (
 type Clientset struct {
 	config     rest.Config
 	httpClient *http.Client
-	discovery  func() *discovery.DiscoveryClient
 	groups
+
+	discoveryOnce sync.Once
+	discovery     *discovery.DiscoveryClient
 }
 
 var _ kubernetes.Interface = (*Clientset)(nil)
@@ -65,11 +67,7 @@ func NewForConfig(c *rest.Config) (*Clientset, error) {
 		return nil, err
 	}
 	cs := &Clientset{config: config, httpClient: httpClient}
-	cs.initGroups()
-	cs.coreV1 = func() *corev1.CoreV1Client { return core }
-	cs.discovery = sync.OnceValue(func() *discovery.DiscoveryClient {
-		return must(cs, discovery.NewDiscoveryClientForConfigAndClient)
-	})
+	cs.coreV1Once.Do(func() { cs.coreV1 = core })
 	return cs, nil
 }
 
@@ -78,7 +76,8 @@ func (c *Clientset) Discovery() discovery.DiscoveryInterfaces {
 	if c == nil {
 		return nil
 	}
-	return c.discovery()
+	c.discoveryOnce.Do(func() { c.discovery = must(c, discovery.NewDiscoveryClientForConfigAndClient) })
+	return c.discovery
 }
 
 // must makes one client from the clientset's config and HTTP client. The

@@ -95,3 +95,28 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNewForConfig compares making a clientset of a loopback-like
+// config with kubernetes.NewForConfig and with NewForConfig, where the
+// controllers then use a few groups (core/v1, coordination/v1, rbac/v1).
+func BenchmarkNewForConfig(b *testing.B) {
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443", BearerToken: "t", QPS: -1}
+	b.Run("kubernetes", func(b *testing.B) {
+		for b.Loop() {
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _, _ = cs.CoreV1(), cs.CoordinationV1(), cs.RbacV1()
+		}
+	})
+	b.Run("lazy", func(b *testing.B) {
+		for b.Loop() {
+			cs, err := NewForConfig(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _, _ = cs.CoreV1(), cs.CoordinationV1(), cs.RbacV1()
+		}
+	})
+}
