@@ -11,7 +11,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/node"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/client/lazy"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
@@ -212,7 +212,7 @@ func (c *Config) installRBAC(head *server.GenericServer) error {
 		if err := c.startConfigReload(ctx); err != nil {
 			return err
 		}
-		client, err := kubernetes.NewForConfig(loopback)
+		client, err := lazy.NewForConfig(loopback)
 		if err != nil {
 			return fmt.Errorf("rbac: %w", err)
 		}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/client/lazy"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -64,7 +64,7 @@ func (c *Config) installFlowControl(head *server.GenericServer) error {
 			return err
 		}
 		cfg.UserAgent = "kube-apiserver/apf-config"
-		client, err := kubernetes.NewForConfig(cfg)
+		client, err := lazy.NewForConfig(cfg)
 		if err != nil {
 			return err
 		}

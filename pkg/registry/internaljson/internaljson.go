@@ -103,7 +103,7 @@ func exprOf(t reflect.Type) (string, bool) {
 			return "", false
 		}
 		name := g + "." + t.Name()
-		it, ok := internalTypes[name]
+		it, ok := internalTypes()[name]
 		if !ok || it.underlying != "" {
 			return "", false
 		}
@@ -138,11 +138,17 @@ func (iv internalValue) MarshalJSON() ([]byte, error) {
 // String is used by field.Error when marshalling fails.
 func (iv internalValue) String() string { return fmt.Sprintf("%#v", iv.v) }
 
+// internalTypes is the table of types_generated.go, built on first use: only
+// a validation error with a struct value (or a diff in one) needs it, and
+// building it at package initialisation ran ~190 KB of code and 680
+// allocations in every process, at every start.
+var internalTypes = sync.OnceValue(internalTypesTable)
+
 // externalTypes are the types of other packages (apimachinery's, a few
 // versioned ones) the internal types use, by their table name, for the zero
 // value of a field the v1 type lacks. TestTableParses checks that it has
-// every one the table names.
-var externalTypes = func() map[string]reflect.Type {
+// every one the table names. Built on first use, as internalTypes.
+var externalTypes = sync.OnceValue(func() map[string]reflect.Type {
 	m := map[string]reflect.Type{}
 	for _, v := range []any{
 		metav1.TypeMeta{}, metav1.ObjectMeta{}, metav1.ListMeta{}, metav1.Time{}, metav1.MicroTime{},
@@ -161,7 +167,7 @@ var externalTypes = func() map[string]reflect.Type {
 	}
 	m["@k8s.io/apimachinery/pkg/runtime.Object"] = reflect.TypeFor[runtime.Object]()
 	return m
-}()
+})
 
 var (
 	exprCache sync.Map // string -> *texpr
@@ -204,12 +210,12 @@ func parseExpr(s string) (*texpr, error) {
 		el, err := parse(v)
 		return &texpr{kind: 'm', elem: el, name: k}, err
 	case strings.HasPrefix(s, "@"):
-		if _, ok := externalTypes[s]; !ok {
+		if _, ok := externalTypes()[s]; !ok {
 			return nil, fmt.Errorf("internaljson: unknown external type %q", s)
 		}
 		return &texpr{kind: 'e', name: s}, nil
 	case strings.Contains(s, "."):
-		it, ok := internalTypes[s]
+		it, ok := internalTypes()[s]
 		if !ok {
 			return nil, fmt.Errorf("internaljson: unknown internal type %q", s)
 		}
@@ -300,7 +306,7 @@ func writeExpr(b *bytes.Buffer, v reflect.Value, e *texpr) error {
 	case 'e':
 		v = deref(v)
 		if !v.IsValid() {
-			return marshal(b, reflect.Zero(externalTypes[e.name]).Interface())
+			return marshal(b, reflect.Zero(externalTypes()[e.name]).Interface())
 		}
 		return marshal(b, v.Interface())
 	case 'b':

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 
+	"github.com/kapi-dev/kapi/pkg/client/lazy"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/certificates"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/garbagecollector"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/resourcequota"
@@ -298,7 +299,7 @@ func (m *Manager) Run(ctx context.Context) {
 		<-ctx.Done()
 		return
 	}
-	client, err := kubernetes.NewForConfig(m.cfg.Client)
+	client, err := lazy.NewForConfig(m.cfg.Client)
 	if err != nil {
 		m.logger.Error("controller manager client", "err", err)
 		m.markReady()

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/kapi-dev/kapi/pkg/client/lazy"
 	"github.com/kapi-dev/kapi/pkg/quota"
 )
 
@@ -62,7 +63,7 @@ type Controller struct {
 
 // New returns the resourcequota controller.
 func New(c Config) (*Controller, error) {
-	client, err := kubernetes.NewForConfig(c.Client)
+	client, err := lazy.NewForConfig(c.Client)
 	if err != nil {
 		return nil, fmt.Errorf("resourcequota controller client: %w", err)
 	}
