@@ -1,5 +1,5 @@
 // Code generated from k8s.io/client-go@v0.37.2/kubernetes/clientset.go by
-// hack/lazyclientset.py; DO NOT EDIT.
+// hack/lazyclientset; DO NOT EDIT.
 
 package lazy
 

@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 )
 
-//go:generate python3 ../../../hack/lazyclientset.py
+//go:generate go run ../../../hack/lazyclientset
 
 // Clientset is a kubernetes.Interface that makes each group's client on
 // its first call.
