@@ -22,8 +22,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -429,7 +431,7 @@ func (k *kubernetesService) writeEndpoints(ctx context.Context, addrs []string) 
 }
 
 func (k *kubernetesService) desiredService() *corev1.Service {
-	return &corev1.Service{
+	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      kubernetesServiceName,
 			Namespace: metav1.NamespaceDefault,
@@ -445,9 +447,16 @@ func (k *kubernetesService) desiredService() *corev1.Service {
 				TargetPort: intstr.FromInt32(k.port),
 			}},
 			SessionAffinity: corev1.ServiceAffinityNone,
+			IPFamilyPolicy:  new(corev1.IPFamilyPolicy),
 		},
 	}
+	// SingleStack, as upstream's bootstrap controller asks.
+	*svc.Spec.IPFamilyPolicy = corev1.IPFamilyPolicySingleStack
+	return svc
 }
+
+// serviceKind is the kind of the services resource.
+var serviceKind = corev1.SchemeGroupVersion.WithKind("Service")
 
 // reconcileService creates the Service, or puts back its ports, type and
 // labels if they were changed (kube reconciles the ports and type).
@@ -456,7 +465,14 @@ func (k *kubernetesService) reconcileService(ctx context.Context) error {
 	want := k.desiredService()
 	obj, err := k.services.Get(sctx, kubernetesServiceName, &metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		if _, err := k.services.Create(sctx, want, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		// Defaulted as the request body of upstream's create through its
+		// loopback client is, and recorded as kube-apiserver's write.
+		scheme.Scheme.Default(want)
+		rec, err := createdAsAPIServer(k.services, serviceKind, want)
+		if err != nil {
+			return err
+		}
+		if _, err := k.services.Create(sctx, rec, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create service %s: %w", kubernetesServiceName, err)
 		}
 		k.logger.Info("created the kubernetes service", "clusterIP", k.clusterIP)
@@ -479,7 +495,11 @@ func (k *kubernetesService) reconcileService(ctx context.Context) error {
 	for key, v := range want.Labels {
 		upd.Labels[key] = v
 	}
-	if _, _, err := k.services.Update(sctx, kubernetesServiceName, updatedObject{upd}, rest.ValidateAllObjectFunc,
+	fields, err := fieldmanager.ForStorage(k.services, serviceKind)
+	if err != nil {
+		return fmt.Errorf("field manager of services: %w", err)
+	}
+	if _, _, err := k.services.Update(sctx, kubernetesServiceName, updatedAsAPIServer{updatedObject{upd}, fields, apiserverManager}, rest.ValidateAllObjectFunc,
 		rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update service %s: %w", kubernetesServiceName, err)
 	}
