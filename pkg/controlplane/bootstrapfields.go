@@ -1,7 +1,6 @@
 package controlplane
 
 import (
-	"context"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,22 +28,4 @@ func createdAsAPIServer(storage rest.Storage, gvk schema.GroupVersionKind, obj r
 		return nil, fmt.Errorf("field manager of %s: %w", gvk.Kind, err)
 	}
 	return fm.UpdateRepeatedCreate(storage.New(), obj, apiserverManager), nil
-}
-
-// updatedAsAPIServer is an UpdatedObjectInfo that records the update in
-// the object's managed fields as kube-apiserver's controllers' writes
-// through their loopback client are recorded: an Update by manager (on
-// the subresource fields serves).
-type updatedAsAPIServer struct {
-	rest.UpdatedObjectInfo
-	fields  *fieldmanager.Manager
-	manager string
-}
-
-func (u updatedAsAPIServer) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
-	out, err := u.UpdatedObjectInfo.UpdatedObject(ctx, old)
-	if err != nil || old == nil {
-		return out, err
-	}
-	return u.fields.UpdateNoErrors(old, out, u.manager), nil
 }

@@ -25,7 +25,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
-	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -458,66 +457,32 @@ func (k *kubernetesService) desiredService() *corev1.Service {
 // serviceKind is the kind of the services resource.
 var serviceKind = corev1.SchemeGroupVersion.WithKind("Service")
 
-// reconcileService creates the Service, or puts back its ports, type and
-// labels if they were changed (kube reconciles the ports and type).
+// reconcileService creates the Service when it is missing. As
+// kube-apiserver's controller (its loop calls
+// UpdateKubernetesService(false)), an existing Service is left as it is:
+// ports, type or labels a client changed stay.
 func (k *kubernetesService) reconcileService(ctx context.Context) error {
 	sctx := systemContext(ctx, metav1.NamespaceDefault)
-	want := k.desiredService()
-	obj, err := k.services.Get(sctx, kubernetesServiceName, &metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		// Defaulted as the request body of upstream's create through its
-		// loopback client is, and recorded as kube-apiserver's write.
-		scheme.Scheme.Default(want)
-		rec, err := createdAsAPIServer(k.services, serviceKind, want)
-		if err != nil {
-			return err
-		}
-		if _, err := k.services.Create(sctx, rec, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create service %s: %w", kubernetesServiceName, err)
-		}
-		k.logger.Info("created the kubernetes service", "clusterIP", k.clusterIP)
+	_, err := k.services.Get(sctx, kubernetesServiceName, &metav1.GetOptions{})
+	if err == nil {
 		return nil
 	}
-	if err != nil {
+	if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("get service %s: %w", kubernetesServiceName, err)
 	}
-	cur := obj.(*corev1.Service)
-	if cur.Spec.Type == want.Spec.Type && portsMatch(cur.Spec.Ports, want.Spec.Ports) &&
-		cur.Labels["component"] == "apiserver" && cur.Labels["provider"] == "kubernetes" {
-		return nil
-	}
-	upd := cur.DeepCopy()
-	upd.Spec.Type = want.Spec.Type
-	upd.Spec.Ports = want.Spec.Ports
-	if upd.Labels == nil {
-		upd.Labels = map[string]string{}
-	}
-	for key, v := range want.Labels {
-		upd.Labels[key] = v
-	}
-	fields, err := fieldmanager.ForStorage(k.services, serviceKind)
+	// Defaulted as the request body of upstream's create through its
+	// loopback client is, and recorded as kube-apiserver's write.
+	want := k.desiredService()
+	scheme.Scheme.Default(want)
+	rec, err := createdAsAPIServer(k.services, serviceKind, want)
 	if err != nil {
-		return fmt.Errorf("field manager of services: %w", err)
+		return err
 	}
-	if _, _, err := k.services.Update(sctx, kubernetesServiceName, updatedAsAPIServer{updatedObject{upd}, fields, apiserverManager}, rest.ValidateAllObjectFunc,
-		rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update service %s: %w", kubernetesServiceName, err)
+	if _, err := k.services.Create(sctx, rec, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create service %s: %w", kubernetesServiceName, err)
 	}
-	k.logger.Info("reconciled the kubernetes service")
+	k.logger.Info("created the kubernetes service", "clusterIP", k.clusterIP)
 	return nil
-}
-
-func portsMatch(cur, want []corev1.ServicePort) bool {
-	if len(cur) != len(want) {
-		return false
-	}
-	for i := range cur {
-		c, w := cur[i], want[i]
-		if c.Name != w.Name || c.Protocol != w.Protocol || c.Port != w.Port || c.TargetPort != w.TargetPort || c.NodePort != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func (k *kubernetesService) desiredEndpoints(addrs []string) *corev1.Endpoints {
