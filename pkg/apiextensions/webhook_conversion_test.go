@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -179,10 +180,21 @@ func TestWebhookConversion(t *testing.T) {
 		t.Errorf("v1 get with the webhook failing: %v (no conversion is needed)", err)
 	}
 	_, err = v2.Get(ctx, "g1", metav1.GetOptions{})
+	// kube-apiserver v1.37.2 answers (recorded with a webhook answering
+	// every review with this Failure, GET .../v2/namespaces/default/gizmos/g1
+	// of an object stored in v1): 500 InternalError naming the storage's
+	// corrupt-object error, the object's revision and the webhook's error.
+	cause := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: /webhook.example.com/gizmos/default/g1, ResourceVersion: 0, "+
+		"AdditionalErrorMsg: object not decodable revision=%s: conversion webhook for webhook.example.com/v1, Kind=Gizmo failed: gizmo converter is down",
+		updated.GetResourceVersion())
 	var status apierrors.APIStatus
-	if !errorsAs(err, &status) || status.Status().Code != http.StatusInternalServerError ||
-		!strings.Contains(status.Status().Message, "conversion webhook for webhook.example.com/v1, Kind=Gizmo failed: gizmo converter is down") {
-		t.Errorf("v2 get with the webhook failing: got %v, want 500 naming the webhook failure", err)
+	if !errorsAs(err, &status) {
+		t.Fatalf("v2 get with the webhook failing: got %v, want a 500 status", err)
+	}
+	st := status.Status()
+	if st.Code != http.StatusInternalServerError || st.Reason != metav1.StatusReasonInternalError || st.Message != "Internal error occurred: "+cause ||
+		st.Details == nil || len(st.Details.Causes) != 1 || st.Details.Causes[0].Message != cause {
+		t.Errorf("v2 get with the webhook failing: got %+v, want 500 InternalError with message and cause %q", st, cause)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/service"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -429,7 +430,7 @@ func (k *kubernetesService) writeEndpoints(ctx context.Context, addrs []string) 
 }
 
 func (k *kubernetesService) desiredService() *corev1.Service {
-	return &corev1.Service{
+	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      kubernetesServiceName,
 			Namespace: metav1.NamespaceDefault,
@@ -445,59 +446,43 @@ func (k *kubernetesService) desiredService() *corev1.Service {
 				TargetPort: intstr.FromInt32(k.port),
 			}},
 			SessionAffinity: corev1.ServiceAffinityNone,
+			IPFamilyPolicy:  new(corev1.IPFamilyPolicy),
 		},
 	}
+	// SingleStack, as upstream's bootstrap controller asks.
+	*svc.Spec.IPFamilyPolicy = corev1.IPFamilyPolicySingleStack
+	return svc
 }
 
-// reconcileService creates the Service, or puts back its ports, type and
-// labels if they were changed (kube reconciles the ports and type).
+// serviceKind is the kind of the services resource.
+var serviceKind = corev1.SchemeGroupVersion.WithKind("Service")
+
+// reconcileService creates the Service when it is missing. As
+// kube-apiserver's controller (its loop calls
+// UpdateKubernetesService(false)), an existing Service is left as it is:
+// ports, type or labels a client changed stay.
 func (k *kubernetesService) reconcileService(ctx context.Context) error {
 	sctx := systemContext(ctx, metav1.NamespaceDefault)
-	want := k.desiredService()
-	obj, err := k.services.Get(sctx, kubernetesServiceName, &metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		if _, err := k.services.Create(sctx, want, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create service %s: %w", kubernetesServiceName, err)
-		}
-		k.logger.Info("created the kubernetes service", "clusterIP", k.clusterIP)
+	_, err := k.services.Get(sctx, kubernetesServiceName, &metav1.GetOptions{})
+	if err == nil {
 		return nil
 	}
-	if err != nil {
+	if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("get service %s: %w", kubernetesServiceName, err)
 	}
-	cur := obj.(*corev1.Service)
-	if cur.Spec.Type == want.Spec.Type && portsMatch(cur.Spec.Ports, want.Spec.Ports) &&
-		cur.Labels["component"] == "apiserver" && cur.Labels["provider"] == "kubernetes" {
-		return nil
+	// Defaulted as the request body of upstream's create through its
+	// loopback client is, and recorded as kube-apiserver's write.
+	want := k.desiredService()
+	scheme.Scheme.Default(want)
+	rec, err := createdAsAPIServer(k.services, serviceKind, want)
+	if err != nil {
+		return err
 	}
-	upd := cur.DeepCopy()
-	upd.Spec.Type = want.Spec.Type
-	upd.Spec.Ports = want.Spec.Ports
-	if upd.Labels == nil {
-		upd.Labels = map[string]string{}
+	if _, err := k.services.Create(sctx, rec, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create service %s: %w", kubernetesServiceName, err)
 	}
-	for key, v := range want.Labels {
-		upd.Labels[key] = v
-	}
-	if _, _, err := k.services.Update(sctx, kubernetesServiceName, updatedObject{upd}, rest.ValidateAllObjectFunc,
-		rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update service %s: %w", kubernetesServiceName, err)
-	}
-	k.logger.Info("reconciled the kubernetes service")
+	k.logger.Info("created the kubernetes service", "clusterIP", k.clusterIP)
 	return nil
-}
-
-func portsMatch(cur, want []corev1.ServicePort) bool {
-	if len(cur) != len(want) {
-		return false
-	}
-	for i := range cur {
-		c, w := cur[i], want[i]
-		if c.Name != w.Name || c.Protocol != w.Protocol || c.Port != w.Port || c.TargetPort != w.TargetPort || c.NodePort != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func (k *kubernetesService) desiredEndpoints(addrs []string) *corev1.Endpoints {

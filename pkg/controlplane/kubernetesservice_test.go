@@ -124,14 +124,26 @@ func TestKubernetesServiceReconcile(t *testing.T) {
 		t.Errorf("got resourceVersion %s -> %s, want no write", before.ResourceVersion, after.ResourceVersion)
 	}
 
-	// Changed ports come back.
+	// Changed ports stay: kube-apiserver v1.37.2 only creates the Service
+	// (checked on the reference: a port patched to 444 stays 444).
 	sctx := systemContext(ctx, metav1.NamespaceDefault)
-	_, _, err := svcs.services.Update(sctx, "kubernetes", registrytest.Mutated{Mutate: func(o runtime.Object) {
-		o.(*corev1.Service).Spec.Ports[0].Port = 8443
-	}}, nil, nil, false, &metav1.UpdateOptions{})
-	if err != nil {
+	setPort := func(port int32) {
+		t.Helper()
+		if _, _, err := svcs.services.Update(sctx, "kubernetes", registrytest.Mutated{Mutate: func(o runtime.Object) {
+			o.(*corev1.Service).Spec.Ports[0].Port = port
+		}}, nil, nil, false, &metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setPort(8443)
+	changed, _ := getObj[*corev1.Service](t, svcs.services, "services")
+	if err := k.reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if svc, _ := getObj[*corev1.Service](t, svcs.services, "services"); svc.ResourceVersion != changed.ResourceVersion || svc.Spec.Ports[0].Port != 8443 {
+		t.Errorf("got service port %d (resourceVersion %s -> %s), want 8443 left as it was", svc.Spec.Ports[0].Port, changed.ResourceVersion, svc.ResourceVersion)
+	}
+	setPort(443)
 	// A new advertise address joins the endpoints; the old one stays
 	// until its lease is gone.
 	k.address = net.ParseIP("192.0.2.7")

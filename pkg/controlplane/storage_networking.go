@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/ingress"
@@ -18,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/ipaddress"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/networkpolicy"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/servicecidr"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -71,11 +74,16 @@ func addDefaultServiceCIDR(s *server.GenericServer, c Config, b *storageBuilder)
 	if err != nil {
 		return err
 	}
+	statusFields, err := fieldmanager.New(fieldmanager.Config{Kind: serviceCIDRKind, Subresource: "status", ResetFields: status.GetResetFields()})
+	if err != nil {
+		return fmt.Errorf("servicecidrs/status field manager: %w", err)
+	}
 	ctrl := &defaultServiceCIDR{
-		store:  st,
-		status: status,
-		cidrs:  []string{c.ServiceClusterIPRange.Masked().String()},
-		logger: c.Logger.With("controller", "kubernetes-service-cidr"),
+		store:        st,
+		status:       status,
+		statusFields: statusFields,
+		cidrs:        []string{c.ServiceClusterIPRange.Masked().String()},
+		logger:       c.Logger.With("controller", "kubernetes-service-cidr"),
 	}
 	// The servicecidrs controller (finalizer, Ready) runs in the same
 	// goroutine when ipaddresses are served too.
@@ -128,19 +136,36 @@ func addDefaultServiceCIDR(s *server.GenericServer, c Config, b *storageBuilder)
 type defaultServiceCIDR struct {
 	store  *generic.Store
 	status *generic.StatusREST
-	cidrs  []string
-	logger *slog.Logger
+	// statusFields is the field manager of servicecidrs/status, which
+	// records the Ready condition as upstream's controller applies it.
+	statusFields *fieldmanager.Manager
+	cidrs        []string
+	logger       *slog.Logger
 }
+
+// serviceCIDRKind is the kind of the servicecidrs resource.
+var serviceCIDRKind = networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR")
+
+// serviceCIDRControllerManager is the field manager of the Ready condition
+// (upstream's defaultservicecidr controllerName, its ApplyStatus's
+// FieldManager).
+const serviceCIDRControllerManager = "kubernetes-service-cidr-controller"
 
 // sync creates the ServiceCIDR if missing, then marks it Ready.
 func (d *defaultServiceCIDR) sync(ctx context.Context) {
 	sctx := systemContext(ctx, "")
 	obj, err := d.store.Get(sctx, DefaultServiceCIDRName, &metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		obj, err = d.store.Create(sctx, &networkingv1.ServiceCIDR{
+		// Recorded as kube-apiserver's write: upstream's controller
+		// creates it through the loopback client.
+		var rec runtime.Object
+		rec, err = createdAsAPIServer(d.store, serviceCIDRKind, &networkingv1.ServiceCIDR{
 			ObjectMeta: metav1.ObjectMeta{Name: DefaultServiceCIDRName},
-			Spec:       networkingv1.ServiceCIDRSpec{CIDRs: d.cidrs},
-		}, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
+			Spec:       networkingv1.ServiceCIDRSpec{CIDRs: slices.Clone(d.cidrs)},
+		})
+		if err == nil {
+			obj, err = d.store.Create(sctx, rec, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
+		}
 		if err == nil {
 			d.logger.Info("created the default ServiceCIDR", "cidrs", d.cidrs)
 		}
@@ -159,22 +184,34 @@ func (d *defaultServiceCIDR) sync(ctx context.Context) {
 	if cond := apimeta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady); cond != nil && cond.Status != metav1.ConditionUnknown {
 		return
 	}
-	_, _, err = d.status.Update(sctx, DefaultServiceCIDRName, markReady{}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
+	_, _, err = d.status.Update(sctx, DefaultServiceCIDRName, markReady{fields: d.statusFields}, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
 	if err != nil && ctx.Err() == nil {
 		d.logger.Warn("setting the default ServiceCIDR Ready failed", "err", err)
 	}
 }
 
 // markReady sets a ServiceCIDR's Ready condition to True (no reason, as
-// upstream's controller applies it).
-type markReady struct{}
+// upstream's controller applies it). With fields, it is upstream's
+// server-side apply of the condition to the status, forced, by
+// kubernetes-service-cidr-controller (an Apply entry of the status
+// subresource in the managed fields).
+type markReady struct {
+	fields *fieldmanager.Manager
+}
 
 func (markReady) Preconditions() *metav1.Preconditions { return nil }
 
-func (markReady) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
+func (m markReady) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
 	sc, ok := old.(*networkingv1.ServiceCIDR)
 	if !ok {
 		return nil, apierrors.NewNotFound(networkingv1.Resource("servicecidrs"), DefaultServiceCIDRName)
+	}
+	if m.fields != nil {
+		out, err := m.fields.Apply(old, readyApplyConfiguration(sc.Name), serviceCIDRControllerManager, true)
+		if err != nil {
+			return nil, fmt.Errorf("apply the Ready condition: %w", err)
+		}
+		return out, nil
 	}
 	sc = sc.DeepCopy()
 	apimeta.SetStatusCondition(&sc.Status.Conditions, metav1.Condition{
@@ -183,4 +220,21 @@ func (markReady) UpdatedObject(_ context.Context, old runtime.Object) (runtime.O
 		Message: defaultServiceCIDRReadyMessage,
 	})
 	return sc, nil
+}
+
+// readyApplyConfiguration is the configuration upstream's controller
+// applies to the status of ServiceCIDR name: the Ready condition, True,
+// with its message and the time now (no reason).
+func readyApplyConfiguration(name string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": networkingv1.SchemeGroupVersion.String(),
+		"kind":       serviceCIDRKind.Kind,
+		"metadata":   map[string]any{"name": name},
+		"status": map[string]any{"conditions": []any{map[string]any{
+			"type":               networkingv1.ServiceCIDRConditionReady,
+			"status":             string(metav1.ConditionTrue),
+			"message":            defaultServiceCIDRReadyMessage,
+			"lastTransitionTime": metav1.Now().UTC().Format(time.RFC3339),
+		}}},
+	}}
 }

@@ -22,7 +22,16 @@ const (
 	// unknown resourceVersionMatch, resourceVersion together with a continue
 	// token). The REST edge answers 400 BadRequest with Message.
 	ErrCodeInvalidArgument
+	// ErrCodeCorruptObj: a stored object that cannot be decoded (for a
+	// custom resource, one its conversion webhook fails on), read by a
+	// get; the REST edge answers 500 InternalError naming it, as
+	// kube-apiserver's corrupt-object error. See [NewCorruptObjError].
+	ErrCodeCorruptObj
 )
+
+// upstreamCorruptObjCode is kube-apiserver's number of its
+// ErrCodeCorruptObj, which its message prints.
+const upstreamCorruptObjCode = 7
 
 var codeNames = map[int]string{
 	ErrCodeKeyNotFound:              "key not found",
@@ -36,6 +45,7 @@ var codeNames = map[int]string{
 	ErrCodeInvalidContinue:          "invalid continue token",
 	ErrCodeRequestTooLarge:          "request too large",
 	ErrCodeInvalidArgument:          "invalid argument",
+	ErrCodeCorruptObj:               "corrupt object",
 }
 
 // StorageError is the error every backend returns for a storage condition.
@@ -57,6 +67,12 @@ type StorageError struct {
 }
 
 func (e *StorageError) Error() string {
+	if e.Code == ErrCodeCorruptObj {
+		// kube-apiserver's words (k8s.io/apiserver storage.StorageError
+		// with etcd3's corruptObjectError), which clients see.
+		return fmt.Sprintf("StorageError: %s, Code: %d, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s revision=%d: %v",
+			codeNames[e.Code], upstreamCorruptObjCode, e.Key, e.Message, e.ResourceVersion, e.Err)
+	}
 	msg := fmt.Sprintf("StorageError: %s, Key: %s, ResourceVersion: %d", codeNames[e.Code], e.Key, e.ResourceVersion)
 	if e.Message != "" {
 		msg += ", AdditionalErrorMsg: " + e.Message
@@ -68,6 +84,28 @@ func (e *StorageError) Error() string {
 }
 
 func (e *StorageError) Unwrap() error { return e.Err }
+
+// NewCorruptObjError returns the error of a get whose stored object (key,
+// revision rev) cannot be decoded: err.
+func NewCorruptObjError(key string, rev int64, err error) *StorageError {
+	return &StorageError{Code: ErrCodeCorruptObj, Key: key, ResourceVersion: rev, Message: "object not decodable", Err: err}
+}
+
+// CorruptOnGet returns err, the error of decoding the object a get read,
+// as a corrupt-object error when the object could not be decoded
+// (ErrCodeInvalidObj with Message "decode", which the backends' decoders
+// return), unchanged otherwise.
+func CorruptOnGet(err error) error {
+	var se *StorageError
+	if errors.As(err, &se) && se.Code == ErrCodeInvalidObj && se.Message == "decode" {
+		return NewCorruptObjError(se.Key, se.ResourceVersion, se.Err)
+	}
+	return err
+}
+
+// IsCorruptObj reports whether err means a stored object could not be
+// decoded.
+func IsCorruptObj(err error) bool { return HasCode(err, ErrCodeCorruptObj) }
 
 // NewError returns a *StorageError with code for key.
 func NewError(code int, key string, rv int64, msg string) *StorageError {

@@ -260,7 +260,7 @@ func inPools(pools []netip.Prefix, ip netip.Addr) bool {
 }
 
 func (a *IPs) newIPAddress(ip netip.Addr, ref *networkingv1.ParentReference) *networkingv1.IPAddress {
-	return &networkingv1.IPAddress{
+	obj := &networkingv1.IPAddress{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              ip.String(),
 			UID:               uuid.NewUUID(),
@@ -272,6 +272,10 @@ func (a *IPs) newIPAddress(ip netip.Addr, ref *networkingv1.ParentReference) *ne
 		},
 		Spec: networkingv1.IPAddressSpec{ParentRef: ref.DeepCopy()},
 	}
+	if e, ok := ipAddressFields(obj); ok {
+		obj.ManagedFields = []metav1.ManagedFieldsEntry{e}
+	}
+	return obj
 }
 
 // create writes the IPAddress of ip; a dry run only checks it is free.

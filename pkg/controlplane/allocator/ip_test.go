@@ -140,12 +140,25 @@ func TestIPAllocate(t *testing.T) {
 	if got.UID == "" || got.CreationTimestamp.IsZero() || got.ResourceVersion == "" {
 		t.Errorf("got metadata %+v, want uid, creationTimestamp and resourceVersion set", got.ObjectMeta)
 	}
+	// The managed fields are kube-apiserver v1.37.2's (`kubectl get
+	// ipaddress -o json --show-managed-fields`), time aside: its allocator
+	// creates the object through the loopback client.
 	want := networkingv1.IPAddress{
 		ObjectMeta: metav1.ObjectMeta{Name: "10.0.0.10", Labels: map[string]string{
 			"ipaddress.kubernetes.io/ip-family":  "IPv4",
 			"ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io",
-		}},
+		}, ManagedFields: []metav1.ManagedFieldsEntry{{
+			Manager: "kube-apiserver", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "networking.k8s.io/v1", FieldsType: "FieldsV1",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:ipaddress.kubernetes.io/ip-family":{},"f:ipaddress.kubernetes.io/managed-by":{}}},` +
+				`"f:spec":{"f:parentRef":{".":{},"f:name":{},"f:namespace":{},"f:resource":{}}}}`)},
+		}}},
 		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "ns", Name: "web"}},
+	}
+	for i := range got.ManagedFields {
+		if got.ManagedFields[i].Time == nil {
+			t.Errorf("managed fields entry %d has no time", i)
+		}
+		got.ManagedFields[i].Time = nil
 	}
 	got.TypeMeta, got.UID, got.CreationTimestamp, got.ResourceVersion = metav1.TypeMeta{}, "", metav1.Time{}, ""
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -35,6 +35,7 @@ const (
 //	request too large           413 RequestEntityTooLarge
 //	unreachable                 500 ServerTimeout   retryAfterSeconds 2
 //	invalid object              500 InternalError
+//	corrupt object (a get)      500 InternalError   Internal error occurred: StorageError: corrupt object, ...
 //	request deadline exceeded   504 Timeout         request did not complete within requested timeout - ...
 //
 // API errors pass through unchanged, and so do other errors that are not
@@ -48,6 +49,12 @@ func InterpretStorageError(err error, qualifiedResource schema.GroupResource, na
 func interpret(err error, qr schema.GroupResource, name, op string) error {
 	if err == nil {
 		return nil
+	}
+	// A stored object that cannot be decoded is kube-apiserver's 500
+	// naming the storage error, even when the cause is an API error
+	// (a custom resource's failing conversion webhook).
+	if storage.IsCorruptObj(err) {
+		return apierrors.NewInternalError(err)
 	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {

@@ -35,6 +35,12 @@ func TestInterpretStorageError(t *testing.T) {
 			code: http.StatusNotFound, reason: metav1.StatusReasonNotFound, msg: `deployments.apps "x" not found`},
 		{name: "wrapped", err: fmt.Errorf("read: %w", storage.NewError(storage.ErrCodeKeyNotFound, "k", 0, "")), gr: cm,
 			code: http.StatusNotFound, reason: metav1.StatusReasonNotFound, msg: `configmaps "x" not found`},
+		// A get of an object that cannot be decoded, even by an API error
+		// (a failing conversion webhook): kube-apiserver's corrupt-object
+		// 500, in its words.
+		{name: "corrupt object", err: storage.CorruptOnGet(&storage.StorageError{Code: storage.ErrCodeInvalidObj, Key: "/g/things/ns/x", ResourceVersion: 42, Message: "decode", Err: forbidden}), gr: cm,
+			code: http.StatusInternalServerError, reason: metav1.StatusReasonInternalError,
+			msg: "Internal error occurred: StorageError: corrupt object, Code: 7, Key: /g/things/ns/x, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=42: " + forbidden.Error()},
 		{name: "exists", err: storage.NewError(storage.ErrCodeKeyExists, "k", 0, ""), gr: cm,
 			code: http.StatusConflict, reason: metav1.StatusReasonAlreadyExists, msg: `configmaps "x" already exists`},
 		{name: "conflict", err: storage.NewError(storage.ErrCodeResourceVersionConflicts, "k", 0, ""), gr: cm,

@@ -120,7 +120,7 @@ func NewAuthenticationOptions() *AuthenticationOptions {
 
 // AddFlags adds the flags to fs.
 func (o *AuthenticationOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.Var(trackedBool{&o.Anonymous, &o.anonymousSet}, "anonymous-auth", "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated. (default true)")
+	fs.Var(trackedBool{&o.Anonymous, &o.anonymousSet}, "anonymous-auth", "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	fs.Lookup("anonymous-auth").NoOptDefVal = "true"
 	fs.StringVar(&o.AuthenticationConfigFile, "authentication-config", o.AuthenticationConfigFile, "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. This flag is mutually exclusive with the oidc-* flags.")
 	oi := &o.OIDC

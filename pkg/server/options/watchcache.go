@@ -54,21 +54,19 @@ func (o *WatchCacheOptions) AddFlags(fs *pflag.FlagSet) {
 // resource from its watch cache: when enabled, a resource with a size of
 // its own (--watch-cache-sizes) if that is not 0, any other if the default
 // size is not 0, except events (core and events.k8s.io), which its default
-// sizes leave uncached. kapi may cache what kube-apiserver does not (it
-// caches events by default); what a client sees of the difference (the
-// form of continue tokens) follows this.
+// sizes leave uncached. kapi caches the same resources (Size is not 0).
 func (o *WatchCacheOptions) KubeCaches(resource schema.GroupResource) bool {
 	if !o.Enabled {
 		return false
 	}
-	sizes, _ := ParseWatchCacheSizes(o.Sizes) // checked by Validate
-	if n, ok := sizes[resource]; ok {
-		return n != 0
-	}
-	if resource.Resource == "events" && (resource.Group == "" || resource.Group == "events.k8s.io") {
-		return false
-	}
-	return o.DefaultSize != 0
+	return o.Size(resource) != 0
+}
+
+// uncachedByDefault reports whether kube-apiserver's default watch cache
+// sizes (DefaultWatchCacheSizes: 0) leave resource uncached: the events,
+// core and events.k8s.io.
+func uncachedByDefault(resource schema.GroupResource) bool {
+	return resource.Resource == "events" && (resource.Group == "" || resource.Group == "events.k8s.io")
 }
 
 // Validate checks the flags.
@@ -110,7 +108,9 @@ func ParseWatchCacheSizes(settings []string) (map[schema.GroupResource]int, erro
 	return sizes, errors.Join(errs...)
 }
 
-// Size returns the watch cache size of resource (0: no watch cache).
+// Size returns the watch cache size of resource (0: no watch cache): its
+// own (--watch-cache-sizes), else 0 for the events (as kube-apiserver's
+// DefaultWatchCacheSizes: `events#N` caches them), else the default size.
 func (o *WatchCacheOptions) Size(resource schema.GroupResource) int {
 	if !o.Enabled {
 		return 0
@@ -118,6 +118,9 @@ func (o *WatchCacheOptions) Size(resource schema.GroupResource) int {
 	sizes, _ := ParseWatchCacheSizes(o.Sizes) // checked by Validate
 	if n, ok := sizes[resource]; ok {
 		return n
+	}
+	if uncachedByDefault(resource) {
+		return 0
 	}
 	return o.DefaultSize
 }

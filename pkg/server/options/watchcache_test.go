@@ -12,12 +12,20 @@ func TestWatchCacheOptions(t *testing.T) {
 	pods := schema.GroupResource{Resource: "pods"}
 	deploys := schema.GroupResource{Group: "apps", Resource: "deployments"}
 	leases := schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
+	// kube-apiserver v1.37.2's DefaultWatchCacheSizes
+	// (pkg/kubeapiserver/default_storage_factory_builder.go): both events
+	// resources 0, unless a size of their own is given.
+	events := schema.GroupResource{Resource: "events"}
+	newEvents := schema.GroupResource{Group: "events.k8s.io", Resource: "events"}
 	tests := []struct {
 		args    []string
 		wantErr string
 		want    map[schema.GroupResource]int
 	}{
-		{nil, "", map[schema.GroupResource]int{pods: 100, deploys: 100}},
+		{nil, "", map[schema.GroupResource]int{pods: 100, deploys: 100, events: 0, newEvents: 0}},
+		{[]string{"--default-watch-cache-size=7"}, "", map[schema.GroupResource]int{pods: 7, events: 0, newEvents: 0}},
+		{[]string{"--watch-cache-sizes=events#50"}, "", map[schema.GroupResource]int{pods: 100, events: 50, newEvents: 0}},
+		{[]string{"--watch-cache=false", "--watch-cache-sizes=events#50"}, "", map[schema.GroupResource]int{events: 0}},
 		{[]string{"--watch-cache-sizes=pods#0,deployments.apps#500"}, "", map[schema.GroupResource]int{pods: 0, deploys: 500, leases: 100}},
 		{[]string{"--default-watch-cache-size=0", "--watch-cache-sizes=pods#10"}, "", map[schema.GroupResource]int{pods: 10, deploys: 0}},
 		{[]string{"--watch-cache=false", "--watch-cache-sizes=pods#10"}, "", map[schema.GroupResource]int{pods: 0, deploys: 0}},

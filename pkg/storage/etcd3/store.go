@@ -168,7 +168,7 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ob
 		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
 	}
 	kv := resp.Kvs[0]
-	return s.decode(key, kv.Value, objPtr, kv.ModRevision)
+	return storage.CorruptOnGet(s.decode(key, kv.Value, objPtr, kv.ModRevision))
 }
 
 // Create implements [storage.Interface].

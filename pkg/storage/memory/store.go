@@ -175,7 +175,7 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ob
 		}
 		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
 	}
-	return s.decode(key, cur.data, objPtr, cur.rev)
+	return storage.CorruptOnGet(s.decode(key, cur.data, objPtr, cur.rev))
 }
 
 // objState is an object as read (or guessed from a cached object) during an

@@ -106,7 +106,8 @@ func SetDefaults_StatefulSet(obj *appsv1.StatefulSet) {
 }
 
 // SetDefaults_DaemonSet: updateStrategy RollingUpdate with maxUnavailable
-// 1 and maxSurge 0; revisionHistoryLimit 10.
+// 1 and maxSurge 0 (0 for both of another type's rollingUpdate);
+// revisionHistoryLimit 10.
 func SetDefaults_DaemonSet(obj *appsv1.DaemonSet) {
 	s := &obj.Spec.UpdateStrategy
 	if s.Type == "" {
@@ -121,6 +122,17 @@ func SetDefaults_DaemonSet(obj *appsv1.DaemonSet) {
 		}
 		if s.RollingUpdate.MaxSurge == nil {
 			s.RollingUpdate.MaxSurge = ptr(intstr.FromInt32(0))
+		}
+	}
+	// Upstream's internal RollingUpdateDaemonSet holds both as values, so
+	// the rollingUpdate of any other strategy type reads back with 0 for
+	// either left out (its conversion, at decoding).
+	if ru := s.RollingUpdate; ru != nil {
+		if ru.MaxUnavailable == nil {
+			ru.MaxUnavailable = ptr(intstr.FromInt32(0))
+		}
+		if ru.MaxSurge == nil {
+			ru.MaxSurge = ptr(intstr.FromInt32(0))
 		}
 	}
 	if obj.Spec.RevisionHistoryLimit == nil {
