@@ -1,7 +1,7 @@
 package filters
 
 import (
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
@@ -19,56 +19,97 @@ import (
 // load a goroutine's next request comes within microseconds), so an idle
 // server keeps none, and tests that look for leaked goroutines after a
 // server stops (goleak retries for ~0.4 s) do not see them; at most 256
-// wait at once.
+// wait at once. The last goroutine to finish is the next to run (its
+// stack is the likeliest to be still grown and in cache).
 var handlerGoroutines = newHandlerPool(100*time.Millisecond, 256)
 
 // handlerPool runs functions on goroutines it keeps while they are used.
 type handlerPool struct {
-	work    chan func() // unbuffered: a send succeeds only to a waiting goroutine
-	idle    atomic.Int32
 	idleFor time.Duration
-	maxIdle int32
+	maxIdle int
+
+	mu   sync.Mutex
+	idle []*pooledGoroutine // waiting, the last to finish last
 }
 
-func newHandlerPool(idleFor time.Duration, maxIdle int32) *handlerPool {
-	return &handlerPool{work: make(chan func()), idleFor: idleFor, maxIdle: maxIdle}
+// pooledGoroutine is a goroutine of the pool; work takes it its next
+// function once it has been taken off the idle list.
+type pooledGoroutine struct {
+	work chan func() // buffered (1): the sender never waits
+}
+
+func newHandlerPool(idleFor time.Duration, maxIdle int) *handlerPool {
+	return &handlerPool{idleFor: idleFor, maxIdle: maxIdle}
 }
 
 // goPooled runs f on a goroutine of the pool, or on a new one when none
 // waits. f is the body of a go statement: it must recover its own panics,
 // and leave nothing behind that the next function would see.
 func (p *handlerPool) goPooled(f func()) {
-	select {
-	case p.work <- f:
-	default:
-		go p.serve(f)
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		g := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		g.work <- f
+		return
 	}
+	p.mu.Unlock()
+	go p.serve(f)
 }
 
-// serve runs f and then the functions sent to the pool, until none comes
-// for idleFor or maxIdle goroutines already wait. A function that ends its
-// goroutine (runtime.Goexit) ends serve with it.
+// serve runs f and then the functions sent to it, until none comes for
+// idleFor or maxIdle goroutines already wait. A function that ends its
+// goroutine (runtime.Goexit) ends serve with it (it was on no list).
 func (p *handlerPool) serve(f func()) {
+	g := &pooledGoroutine{work: make(chan func(), 1)}
 	var timer *time.Timer
 	for {
 		f()
 		f = nil // nothing of the last request stays reachable from an idle goroutine
-		if p.idle.Add(1) > p.maxIdle {
-			p.idle.Add(-1)
+		p.mu.Lock()
+		if len(p.idle) >= p.maxIdle {
+			p.mu.Unlock()
 			return
 		}
+		p.idle = append(p.idle, g)
+		p.mu.Unlock()
 		if timer == nil {
 			timer = time.NewTimer(p.idleFor)
 		} else {
 			timer.Reset(p.idleFor)
 		}
 		select {
-		case f = <-p.work:
-			p.idle.Add(-1)
+		case f = <-g.work:
 			timer.Stop()
 		case <-timer.C:
-			p.idle.Add(-1)
-			return
+			if p.leave(g) {
+				return
+			}
+			f = <-g.work // taken off the list just now: its function is coming
 		}
 	}
+}
+
+// idleCount is the number of goroutines waiting.
+func (p *handlerPool) idleCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
+}
+
+// leave takes g off the idle list; false if a sender already took it.
+func (p *handlerPool) leave(g *pooledGoroutine) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, w := range p.idle {
+		if w == g {
+			n := copy(p.idle[i:], p.idle[i+1:])
+			p.idle[i+n] = nil
+			p.idle = p.idle[:i+n]
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,8 @@ package filters
 import (
 	"bytes"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,12 +27,12 @@ func TestHandlerPool(t *testing.T) {
 	p := newHandlerPool(200*time.Millisecond, 1)
 	ran := make(chan string)
 	run := func() { p.goPooled(func() { ran <- goroutineID() }) }
-	waitIdle := func(want int32) {
+	waitIdle := func(want int) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
-		for p.idle.Load() != want {
+		for p.idleCount() != want {
 			if time.Now().After(deadline) {
-				t.Fatalf("idle goroutines: got %d, want %d", p.idle.Load(), want)
+				t.Fatalf("idle goroutines: got %d, want %d", p.idleCount(), want)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -58,7 +60,7 @@ func TestHandlerPool(t *testing.T) {
 	close(block)
 	waitIdle(1)
 	time.Sleep(50 * time.Millisecond)
-	if n := p.idle.Load(); n != 1 {
+	if n := p.idleCount(); n != 1 {
 		t.Errorf("idle goroutines after two ended: got %d, want 1 (maxIdle)", n)
 	}
 
@@ -83,5 +85,33 @@ func TestHandlerPoolGoexit(t *testing.T) {
 	case <-ran:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no function ran after a Goexit")
+	}
+}
+
+// Every function runs exactly once while goroutines keep ending at their
+// idle timeout as functions are handed to them (a 1 ms idleFor against
+// senders that pause about as long).
+func TestHandlerPoolIdleRace(t *testing.T) {
+	p := newHandlerPool(time.Millisecond, 8)
+	const senders, each = 4, 200
+	var wg sync.WaitGroup
+	var ran atomic.Int64
+	for s := range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				done := make(chan struct{})
+				p.goPooled(func() { ran.Add(1); close(done) })
+				<-done
+				if (i+s)%3 == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := ran.Load(); got != senders*each {
+		t.Errorf("%d functions ran, want %d", got, senders*each)
 	}
 }
