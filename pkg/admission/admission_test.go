@@ -215,3 +215,51 @@ func BenchmarkChainValidateMetrics(b *testing.B) {
 		}
 	}
 }
+
+// readerValidator is a validator that says whether it reads objects.
+type readerValidator struct {
+	namedValidator
+	ops   map[Operation]bool
+	reads bool
+}
+
+func (v readerValidator) Handles(op Operation) bool    { return v.ops[op] }
+func (v readerValidator) ReadsObjects(Attributes) bool { return v.reads }
+
+// The chain's validation reads a request's objects if any validator that
+// handles the operation may: one that does not say (no ObjectReader), or
+// one that says it does; validators of other operations do not count.
+func TestChainValidationReadsObjects(t *testing.T) {
+	upd := map[Operation]bool{Update: true}
+	quiet := readerValidator{namedValidator: namedValidator{name: "quiet"}, ops: upd}
+	reader := readerValidator{namedValidator: namedValidator{name: "reader"}, ops: upd, reads: true}
+	createOnly := namedValidatorFor{namedValidator{name: "create"}, Create}
+	a := Attributes{Operation: Update}
+	for _, tc := range []struct {
+		name    string
+		plugins []Plugin
+		want    bool
+	}{
+		{name: "no plugins"},
+		{name: "quiet validators", plugins: []Plugin{quiet, quiet}},
+		{name: "a reader", plugins: []Plugin{quiet, reader}, want: true},
+		{name: "a validator that does not say", plugins: []Plugin{quiet, namedValidator{name: "unsaid"}}, want: true},
+		{name: "a validator of other operations", plugins: []Plugin{quiet, createOnly}},
+	} {
+		if got := NewChain(nil, tc.plugins...).ValidationReadsObjects(a); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	var zero Chain
+	if zero.ValidationReadsObjects(a) {
+		t.Error("the zero chain reads objects")
+	}
+}
+
+// namedValidatorFor is a namedValidator handling one operation only.
+type namedValidatorFor struct {
+	namedValidator
+	op Operation
+}
+
+func (v namedValidatorFor) Handles(op Operation) bool { return op == v.op }

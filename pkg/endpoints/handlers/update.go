@@ -77,8 +77,8 @@ func UpdateResource(r rest.Updater, s *RequestScope) http.Handler {
 			return
 		}
 		objInfo := &updatedObject{obj: obj, scope: s, manager: managerOrUserAgent(opts.FieldManager, req), newEmpty: r.New}
-		createValidation, updateValidation := s.updateValidation(info.Name, opts)
-		result, created, err := r.Update(ctx, info.Name, s.admitUpdate(objInfo, info.Name, opts), createValidation, updateValidation, false, opts)
+		uctx, createValidation, updateValidation := s.updateValidation(ctx, info.Name, opts)
+		result, created, err := r.Update(uctx, info.Name, s.admitUpdate(objInfo, info.Name, opts), createValidation, updateValidation, false, opts)
 		if err != nil {
 			s.err(err, w, req)
 			return
