@@ -18,8 +18,7 @@ import (
 const TimeoutMessage = "request did not complete within the allotted timeout"
 
 // WithTimeout runs each non-long-running request that has a context deadline
-// in a goroutine of its own (one kept from an earlier request, see
-// handlerGoroutines) and answers for it if the deadline (or the client's
+// in its own goroutine and answers for it if the deadline (or the client's
 // disconnect) comes first (serving.md 27):
 //   - nothing written yet: 504 with the JSON Status
 //     {"metadata":{},"status":"Failure","message":"Timeout: request did not
@@ -60,7 +59,7 @@ func WithTimeout(handler http.Handler, isLongRunning LongRunningFunc, handlers *
 		result := make(chan any, 1) // buffered: the goroutine never blocks on it
 		inner := r.Clone(ctx)       // the handler may change headers; keep r ours
 		tracked := handlers != nil && handlers.Add(1) == nil
-		handlerGoroutines.goPooled(func() {
+		go func() {
 			growStack()
 			defer func() {
 				p := recover()
@@ -77,7 +76,7 @@ func WithTimeout(handler http.Handler, isLongRunning LongRunningFunc, handlers *
 				}
 			}()
 			handler.ServeHTTP(tw, inner)
-		})
+		}()
 
 		select {
 		case p := <-result:
