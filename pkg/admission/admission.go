@@ -72,6 +72,14 @@ type Validator interface {
 	Validate(ctx context.Context, a Attributes) error
 }
 
+// ObjectReader may be implemented by a [Validator] to tell cheaply, before
+// Validate, whether Validate will look at the request's objects
+// (a.Object, a.OldObject; a carries neither when asked). A validator that
+// does not implement it is taken to read them.
+type ObjectReader interface {
+	ReadsObjects(a Attributes) bool
+}
+
 // Chain runs the mutating plugins (Admit) and then, right before the
 // object is stored, the validating ones (Validate), each phase in plugin
 // order; the first error wins. A Chain is a handle: its copies share one
@@ -185,6 +193,28 @@ func (c Chain) Handles(op Operation) bool {
 	}
 	for _, v := range set.validators {
 		if v.Handles(op) {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidationReadsObjects reports whether a validating plugin that handles
+// a.Operation may read a's objects: false only when each of them is an
+// [ObjectReader] answering false for a (a carries no objects). Storage
+// validates an update with copies of the objects, so that no validator
+// can change or keep the objects it writes; without a reader, it need not
+// copy them.
+func (c Chain) ValidationReadsObjects(a Attributes) bool {
+	set := c.set()
+	if set == nil {
+		return false
+	}
+	for _, v := range set.validators {
+		if !v.Handles(a.Operation) {
+			continue
+		}
+		if r, ok := v.(ObjectReader); !ok || r.ReadsObjects(a) {
 			return true
 		}
 	}

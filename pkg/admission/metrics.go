@@ -3,6 +3,8 @@ package admission
 import (
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +30,30 @@ type Metrics struct {
 	step        *prometheus.HistogramVec
 	stepSummary *prometheus.SummaryVec
 	controller  *prometheus.HistogramVec
+
+	// observers holds the series already observed, so that each admission
+	// step does not hash and validate its label values again (a
+	// WithLabelValues per plugin per step was ~1.5% of an update's CPU).
+	// Copy on write: reads are one atomic load and a map lookup; a series
+	// is added (under mu) the first time it is observed, so /metrics shows
+	// exactly the series it showed before.
+	observers atomic.Pointer[map[seriesKey]observers]
+	mu        sync.Mutex
+}
+
+// seriesKey names one series of the step metrics or (controller) of the
+// controller metric.
+type seriesKey struct {
+	controller bool
+	name, step string
+	op         Operation
+	rejected   bool
+}
+
+// observers are the series one seriesKey observes into: the controller
+// histogram, or the step histogram and summary.
+type observers struct {
+	histogram, summary prometheus.Observer
 }
 
 // NewMetrics creates the admission metrics and registers them on reg (nil:
@@ -63,11 +89,48 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 }
 
 func (m *Metrics) observeStep(step string, op Operation, rejected bool, elapsed time.Duration) {
-	r := strconv.FormatBool(rejected)
-	m.step.WithLabelValues(step, string(op), r).Observe(elapsed.Seconds())
-	m.stepSummary.WithLabelValues(step, string(op), r).Observe(elapsed.Seconds())
+	o := m.series(seriesKey{step: step, op: op, rejected: rejected})
+	o.histogram.Observe(elapsed.Seconds())
+	o.summary.Observe(elapsed.Seconds())
 }
 
 func (m *Metrics) observeController(name, step string, op Operation, rejected bool, elapsed time.Duration) {
-	m.controller.WithLabelValues(name, step, string(op), strconv.FormatBool(rejected)).Observe(elapsed.Seconds())
+	m.series(seriesKey{controller: true, name: name, step: step, op: op, rejected: rejected}).histogram.Observe(elapsed.Seconds())
+}
+
+// series returns the observers of k, creating its series on first use.
+func (m *Metrics) series(k seriesKey) observers {
+	if cur := m.observers.Load(); cur != nil {
+		if o, ok := (*cur)[k]; ok {
+			return o
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur := m.observers.Load()
+	if cur != nil {
+		if o, ok := (*cur)[k]; ok {
+			return o
+		}
+	}
+	r := strconv.FormatBool(k.rejected)
+	var o observers
+	if !k.controller {
+		o = observers{
+			histogram: m.step.WithLabelValues(k.step, string(k.op), r),
+			summary:   m.stepSummary.WithLabelValues(k.step, string(k.op), r),
+		}
+	} else {
+		o = observers{histogram: m.controller.WithLabelValues(k.name, k.step, string(k.op), r)}
+	}
+	next := make(map[seriesKey]observers, 1)
+	if cur != nil {
+		next = make(map[seriesKey]observers, len(*cur)+1)
+		for key, v := range *cur {
+			next[key] = v
+		}
+	}
+	next[k] = o
+	m.observers.Store(&next)
+	return o
 }

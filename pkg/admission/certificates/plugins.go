@@ -48,6 +48,11 @@ func (p *Approval) Handles(op admission.Operation) bool { return op == admission
 // Validate checks "approve" on the signer of the stored request (the old
 // object: changing the signer through /approval is refused by validation
 // anyway).
+// ReadsObjects implements admission.ObjectReader.
+func (p *Approval) ReadsObjects(a admission.Attributes) bool {
+	return a.Subresource == "approval" && a.Resource.GroupResource() == csrs
+}
+
 func (p *Approval) Validate(ctx context.Context, a admission.Attributes) error {
 	if a.Subresource != "approval" || a.Resource.GroupResource() != csrs {
 		return nil
@@ -79,6 +84,11 @@ func (p *Signing) Handles(op admission.Operation) bool { return op == admission.
 
 // Validate checks "sign" on the stored request's signer when a /status
 // update changes status.certificate or status.conditions.
+// ReadsObjects implements admission.ObjectReader.
+func (p *Signing) ReadsObjects(a admission.Attributes) bool {
+	return a.Subresource == "status" && a.Resource.GroupResource() == csrs
+}
+
 func (p *Signing) Validate(ctx context.Context, a admission.Attributes) error {
 	if a.Subresource != "status" || a.Resource.GroupResource() != csrs {
 		return nil
@@ -117,6 +127,11 @@ func (p *SubjectRestriction) Handles(op admission.Operation) bool { return op ==
 
 // Validate refuses a kube-apiserver-client request whose subject
 // organizations include system:masters.
+// ReadsObjects implements admission.ObjectReader.
+func (p *SubjectRestriction) ReadsObjects(a admission.Attributes) bool {
+	return a.Resource.GroupResource() == csrs && a.Subresource == ""
+}
+
 func (p *SubjectRestriction) Validate(_ context.Context, a admission.Attributes) error {
 	if a.Resource.GroupResource() != csrs || a.Subresource != "" {
 		return nil
@@ -160,6 +175,11 @@ func (p *Attest) Handles(op admission.Operation) bool {
 // Validate checks "attest" on the new bundle's signer, if it names one
 // (validation refuses changing it), except for updates that only change
 // ownerReferences or finalizers (garbage collection, storage migration).
+// ReadsObjects implements admission.ObjectReader.
+func (p *Attest) ReadsObjects(a admission.Attributes) bool {
+	return a.Resource.GroupResource() == bundles
+}
+
 func (p *Attest) Validate(ctx context.Context, a admission.Attributes) error {
 	if a.Resource.GroupResource() != bundles {
 		return nil

@@ -140,6 +140,13 @@ func (s *Source[T]) publish() {
 // time (upstream's message).
 var ErrNotReady = errors.New("not yet ready to handle request")
 
+// Empty reports, without waiting, that the first list is done and there
+// are no items now.
+func (s *Source[T]) Empty() bool {
+	h := s.items.Load()
+	return h != nil && len(*h) == 0
+}
+
 // Items returns the current items, waiting for the first list up to
 // ReadyTimeout (or ctx).
 func (s *Source[T]) Items(ctx context.Context) ([]T, error) {

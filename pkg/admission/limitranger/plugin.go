@@ -103,6 +103,15 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes) error {
 }
 
 // Validate checks the bounds of every LimitRange.
+// ReadsObjects implements admission.ObjectReader: only pods and
+// persistent volume claims are checked (supports).
+func (p *Plugin) ReadsObjects(a admission.Attributes) bool {
+	if a.Subresource != "" || a.Resource.Group != "" || p.limits == nil {
+		return false
+	}
+	return a.Resource.Resource == "pods" || a.Resource.Resource == "persistentvolumeclaims"
+}
+
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	items, err := p.ranges(ctx, a)
 	if err != nil || len(items) == 0 {

@@ -110,6 +110,12 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes) error {
 // being deleted: upstream checks it in Admit, where kube-apiserver passes
 // it; kapi's mutating phase of a delete has no object, its validating
 // phase (here) has it.
+// ReadsObjects implements admission.ObjectReader: only a node's deletes
+// of resource slices are checked.
+func (p *Plugin) ReadsObjects(a admission.Attributes) bool {
+	return a.Operation == admission.Delete && a.Resource.Group == "resource.k8s.io" && a.Resource.Resource == "resourceslices"
+}
+
 func (p *Plugin) Validate(_ context.Context, a admission.Attributes) error {
 	nodeName, isNode := nodeidentifier.NodeIdentity(a.User)
 	if !isNode || nodeName == "" || a.Operation != admission.Delete ||

@@ -98,6 +98,13 @@ var workloads = []schema.GroupResource{
 }
 
 // Validate checks a.
+// ReadsObjects implements admission.ObjectReader: only namespaces, pods
+// and the workloads with pod templates are checked.
+func (p *Plugin) ReadsObjects(a admission.Attributes) bool {
+	gr := a.Resource.GroupResource()
+	return gr == namespacesResource || gr == podsResource || slices.Contains(workloads, gr)
+}
+
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	gr := a.Resource.GroupResource()
 	switch {

@@ -99,6 +99,12 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes) error {
 }
 
 // Validate refuses a second global default PriorityClass.
+// ReadsObjects implements admission.ObjectReader: only priority classes
+// are checked.
+func (p *Plugin) ReadsObjects(a admission.Attributes) bool {
+	return a.Resource.Group == schedulingv1.GroupName && a.Resource.Resource == "priorityclasses" && a.Subresource == ""
+}
+
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	if a.Resource.Group != schedulingv1.GroupName || a.Resource.Resource != "priorityclasses" || a.Subresource != "" {
 		return nil

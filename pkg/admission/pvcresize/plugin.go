@@ -51,6 +51,12 @@ var (
 
 // Validate refuses growing a claim that is not bound or whose class does
 // not allow expansion.
+// ReadsObjects implements admission.ObjectReader: only persistent volume
+// claims are checked.
+func (p *Plugin) ReadsObjects(a admission.Attributes) bool {
+	return a.Resource.Group == "" && a.Resource.Resource == "persistentvolumeclaims" && a.Subresource == ""
+}
+
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	if a.Resource.Group != "" || a.Resource.Resource != "persistentvolumeclaims" || a.Subresource != "" {
 		return nil

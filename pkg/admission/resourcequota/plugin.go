@@ -73,6 +73,15 @@ var ignored = map[schema.GroupResource]bool{
 	{Group: "events.k8s.io", Resource: "events"}: true,
 }
 
+// ReadsObjects implements admission.ObjectReader: Validate's own early
+// returns (a's objects are not known here).
+func (p *Plugin) ReadsObjects(a admission.Attributes) bool {
+	if a.Namespace == "" || a.Subresource != "" || ignored[a.Resource.GroupResource()] {
+		return false
+	}
+	return a.Operation != admission.Update || quota.For(a.Resource.GroupResource()).ChargesUpdates()
+}
+
 // Validate charges a's usage or refuses it.
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	if a.Namespace == "" || a.Subresource != "" || a.Object == nil || ignored[a.Resource.GroupResource()] {

@@ -134,6 +134,12 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes) error {
 // Validate refuses pods without an existing service account, mirror pods
 // that reference accounts or secrets, and references to secrets the
 // account does not allow when it enforces mountable secrets.
+// ReadsObjects implements admission.ObjectReader: only pods are checked
+// (podOf).
+func (p *Plugin) ReadsObjects(a admission.Attributes) bool {
+	return a.Resource.Group == "" && a.Resource.Resource == "pods" && (a.Subresource == "" || a.Subresource == "ephemeralcontainers")
+}
+
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	pod, ok := podOf(a)
 	if !ok {

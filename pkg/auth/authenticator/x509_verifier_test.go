@@ -129,3 +129,66 @@ func BenchmarkX509Authenticate(b *testing.B) {
 		}
 	})
 }
+
+// A chain's digest is kept by its certificates' addresses (a connection's
+// requests share one parsed chain): the same chain again answers from the
+// kept answer without a digest; the same bytes parsed again (another
+// connection) share that answer; a different chain at other addresses is
+// not mistaken for it; and the kept digests stay bounded.
+func TestClientCertVerifierKeysChainsByAddress(t *testing.T) {
+	now := time.Now()
+	root := certtest.Issue(t, caTemplate("root"), nil)
+	leaf := certtest.Issue(t, clientTemplate("dave"), root)
+	pool := x509.NewCertPool()
+	pool.AddCert(root.Cert)
+	v := NewClientCertVerifier(pool)
+
+	chain := []*x509.Certificate{leaf.Cert}
+	if _, err := v.Verify(chain, now); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.keys) != 1 || len(v.answers) != 1 {
+		t.Fatalf("after one chain: %d digests, %d answers kept, want 1 and 1", len(v.keys), len(v.answers))
+	}
+	// The kept digest is the chain's: a forged entry for the same
+	// addresses would be used (so the address is what is looked up).
+	key := v.keys[chainAddrs{n: 1, certs: [maxKeyedChain]*x509.Certificate{leaf.Cert}}]
+	if key != chainKey(chain) {
+		t.Fatal("the digest kept for the chain's addresses is not its chainKey")
+	}
+
+	reparsed, err := x509.ParseCertificate(leaf.Cert.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := v.Verify([]*x509.Certificate{reparsed}, now); err != nil || got != reparsed {
+		t.Fatalf("the same chain parsed again: got %v, %v", got, err)
+	}
+	if len(v.keys) != 2 || len(v.answers) != 1 {
+		t.Fatalf("after the same bytes at a second address: %d digests, %d answers kept, want 2 and 1", len(v.keys), len(v.answers))
+	}
+
+	stranger := certtest.Issue(t, clientTemplate("mallory"), certtest.Issue(t, caTemplate("other root"), nil))
+	if _, err := v.Verify([]*x509.Certificate{stranger.Cert}, now); err == nil {
+		t.Fatal("a chain from other roots verified")
+	}
+	if _, err := v.Verify([]*x509.Certificate{stranger.Cert}, now); err == nil {
+		t.Fatal("a chain from other roots verified the second time")
+	}
+	if _, err := v.Verify(chain, now); err != nil {
+		t.Fatalf("the first chain after another: %v", err)
+	}
+
+	for range maxKeyedChains + 10 {
+		c, err := x509.ParseCertificate(leaf.Cert.Raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Verify([]*x509.Certificate{c}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(v.keys) > maxKeyedChains {
+		t.Errorf("%d digests kept, want at most %d", len(v.keys), maxKeyedChains)
+	}
+}

@@ -103,15 +103,21 @@ func (s *RequestScope) createValidation(name string, opts runtime.Object, dryRun
 }
 
 // updateValidation runs validating admission on an update (or on the
-// create an update may turn into).
-func (s *RequestScope) updateValidation(name string, opts *metav1.UpdateOptions) (rest.ValidateObjectFunc, rest.ValidateObjectUpdateFunc) {
+// create an update may turn into). The context it returns is ctx for the
+// Update call, telling storage whether a validating plugin reads the
+// update's objects (rest.WithUpdateObjectsRead): when none does, storage
+// validates without copying them.
+func (s *RequestScope) updateValidation(ctx context.Context, name string, opts *metav1.UpdateOptions) (context.Context, rest.ValidateObjectFunc, rest.ValidateObjectUpdateFunc) {
+	uctx := rest.WithUpdateObjectsRead(ctx, func() bool {
+		return s.Admission.ValidationReadsObjects(s.attributes(ctx, admission.Update, name, opts, opts.DryRun, nil, nil))
+	})
 	update := rest.ValidateAllObjectUpdateFunc
 	if s.Admission.Handles(admission.Update) {
 		update = func(ctx context.Context, obj, old runtime.Object) error {
 			return s.Admission.Validate(ctx, s.attributes(ctx, admission.Update, name, opts, opts.DryRun, obj, old))
 		}
 	}
-	return s.authorizeCreate(name, s.createValidation(name, updateToCreateOptions(opts), opts.DryRun)), update
+	return uctx, s.authorizeCreate(name, s.createValidation(name, updateToCreateOptions(opts), opts.DryRun)), update
 }
 
 // updateToCreateOptions are the options admission sees for the create an

@@ -164,11 +164,11 @@ func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Ha
 			FieldValidation: opts.FieldValidation,
 		}
 		updateOpts.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("UpdateOptions"))
-		createValidation, updateValidation := s.updateValidation(info.Name, updateOpts)
+		uctx, createValidation, updateValidation := s.updateValidation(ctx, info.Name, updateOpts)
 		// Apply creates a missing object, whatever the strategy says about
 		// create-on-update.
 		forceAllowCreate := patchType == types.ApplyYAMLPatchType
-		result, created, err := r.Update(ctx, info.Name, s.admitUpdate(p, info.Name, updateOpts), createValidation, updateValidation, forceAllowCreate, updateOpts)
+		result, created, err := r.Update(uctx, info.Name, s.admitUpdate(p, info.Name, updateOpts), createValidation, updateValidation, forceAllowCreate, updateOpts)
 		if err != nil {
 			s.err(err, w, req)
 			return

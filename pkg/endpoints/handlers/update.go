@@ -76,9 +76,28 @@ func UpdateResource(r rest.Updater, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		objInfo := &updatedObject{obj: obj, scope: s, manager: managerOrUserAgent(opts.FieldManager, req), newEmpty: r.New}
-		createValidation, updateValidation := s.updateValidation(info.Name, opts)
-		result, created, err := r.Update(ctx, info.Name, s.admitUpdate(objInfo, info.Name, opts), createValidation, updateValidation, false, opts)
+		// A retry starts from the body as decoded, not as the attempt before
+		// changed it: decoded again, without the warnings and the audit of
+		// the first decode (recorded once).
+		again := func() (runtime.Object, error) {
+			quiet := context.Background()
+			obj, err := s.decodeBody(quiet, in, body, r.New(), opts.FieldValidation)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.pruneUnknownFields(quiet, obj, opts.FieldValidation); err != nil {
+				return nil, err
+			}
+			if m, err := meta.Accessor(obj); err == nil {
+				if err := ensureNamespace(s.expectedNamespace(ns), m); err != nil {
+					return nil, err
+				}
+			}
+			return obj, nil
+		}
+		objInfo := newUpdatedObject(obj, again, s, managerOrUserAgent(opts.FieldManager, req), r.New)
+		uctx, createValidation, updateValidation := s.updateValidation(ctx, info.Name, opts)
+		result, created, err := r.Update(uctx, info.Name, s.admitUpdate(objInfo, info.Name, opts), createValidation, updateValidation, false, opts)
 		if err != nil {
 			s.err(err, w, req)
 			return
@@ -92,28 +111,45 @@ func UpdateResource(r rest.Updater, s *RequestScope) http.Handler {
 }
 
 // updatedObject is the UpdatedObjectInfo of a PUT: the body, copied for
-// each attempt, with the UID it carries as precondition.
+// each attempt, with the UID it carries as precondition. The first
+// attempt takes the decoded body itself (an attempt changes the object it
+// is given: managed fields, admission, the store's preparation); later
+// ones (a conflict retried) take the body decoded again by again, as
+// upstream's deep copy per attempt would give them. Attempts run one
+// after the other.
 type updatedObject struct {
-	obj      runtime.Object
+	obj      runtime.Object // nil once handed to the first attempt
+	again    func() (runtime.Object, error)
+	pre      *metav1.Preconditions
 	scope    *RequestScope
 	manager  string
 	newEmpty func() runtime.Object
 }
 
-func (u *updatedObject) Preconditions() *metav1.Preconditions {
-	m, err := meta.Accessor(u.obj)
-	if err != nil || m.GetUID() == "" {
-		return nil
+func newUpdatedObject(obj runtime.Object, again func() (runtime.Object, error), s *RequestScope, manager string, newEmpty func() runtime.Object) *updatedObject {
+	u := &updatedObject{obj: obj, again: again, scope: s, manager: manager, newEmpty: newEmpty}
+	if m, err := meta.Accessor(obj); err == nil && m.GetUID() != "" {
+		uid := m.GetUID()
+		u.pre = &metav1.Preconditions{UID: &uid}
 	}
-	uid := m.GetUID()
-	return &metav1.Preconditions{UID: &uid}
+	return u
 }
+
+func (u *updatedObject) Preconditions() *metav1.Preconditions { return u.pre }
 
 func (u *updatedObject) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
 	if err := deadlineExceeded(ctx); err != nil {
 		return nil, err
 	}
-	newObj := u.obj.DeepCopyObject()
+	newObj := u.obj
+	if newObj != nil {
+		u.obj = nil
+	} else {
+		var err error
+		if newObj, err = u.again(); err != nil {
+			return nil, err
+		}
+	}
 	if u.scope.FieldManager != nil {
 		live := oldObj
 		if live == nil {

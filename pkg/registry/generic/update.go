@@ -103,7 +103,11 @@ func (e *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 			return nil, err
 		}
 		if updateValidation != nil {
-			if err := e.guard("admission", func() error { return updateValidation(ctx, obj.DeepCopyObject(), existing.DeepCopyObject()) }); err != nil {
+			vObj, vOld := obj, existing
+			if rest.UpdateObjectsRead(ctx) {
+				vObj, vOld = obj.DeepCopyObject(), existing.DeepCopyObject()
+			}
+			if err := e.guard("admission", func() error { return updateValidation(ctx, vObj, vOld) }); err != nil {
 				return nil, err
 			}
 		}

@@ -82,6 +82,29 @@ type ValidateObjectFunc func(ctx context.Context, obj runtime.Object) error
 // ValidateObjectUpdateFunc is ValidateObjectFunc for updates.
 type ValidateObjectUpdateFunc func(ctx context.Context, obj, old runtime.Object) error
 
+// updateObjectsReadKey is the context key of WithUpdateObjectsRead.
+type updateObjectsReadKey struct{}
+
+// WithUpdateObjectsRead returns ctx carrying reads, which tells the
+// storage of an update whether the ValidateObjectUpdateFunc passed with it
+// may read the objects it is given (whether a validating admission plugin
+// looks at them). The store validates with copies of the new and the
+// current object, so that no validator can change or keep the objects it
+// writes and caches; when reads answers false, right before the
+// validation, it passes its own. Only the handler that builds that
+// validation sets it, for the one Update call it makes.
+func WithUpdateObjectsRead(ctx context.Context, reads func() bool) context.Context {
+	return context.WithValue(ctx, updateObjectsReadKey{}, reads)
+}
+
+// UpdateObjectsRead reports whether the update validation of ctx may read
+// its objects: true unless ctx carries WithUpdateObjectsRead answering
+// false now.
+func UpdateObjectsRead(ctx context.Context) bool {
+	reads, ok := ctx.Value(updateObjectsReadKey{}).(func() bool)
+	return !ok || reads()
+}
+
 // ValidateAllObjectFunc accepts everything.
 func ValidateAllObjectFunc(context.Context, runtime.Object) error { return nil }
 

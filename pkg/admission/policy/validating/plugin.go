@@ -106,6 +106,12 @@ type decision struct {
 	actions         []arv1.ValidationAction
 }
 
+// ReadsObjects implements admission.ObjectReader: no policy reads a's
+// objects when a is exempt, or the policies are known and there are none.
+func (p *Plugin) ReadsObjects(a admission.Attributes) bool {
+	return !exempt(&a) && !p.policies.Empty()
+}
+
 // Validate evaluates every binding whose policy matches a.
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	if exempt(&a) {

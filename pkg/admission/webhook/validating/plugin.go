@@ -32,6 +32,10 @@ func (p *Plugin) Name() string { return PluginName }
 // Handles every operation.
 func (p *Plugin) Handles(admission.Operation) bool { return true }
 
+// ReadsObjects implements admission.ObjectReader: no webhook reads a's
+// objects when the configurations are known and there are none.
+func (p *Plugin) ReadsObjects(admission.Attributes) bool { return !p.source.Empty() }
+
 // Validate calls the matching webhooks.
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	return p.dispatcher.Validate(ctx, a)
