@@ -200,7 +200,10 @@ func (c *Config) loopbackClientConfig() (*rest.Config, error) {
 		BearerToken: c.LoopbackToken,
 		Transport:   tr,
 		QPS:         -1,
-		UserAgent:   fmt.Sprintf("kapi-controller-manager/%s", version.Get().GitVersion),
+		// kube-controller-manager's name: the controllers' writes carry
+		// its field manager ("kube-controller-manager", the user agent's
+		// first segment), as in a cluster where it runs them.
+		UserAgent: controllerManagerUserAgent(),
 		// Protobuf and no compression, as kube-apiserver's loopback
 		// client (BuildGenericConfig, pkg/controlplane/apiserver,
 		// v1.37): the bootstrap writes and the controllers' lists cost
@@ -209,4 +212,20 @@ func (c *Config) loopbackClientConfig() (*rest.Config, error) {
 		ContentConfig:      rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf},
 		DisableCompression: true,
 	}, nil
+}
+
+// controllerManagerUserAgent is client-go's default user agent as
+// kube-controller-manager sends it (rest.DefaultKubernetesUserAgent:
+// "<command>/<version> (<os>/<arch>) kubernetes/<commit>", "unknown" for a
+// commit not stamped).
+func controllerManagerUserAgent() string {
+	v := version.Get()
+	commit := v.GitCommit
+	if len(commit) > 7 {
+		commit = commit[:7]
+	}
+	if commit == "" {
+		commit = "unknown"
+	}
+	return fmt.Sprintf("kube-controller-manager/%s (%s) kubernetes/%s", v.GitVersion, v.Platform, commit)
 }
