@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -59,10 +60,18 @@ func TestClassPluginsOnServer(t *testing.T) {
 			}
 			return pvc
 		}
+		// grow updates the latest copy: the pvc-protection controller
+		// gives bound claims their Unused condition meanwhile.
 		grow := func(pvc *corev1.PersistentVolumeClaim) error {
-			pvc.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
-			_, err := pvcs.Update(ctx, pvc, metav1.UpdateOptions{})
-			return err
+			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur, err := pvcs.Get(ctx, pvc.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cur.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
+				_, err = pvcs.Update(ctx, cur, metav1.UpdateOptions{})
+				return err
+			})
 		}
 		if err := grow(claim("ok", "grows", true)); err != nil {
 			t.Errorf("bound claim of an expandable class: %v", err)

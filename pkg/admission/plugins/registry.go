@@ -337,14 +337,11 @@ func ValidateNames(enable, disable []string) []error {
 	return errs
 }
 
-// KapiDefaultOff are default-on upstream but off in kapi unless enabled:
-// StorageObjectInUseProtection's finalizers are removed by the
-// pvc-protection, pv-protection and vac-protection controllers of
-// kube-controller-manager, which kapi's in-process controllers do not
-// include, so with it on every PVC, PV and VolumeAttributesClass (and the
-// namespace holding them) would stay Terminating
-// forever once deleted. Enable it when a kube-controller-manager runs.
-var KapiDefaultOff = []string{"StorageObjectInUseProtection"}
+// KapiDefaultOff are default-on upstream but off in kapi unless enabled.
+// None now: StorageObjectInUseProtection (off until session 17) is on, its
+// finalizers being removed by kapi's pvc-, pv- and vac-protection
+// controllers as by kube-controller-manager's.
+var KapiDefaultOff = []string{}
 
 // EnabledNames is the plugins that run, in AllOrderedPlugins order: the
 // default-on ones (except KapiDefaultOff) and those in enable, minus those

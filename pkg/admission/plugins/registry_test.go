@@ -11,13 +11,13 @@ import (
 
 // TestEnabledNamesDefault checks the default set in upstream's order
 // (kubernetes/kubernetes pkg/kubeapiserver/options/plugins.go,
-// DefaultOffAdmissionPlugins; the order is AllOrderedPlugins'), without
-// StorageObjectInUseProtection (KapiDefaultOff).
+// DefaultOffAdmissionPlugins; the order is AllOrderedPlugins'), all of
+// them since kapi runs the storage protection controllers (session 17).
 func TestEnabledNamesDefault(t *testing.T) {
 	want := []string{
 		"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "PodSecurity",
 		"Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-		"PodGroupProtection", "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
+		"StorageObjectInUseProtection", "PodGroupProtection", "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
 		"CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction", "DefaultIngressClass",
 		"PodTopologyLabels", "PodGroupWorkloadExists", "NodeDeclaredFeatureValidator", "JobValidation",
 		"PodResizeValidator", "MutatingAdmissionPolicy", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
@@ -26,8 +26,8 @@ func TestEnabledNamesDefault(t *testing.T) {
 	if got := EnabledNames(nil, nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %v\nwant %v", got, want)
 	}
-	if got := EnabledNames([]string{"StorageObjectInUseProtection"}, nil); !slices.Contains(got, "StorageObjectInUseProtection") {
-		t.Errorf("StorageObjectInUseProtection not enabled by the flag: %v", got)
+	if got := EnabledNames(nil, []string{"StorageObjectInUseProtection"}); slices.Contains(got, "StorageObjectInUseProtection") {
+		t.Errorf("StorageObjectInUseProtection not disabled by the flag: %v", got)
 	}
 }
 

@@ -19,10 +19,9 @@ import (
 
 // TestDefaultPluginsOnServer runs the default plugin set on a real server
 // (the controllers create each namespace's default service account) and
-// checks what each built-in plugin does to what is stored
-// (StorageObjectInUseProtection, off by default in kapi, enabled).
+// checks what each built-in plugin does to what is stored.
 func TestDefaultPluginsOnServer(t *testing.T) {
-	s := kapitest.Start(t, kapitest.WithFlags("--enable-admission-plugins=StorageObjectInUseProtection"))
+	s := kapitest.Start(t)
 	cs := kubernetes.NewForConfigOrDie(s.Config)
 	ctx := context.Background()
 	ns := "adm"

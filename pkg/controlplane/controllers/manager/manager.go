@@ -32,6 +32,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/rootcacertpublisher"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/serviceaccounttoken"
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/volumeprotection"
 )
 
 // Config is what a Manager is built from.
@@ -123,8 +124,11 @@ type controllerContext struct {
 	client     kubernetes.Interface
 	namespaces coreinformers.NamespaceInformer
 	// csrs is the one CSR informer the three CSR controllers share.
-	csrs   certinformers.CertificateSigningRequestInformer
-	logger *slog.Logger
+	csrs certinformers.CertificateSigningRequestInformer
+	// factory holds the informers controllers share (upstream's
+	// controller manager's one factory).
+	factory informers.SharedInformerFactory
+	logger  *slog.Logger
 }
 
 type descriptor struct {
@@ -202,6 +206,27 @@ var descriptors = []descriptor{
 		name: ResourceQuotaController,
 		new: func(cc *controllerContext) (controller, error) {
 			return resourcequota.New(resourcequota.Config{Client: cc.cfg.Client, ResyncPeriod: cc.cfg.ResourceQuotaSyncPeriod, Logger: cc.logger})
+		},
+	},
+	{
+		name: PersistentVolumeClaimProtectionController,
+		new: func(cc *controllerContext) (controller, error) {
+			core := cc.factory.Core().V1()
+			return volumeprotection.NewPVC(cc.client, core.PersistentVolumeClaims(), core.Pods(), cc.logger)
+		},
+	},
+	{
+		name: PersistentVolumeProtectionController,
+		new: func(cc *controllerContext) (controller, error) {
+			return volumeprotection.NewPV(cc.client, cc.factory.Core().V1().PersistentVolumes(), cc.logger)
+		},
+	},
+	{
+		name: VolumeAttributesClassProtectionController,
+		new: func(cc *controllerContext) (controller, error) {
+			core := cc.factory.Core().V1()
+			return volumeprotection.NewVAC(cc.client, core.PersistentVolumeClaims(), core.PersistentVolumes(),
+				cc.factory.Storage().V1().VolumeAttributesClasses(), cc.logger)
 		},
 	},
 	{
@@ -454,7 +479,7 @@ func (m *Manager) runControllers(ctx context.Context, client kubernetes.Interfac
 	factory := informers.NewSharedInformerFactory(client, 0)
 	defer factory.Shutdown()
 	cc := &controllerContext{cfg: &m.cfg, client: client, namespaces: factory.Core().V1().Namespaces(),
-		csrs: factory.Certificates().V1().CertificateSigningRequests()}
+		csrs: factory.Certificates().V1().CertificateSigningRequests(), factory: factory}
 	type running struct {
 		descriptor
 		c controller

@@ -16,6 +16,9 @@ const (
 	CertificateSigningRequestApprovingController = "certificatesigningrequest-approving-controller"
 	CertificateSigningRequestCleanerController   = "certificatesigningrequest-cleaner-controller"
 	ResourceQuotaController                      = "resourcequota-controller"
+	PersistentVolumeClaimProtectionController    = "persistentvolumeclaim-protection-controller"
+	PersistentVolumeProtectionController         = "persistentvolume-protection-controller"
+	VolumeAttributesClassProtectionController    = "volumeattributesclass-protection-controller"
 )
 
 // aliases are the older names kube-controller-manager still accepts for
@@ -29,6 +32,8 @@ var aliases = map[string]string{
 	"csrapproving":           CertificateSigningRequestApprovingController,
 	"csrcleaner":             CertificateSigningRequestCleanerController,
 	"resourcequota":          ResourceQuotaController,
+	"pvc-protection":         PersistentVolumeClaimProtectionController,
+	"pv-protection":          PersistentVolumeProtectionController,
 }
 
 // notRun are kube-controller-manager v1.37's other controllers, by their
@@ -66,8 +71,6 @@ var notRun = map[string][]string{
 	"persistentvolume-attach-detach-controller":                      {"attachdetach"},
 	"persistentvolume-expander-controller":                           {"persistentvolume-expander"},
 	"clusterrole-aggregation-controller":                             {"clusterrole-aggregation"},
-	"persistentvolumeclaim-protection-controller":                    {"pvc-protection"},
-	"persistentvolume-protection-controller":                         {"pv-protection"},
 	"podgroup-protection-controller":                                 nil,
 	"ttl-after-finished-controller":                                  {"ttl-after-finished"},
 	"ephemeral-volume-controller":                                    {"ephemeral-volume"},
@@ -76,7 +79,6 @@ var notRun = map[string][]string{
 	"resourcepoolstatusrequest-controller":                           nil,
 	"legacy-serviceaccount-token-cleaner-controller":                 {"legacy-service-account-token-cleaner"},
 	"validatingadmissionpolicy-status-controller":                    nil,
-	"volumeattributesclass-protection-controller":                    nil,
 	"service-cidr-controller":                                        nil,
 	"storage-version-migrator-controller":                            {"svm"},
 	"selinux-warning-controller":                                     nil,

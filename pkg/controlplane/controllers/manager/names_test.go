@@ -23,6 +23,9 @@ func TestEnabled(t *testing.T) {
 		{[]string{"*", "-csrsigning"}, CertificateSigningRequestSigningController, false},
 		{[]string{"*", "-csrsigning"}, CertificateSigningRequestApprovingController, true},
 		{[]string{"csrcleaner"}, CertificateSigningRequestCleanerController, true},
+		{[]string{"*", "-pvc-protection"}, PersistentVolumeClaimProtectionController, false},
+		{[]string{"*", "-pvc-protection"}, PersistentVolumeProtectionController, true},
+		{[]string{"pv-protection"}, PersistentVolumeProtectionController, true},
 		// The first entry naming a controller decides.
 		{[]string{"garbage-collector-controller", "-garbage-collector-controller"}, GarbageCollectorController, true},
 		// No "*": only what is named.
@@ -39,8 +42,9 @@ func TestEnabled(t *testing.T) {
 func TestKnownAndAliases(t *testing.T) {
 	want := []string{
 		CertificateSigningRequestApprovingController, CertificateSigningRequestCleanerController, CertificateSigningRequestSigningController,
-		GarbageCollectorController, ResourceQuotaController, RootCACertificatePublisherController, ServiceAccountController,
-		ServiceAccountTokenController,
+		GarbageCollectorController, PersistentVolumeProtectionController, PersistentVolumeClaimProtectionController,
+		ResourceQuotaController, RootCACertificatePublisherController, ServiceAccountController,
+		ServiceAccountTokenController, VolumeAttributesClassProtectionController,
 	}
 	got := Known()
 	if len(got) != len(want) {
