@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -77,11 +76,7 @@ func (c *PVController) sync(ctx context.Context, name string) error {
 
 func (c *PVController) setFinalizer(ctx context.Context, pv *corev1.PersistentVolume, add bool) error {
 	cp := pv.DeepCopy()
-	if add {
-		cp.Finalizers = append(cp.Finalizers, PVFinalizer)
-	} else {
-		cp.Finalizers = slices.DeleteFunc(cp.Finalizers, func(f string) bool { return f == PVFinalizer })
-	}
+	cp.Finalizers = withFinalizer(cp.Finalizers, PVFinalizer, add)
 	if _, err := c.client.CoreV1().PersistentVolumes().Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("updating the finalizers of volume %s: %w", pv.Name, err)
 	}

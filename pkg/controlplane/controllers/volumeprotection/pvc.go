@@ -170,11 +170,7 @@ func (c *PVCController) used(ctx context.Context, pvc *corev1.PersistentVolumeCl
 // (a conflict is retried from the informer's next copy).
 func (c *PVCController) setFinalizer(ctx context.Context, pvc *corev1.PersistentVolumeClaim, add bool) error {
 	cp := pvc.DeepCopy()
-	if add {
-		cp.Finalizers = append(cp.Finalizers, PVCFinalizer)
-	} else {
-		cp.Finalizers = slices.DeleteFunc(cp.Finalizers, func(f string) bool { return f == PVCFinalizer })
-	}
+	cp.Finalizers = withFinalizer(cp.Finalizers, PVCFinalizer, add)
 	if _, err := c.client.CoreV1().PersistentVolumeClaims(cp.Namespace).Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("updating the finalizers of claim %s/%s: %w", pvc.Namespace, pvc.Name, err)
 	}
@@ -333,4 +329,12 @@ func deletionCandidate(m *metav1.ObjectMeta, finalizer string) bool {
 // needsFinalizer: not being deleted and lacking finalizer.
 func needsFinalizer(m *metav1.ObjectMeta, finalizer string) bool {
 	return m.DeletionTimestamp == nil && !slices.Contains(m.Finalizers, finalizer)
+}
+
+// withFinalizer is finalizers with f added (add) or removed.
+func withFinalizer(finalizers []string, f string, add bool) []string {
+	if add {
+		return append(finalizers, f)
+	}
+	return slices.DeleteFunc(finalizers, func(s string) bool { return s == f })
 }

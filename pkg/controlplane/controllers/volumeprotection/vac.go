@@ -157,11 +157,7 @@ func (c *VACController) used(name string) bool {
 
 func (c *VACController) setFinalizer(ctx context.Context, vac *storagev1.VolumeAttributesClass, add bool) error {
 	cp := vac.DeepCopy()
-	if add {
-		cp.Finalizers = append(cp.Finalizers, VACFinalizer)
-	} else {
-		cp.Finalizers = slices.DeleteFunc(cp.Finalizers, func(f string) bool { return f == VACFinalizer })
-	}
+	cp.Finalizers = withFinalizer(cp.Finalizers, VACFinalizer, add)
 	if _, err := c.client.StorageV1().VolumeAttributesClasses().Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("updating the finalizers of volume attributes class %s: %w", vac.Name, err)
 	}
