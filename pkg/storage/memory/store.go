@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
@@ -24,6 +25,7 @@ type Store struct {
 	metrics     *storagemetrics.Resource // nil: none
 	untrack     func()                   // stops the object count
 	cacheTokens bool                     // Config.CacheContinueTokens
+	resource    schema.GroupResource     // Config.GroupResource, named by list read errors
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -44,7 +46,8 @@ func New(cfg Config) *Store {
 // cfg.BackendConfig are ignored). Its Close only stops its object count:
 // close b instead.
 func (b *Backend) Store(cfg Config) *Store {
-	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}, cacheTokens: cfg.CacheContinueTokens}
+	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}, cacheTokens: cfg.CacheContinueTokens,
+		resource: cfg.GroupResource}
 	if cfg.GroupResource.Resource != "" && cfg.ResourcePrefix != "" {
 		s.metrics = b.cfg.Metrics.Resource(cfg.GroupResource)
 		prefix := cfg.ResourcePrefix
