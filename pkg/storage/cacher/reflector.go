@@ -57,6 +57,7 @@ func (c *Cacher) reflect(ctx context.Context) {
 				return
 			}
 			c.cfg.Logger.Warn("watch cache list failed", "prefix", c.cfg.ResourcePrefix, "err", err)
+			c.setInitErr(err)
 			if !pause() {
 				return
 			}
@@ -120,7 +121,7 @@ func (c *Cacher) listAndWatch(ctx context.Context) (watch.Interface, error) {
 		list := c.cfg.NewListFunc()
 		opts := storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{GetAttrs: c.cfg.GetAttrs}}
 		if err := c.store.GetList(ctx, c.cfg.ResourcePrefix, opts, list); err != nil {
-			return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+			return nil, &listFailed{err: err}
 		}
 		la, err := meta.ListAccessor(list)
 		if err != nil {
@@ -187,7 +188,7 @@ func (c *Cacher) watchAndList(ctx context.Context, cw CurrentWatcher) (watch.Int
 	opts := storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{GetAttrs: c.cfg.GetAttrs}}
 	if err := c.store.GetList(ctx, c.cfg.ResourcePrefix, opts, list); err != nil {
 		w.Stop()
-		return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+		return nil, &listFailed{err: err}
 	}
 	la, err := meta.ListAccessor(list)
 	if err != nil {
@@ -384,6 +385,7 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	c.snaps.reset()
 	c.metrics.Initialized(rv)
 	c.ready = true
+	c.initErr = nil
 	c.notifyLocked()
 	c.cfg.Logger.Debug("watch cache initialized", "prefix", c.cfg.ResourcePrefix, "revision", rv, "objects", len(entries))
 	return nil
@@ -392,6 +394,9 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 func (c *Cacher) setUnready() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ready {
+		c.unreadySince = time.Now()
+	}
 	c.ready = false
 	c.notifyLocked()
 }
