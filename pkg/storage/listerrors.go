@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -89,3 +90,30 @@ func (a *ListReadErrors) Err(gr schema.GroupResource) error {
 		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: "list", Causes: causes},
 	}}
 }
+
+// CorruptDeleter is implemented by the backends (and passed on by the watch
+// cache): the storage side of kube-apiserver's unsafe deletion of corrupt
+// objects (DELETE with ignoreStoreReadErrorWithClusterBreakingPotential;
+// AllowUnsafeMalformedObjectDeletion, beta and on by default in v1.37).
+type CorruptDeleter interface {
+	// DeleteCorrupt deletes the object stored at key only if it cannot be
+	// decoded, reading it from the backend itself: ErrCodeKeyNotFound if
+	// there is none, a *DecodableError if it decodes. With dryRun it
+	// checks the same and deletes nothing. No precondition, validation or
+	// finalizer applies: there is no object to apply them to.
+	DeleteCorrupt(ctx context.Context, key string, dryRun bool) error
+}
+
+// DecodableError is DeleteCorrupt's refusal of an object that decodes, with
+// kube-apiserver's text (its etcd3 store's InvalidObjError, Code 4), naming
+// the backend's whole key (etcd's, with the prefix).
+type DecodableError struct{ Key string }
+
+func (e *DecodableError) Error() string {
+	return "StorageError: invalid object, Code: 4, Key: " + e.Key +
+		", ResourceVersion: 0, AdditionalErrorMsg: unsafe deletion is not allowed because the object is decodable from storage"
+}
+
+// ErrNoCorruptDeleter is upstream's error when a resource's storage cannot
+// delete corrupt objects (the REST edge answers 500 with it).
+var ErrNoCorruptDeleter = errors.New("no unsafe deleter provided, can not honor ignoreStoreReadErrorWithClusterBreakingPotential")

@@ -519,3 +519,14 @@ type listFailed struct{ err error }
 
 func (e *listFailed) Error() string { return "failed to list <unspecified>: " + e.err.Error() }
 func (e *listFailed) Unwrap() error { return e.err }
+
+// DeleteCorrupt implements [storage.CorruptDeleter] when the underlying
+// store does (the cache learns of the deletion through its watch); else it
+// answers that the store cannot.
+func (c *Cacher) DeleteCorrupt(ctx context.Context, key string, dryRun bool) error {
+	cd, ok := c.store.(storage.CorruptDeleter)
+	if !ok {
+		return storage.ErrNoCorruptDeleter
+	}
+	return cd.DeleteCorrupt(ctx, key, dryRun)
+}

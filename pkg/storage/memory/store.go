@@ -464,3 +464,38 @@ func checkKey(key string) error {
 	}
 	return nil
 }
+
+// DeleteCorrupt implements [storage.CorruptDeleter]: a missing key is not
+// found, a decodable object is refused, an undecodable one is deleted if
+// still at the revision read (else read again). This backend has no
+// prefix: the key is named as it is.
+func (s *Store) DeleteCorrupt(ctx context.Context, key string, dryRun bool) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("delete %q: %w", key, err)
+		}
+		cur, ok, err := s.b.get(key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+		}
+		if err := s.decode(key, cur.data, s.newFunc(), cur.rev); err == nil {
+			return &storage.DecodableError{Key: key}
+		}
+		if dryRun {
+			return nil
+		}
+		_, _, _, deleted, err := s.b.compareAndDelete(key, cur.rev)
+		if err != nil {
+			return err
+		}
+		if deleted {
+			return nil
+		}
+	}
+}
