@@ -79,4 +79,38 @@ func TestUnsafeDeleteAuthorization(t *testing.T) {
 	if _, err := admin.CoreV1().ConfigMaps("t1").Get(ctx, "c1", metav1.GetOptions{}); err != nil {
 		t.Errorf("c1 after the refused unsafe deletes: %v", err)
 	}
+
+	// Which resources offer it, as the reference (an unsafe dry-run DELETE
+	// of a missing object of every deletable resource, 2026-11-28): its
+	// namespaces and policy-based RBAC storages have no corrupt-object
+	// deleter (500); the others, services and events.k8s.io included,
+	// look the object up (404).
+	adminDo := func(path string) (int, string) {
+		t.Helper()
+		res := admin.CoreV1().RESTClient().Delete().AbsPath(path).
+			Body([]byte(`{"ignoreStoreReadErrorWithClusterBreakingPotential":true,"dryRun":["All"]}`)).SetHeader("Content-Type", "application/json").Do(ctx)
+		var code int
+		res.StatusCode(&code)
+		raw, _ := res.Raw()
+		return code, string(raw)
+	}
+	noDeleter := `"message":"Internal error occurred: no unsafe deleter provided, can not honor ignoreStoreReadErrorWithClusterBreakingPotential"`
+	for _, c := range []struct {
+		path string
+		code int
+		has  string
+	}{
+		{"/api/v1/namespaces/zz", 500, noDeleter},
+		{"/apis/rbac.authorization.k8s.io/v1/clusterroles/zz", 500, noDeleter},
+		{"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/zz", 500, noDeleter},
+		{"/apis/rbac.authorization.k8s.io/v1/namespaces/t1/roles/zz", 500, noDeleter},
+		{"/apis/rbac.authorization.k8s.io/v1/namespaces/t1/rolebindings/zz", 500, noDeleter},
+		{"/api/v1/namespaces/t1/services/zz", 404, `"message":"services \"zz\" not found"`},
+		{"/apis/events.k8s.io/v1/namespaces/t1/events/zz", 404, `"message":"events.events.k8s.io \"zz\" not found"`},
+		{"/api/v1/namespaces/t1/pods/zz", 404, `"message":"pods \"zz\" not found"`},
+	} {
+		if code, body := adminDo(c.path); code != c.code || !strings.Contains(body, c.has) {
+			t.Errorf("%s: got %d %s, want %d with %s", c.path, code, body, c.code, c.has)
+		}
+	}
 }

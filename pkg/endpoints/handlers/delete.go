@@ -179,7 +179,7 @@ const unsafeDeleteVerb = "unsafe-delete-ignore-read-errors"
 func (s *RequestScope) deleteCorrupt(ctx context.Context, r rest.GracefulDeleter, info *request.RequestInfo, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
 	audit.AddAnnotation(ctx, "apiserver.k8s.io/unsafe-delete-ignore-read-error", "")
 	cd, ok := r.(rest.CorruptObjectDeleter)
-	if !ok {
+	if !ok || !cd.DeletesCorruptObjects() {
 		return nil, false, apierrors.NewInternalError(errors.New("no unsafe deleter provided, can not honor ignoreStoreReadErrorWithClusterBreakingPotential"))
 	}
 	gr := s.Resource.GroupResource()

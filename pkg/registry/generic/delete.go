@@ -426,3 +426,7 @@ func (e *Store) DeleteCorrupt(ctx context.Context, name string, options *metav1.
 	}
 	return nil, true, nil
 }
+
+// DeletesCorruptObjects implements rest.CorruptObjectDeleter: a generic
+// store offers unsafe deletion, as upstream's.
+func (e *Store) DeletesCorruptObjects() bool { return true }

@@ -261,4 +261,8 @@ type ErrorWriter func(w http.ResponseWriter, req *http.Request, err error)
 // dry run deletes nothing. It reports whether the object is gone.
 type CorruptObjectDeleter interface {
 	DeleteCorrupt(ctx context.Context, name string, options *metav1.DeleteOptions) (runtime.Object, bool, error)
+	// DeletesCorruptObjects reports whether the resource offers it: false
+	// where upstream's storage provides no corrupt-object deleter (its
+	// RBAC policy-based storages), whose requests are a 500.
+	DeletesCorruptObjects() bool
 }
