@@ -150,3 +150,57 @@ func TestRetryAfterUnready(t *testing.T) {
 		}
 	}
 }
+
+// An underlying watch that keeps failing at one revision (an event the
+// cache cannot decode) makes the cache relist after
+// Config.WatchFailureRelist, as upstream's reflector gives up retrying
+// its watch after 30 s; the relist fails too while the objects cannot be
+// decoded (429), and succeeds once they can.
+func TestWatchFailureRelists(t *testing.T) {
+	ctx := context.Background()
+	var failing atomic.Bool
+	b := memory.NewBackend(memory.BackendConfig{Logger: quietLogger(), BookmarkInterval: testBookmarkInterval, CompactionInterval: -1})
+	t.Cleanup(func() { _ = b.Close() })
+	pr := storagetest.PodResource(failingCodec{Codec: storagetest.Codec(), failing: &failing})
+	under := b.Store(memory.Config{Codec: pr.Codec, NewFunc: pr.NewFunc, NewListFunc: pr.NewListFunc,
+		GroupResource: schema.GroupResource{Resource: "pods"}, ResourcePrefix: pr.Prefix})
+	writer := b.Store(memory.Config{Codec: storagetest.Codec(), NewFunc: pr.NewFunc, NewListFunc: pr.NewListFunc})
+	create := func(name string) {
+		t.Helper()
+		if err := writer.Create(ctx, "/pods/ns/"+name, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}, &corev1.Pod{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("p1")
+	c, err := New(Config{Storage: under, ResourcePrefix: pr.Prefix, NewFunc: pr.NewFunc, NewListFunc: pr.NewListFunc,
+		GetAttrs: pr.GetAttrs, BookmarkInterval: testBookmarkInterval, Logger: quietLogger(),
+		WatchFailureRelist: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	failing.Store(true)
+	create("p2")
+	deadline := time.Now().Add(waitTimeout)
+	for c.initFailure() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the cache did not relist after its watch kept failing")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	err = c.GetList(ctx, "/pods", storage.ListOptions{Recursive: true, ResourceVersion: "0"}, &corev1.PodList{})
+	if !apierrors.IsTooManyRequests(err) {
+		t.Errorf("list while the relist fails: got %v, want 429", err)
+	}
+	failing.Store(false)
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list := &corev1.PodList{}
+	if err := c.GetList(ctx, "/pods", storage.ListOptions{Recursive: true, ResourceVersion: "0"}, list); err != nil || len(list.Items) != 2 {
+		t.Fatalf("list once decodable: %d items, %v", len(list.Items), err)
+	}
+}

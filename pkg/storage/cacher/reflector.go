@@ -64,11 +64,21 @@ func (c *Cacher) reflect(ctx context.Context) {
 			continue
 		}
 		backoff = minBackoff
+		// The first of the watch's consecutive failures at one revision.
+		var failingSince time.Time
+		var failingAt uint64
 		for {
 			err := c.consume(ctx, w)
 			w.Stop()
 			if ctx.Err() != nil {
 				return
+			}
+			if err != nil && !errors.Is(err, errRelist) {
+				if rev := c.Revision(); failingSince.IsZero() || rev != failingAt {
+					failingSince, failingAt = time.Now(), rev
+				} else if time.Since(failingSince) >= c.cfg.WatchFailureRelist {
+					err = fmt.Errorf("%w: the watch kept failing at revision %d: %w", errRelist, rev, err)
+				}
 			}
 			if errors.Is(err, errRelist) {
 				c.cfg.Logger.Info("watch cache relisting", "prefix", c.cfg.ResourcePrefix, "revision", c.Revision(), "err", err)
@@ -80,6 +90,8 @@ func (c *Cacher) reflect(ctx context.Context) {
 				if !pause() {
 					return
 				}
+			} else {
+				failingSince = time.Time{}
 			}
 			w, err = c.watchUnderlying(ctx, c.Revision())
 			if err != nil {
