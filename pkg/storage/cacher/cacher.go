@@ -99,6 +99,9 @@ type Cacher struct {
 	// ready (nil: none failed since). See initFailure.
 	unreadySince time.Time
 	initErr      error
+	// initFailed mirrors initErr != nil, read without the lock by every
+	// list and watch (see initFailure).
+	initFailed atomic.Bool
 }
 
 var _ storage.Interface = (*Cacher)(nil)
@@ -485,6 +488,9 @@ func (c *Cacher) notifyLocked() {
 // relisting after a compaction) is waited for (Config.ReadyWait) and then
 // read through: upstream answers 429 there too, which client-go retries.
 func (c *Cacher) initFailure() error {
+	if !c.initFailed.Load() {
+		return nil
+	}
 	c.mu.RLock()
 	ready, stopped, err, since := c.ready, c.stopped, c.initErr, c.unreadySince
 	c.mu.RUnlock()
@@ -509,6 +515,7 @@ func (c *Cacher) setInitErr(err error) {
 		return
 	}
 	c.initErr = err
+	c.initFailed.Store(err != nil)
 	c.notifyLocked()
 }
 

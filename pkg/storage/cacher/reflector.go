@@ -398,6 +398,7 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	c.metrics.Initialized(rv)
 	c.ready = true
 	c.initErr = nil
+	c.initFailed.Store(false)
 	c.notifyLocked()
 	c.cfg.Logger.Debug("watch cache initialized", "prefix", c.cfg.ResourcePrefix, "revision", rv, "objects", len(entries))
 	return nil
