@@ -196,6 +196,58 @@ func TestWebhookConversion(t *testing.T) {
 		st.Details == nil || len(st.Details.Causes) != 1 || st.Details.Causes[0].Message != cause {
 		t.Errorf("v2 get with the webhook failing: got %+v, want 500 InternalError with message and cause %q", st, cause)
 	}
+
+	// A list meets the same object: kube-apiserver v1.37.2 answers (same
+	// recording, GET .../v2/namespaces/default/gizmos?limit=1, read from
+	// etcd) 500 StorageReadError naming each corrupt object by its storage
+	// key (etcd's, under --etcd-prefix; this memory backend has none).
+	_, err = v2.List(ctx, metav1.ListOptions{Limit: 1})
+	listCause := cause
+	wantList := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonStoreReadError,
+		Message: "failed to read one or more gizmos.webhook.example.com from the storage: " + listCause,
+		Details: &metav1.StatusDetails{Group: "webhook.example.com", Kind: "gizmos", Name: "list", Causes: []metav1.StatusCause{{
+			Type: metav1.CauseTypeUnexpectedServerResponse, Field: "/webhook.example.com/gizmos/default/g1", Message: listCause}}}}
+	if !errorsAs(err, &status) {
+		t.Fatalf("v2 list with the webhook failing: got %v, want a 500 status", err)
+	}
+	if got := status.Status(); fmt.Sprint(got.Code, got.Reason, got.Message, *got.Details) != fmt.Sprint(wantList.Code, wantList.Reason, wantList.Message, *wantList.Details) {
+		t.Errorf("v2 list with the webhook failing:\ngot  %+v\nwant %+v", got, wantList)
+	}
+
+	// kube-apiserver v1.37.2 (AllowUnsafeMalformedObjectDeletion, beta,
+	// on) deletes such an object with ignoreStoreReadErrorWithClusterBreakingPotential,
+	// only if it cannot be read (recorded on the reference with the same
+	// webhook): a dry run deletes nothing; through v1, which reads it,
+	// 409 Conflict naming the storage key (etcd's, with the prefix, there);
+	// a collection delete 422; then the delete.
+	unsafe := metav1.DeleteOptions{IgnoreStoreReadErrorWithClusterBreakingPotential: ptr.To(true)}
+	dry := unsafe
+	dry.DryRun = []string{metav1.DryRunAll}
+	if err := v2.Delete(ctx, "g1", dry); err != nil {
+		t.Fatalf("unsafe dry-run delete: %v", err)
+	}
+	if _, err := v1.Get(ctx, "g1", metav1.GetOptions{}); err != nil {
+		t.Fatalf("after an unsafe dry-run delete: %v", err)
+	}
+	err = v1.Delete(ctx, "g1", unsafe)
+	wantConflict := `Operation cannot be fulfilled on gizmos.webhook.example.com "g1": StorageError: invalid object, Code: 4, Key: /webhook.example.com/gizmos/default/g1, ` +
+		"ResourceVersion: 0, AdditionalErrorMsg: unsafe deletion is not allowed because the object is decodable from storage"
+	if !apierrors.IsConflict(err) || err.Error() != wantConflict {
+		t.Errorf("unsafe delete of a readable object: got %v, want 409 %q", err, wantConflict)
+	}
+	err = v2.DeleteCollection(ctx, unsafe, metav1.ListOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is not allowed with DELETECOLLECTION") {
+		t.Errorf("unsafe collection delete: got %v, want 422", err)
+	}
+	if err := v2.Delete(ctx, "g1", unsafe); err != nil {
+		t.Fatalf("unsafe delete: %v", err)
+	}
+	if _, err := v1.Get(ctx, "g1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after the unsafe delete: got %v, want 404", err)
+	}
+	if err := v2.Delete(ctx, "g1", unsafe); !apierrors.IsNotFound(err) {
+		t.Errorf("unsafe delete of a deleted object: got %v, want 404", err)
+	}
 }
 
 func errorsAs(err error, target *apierrors.APIStatus) bool {

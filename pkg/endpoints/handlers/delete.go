@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -8,8 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -86,7 +93,13 @@ func DeleteResource(r rest.GracefulDeleter, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		result, deleted, err := r.Delete(ctx, info.Name, s.deleteValidation(info.Name, opts), opts)
+		var result runtime.Object
+		var deleted bool
+		if ptr.Deref(opts.IgnoreStoreReadErrorWithClusterBreakingPotential, false) {
+			result, deleted, err = s.deleteCorrupt(ctx, r, info, opts)
+		} else {
+			result, deleted, err = r.Delete(ctx, info.Name, s.deleteValidation(info.Name, opts), opts)
+		}
 		if err != nil {
 			s.err(err, w, req)
 			return
@@ -133,6 +146,12 @@ func DeleteCollectionResource(r rest.CollectionDeleter, s *RequestScope) http.Ha
 			s.err(err, w, req)
 			return
 		}
+		if ptr.Deref(opts.IgnoreStoreReadErrorWithClusterBreakingPotential, false) {
+			// As upstream (AllowUnsafeMalformedObjectDeletion on).
+			s.err(invalidOptions("DeleteOptions", "", field.ErrorList{field.Invalid(field.NewPath("ignoreStoreReadErrorWithClusterBreakingPotential"),
+				true, "is not allowed with DELETECOLLECTION, try again after removing the option")}), w, req)
+			return
+		}
 		result, err := r.DeleteCollection(ctx, s.deleteValidation("", opts), opts, listOpts)
 		if err != nil {
 			s.err(err, w, req)
@@ -143,4 +162,45 @@ func DeleteCollectionResource(r rest.CollectionDeleter, s *RequestScope) http.Ha
 		}
 		s.writeResponse(ctx, w, req, http.StatusOK, o, result)
 	})
+}
+
+// unsafeDeleteVerb is the verb a user needs, besides delete, to delete an
+// object with ignoreStoreReadErrorWithClusterBreakingPotential.
+const unsafeDeleteVerb = "unsafe-delete-ignore-read-errors"
+
+// deleteCorrupt serves a DELETE with ignoreStoreReadErrorWithClusterBreakingPotential
+// as kube-apiserver v1.37.2 (AllowUnsafeMalformedObjectDeletion, beta, on
+// by default; k8s.io/apiserver endpoints/handlers/delete.go): the audit
+// event is annotated apiserver.k8s.io/unsafe-delete-ignore-read-error; a
+// resource that cannot is a 500; the user must also be allowed the verb
+// unsafe-delete-ignore-read-errors on the object (403 "not permitted to
+// do ..." otherwise; never on a subresource); then the object is deleted
+// only if it cannot be read, without admission (rest.CorruptObjectDeleter).
+func (s *RequestScope) deleteCorrupt(ctx context.Context, r rest.GracefulDeleter, info *request.RequestInfo, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	audit.AddAnnotation(ctx, "apiserver.k8s.io/unsafe-delete-ignore-read-error", "")
+	cd, ok := r.(rest.CorruptObjectDeleter)
+	if !ok || !cd.DeletesCorruptObjects() {
+		return nil, false, apierrors.NewInternalError(errors.New("no unsafe deleter provided, can not honor ignoreStoreReadErrorWithClusterBreakingPotential"))
+	}
+	gr := s.Resource.GroupResource()
+	if !info.IsResourceRequest || s.Subresource != "" {
+		return nil, false, apierrors.NewForbidden(gr, info.Name,
+			errors.New("ignoreStoreReadErrorWithClusterBreakingPotential delete option is not allowed on a subresource or non-resource request"))
+	}
+	if az, ok := request.AuthorizerFrom(ctx); ok {
+		u, _ := request.UserFrom(ctx)
+		attrs := authorizer.Attributes{
+			User: u, Verb: unsafeDeleteVerb, ResourceRequest: true,
+			APIGroup: s.Resource.Group, APIVersion: s.Resource.Version, Resource: s.Resource.Resource,
+			Namespace: request.NamespaceFrom(ctx), Name: info.Name,
+		}
+		decision, reason, err := az.Authorize(ctx, attrs)
+		switch {
+		case err != nil:
+			return nil, false, apierrors.NewForbidden(gr, info.Name, fmt.Errorf("error while checking permission for %q, %w", unsafeDeleteVerb, err))
+		case decision != authorizer.DecisionAllow:
+			return nil, false, apierrors.NewForbidden(gr, info.Name, fmt.Errorf("not permitted to do %q, reason: %s", unsafeDeleteVerb, reason))
+		}
+	}
+	return cd.DeleteCorrupt(ctx, info.Name, opts)
 }

@@ -391,3 +391,42 @@ func (e *Store) finalizeDelete(ctx context.Context, obj runtime.Object) (runtime
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// DeleteCorrupt implements rest.CorruptObjectDeleter: kube-apiserver's
+// unsafe deletion of an object that cannot be read (k8s.io/apiserver
+// registry/generic/registry corruptObjectDeleter, v1.37.2). The storage
+// deletes the object only if it cannot be decoded; no precondition,
+// admission, finalizer or graceful deletion applies, and nothing is
+// returned (the handler answers Status Success). A dry run checks the same
+// and deletes nothing. An object that decodes is a 409 Conflict naming
+// its storage key; a missing one 404.
+func (e *Store) DeleteCorrupt(ctx context.Context, name string, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	key, err := e.KeyFunc(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+	cd, ok := e.Storage.(storage.CorruptDeleter)
+	if !ok {
+		return nil, false, apierrors.NewInternalError(storage.ErrNoCorruptDeleter)
+	}
+	dryRun := options != nil && isDryRun(options.DryRun)
+	if err := cd.DeleteCorrupt(ctx, key, dryRun); err != nil {
+		qr := e.qualifiedResource(ctx)
+		var decodable *storage.DecodableError
+		switch {
+		case errors.As(err, &decodable):
+			return nil, false, apierrors.NewConflict(qr, name, err)
+		case errors.Is(err, storage.ErrNoCorruptDeleter):
+			return nil, false, apierrors.NewInternalError(err)
+		}
+		return nil, false, interpret(err, qr, name, "delete")
+	}
+	if e.Logger != nil {
+		e.Logger.InfoContext(ctx, "unsafe deletion of a corrupt object", "resource", e.qualifiedResource(ctx).String(), "key", key, "dryRun", dryRun)
+	}
+	return nil, true, nil
+}
+
+// DeletesCorruptObjects implements rest.CorruptObjectDeleter: a generic
+// store offers unsafe deletion, as upstream's.
+func (e *Store) DeletesCorruptObjects() bool { return true }

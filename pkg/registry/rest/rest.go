@@ -252,3 +252,17 @@ type StorageMetadata interface {
 // ErrorWriter answers a request with an error, as its API status in the
 // media type the request accepts.
 type ErrorWriter func(w http.ResponseWriter, req *http.Request, err error)
+
+// CorruptObjectDeleter deletes an object that cannot be read from storage
+// (kube-apiserver's unsafe deletion: DELETE with
+// ignoreStoreReadErrorWithClusterBreakingPotential, upstream's
+// rest.CorruptObjectDeleterProvider). The object is deleted only if it
+// cannot be decoded, with no precondition, admission or finalizer; a
+// dry run deletes nothing. It reports whether the object is gone.
+type CorruptObjectDeleter interface {
+	DeleteCorrupt(ctx context.Context, name string, options *metav1.DeleteOptions) (runtime.Object, bool, error)
+	// DeletesCorruptObjects reports whether the resource offers it: false
+	// where upstream's storage provides no corrupt-object deleter (its
+	// RBAC policy-based storages), whose requests are a 500.
+	DeletesCorruptObjects() bool
+}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -92,6 +94,14 @@ type Cacher struct {
 	events      ring
 	watchers    map[*cacheWatcher]struct{}
 	changed     chan struct{} // closed and replaced when rv or ready change
+	// unreadySince is when the cache last stopped being ready (or was
+	// made); initErr is why its last attempt to list failed while not
+	// ready (nil: none failed since). See initFailure.
+	unreadySince time.Time
+	initErr      error
+	// initFailed mirrors initErr != nil, read without the lock by every
+	// list and watch (see initFailure).
+	initFailed atomic.Bool
 }
 
 var _ storage.Interface = (*Cacher)(nil)
@@ -111,6 +121,8 @@ func New(cfg Config) (*Cacher, error) {
 		events:   newRing(cfg.EventWindow),
 		watchers: make(map[*cacheWatcher]struct{}),
 		changed:  make(chan struct{}),
+
+		unreadySince: time.Now(),
 	}
 	c.progress, _ = cfg.Storage.(ProgressRequester)
 	if m, ok := cfg.Storage.(RevisionEndMarker); ok {
@@ -183,7 +195,7 @@ func (c *Cacher) Ready() bool {
 // the cacher is stopped). Requests do not need it (they go to the
 // underlying store until then); a server may use it to start serving warm.
 func (c *Cacher) WaitReady(ctx context.Context) error {
-	err := c.awaitReady(ctx, 0)
+	err := c.awaitReady(ctx, 0, false)
 	if err == nil || errors.Is(err, errCacheStopped) {
 		return err
 	}
@@ -324,23 +336,25 @@ func scopePrefix(key string) string {
 }
 
 // waitReady waits up to ReadyWait for the cache's initial state; false if it
-// is not there (or the cacher is stopped): the caller uses the underlying
-// store.
+// is not there (or the cacher is stopped, or its last list failed: see
+// initFailure): the caller uses the underlying store.
 func (c *Cacher) waitReady(ctx context.Context) bool {
-	return c.awaitReady(ctx, c.cfg.ReadyWait) == nil
+	return c.awaitReady(ctx, c.cfg.ReadyWait, true) == nil
 }
 
 var (
 	errCacheStopped  = errors.New("watch cache stopped")
 	errReadyWaitOver = errors.New("watch cache not ready in time")
+	errInitFailed    = errors.New("watch cache initialization failed")
 )
 
 // awaitReady is the one wait for the cache's initial state, of
 // [Cacher.WaitReady] and [Cacher.waitReady]: nil once the cache has it,
 // errCacheStopped if the cacher is stopped, ctx's error if ctx ends first,
-// errReadyWaitOver after limit (limit <= 0: no limit). A ready cache
+// errReadyWaitOver after limit (limit <= 0: no limit), with failFast
+// errInitFailed as soon as the cache's list has failed. A ready cache
 // answers at once, with no timer.
-func (c *Cacher) awaitReady(ctx context.Context, limit time.Duration) error {
+func (c *Cacher) awaitReady(ctx context.Context, limit time.Duration, failFast bool) error {
 	var timeout <-chan time.Time
 	for {
 		c.mu.RLock()
@@ -351,6 +365,8 @@ func (c *Cacher) awaitReady(ctx context.Context, limit time.Duration) error {
 			return errCacheStopped
 		case ready:
 			return nil
+		case failFast && c.initFailure() != nil:
+			return errInitFailed
 		}
 		if timeout == nil && limit > 0 {
 			timer := time.NewTimer(limit)
@@ -458,4 +474,66 @@ func (c *Cacher) requestProgress(ctx context.Context) {
 func (c *Cacher) notifyLocked() {
 	close(c.changed)
 	c.changed = make(chan struct{})
+}
+
+// initFailure returns kube-apiserver's answer to a list or watch its watch
+// cache would serve while the cache is not ready and its last attempt to
+// list failed (nil otherwise): 429 TooManyRequests "storage is
+// (re)initializing: <why>" with Retry-After growing with the time the cache
+// has been unready (k8s.io/apiserver storage/cacher: ready.check,
+// calculateRetryAfterForUnreadyCache), so clients back off while the cause
+// lasts (for example a custom resource's failing conversion webhook).
+//
+// Unlike upstream, a cache whose list has not failed (still starting, or
+// relisting after a compaction) is waited for (Config.ReadyWait) and then
+// read through: upstream answers 429 there too, which client-go retries.
+func (c *Cacher) initFailure() error {
+	if !c.initFailed.Load() {
+		return nil
+	}
+	c.mu.RLock()
+	ready, stopped, err, since := c.ready, c.stopped, c.initErr, c.unreadySince
+	c.mu.RUnlock()
+	if ready || stopped || err == nil {
+		return nil
+	}
+	return apierrors.NewTooManyRequests("storage is (re)initializing: "+err.Error(), retryAfterUnready(time.Since(since)))
+}
+
+// retryAfterUnready is upstream's Retry-After, in seconds, for a cache
+// unready for downtime: e^(0.06·seconds), between 1 and 30.
+func retryAfterUnready(downtime time.Duration) int {
+	return int(math.Min(30, math.Max(1, math.Exp(0.06*downtime.Seconds()))))
+}
+
+// setInitErr records why the cache's list failed; a ready cache (which
+// keeps serving) ignores it.
+func (c *Cacher) setInitErr(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ready || c.stopped {
+		return
+	}
+	c.initErr = err
+	c.initFailed.Store(err != nil)
+	c.notifyLocked()
+}
+
+// listFailed is the error of the reflector's list of the underlying store.
+// Its text is that of kube-apiserver's reflector, which the 429 of an
+// unready cache quotes (the cacher's reflector has no expected type).
+type listFailed struct{ err error }
+
+func (e *listFailed) Error() string { return "failed to list <unspecified>: " + e.err.Error() }
+func (e *listFailed) Unwrap() error { return e.err }
+
+// DeleteCorrupt implements [storage.CorruptDeleter] when the underlying
+// store does (the cache learns of the deletion through its watch); else it
+// answers that the store cannot.
+func (c *Cacher) DeleteCorrupt(ctx context.Context, key string, dryRun bool) error {
+	cd, ok := c.store.(storage.CorruptDeleter)
+	if !ok {
+		return storage.ErrNoCorruptDeleter
+	}
+	return cd.DeleteCorrupt(ctx, key, dryRun)
 }

@@ -46,6 +46,11 @@ const (
 	// DefaultReadyWait bounds the wait for the first list before a read is
 	// sent to the underlying store.
 	DefaultReadyWait = 3 * time.Second
+	// DefaultWatchFailureRelist is how long the underlying watch may keep
+	// failing at one revision before the cache lists again: client-go's
+	// reflector's MaxInternalErrorRetryDuration, which kube-apiserver's
+	// cacher sets to 30 s.
+	DefaultWatchFailureRelist = 30 * time.Second
 )
 
 // Clock tells the time (k8s.io/utils/clock.PassiveClock fits).
@@ -119,6 +124,12 @@ type Config struct {
 	// (default DefaultReadyWait); after it the request goes to the
 	// underlying store.
 	ReadyWait time.Duration
+	// WatchFailureRelist: when the underlying watch has failed for this
+	// long without the cache's revision moving (an event it cannot
+	// decode, say an undecodable object's deletion), the cache relists
+	// instead of watching again, as upstream's (default
+	// DefaultWatchFailureRelist).
+	WatchFailureRelist time.Duration
 	// StoreContinueTokens makes the pages served from the cache carry
 	// continue tokens in the underlying store's form (start "cm1\u0000")
 	// rather than the watch cache's ("/cm1\u0000"): for a resource
@@ -209,6 +220,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.ReadyWait <= 0 {
 		cfg.ReadyWait = DefaultReadyWait
+	}
+	if cfg.WatchFailureRelist <= 0 {
+		cfg.WatchFailureRelist = DefaultWatchFailureRelist
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = realClock{}

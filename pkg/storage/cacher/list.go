@@ -42,6 +42,11 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	prefix := scopePrefix(key)
 	from := prefix // the first key of the page
 	mode := c.listMode(key, opts, rv)
+	if mode != listThrough {
+		if err := c.unreadyList(opts); err != nil {
+			return err
+		}
+	}
 	switch mode {
 	case listThrough:
 		return c.listThrough(ctx, key, opts, listObj)
@@ -82,6 +87,12 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 		return fmt.Errorf("list %q: %w", key, err)
 	}
 	if !ok {
+		if err := c.unreadyList(opts); err != nil {
+			if consistent {
+				c.metrics.ConsistentRead(false, false)
+			}
+			return err
+		}
 		err := c.listThrough(ctx, key, opts, listObj)
 		if consistent {
 			c.metrics.ConsistentRead(err == nil, true)
@@ -236,6 +247,18 @@ func (c *Cacher) finishList(ctx context.Context, key string, opts storage.ListOp
 func (c *Cacher) listThrough(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	c.stats.listsDelegated.Add(1)
 	return c.store.GetList(ctx, key, opts, listObj)
+}
+
+// unreadyList returns the 429 of initFailure for a list the cache would
+// serve, except for those kube-apiserver reads from etcd while its cache is
+// not ready (a page, limit > 0, without label or field selector:
+// k8s.io/apiserver storage/cacher shouldDelegateListOnNotReadyCache), for
+// which it returns nil: they are read through.
+func (c *Cacher) unreadyList(opts storage.ListOptions) error {
+	if opts.Predicate.Limit > 0 && opts.Predicate.Empty() {
+		return nil
+	}
+	return c.initFailure()
 }
 
 // listMode tells how a list with valid options (rv parsed) is served.

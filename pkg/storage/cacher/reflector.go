@@ -57,17 +57,28 @@ func (c *Cacher) reflect(ctx context.Context) {
 				return
 			}
 			c.cfg.Logger.Warn("watch cache list failed", "prefix", c.cfg.ResourcePrefix, "err", err)
+			c.setInitErr(err)
 			if !pause() {
 				return
 			}
 			continue
 		}
 		backoff = minBackoff
+		// The first of the watch's consecutive failures at one revision.
+		var failingSince time.Time
+		var failingAt uint64
 		for {
 			err := c.consume(ctx, w)
 			w.Stop()
 			if ctx.Err() != nil {
 				return
+			}
+			if err != nil && !errors.Is(err, errRelist) {
+				if rev := c.Revision(); failingSince.IsZero() || rev != failingAt {
+					failingSince, failingAt = time.Now(), rev
+				} else if time.Since(failingSince) >= c.cfg.WatchFailureRelist {
+					err = fmt.Errorf("%w: the watch kept failing at revision %d: %w", errRelist, rev, err)
+				}
 			}
 			if errors.Is(err, errRelist) {
 				c.cfg.Logger.Info("watch cache relisting", "prefix", c.cfg.ResourcePrefix, "revision", c.Revision(), "err", err)
@@ -79,6 +90,8 @@ func (c *Cacher) reflect(ctx context.Context) {
 				if !pause() {
 					return
 				}
+			} else {
+				failingSince = time.Time{}
 			}
 			w, err = c.watchUnderlying(ctx, c.Revision())
 			if err != nil {
@@ -120,7 +133,7 @@ func (c *Cacher) listAndWatch(ctx context.Context) (watch.Interface, error) {
 		list := c.cfg.NewListFunc()
 		opts := storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{GetAttrs: c.cfg.GetAttrs}}
 		if err := c.store.GetList(ctx, c.cfg.ResourcePrefix, opts, list); err != nil {
-			return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+			return nil, &listFailed{err: err}
 		}
 		la, err := meta.ListAccessor(list)
 		if err != nil {
@@ -187,7 +200,7 @@ func (c *Cacher) watchAndList(ctx context.Context, cw CurrentWatcher) (watch.Int
 	opts := storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{GetAttrs: c.cfg.GetAttrs}}
 	if err := c.store.GetList(ctx, c.cfg.ResourcePrefix, opts, list); err != nil {
 		w.Stop()
-		return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
+		return nil, &listFailed{err: err}
 	}
 	la, err := meta.ListAccessor(list)
 	if err != nil {
@@ -384,6 +397,8 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	c.snaps.reset()
 	c.metrics.Initialized(rv)
 	c.ready = true
+	c.initErr = nil
+	c.initFailed.Store(false)
 	c.notifyLocked()
 	c.cfg.Logger.Debug("watch cache initialized", "prefix", c.cfg.ResourcePrefix, "revision", rv, "objects", len(entries))
 	return nil
@@ -392,6 +407,9 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 func (c *Cacher) setUnready() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ready {
+		c.unreadySince = time.Now()
+	}
 	c.ready = false
 	c.notifyLocked()
 }

@@ -197,6 +197,9 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	if !c.covers(key, opts.Recursive) {
 		return c.watchThrough(ctx, key, opts)
 	}
+	if err := c.initFailure(); err != nil {
+		return nil, err
+	}
 	sendInitial := rv == 0
 	if opts.SendInitialEvents != nil {
 		sendInitial = *opts.SendInitialEvents
@@ -218,10 +221,16 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 			return nil, fmt.Errorf("watch %q: %w", key, err)
 		}
 		if !ok {
+			if err := c.initFailure(); err != nil {
+				return nil, err
+			}
 			return c.watchThrough(ctx, key, opts)
 		}
 	} else {
 		if !c.waitReady(ctx) {
+			if err := c.initFailure(); err != nil {
+				return nil, err
+			}
 			return c.watchThrough(ctx, key, opts)
 		}
 		if need > c.Revision() && !known {

@@ -89,6 +89,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	)
 	// What serving the LIST cost, recorded on errors too (as upstream).
 	var fetched, evaluated int
+	var readErrs storage.ListReadErrors
 	defer func() { s.metrics.StorageList(fetched, evaluated, items.len()) }()
 	op := storagemetrics.OpGet
 	if opts.Recursive {
@@ -141,7 +142,13 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			}
 			obj, err := s.decodeNew(key, kv.Value, items.newItem, kv.ModRevision)
 			if err != nil {
-				return err
+				// As upstream, a corrupt object does not end the list:
+				// every one met is reported (readErrs.Err).
+				if readErrs.Add(string(kv.Key), err) {
+					return readErrs.Err(s.resource)
+				}
+				resp.Kvs[i] = nil
+				continue
 			}
 			if ok, err := pred.Matches(obj); err == nil && ok {
 				items.add(obj)
@@ -153,12 +160,22 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		if !hasMore || !paging || int64(items.len()) >= pred.Limit {
 			break
 		}
+		if pred.Empty() && readErrs.Any() {
+			// Upstream reads a page that selects everything as one
+			// etcd range stream of Limit keys (EtcdRangeStream, on by
+			// default in v1.37, against etcd >= 3.7): the keys after
+			// them are not read, whatever the page lacks.
+			break
+		}
 		// The predicate dropped items: read on, with growing pages.
 		if pageSize < maxPageSize {
 			pageSize = min(pageSize*2, maxPageSize)
 			options = append(options, clientv3.WithLimit(pageSize))
 		}
 		k = string(lastKey) + "\x00"
+	}
+	if err := readErrs.Err(s.resource); err != nil {
+		return err
 	}
 	items.finish()
 

@@ -79,6 +79,7 @@ type Store struct {
 	metrics     *storagemetrics.Resource // nil: none
 	streamKey   string                   // this Store's own etcd watch stream (see watchContext)
 	localReads  bool                     // Config.LocalReads
+	resource    schema.GroupResource     // Config.GroupResource, named by list read errors
 }
 
 // streams numbers Stores, so that each has its own etcd watch stream.
@@ -117,6 +118,7 @@ func New(client *clientv3.Client, cfg Config) *Store {
 		metrics:     cfg.Metrics.Resource(cfg.GroupResource),
 		streamKey:   fmt.Sprintf("%d/%s", streams.Add(1), cfg.GroupResource),
 		localReads:  cfg.LocalReads,
+		resource:    cfg.GroupResource,
 	}
 }
 

@@ -278,3 +278,48 @@ func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object
 	}
 	return nil
 }
+
+// DeleteCorrupt implements [storage.CorruptDeleter], as kube-apiserver's
+// etcd3 Delete with ExpectTransformOrDecodeError: the current state is read
+// from etcd; a missing key is not found, a decodable object is refused, an
+// undecodable one is deleted if still at the revision read (else read
+// again).
+func (s *Store) DeleteCorrupt(ctx context.Context, key string, dryRun bool) error {
+	k, err := s.prepareKey(key)
+	if err != nil {
+		return err
+	}
+	for {
+		start := time.Now()
+		resp, err := s.client.Get(ctx, k)
+		s.metrics.EtcdRequest(storagemetrics.OpGet, start, err)
+		if err != nil {
+			return interpretError(err, key)
+		}
+		if len(resp.Kvs) == 0 {
+			return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+		}
+		kv := resp.Kvs[0]
+		if err := s.decode(key, kv.Value, s.newFunc(), kv.ModRevision); err == nil {
+			return &storage.DecodableError{Key: k}
+		}
+		if dryRun {
+			return nil
+		}
+		start = time.Now()
+		txn, err := s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(k), "=", kv.ModRevision)).
+			Then(clientv3.OpDelete(k)).
+			Commit()
+		s.metrics.EtcdRequest(storagemetrics.OpDelete, start, err)
+		if err != nil {
+			return interpretError(err, key)
+		}
+		if txn.Succeeded {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}

@@ -113,6 +113,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	defer func() { s.metrics.StorageList(examined, examined, matched) }()
 	hasMore := false
 	var lastKey string
+	var readErrs storage.ListReadErrors
 	for _, e := range kvs {
 		if pred.Limit > 0 && int64(matched) >= pred.Limit {
 			hasMore = true
@@ -125,7 +126,13 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		lastKey = e.key
 		so, err := s.listedObject(e, typ, newItem)
 		if err != nil {
-			return err
+			// As upstream's etcd3 store, a corrupt object does not end
+			// the list: every one met is reported. The key is the
+			// storage key (this backend has no etcd prefix).
+			if readErrs.Add(e.key, err) {
+				return readErrs.Err(s.resource)
+			}
+			continue
 		}
 		ok, err := pred.Matches(so.obj)
 		if err != nil {
@@ -140,6 +147,9 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		} else {
 			items = append(items, so.obj.DeepCopyObject())
 		}
+	}
+	if err := readErrs.Err(s.resource); err != nil {
+		return err
 	}
 	if beyond > 0 {
 		hasMore = true // states were left unread (readLimit)

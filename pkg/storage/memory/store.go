@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
@@ -24,6 +25,7 @@ type Store struct {
 	metrics     *storagemetrics.Resource // nil: none
 	untrack     func()                   // stops the object count
 	cacheTokens bool                     // Config.CacheContinueTokens
+	resource    schema.GroupResource     // Config.GroupResource, named by list read errors
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -44,7 +46,8 @@ func New(cfg Config) *Store {
 // cfg.BackendConfig are ignored). Its Close only stops its object count:
 // close b instead.
 func (b *Backend) Store(cfg Config) *Store {
-	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}, cacheTokens: cfg.CacheContinueTokens}
+	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}, cacheTokens: cfg.CacheContinueTokens,
+		resource: cfg.GroupResource}
 	if cfg.GroupResource.Resource != "" && cfg.ResourcePrefix != "" {
 		s.metrics = b.cfg.Metrics.Resource(cfg.GroupResource)
 		prefix := cfg.ResourcePrefix
@@ -460,4 +463,39 @@ func checkKey(key string) error {
 		}
 	}
 	return nil
+}
+
+// DeleteCorrupt implements [storage.CorruptDeleter]: a missing key is not
+// found, a decodable object is refused, an undecodable one is deleted if
+// still at the revision read (else read again). This backend has no
+// prefix: the key is named as it is.
+func (s *Store) DeleteCorrupt(ctx context.Context, key string, dryRun bool) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("delete %q: %w", key, err)
+		}
+		cur, ok, err := s.b.get(key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+		}
+		if err := s.decode(key, cur.data, s.newFunc(), cur.rev); err == nil {
+			return &storage.DecodableError{Key: key}
+		}
+		if dryRun {
+			return nil
+		}
+		_, _, _, deleted, err := s.b.compareAndDelete(key, cur.rev)
+		if err != nil {
+			return err
+		}
+		if deleted {
+			return nil
+		}
+	}
 }

@@ -215,3 +215,13 @@ func (i v1ObjectInfo) UpdatedObject(ctx context.Context, old runtime.Object) (ru
 // StorageGroupVersion is the group-version objects are stored as (for
 // discovery's storageVersionHash).
 func (r *EventsV1REST) StorageGroupVersion() schema.GroupVersion { return r.store.StorageVersion }
+
+// DeleteCorrupt implements rest.CorruptObjectDeleter: the events store's
+// (events.k8s.io events are the core events' keys), as upstream's
+// events.k8s.io storage is a generic store.
+func (r *EventsV1REST) DeleteCorrupt(ctx context.Context, name string, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	return r.store.DeleteCorrupt(ctx, name, options)
+}
+
+// DeletesCorruptObjects implements rest.CorruptObjectDeleter.
+func (r *EventsV1REST) DeletesCorruptObjects() bool { return true }

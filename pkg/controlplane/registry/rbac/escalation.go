@@ -151,6 +151,13 @@ func (g *guarded) GetSharesObjects(r rest.Getter) bool {
 	return ok && o == g
 }
 
+// DeletesCorruptObjects implements rest.CorruptObjectDeleter: false, as
+// kube-apiserver v1.37.2's policy-based RBAC storages provide no corrupt
+// object deleter (a DELETE of a role or binding with
+// ignoreStoreReadErrorWithClusterBreakingPotential is a 500 "no unsafe
+// deleter provided, ...", checked on the reference).
+func (g *guarded) DeletesCorruptObjects() bool { return false }
+
 func (g *guarded) Create(ctx context.Context, obj runtime.Object, v rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
 	if err := g.check(ctx, obj, nil); err != nil {
 		return nil, err

@@ -284,6 +284,16 @@ func (u *allocatingUpdate) UpdatedObject(ctx context.Context, existing runtime.O
 // deleted object (it does, as upstream's).
 func (r *REST) DeleteReturnsDeletedObject() bool { return r.store.DeleteReturnsDeletedObject() }
 
+// DeleteCorrupt implements rest.CorruptObjectDeleter: the generic store's,
+// as upstream's service REST embeds its store (no IP or endpoints release:
+// the object cannot be read).
+func (r *REST) DeleteCorrupt(ctx context.Context, name string, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	return r.store.DeleteCorrupt(ctx, name, options)
+}
+
+// DeletesCorruptObjects implements rest.CorruptObjectDeleter.
+func (r *REST) DeletesCorruptObjects() bool { return true }
+
 // Delete implements rest.GracefulDeleter: once the service is gone its
 // ClusterIPs and NodePorts are released and its Endpoints deleted.
 func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
