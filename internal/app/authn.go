@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	saregistry "github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/filters"
 )
 
 // authentication is what the authenticators need beyond the request
@@ -224,7 +225,7 @@ func (c *Config) jwtAuthenticators() ([]*oidc.Authenticator, anonymousConfig, []
 // the configuration's anonymous conditions do not list): the filter
 // answers 401, as upstream does when no authenticator (and no anonymous
 // one) accepts a request.
-var errAnonymousDisabled = errors.New("no credentials, and anonymous authentication is not allowed for this request")
+var errAnonymousDisabled = filters.ErrNoCredentials
 
 func withAnonymousLimits(a authenticator.Request, anonymous anonymousConfig) authenticator.Request {
 	return authenticator.RequestFunc(func(r *http.Request) (*user.Info, bool, error) {

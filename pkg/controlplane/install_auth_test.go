@@ -51,8 +51,8 @@ func TestInstallWithAuthentication(t *testing.T) {
 	}))
 	cfg := server.NewConfig(logger)
 	cfg.BuildHandlerChainFunc = func(h http.Handler, c *server.Config) http.Handler {
-		h = filters.WithAuthorization(h, interim.Authorizer{}, c.Logger)
-		h = filters.WithAuthentication(h, authn, nil, c.Logger)
+		h = filters.WithAuthorization(h, interim.Authorizer{}, c.Logger, nil)
+		h = filters.WithAuthentication(h, authn, nil, c.Logger, nil)
 		return filters.WithRequestInfo(h, request.NewResolver(), c.Logger)
 	}
 	completed, err := cfg.Complete()

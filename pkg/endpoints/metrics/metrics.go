@@ -57,6 +57,7 @@ type Metrics struct {
 	tlsHandshakeErrors prometheus.Counter
 	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
 	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
+	auth               *AuthMetrics
 
 	// series caches the children of one label combination, so that a
 	// request costs one map lookup instead of one per family.
@@ -120,7 +121,20 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			}
 		}
 	}
+	var err error
+	if m.auth, err = NewAuthMetrics(reg); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// Auth returns the authentication, authorization and impersonation
+// metrics (nil for a nil m).
+func (m *Metrics) Auth() *AuthMetrics {
+	if m == nil {
+		return nil
+	}
+	return m.auth
 }
 
 // SetInflight sets the in-flight gauge of kind (ReadOnlyKind or MutatingKind).

@@ -142,7 +142,7 @@ func addTestAnnotation(r *http.Request) { audit.AddAnnotation(r.Context(), "test
 func TestWithFailedAuthenticationAudit(t *testing.T) {
 	log := newAuditLog(t)
 	h := WithAuditInit(withInfo(WithAuthentication(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}),
-		tokenAuthenticator{}, WithFailedAuthenticationAudit(Unauthorized(), log, audit.MetadataPolicy(), nil), discard())))
+		tokenAuthenticator{}, WithFailedAuthenticationAudit(Unauthorized(), log, audit.MetadataPolicy(), nil), discard(), nil)))
 	req := httptest.NewRequest("GET", "/api/v1/pods", nil)
 	req.Header.Set("Authorization", "Bearer nope")
 	rec := httptest.NewRecorder()

@@ -1,16 +1,19 @@
 package filters
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/textproto"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
 
@@ -38,8 +41,10 @@ var (
 // Over HTTP/2, a 401 or an anonymous request also gets Connection: close,
 // which makes Go end the connection with GOAWAY after this stream
 // (UnauthenticatedHTTP2DOSMitigation). A nil authenticator disables the
-// filter (no user on the context).
-func WithAuthentication(handler http.Handler, auth Authenticator, failed http.Handler, logger *slog.Logger) http.Handler {
+// filter (no user on the context). m (nil: none) records each
+// authentication's result and latency, and the authenticated user's name
+// category.
+func WithAuthentication(handler http.Handler, auth Authenticator, failed http.Handler, logger *slog.Logger, m *metrics.AuthMetrics) http.Handler {
 	if auth == nil {
 		return handler
 	}
@@ -48,7 +53,12 @@ func WithAuthentication(handler http.Handler, auth Authenticator, failed http.Ha
 	}
 	logger = orDefault(logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
 		u, ok, err := auth.AuthenticateRequest(r)
+		if m != nil {
+			result, name := authenticationResult(u, ok, err)
+			m.Authentication(result, name, time.Since(start))
+		}
 		if err != nil || (ok && u == nil) {
 			if err != nil {
 				logger.Info("unable to authenticate the request", "method", r.Method, "URI", r.RequestURI, "err", err)
@@ -68,6 +78,29 @@ func WithAuthentication(handler http.Handler, auth Authenticator, failed http.Ha
 		}
 		handler.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), u)))
 	})
+}
+
+// ErrNoCredentials is what an authenticator answers (wrapped or not) for a
+// request without credentials that may not be anonymous: a 401 like any
+// refusal, counted as upstream counts it (result "failure": no
+// authenticator recognised the request, where upstream's anonymous
+// authenticator is simply absent), not "error".
+var ErrNoCredentials = errors.New("no credentials, and anonymous authentication is not allowed for this request")
+
+// authenticationResult is upstream's result label of an authentication and
+// the user name it counts: a request without credentials that may be
+// anonymous is a success as system:anonymous (upstream's anonymous
+// authenticator accepts it; here the filter does).
+func authenticationResult(u *user.Info, ok bool, err error) (string, string) {
+	switch {
+	case errors.Is(err, ErrNoCredentials):
+		return metrics.AuthnFailure, ""
+	case err != nil || (ok && u == nil):
+		return metrics.AuthnError, ""
+	case !ok:
+		return metrics.AuthnSuccess, user.Anonymous
+	}
+	return metrics.AuthnSuccess, u.Name
 }
 
 func stripAuthHeaders(h http.Header) {

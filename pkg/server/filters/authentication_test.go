@@ -38,7 +38,7 @@ func TestWithAuthentication(t *testing.T) {
 			h := WithAuthentication(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				got, _ = request.UserFrom(r.Context())
 				leftHeaders = r.Header.Clone()
-			}), tokenAuthenticator{"good": alice}, nil, discard())
+			}), tokenAuthenticator{"good": alice}, nil, discard(), nil)
 			req := httptest.NewRequest("GET", "/api", nil)
 			for k, v := range tt.header {
 				req.Header[k] = v
@@ -76,7 +76,7 @@ func TestWithAuthenticationHTTP2ConnectionClose(t *testing.T) {
 	for _, proto := range protocols {
 		t.Run(proto.name, func(t *testing.T) {
 			h := WithAuthentication(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}),
-				tokenAuthenticator{"good": alice}, nil, discard())
+				tokenAuthenticator{"good": alice}, nil, discard(), nil)
 			srv, c := startTLS(t, h, proto.http2)
 			tests := []struct {
 				name      string

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
 
@@ -34,9 +36,9 @@ func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
 // WithAuthorization lets a request through only if authz allows it
 // (serving.md 30). Allow wins over an error; an error without allow answers
 // 500; anything else answers 403 with upstream's forbidden Status. The
-// decision is recorded as audit annotations. A nil authz disables the
-// filter.
-func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger) http.Handler {
+// decision is recorded as audit annotations, and (m; nil: not) in the
+// authorization metrics. A nil authz disables the filter.
+func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger, m *metrics.AuthMetrics) http.Handler {
 	if authz == nil {
 		return handler
 	}
@@ -48,7 +50,9 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 			internalError(w, r, err, logger)
 			return
 		}
+		start := time.Now()
 		decision, reason, err := authz.Authorize(ctx, attrs)
+		m.Authorization(authorizationResult(decision, err), time.Since(start))
 		if decision == authorizer.DecisionAllow {
 			audit.AddAnnotation(ctx, DecisionAnnotationKey, decisionAllow)
 			audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
@@ -72,4 +76,18 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 // Forbidden is the 403 Status upstream answers for a denied request.
 func Forbidden(a authorizer.Attributes, reason string) *metav1.Status {
 	return authorizer.ForbiddenStatus(a, reason)
+}
+
+// authorizationResult is upstream's result label of a decision: allow wins
+// over an error, which wins over deny and no opinion.
+func authorizationResult(d authorizer.Decision, err error) string {
+	switch {
+	case d == authorizer.DecisionAllow:
+		return metrics.AuthzAllowed
+	case err != nil:
+		return metrics.AuthzError
+	case d == authorizer.DecisionDeny:
+		return metrics.AuthzDenied
+	}
+	return metrics.AuthzNoOpinion
 }

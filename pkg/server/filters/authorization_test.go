@@ -71,7 +71,7 @@ func TestWithAuthorization(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			served := false
-			inner := WithAuthorization(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { served = true }), tt.authz, discard())
+			inner := WithAuthorization(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { served = true }), tt.authz, discard(), nil)
 			h := withInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if tt.u != nil {
 					r = r.WithContext(request.WithUser(r.Context(), tt.u))

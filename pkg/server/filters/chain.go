@@ -115,20 +115,20 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 	}
 
 	h := apiHandler
-	h = WithAuthorization(h, c.Authorizer, log)
+	h = WithAuthorization(h, c.Authorizer, log, c.Metrics.Auth())
 	if c.PriorityAndFairness != nil {
 		h = WithPriorityAndFairness(h, *c.PriorityAndFairness, c.LongRunning, log)
 	} else {
 		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunning, c.Metrics, log)
 	}
-	h = WithImpersonation(h, c.Authorizer, log)
+	h = WithImpersonation(h, c.Authorizer, log, c.Metrics.Auth())
 	h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.LongRunning, c.AuditMetrics)
 	failed := c.AuthenticationFailed
 	if failed == nil {
 		failed = Unauthorized()
 	}
 	failed = WithFailedAuthenticationAudit(failed, c.AuditBackend, c.AuditPolicy, c.AuditMetrics)
-	h = WithAuthentication(h, c.Authenticator, failed, log)
+	h = WithAuthentication(h, c.Authenticator, failed, log, c.Metrics.Auth())
 	h = WithCORS(h, c.CORSAllowedOrigins)
 	h = WithWarningRecorder(h, log)
 	h = WithTimeout(h, c.LongRunning, c.TimedOutHandlers, log)

@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +19,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/impersonation"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
 
@@ -56,9 +59,16 @@ const serviceAccountPrefix = "system:serviceaccount:"
 // max-in-flight and authorization. A nil authz disables impersonation
 // checks (the headers are then honoured for anyone: only with
 // authorization disabled).
-func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger) http.Handler {
+//
+// m (nil: none) records each checked impersonation (mode and decision, as
+// upstream's constrained impersonation filter) and each authorization check
+// it makes; without authz nothing is checked and nothing recorded.
+func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger, m *metrics.AuthMetrics) http.Handler {
 	logger = orDefault(logger)
 	tracker := impersonation.NewTracker()
+	if authz != nil && m != nil {
+		authz = impersonationChecks{authz, m}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(impersonationHeaders(r.Header)) == 0 {
 			handler.ServeHTTP(w, r)
@@ -85,7 +95,13 @@ func WithImpersonation(handler http.Handler, authz authorizer.Authorizer, logger
 			// impersonate-on:<mode>:<verb> checks.
 			reqAttrs, _ := AttributesFrom(r)
 			var denied *impersonation.Denied
+			start := time.Now()
 			as, constraint, denied = tracker.Check(ctx, authz, caller, *wanted, reqAttrs)
+			if denied != nil {
+				m.Impersonation("", "denied", time.Since(start))
+			} else {
+				m.Impersonation(metrics.ImpersonationMode(constraint), "allowed", time.Since(start))
+			}
 			if denied != nil {
 				// Upstream answers with the error alone: no authorization
 				// annotations on the audit event.
@@ -207,4 +223,19 @@ func impersonationHeaders(h http.Header) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// impersonationChecks records the impersonation filter's authorization
+// checks (upstream's metricsAuthorizer): by the mode of the checked verb,
+// "allowed" or "denied" (any other answer).
+type impersonationChecks struct {
+	authorizer.Authorizer
+	m *metrics.AuthMetrics
+}
+
+func (c impersonationChecks) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	start := time.Now()
+	d, reason, err := c.Authorizer.Authorize(ctx, a)
+	c.m.ImpersonationAuthorization(a.Verb, d == authorizer.DecisionAllow, time.Since(start))
+	return d, reason, err
 }

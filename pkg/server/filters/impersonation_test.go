@@ -133,7 +133,7 @@ func TestImpersonation(t *testing.T) {
 				if len(impersonationHeaders(r.Header)) != 0 {
 					t.Errorf("impersonation headers reached the handler: %v", r.Header)
 				}
-			}), authz, discard())
+			}), authz, discard(), nil)
 			r := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
 			r.Header = tt.headers.Clone()
 			if r.Header == nil {
@@ -186,7 +186,7 @@ func TestImpersonationAudit(t *testing.T) {
 	alice := &user.Info{Name: "alice", Groups: []string{user.AllAuthenticated}}
 	allowed := []string{"|impersonate-on:user-info:list|pods/", "authentication.k8s.io|impersonate:user-info|users/bob",
 		"authentication.k8s.io|impersonate:user-info|groups/g1", "|impersonate|users/dave"}
-	h := WithImpersonation(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), &impersonationAuthz{allowed: allowed}, discard())
+	h := WithImpersonation(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), &impersonationAuthz{allowed: allowed}, discard(), nil)
 	for _, tc := range []struct {
 		name       string
 		headers    http.Header

@@ -31,12 +31,12 @@ func TestErrorsNegotiated(t *testing.T) {
 		target  string
 		headers map[string]string
 	}{
-		{name: "401", h: WithAuthentication(ok, tokenAuthenticator{}, Unauthorized(), discard()), target: pods,
+		{name: "401", h: WithAuthentication(ok, tokenAuthenticator{}, Unauthorized(), discard(), nil), target: pods,
 			headers: map[string]string{"Authorization": "Bearer badtoken"}},
-		{name: "403", h: WithAuthorization(ok, deny, discard()), u: bob, target: pods},
-		{name: "imp400", h: WithImpersonation(ok, deny, discard()), u: admin, target: pods,
+		{name: "403", h: WithAuthorization(ok, deny, discard(), nil), u: bob, target: pods},
+		{name: "imp400", h: WithImpersonation(ok, deny, discard(), nil), u: admin, target: pods,
 			headers: map[string]string{"Impersonate-Group": "foo"}},
-		{name: "imp403", h: WithImpersonation(ok, deny, discard()), u: bob, target: pods,
+		{name: "imp403", h: WithImpersonation(ok, deny, discard(), nil), u: bob, target: pods,
 			headers: map[string]string{"Impersonate-User": "alice"}},
 		{name: "timeout", h: WithRequestDeadline(ok, time.Minute, DefaultLongRunning, discard()), u: admin, target: pods + "?timeout=bad"},
 	}
@@ -70,7 +70,7 @@ func TestErrorsNegotiated(t *testing.T) {
 func BenchmarkForbiddenWritten(b *testing.B) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	bob := &user.Info{Name: "bob", Groups: []string{user.AllAuthenticated}}
-	authz := WithAuthorization(ok, fixedAuthorizer{d: authorizer.DecisionNoOpinion}, discard())
+	authz := WithAuthorization(ok, fixedAuthorizer{d: authorizer.DecisionNoOpinion}, discard(), nil)
 	h := withInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		authz.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), bob)))
 	}))
