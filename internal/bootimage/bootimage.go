@@ -37,6 +37,7 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -314,17 +315,213 @@ var defaultImage []byte
 var defaultOnce = sync.OnceValues(func() (*Image, error) { return Unmarshal(defaultImage) })
 
 // StartDefault instantiates the built-in image (see Default) on a
-// goroutine of its own, reading it first if no server of the process did:
-// nothing of it is on the caller's path. The function returned waits for
-// it.
+// goroutine of its own: nothing of it is on the caller's path. The
+// function returned waits for it.
+//
+// The file's bytes are re-identified as they are (see instantiateFile),
+// without decoding the image, deep-copying and encoding every object
+// again: that was ~5 ms of a kapi process's CPU at each start. Should the
+// file not have the shape that needs, the image is decoded and
+// instantiated as any other.
 func StartDefault() func() (map[string][]byte, error) {
 	return async(func() (map[string][]byte, error) {
+		now := time.Now()
+		if objs, err := instantiateFile(defaultImage, now, uuid.NewUUID); err == nil {
+			return objs, nil
+		}
 		img, err := Default()
 		if err != nil {
 			return nil, err
 		}
-		return img.Instantiate(time.Now())
+		return img.Instantiate(now)
 	})
+}
+
+// instantiateFile is what Instantiate returns for the image in data (the
+// file format, as Marshal writes it) at now, each object given the uid
+// newUID returns, computed on the stored bytes without decoding them:
+//
+//   - every object is kapi's protobuf envelope (the "k8s\x00" prefix and a
+//     runtime.Unknown) whose raw object has its ObjectMeta as field 1; its
+//     uid (field 5) is the empty string in the file, and is replaced;
+//   - every time Marshal set (creationTimestamp, managed fields' and
+//     status conditions' times) is epoch, which a metav1.Time encodes as
+//     the Timestamp message {seconds: 946684800, nanos: 0}; every such
+//     message of the raw object is rewritten with now's seconds (as long,
+//     as a varint, for the next thousand years), nanos staying 0 (metav1.Time
+//     encodes no fraction).
+//
+// The built-in file is the only input (TestInstantiateFile checks that the
+// result is byte for byte what Instantiate makes of it). Anything else
+// than that shape is an error, and the caller decodes instead.
+func instantiateFile(data []byte, now time.Time, newUID func() types.UID) (map[string][]byte, error) {
+	rest, ok := bytes.CutPrefix(data, []byte(magic))
+	if !ok {
+		return nil, errors.New("bootstrap image: not an image file")
+	}
+	from, to := timestampBody(epoch.Unix()), timestampBody(now.Unix())
+	if len(from) != len(to) {
+		return nil, errors.New("bootstrap image: the time of now does not encode as epoch does")
+	}
+	next := func() ([]byte, error) {
+		n, w := binary.Uvarint(rest)
+		if w <= 0 || n > uint64(len(rest)-w) {
+			return nil, errors.New("bootstrap image: truncated")
+		}
+		b := rest[w : w+int(n)]
+		rest = rest[w+int(n):]
+		return b, nil
+	}
+	out := map[string][]byte{}
+	for len(rest) > 0 {
+		k, err := next()
+		if err != nil {
+			return nil, err
+		}
+		v, err := next()
+		if err != nil {
+			return nil, err
+		}
+		if !Holds(string(k)) {
+			return nil, fmt.Errorf("bootstrap image: %q is not a key an image holds", k)
+		}
+		obj, err := reidentifyStored(v, string(newUID()), from, to)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap image: %s: %w", k, err)
+		}
+		out[string(k)] = obj
+	}
+	return out, nil
+}
+
+// protobufPrefix starts every object kapi stores as protobuf.
+var protobufPrefix = []byte("k8s\x00")
+
+// timestampBody is the encoding of a metav1.Time of sec seconds as a
+// Timestamp message's body: seconds (field 1) and nanos (field 2, 0).
+func timestampBody(sec int64) []byte {
+	b := protowire.AppendTag(nil, 1, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(sec))
+	b = protowire.AppendTag(b, 2, protowire.VarintType)
+	return protowire.AppendVarint(b, 0)
+}
+
+// reidentifyStored returns the stored object data (a protobuf envelope)
+// with uid as its ObjectMeta's uid, which must be empty in data, and
+// every Timestamp message whose body is from as one whose body is to (as
+// long as from).
+func reidentifyStored(data []byte, uid string, from, to []byte) ([]byte, error) {
+	env, ok := bytes.CutPrefix(data, protobufPrefix)
+	if !ok {
+		return nil, errors.New("not a protobuf object")
+	}
+	out := make([]byte, 0, len(data)+len(uid)+4)
+	out = append(out, protobufPrefix...)
+	// runtime.Unknown: field 2 is the raw object; the others are copied.
+	raws := 0
+	err := eachField(env, func(num protowire.Number, typ protowire.Type, field, value []byte) error {
+		if num != 2 || typ != protowire.BytesType {
+			out = append(out, field...)
+			return nil
+		}
+		raws++
+		raw, err := reidentifyRaw(value, uid, from, to)
+		if err != nil {
+			return err
+		}
+		out = protowire.AppendTag(out, 2, protowire.BytesType)
+		out = protowire.AppendBytes(out, raw)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if raws != 1 {
+		return nil, fmt.Errorf("%d raw objects in the envelope", raws)
+	}
+	return out, nil
+}
+
+// reidentifyRaw is reidentifyStored of a raw object (its ObjectMeta is
+// field 1).
+func reidentifyRaw(raw []byte, uid string, from, to []byte) ([]byte, error) {
+	out := make([]byte, 0, len(raw)+len(uid)+2)
+	metas := 0
+	err := eachField(raw, func(num protowire.Number, typ protowire.Type, field, value []byte) error {
+		if num != 1 || typ != protowire.BytesType {
+			out = append(out, field...)
+			return nil
+		}
+		metas++
+		meta := make([]byte, 0, len(value)+len(uid))
+		uids := 0
+		if err := eachField(value, func(num protowire.Number, typ protowire.Type, field, value []byte) error {
+			if num != 5 || typ != protowire.BytesType {
+				meta = append(meta, field...)
+				return nil
+			}
+			uids++
+			if len(value) != 0 {
+				return errors.New("the stored object has a uid")
+			}
+			meta = protowire.AppendTag(meta, 5, protowire.BytesType)
+			meta = protowire.AppendString(meta, uid)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if uids != 1 {
+			return fmt.Errorf("%d uid fields in the object's metadata", uids)
+		}
+		out = protowire.AppendTag(out, 1, protowire.BytesType)
+		out = protowire.AppendBytes(out, meta)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if metas != 1 {
+		return nil, fmt.Errorf("%d metadata fields in the object", metas)
+	}
+	// Every Timestamp message of body from: its length (one byte, as
+	// len(from) < 128), then the body.
+	pattern := append([]byte{byte(len(from))}, from...)
+	for i := 0; ; {
+		j := bytes.Index(out[i:], pattern)
+		if j < 0 {
+			break
+		}
+		copy(out[i+j+1:], to)
+		i += j + len(pattern)
+	}
+	return out, nil
+}
+
+// eachField calls fn with each field of the protobuf message b: its
+// number, wire type, whole encoding (tag included) and, for a
+// length-delimited field, its value.
+func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, field, value []byte) error) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		var value []byte
+		var m int
+		if typ == protowire.BytesType {
+			value, m = protowire.ConsumeBytes(b[n:])
+		} else {
+			m = protowire.ConsumeFieldValue(num, typ, b[n:])
+		}
+		if m < 0 {
+			return protowire.ParseError(m)
+		}
+		if err := fn(num, typ, b[:n+m], value); err != nil {
+			return err
+		}
+		b = b[n+m:]
+	}
+	return nil
 }
 
 // Default is the image of kapi's default options (app.NewOptions with the

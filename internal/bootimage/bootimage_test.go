@@ -2,10 +2,18 @@ package bootimage
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
 )
 
 // The built-in image reads, marshals back to the same bytes, and
@@ -81,4 +89,122 @@ func TestUnmarshalRefusesBrokenFiles(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+}
+
+// StartDefault's instantiation of the built-in file without decoding it
+// makes, byte for byte, what Instantiate makes of the decoded image with
+// the same uids and time.
+func TestInstantiateFile(t *testing.T) {
+	img, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 28, 1, 2, 3, 456789, time.UTC)
+	n := 0
+	newUID := func() types.UID {
+		n++
+		return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n))
+	}
+	got, err := instantiateFile(defaultImage, now, newUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != img.Len() || n != img.Len() {
+		t.Fatalf("%d objects with %d uids, want %d", len(got), n, img.Len())
+	}
+	seen := map[types.UID]bool{}
+	for k, obj := range img.Objects() {
+		data, ok := got[k]
+		if !ok {
+			t.Fatalf("%s: missing", k)
+		}
+		decoded, err := Decode(k, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := meta.Accessor(decoded)
+		uid := m.GetUID()
+		if uid == "" || seen[uid] {
+			t.Fatalf("%s: uid %q empty or not unique", k, uid)
+		}
+		seen[uid] = true
+		want := obj.DeepCopyObject()
+		if err := reidentify(want, uid, metav1.NewTime(now)); err != nil {
+			t.Fatal(err)
+		}
+		wantData, err := encode(k, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, wantData) {
+			t.Fatalf("%s: instantiated without decoding, not as decoded, reidentified and encoded (-want +got):\n%s", k, cmp.Diff(want, decoded))
+		}
+	}
+}
+
+// Files instantiateFile cannot re-identify without decoding are refused
+// (StartDefault then decodes): an object that already has a uid, a time
+// that does not encode as long as epoch, an object that is not protobuf.
+func TestInstantiateFileRefuses(t *testing.T) {
+	img, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := img.Instantiate(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(objs map[string][]byte) []byte {
+		b := []byte(magic)
+		for _, k := range slices.Sorted(maps.Keys(objs)) {
+			b = binary.AppendUvarint(b, uint64(len(k)))
+			b = append(b, k...)
+			b = binary.AppendUvarint(b, uint64(len(objs[k])))
+			b = append(b, objs[k]...)
+		}
+		return b
+	}
+	newUID := func() types.UID { return "u" }
+	if _, err := instantiateFile(file(objs), time.Now(), newUID); err == nil {
+		t.Error("objects with uids: no error")
+	}
+	if _, err := instantiateFile(defaultImage, time.Date(4000, 1, 1, 0, 0, 0, 0, time.UTC), newUID); err == nil {
+		t.Error("a time longer than epoch: no error")
+	}
+	if _, err := instantiateFile(file(map[string][]byte{"/namespaces/x": []byte(`{"kind":"Namespace"}`)}), time.Now(), newUID); err == nil {
+		t.Error("JSON object: no error")
+	}
+	if _, err := instantiateFile(file(map[string][]byte{"/pods/x": objs["/namespaces/default"]}), time.Now(), newUID); err == nil {
+		t.Error("foreign key: no error")
+	}
+	// The file itself goes through.
+	if _, err := instantiateFile(defaultImage, time.Now(), newUID); err != nil {
+		t.Error(err)
+	}
+}
+
+// What a kapi process's start pays for the built-in image: reading the
+// file and instantiating it (as StartDefault did before it instantiated
+// the file's bytes), or instantiating the bytes alone.
+func BenchmarkInstantiateDefault(b *testing.B) {
+	b.Run("decoded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			img, err := Unmarshal(defaultImage)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := img.Instantiate(time.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("file", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := instantiateFile(defaultImage, time.Now(), uuid.NewUUID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 )
 
 // The cost each write pays for managedFields, on a ConfigMap of ten keys.
@@ -42,6 +44,34 @@ func BenchmarkManager(b *testing.B) {
 			if _, err := m.Apply(live, applied(configMap("c", cfg)), "applier", true); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// What building a (sub)resource's manager costs (a server builds ~150 as
+// it installs its APIs), and what its first use adds.
+func BenchmarkBuild(b *testing.B) {
+	tc, err := TypeConverter()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := Config{Kind: configMapKind}
+	b.Run("build", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := build(c, tc, scheme.Scheme, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("build+use", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m, err := build(c, tc, scheme.Scheme, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.managers()
 		}
 	})
 }

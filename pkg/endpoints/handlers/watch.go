@@ -114,6 +114,9 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 		out:          framer.NewFrameWriter(w),
 		sent:         s.Metrics.WatchEvents(s.Kind),
 	}
+	if x, ok := wi.(ExclusiveEvents); ok {
+		e.exclusive = x.ExclusiveEventObjects()
+	}
 	if st, ok := wi.(eventStreamer); ok && e.stream(st, rc) {
 		return nil
 	}
@@ -197,6 +200,19 @@ func (e *watchEncoder) stream(st eventStreamer, rc *http.ResponseController) boo
 	return true
 }
 
+// ExclusiveEvents is a watch whose events' objects (other than
+// runtime.CacheableObjects) are its own when ExclusiveEventObjects says
+// so: each made for this watch alone and not read by the storage once
+// sent, as the memory storage decodes a stored object for each of its
+// watchers. The watch's encoder then writes an object's kind and
+// apiVersion into the object itself, rather than into a copy (a watch
+// cache shares one event object between all its watchers, and encoding
+// writes them). Wrappers of a watch (filters, decorators) do not have the
+// method unless they keep the promise.
+type ExclusiveEvents interface {
+	ExclusiveEventObjects() bool
+}
+
 // watchEncoder writes watch events.
 type watchEncoder struct {
 	scope      *RequestScope
@@ -211,8 +227,11 @@ type watchEncoder struct {
 	sharedEvents []sharedEventEncoding
 	eventEncoder runtime.Encoder
 	out          io.Writer
-	obj, event   bytes.Buffer
-	counted      countingWriter
+	// exclusive: the watch's plain event objects are the encoder's to
+	// write (see ExclusiveEvents).
+	exclusive  bool
+	obj, event bytes.Buffer
+	counted    countingWriter
 	// sent counts the events written (apiserver_watch_events_total and
 	// _sizes, labelled with the kind served).
 	sent metrics.WatchEventRecorder
@@ -302,7 +321,7 @@ func (e *watchEncoder) encode(ev watch.Event) error {
 		}
 	}
 	if obj != nil {
-		if obj == ev.Object {
+		if obj == ev.Object && !e.exclusive {
 			// Watch caches share one event object between all watchers,
 			// and encoding writes the object's kind and apiVersion: encode
 			// a copy.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
@@ -65,6 +66,11 @@ func (w *eventsWatcher) Watch(ctx context.Context, _ *metainternalversion.ListOp
 }
 
 func serveWatch(t *testing.T, s *handlers.RequestScope, w *eventsWatcher, accept string) listResponse {
+	t.Helper()
+	return serveWatchOf(t, s, w, accept)
+}
+
+func serveWatchOf(t *testing.T, s *handlers.RequestScope, w rest.Watcher, accept string) listResponse {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, "/apis/x/v1/namespaces/ns/things?watch=true", nil)
 	req.Header.Set("Accept", accept)

@@ -107,6 +107,16 @@ func (w *watcher) sendResult(e watch.Event) bool {
 	return storage.SendEvent(w.result, w.done, e)
 }
 
+// ExclusiveEventObjects implements handlers.ExclusiveEvents: every event
+// object a watcher sends, other than the shared cacheable.Objects, is its
+// own (decoded, copied from a seeded decoding, or made, for this watcher
+// alone; see serve and deliver) and not read again once sent, so the
+// reader may write it: the watch handler's encoder then sets its kind and
+// apiVersion in place rather than encoding a deep copy (a copy per event
+// per watcher, ~a quarter of the encoding's CPU for the informers' initial
+// lists at a server's start).
+func (w *watcher) ExclusiveEventObjects() bool { return true }
+
 // Stream delivers the watch's events by calling send on the caller's
 // goroutine, in order, until send returns false or the watch ends; idle
 // is called whenever no event is waiting and ends the watch if it returns
