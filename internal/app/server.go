@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	apimachineryversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/internal/bootimage"
@@ -264,7 +265,12 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	v := version.Get()
 	g.Version = &v
 	g.MetricsRegistry = prometheus.NewRegistry()
-	g.MetricsRegistry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// As every Kubernetes component (component-base legacyregistry): the
+	// process, all of the Go runtime's metrics, and the version metrics.
+	g.MetricsRegistry.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsAll)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		server.NewVersionCollector(func() *apimachineryversion.Info { return g.Version },
+			fmt.Sprintf("%d.%d.%d", version.KubeMajor, version.KubeMinor, version.KubePatch)))
 	hm, err := healthz.NewMetrics(g.MetricsRegistry)
 	if err != nil {
 		return nil, fmt.Errorf("health metrics: %w", err)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -123,5 +124,43 @@ func TestAuthMetrics(t *testing.T) {
 		if a, c := attempts()-a0, checks()-c0; a != 1 || c != s.checks {
 			t.Errorf("impersonated request %d: +%d attempts and +%d authorization checks, want +1 and +%d", i+1, a, c, s.checks)
 		}
+	}
+}
+
+// TestVersionAndRuntimeMetrics: the metrics every Kubernetes component
+// serves (k8s.io/component-base v0.37 legacyregistry: the Go collector
+// with all runtime/metrics, kubernetes_build_info, version_info; labels
+// as a reference kube-apiserver v1.37.2 serves them:
+// version_info{binary="1.37.2",component="kube",emulation="1.37",min_compat="1.36"}).
+func TestVersionAndRuntimeMetrics(t *testing.T) {
+	srv := kapitest.Start(t)
+	if got := metricValue(t, srv, "version_info", `binary="1.37.2"`, `component="kube"`, `emulation="1.37"`, `min_compat="1.36"`); got != "1" {
+		t.Errorf("version_info: %q, want 1", got)
+	}
+	info, err := kubernetes.NewForConfigOrDie(srv.Config).Discovery().ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := metricValue(t, srv, "kubernetes_build_info", `git_version="`+info.GitVersion+`"`, `major="1"`, `minor="37"`, `platform="`+info.Platform+`"`); got != "1" {
+		t.Errorf("kubernetes_build_info with git_version %s: %q, want 1", info.GitVersion, got)
+	}
+	// Families only the runtime/metrics collector has.
+	body, err := kubernetes.NewForConfigOrDie(srv.Config).CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, family := range []string{"go_gc_heap_goal_bytes", "go_sched_goroutines_goroutines", "go_memory_classes_total_bytes", "go_gc_pauses_seconds"} {
+		if !strings.Contains(string(body), "\n# TYPE "+family+" ") {
+			t.Errorf("/metrics has no %s", family)
+		}
+	}
+
+	// A server reporting another version says so in both.
+	old := kapitest.Start(t, kapitest.WithKubernetesVersion("v1.31.4"))
+	if got := metricValue(t, old, "version_info", `emulation="1.31"`); got != "1" {
+		t.Errorf("version_info of a v1.31.4 server: %q, want emulation 1.31", got)
+	}
+	if got := metricValue(t, old, "kubernetes_build_info", `git_version="v1.31.4"`); got != "1" {
+		t.Errorf("kubernetes_build_info of a v1.31.4 server: %q, want git_version v1.31.4", got)
 	}
 }
