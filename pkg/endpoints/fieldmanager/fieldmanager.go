@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -96,6 +97,9 @@ type Manager struct {
 	subresource  string
 	resetKey     func() string
 	sharedSchema bool
+	// directFields: update is built to take unstructured objects as
+	// directFields.
+	directFields bool
 }
 
 var _ handlers.FieldManager = (*Manager)(nil)
@@ -155,13 +159,24 @@ func build(c Config, tc managedfields.TypeConverter, s *runtime.Scheme, shared b
 		return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
 	}
 	update := fm
-	if c.ReadConvertor != nil {
+	if c.CustomResource {
+		// Updates of unstructured objects hand them over as
+		// directFields (see UpdateNoErrors).
+		readConvertor := convertor
+		if c.ReadConvertor != nil {
+			readConvertor = c.ReadConvertor
+		}
+		if update, err = newManager(unwrapTypeConverter{tc}, unwrapConvertor{readConvertor}, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset); err != nil {
+			return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
+		}
+	} else if c.ReadConvertor != nil {
 		if update, err = newManager(tc, c.ReadConvertor, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset); err != nil {
 			return nil, fmt.Errorf("field manager of %s (subresource %q): %w", c.Kind, c.Subresource, err)
 		}
 	}
 	return &Manager{fm: fm, update: update, tc: tc, convertor: convertor, gv: c.Kind.GroupVersion(),
-		kind: c.Kind, subresource: c.Subresource, resetKey: sync.OnceValue(func() string { return resetKey(c.ResetFields) }), sharedSchema: shared}, nil
+		kind: c.Kind, subresource: c.Subresource, resetKey: sync.OnceValue(func() string { return resetKey(c.ResetFields) }), sharedSchema: shared,
+		directFields: c.CustomResource}, nil
 }
 
 // resetKey prints reset fields in a stable order, for UpdateRepeatedCreate's key.
@@ -187,6 +202,11 @@ func resetKey(reset map[fieldpath.APIVersion]*fieldpath.Set) string {
 // are kept when they decode ([] or [{}] resets them); on internal errors
 // the live object's managedFields are kept.
 func (m *Manager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
+	if m.directFields {
+		if _, ok := newObj.(*unstructured.Unstructured); ok {
+			return unwrap(m.update.UpdateNoErrors(wrapUnstructured(liveObj), wrapUnstructured(newObj), manager))
+		}
+	}
 	return m.update.UpdateNoErrors(liveObj, newObj, manager)
 }
 
