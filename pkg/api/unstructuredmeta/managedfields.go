@@ -8,6 +8,7 @@ package unstructuredmeta
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,9 +100,12 @@ func unstructuredManagedFields(obj map[string]any, withFields bool) (out []metav
 				if withFields && v != nil {
 					// As FromUnstructured: FieldsV1.UnmarshalJSON of the
 					// value's encoding.
-					raw, err := json.Marshal(v)
-					if err != nil {
-						return nil, false
+					raw, ok := appendFields(nil, v, 0)
+					if !ok {
+						var err error
+						if raw, err = json.Marshal(v); err != nil {
+							return nil, false
+						}
 					}
 					e.FieldsV1 = &metav1.FieldsV1{}
 					if err := e.FieldsV1.UnmarshalJSON(raw); err != nil {
@@ -144,4 +148,58 @@ func marshalable(v any, depth int) bool {
 	default:
 		return false
 	}
+}
+
+// appendFields appends json.Marshal(v) for the shape the field manager
+// writes in fieldsV1: objects whose values are objects, to any depth. ok
+// is false for anything else (and for objects nested deeper than
+// marshalable allows).
+func appendFields(buf []byte, v any, depth int) ([]byte, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || m == nil || depth > 100 {
+		return nil, false
+	}
+	if len(m) == 0 {
+		return append(buf, "{}"...), true
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // as encoding/json orders map keys
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if plainKey(k) {
+			buf = append(buf, '"')
+			buf = append(buf, k...)
+			buf = append(buf, '"')
+		} else {
+			q, err := json.Marshal(k)
+			if err != nil {
+				return nil, false
+			}
+			buf = append(buf, q...)
+		}
+		buf = append(buf, ':')
+		if buf, ok = appendFields(buf, m[k], depth+1); !ok {
+			return nil, false
+		}
+	}
+	return append(buf, '}'), true
+}
+
+// plainKey tells whether encoding/json writes k between quotes as it is:
+// printable ASCII without quotes, backslashes or the characters it
+// escapes for HTML.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }

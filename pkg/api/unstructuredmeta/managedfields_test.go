@@ -1,6 +1,7 @@
 package unstructuredmeta
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -107,4 +108,42 @@ func BenchmarkManagedFields(b *testing.B) {
 			ManagedFieldsForValidation(u)
 		}
 	})
+}
+
+// TestAppendFields: the direct encoding of fieldsV1 is json.Marshal's,
+// over random objects of objects with keys encoding/json escapes.
+func TestAppendFields(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	keys := []string{"f:a", "f:spec", ".", "", `k:{"name":"x","port":80}`, `v:"<&>"`, "back\\slash", "é", "\u2028", "\x01", "\xff", "~", "f:b c"}
+	var gen func(depth int) map[string]any
+	gen = func(depth int) map[string]any {
+		m := map[string]any{}
+		if depth > 4 {
+			return m
+		}
+		for range r.IntN(4) {
+			m[keys[r.IntN(len(keys))]] = gen(depth + 1)
+		}
+		return m
+	}
+	for i := range 3000 {
+		v := gen(0)
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendFields(nil, v, 0)
+		if !ok || string(got) != string(want) {
+			t.Fatalf("%d: appendFields = %q, %v; json.Marshal = %q", i, got, ok, want)
+		}
+		u := metatest.Object([]any{map[string]any{"manager": "m", "operation": "Update", "fieldsV1": v}})
+		if g, w := ManagedFields(u), u.GetManagedFields(); !reflect.DeepEqual(g, w) {
+			t.Fatalf("%d: ManagedFields = %#v, GetManagedFields = %#v", i, g, w)
+		}
+	}
+	for _, v := range []any{map[string]any{"f:a": "x"}, map[string]any{"f:a": []any{}}, map[string]any(nil), "x", nil, map[string]any{"f:a": map[string]any{"f:b": int64(1)}}} {
+		if _, ok := appendFields(nil, v, 0); ok {
+			t.Errorf("appendFields(%#v) encoded it", v)
+		}
+	}
 }

@@ -42,6 +42,9 @@ func validateEmbedded(p *field.Path, x any, s *apiextensionsv1.JSONSchemaProps) 
 		if s.XEmbeddedResource {
 			errs = append(errs, validateEmbeddedResource(p, x)...)
 		}
+		if len(s.Properties) == 0 && AdditionalProperties(s) == nil {
+			break // no schema for any field
+		}
 		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if ps, ok := propertySchema(s, k); ok {
 				errs = append(errs, validateEmbedded(p.Child(k), x[k], ps)...)

@@ -26,9 +26,13 @@ func validateListsInObject(p *field.Path, obj map[string]any, s *apiextensionsv1
 	if s == nil || obj == nil {
 		return nil
 	}
+	add := AdditionalProperties(s)
+	if add == nil && len(s.Properties) == 0 {
+		return nil // no schema for any field (x-kubernetes-preserve-unknown-fields alone)
+	}
 	var errs field.ErrorList
 	keys := slices.Sorted(maps.Keys(obj))
-	if add := AdditionalProperties(s); add != nil {
+	if add != nil {
 		for _, k := range keys {
 			errs = append(errs, validateListsIn(p.Key(k), obj[k], add)...)
 		}

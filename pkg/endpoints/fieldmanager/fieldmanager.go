@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -99,6 +100,9 @@ type Manager struct {
 	subresource  string
 	resetKey     func() string
 	sharedSchema bool
+	// directFields: update is built to take unstructured objects as
+	// directFields.
+	directFields bool
 }
 
 var _ handlers.FieldManager = (*Manager)(nil)
@@ -167,20 +171,34 @@ func build(c Config, tc managedfields.TypeConverter, s *runtime.Scheme, shared b
 		return nil, fmt.Errorf("field manager of %s (subresource %q): no type converter", c.Kind, c.Subresource)
 	}
 	managers := sync.OnceValue(func() upstreamManagers {
-		fm, err := newManager(tc, convertor, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset)
-		if err != nil {
+		fail := func(err error) {
 			panic(fmt.Sprintf("field manager of %s (subresource %q): %v", c.Kind, c.Subresource, err))
 		}
+		fm, err := newManager(tc, convertor, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset)
+		if err != nil {
+			fail(err)
+		}
 		update := fm
-		if c.ReadConvertor != nil {
+		if c.CustomResource {
+			// Updates of unstructured objects hand them over as
+			// directFields (see UpdateNoErrors).
+			readConvertor := convertor
+			if c.ReadConvertor != nil {
+				readConvertor = c.ReadConvertor
+			}
+			if update, err = newManager(unwrapTypeConverter{tc}, unwrapConvertor{readConvertor}, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset); err != nil {
+				fail(err)
+			}
+		} else if c.ReadConvertor != nil {
 			if update, err = newManager(tc, c.ReadConvertor, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset); err != nil {
-				panic(fmt.Sprintf("field manager of %s (subresource %q): %v", c.Kind, c.Subresource, err))
+				fail(err)
 			}
 		}
 		return upstreamManagers{fm: fm, update: update}
 	})
 	return &Manager{managers: managers, tc: tc, convertor: convertor, gv: c.Kind.GroupVersion(),
-		kind: c.Kind, subresource: c.Subresource, resetKey: sync.OnceValue(func() string { return resetKey(c.ResetFields) }), sharedSchema: shared}, nil
+		kind: c.Kind, subresource: c.Subresource, resetKey: sync.OnceValue(func() string { return resetKey(c.ResetFields) }), sharedSchema: shared,
+		directFields: c.CustomResource}, nil
 }
 
 // resetKey prints reset fields in a stable order, for UpdateRepeatedCreate's key.
@@ -206,7 +224,13 @@ func resetKey(reset map[fieldpath.APIVersion]*fieldpath.Set) string {
 // are kept when they decode ([] or [{}] resets them); on internal errors
 // the live object's managedFields are kept.
 func (m *Manager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
-	return m.managers().update.UpdateNoErrors(liveObj, newObj, manager)
+	update := m.managers().update
+	if m.directFields {
+		if _, ok := newObj.(*unstructured.Unstructured); ok {
+			return unwrap(update.UpdateNoErrors(wrapUnstructured(liveObj), wrapUnstructured(newObj), manager))
+		}
+	}
+	return update.UpdateNoErrors(liveObj, newObj, manager)
 }
 
 // Apply implements handlers.FieldManager: the live object with the applied
