@@ -37,11 +37,16 @@ func withAuditInit(handler http.Handler, auditing bool) http.Handler {
 		if id == "" {
 			id = uuid.NewString()
 		}
-		ctx := r.Context()
-		if auditing {
+		// The request's State: this filter and the ones after it fill it
+		// in instead of adding a context (and copying the request) each.
+		ctx := request.WithState(r.Context())
+		s := request.StateOf(ctx)
+		if auditing && !audit.SetContext(s) {
 			ctx = audit.WithContext(ctx)
 		}
-		ctx = request.WithAuditID(ctx, id)
+		if !s.SetAuditID(id) {
+			ctx = request.WithAuditID(ctx, id)
+		}
 		if h := w.Header(); len(h[auditIDKey]) == 0 || h[auditIDKey][0] == "" {
 			h[auditIDKey] = []string{id}
 		}
