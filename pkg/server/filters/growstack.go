@@ -32,15 +32,6 @@ const outerStackBytes = 8 << 10
 // 32 KiB with it.
 const handlerStackBytes = 16 << 10
 
-// getStackBytes is the frame grown instead for a get: a GET of a custom
-// resource fits in 16 KiB with it. 16 KiB is the largest stack the runtime
-// keeps in its per-P caches; a 32 KiB one is allocated from and freed to
-// the heap's shared pool, under its lock, once per request. Other verbs
-// keep handlerStackBytes: an update's field manager needs more than 16
-// KiB, and growing there, deep in the call stack, costs far more (the
-// copy walks every frame) than a larger stack from the start.
-const getStackBytes = 12 << 10
-
 // withServingStack grows the serving goroutine's stack for the filters,
 // except for what looks like a watch (a guess from the URL: the filter
 // runs before the request is parsed; a wrong guess costs only time or
@@ -69,15 +60,6 @@ func growOuterStack() {
 //go:noinline
 func growStack() {
 	var buf [handlerStackBytes]byte
-	touchStack(buf[:])
-}
-
-// growGetStack grows the calling goroutine's stack to fit getStackBytes
-// more than it uses now.
-//
-//go:noinline
-func growGetStack() {
-	var buf [getStackBytes]byte
 	touchStack(buf[:])
 }
 

@@ -62,13 +62,8 @@ func WithTimeout(handler http.Handler, isLongRunning LongRunningFunc, handlers *
 		// one set is never written where this goroutine reads.
 		inner := r.Clone(request.WithState(ctx))
 		tracked := handlers != nil && handlers.Add(1) == nil
-		get := info.Verb == "get"
 		go func() {
-			if get {
-				growGetStack()
-			} else {
-				growStack()
-			}
+			growStack()
 			defer func() {
 				p := recover()
 				if p != nil && p != http.ErrAbortHandler {
