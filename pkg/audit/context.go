@@ -9,6 +9,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
 
 // Context is the audit state of one request. It is created early in the
@@ -30,6 +32,13 @@ type contextKey struct{}
 // WithContext returns ctx carrying a new, empty audit Context.
 func WithContext(ctx context.Context) context.Context {
 	return context.WithValue(ctx, contextKey{}, &Context{})
+}
+
+// SetContext gives the request of s a new, empty audit Context on its
+// state (what WithContext does with a context value); false when s has no
+// room for it (or is nil), and then the caller uses WithContext.
+func SetContext(s *request.State) bool {
+	return s.SetValue(contextKey{}, &Context{})
 }
 
 // FromContext returns the audit Context on ctx, or nil.

@@ -167,6 +167,9 @@ func (s *RequestScope) requestInfo(req *http.Request) (context.Context, *request
 	if msgs := path.IsValidPathSegmentName(ns); ns != "" && len(msgs) > 0 {
 		return ctx, nil, "", apierrors.NewBadRequest(fmt.Sprintf("Namespace parameter invalid: %q: %s", ns, strings.Join(msgs, ";")))
 	}
+	if request.StateOf(ctx).SetNamespace(ns) {
+		return ctx, info, ns, nil
+	}
 	return request.WithNamespace(ctx, ns), info, ns, nil
 }
 

@@ -42,8 +42,13 @@ func WithNamespace(ctx context.Context, ns string) context.Context {
 
 // NamespaceFrom returns the namespace on ctx, or "".
 func NamespaceFrom(ctx context.Context) string {
-	ns, _ := ctx.Value(namespaceKey).(string)
-	return ns
+	switch ns := ctx.Value(namespaceKey).(type) {
+	case string:
+		return ns
+	case *string: // a State's
+		return *ns
+	}
+	return ""
 }
 
 // WithRequestInfo returns a context carrying info.
@@ -75,8 +80,13 @@ func WithAuditID(ctx context.Context, id string) context.Context {
 
 // AuditIDFrom returns the audit ID on ctx, or "".
 func AuditIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(auditIDKey).(string)
-	return id
+	switch id := ctx.Value(auditIDKey).(type) {
+	case string:
+		return id
+	case *string: // a State's
+		return *id
+	}
+	return ""
 }
 
 // WithReceivedTimestamp returns a context carrying when the request arrived.
@@ -86,8 +96,13 @@ func WithReceivedTimestamp(ctx context.Context, t time.Time) context.Context {
 
 // ReceivedTimestampFrom returns when the request arrived.
 func ReceivedTimestampFrom(ctx context.Context) (time.Time, bool) {
-	t, ok := ctx.Value(receivedTimestampKey).(time.Time)
-	return t, ok
+	switch t := ctx.Value(receivedTimestampKey).(type) {
+	case time.Time:
+		return t, true
+	case *time.Time: // a State's
+		return *t, true
+	}
+	return time.Time{}, false
 }
 
 // WithMuxIncomplete marks a request that entered the chain before

@@ -1,6 +1,10 @@
 package warning
 
-import "context"
+import (
+	"context"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+)
 
 // Recorder records the warnings of one request. Implementations are safe
 // for concurrent use.
@@ -15,6 +19,13 @@ type recorderKey struct{}
 // WithRecorder returns a context whose warnings go to r.
 func WithRecorder(ctx context.Context, r Recorder) context.Context {
 	return context.WithValue(ctx, recorderKey{}, r)
+}
+
+// SetRecorder makes r the Recorder of the request of s, on its state (what
+// WithRecorder does with a context value); false when s has no room for
+// it (or is nil), and then the caller uses WithRecorder.
+func SetRecorder(s *request.State, r Recorder) bool {
+	return s.SetValue(recorderKey{}, r)
 }
 
 // AddWarning records text, from this server, on the Recorder of ctx. It is

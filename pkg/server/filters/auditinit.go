@@ -1,8 +1,10 @@
 package filters
 
 import (
+	"crypto/rand"
 	"net/http"
 	"net/textproto"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -35,16 +37,51 @@ func withAuditInit(handler http.Handler, auditing bool) http.Handler {
 			id = v[0]
 		}
 		if id == "" {
-			id = uuid.NewString()
+			id = auditIDs.newString()
 		}
-		ctx := r.Context()
-		if auditing {
+		// The request's State: this filter and the ones after it fill it
+		// in instead of adding a context (and copying the request) each.
+		ctx := request.WithState(r.Context())
+		s := request.StateOf(ctx)
+		if auditing && !audit.SetContext(s) {
 			ctx = audit.WithContext(ctx)
 		}
-		ctx = request.WithAuditID(ctx, id)
+		if !s.SetAuditID(id) {
+			ctx = request.WithAuditID(ctx, id)
+		}
 		if h := w.Header(); len(h[auditIDKey]) == 0 || h[auditIDKey][0] == "" {
 			h[auditIDKey] = []string{id}
 		}
 		handler.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// auditIDs makes the audit IDs of requests that bring none.
+var auditIDs uuidSource
+
+// uuidSource makes random (version 4) UUIDs, as uuid.NewString does, from
+// random bytes read for 64 of them at a time: uuid.NewString reads 16
+// bytes from crypto/rand per UUID into a UUID it allocates (the reader is
+// an interface), for each request. Its package-wide pool
+// (uuid.EnableRandPool) is not safe to turn on while others use the
+// package.
+type uuidSource struct {
+	mu  sync.Mutex
+	buf [64 * 16]byte
+	pos int // next unused byte of buf; 0 before the first read
+}
+
+func (s *uuidSource) newString() string {
+	var u uuid.UUID
+	s.mu.Lock()
+	if s.pos == 0 || s.pos == len(s.buf) {
+		_, _ = rand.Read(s.buf[:]) // never fails (crypto/rand.Read's contract)
+		s.pos = 0
+	}
+	copy(u[:], s.buf[s.pos:s.pos+len(u)])
+	s.pos += len(u)
+	s.mu.Unlock()
+	u[6] = (u[6] & 0x0f) | 0x40 // version 4
+	u[8] = (u[8] & 0x3f) | 0x80 // variant RFC 4122
+	return u.String()
 }

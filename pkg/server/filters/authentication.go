@@ -76,7 +76,10 @@ func WithAuthentication(handler http.Handler, auth Authenticator, failed http.Ha
 		if r.ProtoMajor == 2 && u.IsAnonymous() {
 			w.Header().Set("Connection", "close")
 		}
-		handler.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), u)))
+		if !request.StateOf(r.Context()).SetUser(u) {
+			r = r.WithContext(request.WithUser(r.Context(), u))
+		}
+		handler.ServeHTTP(w, r)
 	})
 }
 

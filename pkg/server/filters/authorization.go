@@ -58,7 +58,10 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 			audit.AddAnnotation(ctx, ReasonAnnotationKey, reason)
 			// Handlers authorize a create that an update or patch turns
 			// into with the same authorizer.
-			handler.ServeHTTP(w, r.WithContext(request.WithAuthorizer(ctx, authz)))
+			if !request.StateOf(ctx).SetAuthorizer(authz) {
+				r = r.WithContext(request.WithAuthorizer(ctx, authz))
+			}
+			handler.ServeHTTP(w, r)
 			return
 		}
 		if err != nil {

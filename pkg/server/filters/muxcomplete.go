@@ -18,7 +18,9 @@ func WithMuxAndDiscoveryComplete(handler http.Handler, signal <-chan struct{}) h
 		select {
 		case <-signal:
 		default:
-			r = r.WithContext(request.WithMuxIncomplete(r.Context()))
+			if !request.StateOf(r.Context()).SetMuxIncomplete() {
+				r = r.WithContext(request.WithMuxIncomplete(r.Context()))
+			}
 		}
 		handler.ServeHTTP(w, r)
 	})

@@ -11,6 +11,10 @@ import (
 // 17); the request deadline is measured from it.
 func WithRequestReceivedTimestamp(handler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		handler.ServeHTTP(w, r.WithContext(request.WithReceivedTimestamp(r.Context(), time.Now())))
+		now := time.Now()
+		if !request.StateOf(r.Context()).SetReceivedTimestamp(now) {
+			r = r.WithContext(request.WithReceivedTimestamp(r.Context(), now))
+		}
+		handler.ServeHTTP(w, r)
 	})
 }

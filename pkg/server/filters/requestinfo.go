@@ -25,6 +25,9 @@ func WithRequestInfo(handler http.Handler, resolver RequestInfoResolver, logger 
 			internalError(w, r, fmt.Errorf("failed to create RequestInfo: %w", err), logger)
 			return
 		}
-		handler.ServeHTTP(w, r.WithContext(request.WithRequestInfo(r.Context(), info)))
+		if !request.StateOf(r.Context()).SetRequestInfo(info) {
+			r = r.WithContext(request.WithRequestInfo(r.Context(), info))
+		}
+		handler.ServeHTTP(w, r)
 	})
 }

@@ -57,7 +57,10 @@ func WithTimeout(handler http.Handler, isLongRunning LongRunningFunc, handlers *
 
 		tw := newTimeoutWriter(w)
 		result := make(chan any, 1) // buffered: the goroutine never blocks on it
-		inner := r.Clone(ctx)       // the handler may change headers; keep r ours
+		// The handler may change headers: keep r ours. The handler's
+		// goroutine gets a State of its own: what the filters after this
+		// one set is never written where this goroutine reads.
+		inner := r.Clone(request.WithState(ctx))
 		tracked := handlers != nil && handlers.Add(1) == nil
 		go func() {
 			growStack()

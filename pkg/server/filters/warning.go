@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
@@ -15,6 +16,9 @@ func WithWarningRecorder(handler http.Handler, logger *slog.Logger) http.Handler
 	logger = orDefault(logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := warning.NewHeaderRecorder(w.Header(), logger)
-		handler.ServeHTTP(w, r.WithContext(warning.WithRecorder(r.Context(), rec)))
+		if !warning.SetRecorder(request.StateOf(r.Context()), rec) {
+			r = r.WithContext(warning.WithRecorder(r.Context(), rec))
+		}
+		handler.ServeHTTP(w, r)
 	})
 }
