@@ -274,9 +274,28 @@ func (img *Image) Marshal() ([]byte, error) {
 
 // Unmarshal reads an image in the file format.
 func Unmarshal(data []byte) (*Image, error) {
+	img := &Image{objs: map[string]runtime.Object{}}
+	err := eachRecord(data, func(key string, value []byte) error {
+		obj, err := Decode(key, value)
+		if err != nil {
+			return err
+		}
+		img.objs[key] = obj
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+// eachRecord calls fn with each key and value of an image in the file
+// format (the magic, then length-prefixed key and value pairs), refusing a
+// file of another shape or with a key no image holds.
+func eachRecord(data []byte, fn func(key string, value []byte) error) error {
 	rest, ok := bytes.CutPrefix(data, []byte(magic))
 	if !ok {
-		return nil, errors.New("bootstrap image: not an image file")
+		return errors.New("bootstrap image: not an image file")
 	}
 	next := func() ([]byte, error) {
 		n, w := binary.Uvarint(rest)
@@ -287,26 +306,23 @@ func Unmarshal(data []byte) (*Image, error) {
 		rest = rest[w+int(n):]
 		return b, nil
 	}
-	img := &Image{objs: map[string]runtime.Object{}}
 	for len(rest) > 0 {
 		k, err := next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		v, err := next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !Holds(string(k)) {
-			return nil, fmt.Errorf("bootstrap image: %q is not a key an image holds", k)
+			return fmt.Errorf("bootstrap image: %q is not a key an image holds", k)
 		}
-		obj, err := Decode(string(k), v)
-		if err != nil {
-			return nil, err
+		if err := fn(string(k), v); err != nil {
+			return err
 		}
-		img.objs[string(k)] = obj
 	}
-	return img, nil
+	return nil
 }
 
 //go:embed default.img
@@ -355,41 +371,21 @@ func StartDefault() func() (map[string][]byte, error) {
 // result is byte for byte what Instantiate makes of it). Anything else
 // than that shape is an error, and the caller decodes instead.
 func instantiateFile(data []byte, now time.Time, newUID func() types.UID) (map[string][]byte, error) {
-	rest, ok := bytes.CutPrefix(data, []byte(magic))
-	if !ok {
-		return nil, errors.New("bootstrap image: not an image file")
-	}
 	from, to := timestampBody(epoch.Unix()), timestampBody(now.Unix())
 	if len(from) != len(to) {
 		return nil, errors.New("bootstrap image: the time of now does not encode as epoch does")
 	}
-	next := func() ([]byte, error) {
-		n, w := binary.Uvarint(rest)
-		if w <= 0 || n > uint64(len(rest)-w) {
-			return nil, errors.New("bootstrap image: truncated")
-		}
-		b := rest[w : w+int(n)]
-		rest = rest[w+int(n):]
-		return b, nil
-	}
 	out := map[string][]byte{}
-	for len(rest) > 0 {
-		k, err := next()
+	err := eachRecord(data, func(key string, value []byte) error {
+		obj, err := reidentifyStored(value, string(newUID()), from, to)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("bootstrap image: %s: %w", key, err)
 		}
-		v, err := next()
-		if err != nil {
-			return nil, err
-		}
-		if !Holds(string(k)) {
-			return nil, fmt.Errorf("bootstrap image: %q is not a key an image holds", k)
-		}
-		obj, err := reidentifyStored(v, string(newUID()), from, to)
-		if err != nil {
-			return nil, fmt.Errorf("bootstrap image: %s: %w", k, err)
-		}
-		out[string(k)] = obj
+		out[key] = obj
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
