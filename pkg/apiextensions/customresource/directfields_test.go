@@ -2,7 +2,6 @@ package customresource
 
 import (
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,9 +16,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/api/unstructuredmeta/metatest"
-	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
-	"github.com/kapi-dev/kapi/pkg/openapi"
 )
 
 // TestUpdatesAsUpstream: the field managers FieldManagers builds record,
@@ -31,34 +27,11 @@ import (
 // clients that send back the managedFields they got, drop them, reset
 // them, change them or send ones of odd shapes.
 func TestUpdatesAsUpstream(t *testing.T) {
-	crd := &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "example.com",
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget", ListKind: "WidgetList"},
-			Scope: apiextensionsv1.NamespaceScoped,
-		},
-	}
-	for _, v := range []string{"v1", "v2"} {
+	conv, fm, kinds := twoVersionWidgets(t, func() *apiextensionsv1.JSONSchemaProps {
 		s := crdtest.TypedSchema()
 		s.Properties["status"] = apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTrue()}
-		crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
-			Name: v, Served: true, Storage: v == "v1", Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: s},
-		})
-	}
-	conv, err := conversion.New(crd, conversion.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := MetaSchemas(openapi.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fm := FieldManagement{TypeConverter: NewTypeConverter(crd, meta, slog.New(slog.DiscardHandler)), Defaulter: NewDefaulter(crd), Converter: conv}
-	kinds := map[schema.GroupVersionKind]FieldManagement{}
-	for _, v := range []string{"v1", "v2"} {
-		kinds[schema.GroupVersionKind{Group: "example.com", Version: v, Kind: "Widget"}] = fm
-	}
+		return s
+	})
 	factory := FieldManagers(kinds)
 	reset := map[string]map[fieldpath.APIVersion]*fieldpath.Set{
 		"":       {"example.com/v1": fieldpath.NewSet(fieldpath.MakePathOrDie("status")), "example.com/v2": fieldpath.NewSet(fieldpath.MakePathOrDie("status"))},

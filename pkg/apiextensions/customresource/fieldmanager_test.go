@@ -27,33 +27,7 @@ import (
 // None) whose objects are updated by managers in either version, and
 // leave the live object they are given unchanged.
 func TestReadConvertorUpdates(t *testing.T) {
-	crd := &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "example.com",
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget", ListKind: "WidgetList"},
-			Scope: apiextensionsv1.NamespaceScoped,
-		},
-	}
-	for _, v := range []string{"v1", "v2"} {
-		crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
-			Name: v, Served: true, Storage: v == "v1",
-			Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: crdtest.TypedSchema()},
-		})
-	}
-	conv, err := conversion.New(crd, conversion.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := MetaSchemas(openapi.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fm := FieldManagement{TypeConverter: NewTypeConverter(crd, meta, slog.New(slog.DiscardHandler)), Defaulter: NewDefaulter(crd), Converter: conv}
-	kinds := map[schema.GroupVersionKind]FieldManagement{}
-	for _, v := range []string{"v1", "v2"} {
-		kinds[schema.GroupVersionKind{Group: "example.com", Version: v, Kind: "Widget"}] = fm
-	}
+	conv, fm, kinds := twoVersionWidgets(t, func() *apiextensionsv1.JSONSchemaProps { return crdtest.TypedSchema() })
 	fast := FieldManagers(kinds)
 	copying := func(kind schema.GroupVersionKind) handlers.FieldManager {
 		m, err := fieldmanager.New(fieldmanager.Config{Kind: kind, TypeConverter: fm.TypeConverter,
@@ -139,4 +113,38 @@ func managers(u *unstructured.Unstructured) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "")
+}
+
+// twoVersionWidgets is the test CRD of the field-manager tests
+// (widgets.example.com, versions v1 (storage) and v2 with schema(version)),
+// its converter, and the FieldManagement of both versions' kinds.
+func twoVersionWidgets(t *testing.T, schemaOf func() *apiextensionsv1.JSONSchemaProps) (conversion.Converter, FieldManagement, map[schema.GroupVersionKind]FieldManagement) {
+	t.Helper()
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget", ListKind: "WidgetList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+		},
+	}
+	for _, v := range []string{"v1", "v2"} {
+		crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
+			Name: v, Served: true, Storage: v == "v1", Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schemaOf()},
+		})
+	}
+	conv, err := conversion.New(crd, conversion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := MetaSchemas(openapi.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := FieldManagement{TypeConverter: NewTypeConverter(crd, meta, slog.New(slog.DiscardHandler)), Defaulter: NewDefaulter(crd), Converter: conv}
+	kinds := map[schema.GroupVersionKind]FieldManagement{}
+	for _, v := range []string{"v1", "v2"} {
+		kinds[schema.GroupVersionKind{Group: "example.com", Version: v, Kind: "Widget"}] = fm
+	}
+	return conv, fm, kinds
 }
