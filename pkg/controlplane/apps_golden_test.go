@@ -3,6 +3,7 @@ package controlplane_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ import (
 // README lists) plus what upstream's strategies add on create
 // (pkg/registry/apps/*/strategy.go, v1.37): metadata.generation 1, an
 // empty status (controllerrevisions have neither), and for daemonsets the template generation annotation
-// deprecated.daemonset.template.generation "1".
+// deprecated.daemonset.template.generation "1" (or the larger one given).
 func TestAppsStoredForm(t *testing.T) {
 	t.Run("memory", func(t *testing.T) { testAppsStoredForm(t) })
 	t.Run("etcd", func(t *testing.T) { testAppsStoredForm(t, kapitest.WithEmbeddedEtcd()) })
@@ -65,11 +66,14 @@ func testAppsStoredForm(t *testing.T, opts ...kapitest.Option) {
 			}
 			resource := strings.ToLower(gvk.Kind) + "s"
 			if gvk.Kind == "DaemonSet" {
+				// The strategy starts the template generation at 1 or
+				// keeps a larger one given.
 				a := m.GetAnnotations()
 				if a == nil {
 					a = map[string]string{}
 				}
-				a[appsv1.DeprecatedTemplateGeneration] = "1"
+				gen, _ := strconv.ParseInt(a[appsv1.DeprecatedTemplateGeneration], 10, 64)
+				a[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(max(gen, 1), 10)
 				m.SetAnnotations(a)
 			}
 

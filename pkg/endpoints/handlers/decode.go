@@ -82,8 +82,20 @@ func (s *RequestScope) decode(ctx context.Context, in runtime.SerializerInfo, bo
 	if err := checkNestingDepth(obj); err != nil {
 		return nil, s.transformDecodeError(err, into, gvk, body)
 	}
+	if err := s.checkConversion(obj); err != nil {
+		return nil, s.transformDecodeError(err, into, gvk, body)
+	}
 	audit.LogRequestObject(ctx, obj, gv, s.Resource, s.Subresource, s.Serializer)
 	return obj, nil
+}
+
+// checkConversion returns the error upstream's conversion of obj to its
+// internal version would (nil: none, or no such conversion).
+func (s *RequestScope) checkConversion(obj runtime.Object) error {
+	if s.CheckConversion == nil {
+		return nil
+	}
+	return s.CheckConversion(obj)
 }
 
 // addWarnings adds one Warning header per strict decoding problem.

@@ -304,6 +304,13 @@ func (p *patcher) applyServerSide(ctx context.Context, current runtime.Object) (
 	if err != nil {
 		return nil, err
 	}
+	if err := p.scope.checkConversion(obj); err != nil {
+		// Deliberately a 400 where kube-apiserver v1.37.2 answers a 500
+		// with this message (applyPatcher's conversion of the result to
+		// its internal version): bad input gets a 400.
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("failed to convert to unversioned (%s/%s; %s): %v",
+			applied.GetNamespace(), applied.GetName(), applied.GroupVersionKind(), err))
+	}
 	if p.strict() {
 		if err := yaml.UnmarshalStrict(p.patch, &map[string]any{}); err != nil {
 			if p.directive == metav1.FieldValidationStrict {
@@ -402,6 +409,12 @@ func (p *patcher) applyJSON(ctx context.Context, current runtime.Object) (runtim
 			})
 		}
 		strictErrs = append(strictErrs, strictErr.Errors()...)
+	} else if err := p.scope.checkConversion(obj); err != nil {
+		// Upstream decodes the patched document into its internal
+		// version: the same 422 as any other undecodable result.
+		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+			field.Invalid(field.NewPath("patch"), string(patched), err.Error()),
+		})
 	}
 	// The fields the scope prunes (custom resources) are strict decoding
 	// errors of the patched object, as upstream's decoder reports them:
@@ -471,6 +484,12 @@ func (p *patcher) applyStrategic(ctx context.Context, current runtime.Object) (r
 	// patch types do): default it here, as upstream does.
 	if p.scope.Defaulter != nil {
 		p.scope.Defaulter.Default(obj)
+	}
+	if err := p.scope.checkConversion(obj); err != nil {
+		// Deliberately a 400: kube-apiserver v1.37.2 answers its
+		// conversion's bare error as a 500 here (smpPatcher returns it
+		// unwrapped); bad input gets a 400, with the same message.
+		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return obj, nil
 }

@@ -87,6 +87,14 @@ type RequestScope struct {
 	FieldManager FieldManager
 	// Pruner, optional, drops undeclared fields (see UnknownFieldPruner).
 	Pruner UnknownFieldPruner
+	// CheckConversion, when set, returns the error kube-apiserver's
+	// conversion of an object to its internal version would, nil for an
+	// object it takes. Built-in kinds whose internal version holds some
+	// values of the served version in another type refuse the values that
+	// type cannot hold (apps/v1 DaemonSet and Deployment keep an
+	// annotation as an integer field); kapi has no internal versions, and
+	// the handlers answer the error where upstream's decoding would fail.
+	CheckConversion func(obj runtime.Object) error
 	// SharedWatchObjects: watches ask the storage for shared event
 	// objects (cacheable.Objects), each encoded once for all watchers.
 	SharedWatchObjects bool

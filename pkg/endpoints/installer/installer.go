@@ -255,6 +255,10 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 	}
 
 	pruner, _ := storage.(handlers.UnknownFieldPruner)
+	var checkConversion func(runtime.Object) error
+	if c, ok := storage.(conversionChecker); ok {
+		checkConversion = c.ConversionCheck()
+	}
 	sharedWatch := false
 	if s, ok := storage.(rest.SharedObjectWatcher); ok && isWatcher {
 		sharedWatch = s.WatchSharesObjects(watcher)
@@ -281,6 +285,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		TableConvertor:      tableConvertor,
 		FieldManager:        fieldManager,
 		Pruner:              pruner,
+		CheckConversion:     checkConversion,
 		Admission:           g.Admission,
 		AcceptsGroupVersion: accepts,
 		SharedWatchObjects:  sharedWatch,
@@ -404,6 +409,13 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		r.warnAll(msg)
 	}
 	return r, res, nil
+}
+
+// conversionChecker is a storage whose objects kube-apiserver's conversion
+// to an internal version may refuse (generic.Store.CheckConversion): the
+// check, nil when there is none.
+type conversionChecker interface {
+	ConversionCheck() func(runtime.Object) error
 }
 
 // storageVersioner is a storage that knows the group-version its objects

@@ -202,6 +202,10 @@ func NewStatusREST(main *Store, strategy UpdateStrategy) *StatusREST {
 // New implements rest.Storage.
 func (r *StatusREST) New() runtime.Object { return r.store.New() }
 
+// ConversionCheck returns the main resource's CheckConversion: a /status
+// body is decoded as the same kind.
+func (r *StatusREST) ConversionCheck() func(runtime.Object) error { return r.store.CheckConversion }
+
 // Destroy implements rest.Storage: the storage is the main resource's,
 // which destroys it.
 func (r *StatusREST) Destroy() {}

@@ -109,6 +109,11 @@ type Store struct {
 	ResetFieldsStrategy rest.ResetFieldsStrategy
 	// TableConvertor renders Tables (default [NewDefaultTableConvertor]).
 	TableConvertor rest.TableConvertor
+	// CheckConversion, when set, returns the error kube-apiserver's
+	// conversion of an object of this resource to its internal version
+	// would (nil: it converts): the request handlers refuse such bodies
+	// and patched objects as upstream's decoding does.
+	CheckConversion func(obj runtime.Object) error
 
 	// ReturnDeletedObject makes Delete return the deleted object instead
 	// of a Status with status Success (kube does the latter for most
@@ -304,6 +309,10 @@ func ValidatePathSegmentName(name string, prefix bool) []string {
 
 // New implements rest.Storage.
 func (e *Store) New() runtime.Object { return e.NewFunc() }
+
+// ConversionCheck returns CheckConversion (nil when unset), for the
+// request handlers.
+func (e *Store) ConversionCheck() func(runtime.Object) error { return e.CheckConversion }
 
 // NewList implements rest.Lister.
 func (e *Store) NewList() runtime.Object { return e.NewListFunc() }

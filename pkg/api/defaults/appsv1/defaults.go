@@ -1,6 +1,8 @@
 package appsv1
 
 import (
+	"strconv"
+
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -138,6 +140,34 @@ func SetDefaults_DaemonSet(obj *appsv1.DaemonSet) {
 	if obj.Spec.RevisionHistoryLimit == nil {
 		obj.Spec.RevisionHistoryLimit = ptr(int32(10))
 	}
+	defaultTemplateGeneration(obj)
+}
+
+// defaultTemplateGeneration writes the template generation annotation as
+// upstream's decoding leaves it. Upstream holds the template generation in
+// its internal spec (an int64, 0 when the annotation is missing) and its
+// conversion back to apps/v1 always writes the annotation
+// (Convert_apps_DaemonSet_To_v1_DaemonSet, k8s.io/kubernetes
+// pkg/apis/apps/v1/conversion.go, v1.37.2): a body without it reads as "0"
+// (so the writer's managed fields own it, as upstream's do; the strategy
+// then sets the real generation), and an integer reads in its canonical
+// form ("007" is "7"). A value that is not an integer is left for the
+// request handlers to refuse, as upstream's conversion does.
+func defaultTemplateGeneration(obj *appsv1.DaemonSet) {
+	v, ok := obj.Annotations[appsv1.DeprecatedTemplateGeneration]
+	gen, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case !ok:
+		gen = 0
+	case err != nil, strconv.FormatInt(gen, 10) == v:
+		return
+	}
+	annotations := make(map[string]string, len(obj.Annotations)+1)
+	for k, val := range obj.Annotations {
+		annotations[k] = val
+	}
+	annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(gen, 10)
+	obj.Annotations = annotations
 }
 
 // SetObjectDefaults_Deployment defaults a Deployment and its pod template.

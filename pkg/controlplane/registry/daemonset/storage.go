@@ -26,6 +26,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, err
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		TableConvertor:            TableConvertor,
+		CheckConversion:           appsvalidation.CheckDaemonSetConversion,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -28,6 +28,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.StatusREST, wor
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		TableConvertor:            TableConvertor,
+		CheckConversion:           appsvalidation.CheckDeploymentConversion,
 	})
 	if err != nil {
 		return nil, nil, workload.ScaleREST{}, err

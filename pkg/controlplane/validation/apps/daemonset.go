@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
@@ -86,10 +87,25 @@ func TemplateGeneration(ds *appsv1.DaemonSet) (gen int64, ok bool, err error) {
 	return gen, true, err
 }
 
+// CheckDaemonSetConversion returns the error kube-apiserver's conversion
+// of an apps/v1 DaemonSet to its internal version returns (nil for any
+// other object): a template generation annotation that is not an int64,
+// strconv's bare error (Convert_v1_DaemonSet_To_apps_DaemonSet,
+// k8s.io/kubernetes pkg/apis/apps/v1/conversion.go, v1.37.2).
+func CheckDaemonSetConversion(obj runtime.Object) error {
+	ds, ok := obj.(*appsv1.DaemonSet)
+	if !ok {
+		return nil
+	}
+	_, _, err := TemplateGeneration(ds)
+	return err
+}
+
 // validateTemplateGeneration reports an annotation that is not an integer
-// (upstream fails to decode such an object, 400; kapi has no conversion
-// step and reports it as Invalid on the annotation) and a negative one
-// (upstream's spec.templateGeneration rule).
+// (upstream fails to decode such an object: requests carrying one are
+// refused before validation, CheckDaemonSetConversion; the Invalid here is
+// for in-process writers) and a negative one (upstream's
+// spec.templateGeneration rule).
 func validateTemplateGeneration(ds *appsv1.DaemonSet) field.ErrorList {
 	gen, ok, err := TemplateGeneration(ds)
 	switch {

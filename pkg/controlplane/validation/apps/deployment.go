@@ -1,11 +1,13 @@
 package apps
 
 import (
+	"fmt"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation"
@@ -73,19 +75,44 @@ func ValidateRollingUpdateDeployment(ru *appsv1.RollingUpdateDeployment, fldPath
 // validateRollbackAnnotation checks the deprecated rollback annotation
 // (deprecated.deployment.rollback.to), which upstream's conversion turns
 // into spec.rollbackTo: an integer, not negative. An unparsable value fails
-// upstream's decoding (400); kapi has no conversion step and reports it as
-// Invalid on the annotation.
+// upstream's decoding: requests carrying one are refused before validation
+// (CheckDeploymentConversion); the Invalid here is for in-process writers.
 func validateRollbackAnnotation(annotations map[string]string) field.ErrorList {
-	v, ok := annotations[appsv1.DeprecatedRollbackTo]
-	if !ok || v == "" {
-		return nil
+	rev, err := rollbackRevision(annotations)
+	if err != nil {
+		return field.ErrorList{field.Invalid(metadataPath.Child("annotations").Key(appsv1.DeprecatedRollbackTo),
+			annotations[appsv1.DeprecatedRollbackTo], err.Error())}
+	}
+	return nonNegative(rev, specPath.Child("rollback", "version"))
+}
+
+// rollbackRevision parses the rollback annotation as upstream's conversion
+// of an apps/v1 Deployment to its internal version does (0 when it is
+// missing or empty), with its error.
+func rollbackRevision(annotations map[string]string) (int64, error) {
+	v := annotations[appsv1.DeprecatedRollbackTo]
+	if v == "" {
+		return 0, nil
 	}
 	rev, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return field.ErrorList{field.Invalid(metadataPath.Child("annotations").Key(appsv1.DeprecatedRollbackTo), v,
-			"failed to parse annotation["+appsv1.DeprecatedRollbackTo+"]="+v+" as int64: "+err.Error())}
+		return 0, fmt.Errorf("failed to parse annotation[%s]=%s as int64: %w", appsv1.DeprecatedRollbackTo, v, err)
 	}
-	return nonNegative(rev, specPath.Child("rollback", "version"))
+	return rev, nil
+}
+
+// CheckDeploymentConversion returns the error kube-apiserver's conversion
+// of an apps/v1 Deployment to its internal version returns (nil for any
+// other object): a rollback annotation that is not an int64
+// (Convert_v1_Deployment_To_apps_Deployment, k8s.io/kubernetes
+// pkg/apis/apps/v1/conversion.go, v1.37.2).
+func CheckDeploymentConversion(obj runtime.Object) error {
+	d, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		return nil
+	}
+	_, err := rollbackRevision(d.Annotations)
+	return err
 }
 
 // ValidateDeploymentFields checks a new deployment but for the generic
