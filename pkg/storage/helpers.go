@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // DefaultAttrs returns an object's labels and its metadata.name and
@@ -40,12 +41,23 @@ func ParseResourceVersion(rv string) (uint64, error) {
 
 // ParseRequestResourceVersion parses the resourceVersion of a request's
 // options (GetOptions, ListOptions) for key: "" and "0" are 0; anything
-// else that is not a positive integer is an ErrCodeInvalidArgument error.
+// else that is not a positive integer is an ErrCodeInvalidArgument error
+// with kube-apiserver's message for lists (its versioner's field error
+// wrapped by its stores: `invalid resource version: resourceVersion:
+// Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid
+// syntax`, k8s.io/apiserver storage APIObjectVersioner, v0.37.2).
+// Upstream answers a GET or a watch with such a resourceVersion 500 with
+// the field error alone; kapi answers 400 with this message for both
+// (bad input is not a server error).
 func ParseRequestResourceVersion(key, rv string) (uint64, error) {
 	v, err := ParseResourceVersion(rv)
 	if err != nil {
+		detail := "must be a positive integer" // "00": upstream reads it as 0
+		if _, perr := strconv.ParseUint(rv, 10, 64); perr != nil {
+			detail = perr.Error()
+		}
 		return 0, &StorageError{Code: ErrCodeInvalidArgument, Key: key,
-			Message: fmt.Sprintf("invalid resource version: %q is not a revision", rv)}
+			Message: "invalid resource version: " + field.Invalid(field.NewPath("resourceVersion"), rv, detail).Error()}
 	}
 	return v, nil
 }
