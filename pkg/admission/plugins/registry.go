@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
 	"github.com/kapi-dev/kapi/pkg/admission/noderestriction"
+	"github.com/kapi-dev/kapi/pkg/admission/podresize"
 	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/podtopologylabels"
 	"github.com/kapi-dev/kapi/pkg/admission/priority"
@@ -34,8 +35,9 @@ import (
 // AllOrderedPlugins is every admission plugin name kube-apiserver knows,
 // in the fixed order the enabled ones run in, whatever order the flags
 // name them. Source: kubernetes/kubernetes
-// pkg/kubeapiserver/options/plugins.go AllOrderedPlugins (commit
-// 008b3652959ca58af8be3fb5b6ecfe9ae7638282, the v1.37 development line).
+// pkg/kubeapiserver/options/plugins.go AllOrderedPlugins, v1.37.2 (the
+// development line's PodGroupWorkloadExists and JobValidation are not in
+// the release).
 var AllOrderedPlugins = []string{
 	"AlwaysAdmit",
 	"NamespaceAutoProvision",
@@ -68,9 +70,7 @@ var AllOrderedPlugins = []string{
 	"DefaultIngressClass",
 	"DenyServiceExternalIPs",
 	"PodTopologyLabels",
-	"PodGroupWorkloadExists",
 	"NodeDeclaredFeatureValidator",
-	"JobValidation",
 	"PodResizeValidator",
 	// Webhooks, policies, quota and deny go last, as upstream.
 	"MutatingAdmissionPolicy",
@@ -108,9 +108,7 @@ var DefaultOnPlugins = []string{
 	"PodTopologyLabels",
 	"MutatingAdmissionPolicy",
 	"ValidatingAdmissionPolicy",
-	"PodGroupWorkloadExists",
 	"NodeDeclaredFeatureValidator",
-	"JobValidation",
 	"PodResizeValidator",
 }
 
@@ -214,6 +212,12 @@ var constructors = map[string]Constructor{
 		}
 		return podtopologylabels.New(d.Nodes), nil
 	},
+	podresize.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.Nodes == nil {
+			return nil, ErrUnavailable
+		}
+		return podresize.New(d.Nodes), nil
+	},
 	noderestriction.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		if d.Pods == nil || d.Nodes == nil {
 			return nil, ErrUnavailable
@@ -257,10 +261,7 @@ var constructors = map[string]Constructor{
 // not have. They are still reported, with the reason, when enabled.
 var notApplicable = map[string]string{
 	"PodGroupProtection":           "guards scheduling.k8s.io PodGroups (gang scheduling, a feature-gated API) that kapi does not serve",
-	"PodGroupWorkloadExists":       "checks pods against scheduling.k8s.io Workloads/PodGroups (feature-gated API) that kapi does not serve",
 	"NodeDeclaredFeatureValidator": "checks pod updates against the features a kubelet declares in its Node status; kapi has no kubelets",
-	"PodResizeValidator":           "checks in-place pod resizes against what the pod's node supports, which kubelets report; kapi has no kubelets",
-	"JobValidation":                "checks Job updates against gang-scheduled scheduling.k8s.io PodGroups, only with the alpha GenericWorkload gates (upstream plugin/pkg/admission/job, 3defee03: a no-op otherwise); kapi does not serve PodGroups",
 }
 
 // withAuthorizer is the constructor of a plugin built from the

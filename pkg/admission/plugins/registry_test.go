@@ -13,13 +13,14 @@ import (
 // (kubernetes/kubernetes pkg/kubeapiserver/options/plugins.go,
 // DefaultOffAdmissionPlugins; the order is AllOrderedPlugins'), all of
 // them since kapi runs the storage protection controllers (session 17).
+// kube-apiserver v1.37.2's --help lists the same, in this order.
 func TestEnabledNamesDefault(t *testing.T) {
 	want := []string{
 		"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "PodSecurity",
 		"Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
 		"StorageObjectInUseProtection", "PodGroupProtection", "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
 		"CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction", "DefaultIngressClass",
-		"PodTopologyLabels", "PodGroupWorkloadExists", "NodeDeclaredFeatureValidator", "JobValidation",
+		"PodTopologyLabels", "NodeDeclaredFeatureValidator",
 		"PodResizeValidator", "MutatingAdmissionPolicy", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
 		"ValidatingAdmissionWebhook", "ResourceQuota",
 	}

@@ -2,6 +2,8 @@ package options
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -36,14 +38,20 @@ func NewAdmissionOptions() *AdmissionOptions {
 
 // AddFlags adds the admission flags to fs.
 func (o *AdmissionOptions) AddFlags(fs *pflag.FlagSet) {
+	// kube-apiserver v1.37.2's help (k8s.io/apiserver pkg/server/options
+	// admission.go): the default set in running order, every plugin in
+	// alphabetical order; kapi adds which ones it implements.
+	defaults := strings.Join(plugins.EnabledNames(nil, nil), ", ")
+	all := strings.Join(slices.Sorted(slices.Values(plugins.AllOrderedPlugins)), ", ")
 	fs.StringSliceVar(&o.EnablePlugins, "enable-admission-plugins", o.EnablePlugins, fmt.Sprintf(
-		"admission plugins that should be enabled in addition to default enabled ones (%v). "+
-			"Comma-delimited list of admission plugins: %v. The order of plugins in this flag does not matter. "+
-			"Plugins kapi does not implement are accepted and reported at start as not available; implemented: %v.",
-		plugins.DefaultOnPlugins, plugins.AllOrderedPlugins, plugins.Implemented()))
-	fs.StringSliceVar(&o.DisablePlugins, "disable-admission-plugins", o.DisablePlugins,
-		"admission plugins that should be disabled although they are in the default enabled plugins list. "+
-			"The order of plugins in this flag does not matter.")
+		"admission plugins that should be enabled in addition to default enabled ones (%s). "+
+			"Comma-delimited list of admission plugins: %s. The order of plugins in this flag does not matter. "+
+			"Plugins kapi does not implement are accepted and reported at start as not available; implemented: %s.",
+		defaults, all, strings.Join(plugins.Implemented(), ", ")))
+	fs.StringSliceVar(&o.DisablePlugins, "disable-admission-plugins", o.DisablePlugins, fmt.Sprintf(
+		"admission plugins that should be disabled although they are in the default enabled plugins list (%s). "+
+			"Comma-delimited list of admission plugins: %s. The order of plugins in this flag does not matter.",
+		defaults, all))
 	fs.StringVar(&o.ConfigFile, "admission-control-config-file", o.ConfigFile,
 		"File with admission control configuration (an apiserver.config.k8s.io/v1 AdmissionConfiguration).")
 	fs.Int64Var(&o.DefaultNotReadyTolerationSeconds, "default-not-ready-toleration-seconds", o.DefaultNotReadyTolerationSeconds,
