@@ -19,6 +19,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/pkg/admission/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/namespacelifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/nodedeclaredfeatures"
 	"github.com/kapi-dev/kapi/pkg/admission/noderestriction"
 	"github.com/kapi-dev/kapi/pkg/admission/podresize"
 	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
@@ -212,6 +213,12 @@ var constructors = map[string]Constructor{
 		}
 		return podtopologylabels.New(d.Nodes), nil
 	},
+	nodedeclaredfeatures.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
+		if d.Nodes == nil {
+			return nil, ErrUnavailable
+		}
+		return nodedeclaredfeatures.New(d.Nodes), nil
+	},
 	podresize.PluginName: func(d Deps, _ []byte) (admission.Plugin, error) {
 		if d.Nodes == nil {
 			return nil, ErrUnavailable
@@ -260,8 +267,7 @@ var constructors = map[string]Constructor{
 // with why: they act on what kubelets, schedulers or features kapi does
 // not have. They are still reported, with the reason, when enabled.
 var notApplicable = map[string]string{
-	"PodGroupProtection":           "guards scheduling.k8s.io PodGroups (gang scheduling, a feature-gated API) that kapi does not serve",
-	"NodeDeclaredFeatureValidator": "checks pod updates against the features a kubelet declares in its Node status; kapi has no kubelets",
+	"PodGroupProtection": "guards scheduling.k8s.io PodGroups (gang scheduling, a feature-gated API) that kapi does not serve",
 }
 
 // withAuthorizer is the constructor of a plugin built from the
