@@ -26,10 +26,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/boundpod"
 )
 
 // PluginName is the plugin's name, as upstream registers it.
@@ -43,9 +42,7 @@ const (
 )
 
 // NodeGetter reads a Node (a *corev1.Node; namespace is "").
-type NodeGetter interface {
-	Get(ctx context.Context, namespace, name string) (runtime.Object, error)
-}
+type NodeGetter = boundpod.NodeGetter
 
 // Plugin is the NodeDeclaredFeatureValidator admission plugin.
 type Plugin struct{ nodes NodeGetter }
@@ -80,34 +77,17 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	if !isPodUpdate(a) {
 		return nil
 	}
-	pod, ok := a.Object.(*corev1.Pod)
+	pod, old, ok, err := boundpod.SpecUpdate(a)
 	if !ok {
-		return apierrors.NewBadRequest(fmt.Sprintf("expected a pod but got a %T", a.Object))
-	}
-	if pod.Spec.NodeName == "" {
-		return nil
-	}
-	old, ok := a.OldObject.(*corev1.Pod)
-	if !ok {
-		return apierrors.NewBadRequest(fmt.Sprintf("expected an old pod but got a %T", a.OldObject))
-	}
-	if old.Generation == pod.Generation {
-		return nil
+		return err
 	}
 	required := Required(old, pod)
 	if len(required) == 0 {
 		return nil
 	}
-	obj, err := p.nodes.Get(ctx, "", pod.Spec.NodeName)
-	if apierrors.IsNotFound(err) {
-		return admission.NewForbidden(a, fmt.Errorf("node %q not found", pod.Spec.NodeName))
-	}
+	node, err := boundpod.Node(ctx, p.nodes, a, pod.Spec.NodeName)
 	if err != nil {
-		return admission.NewForbidden(a, fmt.Errorf("failed to get node %q: %w", pod.Spec.NodeName, err))
-	}
-	node, ok := obj.(*corev1.Node)
-	if !ok {
-		return admission.NewForbidden(a, fmt.Errorf("failed to get node %q: got a %T", pod.Spec.NodeName, obj))
+		return err
 	}
 	var missing []string
 	for _, f := range required {

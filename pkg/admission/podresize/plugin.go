@@ -15,9 +15,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/boundpod"
 	"github.com/kapi-dev/kapi/pkg/quota"
 )
 
@@ -31,9 +31,7 @@ const (
 )
 
 // NodeGetter reads a Node (a *corev1.Node; namespace is "").
-type NodeGetter interface {
-	Get(ctx context.Context, namespace, name string) (runtime.Object, error)
-}
+type NodeGetter = boundpod.NodeGetter
 
 // Plugin is the PodResizeValidator admission plugin.
 type Plugin struct{ nodes NodeGetter }
@@ -64,31 +62,13 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes) error {
 	if a.Operation != admission.Update || !isResize(a) {
 		return nil
 	}
-	pod, ok := a.Object.(*corev1.Pod)
+	pod, _, ok, err := boundpod.SpecUpdate(a)
 	if !ok {
-		return apierrors.NewBadRequest(fmt.Sprintf("expected a pod but got a %T", a.Object))
+		return err
 	}
-	if pod.Spec.NodeName == "" {
-		return nil
-	}
-	old, ok := a.OldObject.(*corev1.Pod)
-	if !ok {
-		return apierrors.NewBadRequest(fmt.Sprintf("expected an old pod but got a %T", a.OldObject))
-	}
-	// The generation moves only when the spec changes.
-	if old.Generation == pod.Generation {
-		return nil
-	}
-	obj, err := p.nodes.Get(ctx, "", pod.Spec.NodeName)
-	if apierrors.IsNotFound(err) {
-		return admission.NewForbidden(a, fmt.Errorf("node %q not found", pod.Spec.NodeName))
-	}
+	node, err := boundpod.Node(ctx, p.nodes, a, pod.Spec.NodeName)
 	if err != nil {
-		return admission.NewForbidden(a, fmt.Errorf("failed to get node %q: %w", pod.Spec.NodeName, err))
-	}
-	node, ok := obj.(*corev1.Node)
-	if !ok {
-		return admission.NewForbidden(a, fmt.Errorf("failed to get node %q: got a %T", pod.Spec.NodeName, obj))
+		return err
 	}
 	if os, ok := node.Labels[corev1.LabelOSStable]; ok && os != "linux" {
 		return withCause(admission.NewForbidden(a, fmt.Errorf("pod resize is only supported on linux nodes, node %q is %q", node.Name, os)), ReasonUnsupportedPlatform)
