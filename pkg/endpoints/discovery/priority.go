@@ -22,7 +22,10 @@ var APIRegistrationPriority = Priority{Group: 20001, Version: 0}
 
 // builtinPriorities is kube-apiserver's table of APIService priorities for
 // built-in group-versions (the generic table merged with kube-apiserver's
-// additions), as data.
+// additions), as data: k8s.io/kubernetes v1.37.2
+// pkg/controlplane/apiserver/aggregator.go DefaultGenericAPIServicePriorities
+// merged with cmd/kube-apiserver/app/aggregator.go apiVersionPriorities
+// (TestBuiltinPrioritiesAsUpstream compares them).
 var builtinPriorities = map[schema.GroupVersion]Priority{
 	{Group: "", Version: "v1"}: {18000, 1},
 
@@ -71,7 +74,9 @@ var builtinPriorities = map[schema.GroupVersion]Priority{
 	{Group: "admissionregistration.k8s.io", Version: "v1beta1"}:  {16700, 12},
 	{Group: "admissionregistration.k8s.io", Version: "v1alpha1"}: {16700, 9},
 
-	{Group: "scheduling.k8s.io", Version: "v1"}: {16600, 15},
+	{Group: "scheduling.k8s.io", Version: "v1"}:       {16600, 15},
+	{Group: "scheduling.k8s.io", Version: "v1beta1"}:  {16600, 9},
+	{Group: "scheduling.k8s.io", Version: "v1alpha3"}: {16600, 3},
 
 	{Group: "coordination.k8s.io", Version: "v1"}:       {16500, 15},
 	{Group: "coordination.k8s.io", Version: "v1beta1"}:  {16500, 13},
@@ -84,8 +89,6 @@ var builtinPriorities = map[schema.GroupVersion]Priority{
 	{Group: "discovery.k8s.io", Version: "v1"}:      {16200, 15},
 	{Group: "discovery.k8s.io", Version: "v1beta1"}: {16200, 12},
 
-	// resource.k8s.io/v1's version priority is not in the tables read;
-	// any value above v1beta2's gives the same order.
 	{Group: "resource.k8s.io", Version: "v1"}:       {16200, 21},
 	{Group: "resource.k8s.io", Version: "v1beta2"}:  {16200, 15},
 	{Group: "resource.k8s.io", Version: "v1beta1"}:  {16200, 9},
@@ -99,7 +102,10 @@ var builtinPriorities = map[schema.GroupVersion]Priority{
 
 	{Group: "internal.apiserver.k8s.io", Version: "v1alpha1"}: {16000, 9},
 
+	{Group: "storagemigration.k8s.io", Version: "v1"}:      {15800, 15},
 	{Group: "storagemigration.k8s.io", Version: "v1beta1"}: {15800, 9},
+
+	{Group: "lifecycle.k8s.io", Version: "v1alpha1"}: {15700, 1},
 }
 
 // builtinGroupPriorities is the group priority of each built-in group.
