@@ -69,6 +69,10 @@ func (c *Config) installFlowControl(head *server.GenericServer) error {
 			return err
 		}
 		ctrl := configcontroller.New(client, engine, c.Logger.With("controller", "priority-and-fairness"))
+		// The informers first, and the ensure reads what they hold, as
+		// upstream's producer reads its listers: the watch-lists the
+		// informers make anyway, not two lists more before ready.
+		ctrl.Start(hookCtx)
 		// The bootstrap configuration is the same fixed set of objects for
 		// every server of the process: the creates of this first Ensure
 		// take the managed fields an identical earlier create computed
@@ -78,7 +82,6 @@ func (c *Config) installFlowControl(head *server.GenericServer) error {
 		if err := ctrl.Ensure(handlers.WithRepeatedCreate(hookCtx)); err != nil {
 			return nil // the server is stopping
 		}
-		ctrl.Start(hookCtx)
 		go ctrl.Run(hookCtx)
 		go engine.Run(hookCtx, flowcontrol.AdjustmentPeriod)
 		return nil

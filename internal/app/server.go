@@ -266,8 +266,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	g.Version = &v
 	g.MetricsRegistry = prometheus.NewRegistry()
 	// As every Kubernetes component (component-base legacyregistry): the
-	// process, all of the Go runtime's metrics, and the version metrics.
-	g.MetricsRegistry.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsAll)),
+	// process, all of the Go runtime's metrics (made on the first scrape:
+	// see lazyGoCollector), and the version metrics.
+	g.MetricsRegistry.MustRegister(newLazyGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		server.NewVersionCollector(func() *apimachineryversion.Info { return g.Version },
 			fmt.Sprintf("%d.%d.%d", version.KubeMajor, version.KubeMinor, version.KubePatch)))

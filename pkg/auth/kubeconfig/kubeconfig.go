@@ -1,10 +1,12 @@
 package kubeconfig
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -37,28 +39,17 @@ func WriteAdminDeferred(path, server string, caPEM, certPEM, keyPEM []byte, defe
 	if server == "" {
 		return fmt.Errorf("write admin kubeconfig %s: empty server URL", path)
 	}
-	cfg := clientcmdapi.NewConfig()
-	cluster := clientcmdapi.NewCluster()
-	cluster.Server = server
-	cluster.CertificateAuthorityData = caPEM
-	cfg.Clusters[ClusterName] = cluster
-
-	auth := clientcmdapi.NewAuthInfo()
-	auth.ClientCertificateData = certPEM
-	auth.ClientKeyData = keyPEM
-	cfg.AuthInfos[UserName] = auth
-
-	kctx := clientcmdapi.NewContext()
-	kctx.Cluster = ClusterName
-	kctx.AuthInfo = UserName
-	cfg.Contexts[ContextName] = kctx
-	cfg.CurrentContext = ContextName
+	cfg := adminConfig(server, caPEM, certPEM, keyPEM)
 
 	write := func() error {
-		// Encoding takes ~0.3 ms (JSON, then YAML): done with the write.
-		data, err := clientcmd.Write(*cfg)
-		if err != nil {
-			return fmt.Errorf("encode admin kubeconfig: %w", err)
+		data, ok := encodeAdmin(server, caPEM, certPEM, keyPEM)
+		if !ok {
+			// Encoding takes ~0.5 ms (conversion, JSON, then YAML):
+			// done with the write.
+			var err error
+			if data, err = clientcmd.Write(*cfg); err != nil {
+				return fmt.Errorf("encode admin kubeconfig: %w", err)
+			}
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("write admin kubeconfig: %w", err)
@@ -101,4 +92,59 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// adminConfig is the admin kubeconfig of server.
+func adminConfig(server string, caPEM, certPEM, keyPEM []byte) *clientcmdapi.Config {
+	cfg := clientcmdapi.NewConfig()
+	cluster := clientcmdapi.NewCluster()
+	cluster.Server = server
+	cluster.CertificateAuthorityData = caPEM
+	cfg.Clusters[ClusterName] = cluster
+	auth := clientcmdapi.NewAuthInfo()
+	auth.ClientCertificateData = certPEM
+	auth.ClientKeyData = keyPEM
+	cfg.AuthInfos[UserName] = auth
+	kctx := clientcmdapi.NewContext()
+	kctx.Cluster = ClusterName
+	kctx.AuthInfo = UserName
+	cfg.Contexts[ContextName] = kctx
+	cfg.CurrentContext = ContextName
+	return cfg
+}
+
+// encodeAdmin writes the admin kubeconfig's YAML directly: the bytes
+// clientcmd.Write makes of the Config WriteAdminDeferred builds (its
+// conversion to v1, JSON, then YAML cost ~0.5 ms of every start's CPU,
+// docs/performance.md, "Session 18: start → ready on memory"), for the
+// servers and data it knows YAML prints as plain scalars: an https URL
+// of letters, digits and ".-:[]" (a host name, an IPv4 or a bracketed
+// IPv6 address, a port), and non-empty PEM data (base64 of "-----BEGIN"
+// starts with "LS0t"). false for anything else, which the caller encodes
+// with clientcmd.Write. TestEncodeAdminAsClientcmd holds the two equal.
+func encodeAdmin(server string, caPEM, certPEM, keyPEM []byte) ([]byte, bool) {
+	host, ok := strings.CutPrefix(server, "https://")
+	if !ok || host == "" || len(caPEM) == 0 || len(certPEM) == 0 || len(keyPEM) == 0 {
+		return nil, false
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':' || c == '[' || c == ']') {
+			return nil, false
+		}
+	}
+	enc := base64.StdEncoding
+	b := make([]byte, 0, 400+len(server)+enc.EncodedLen(len(caPEM))+enc.EncodedLen(len(certPEM))+enc.EncodedLen(len(keyPEM)))
+	b = append(b, "apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: "...)
+	b = enc.AppendEncode(b, caPEM)
+	b = append(b, "\n    server: "...)
+	b = append(b, server...)
+	b = append(b, "\n  name: "+ClusterName+"\ncontexts:\n- context:\n    cluster: "+ClusterName+
+		"\n    user: "+UserName+"\n  name: "+ContextName+"\ncurrent-context: "+ContextName+
+		"\nkind: Config\nusers:\n- name: "+UserName+"\n  user:\n    client-certificate-data: "...)
+	b = enc.AppendEncode(b, certPEM)
+	b = append(b, "\n    client-key-data: "...)
+	b = enc.AppendEncode(b, keyPEM)
+	b = append(b, '\n')
+	return b, true
 }

@@ -45,6 +45,8 @@ type Controller struct {
 
 	mu     sync.Mutex
 	synced bool
+	// cached: Start's informers have synced; ensures read them.
+	cached bool
 
 	// EnsureInterval is how often Run ensures the bootstrap objects again
 	// (creates missing ones, restores auto-updated ones, removes unwanted
@@ -111,17 +113,14 @@ func withAutoUpdate(m *metav1.ObjectMeta) {
 func (c *Controller) ensureOnce(ctx context.Context) error {
 	pls := c.client.FlowcontrolV1().PriorityLevelConfigurations()
 	fss := c.client.FlowcontrolV1().FlowSchemas()
-	// What exists is read with one list per kind rather than one GET per
-	// object, and each object is ensured on its own, several at a time:
-	// one request after another dominated the server's start, which waits
-	// for this.
-	plList, err := pls.List(ctx, metav1.ListOptions{})
+	// What exists is read from the informers once Start ran (as
+	// upstream's ensurer reads its listers), else with one list per kind
+	// rather than one GET per object; each object is ensured on its own,
+	// several at a time: one request after another dominated the server's
+	// start, which waits for this.
+	plList, fsList, err := c.current(ctx)
 	if err != nil {
-		return fmt.Errorf("list prioritylevelconfigurations: %w", err)
-	}
-	fsList, err := fss.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("list flowschemas: %w", err)
+		return err
 	}
 	havePL := map[string]*flowcontrolv1.PriorityLevelConfiguration{}
 	for i := range plList.Items {
@@ -163,6 +162,44 @@ func (c *Controller) ensureOnce(ctx context.Context) error {
 		}
 	}
 	return removeUnwanted(ctx, pls, fss, plList, fsList, wantPL, wantFS)
+}
+
+// current returns the priority levels and flow schemas that exist: the
+// informers' (Start ran; items shared with their cache, read only) or
+// listed. An ensure from a cache that lags behind a write sees a conflict
+// or AlreadyExists, as from a list that raced it, and is retried.
+func (c *Controller) current(ctx context.Context) (*flowcontrolv1.PriorityLevelConfigurationList, *flowcontrolv1.FlowSchemaList, error) {
+	c.mu.Lock()
+	cached := c.cached
+	c.mu.Unlock()
+	if cached {
+		pls, err := c.plLister.List(labels.Everything())
+		if err != nil {
+			return nil, nil, fmt.Errorf("list cached prioritylevelconfigurations: %w", err)
+		}
+		fss, err := c.fsLister.List(labels.Everything())
+		if err != nil {
+			return nil, nil, fmt.Errorf("list cached flowschemas: %w", err)
+		}
+		plList := &flowcontrolv1.PriorityLevelConfigurationList{Items: make([]flowcontrolv1.PriorityLevelConfiguration, 0, len(pls))}
+		for _, pl := range pls {
+			plList.Items = append(plList.Items, *pl)
+		}
+		fsList := &flowcontrolv1.FlowSchemaList{Items: make([]flowcontrolv1.FlowSchema, 0, len(fss))}
+		for _, fs := range fss {
+			fsList.Items = append(fsList.Items, *fs)
+		}
+		return plList, fsList, nil
+	}
+	plList, err := c.client.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list prioritylevelconfigurations: %w", err)
+	}
+	fsList, err := c.client.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list flowschemas: %w", err)
+	}
+	return plList, fsList, nil
 }
 
 // ensureWorkers is how many objects ensureOnce works on at a time.
@@ -255,8 +292,9 @@ func removeUnwanted(ctx context.Context, pls flowcontrolclient.PriorityLevelConf
 	return nil
 }
 
-// Start starts the informers; Run applies what they see. Start returns
-// once the informers have synced (or ctx ended).
+// Start starts the informers; Run applies what they see, and ensures
+// read what exists from them once they have synced. Start returns once the
+// informers have synced (or ctx ended).
 func (c *Controller) Start(ctx context.Context) {
 	f := informers.NewSharedInformerFactory(c.client, 0)
 	fsInf := f.Flowcontrol().V1().FlowSchemas()
@@ -272,7 +310,11 @@ func (c *Controller) Start(ctx context.Context) {
 	// With the context, not ctx.Done(): contexts derived from a channel's
 	// context cost a goroutine each (it is not a cancelCtx).
 	f.StartWithContext(ctx)
-	f.WaitForCacheSyncWithContext(ctx)
+	if f.WaitForCacheSyncWithContext(ctx).Err == nil {
+		c.mu.Lock()
+		c.cached = true
+		c.mu.Unlock()
+	}
 	go func() {
 		<-ctx.Done()
 		f.Shutdown()
