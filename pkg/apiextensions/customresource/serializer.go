@@ -303,6 +303,23 @@ func (c StorageCodec) Encode(obj runtime.Object, w io.Writer) error {
 }
 
 func (c StorageCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	if u, ok := into.(*unstructured.Unstructured); ok {
+		// Every read of one object (a get, a write's answer, a watch
+		// event): the same object as UnstructuredJSONScheme's decode
+		// below, read without its reflection and second pass
+		// (decodeJSONObject); anything it does not read goes there.
+		if m, ok := decodeJSONObject(data); ok {
+			u.Object = m
+			gvk := u.GroupVersionKind()
+			if gvk.Kind == "" {
+				return nil, &gvk, runtime.NewMissingKindErr(string(data))
+			}
+			if err := c.read(u); err != nil {
+				return nil, &gvk, err
+			}
+			return u, &gvk, nil
+		}
+	}
 	obj, gvk, err := unstructured.UnstructuredJSONScheme.Decode(data, defaults, into)
 	if err != nil {
 		return nil, gvk, err
