@@ -35,10 +35,25 @@ type jsonReader struct {
 	data  []byte
 	i     int
 	depth int
+	// strict: an object with a key twice is handed over (the strict
+	// decoder reports it).
+	strict bool
 }
 
 func decodeJSONObject(data []byte) (map[string]any, bool) {
-	r := jsonReader{data: data}
+	return readJSONObject(jsonReader{data: data})
+}
+
+// decodeJSONObjectStrict is decodeJSONObject for sigs.k8s.io/json's
+// UnmarshalStrict into a map: the same map, and ok=false also when an
+// object holds a key twice (which it reports as a strict error; it has
+// no other strict error for a map).
+func decodeJSONObjectStrict(data []byte) (map[string]any, bool) {
+	return readJSONObject(jsonReader{data: data, strict: true})
+}
+
+func readJSONObject(r jsonReader) (map[string]any, bool) {
+	data := r.data
 	r.skipSpace()
 	if r.i >= len(data) || data[r.i] != '{' {
 		return nil, false
@@ -127,6 +142,11 @@ func (r *jsonReader) object() (map[string]any, bool) {
 		v, ok := r.value()
 		if !ok {
 			return nil, false
+		}
+		if r.strict {
+			if _, dup := m[k]; dup {
+				return nil, false
+			}
 		}
 		m[k] = v
 		r.skipSpace()

@@ -10,6 +10,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -267,7 +268,8 @@ func TestDecodeJSONObjectMatchesStandard(t *testing.T) {
 			i := r.IntN(len(c))
 			switch r.IntN(4) {
 			case 0:
-				c[i] = `{}[]:,"\ -+.eE0123456789tfnaux`[r.IntN(29)]
+				chars := `{}[]:,"\ -+.eE0123456789tfnaux`
+				c[i] = chars[r.IntN(len(chars))]
 			case 1:
 				c = append(c[:i], append([]byte{byte(r.IntN(256))}, c[i:]...)...)
 			case 2:
@@ -285,8 +287,11 @@ func TestDecodeJSONObjectMatchesStandard(t *testing.T) {
 	}
 }
 
+// benchDoc is an object as kapi-bench updates it.
+var benchDoc = []byte(`{"apiVersion":"bench.kapi.dev/v1","kind":"BenchThing","metadata":{"creationTimestamp":"2026-11-28T04:00:00Z","generation":12,"managedFields":[{"apiVersion":"bench.kapi.dev/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{".":{},"f:n":{},"f:tags":{},"f:text":{}}},"manager":"kapi-bench","operation":"Update","time":"2026-11-28T04:00:00Z"}],"name":"t00001","namespace":"bench","resourceVersion":"123456","uid":"6c3c7d0e-2f9a-4c61-9a43-55b4e0f3e5a1"},"spec":{"n":11,"tags":["a","b","c"],"text":"a custom resource of a few hundred bytes, as a small controller's objects are; padding padding padding padding padding"}}`)
+
 func BenchmarkDecodeJSONObject(b *testing.B) {
-	doc := []byte(`{"apiVersion":"bench.kapi.dev/v1","kind":"BenchThing","metadata":{"creationTimestamp":"2026-11-28T04:00:00Z","generation":12,"managedFields":[{"apiVersion":"bench.kapi.dev/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{".":{},"f:n":{},"f:tags":{},"f:text":{}}},"manager":"kapi-bench","operation":"Update","time":"2026-11-28T04:00:00Z"}],"name":"t00001","namespace":"bench","resourceVersion":"123456","uid":"6c3c7d0e-2f9a-4c61-9a43-55b4e0f3e5a1"},"spec":{"n":11,"tags":["a","b","c"],"text":"a custom resource of a few hundred bytes, as a small controller's objects are; padding padding padding padding padding"}}`)
+	doc := benchDoc
 	b.Run("standard", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -353,5 +358,113 @@ func TestStorageCodecDecodesAsStandard(t *testing.T) {
 		if got != u || !sameJSONValue(u.Object, want.(*unstructured.Unstructured).Object) {
 			t.Fatalf("%s: %#v, standard %#v", doc, got, want)
 		}
+	}
+}
+
+// TestBodyDecoderDecodesAsStandard compares the body decoders
+// DecoderToVersion gives (bodyDecoder) with the JSON serializers they
+// wrap, strict and not, on fixed bodies and on random ones (kinds or not,
+// duplicate keys, corruptions): objects, kinds and errors (strict errors
+// included).
+func TestBodyDecoderDecodesAsStandard(t *testing.T) {
+	ser := NewSerializer()
+	info := ser.SupportedMediaTypes()[0]
+	gv := schema.GroupVersion{Group: "g.io", Version: "v1"}
+	check := func(doc []byte) {
+		t.Helper()
+		for _, std := range []runtime.Decoder{info.Serializer, info.StrictSerializer} {
+			dec := ser.DecoderToVersion(std, gv)
+			if _, ok := dec.(bodyDecoder); !ok {
+				t.Fatalf("DecoderToVersion gave %T", dec)
+			}
+			def := gv.WithKind("K")
+			wantU := &unstructured.Unstructured{}
+			want, wantGVK, wantErr := std.Decode(doc, &def, wantU)
+			def = gv.WithKind("K")
+			gotU := &unstructured.Unstructured{}
+			got, gotGVK, gotErr := dec.Decode(doc, &def, gotU)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || runtime.IsStrictDecodingError(gotErr) != runtime.IsStrictDecodingError(wantErr) {
+				t.Fatalf("%q: error %v, standard %v", doc, gotErr, wantErr)
+			}
+			if !reflect.DeepEqual(gotGVK, wantGVK) {
+				t.Fatalf("%q: kind %v, standard %v", doc, gotGVK, wantGVK)
+			}
+			if (got == nil) != (want == nil) || (got != nil && got != runtime.Object(gotU)) {
+				t.Fatalf("%q: object %#v, standard %#v", doc, got, want)
+			}
+			if !sameJSONValue(gotU.Object, wantU.Object) {
+				t.Fatalf("%q: %#v, standard %#v", doc, gotU.Object, wantU.Object)
+			}
+		}
+	}
+	for _, doc := range []string{
+		`{"apiVersion":"g.io/v1","kind":"K","metadata":{"name":"a"},"spec":{"n":1,"f":1.5,"s":"x\u00e9"}}`,
+		`{"apiVersion":"g.io/v1","kind":"K","spec":{"n":1,"n":2}}`,
+		`{"apiVersion":"g.io/v1","kind":"K","kind":"K"}`,
+		`{"apiVersion":"g.io/v1","metadata":{}}`,
+		`{"apiVersion":"g.io/v1","kind":""}`,
+		`{"apiVersion":1,"kind":"K"}`,
+		`{"apiVersion":"g.io/v1","kind":["K"]}`,
+		`{"APIVERSION":"g.io/v1","Kind":"K","kind":"K"}`,
+		`{"apiVersion":"other.io/v2","kind":"L"}`,
+		`{"kind":"K"}`,
+		`{"apiVersion":"g.io/v1","kind":"K","x":1e400}`,
+		`{"apiVersion":"g.io/v1","kind":"K",}`,
+		`null`,
+		`[]`,
+		``,
+		"{\"apiVersion\":\"g.io/v1\",\"kind\":\"K\",\"s\":\"\xff\"}",
+	} {
+		check([]byte(doc))
+	}
+	r := rand.New(rand.NewPCG(18, 7))
+	for range 3000 {
+		var b strings.Builder
+		b.WriteByte('{')
+		if r.IntN(5) > 0 {
+			b.WriteString(`"apiVersion":"g.io/v1",`)
+		}
+		if r.IntN(5) > 0 {
+			b.WriteString([]string{`"kind":"K",`, `"kind":"",`, `"kind":3,`}[r.IntN(3)])
+		}
+		keys := []string{`"a"`, `"b"`, `"spec"`, `"kind"`}
+		for i := range 1 + r.IntN(3) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if r.IntN(3) == 0 {
+				b.WriteString(keys[r.IntN(len(keys))])
+			} else {
+				randomString(r, &b)
+			}
+			b.WriteByte(':')
+			randomJSON(r, &b, 3)
+		}
+		b.WriteByte('}')
+		doc := []byte(b.String())
+		check(doc)
+		c := append([]byte(nil), doc...)
+		c[r.IntN(len(c))] = `{}[]:,"\ -+.eE019tfnux`[r.IntN(22)]
+		check(c)
+	}
+}
+
+func BenchmarkBodyDecoder(b *testing.B) {
+	ser := NewSerializer()
+	std := ser.SupportedMediaTypes()[0].StrictSerializer
+	gvk := schema.GroupVersionKind{Group: "bench.kapi.dev", Version: "v1", Kind: "BenchThing"}
+	for _, bc := range []struct {
+		name string
+		dec  runtime.Decoder
+	}{{"standard", std}, {"direct", ser.DecoderToVersion(std, gvk.GroupVersion())}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				def := gvk
+				if _, _, err := bc.dec.Decode(benchDoc, &def, &unstructured.Unstructured{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -111,8 +111,58 @@ func (s Serializer) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersi
 	return encoder{enc: enc, target: gv, plainJSON: len(s.infos) > 0 && enc == s.infos[0].Serializer}
 }
 
-func (Serializer) DecoderToVersion(dec runtime.Decoder, _ runtime.GroupVersioner) runtime.Decoder {
+func (s Serializer) DecoderToVersion(dec runtime.Decoder, _ runtime.GroupVersioner) runtime.Decoder {
+	if len(s.infos) > 0 {
+		switch dec {
+		case s.infos[0].Serializer:
+			return bodyDecoder{std: dec}
+		case s.infos[0].StrictSerializer:
+			return bodyDecoder{std: dec, strict: true}
+		}
+	}
 	return dec
+}
+
+// bodyDecoder is the JSON serializer std (strict or not) for request
+// bodies and patched objects: what it decodes into an Unstructured is
+// read by decodeJSONObject (decodeJSONObjectStrict for the strict one)
+// instead of sigs.k8s.io/json, with the same result: std's
+// (json.Serializer.Decode) for an Unstructured target is the kind
+// sniffed by its MetaFactory (only its errors count), the object
+// decoded as util/json.Unmarshal (strict: UnmarshalStrict into a map,
+// whose only strict error is a duplicate key), then the kind the
+// object holds, an error when it has none. Anything else goes to std:
+// other targets, documents decodeJSONObject hands over, a duplicate key
+// in strict mode, a sniff that fails, an object without a kind; so
+// every error and warning is std's own.
+type bodyDecoder struct {
+	std    runtime.Decoder
+	strict bool
+}
+
+func (d bodyDecoder) Decode(data []byte, gvk *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	u, ok := into.(*unstructured.Unstructured)
+	if !ok || u == nil {
+		return d.std.Decode(data, gvk, into)
+	}
+	var m map[string]any
+	if d.strict {
+		m, ok = decodeJSONObjectStrict(data)
+	} else {
+		m, ok = decodeJSONObject(data)
+	}
+	if !ok {
+		return d.std.Decode(data, gvk, into)
+	}
+	if _, err := json.DefaultMetaFactory.Interpret(data); err != nil {
+		return d.std.Decode(data, gvk, into)
+	}
+	actual := (&unstructured.Unstructured{Object: m}).GroupVersionKind()
+	if actual.Kind == "" {
+		return d.std.Decode(data, gvk, into)
+	}
+	u.Object = m
+	return u, &actual, nil
 }
 
 // Creater creates the registered kinds from the shared scheme, and an
