@@ -38,21 +38,28 @@ type jsonReader struct {
 	// strict: an object with a key twice is handed over (the strict
 	// decoder reports it).
 	strict bool
+	// topDup: the top-level object holds a key twice.
+	topDup bool
 }
 
 func decodeJSONObject(data []byte) (map[string]any, bool) {
-	return readJSONObject(jsonReader{data: data})
+	r := jsonReader{data: data}
+	return r.document()
 }
 
-// decodeJSONObjectStrict is decodeJSONObject for sigs.k8s.io/json's
-// UnmarshalStrict into a map: the same map, and ok=false also when an
-// object holds a key twice (which it reports as a strict error; it has
-// no other strict error for a map).
-func decodeJSONObjectStrict(data []byte) (map[string]any, bool) {
-	return readJSONObject(jsonReader{data: data, strict: true})
+// decodeJSONBody is decodeJSONObject for a request body; strict is for
+// sigs.k8s.io/json's UnmarshalStrict into a map: the same map, and
+// ok=false also when an object holds a key twice (which it reports as a
+// strict error; it has no other strict error for a map). topDup tells
+// whether the top-level object holds a key twice (the map has the last).
+func decodeJSONBody(data []byte, strict bool) (m map[string]any, topDup, ok bool) {
+	r := jsonReader{data: data, strict: strict}
+	m, ok = r.document()
+	return m, r.topDup, ok
 }
 
-func readJSONObject(r jsonReader) (map[string]any, bool) {
+// document reads the whole document: one object.
+func (r *jsonReader) document() (map[string]any, bool) {
 	data := r.data
 	r.skipSpace()
 	if r.i >= len(data) || data[r.i] != '{' {
@@ -143,9 +150,12 @@ func (r *jsonReader) object() (map[string]any, bool) {
 		if !ok {
 			return nil, false
 		}
-		if r.strict {
+		if r.strict || r.depth == 1 {
 			if _, dup := m[k]; dup {
-				return nil, false
+				if r.strict {
+					return nil, false
+				}
+				r.topDup = true
 			}
 		}
 		m[k] = v

@@ -406,6 +406,13 @@ func TestBodyDecoderDecodesAsStandard(t *testing.T) {
 		`{"apiVersion":1,"kind":"K"}`,
 		`{"apiVersion":"g.io/v1","kind":["K"]}`,
 		`{"APIVERSION":"g.io/v1","Kind":"K","kind":"K"}`,
+		`{"APIVERSION":1,"kind":"K"}`,
+		`{"apiVersion":"g.io/v1","kind":"K","KIND":true}`,
+		`{"apiVersion":"g.io/v1","kind":"K","\u212aind":{}}`,
+		`{"apiVersion":"g.io/v1","kind":"K","\u212aind":null}`,
+		`{"apiVerſion":[],"kind":"K"}`,
+		`{"apiVersion":"g.io/v1","kind":"K","kinds":1,"apiVersio":2}`,
+		`{"apiVersion":null,"kind":"K"}`,
 		`{"apiVersion":"other.io/v2","kind":"L"}`,
 		`{"kind":"K"}`,
 		`{"apiVersion":"g.io/v1","kind":"K","x":1e400}`,
@@ -427,7 +434,7 @@ func TestBodyDecoderDecodesAsStandard(t *testing.T) {
 		if r.IntN(5) > 0 {
 			b.WriteString([]string{`"kind":"K",`, `"kind":"",`, `"kind":3,`}[r.IntN(3)])
 		}
-		keys := []string{`"a"`, `"b"`, `"spec"`, `"kind"`}
+		keys := []string{`"a"`, `"b"`, `"spec"`, `"kind"`, `"Kind"`, `"APIVERSION"`, `"\u212aind"`}
 		for i := range 1 + r.IntN(3) {
 			if i > 0 {
 				b.WriteByte(',')

@@ -3,6 +3,7 @@ package customresource
 import (
 	"context"
 	"io"
+	"strings"
 	"sync/atomic"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -123,18 +124,39 @@ func (s Serializer) DecoderToVersion(dec runtime.Decoder, _ runtime.GroupVersion
 	return dec
 }
 
+// sniffable tells whether json.DefaultMetaFactory.Interpret reads the
+// document m was decoded from without an error, when its top level has
+// no key twice (m holds every value): it decodes it with encoding/json
+// into a struct of two strings, apiVersion and kind, whose keys match
+// case-insensitively (foldName: the classes of strings.EqualFold), so it
+// fails when such a key holds anything but a string or null. (It cannot
+// fail otherwise on a document decodeJSONObject read: one valid object,
+// nested at most 1000 deep.)
+func sniffable(m map[string]any) bool {
+	for k, v := range m {
+		if strings.EqualFold(k, "kind") || strings.EqualFold(k, "apiVersion") {
+			switch v.(type) {
+			case string, nil:
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // bodyDecoder is the JSON serializer std (strict or not) for request
 // bodies and patched objects: what it decodes into an Unstructured is
-// read by decodeJSONObject (decodeJSONObjectStrict for the strict one)
-// instead of sigs.k8s.io/json, with the same result: std's
-// (json.Serializer.Decode) for an Unstructured target is the kind
-// sniffed by its MetaFactory (only its errors count), the object
-// decoded as util/json.Unmarshal (strict: UnmarshalStrict into a map,
-// whose only strict error is a duplicate key), then the kind the
-// object holds, an error when it has none. Anything else goes to std:
-// other targets, documents decodeJSONObject hands over, a duplicate key
-// in strict mode, a sniff that fails, an object without a kind; so
-// every error and warning is std's own.
+// read by decodeJSONBody instead of sigs.k8s.io/json, with the same
+// result. std's (json.Serializer.Decode) for an Unstructured target is
+// the kind sniffed by its MetaFactory (only its errors count: see
+// sniffable), the object decoded as util/json.Unmarshal (strict:
+// UnmarshalStrict into a map, whose only strict error is a duplicate
+// key), then the kind the object holds, an error when it has none.
+// Anything else goes to std: other targets, documents decodeJSONBody
+// hands over, a duplicate key (strict: anywhere; else at the top level,
+// where the sniff must see every value), a sniff that would fail, an
+// object without a kind; so every error and warning is std's own.
 type bodyDecoder struct {
 	std    runtime.Decoder
 	strict bool
@@ -145,16 +167,8 @@ func (d bodyDecoder) Decode(data []byte, gvk *schema.GroupVersionKind, into runt
 	if !ok || u == nil {
 		return d.std.Decode(data, gvk, into)
 	}
-	var m map[string]any
-	if d.strict {
-		m, ok = decodeJSONObjectStrict(data)
-	} else {
-		m, ok = decodeJSONObject(data)
-	}
-	if !ok {
-		return d.std.Decode(data, gvk, into)
-	}
-	if _, err := json.DefaultMetaFactory.Interpret(data); err != nil {
+	m, topDup, ok := decodeJSONBody(data, d.strict)
+	if !ok || topDup || !sniffable(m) {
 		return d.std.Decode(data, gvk, into)
 	}
 	actual := (&unstructured.Unstructured{Object: m}).GroupVersionKind()
