@@ -31,6 +31,7 @@ import (
 // limit is 10000).
 const maxDecodeDepth = 1000
 
+// jsonReader reads one document; i is the next byte to read.
 type jsonReader struct {
 	data  []byte
 	i     int
@@ -42,6 +43,8 @@ type jsonReader struct {
 	topDup bool
 }
 
+// decodeJSONObject decodes the object data holds, as described above
+// (ok=false: use the standard decoder).
 func decodeJSONObject(data []byte) (map[string]any, bool) {
 	r := jsonReader{data: data}
 	return r.document()
