@@ -85,6 +85,33 @@ func TestUpdatesAsUpstream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if step >= 25 && r.IntN(2) == 0 && len(liveV.(*unstructured.Unstructured).GetManagedFields()) > 0 {
+				// A live object with managedFields the update's typed
+				// comparison cannot leave out (see
+				// fieldmanager.skippableLiveManagedFields), or can
+				// (late only, as resets: they may end the tracking).
+				liveV = liveV.DeepCopyObject()
+				md := liveV.(*unstructured.Unstructured).Object["metadata"].(map[string]any)
+				entry := md["managedFields"].([]any)[0].(map[string]any)
+				switch r.IntN(8) {
+				case 0:
+					entry["fieldsV1"] = map[string]any{"f:metadata": map[string]any{"f:managedFields": map[string]any{}}}
+				case 1:
+					entry["fieldsV1"] = map[string]any{"f:metadata": map[string]any{"f:labels": map[string]any{}}, "f:spec": map[string]any{"f:name": map[string]any{}}}
+				case 2:
+					entry["time"] = "not a time"
+				case 3:
+					entry["manager"] = int64(3)
+				case 4:
+					entry["extra"] = "x"
+				case 5:
+					entry["subresource"] = nil
+				case 6:
+					entry["fieldsV1"] = map[string]any{"f:spec": map[string]any{"f:name": "x"}}
+				default:
+					md["managedFields"] = runtime.DeepCopyJSONValue(normalise(odd[oddNames[r.IntN(len(oddNames))]]))
+				}
+			}
 			newObj := liveV.(*unstructured.Unstructured).DeepCopy()
 			if step == 0 {
 				newObj.SetName("w")

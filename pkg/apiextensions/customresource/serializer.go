@@ -3,6 +3,7 @@ package customresource
 import (
 	"context"
 	"io"
+	"strings"
 	"sync/atomic"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -111,8 +112,71 @@ func (s Serializer) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersi
 	return encoder{enc: enc, target: gv, plainJSON: len(s.infos) > 0 && enc == s.infos[0].Serializer}
 }
 
-func (Serializer) DecoderToVersion(dec runtime.Decoder, _ runtime.GroupVersioner) runtime.Decoder {
+func (s Serializer) DecoderToVersion(dec runtime.Decoder, _ runtime.GroupVersioner) runtime.Decoder {
+	if len(s.infos) > 0 {
+		switch dec {
+		case s.infos[0].Serializer:
+			return bodyDecoder{std: dec}
+		case s.infos[0].StrictSerializer:
+			return bodyDecoder{std: dec, strict: true}
+		}
+	}
 	return dec
+}
+
+// sniffable tells whether json.DefaultMetaFactory.Interpret reads the
+// document m was decoded from without an error, when its top level has
+// no key twice (m holds every value): it decodes it with encoding/json
+// into a struct of two strings, apiVersion and kind, whose keys match
+// case-insensitively (foldName: the classes of strings.EqualFold), so it
+// fails when such a key holds anything but a string or null. (It cannot
+// fail otherwise on a document decodeJSONObject read: one valid object,
+// nested at most 1000 deep.)
+func sniffable(m map[string]any) bool {
+	for k, v := range m {
+		if strings.EqualFold(k, "kind") || strings.EqualFold(k, "apiVersion") {
+			switch v.(type) {
+			case string, nil:
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// bodyDecoder is the JSON serializer std (strict or not) for request
+// bodies and patched objects: what it decodes into an Unstructured is
+// read by decodeJSONBody instead of sigs.k8s.io/json, with the same
+// result. std's (json.Serializer.Decode) for an Unstructured target is
+// the kind sniffed by its MetaFactory (only its errors count: see
+// sniffable), the object decoded as util/json.Unmarshal (strict:
+// UnmarshalStrict into a map, whose only strict error is a duplicate
+// key), then the kind the object holds, an error when it has none.
+// Anything else goes to std: other targets, documents decodeJSONBody
+// hands over, a duplicate key (strict: anywhere; else at the top level,
+// where the sniff must see every value), a sniff that would fail, an
+// object without a kind; so every error and warning is std's own.
+type bodyDecoder struct {
+	std    runtime.Decoder
+	strict bool
+}
+
+func (d bodyDecoder) Decode(data []byte, gvk *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	u, ok := into.(*unstructured.Unstructured)
+	if !ok || u == nil {
+		return d.std.Decode(data, gvk, into)
+	}
+	m, topDup, ok := decodeJSONBody(data, d.strict)
+	if !ok || topDup || !sniffable(m) {
+		return d.std.Decode(data, gvk, into)
+	}
+	actual := (&unstructured.Unstructured{Object: m}).GroupVersionKind()
+	if actual.Kind == "" {
+		return d.std.Decode(data, gvk, into)
+	}
+	u.Object = m
+	return u, &actual, nil
 }
 
 // Creater creates the registered kinds from the shared scheme, and an
@@ -303,6 +367,23 @@ func (c StorageCodec) Encode(obj runtime.Object, w io.Writer) error {
 }
 
 func (c StorageCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	if u, ok := into.(*unstructured.Unstructured); ok {
+		// Every read of one object (a get, a write's answer, a watch
+		// event): the same object as UnstructuredJSONScheme's decode
+		// below, read without its reflection and second pass
+		// (decodeJSONObject); anything it does not read goes there.
+		if m, ok := decodeJSONObject(data); ok {
+			u.Object = m
+			gvk := u.GroupVersionKind()
+			if gvk.Kind == "" {
+				return nil, &gvk, runtime.NewMissingKindErr(string(data))
+			}
+			if err := c.read(u); err != nil {
+				return nil, &gvk, err
+			}
+			return u, &gvk, nil
+		}
+	}
 	obj, gvk, err := unstructured.UnstructuredJSONScheme.Decode(data, defaults, into)
 	if err != nil {
 		return nil, gvk, err

@@ -226,8 +226,12 @@ func resetKey(reset map[fieldpath.APIVersion]*fieldpath.Set) string {
 func (m *Manager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
 	update := m.managers().update
 	if m.directFields {
-		if _, ok := newObj.(*unstructured.Unstructured); ok {
-			return unwrap(update.UpdateNoErrors(wrapUnstructured(liveObj), wrapUnstructured(newObj), manager))
+		if u, ok := newObj.(*unstructured.Unstructured); ok {
+			live := wrapUnstructured(liveObj)
+			if l, ok := live.(directFields); ok && skippableLiveManagedFields(l.Unstructured, u) {
+				live = liveFields{l}
+			}
+			return unwrap(update.UpdateNoErrors(live, wrapUnstructured(newObj), manager))
 		}
 	}
 	return update.UpdateNoErrors(liveObj, newObj, manager)
