@@ -57,6 +57,7 @@ type Metrics struct {
 	tlsHandshakeErrors prometheus.Counter
 	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
 	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
+	requestBodySizes   *prometheus.HistogramVec // apiserver_request_body_size_bytes
 	auth               *AuthMetrics
 
 	// series caches the children of one label combination, so that a
@@ -109,13 +110,14 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "[BETA] Watch event size distribution in bytes",
 			Buckets: watchEventSizeBuckets,
 		}, watchEventsLabels),
-		series: make(map[seriesKey]*series),
+		requestBodySizes: newRequestBodySizes(),
+		series:           make(map[seriesKey]*series),
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
 	m.inflightMutating = m.inflight.WithLabelValues(MutatingKind)
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes} {
+			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}
@@ -124,6 +126,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	var err error
 	if m.auth, err = NewAuthMetrics(reg); err != nil {
 		return nil, err
+	}
+	m.auth.selfRequests, m.auth.self = newSelfRequests(), map[selfKey]prometheus.Counter{}
+	if reg != nil {
+		if err := reg.Register(m.auth.selfRequests); err != nil {
+			return nil, fmt.Errorf("register apiserver request metrics: %w", err)
+		}
 	}
 	return m, nil
 }
