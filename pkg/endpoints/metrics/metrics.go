@@ -58,7 +58,10 @@ type Metrics struct {
 	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
 	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
 	requestBodySizes   *prometheus.HistogramVec // apiserver_request_body_size_bytes
-	auth               *AuthMetrics
+	// requestFilterDuration is apiserver_request_filter_duration_seconds.
+	requestFilterDuration *prometheus.HistogramVec
+	filters               filterObservers
+	auth                  *AuthMetrics
 
 	// series caches the children of one label combination, so that a
 	// request costs one map lookup instead of one per family.
@@ -110,14 +113,15 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "[BETA] Watch event size distribution in bytes",
 			Buckets: watchEventSizeBuckets,
 		}, watchEventsLabels),
-		requestBodySizes: newRequestBodySizes(),
-		series:           make(map[seriesKey]*series),
+		requestBodySizes:      newRequestBodySizes(),
+		requestFilterDuration: newRequestFilterDuration(),
+		series:                make(map[seriesKey]*series),
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
 	m.inflightMutating = m.inflight.WithLabelValues(MutatingKind)
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes} {
+			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}
