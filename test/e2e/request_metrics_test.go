@@ -6,10 +6,14 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/kapitest"
 )
@@ -154,5 +158,91 @@ func TestSelfRequestMetrics(t *testing.T) {
 	}
 	if got := value(podStatus...) - status0; got != 1 {
 		t.Errorf("self GETs of pods/status: +%d, want +1", got)
+	}
+}
+
+// TestListAndCacheLatencyMetrics, on etcd:
+// apiserver_watch_list_duration_seconds (k8s.io/apiserver v0.37
+// endpoints/metrics, BETA) is observed once per watch list, when the
+// BOOKMARK ending its initial events is written, by group, version,
+// resource and scope; apiserver_storage_list_duration_seconds
+// (storage/etcd3/metrics, ALPHA) once per list read from etcd, streamed
+// unless a page with selectors (EtcdRangeStream, on in v1.37);
+// apiserver_watch_cache_initialization_duration_seconds (cacher/metrics,
+// ALPHA) once per initialization of a watch cache. Events are read from
+// etcd (not cached by default), podtemplates and configmaps from the
+// watch cache.
+func TestListAndCacheLatencyMetrics(t *testing.T) {
+	srv := kapitest.Start(t, kapitest.WithEmbeddedEtcd())
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	count := func(name string, labels ...string) int {
+		t.Helper()
+		v := metricValue(t, srv, name+"_count", labels...)
+		if v == "" {
+			return 0
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("%s %v: %q", name, labels, v)
+		}
+		return n
+	}
+
+	// Podtemplates: no controller watches them.
+	watchList := []string{`group=""`, `resource="podtemplates"`, `scope="namespace"`, `version="v1"`}
+	untilEnd := func(opts metav1.ListOptions) {
+		t.Helper()
+		w, err := cs.CoreV1().PodTemplates("default").Watch(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			if m, err := meta.Accessor(ev.Object); ev.Type == watch.Bookmark && err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+				return
+			}
+		}
+	}
+	untilEnd(metav1.ListOptions{SendInitialEvents: ptr.To(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
+	waitUntil(t, "the watch list's latency", func() bool { return count("apiserver_watch_list_duration_seconds", watchList...) == 1 })
+	// A watch without resourceVersion that takes bookmarks gets the
+	// initial events and their end too: counted, as on the reference
+	// (checked with curl, session 18).
+	untilEnd(metav1.ListOptions{AllowWatchBookmarks: true})
+	waitUntil(t, "the legacy watch's latency", func() bool { return count("apiserver_watch_list_duration_seconds", watchList...) == 2 })
+	// Without bookmarks, or from a resourceVersion, there is no end: not
+	// counted.
+	for _, opts := range []metav1.ListOptions{{}, {ResourceVersion: "1", AllowWatchBookmarks: true}} {
+		w, err := cs.CoreV1().PodTemplates("default").Watch(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		w.Stop()
+	}
+	if got := count("apiserver_watch_list_duration_seconds", watchList...); got != 2 {
+		t.Errorf("watch lists of podtemplates: %d, want 2", got)
+	}
+
+	streamed := []string{`group=""`, `resource="events"`, `streamed="true"`}
+	paged := []string{`group=""`, `resource="events"`, `streamed="false"`}
+	s0, p0 := count("apiserver_storage_list_duration_seconds", streamed...), count("apiserver_storage_list_duration_seconds", paged...)
+	for _, opts := range []metav1.ListOptions{{}, {Limit: 5}, {Limit: 5, LabelSelector: "a=b"}} {
+		if _, err := cs.CoreV1().Events("default").List(ctx, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := count("apiserver_storage_list_duration_seconds", streamed...) - s0; got != 2 {
+		t.Errorf("streamed lists of events: +%d, want +2", got)
+	}
+	if got := count("apiserver_storage_list_duration_seconds", paged...) - p0; got != 1 {
+		t.Errorf("paged lists of events: +%d, want +1", got)
+	}
+
+	cm := []string{`group=""`, `resource="configmaps"`}
+	inits := metricValue(t, srv, "apiserver_watch_cache_initializations_total", cm...)
+	if got := count("apiserver_watch_cache_initialization_duration_seconds", cm...); got < 1 || strconv.Itoa(got) != inits {
+		t.Errorf("watch cache initialization durations of configmaps: %d, want as many as initializations (%s)", got, inits)
 	}
 }
