@@ -115,6 +115,7 @@ func (c *Config) installAggregator(s *server.GenericServer, api *server.OpenAPI,
 		OnChange:           func(all []*apiregistrationv1.APIService) { backends.Sync(all) },
 		Logger:             c.Logger,
 		Metrics:            c.Metrics,
+		MetricsRegistry:    c.Generic.MetricsRegistry,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", AggregatorName, err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -94,6 +95,9 @@ type Config struct {
 	Logger         *slog.Logger
 	// Metrics receives the watch events of apiservices; nil: none.
 	Metrics *metrics.Metrics
+	// MetricsRegistry, optional, receives the availability controllers'
+	// metrics (aggregator_unavailable_apiservice and _total).
+	MetricsRegistry prometheus.Registerer
 }
 
 // Aggregator is the installed aggregator.
@@ -104,6 +108,8 @@ type Aggregator struct {
 	store    *generic.Store
 	status   *generic.StatusREST
 	informer *informer
+	// availability are the availability controllers' metrics (nil: none).
+	availability *availabilityMetrics
 	// resources are apiregistration.k8s.io/v1's, as installed.
 	resources []metav1.APIResource
 
@@ -184,6 +190,12 @@ func Install(s *server.GenericServer, cfg Config) (*Aggregator, error) {
 	}
 	a.closeInitiated = sync.OnceFunc(func() { close(a.initiated) })
 	a.informer = newInformer(store, logger, a.observe)
+	if cfg.MetricsRegistry != nil {
+		if a.availability, err = newAvailabilityMetrics(cfg.MetricsRegistry); err != nil {
+			return nil, err
+		}
+		a.informer.removed = a.availability.forget
+	}
 
 	// The group-versions of the servers behind (the aggregator's own is
 	// not auto-registered, as upstream).

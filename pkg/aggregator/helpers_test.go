@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -253,6 +254,8 @@ type testServer struct {
 	srv  *httptest.Server
 	stop chan struct{}
 	once sync.Once
+	// metrics is the server's registry.
+	metrics *prometheus.Registry
 
 	changesMu sync.Mutex
 	changes   [][]string
@@ -330,12 +333,14 @@ func startServer(t *testing.T, o options) *testServer {
 			ts.changes = append(ts.changes, names)
 			ts.changesMu.Unlock()
 		},
-		Logger: logger,
+		Logger:          logger,
+		MetricsRegistry: cfg.MetricsRegistry,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts.agg = agg
+	ts.metrics = cfg.MetricsRegistry
 	ts.srv = httptest.NewUnstartedServer(s.Handler())
 	ts.srv.EnableHTTP2 = true
 	ts.srv.StartTLS()

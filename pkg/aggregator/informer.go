@@ -21,6 +21,9 @@ type informer struct {
 	store   *generic.Store
 	logger  *slog.Logger
 	observe func(*apiregistrationv1.APIService) // called on every object seen
+	// removed, optional, is called with the name of every APIService
+	// that is gone (deleted, or missing from a new list).
+	removed func(name string)
 
 	mu     sync.Mutex
 	items  map[string]*apiregistrationv1.APIService
@@ -104,8 +107,16 @@ func (i *informer) relist(ctx context.Context) (string, error) {
 		i.observe(s)
 	}
 	i.mu.Lock()
+	old := i.items
 	i.items = items
 	i.mu.Unlock()
+	if i.removed != nil {
+		for name := range old {
+			if items[name] == nil {
+				i.removed(name)
+			}
+		}
+	}
 	i.notify()
 	return l.ResourceVersion, nil
 }
@@ -135,6 +146,9 @@ func (i *informer) watch(ctx context.Context, rv string) {
 				i.mu.Lock()
 				delete(i.items, s.Name)
 				i.mu.Unlock()
+				if i.removed != nil {
+					i.removed(s.Name)
+				}
 			case ev.Type == watch.Added, ev.Type == watch.Modified:
 				i.observe(s)
 				i.mu.Lock()

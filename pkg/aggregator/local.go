@@ -23,6 +23,9 @@ func (a *Aggregator) runLocalAvailability(ctx context.Context, changed <-chan st
 			if !apiservice.IsLocal(svc) {
 				continue
 			}
+			// Upstream sets the gauge on every sync, before it
+			// compares the status.
+			a.availability.synced(svc.Name, true)
 			c := apiservice.LocalAvailableCondition(now())
 			if sameCondition(svc, c) {
 				continue

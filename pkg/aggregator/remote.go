@@ -145,6 +145,7 @@ func (a *Aggregator) probeAndRecord(ctx context.Context, svc *apiregistrationv1.
 	if cur == nil || !equality.Semantic.DeepEqual(cur.Spec, svc.Spec) {
 		return false // deleted or changed meanwhile: probed again
 	}
+	a.availability.synced(svc.Name, c.Status == apiregistrationv1.ConditionTrue)
 	if !sameCondition(cur, c) {
 		old := apiservice.Condition(cur, apiregistrationv1.Available)
 		oldStatus := apiregistrationv1.ConditionUnknown

@@ -40,8 +40,11 @@ func systemContext(ctx context.Context) context.Context {
 // setAvailable writes c as name's Available condition through /status
 // (lastTransitionTime changes only with the status).
 func (a *Aggregator) setAvailable(ctx context.Context, name string, c apiregistrationv1.APIServiceCondition) error {
+	var before, after *apiregistrationv1.APIService // of the last try
 	_, _, err := a.status.Update(systemContext(ctx), name, mutation(func(svc *apiregistrationv1.APIService) {
+		before = svc.DeepCopy()
 		apiservice.SetCondition(svc, c)
+		after = svc
 	}), nil, nil, false, &metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil // deleted meanwhile
@@ -49,6 +52,7 @@ func (a *Aggregator) setAvailable(ctx context.Context, name string, c apiregistr
 	if err != nil {
 		return fmt.Errorf("update status of apiservice %s: %w", name, err)
 	}
+	a.availability.statusWritten(name, before, after)
 	return nil
 }
 

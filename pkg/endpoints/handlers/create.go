@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -43,7 +44,7 @@ func CreateResource(r rest.Creater, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		body, err := s.readBody(req)
+		body, err := s.readBody(req, metrics.BodyCreate)
 		if err != nil {
 			s.err(err, w, req)
 			return

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -28,9 +29,9 @@ var deleteOptionsInternalGVK = schema.GroupVersionKind{Group: metav1.GroupName, 
 // any group-version's DeleteOptions or meta.k8s.io/v1's) or, without a
 // body, from the query; then validates them (422 DeleteOptions invalid:
 // propagationPolicy, dryRun, ...).
-func (s *RequestScope) deleteOptions(req *http.Request) (*metav1.DeleteOptions, error) {
+func (s *RequestScope) deleteOptions(req *http.Request, verb metrics.BodyVerb) (*metav1.DeleteOptions, error) {
 	opts := &metav1.DeleteOptions{}
-	body, err := s.readBody(req)
+	body, err := s.readBody(req, verb)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func DeleteResource(r rest.GracefulDeleter, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		opts, err := s.deleteOptions(req)
+		opts, err := s.deleteOptions(req, metrics.BodyDelete)
 		if err != nil {
 			s.err(err, w, req)
 			return
@@ -141,7 +142,7 @@ func DeleteCollectionResource(r rest.CollectionDeleter, s *RequestScope) http.Ha
 			s.err(err, w, req)
 			return
 		}
-		opts, err := s.deleteOptions(req)
+		opts, err := s.deleteOptions(req, metrics.BodyDeleteCollection)
 		if err != nil {
 			s.err(err, w, req)
 			return

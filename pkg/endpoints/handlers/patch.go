@@ -24,6 +24,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -130,7 +131,7 @@ func PatchResource(r rest.Patcher, s *RequestScope, patchTypes []string) http.Ha
 			s.err(err, w, req)
 			return
 		}
-		body, err := s.readBody(req)
+		body, err := s.readBody(req, metrics.BodyPatch)
 		if err != nil {
 			s.err(err, w, req)
 			return

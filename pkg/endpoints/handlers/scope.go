@@ -130,9 +130,12 @@ type RequestScope struct {
 	// MinRequestTimeout is --min-request-timeout: a watch without
 	// timeoutSeconds lasts MinRequestTimeout × (1 + rand[0,1)).
 	MinRequestTimeout time.Duration
-	// Metrics receives the watch events sent (apiserver_watch_events_*);
-	// nil: none.
+	// Metrics receives the watch events sent (apiserver_watch_events_*)
+	// and the sizes of request bodies; nil: none.
 	Metrics *metrics.Metrics
+	// bodySizes is Metrics' recorder of this resource's request bodies.
+	bodySizesOnce sync.Once
+	bodySizes     *metrics.BodySizes
 
 	Logger *slog.Logger
 }
@@ -202,8 +205,10 @@ func deadlineExceeded(ctx context.Context) error {
 
 // readBody reads the request body, at most the scope's limit: a longer body
 // is a 413 RequestEntityTooLarge `limit is <n>`, one not received by the
-// request's deadline a 504 Timeout.
-func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
+// request's deadline a 504 Timeout. A body read in full is observed in
+// apiserver_request_body_size_bytes under verb, as upstream's
+// limitedReadBodyWithRecordMetric.
+func (s *RequestScope) readBody(req *http.Request, verb metrics.BodyVerb) ([]byte, error) {
 	limit := s.maxBodyBytes()
 	if req.Body == nil {
 		return nil, nil
@@ -225,6 +230,10 @@ func (s *RequestScope) readBody(req *http.Request) ([]byte, error) {
 	}
 	if lr.N <= 0 {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	if s.Metrics != nil {
+		s.bodySizesOnce.Do(func() { s.bodySizes = s.Metrics.BodySizes(s.Resource.Group, s.Resource.Resource) })
+		s.bodySizes.Observe(verb, len(data))
 	}
 	return data, nil
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -33,7 +34,7 @@ func UpdateResource(r rest.Updater, s *RequestScope) http.Handler {
 			s.err(err, w, req)
 			return
 		}
-		body, err := s.readBody(req)
+		body, err := s.readBody(req, metrics.BodyUpdate)
 		if err != nil {
 			s.err(err, w, req)
 			return

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
@@ -113,6 +115,7 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 		eventEncoder: eventEncoder,
 		out:          framer.NewFrameWriter(w),
 		sent:         s.Metrics.WatchEvents(s.Kind),
+		req:          req,
 	}
 	if x, ok := wi.(ExclusiveEvents); ok {
 		e.exclusive = x.ExclusiveEventObjects()
@@ -152,6 +155,7 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 			if err := rc.Flush(); err != nil {
 				return nil
 			}
+			e.flushed()
 		}
 	}
 }
@@ -181,7 +185,11 @@ func (e *watchEncoder) stream(st eventStreamer, rc *http.ResponseController) boo
 			return true
 		}
 		unflushed = 0
-		return rc.Flush() == nil
+		if rc.Flush() != nil {
+			return false
+		}
+		e.flushed()
+		return true
 	}
 	if !st.Stream(func(ev watch.Event) bool {
 		if err := e.encode(ev); err != nil {
@@ -235,6 +243,42 @@ type watchEncoder struct {
 	// sent counts the events written (apiserver_watch_events_total and
 	// _sizes, labelled with the kind served).
 	sent metrics.WatchEventRecorder
+	// req is the watch request; initialEventsEnd is set once the BOOKMARK
+	// ending a watch list's initial events is written, until flushed.
+	req              *http.Request
+	initialEventsEnd bool
+}
+
+// flushed records, once the BOOKMARK that ends a watch list's initial
+// events is out, the time since the request was received in
+// apiserver_watch_list_duration_seconds (upstream's
+// RecordWatchListLatency, after the event's write and flush).
+func (e *watchEncoder) flushed() {
+	if !e.initialEventsEnd {
+		return
+	}
+	e.initialEventsEnd = false
+	ctx := e.req.Context()
+	received, ok := request.ReceivedTimestampFrom(ctx)
+	if !ok {
+		return
+	}
+	info, _ := request.RequestInfoFrom(ctx)
+	e.scope.Metrics.WatchListLatency(e.scope.Resource, metrics.Scope(info), time.Since(received))
+}
+
+// isInitialEventsEnd reports whether ev is the BOOKMARK annotated
+// k8s.io/initial-events-end.
+func isInitialEventsEnd(ev watch.Event) bool {
+	if ev.Type != watch.Bookmark || ev.Object == nil {
+		return false
+	}
+	obj := ev.Object
+	if c, ok := obj.(runtime.CacheableObject); ok {
+		obj = c.GetObject()
+	}
+	m, err := meta.Accessor(obj)
+	return err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 }
 
 // countingWriter counts the bytes written through it.
@@ -283,6 +327,9 @@ func (e *watchEncoder) sharedEvent(t watch.EventType) *sharedEventEncoding {
 }
 
 func (e *watchEncoder) encode(ev watch.Event) error {
+	if ev.Type == watch.Bookmark && e.scope.Metrics != nil && isInitialEventsEnd(ev) {
+		e.initialEventsEnd = true
+	}
 	obj := ev.Object
 	shared, isShared := obj.(runtime.CacheableObject)
 	if isShared && e.target == nil {

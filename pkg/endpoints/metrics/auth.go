@@ -28,6 +28,12 @@ type AuthMetrics struct {
 	impLatency     *prometheus.HistogramVec // apiserver_impersonation_attempts_duration_seconds
 	impAuthzChecks *prometheus.CounterVec   // apiserver_impersonation_authorization_attempts_total
 	impAuthzLat    *prometheus.HistogramVec // apiserver_impersonation_authorization_attempts_duration_seconds
+	// selfRequests is apiserver_selfrequest_total (upstream's
+	// endpoints/metrics), counted where the authorized user is known
+	// (see SelfRequest); registered by New.
+	selfRequests *prometheus.CounterVec
+	selfMu       sync.RWMutex
+	self         map[selfKey]prometheus.Counter
 
 	// children keeps each label combination's series after its first
 	// observation: a request costs a map lookup, not a label hash per

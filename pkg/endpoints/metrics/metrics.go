@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,6 +34,9 @@ var (
 		4, 5, 6, 8, 10, 15, 20, 30, 45, 60}
 	// responseSizeBuckets are 1 KB to 1 GB, ×10 (ExponentialBuckets(1000, 10, 7)).
 	responseSizeBuckets = prometheus.ExponentialBuckets(1000, 10, 7)
+	// watchListBuckets are apiserver_watch_list_duration_seconds'.
+	watchListBuckets = []float64{0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
+		4, 5, 6, 8, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300}
 	// watchEventSizeBuckets are 1 KiB to 128 KiB, ×2
 	// (ExponentialBuckets(1024, 2, 8)).
 	watchEventSizeBuckets = prometheus.ExponentialBuckets(1024, 2, 8)
@@ -57,7 +61,12 @@ type Metrics struct {
 	tlsHandshakeErrors prometheus.Counter
 	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
 	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
-	auth               *AuthMetrics
+	requestBodySizes   *prometheus.HistogramVec // apiserver_request_body_size_bytes
+	watchListLatencies *prometheus.HistogramVec // apiserver_watch_list_duration_seconds
+	// requestFilterDuration is apiserver_request_filter_duration_seconds.
+	requestFilterDuration *prometheus.HistogramVec
+	filters               filterObservers
+	auth                  *AuthMetrics
 
 	// series caches the children of one label combination, so that a
 	// request costs one map lookup instead of one per family.
@@ -109,13 +118,20 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "[BETA] Watch event size distribution in bytes",
 			Buckets: watchEventSizeBuckets,
 		}, watchEventsLabels),
+		requestBodySizes:      newRequestBodySizes(),
+		requestFilterDuration: newRequestFilterDuration(),
+		watchListLatencies: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_watch_list_duration_seconds",
+			Help:    "[BETA] Response latency distribution in seconds for watch list requests broken by group, version, resource and scope.",
+			Buckets: watchListBuckets,
+		}, []string{"group", "version", "resource", "scope"}),
 		series: make(map[seriesKey]*series),
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
 	m.inflightMutating = m.inflight.WithLabelValues(MutatingKind)
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes} {
+			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}
@@ -124,6 +140,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	var err error
 	if m.auth, err = NewAuthMetrics(reg); err != nil {
 		return nil, err
+	}
+	m.auth.selfRequests, m.auth.self = newSelfRequests(), map[selfKey]prometheus.Counter{}
+	if reg != nil {
+		if err := reg.Register(m.auth.selfRequests); err != nil {
+			return nil, fmt.Errorf("register apiserver request metrics: %w", err)
+		}
 	}
 	return m, nil
 }
@@ -187,6 +209,16 @@ func (r WatchEventRecorder) Sent(size int) {
 	}
 	r.events.Inc()
 	r.sizes.Observe(float64(size))
+}
+
+// WatchListLatency records how long a watch list (sendInitialEvents)
+// took to send its initial events, from the request's arrival, under the
+// resource served and the scope label.
+func (m *Metrics) WatchListLatency(gvr schema.GroupVersionResource, scope string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.watchListLatencies.WithLabelValues(gvr.Group, gvr.Version, gvr.Resource, scope).Observe(d.Seconds())
 }
 
 // seriesKey is one combination of the request labels (all but code).

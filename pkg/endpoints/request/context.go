@@ -18,6 +18,7 @@ const (
 	muxIncompleteKey
 	namespaceKey
 	authorizerKey
+	stateKey
 )
 
 // WithAuthorizer returns a context carrying the authorizer that allowed

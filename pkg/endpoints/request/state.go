@@ -36,9 +36,18 @@ type State struct {
 	hasReceived   bool
 	hasNamespace  bool
 	muxIncomplete bool
-	nextra        int
-	extra         [stateExtraValues]stateValue
+	// filter and filterStart are the filter whose latency is being
+	// measured and when it started (StartFilter): a small id and
+	// monotonic nanoseconds keep the State in its allocation size class.
+	filter      uint8
+	nextra      int
+	extra       [stateExtraValues]stateValue
+	filterStart int64
 }
+
+// monoBase is what filter start times are measured from (time.Since
+// reads the monotonic clock).
+var monoBase = time.Now()
 
 // stateExtraValues is the room for other packages' values (the audit
 // Context and the warning Recorder of the filter chain).
@@ -55,6 +64,36 @@ type stateCtx struct {
 // WithState returns ctx with a new, empty State node.
 func WithState(ctx context.Context) context.Context {
 	return &stateCtx{Context: ctx}
+}
+
+// StateFrom returns the request's State, found through the contexts
+// derived from its node too; nil if the request has none.
+func StateFrom(ctx context.Context) *State {
+	if c, ok := ctx.(*stateCtx); ok {
+		return &c.State
+	}
+	s, _ := ctx.Value(stateKey).(*State)
+	return s
+}
+
+// StartFilter records that filter (a caller's id, not 0) starts now, for
+// the filter latency metric (upstream's filterlatency.TrackStarted); a
+// later StartFilter replaces it. Only the goroutine serving the request
+// calls it and FilterElapsed.
+func (s *State) StartFilter(filter uint8) {
+	if s == nil {
+		return
+	}
+	s.filter, s.filterStart = filter, int64(time.Since(monoBase))
+}
+
+// FilterElapsed returns the filter StartFilter last recorded (0 if none)
+// and the time since.
+func (s *State) FilterElapsed() (uint8, time.Duration) {
+	if s == nil || s.filter == 0 {
+		return 0, 0
+	}
+	return s.filter, time.Since(monoBase) - time.Duration(s.filterStart)
 }
 
 // StateOf returns the State of ctx when ctx is a State's node itself (not
@@ -182,6 +221,8 @@ func (c *stateCtx) Value(k any) any {
 			if c.muxIncomplete {
 				return true
 			}
+		case stateKey:
+			return &c.State
 		}
 		return c.Context.Value(k)
 	}

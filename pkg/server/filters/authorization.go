@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
+	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -37,7 +39,10 @@ func AttributesFrom(r *http.Request) (authorizer.Attributes, error) {
 // (serving.md 30). Allow wins over an error; an error without allow answers
 // 500; anything else answers 403 with upstream's forbidden Status. The
 // decision is recorded as audit annotations, and (m; nil: not) in the
-// authorization metrics. A nil authz disables the filter.
+// authorization metrics; an allowed request of the server's own loopback
+// clients (system:apiserver, but not its kube-controller-manager
+// controllers) is counted in apiserver_selfrequest_total. A
+// nil authz disables the filter.
 func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger *slog.Logger, m *metrics.AuthMetrics) http.Handler {
 	if authz == nil {
 		return handler
@@ -60,6 +65,11 @@ func WithAuthorization(handler http.Handler, authz authorizer.Authorizer, logger
 			// into with the same authorizer.
 			if !request.StateOf(ctx).SetAuthorizer(authz) {
 				r = r.WithContext(request.WithAuthorizer(ctx, authz))
+			}
+			if attrs.User != nil && attrs.User.Name == user.APIServerUser &&
+				!strings.HasPrefix(r.UserAgent(), ControllerManagerUserAgentPrefix) {
+				info, _ := request.RequestInfoFrom(ctx)
+				m.SelfRequest(r, info)
 			}
 			handler.ServeHTTP(w, r)
 			return

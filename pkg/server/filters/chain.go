@@ -114,21 +114,26 @@ func BuildChain(apiHandler http.Handler, c ChainConfig) http.Handler {
 		log.Warn("authorization is disabled")
 	}
 
+	// The filters upstream measures in
+	// apiserver_request_filter_duration_seconds are wrapped as its are:
+	// started before the filter, completed in the handler it passes on to.
+	started := func(h http.Handler, name string) http.Handler { return metrics.TrackFilterStarted(h, c.Metrics, name) }
+	completed := func(h http.Handler) http.Handler { return metrics.TrackFilterCompleted(h, c.Metrics) }
 	h := apiHandler
-	h = WithAuthorization(h, c.Authorizer, log, c.Metrics.Auth())
+	h = started(WithAuthorization(completed(h), c.Authorizer, log, c.Metrics.Auth()), metrics.FilterAuthorization)
 	if c.PriorityAndFairness != nil {
-		h = WithPriorityAndFairness(h, *c.PriorityAndFairness, c.LongRunning, log)
+		h = started(WithPriorityAndFairness(completed(h), *c.PriorityAndFairness, c.LongRunning, log), metrics.FilterPriorityAndFairness)
 	} else {
 		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, c.LongRunning, c.Metrics, log)
 	}
-	h = WithImpersonation(h, c.Authorizer, log, c.Metrics.Auth())
-	h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.LongRunning, c.AuditMetrics)
+	h = started(WithImpersonation(completed(h), c.Authorizer, log, c.Metrics.Auth()), metrics.FilterImpersonation)
+	h = started(WithAudit(completed(h), c.AuditBackend, c.AuditPolicy, c.LongRunning, c.AuditMetrics), metrics.FilterAudit)
 	failed := c.AuthenticationFailed
 	if failed == nil {
 		failed = Unauthorized()
 	}
-	failed = WithFailedAuthenticationAudit(failed, c.AuditBackend, c.AuditPolicy, c.AuditMetrics)
-	h = WithAuthentication(h, c.Authenticator, failed, log, c.Metrics.Auth())
+	failed = completed(WithFailedAuthenticationAudit(failed, c.AuditBackend, c.AuditPolicy, c.AuditMetrics))
+	h = started(WithAuthentication(completed(h), c.Authenticator, failed, log, c.Metrics.Auth()), metrics.FilterAuthentication)
 	h = WithCORS(h, c.CORSAllowedOrigins)
 	h = WithWarningRecorder(h, log)
 	h = WithTimeout(h, c.LongRunning, c.TimedOutHandlers, log)

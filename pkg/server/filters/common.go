@@ -49,6 +49,12 @@ var exemptPathPrefixes = []string{"/readyz", "/livez", "/healthz", "/metrics"}
 // client.
 const LoopbackUserAgentPrefix = "kube-apiserver/"
 
+// ControllerManagerUserAgentPrefix begins the user agent of kapi's
+// in-process controllers (kube-controller-manager's). They authenticate as
+// system:apiserver, but stand for a kube-controller-manager, whose
+// requests upstream does not count as self-requests.
+const ControllerManagerUserAgentPrefix = "kube-controller-manager/"
+
 // isExemptFromShutdown reports whether r is still served after the server
 // stopped accepting new requests (lifecycle.md 24): loopback clients, health
 // probes and metrics scraping (plain prefix match). WithRetryAfter and

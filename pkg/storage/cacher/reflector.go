@@ -126,8 +126,11 @@ type CurrentWatcher interface {
 // listAndWatch lists the prefix, starts the underlying watch from the
 // list's revision and replaces the cache's state with the list.
 func (c *Cacher) listAndWatch(ctx context.Context) (watch.Interface, error) {
+	// The initialization's duration is measured from here, as upstream's
+	// from the start of its startCaching.
+	start := time.Now()
 	if cw, ok := c.store.(CurrentWatcher); ok {
-		return c.watchAndList(ctx, cw)
+		return c.watchAndList(ctx, cw, start)
 	}
 	for {
 		list := c.cfg.NewListFunc()
@@ -164,7 +167,7 @@ func (c *Cacher) listAndWatch(ctx context.Context) (watch.Interface, error) {
 				continue
 			}
 		}
-		if err := c.replace(items, rv); err != nil {
+		if err := c.replace(items, rv, start); err != nil {
 			w.Stop()
 			return nil, err
 		}
@@ -183,7 +186,7 @@ func (c *Cacher) listAndWatch(ctx context.Context) (watch.Interface, error) {
 // round trip instead of waiting up to 100 ms for etcd to catch the watch up
 // (which it would have to whenever anything was written between the list
 // and the watch: at start-up, nearly always).
-func (c *Cacher) watchAndList(ctx context.Context, cw CurrentWatcher) (watch.Interface, error) {
+func (c *Cacher) watchAndList(ctx context.Context, cw CurrentWatcher, start time.Time) (watch.Interface, error) {
 	initial := false
 	wopts := storage.ListOptions{
 		Recursive:         true,
@@ -224,7 +227,7 @@ func (c *Cacher) watchAndList(ctx context.Context, cw CurrentWatcher) (watch.Int
 		w.Stop()
 		return nil, fmt.Errorf("list %q: %w", c.cfg.ResourcePrefix, err)
 	}
-	if err := c.replace(items, rv); err != nil {
+	if err := c.replace(items, rv, start); err != nil {
 		w.Stop()
 		return nil, err
 	}
@@ -372,7 +375,8 @@ func (c *Cacher) newEntry(obj runtime.Object) (*entry, error) {
 
 // replace sets the cache's state to items at revision rv, with an empty
 // event window, and terminates every watcher (they may have missed events).
-func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
+// start is when the list and watch that read items began.
+func (c *Cacher) replace(items []runtime.Object, rv uint64, start time.Time) error {
 	entries := make([]*entry, 0, len(items))
 	for _, obj := range items {
 		e, err := c.newEntry(obj)
@@ -395,7 +399,7 @@ func (c *Cacher) replace(items []runtime.Object, rv uint64) error {
 	c.rv, c.windowStart, c.stateSince, c.eventRV = rv, rv, rv, 0
 	c.sentRV.Store(rv)
 	c.snaps.reset()
-	c.metrics.Initialized(rv)
+	c.metrics.Initialized(rv, time.Since(start))
 	c.ready = true
 	c.initErr = nil
 	c.initFailed.Store(false)

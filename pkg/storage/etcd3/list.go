@@ -90,7 +90,14 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	// What serving the LIST cost, recorded on errors too (as upstream).
 	var fetched, evaluated int
 	var readErrs storage.ListReadErrors
-	defer func() { s.metrics.StorageList(fetched, evaluated, items.len()) }()
+	// Upstream streams (EtcdRangeStream) a recursive list unless it is a
+	// page with selectors.
+	streamed := opts.Recursive && (pred.Limit <= 0 || pred.Empty())
+	listStart := time.Now()
+	defer func() {
+		s.metrics.StorageList(fetched, evaluated, items.len())
+		s.metrics.ListLatency(streamed, listStart)
+	}()
 	op := storagemetrics.OpGet
 	if opts.Recursive {
 		op = storagemetrics.OpList

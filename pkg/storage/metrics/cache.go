@@ -18,7 +18,7 @@ type Cache struct {
 	initEvents, terminated, capacityUp, capacityDown  func() prometheus.Counter
 	listTotal, listFetched, listReturned              func() prometheus.Counter
 	resourceVersion, capacity                         func() prometheus.Gauge
-	readWait                                          func() prometheus.Observer
+	readWait, initDuration                            func() prometheus.Observer
 }
 
 // Cache returns the watch-cache metrics of the resource (nil if r is nil).
@@ -53,6 +53,9 @@ func (r *Resource) Cache() *Cache {
 		readWait: sync.OnceValue(func() prometheus.Observer {
 			return m.cacheReadWait.WithLabelValues(g, res)
 		}),
+		initDuration: sync.OnceValue(func() prometheus.Observer {
+			return m.cacheInitDuration.WithLabelValues(g, res)
+		}),
 	}
 }
 
@@ -71,12 +74,13 @@ func (c *Cache) EventDispatched() {
 }
 
 // Initialized counts one (re)initialization of the cache from a list at
-// revision rv.
-func (c *Cache) Initialized(rv uint64) {
+// revision rv, which took d from the start of its list and watch.
+func (c *Cache) Initialized(rv uint64, d time.Duration) {
 	if c == nil {
 		return
 	}
 	c.initializations().Inc()
+	c.initDuration().Observe(d.Seconds())
 	c.ResourceVersion(rv)
 }
 

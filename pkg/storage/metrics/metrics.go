@@ -41,6 +41,7 @@ type Metrics struct {
 	listFetched    *prometheus.CounterVec   // apiserver_storage_list_fetched_objects_total
 	listEvaluated  *prometheus.CounterVec   // apiserver_storage_list_evaluated_objects_total
 	listReturned   *prometheus.CounterVec   // apiserver_storage_list_returned_objects_total
+	listLatency    *prometheus.HistogramVec // apiserver_storage_list_duration_seconds
 	objects        *objectCounts            // apiserver_storage_objects, apiserver_resource_objects
 
 	cacheEventsReceived   *prometheus.CounterVec   // apiserver_watch_cache_events_received_total
@@ -51,6 +52,7 @@ type Metrics struct {
 	cacheCapacityUp       *prometheus.CounterVec   // watch_cache_capacity_increase_total
 	cacheCapacityDown     *prometheus.CounterVec   // watch_cache_capacity_decrease_total
 	cacheReadWait         *prometheus.HistogramVec // apiserver_watch_cache_read_wait_seconds
+	cacheInitDuration     *prometheus.HistogramVec // apiserver_watch_cache_initialization_duration_seconds
 	cacheConsistentReads  *prometheus.CounterVec   // apiserver_watch_cache_consistent_read_total
 	cacheInitEvents       *prometheus.CounterVec   // apiserver_init_events_total
 	cacheTerminated       *prometheus.CounterVec   // apiserver_terminated_watchers_total
@@ -83,7 +85,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		listFetched:    counter("apiserver_storage_list_fetched_objects_total", "[ALPHA] Number of objects read from storage in the course of serving a LIST request", grLabels),
 		listEvaluated:  counter("apiserver_storage_list_evaluated_objects_total", "[ALPHA] Number of objects tested in the course of serving a LIST request from storage", grLabels),
 		listReturned:   counter("apiserver_storage_list_returned_objects_total", "[ALPHA] Number of objects returned for a LIST request from storage", grLabels),
-		objects:        newObjectCounts(),
+		listLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_storage_list_duration_seconds",
+			Help:    "[ALPHA] Latency of the storage layer GetList call in seconds, including object decode, split by whether etcd RangeStream was used.",
+			Buckets: etcdRequestBuckets,
+		}, []string{"streamed", "group", "resource"}),
+		objects: newObjectCounts(),
 
 		cacheEventsReceived:   counter("apiserver_watch_cache_events_received_total", "[ALPHA] Counter of events received in watch cache broken by resource type.", grLabels),
 		cacheEventsDispatched: counter("apiserver_watch_cache_events_dispatched_total", "[ALPHA] Counter of events dispatched in watch cache broken by resource type.", grLabels),
@@ -98,6 +105,11 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "[ALPHA] Histogram of time spent waiting for a watch cache to become fresh.",
 			Buckets: readWaitBuckets,
 		}, grLabels),
+		cacheInitDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_watch_cache_initialization_duration_seconds",
+			Help:    "[ALPHA] Histogram of watch cache initialization duration in seconds, broken by resource type.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600},
+		}, grLabels),
 		cacheConsistentReads: counter("apiserver_watch_cache_consistent_read_total", "[ALPHA] Counter for consistent reads from cache.", []string{"group", "resource", "success", "fallback"}),
 		cacheInitEvents:      counter("apiserver_init_events_total", "[ALPHA] Counter of init events processed in watch cache broken by resource type.", grLabels),
 		cacheTerminated:      counter("apiserver_terminated_watchers_total", "[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.", grLabels),
@@ -108,9 +120,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	if reg != nil {
 		for _, c := range []prometheus.Collector{
 			m.etcdLatency, m.etcdRequests, m.etcdErrors, m.eventsReceived, m.bookmarks, m.decodeErrors,
-			m.listTotal, m.listFetched, m.listEvaluated, m.listReturned, m.objects,
+			m.listTotal, m.listFetched, m.listEvaluated, m.listReturned, m.listLatency, m.objects,
 			m.cacheEventsReceived, m.cacheEventsDispatched, m.cacheInitializations, m.cacheResourceVersion,
-			m.cacheCapacity, m.cacheCapacityUp, m.cacheCapacityDown, m.cacheReadWait, m.cacheConsistentReads,
+			m.cacheCapacity, m.cacheCapacityUp, m.cacheCapacityDown, m.cacheReadWait, m.cacheInitDuration, m.cacheConsistentReads,
 			m.cacheInitEvents, m.cacheTerminated, m.cacheList, m.cacheListFetched, m.cacheListReturned,
 		} {
 			if err := reg.Register(c); err != nil {
@@ -129,6 +141,7 @@ type Resource struct {
 	gr schema.GroupResource
 
 	listTotal, listFetched, listEvaluated, listReturned func() prometheus.Counter
+	listLatency                                         [2]func() prometheus.Observer // not streamed, streamed
 	eventsReceived                                      func() prometheus.Counter
 }
 
@@ -148,6 +161,10 @@ func (m *Metrics) Resource(gr schema.GroupResource) *Resource {
 		listEvaluated:  lazy(m.listEvaluated),
 		listReturned:   lazy(m.listReturned),
 		eventsReceived: lazy(m.eventsReceived),
+		listLatency: [2]func() prometheus.Observer{
+			sync.OnceValue(func() prometheus.Observer { return m.listLatency.WithLabelValues("false", gr.Group, gr.Resource) }),
+			sync.OnceValue(func() prometheus.Observer { return m.listLatency.WithLabelValues("true", gr.Group, gr.Resource) }),
+		},
 	}
 }
 
@@ -206,6 +223,22 @@ func (r *Resource) StorageList(fetched, evaluated, returned int) {
 	r.listFetched().Add(float64(fetched))
 	r.listEvaluated().Add(float64(evaluated))
 	r.listReturned().Add(float64(returned))
+}
+
+// ListLatency records how long one GetList of the etcd storage took
+// (apiserver_storage_list_duration_seconds, upstream's etcd3
+// RecordListLatency; recorded on errors too): streamed tells whether the
+// list read etcd as one range stream (upstream's EtcdRangeStream, on by
+// default in v1.37).
+func (r *Resource) ListLatency(streamed bool, start time.Time) {
+	if r == nil {
+		return
+	}
+	i := 0
+	if streamed {
+		i = 1
+	}
+	r.listLatency[i]().Observe(time.Since(start).Seconds())
 }
 
 // TrackObjects makes count the source of the resource's object count

@@ -88,6 +88,7 @@ func TestResourceRecording(t *testing.T) {
 	r.DecodeError()
 	r.StorageList(10, 8, 2)
 	r.StorageList(1, 1, 1)
+	r.ListLatency(true, time.Now())
 	for _, c := range []struct{ family, want string }{
 		{"etcd_request_duration_seconds", `group="apps",operation="get",resource="deployments" 2`},
 		{"etcd_requests_total", `group="apps",operation="get",resource="deployments" 2`},
@@ -96,6 +97,7 @@ func TestResourceRecording(t *testing.T) {
 		{"etcd_bookmark_counts", `group="apps",resource="deployments" 1`},
 		{"apiserver_storage_decode_errors_total", `group="apps",resource="deployments" 1`},
 		{"apiserver_storage_list_total", `group="apps",resource="deployments" 2`},
+		{"apiserver_storage_list_duration_seconds", `group="apps",resource="deployments",streamed="true" 1`},
 		{"apiserver_storage_list_fetched_objects_total", `group="apps",resource="deployments" 11`},
 		{"apiserver_storage_list_evaluated_objects_total", `group="apps",resource="deployments" 9`},
 		{"apiserver_storage_list_returned_objects_total", `group="apps",resource="deployments" 3`},
@@ -113,7 +115,7 @@ func TestCacheRecording(t *testing.T) {
 	c.Capacity(100, 200)
 	c.Capacity(200, 200)
 	c.Capacity(200, 100)
-	c.Initialized(1_234_567_890_123_456_789)
+	c.Initialized(1_234_567_890_123_456_789, 30*time.Millisecond)
 	c.EventReceived()
 	c.EventReceived()
 	c.EventDispatched()
@@ -136,6 +138,7 @@ func TestCacheRecording(t *testing.T) {
 		{"apiserver_init_events_total", pods + " 1"},
 		{"apiserver_terminated_watchers_total", pods + " 1"},
 		{"apiserver_watch_cache_read_wait_seconds", pods + " 1"},
+		{"apiserver_watch_cache_initialization_duration_seconds", pods + " 1"},
 		{"apiserver_cache_list_total", `group="",index="",resource="pods" 1`},
 		{"apiserver_cache_list_fetched_objects_total", `group="",index="",resource="pods" 5`},
 		{"apiserver_cache_list_returned_objects_total", pods + " 2"},
@@ -164,10 +167,11 @@ func TestNilRecordsNothing(t *testing.T) {
 	r.EtcdBookmark()
 	r.DecodeError()
 	r.StorageList(1, 1, 1)
+	r.ListLatency(true, time.Now())
 	r.TrackObjects(func(context.Context) (int64, error) { return 0, nil })()
 	c := r.Cache()
 	c.Capacity(0, 1)
-	c.Initialized(1)
+	c.Initialized(1, time.Second)
 	c.EventReceived()
 	c.EventDispatched()
 	c.InitEvent()
