@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -212,4 +213,75 @@ func TestOffByDefaultPodFieldsAreDropped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCrossNamespaceDataSourceRefIsDropped: CrossNamespaceVolumeDataSource
+// is alpha and off by default in v1.37.2, whose PVC strategy drops a
+// dataSourceRef naming a namespace unless the stored claim has a
+// dataSourceRef; a dataSource sent along is then mirrored into
+// dataSourceRef. Answers of the reference, checked with kubectl create
+// --dry-run=server and kubectl replace.
+func TestCrossNamespaceDataSourceRefIsDropped(t *testing.T) {
+	srv := kapitest.Start(t)
+	dc, err := dynamic.NewForConfig(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}).Namespace("default")
+	ctx := t.Context()
+	snapshot := map[string]any{"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "s"}
+	crossNamespace := map[string]any{"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "s", "namespace": "other"}
+	claim := func(name string, sources map[string]any) *unstructured.Unstructured {
+		spec := map[string]any{
+			"accessModes": []any{"ReadWriteOnce"},
+			"resources":   map[string]any{"requests": map[string]any{"storage": "1Gi"}},
+		}
+		for k, v := range sources {
+			spec[k] = v
+		}
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+			"metadata": map[string]any{"name": name, "namespace": "default"},
+			"spec":     spec,
+		}}
+	}
+	sources := func(o *unstructured.Unstructured) (ds, ref any) {
+		spec, _, _ := unstructured.NestedMap(o.Object, "spec")
+		return spec["dataSource"], spec["dataSourceRef"]
+	}
+	for _, tc := range []struct {
+		name            string
+		sent            map[string]any
+		wantDS, wantRef any
+	}{
+		{"ref with a namespace alone", map[string]any{"dataSourceRef": crossNamespace}, nil, nil},
+		{"ref with a namespace and a dataSource", map[string]any{"dataSource": snapshot, "dataSourceRef": crossNamespace}, snapshot, snapshot},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := strings.ToLower(strings.ReplaceAll(tc.name, " ", "-"))
+			got, err := client.Create(ctx, claim(name, tc.sent), metav1.CreateOptions{})
+			if err != nil {
+				t.Fatalf("create: reference answers 201, kapi: %v", err)
+			}
+			ds, ref := sources(got)
+			if !equality.Semantic.DeepEqual(ds, tc.wantDS) || !equality.Semantic.DeepEqual(ref, tc.wantRef) {
+				t.Errorf("dataSource, dataSourceRef = %v, %v; the reference's: %v, %v", ds, ref, tc.wantDS, tc.wantRef)
+			}
+		})
+	}
+	t.Run("update adding a ref with a namespace", func(t *testing.T) {
+		stored, err := client.Create(ctx, claim("plain", nil), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		update := claim("plain", map[string]any{"dataSourceRef": crossNamespace})
+		update.SetResourceVersion(stored.GetResourceVersion())
+		got, err := client.Update(ctx, update, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatalf("update: reference answers 200, kapi: %v", err)
+		}
+		if ds, ref := sources(got); ds != nil || ref != nil {
+			t.Errorf("dataSource, dataSourceRef = %v, %v; the reference drops the ref", ds, ref)
+		}
+	})
 }
