@@ -285,3 +285,46 @@ func TestCrossNamespaceDataSourceRefIsDropped(t *testing.T) {
 		}
 	})
 }
+
+// TestNodePodPreemptionPolicyIsDropped: spec.podPreemptionPolicy
+// (InPlacePodVerticalScalingSchedulerPreemption, alpha, off by default in
+// v1.37.2) is dropped from a new node and from an update of a node that
+// has none, as the reference answers (kubectl create --dry-run=server,
+// kubectl replace).
+func TestNodePodPreemptionPolicyIsDropped(t *testing.T) {
+	srv := kapitest.Start(t)
+	dc, err := dynamic.NewForConfig(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "nodes"})
+	ctx := t.Context()
+	node := func(name string, policy bool) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": name}}}
+		if policy {
+			o.Object["spec"] = map[string]any{"podPreemptionPolicy": map[string]any{"disableResizePreemption": []any{"example.com/a"}}}
+		}
+		return o
+	}
+	created, err := client.Create(ctx, node("gates-create", true), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: reference answers 201, kapi: %v", err)
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(created.Object, "spec", "podPreemptionPolicy"); found {
+		t.Errorf("create kept spec.podPreemptionPolicy; the reference drops it")
+	}
+	stored, err := client.Create(ctx, node("gates-update", false), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	update := node("gates-update", true)
+	update.SetResourceVersion(stored.GetResourceVersion())
+	updated, err := client.Update(ctx, update, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("update: reference answers 200, kapi: %v", err)
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(updated.Object, "spec", "podPreemptionPolicy"); found {
+		t.Errorf("update kept spec.podPreemptionPolicy; the reference drops it")
+	}
+}
