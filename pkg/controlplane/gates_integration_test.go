@@ -328,3 +328,66 @@ func TestNodePodPreemptionPolicyIsDropped(t *testing.T) {
 		t.Errorf("update kept spec.podPreemptionPolicy; the reference drops it")
 	}
 }
+
+// TestResourceSliceAlphaFieldsAreDropped: the fields of five alpha DRA
+// gates (off by default in v1.37.2) are dropped from a new slice, as the
+// reference answers (kubectl create --dry-run=server -o json); a device
+// attribute holding only a list value is then empty, which the reference
+// refuses with 422 in the words of its declarative union validation (as
+// one with two values).
+func TestResourceSliceAlphaFieldsAreDropped(t *testing.T) {
+	srv := kapitest.Start(t)
+	dc, err := dynamic.NewForConfig(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dc.Resource(schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"})
+	ctx := t.Context()
+	slice := func(name string, attrs map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+			"metadata": map[string]any{"name": name},
+			"spec": map[string]any{
+				"driver": "example.com", "allNodes": true,
+				"pool":                   map[string]any{"name": name, "generation": int64(1), "resourceSliceCount": int64(1)},
+				"partitionTypeAttribute": "example.com/type",
+				"skipNodeOperations":     []any{"NodePrepareResources"},
+				"devices": []any{map[string]any{
+					"name":       "d",
+					"attributes": attrs,
+					"consumesCounters": []any{map[string]any{"counterSet": "cs",
+						"counters":            map[string]any{"mem": map[string]any{"value": "1"}},
+						"compatibilityGroups": []any{"g"}}},
+					"nodeAllocatableResources": map[string]any{"cpu": map[string]any{}},
+				}},
+			},
+		}}
+	}
+	got, err := client.Create(ctx, slice("gates", map[string]any{"a": map[string]any{"string": "x"}}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: reference answers 201, kapi: %v", err)
+	}
+	want := map[string]any{
+		"driver": "example.com", "allNodes": true,
+		"pool": map[string]any{"name": "gates", "generation": int64(1), "resourceSliceCount": int64(1)},
+		"devices": []any{map[string]any{
+			"name":       "d",
+			"attributes": map[string]any{"a": map[string]any{"string": "x"}},
+			"consumesCounters": []any{map[string]any{"counterSet": "cs",
+				"counters": map[string]any{"mem": map[string]any{"value": "1"}}}},
+		}},
+	}
+	if spec, _, _ := unstructured.NestedMap(got.Object, "spec"); !equality.Semantic.DeepEqual(spec, want) {
+		t.Errorf("spec = %v\nthe reference's: %v", spec, want)
+	}
+	_, err = client.Create(ctx, slice("lists", map[string]any{"l": map[string]any{"ints": []any{int64(1), int64(2)}}}), metav1.CreateOptions{})
+	const wantErr = "spec.devices[0].attributes[l]: Invalid value: \"\": must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`"
+	if err == nil || !strings.Contains(err.Error(), wantErr) {
+		t.Errorf("create with a list attribute: %v; the reference answers 422 %s", err, wantErr)
+	}
+	_, err = client.Create(ctx, slice("two", map[string]any{"a": map[string]any{"string": "x", "int": int64(1)}}), metav1.CreateOptions{})
+	const wantTwo = "spec.devices[0].attributes[a]: Invalid value: \"{int, string}\": must specify exactly one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`"
+	if err == nil || !strings.Contains(err.Error(), wantTwo) {
+		t.Errorf("create with two values: %v; the reference answers 422 %s", err, wantTwo)
+	}
+}
