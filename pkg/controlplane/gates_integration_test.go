@@ -391,3 +391,49 @@ func TestResourceSliceAlphaFieldsAreDropped(t *testing.T) {
 		t.Errorf("create with two values: %v; the reference answers 422 %s", err, wantTwo)
 	}
 }
+
+// TestDerivedAttributesAreDropped: the device requests' derivedAttributes
+// (DRADerivedAttributes, alpha, off by default in v1.37.2) are dropped
+// from new claims and claim templates, as the reference answers (kubectl
+// create --dry-run=server -o json).
+func TestDerivedAttributesAreDropped(t *testing.T) {
+	srv := kapitest.Start(t)
+	dc, err := dynamic.NewForConfig(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	derived := []any{map[string]any{"name": "example.com/numa", "expression": "1"}}
+	for _, tc := range []struct {
+		resource, kind string
+		spec           map[string]any
+		requestsPath   []string
+		want           []any
+	}{
+		{"resourceclaims", "ResourceClaim",
+			map[string]any{"devices": map[string]any{"requests": []any{map[string]any{"name": "r",
+				"exactly": map[string]any{"deviceClassName": "c", "derivedAttributes": derived}}}}},
+			[]string{"spec", "devices", "requests"},
+			[]any{map[string]any{"name": "r", "exactly": map[string]any{"deviceClassName": "c", "allocationMode": "ExactCount", "count": int64(1)}}}},
+		{"resourceclaimtemplates", "ResourceClaimTemplate",
+			map[string]any{"spec": map[string]any{"devices": map[string]any{"requests": []any{map[string]any{"name": "r",
+				"firstAvailable": []any{map[string]any{"name": "s", "deviceClassName": "c", "derivedAttributes": derived}}}}}}},
+			[]string{"spec", "spec", "devices", "requests"},
+			[]any{map[string]any{"name": "r", "firstAvailable": []any{map[string]any{"name": "s", "deviceClassName": "c", "allocationMode": "ExactCount", "count": int64(1)}}}}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			client := dc.Resource(schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: tc.resource}).Namespace("default")
+			got, err := client.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "resource.k8s.io/v1", "kind": tc.kind,
+				"metadata": map[string]any{"name": "gates", "namespace": "default"},
+				"spec":     tc.spec,
+			}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatalf("create: reference answers 201, kapi: %v", err)
+			}
+			if requests, _, _ := unstructured.NestedSlice(got.Object, tc.requestsPath...); !equality.Semantic.DeepEqual(requests, tc.want) {
+				t.Errorf("requests = %v\nthe reference's: %v", requests, tc.want)
+			}
+		})
+	}
+}
