@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/job"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/batch"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -43,6 +44,7 @@ func (strategy) NamespaceScoped() bool { return true }
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	cj := obj.(*batchv1.CronJob)
 	cj.Status = batchv1.CronJobStatus{}
+	defaultscorev1.DropDisabledTemplateFields(&cj.Spec.JobTemplate.Spec.Template, nil)
 	cj.Spec.JobTemplate.Spec.Scheduling = nil
 }
 
@@ -50,6 +52,7 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	cj, oldCJ := obj.(*batchv1.CronJob), old.(*batchv1.CronJob)
 	cj.Status = *oldCJ.Status.DeepCopy()
+	defaultscorev1.DropDisabledTemplateFields(&cj.Spec.JobTemplate.Spec.Template, &oldCJ.Spec.JobTemplate.Spec.Template)
 	if oldCJ.Spec.JobTemplate.Spec.Scheduling == nil {
 		cj.Spec.JobTemplate.Spec.Scheduling = nil
 	}

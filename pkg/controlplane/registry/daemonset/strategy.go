@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/workload"
 	appsvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation/apps"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -42,6 +43,7 @@ func (strategy) NamespaceScoped() bool { return true }
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	ds := obj.(*appsv1.DaemonSet)
 	ds.Status = appsv1.DaemonSetStatus{}
+	defaultscorev1.DropDisabledTemplateFields(&ds.Spec.Template, nil)
 	gen, _, err := appsvalidation.TemplateGeneration(ds)
 	if err != nil {
 		return // not an integer: validation reports it
@@ -54,6 +56,7 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ds, o := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
 	ds.Status = *o.Status.DeepCopy()
+	defaultscorev1.DropDisabledTemplateFields(&ds.Spec.Template, &o.Spec.Template)
 	gen := storedTemplateGeneration(o)
 	if !equality.Semantic.DeepEqual(ds.Spec.Template, o.Spec.Template) {
 		gen++

@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/batch"
 	validationcore "github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -55,6 +56,7 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	}
 	job.Status = batchv1.JobStatus{}
 	job.Spec.Scheduling = nil
+	defaultscorev1.DropDisabledTemplateFields(&job.Spec.Template, nil)
 }
 
 // generateSelector adds the job-name and controller-uid labels (legacy
@@ -90,6 +92,7 @@ func generateSelector(job *batchv1.Job) {
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	job, oldJob := obj.(*batchv1.Job), old.(*batchv1.Job)
 	job.Status = *oldJob.Status.DeepCopy()
+	defaultscorev1.DropDisabledTemplateFields(&job.Spec.Template, &oldJob.Spec.Template)
 	if oldJob.Spec.Scheduling == nil {
 		job.Spec.Scheduling = nil
 	}

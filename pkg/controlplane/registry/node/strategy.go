@@ -39,21 +39,28 @@ var (
 func (strategy) NamespaceScoped() bool { return false }
 
 // PrepareForCreate drops the fields of the removed dynamic kubelet
-// configuration (spec.configSource, status.config), as upstream's
-// dropDisabledFields does on create.
+// configuration (spec.configSource, status.config) and
+// spec.podPreemptionPolicy (its gate is off by default in v1.37.2), as
+// upstream's dropDisabledFields does on create.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	n := obj.(*corev1.Node)
 	n.Spec.ConfigSource = nil
 	n.Status.Config = nil
+	n.Spec.PodPreemptionPolicy = nil
 }
 
 // PrepareForUpdate keeps the stored status, and drops spec.configSource
-// unless the stored node already has one.
+// and spec.podPreemptionPolicy (InPlacePodVerticalScalingSchedulerPreemption,
+// alpha, off by default in v1.37.2) unless the stored node already has
+// them.
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	n, o := obj.(*corev1.Node), old.(*corev1.Node)
 	n.Status = *o.Status.DeepCopy()
 	if o.Spec.ConfigSource == nil {
 		n.Spec.ConfigSource = nil
+	}
+	if o.Spec.PodPreemptionPolicy == nil {
+		n.Spec.PodPreemptionPolicy = nil
 	}
 }
 

@@ -33,10 +33,12 @@ var (
 
 func (strategy) NamespaceScoped() bool { return true }
 
-// PrepareForCreate clears the status and normalizes the data sources.
+// PrepareForCreate clears the status, drops a cross-namespace
+// dataSourceRef and normalizes the data sources.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	pvc := obj.(*corev1.PersistentVolumeClaim)
 	pvc.Status = corev1.PersistentVolumeClaimStatus{}
+	dropCrossNamespaceDataSourceRef(&pvc.Spec, nil)
 	enforceDataSourceBackwardsCompatibility(&pvc.Spec, nil)
 	normalizeDataSources(&pvc.Spec)
 }
@@ -47,6 +49,7 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	pvc, oldPVC := obj.(*corev1.PersistentVolumeClaim), old.(*corev1.PersistentVolumeClaim)
 	pvc.Status = *oldPVC.Status.DeepCopy()
+	dropCrossNamespaceDataSourceRef(&pvc.Spec, &oldPVC.Spec)
 	enforceDataSourceBackwardsCompatibility(&pvc.Spec, &oldPVC.Spec)
 	normalizeDataSources(&pvc.Spec)
 	normalizeDataSources(&oldPVC.Spec)
@@ -116,6 +119,23 @@ func enforceDataSourceBackwardsCompatibility(spec, oldSpec *corev1.PersistentVol
 	if !isPVC && !isSnapshot {
 		spec.DataSource = nil
 	}
+}
+
+// dropCrossNamespaceDataSourceRef drops a dataSourceRef that names a
+// namespace (CrossNamespaceVolumeDataSource, alpha, off by default in
+// v1.37.2) unless the stored claim (oldSpec, nil on create) has a
+// dataSourceRef, as upstream's pvcutil.DropDisabledFields. It runs before
+// the backwards-compatibility rule and the normalization, so a dataSource
+// sent along is then mirrored into dataSourceRef, without the namespace.
+func dropCrossNamespaceDataSourceRef(spec, oldSpec *corev1.PersistentVolumeClaimSpec) {
+	ref := spec.DataSourceRef
+	if ref == nil || ref.Namespace == nil || *ref.Namespace == "" {
+		return
+	}
+	if oldSpec != nil && oldSpec.DataSourceRef != nil {
+		return
+	}
+	spec.DataSourceRef = nil
 }
 
 // normalizeDataSources makes dataSource and dataSourceRef mirror each

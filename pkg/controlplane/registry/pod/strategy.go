@@ -43,8 +43,10 @@ func (strategy) NamespaceScoped() bool { return true }
 
 // PrepareForCreate fills in what the API server sets on a new pod
 // (status, generation, scheduling-gated condition, label-key selectors,
-// AppArmor fields), warning about deprecated AppArmor annotations.
+// AppArmor fields), warning about deprecated AppArmor annotations, and
+// drops the fields of features that are off by default.
 func (strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	defaultscorev1.DropDisabledPodSpecFields(&obj.(*corev1.Pod).Spec, nil)
 	for _, w := range defaultscorev1.PrepareForCreate(obj.(*corev1.Pod)) {
 		warning.AddWarning(ctx, w)
 	}
@@ -52,10 +54,13 @@ func (strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 
 // PrepareForUpdate keeps the stored status, and the stored pod-level
 // resources when the update drops them all (a client that does not know
-// the field; v1.37's PrepareForUpdate with PodLevelResourcesFixDefaulting).
+// the field; v1.37's PrepareForUpdate with PodLevelResourcesFixDefaulting),
+// and drops the fields of features that are off by default and that the
+// stored pod does not use.
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
 	pod.Status = *oldPod.Status.DeepCopy()
+	defaultscorev1.DropDisabledPodSpecFields(&pod.Spec, &oldPod.Spec)
 	if pod.Spec.Resources == nil && oldPod.Spec.Resources != nil {
 		pod.Spec.Resources = oldPod.Spec.Resources.DeepCopy()
 	}
@@ -206,6 +211,7 @@ type subresourceStrategy struct {
 func (s subresourceStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
 	s.keep(pod, oldPod)
+	defaultscorev1.DropDisabledPodSpecFields(&pod.Spec, &oldPod.Spec)
 	pod.Status = *oldPod.Status.DeepCopy()
 	// metav1.ResetObjectMetaForStatus.
 	pod.DeletionTimestamp = oldPod.DeletionTimestamp

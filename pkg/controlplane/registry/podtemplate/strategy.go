@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	validationcore "github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -27,10 +28,17 @@ var (
 
 func (strategy) NamespaceScoped() bool { return true }
 
-// PrepareForCreate: a new template's generation is 1 (the store sets it).
-func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
+// PrepareForCreate: a new template's generation is 1 (the store sets it);
+// the fields of features that are off by default are dropped.
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	defaultscorev1.DropDisabledTemplateFields(&obj.(*corev1.PodTemplate).Template, nil)
+}
 
-func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+// PrepareForUpdate drops the fields of features that are off by default
+// and that the stored template does not use.
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	defaultscorev1.DropDisabledTemplateFields(&obj.(*corev1.PodTemplate).Template, &old.(*corev1.PodTemplate).Template)
+}
 
 // GenerationChanged: the template changed (upstream's podTemplateStrategy
 // compares the templates).

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/workload"
 	appsvalidation "github.com/kapi-dev/kapi/pkg/controlplane/validation/apps"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -40,12 +41,16 @@ func (strategy) NamespaceScoped() bool { return true }
 
 // PrepareForCreate clears the status: a create cannot set it.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*appsv1.ReplicaSet).Status = appsv1.ReplicaSetStatus{}
+	o := obj.(*appsv1.ReplicaSet)
+	o.Status = appsv1.ReplicaSetStatus{}
+	defaultscorev1.DropDisabledTemplateFields(&o.Spec.Template, nil)
 }
 
 // PrepareForUpdate keeps the stored status: only /status changes it.
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*appsv1.ReplicaSet).Status = *old.(*appsv1.ReplicaSet).Status.DeepCopy()
+	o, oldO := obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet)
+	o.Status = *oldO.Status.DeepCopy()
+	defaultscorev1.DropDisabledTemplateFields(&o.Spec.Template, &oldO.Spec.Template)
 }
 
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	defaultscorev1 "github.com/kapi-dev/kapi/pkg/api/defaults/corev1"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -47,12 +48,16 @@ func (strategy) NamespaceScoped() bool { return true }
 
 // PrepareForCreate clears the status.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*corev1.ReplicationController).Status = corev1.ReplicationControllerStatus{}
+	rc := obj.(*corev1.ReplicationController)
+	rc.Status = corev1.ReplicationControllerStatus{}
+	defaultscorev1.DropDisabledTemplateFields(rc.Spec.Template, nil)
 }
 
 // PrepareForUpdate keeps the stored status.
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*corev1.ReplicationController).Status = *old.(*corev1.ReplicationController).Status.DeepCopy()
+	rc, oldRC := obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController)
+	rc.Status = *oldRC.Status.DeepCopy()
+	defaultscorev1.DropDisabledTemplateFields(rc.Spec.Template, oldRC.Spec.Template)
 }
 
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {

@@ -53,14 +53,20 @@ var (
 
 func (strategy) NamespaceScoped() bool { return true }
 
-// PrepareForCreate clears the status.
+// PrepareForCreate clears the status and drops the fields of features
+// that are off by default.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*resourcev1.ResourceClaim).Status = resourcev1.ResourceClaimStatus{}
+	c := obj.(*resourcev1.ResourceClaim)
+	c.Status = resourcev1.ResourceClaimStatus{}
+	DropDisabledSpecFields(&c.Spec, nil)
 }
 
-// PrepareForUpdate keeps the stored status.
+// PrepareForUpdate keeps the stored status and drops the fields of
+// features that are off by default and that the stored claim does not use.
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*resourcev1.ResourceClaim).Status = *old.(*resourcev1.ResourceClaim).Status.DeepCopy()
+	c, oldC := obj.(*resourcev1.ResourceClaim), old.(*resourcev1.ResourceClaim)
+	c.Status = *oldC.Status.DeepCopy()
+	DropDisabledSpecFields(&c.Spec, &oldC.Spec)
 }
 
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kapi-dev/kapi/pkg/controlplane/registry/resourceclaim"
 	"github.com/kapi-dev/kapi/pkg/controlplane/validation/resource"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/table"
@@ -40,9 +41,17 @@ var (
 	_ generic.UpdateStrategy = Strategy
 )
 
-func (strategy) NamespaceScoped() bool                            { return true }
-func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
-func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {
+func (strategy) NamespaceScoped() bool { return true }
+
+// PrepareForCreate drops the fields of features that are off by default.
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	resourceclaim.DropDisabledSpecFields(&obj.(*resourcev1.ResourceClaimTemplate).Spec.Spec, nil)
+}
+
+// PrepareForUpdate drops the fields of features that are off by default
+// and that the stored template does not use.
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	resourceclaim.DropDisabledSpecFields(&obj.(*resourcev1.ResourceClaimTemplate).Spec.Spec, &old.(*resourcev1.ResourceClaimTemplate).Spec.Spec)
 }
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	return resource.ValidateResourceClaimTemplate(obj.(*resourcev1.ResourceClaimTemplate))

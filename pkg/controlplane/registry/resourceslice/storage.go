@@ -76,9 +76,17 @@ var (
 	_ generic.GenerationStrategy = Strategy
 )
 
-func (strategy) NamespaceScoped() bool                            { return false }
-func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
-func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {
+func (strategy) NamespaceScoped() bool { return false }
+
+// PrepareForCreate drops the fields of features that are off by default.
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	dropDisabledFields(obj.(*resourcev1.ResourceSlice), nil)
+}
+
+// PrepareForUpdate drops the fields of features that are off by default
+// and that the stored slice does not use.
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	dropDisabledFields(obj.(*resourcev1.ResourceSlice), old.(*resourcev1.ResourceSlice))
 }
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	return resource.ValidateResourceSlice(obj.(*resourcev1.ResourceSlice))

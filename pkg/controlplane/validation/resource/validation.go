@@ -306,9 +306,7 @@ func ValidateResourceSlice(s *resourcev1.ResourceSlice) field.ErrorList {
 		for name, a := range d.Attributes {
 			ap := ip.Child("attributes").Key(string(name))
 			errs = append(errs, validateQualifiedName(name, ap)...)
-			if n := countAttributeValues(a); n != 1 {
-				errs = append(errs, field.Invalid(ap, a, "exactly one value must be specified"))
-			}
+			errs = append(errs, validateAttributeUnion(a, ap)...)
 		}
 		for name := range d.Capacity {
 			errs = append(errs, validateQualifiedName(name, ip.Child("capacity").Key(string(name)))...)
@@ -357,13 +355,27 @@ func validateQualifiedName(n resourcev1.QualifiedName, p *field.Path) field.Erro
 	return append(errs, validateIdentifier(id, p)...)
 }
 
-func countAttributeValues(a resourcev1.DeviceAttribute) int {
-	n := 0
-	for _, set := range []bool{a.IntValue != nil, a.BoolValue != nil, a.StringValue != nil, a.VersionValue != nil,
+// attributeMembers are a device attribute's union members in upstream's
+// declarative order.
+var attributeMembers = []string{"`int`", "`bool`", "`string`", "`version`", "`ints`", "`bools`", "`strings`", "`versions`"}
+
+// validateAttributeUnion: exactly one value, in the words of the
+// declarative union validation kube-apiserver v1.37.2 answers with
+// (apimachinery validate.Union; checked on the reference).
+func validateAttributeUnion(a resourcev1.DeviceAttribute, p *field.Path) field.ErrorList {
+	var set []string
+	for i, isSet := range []bool{a.IntValue != nil, a.BoolValue != nil, a.StringValue != nil, a.VersionValue != nil,
 		a.IntValues != nil, a.BoolValues != nil, a.StringValues != nil, a.VersionValues != nil} {
-		if set {
-			n++
+		if isSet {
+			set = append(set, strings.Trim(attributeMembers[i], "`"))
 		}
 	}
-	return n
+	switch len(set) {
+	case 1:
+		return nil
+	case 0:
+		return field.ErrorList{field.Invalid(p, "", "must specify one of: "+strings.Join(attributeMembers, ", "))}
+	default:
+		return field.ErrorList{field.Invalid(p, "{"+strings.Join(set, ", ")+"}", "must specify exactly one of: "+strings.Join(attributeMembers, ", "))}
+	}
 }
