@@ -100,6 +100,17 @@ type Interface interface {
 	CurrentRevision(ctx context.Context) (uint64, error)
 }
 
+// ItemGetter is a storage that can serve a single-object read whose
+// context asks for a cacheable.Item (a watch cache: see
+// cacheable.WithItem) without being given the object to fill: GetItem
+// reads key as Get does, hands the object to the Item when it can, and
+// otherwise fills an object it makes with newObj. It returns that object,
+// or nil when the Item holds the result. A GET served from the cache then
+// makes no empty object that nobody reads.
+type ItemGetter interface {
+	GetItem(ctx context.Context, key string, opts GetOptions, newObj func() runtime.Object) (runtime.Object, error)
+}
+
 // UpdateFunc computes the new object from the current one. It may be called
 // several times (once per conflict) and must not keep input.
 type UpdateFunc func(input runtime.Object) (output runtime.Object, err error)

@@ -24,6 +24,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
 )
 
 // OptimisticLockErrorMsg is kube's message for an update whose
@@ -363,6 +364,16 @@ func (e *Store) Get(ctx context.Context, name string, options *metav1.GetOptions
 	var opts storage.GetOptions
 	if options != nil {
 		opts.ResourceVersion = options.ResourceVersion
+	}
+	if ig, ok := e.Storage.(storage.ItemGetter); ok && cacheable.ItemWanted(ctx) != nil {
+		// The object is made only if the storage does not hand its
+		// entry to the reader's Item (then it is nil: the reader
+		// writes the Item, see rest.SharedObjectGetter).
+		obj, err := ig.GetItem(ctx, key, opts, e.NewFunc)
+		if err != nil {
+			return nil, interpret(err, e.qualifiedResource(ctx), name, "get")
+		}
+		return obj, nil
 	}
 	obj := e.NewFunc()
 	if err := e.Storage.Get(ctx, key, opts, obj); err != nil {

@@ -140,7 +140,8 @@ type SharedObjectLister interface {
 // watch cache's entry to the API handler as a shared object, encoded once
 // and kept with the entry (cacheable.WithItem): its GetSharesObjects(g) is
 // true when g, the storage as installed, returns the object its storage
-// read filled, unchanged.
+// read filled, unchanged. When the read hands the entry to the Item, the
+// object g returns may be nil (the generic store then makes none).
 type SharedObjectGetter interface {
 	GetSharesObjects(g Getter) bool
 }

@@ -36,6 +36,7 @@ func WithRequestDeadline(handler http.Handler, timeout time.Duration, isLongRunn
 // audits nothing; m (nil: none) counts the level and the event.
 func WithRequestDeadlineAudited(handler http.Handler, timeout time.Duration, isLongRunning LongRunningFunc, backend audit.Backend, policy audit.PolicyEvaluator, m *audit.Metrics, logger *slog.Logger) http.Handler {
 	logger = orDefault(logger)
+	next, _ := handler.(*timeoutFilter)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		info, ok := request.RequestInfoFrom(ctx)
@@ -72,12 +73,23 @@ func WithRequestDeadlineAudited(handler http.Handler, timeout time.Duration, isL
 		deadline := started.Add(limit)
 		ctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
+		if next != nil && !hasBody(r) {
+			// The timeout filter copies the request for its handler
+			// anyway: it takes the context as it is.
+			next.serve(ctx, w, r, true)
+			return
+		}
 		r = r.WithContext(ctx)
 		if b := boundBody(w, r, deadline); b != nil {
 			defer b.end()
 		}
 		handler.ServeHTTP(w, r)
 	})
+}
+
+// hasBody reports whether r may have a body (what boundBody bounds).
+func hasBody(r *http.Request) bool {
+	return r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0
 }
 
 // bodyReadGrace is how long after the request's deadline reads of its
@@ -103,7 +115,7 @@ const bodyReadGrace = time.Second
 // stops that), since the response writer is not usable afterwards. nil
 // means no bound: no body, or a writer without deadlines.
 func boundBody(w http.ResponseWriter, r *http.Request, deadline time.Time) *bodyBound {
-	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+	if !hasBody(r) {
 		return nil
 	}
 	b := &bodyBound{rc: http.NewResponseController(w), active: true}

@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -38,65 +39,86 @@ const TimeoutMessage = "request did not complete within the allotted timeout"
 // in handlers (if not nil) until it returns, so the server can wait for it.
 // Requests without a deadline are served inline.
 func WithTimeout(handler http.Handler, isLongRunning LongRunningFunc, handlers *SafeWaitGroup, logger *slog.Logger) http.Handler {
-	logger = orDefault(logger)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		info, ok := request.RequestInfoFrom(ctx)
-		if !ok {
-			internalError(w, r, errNoRequestInfo, logger)
-			return
-		}
-		if isLongRunning(r, info) {
-			handler.ServeHTTP(w, r)
-			return
-		}
-		if _, ok := ctx.Deadline(); !ok {
-			handler.ServeHTTP(w, r)
-			return
-		}
+	return &timeoutFilter{handler: handler, isLongRunning: isLongRunning, handlers: handlers, logger: orDefault(logger)}
+}
 
-		tw := newTimeoutWriter(w)
-		result := make(chan any, 1) // buffered: the goroutine never blocks on it
-		// The handler may change headers: keep r ours. The handler's
-		// goroutine gets a State of its own: what the filters after this
-		// one set is never written where this goroutine reads.
-		inner := r.Clone(request.WithState(ctx))
-		tracked := handlers != nil && handlers.Add(1) == nil
-		go func() {
-			growStack()
-			defer func() {
-				p := recover()
-				if p != nil && p != http.ErrAbortHandler {
-					p = fmt.Sprintf("%v\n%s", p, debug.Stack())
-				}
-				if timedOutAt, timedOut := tw.finish(); timedOut {
-					logger.Info("post-timeout activity", "timeElapsed", time.Since(timedOutAt),
-						"method", r.Method, "path", r.URL.Path, "panic", p)
-				}
-				result <- p
-				if tracked {
-					handlers.Done()
-				}
-			}()
-			handler.ServeHTTP(tw, inner)
+// timeoutFilter is the handler WithTimeout returns.
+type timeoutFilter struct {
+	handler       http.Handler
+	isLongRunning LongRunningFunc
+	handlers      *SafeWaitGroup
+	logger        *slog.Logger
+}
+
+func (f *timeoutFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.serve(r.Context(), w, r, false)
+}
+
+// serve serves r as if its context were ctx; other tells that it is not
+// (ctx is then a context of r's with a deadline: the deadline filter
+// passes the one it makes without copying the request for it; the
+// handler's request, a copy, carries ctx).
+func (f *timeoutFilter) serve(ctx context.Context, w http.ResponseWriter, r *http.Request, other bool) {
+	handler, handlers, logger := f.handler, f.handlers, f.logger
+	info, ok := request.RequestInfoFrom(ctx)
+	if !ok {
+		internalError(w, r, errNoRequestInfo, logger)
+		return
+	}
+	if f.isLongRunning(r, info) || !hasDeadline(ctx) {
+		if other {
+			r = r.WithContext(ctx)
+		}
+		handler.ServeHTTP(w, r)
+		return
+	}
+
+	tw := newTimeoutWriter(w)
+	result := make(chan any, 1) // buffered: the goroutine never blocks on it
+	// The handler may change headers: keep r ours. The handler's
+	// goroutine gets a State of its own: what the filters after this
+	// one set is never written where this goroutine reads.
+	inner := r.Clone(request.WithState(ctx))
+	tracked := handlers != nil && handlers.Add(1) == nil
+	go func() {
+		growStack()
+		defer func() {
+			p := recover()
+			if p != nil && p != http.ErrAbortHandler {
+				p = fmt.Sprintf("%v\n%s", p, debug.Stack())
+			}
+			if timedOutAt, timedOut := tw.finish(); timedOut {
+				logger.Info("post-timeout activity", "timeElapsed", time.Since(timedOutAt),
+					"method", r.Method, "path", r.URL.Path, "panic", p)
+			}
+			result <- p
+			if tracked {
+				handlers.Done()
+			}
 		}()
+		handler.ServeHTTP(tw, inner)
+	}()
 
-		select {
-		case p := <-result:
-			if p != nil {
-				panic(p)
-			}
-		case <-ctx.Done():
-			if tw.timeout() {
-				return
-			}
-			// The handler finished just as the deadline hit: its response
-			// stands.
-			if p := <-result; p != nil {
-				panic(p)
-			}
+	select {
+	case p := <-result:
+		if p != nil {
+			panic(p)
 		}
-	})
+	case <-ctx.Done():
+		if tw.timeout() {
+			return
+		}
+		// The handler finished just as the deadline hit: its response
+		// stands.
+		if p := <-result; p != nil {
+			panic(p)
+		}
+	}
+}
+
+func hasDeadline(ctx context.Context) bool {
+	_, ok := ctx.Deadline()
+	return ok
 }
 
 // timeoutWriter is the ResponseWriter of a handler run by WithTimeout. All

@@ -184,3 +184,47 @@ func TestTimeoutWriterHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlineHandsContextToTimeout: the deadline filter passes the
+// context it makes straight to the timeout filter that follows it (which
+// copies the request for its handler anyway) instead of copying the
+// request for it: one allocation less per request than with anything
+// between the two, and the handler's request carries the deadline as
+// before, with the same deadline for a body-less GET and for a PUT (whose
+// body the deadline filter bounds, on a copy).
+func TestDeadlineHandsContextToTimeout(t *testing.T) {
+	const T = time.Minute
+	var sawDeadline bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, sawDeadline = r.Context().Deadline()
+	})
+	direct := withInfo(WithRequestDeadline(WithTimeout(h, DefaultLongRunning, nil, discard()), T, DefaultLongRunning, discard()))
+	timeout := WithTimeout(h, DefaultLongRunning, nil, discard())
+	between := withInfo(WithRequestDeadline(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		timeout.ServeHTTP(w, r)
+	}), T, DefaultLongRunning, discard()))
+	for _, method := range []string{http.MethodGet, http.MethodPut} {
+		for name, chain := range map[string]http.Handler{"direct": direct, "between": between} {
+			var body io.Reader
+			if method == http.MethodPut {
+				body = strings.NewReader("{}")
+			}
+			sawDeadline = false
+			chain.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, "/api/v1/namespaces/ns/pods/a", body))
+			if !sawDeadline {
+				t.Errorf("%s %s: the handler's request has no deadline", method, name)
+			}
+		}
+	}
+
+	allocs := func(h http.Handler) float64 {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/ns/pods/a", nil)
+		w := httptest.NewRecorder()
+		return testing.AllocsPerRun(200, func() { h.ServeHTTP(w, req) })
+	}
+	// The wrapper between adds no allocation of its own; only the copy
+	// of the request it makes the deadline filter do.
+	if d, b := allocs(direct), allocs(between); d != b-1 {
+		t.Errorf("allocations per GET: %v handing the context over, %v with a handler between; want one less", d, b)
+	}
+}

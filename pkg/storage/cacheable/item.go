@@ -16,7 +16,8 @@ type Item struct {
 
 // WithItem asks the storage read made with the returned context to hand
 // its object to the returned Item instead of copying it into the object
-// it fills (which is then left as it was: empty).
+// it fills (which is then left as it was: empty; a storage.ItemGetter
+// makes none).
 func WithItem(ctx context.Context) (context.Context, *Item) {
 	it := &Item{}
 	return context.WithValue(ctx, itemKey{}, it), it

@@ -256,22 +256,45 @@ func (c *Cacher) CurrentRevision(ctx context.Context) (uint64, error) {
 // the cache has caught up with a revision of the store read after the Get
 // arrived (see getConsistent); the rest by the underlying store.
 func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
+	_, err := c.get(ctx, key, opts, objPtr, nil)
+	return err
+}
+
+var _ storage.ItemGetter = (*Cacher)(nil)
+
+// GetItem implements [storage.ItemGetter]: the object is made (with
+// newObj) only when the read does not hand the entry to the context's
+// Item.
+func (c *Cacher) GetItem(ctx context.Context, key string, opts storage.GetOptions, newObj func() runtime.Object) (runtime.Object, error) {
+	return c.get(ctx, key, opts, nil, newObj)
+}
+
+// get serves Get and GetItem: objPtr is the object to fill, or nil to
+// make one with newObj when one is needed (it is returned; nil when the
+// context's Item took the entry).
+func (c *Cacher) get(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object, newObj func() runtime.Object) (runtime.Object, error) {
+	dst := func() runtime.Object {
+		if objPtr == nil {
+			objPtr = newObj()
+		}
+		return objPtr
+	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("get %q: %w", key, err)
+		return nil, fmt.Errorf("get %q: %w", key, err)
 	}
 	rv, err := storage.ParseRequestResourceVersion(key, opts.ResourceVersion)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !c.covers(key, false) {
-		return c.getThrough(ctx, key, opts, objPtr)
+		return c.getThrough(ctx, key, opts, dst())
 	}
 	if opts.ResourceVersion == "" {
 		var ok bool
 		if rv, ok, err = c.getConsistent(ctx, key); err != nil {
-			return err
+			return nil, err
 		} else if !ok {
-			return c.getThrough(ctx, key, opts, objPtr)
+			return c.getThrough(ctx, key, opts, dst())
 		}
 	}
 	c.mu.RLock()
@@ -282,28 +305,30 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 	}
 	c.mu.RUnlock()
 	if !servable {
-		return c.getThrough(ctx, key, opts, objPtr)
+		return c.getThrough(ctx, key, opts, dst())
 	}
 	c.stats.getsCached.Add(1)
 	if e == nil {
 		if opts.IgnoreNotFound {
-			return runtime.SetZeroValue(objPtr)
+			obj := dst()
+			return obj, runtime.SetZeroValue(obj)
 		}
-		return storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
+		return nil, storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
 	}
 	if sink := cacheable.ItemWanted(ctx); sink != nil {
 		// The reader (the GET handler) writes the entry's kept encoding
 		// (encoded once per entry and encoder, as lists' items are); objPtr
 		// is left as it is.
 		sink.Set(e.Encodings())
-		return nil
+		return objPtr, nil
 	}
-	return copyInto(key, e.object(), objPtr)
+	obj := dst()
+	return obj, copyInto(key, e.object(), obj)
 }
 
-func (c *Cacher) getThrough(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
+func (c *Cacher) getThrough(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) (runtime.Object, error) {
 	c.stats.getsDelegated.Add(1)
-	return c.store.Get(ctx, key, opts, objPtr)
+	return objPtr, c.store.Get(ctx, key, opts, objPtr)
 }
 
 // copyInto sets *dst to a deep copy of src (of the same type).

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
@@ -78,5 +79,60 @@ func TestGetHandsOutSharedItem(t *testing.T) {
 	}
 	if _, ok := item.Get(); ok {
 		t.Error("missing: an object was handed out")
+	}
+}
+
+// TestGetItemMakesObjectsOnlyWhenFilled: GetItem makes the object it
+// fills only when it does not hand the entry to the context's Item: none
+// (and a nil result) for an entry served from the cache with an Item,
+// one (the filled object) without an Item and for a missing key with
+// IgnoreNotFound, none for a missing key without it.
+func TestGetItemMakesObjectsOnlyWhenFilled(t *testing.T) {
+	e := newPodEnv(t, envOptions{})
+	e.create("a", nil)
+	e.waitRevision(e.b.Revision())
+	made := 0
+	newPod := func() runtime.Object { made++; return &corev1.Pod{} }
+
+	for _, rv := range []string{"", "0"} {
+		made = 0
+		ctx, item := cacheable.WithItem(e.ctx)
+		obj, err := e.c.GetItem(ctx, podKey("a"), storage.GetOptions{ResourceVersion: rv}, newPod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := item.Get(); !ok {
+			t.Fatalf("rv %q: entry not handed out", rv)
+		}
+		if obj != nil || made != 0 {
+			t.Errorf("rv %q: with the Item filled, got %v and %d objects made, want nil and none", rv, obj, made)
+		}
+
+		made = 0
+		obj, err = e.c.GetItem(e.ctx, podKey("a"), storage.GetOptions{ResourceVersion: rv}, newPod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := obj.(*corev1.Pod); !ok || p.Name != "a" || made != 1 {
+			t.Errorf("rv %q: without an Item, got %#v and %d objects made, want pod a and one", rv, obj, made)
+		}
+	}
+
+	made = 0
+	ctx, item := cacheable.WithItem(e.ctx)
+	obj, err := e.c.GetItem(ctx, podKey("missing"), storage.GetOptions{IgnoreNotFound: true}, newPod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := obj.(*corev1.Pod); !ok || p.Name != "" || made != 1 {
+		t.Errorf("missing, IgnoreNotFound: got %#v and %d objects made, want an empty pod and one", obj, made)
+	}
+	if _, ok := item.Get(); ok {
+		t.Error("missing: an object was handed out")
+	}
+	made = 0
+	_, err = e.c.GetItem(ctx, podKey("missing"), storage.GetOptions{}, newPod)
+	if !storage.IsNotFound(err) || made != 0 {
+		t.Errorf("missing: err %v and %d objects made, want not found and none", err, made)
 	}
 }
