@@ -475,3 +475,20 @@ func BenchmarkBodyDecoder(b *testing.B) {
 		})
 	}
 }
+
+// FuzzDecodeJSONObject compares decodeJSONObject with the standard decoder
+// on arbitrary bytes: it reads request bodies of custom resources, so any
+// input must give the standard decoder's object or be handed over to it.
+func FuzzDecodeJSONObject(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"a":1}`, `{"a":1.5,"b":[1,"x",true,null,{"c":-0}]}`,
+		`{"apiVersion":"v1","kind":"X","metadata":{"name":"n","labels":{"a":"b"}}}`,
+		`{"a":"\ud800"}`, `{"a":"\u00e9\n\t\\"}`, `{"a":1e308,"b":123456789012345678901}`,
+		`{"a":1,"a":2}`, `[1]`, `{"a":}`, "{\"a\":\"\xff\"}", ` { "a" : [ ] } `,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkDecode(t, data, false)
+	})
+}
