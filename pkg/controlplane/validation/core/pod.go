@@ -656,8 +656,10 @@ func validateEphemeralContainersUpdate(pod, old *corev1.Pod, withMeta bool, opts
 }
 
 // ValidatePodResize checks an update through pods/resize, metadata
-// included: only the cpu and memory of regular and sidecar containers
-// change, without changing the QoS class or removing requests or limits.
+// included, as kube-apiserver v1.37.2: only the cpu and memory of
+// containers, init containers and the pod-level resources change, without
+// changing the QoS class, reordering containers or removing requests or
+// limits.
 func ValidatePodResize(pod, old *corev1.Pod, opts PodValidationOptions) field.ErrorList {
 	return validatePodResize(pod, old, true, opts)
 }
