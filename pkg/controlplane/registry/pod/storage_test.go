@@ -390,4 +390,19 @@ func TestPodLevelResourcesOnUpdateAndResize(t *testing.T) {
 	if l := resized.Spec.Resources.Limits; l == nil || !l.Cpu().Equal(resource.MustParse("4")) {
 		t.Errorf("resize: pod-level limits %v, want cpu 4 from the resized container", l)
 	}
+
+	// InPlacePodLevelResourcesVerticalScaling (on in v1.37): the pod-level
+	// resources sent are kept; a resize without them keeps the stored ones.
+	podLevel := old.DeepCopy()
+	podLevel.Spec.Resources.Requests = res("3")
+	ResizeStrategy.PrepareForUpdate(t.Context(), podLevel, old)
+	if r := podLevel.Spec.Resources.Requests; !r.Cpu().Equal(resource.MustParse("3")) {
+		t.Errorf("resize of pod-level resources: requests %v, want cpu 3", r)
+	}
+	without := old.DeepCopy()
+	without.Spec.Resources = nil
+	ResizeStrategy.PrepareForUpdate(t.Context(), without, old)
+	if without.Spec.Resources == nil || !without.Spec.Resources.Requests.Cpu().Equal(resource.MustParse("1")) {
+		t.Errorf("resize without pod-level resources: got %+v, want the stored ones", without.Spec.Resources)
+	}
 }

@@ -267,13 +267,21 @@ var ResizeStrategy = subresourceStrategy{
 		if !ok1 || !ok2 {
 			return
 		}
+		// InPlacePodLevelResourcesVerticalScaling (beta, on in v1.37):
+		// the pod-level resources are resized too; a request without
+		// them keeps the stored ones.
+		podLevel := pod.Spec.Resources
+		if podLevel == nil && old.Spec.Resources != nil {
+			podLevel = old.Spec.Resources.DeepCopy()
+		}
 		pod.Spec = *old.Spec.DeepCopy()
 		pod.Spec.Containers = containers
 		if len(inits) > 0 {
 			pod.Spec.InitContainers = inits
 		}
-		// The pod-level resources (the stored ones) are completed from
-		// the resized containers, as v1.37's resize strategy does.
+		pod.Spec.Resources = podLevel
+		// The pod-level resources are completed from the resized
+		// containers (PodLevelResourcesFixDefaulting).
 		if pod.Spec.Resources != nil {
 			defaultscorev1.DefaultPodLevelResources(pod)
 		}

@@ -656,8 +656,10 @@ func validateEphemeralContainersUpdate(pod, old *corev1.Pod, withMeta bool, opts
 }
 
 // ValidatePodResize checks an update through pods/resize, metadata
-// included: only the cpu and memory of regular and sidecar containers
-// change, without changing the QoS class or removing requests or limits.
+// included, as kube-apiserver v1.37.2: only the cpu and memory of
+// containers, init containers and the pod-level resources change, without
+// changing the QoS class, reordering containers or removing requests or
+// limits.
 func ValidatePodResize(pod, old *corev1.Pod, opts PodValidationOptions) field.ErrorList {
 	return validatePodResize(pod, old, true, opts)
 }
@@ -675,13 +677,7 @@ func validatePodResize(pod, old *corev1.Pod, withMeta bool, opts PodValidationOp
 		allErrs = metaErrors(&pod.ObjectMeta, &old.ObjectMeta, true)
 	}
 	allErrs = append(allErrs, validatePodMetadataAndSpec(pod, false, opts)...)
-	podLevel := func(p *corev1.Pod) bool {
-		return p.Spec.Resources != nil && len(p.Spec.Resources.Requests)+len(p.Spec.Resources.Limits) > 0
-	}
 	root := field.NewPath("")
-	if podLevel(old) || podLevel(pod) {
-		return field.ErrorList{field.Forbidden(root, "pods with pod-level resources cannot be resized")}
-	}
 	if _, ok := old.Annotations[corev1.MirrorPodAnnotationKey]; ok {
 		return field.ErrorList{field.Forbidden(root, "static pods cannot be resized")}
 	}
@@ -698,20 +694,26 @@ func validatePodResize(pod, old *corev1.Pod, withMeta bool, opts PodValidationOp
 	if !resizeSupported(old) {
 		allErrs = append(allErrs, field.Forbidden(specPath, "Pod running on node without support for resize"))
 	}
-	if len(pod.Spec.Containers) != len(old.Spec.Containers) || len(pod.Spec.InitContainers) != len(old.Spec.InitContainers) {
-		// The strategy left the spec as sent: only the resources may change.
-		return append(allErrs, field.Forbidden(specPath, "only cpu and memory resources are mutable"))
+	munged := *pod.Spec.DeepCopy()
+	podLevel := func(p *corev1.Pod) bool {
+		return p.Spec.Resources != nil && len(p.Spec.Resources.Requests)+len(p.Spec.Resources.Limits) > 0
 	}
+	// InPlacePodLevelResourcesVerticalScaling is beta and on in v1.37.
+	if podLevel(old) || podLevel(pod) {
+		allErrs = append(allErrs, validatePodLevelResourcesResize(pod, old, &munged)...)
+	}
+	if errs := validatePodResizeContainerOrdering(pod, old); errs != nil {
+		return append(allErrs, errs...)
+	}
+	// InPlacePodVerticalScalingInitContainers is GA in v1.37: every init
+	// container may be resized.
 	for i := range old.Spec.InitContainers {
-		if isRestartableInitContainer(&old.Spec.InitContainers[i]) {
-			allErrs = append(allErrs, validateContainerResize(&pod.Spec.InitContainers[i], &old.Spec.InitContainers[i],
-				specPath.Child("initContainers").Index(i).Child("resources"))...)
-		}
+		allErrs = append(allErrs, validateContainerResize(&pod.Spec.InitContainers[i], &old.Spec.InitContainers[i],
+			specPath.Child("initContainers").Index(i).Child("resources"))...)
 	}
 	for i := range old.Spec.Containers {
 		allErrs = append(allErrs, validateContainerResize(&pod.Spec.Containers[i], &old.Spec.Containers[i], specPath.Child("containers").Index(i).Child("resources"))...)
 	}
-	munged := *pod.Spec.DeepCopy()
 	for i := range munged.Containers {
 		dropCPUMemory(&munged.Containers[i], &old.Spec.Containers[i])
 		if !equality.Semantic.DeepEqual(munged.Containers[i], old.Spec.Containers[i]) {
@@ -720,14 +722,23 @@ func validatePodResize(pod, old *corev1.Pod, withMeta bool, opts PodValidationOp
 	}
 	for i := range munged.InitContainers {
 		c := &munged.InitContainers[i]
-		if isRestartableInitContainer(c) {
-			dropCPUMemory(c, &old.Spec.InitContainers[i])
-			if !equality.Semantic.DeepEqual(*c, old.Spec.InitContainers[i]) {
-				allErrs = append(allErrs, field.Forbidden(specPath, "only cpu and memory resources for sidecar containers are mutable"))
-			}
-		} else if !equality.Semantic.DeepEqual(*c, old.Spec.InitContainers[i]) {
-			allErrs = append(allErrs, field.Forbidden(specPath, "resources for non-sidecar init containers are immutable"))
+		modified := !equality.Semantic.DeepEqual(*c, old.Spec.InitContainers[i])
+		dropCPUMemory(c, &old.Spec.InitContainers[i])
+		p := specPath.Child("initContainers").Index(i)
+		if !equality.Semantic.DeepEqual(*c, old.Spec.InitContainers[i]) {
+			allErrs = append(allErrs, field.Forbidden(p, "only cpu and memory resources for init or sidecar containers are mutable"))
 		}
+		if modified && !isRestartableInitContainer(c) {
+			for _, rp := range c.ResizePolicy {
+				if rp.RestartPolicy == corev1.RestartContainer {
+					allErrs = append(allErrs, field.Forbidden(p, "non-sidecar init containers with a resize policy of RestartContainer cannot be resized"))
+				}
+			}
+		}
+	}
+	// InPlacePodVerticalScalingMemoryBackedVolumes is alpha and off.
+	if !equality.Semantic.DeepEqual(pod.Spec.Volumes, old.Spec.Volumes) {
+		allErrs = append(allErrs, field.Forbidden(specPath.Child("volumes"), "volumes are immutable on resize when InPlacePodVerticalScalingMemoryBackedVolumes feature gate is disabled"))
 	}
 	if len(allErrs) > 0 {
 		return allErrs
@@ -736,6 +747,94 @@ func validatePodResize(pod, old *corev1.Pod, withMeta bool, opts PodValidationOp
 		allErrs = append(allErrs, field.Forbidden(specPath, "only cpu and memory resources are mutable"))
 	}
 	return allErrs
+}
+
+// validatePodResizeContainerOrdering: a resize neither adds, removes,
+// reorders nor renames containers.
+func validatePodResizeContainerOrdering(pod, old *corev1.Pod) field.ErrorList {
+	var allErrs field.ErrorList
+	check := func(list, oldList []corev1.Container, name string) {
+		p := specPath.Child(name)
+		if len(list) != len(oldList) {
+			allErrs = append(allErrs, field.Forbidden(p, name+" may not be added or removed on resize"))
+			return
+		}
+		for i := range oldList {
+			if list[i].Name != oldList[i].Name {
+				allErrs = append(allErrs, field.Forbidden(p.Index(i).Child("name"), name+" may not be renamed or reordered on resize"))
+			}
+		}
+	}
+	check(pod.Spec.Containers, old.Spec.Containers, "containers")
+	check(pod.Spec.InitContainers, old.Spec.InitContainers, "initContainers")
+	return allErrs
+}
+
+// validatePodLevelResourcesResize: pod-level requests and limits are
+// neither removed nor changed but for cpu and memory; munged.Resources
+// gets old's cpu and memory back.
+func validatePodLevelResourcesResize(pod, old *corev1.Pod, munged *corev1.PodSpec) field.ErrorList {
+	p := specPath.Child("resources")
+	if old.Spec.Resources != nil && pod.Spec.Resources == nil {
+		return field.ErrorList{field.Forbidden(p, "pod-level resources cannot be removed")}
+	}
+	var allErrs field.ErrorList
+	if old.Spec.Resources != nil {
+		if resourcesRemoved(pod.Spec.Resources.Requests, old.Spec.Resources.Requests) {
+			allErrs = append(allErrs, field.Forbidden(p.Child("requests"), "pod-level resource requests cannot be removed"))
+		}
+		if resourcesRemoved(pod.Spec.Resources.Limits, old.Spec.Resources.Limits) {
+			allErrs = append(allErrs, field.Forbidden(p.Child("limits"), "pod-level resource limits cannot be removed"))
+		}
+	}
+	if munged.Resources != nil {
+		var oldReq, oldLim corev1.ResourceList
+		if old.Spec.Resources != nil {
+			oldReq, oldLim = old.Spec.Resources.Requests, old.Spec.Resources.Limits
+		}
+		munged.Resources.Requests = restoreCPUMemory(munged.Resources.Requests, oldReq)
+		munged.Resources.Limits = restoreCPUMemory(munged.Resources.Limits, oldLim)
+		if old.Spec.Resources == nil && len(munged.Resources.Requests) == 0 && len(munged.Resources.Limits) == 0 && len(munged.Resources.Claims) == 0 {
+			munged.Resources = nil
+		}
+	}
+	if !equality.Semantic.DeepEqual(munged.Resources, old.Spec.Resources) {
+		allErrs = append(allErrs, field.Forbidden(specPath, "only cpu and memory resources are mutable at pod-level"))
+	}
+	return allErrs
+}
+
+func resourcesRemoved(list, oldList corev1.ResourceList) bool {
+	if len(oldList) > len(list) {
+		return true
+	}
+	for n := range oldList {
+		if _, ok := list[n]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// restoreCPUMemory is list with old's cpu and memory in place of its own
+// (nil if both are nil).
+func restoreCPUMemory(list, oldList corev1.ResourceList) corev1.ResourceList {
+	if list == nil && oldList == nil {
+		return nil
+	}
+	out := corev1.ResourceList{}
+	for n, q := range list {
+		out[n] = q
+	}
+	delete(out, corev1.ResourceCPU)
+	delete(out, corev1.ResourceMemory)
+	if q, ok := oldList[corev1.ResourceCPU]; ok {
+		out[corev1.ResourceCPU] = q
+	}
+	if q, ok := oldList[corev1.ResourceMemory]; ok {
+		out[corev1.ResourceMemory] = q
+	}
+	return out
 }
 
 // resizeSupported: a pod whose running containers report no resources
@@ -751,64 +850,22 @@ func resizeSupported(pod *corev1.Pod) bool {
 
 func validateContainerResize(c, old *corev1.Container, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	removed := func(list, oldList corev1.ResourceList) bool {
-		if len(oldList) > len(list) {
-			return true
-		}
-		for n := range oldList {
-			if _, ok := list[n]; !ok {
-				return true
-			}
-		}
-		return false
-	}
-	if removed(c.Resources.Requests, old.Resources.Requests) {
+	if resourcesRemoved(c.Resources.Requests, old.Resources.Requests) {
 		allErrs = append(allErrs, field.Forbidden(fldPath.Child("requests"), "resource requests cannot be removed"))
 	}
-	if removed(c.Resources.Limits, old.Resources.Limits) {
+	if resourcesRemoved(c.Resources.Limits, old.Resources.Limits) {
 		allErrs = append(allErrs, field.Forbidden(fldPath.Child("limits"), "resource limits cannot be removed"))
-	}
-	var memPolicy corev1.ResourceResizeRestartPolicy
-	for _, p := range c.ResizePolicy {
-		if p.ResourceName == corev1.ResourceMemory {
-			memPolicy = p.RestartPolicy
-			break
-		}
-	}
-	if memPolicy == corev1.NotRequired || memPolicy == "" {
-		lp := fldPath.Child("limits").Key(string(corev1.ResourceMemory))
-		n, hasNew := c.Resources.Limits[corev1.ResourceMemory]
-		o, hasOld := old.Resources.Limits[corev1.ResourceMemory]
-		if hasNew && hasOld && n.Cmp(o) < 0 {
-			allErrs = append(allErrs, field.Forbidden(lp, fmt.Sprintf("memory limits cannot be decreased unless resizePolicy is %s", corev1.RestartContainer)))
-		} else if hasNew && !hasOld {
-			allErrs = append(allErrs, field.Forbidden(lp, fmt.Sprintf("memory limits cannot be added unless resizePolicy is %s", corev1.RestartContainer)))
-		}
 	}
 	return allErrs
 }
 
 // dropCPUMemory puts old's cpu and memory back into c's resources.
 func dropCPUMemory(c, old *corev1.Container) {
-	drop := func(list, oldList corev1.ResourceList) corev1.ResourceList {
-		if oldList == nil {
-			return nil
-		}
-		out := corev1.ResourceList{}
-		for n, q := range list {
-			out[n] = q
-		}
-		delete(out, corev1.ResourceCPU)
-		delete(out, corev1.ResourceMemory)
-		if q, ok := oldList[corev1.ResourceCPU]; ok {
-			out[corev1.ResourceCPU] = q
-		}
-		if q, ok := oldList[corev1.ResourceMemory]; ok {
-			out[corev1.ResourceMemory] = q
-		}
-		return out
+	c.Resources = corev1.ResourceRequirements{
+		Limits:   restoreCPUMemory(c.Resources.Limits, old.Resources.Limits),
+		Requests: restoreCPUMemory(c.Resources.Requests, old.Resources.Requests),
+		Claims:   c.Resources.Claims,
 	}
-	c.Resources = corev1.ResourceRequirements{Limits: drop(c.Resources.Limits, old.Resources.Limits), Requests: drop(c.Resources.Requests, old.Resources.Requests)}
 }
 
 // ValidatePodBinding checks a binding: the target is a Node (or

@@ -172,8 +172,59 @@ func TestValidateEphemeralContainersAndResize(t *testing.T) {
 	})
 	mem := old.DeepCopy()
 	mem.Spec.Containers[0].Resources.Limits[corev1.ResourceMemory] = resource.MustParse("1Gi")
-	checkErrors(t, ValidatePodResize(mem, old, DefaultPodValidationOptions()), []string{
-		"FieldValueForbidden spec.containers[0].resources.limits[memory]: memory limits cannot be added unless resizePolicy is RestartContainer",
+	// v1.37.2 refuses only removing requests or limits (its
+	// validateContainerResize), not adding or decreasing memory limits.
+	checkErrors(t, ValidatePodResize(mem, old, DefaultPodValidationOptions()), nil)
+
+	// Init containers (InPlacePodVerticalScalingInitContainers, GA in
+	// v1.37): cpu and memory may change, nothing else; a non-sidecar one
+	// with a RestartContainer resize policy may not be resized.
+	withInit := old.DeepCopy()
+	withInit.Spec.InitContainers = []corev1.Container{*old.Spec.Containers[0].DeepCopy()}
+	withInit.Spec.InitContainers[0].Name = "init"
+	initCPU := withInit.DeepCopy()
+	initCPU.Spec.InitContainers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("200m")
+	checkErrors(t, ValidatePodResize(initCPU, withInit, DefaultPodValidationOptions()), nil)
+	initDisk := withInit.DeepCopy()
+	initDisk.Spec.InitContainers[0].Resources.Requests[corev1.ResourceEphemeralStorage] = resource.MustParse("1Gi")
+	checkErrors(t, ValidatePodResize(initDisk, withInit, DefaultPodValidationOptions()), []string{
+		"FieldValueForbidden spec.initContainers[0]: only cpu and memory resources for init or sidecar containers are mutable",
+	})
+	initPolicy := initCPU.DeepCopy()
+	initPolicy.Spec.InitContainers[0].ResizePolicy = []corev1.ContainerResizePolicy{{ResourceName: corev1.ResourceMemory, RestartPolicy: corev1.RestartContainer}}
+	checkErrors(t, ValidatePodResize(initPolicy, withInit, DefaultPodValidationOptions()), []string{
+		"FieldValueInvalid spec.initContainers[0].resizePolicy[0].restartPolicy: must not be set to 'RestartContainer' for non-sidecar initContainers",
+		"FieldValueForbidden spec.initContainers[0]: only cpu and memory resources for init or sidecar containers are mutable",
+		"FieldValueForbidden spec.initContainers[0]: non-sidecar init containers with a resize policy of RestartContainer cannot be resized",
+	})
+
+	// validatePodResizeContainerOrdering.
+	two := old.DeepCopy()
+	two.Spec.Containers = append(two.Spec.Containers, *old.Spec.Containers[0].DeepCopy())
+	two.Spec.Containers[1].Name = "second"
+	swapped := two.DeepCopy()
+	swapped.Spec.Containers[0], swapped.Spec.Containers[1] = swapped.Spec.Containers[1], swapped.Spec.Containers[0]
+	checkErrors(t, ValidatePodResize(swapped, two, DefaultPodValidationOptions()), []string{
+		"FieldValueForbidden spec.containers[0].name: containers may not be renamed or reordered on resize",
+		"FieldValueForbidden spec.containers[1].name: containers may not be renamed or reordered on resize",
+	})
+	checkErrors(t, ValidatePodResize(two, old, DefaultPodValidationOptions()), []string{
+		"FieldValueForbidden spec.containers: containers may not be added or removed on resize",
+	})
+
+	// Pod-level resources (InPlacePodLevelResourcesVerticalScaling, beta
+	// and on in v1.37): cpu and memory may change, none be removed.
+	podLevel := old.DeepCopy()
+	podLevel.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("4Gi"),
+	}}
+	plCPU := podLevel.DeepCopy()
+	plCPU.Spec.Resources.Requests[corev1.ResourceCPU] = resource.MustParse("3")
+	checkErrors(t, ValidatePodResize(plCPU, podLevel, DefaultPodValidationOptions()), nil)
+	plRemoved := podLevel.DeepCopy()
+	delete(plRemoved.Spec.Resources.Requests, corev1.ResourceMemory)
+	checkErrors(t, ValidatePodResize(plRemoved, podLevel, DefaultPodValidationOptions()), []string{
+		"FieldValueForbidden spec.resources.requests: pod-level resource requests cannot be removed",
 	})
 }
 
