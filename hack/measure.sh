@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # measure.sh takes the quiet-machine figures of issues 17 and 18 (the
-# "targets on a quiet machine" sections of docs/performance.md), one after
-# the other, into OUTDIR:
+# targets table of docs/performance.md, "Issue 18: the targets today"), one
+# after the other, into OUTDIR:
 #
 #   kapitest.txt   BenchmarkStartStop, BenchmarkReset1000 (10x) and
 #                  BenchmarkIdleServerMemory (1x) of ./kapitest

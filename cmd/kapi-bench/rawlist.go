@@ -18,7 +18,8 @@ import (
 // and its items counted, without decoding them into maps. The client-go
 // dynamic client decoding 2,000 items into Unstructured maps costs more CPU
 // in the benchmark's process than a list costs a server, on the same
-// cores; the row measures the servers. See docs/performance.md.
+// cores; the row measures the servers. See docs/performance-history.md,
+// "Session 7: consistent lists of custom resources".
 type rawList struct {
 	client *http.Client
 	url    string

@@ -203,7 +203,7 @@ func runStartup(args []string) error {
 		*runs, strings.Join(extra, " "), times[0], times[len(times)/2], times[len(times)-1], rss[len(rss)/2]>>20)
 	// The file-backed part is the binary's pages; how much of it a start
 	// maps depends on the page cache's folio sizes as much as on the code
-	// run (docs/performance.md, "Session 12: the process's start and idle
+	// run (docs/performance-history.md, "Session 12: the process's start and idle
 	// RSS"), so it is printed apart from the anonymous part.
 	fmt.Printf("idle RSS median: %d MiB anonymous, %d MiB file-backed\n", anon[len(anon)/2]>>20, file[len(file)/2]>>20)
 	fmt.Printf("server CPU from exec to the first 200 on /readyz: min %v, median %v, max %v; page faults by then (median): %d minor, %d major\n",

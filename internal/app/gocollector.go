@@ -12,7 +12,7 @@ import (
 // the server is configured. Making it matches the rules against every
 // runtime/metrics name, reads the histograms' buckets and builds ~100
 // descriptors: ~0.6 ms of a start's CPU on the path to ready
-// (docs/performance.md, "Session 18: start → ready on memory"), for
+// (docs/performance-history.md, "Session 18: start → ready on memory"), for
 // metrics nobody reads before the first scrape of /metrics.
 //
 // It registers as an unchecked collector (Describe sends nothing), so the

@@ -27,8 +27,8 @@ import (
 // kube-apiserver's loopback client dials its own listener; kapi's start is
 // dominated by the ~150 bootstrap writes and the controllers' lists and
 // watches of its own clients, where the TLS records and HTTP/2 frames of
-// both ends cost about a fifth of the CPU (docs/performance.md, "Where a
-// kapitest Start goes").
+// both ends cost about a fifth of the CPU (docs/performance-history.md,
+// "Where a kapitest Start goes").
 //
 // Like the listener, it refuses new requests once the server stopped
 // listening; close, run when the server is destroyed, ends the requests

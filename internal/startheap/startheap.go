@@ -5,7 +5,7 @@
 // initialisation (~5 MB allocated) and its start on the memory backend
 // (~25 MB allocated in all, ~10 MB live once ready) run four collections
 // before the server is ready, about a fifth of the start's CPU
-// (docs/performance.md, "Session 16: start → ready on memory"). Engage
+// (docs/performance-history.md, "Session 16: start → ready on memory"). Engage
 // raises the GC percentage so that the first collection comes at a
 // heap of about 32 MiB (as the Go compiler does for its own start,
 // cmd/compile's AdjustStartingHeap); the previous percentage comes back

@@ -116,7 +116,7 @@ func adminConfig(server string, caPEM, certPEM, keyPEM []byte) *clientcmdapi.Con
 // encodeAdmin writes the admin kubeconfig's YAML directly: the bytes
 // clientcmd.Write makes of the Config WriteAdminDeferred builds (its
 // conversion to v1, JSON, then YAML cost ~0.5 ms of every start's CPU,
-// docs/performance.md, "Session 18: start → ready on memory"), for the
+// docs/performance-history.md, "Session 18: start → ready on memory"), for the
 // servers and data it knows YAML prints as plain scalars: an https URL
 // of letters, digits and ".-:[]" (a host name, an IPv4 or a bracketed
 // IPv6 address, a port), and non-empty PEM data (base64 of "-----BEGIN"
