@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -156,21 +157,11 @@ func runWatch(args []string) error {
 		ready.Add(1)
 		go func(wi watch.Interface) {
 			defer wi.Stop()
-			lats := make([]time.Duration, 0, *events)
-			for ev := range wi.ResultChan() {
-				cm, ok := ev.Object.(*corev1.ConfigMap)
-				if !ok || ev.Type != watch.Added {
-					continue
-				}
-				i, _ := strconv.Atoi(cm.Data["i"])
+			latCh <- collectLatencies(wi.ResultChan(), *events, func(i int) time.Time {
 				sentMu.RLock()
-				lats = append(lats, time.Since(sent[i]))
-				sentMu.RUnlock()
-				if len(lats) == *events {
-					break
-				}
-			}
-			latCh <- lats
+				defer sentMu.RUnlock()
+				return sent[i]
+			})
 		}(wi)
 		ready.Done()
 	}
@@ -201,4 +192,28 @@ func runWatch(args []string) error {
 	fmt.Printf("watch w=%d e=%d: %.0f deliveries/s, latency p50 %v, p99 %v, max %v\n",
 		*watchers, *events, float64(len(all))/elapsed.Seconds(), all[len(all)/2].Round(time.Microsecond), all[len(all)*99/100].Round(time.Microsecond), all[len(all)-1].Round(time.Microsecond))
 	return nil
+}
+
+// collectLatencies reads a watch of the benchmark's namespace until it
+// has seen the Added events of the n ConfigMaps w-0 … w-(n-1) (or the
+// channel closes) and returns each one's latency from sentAt(i). The
+// namespace's own objects (its kube-root-ca.crt ConfigMap, published by
+// the root CA controller) are not the benchmark's events and are skipped.
+func collectLatencies(events <-chan watch.Event, n int, sentAt func(i int) time.Time) []time.Duration {
+	lats := make([]time.Duration, 0, n)
+	for ev := range events {
+		cm, ok := ev.Object.(*corev1.ConfigMap)
+		if !ok || ev.Type != watch.Added || !strings.HasPrefix(cm.Name, "w-") {
+			continue
+		}
+		i, err := strconv.Atoi(cm.Data["i"])
+		if err != nil || i < 0 || i >= n {
+			continue
+		}
+		lats = append(lats, time.Since(sentAt(i)))
+		if len(lats) == n {
+			break
+		}
+	}
+	return lats
 }
