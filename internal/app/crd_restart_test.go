@@ -213,8 +213,8 @@ func benchmarkRestart(b *testing.B, n int) {
 		}
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "ms/ready")
-	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/ready")
+	b.ReportMetric(float64(wall.Microseconds())/1000/float64(b.N), "ms/ready")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/ready")
 }
 
 // cpuTime is the CPU time (user and system) the process used so far:

@@ -77,8 +77,8 @@ func benchmarkStart(b *testing.B, n int) {
 		ts.close()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "ms/start")
-	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/start")
+	b.ReportMetric(float64(wall.Microseconds())/1000/float64(b.N), "ms/start")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/start")
 }
 
 // cpuTime is the CPU time (user and system) the process used so far.
