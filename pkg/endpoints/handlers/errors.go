@@ -64,7 +64,8 @@ func NewNotFound() error {
 }
 
 // errorToStatus turns err into the Status to answer with; errors that are
-// not API errors are logged and become 500 InternalError.
+// not API errors are logged and answered as upstream's ErrorToAPIStatus
+// answers them (responsewriters.ErrorToStatus).
 func errorToStatus(err error, logger *slog.Logger) *metav1.Status {
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) {
@@ -83,7 +84,7 @@ func errorToStatus(err error, logger *slog.Logger) *metav1.Status {
 // request's Accept header asks for (JSON, YAML or protobuf; JSON when the
 // header asks for nothing a Status can be written in). A Retry-After header
 // is set when details.retryAfterSeconds > 0. Errors that are not API
-// errors become a logged 500 InternalError.
+// errors become a logged 500 without a reason, as upstream's.
 func WriteErrorNegotiated(w http.ResponseWriter, req *http.Request, ns runtime.NegotiatedSerializer, logger *slog.Logger, err error) {
 	if logger == nil {
 		logger = slog.Default()

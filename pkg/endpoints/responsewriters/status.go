@@ -9,10 +9,19 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
 // ErrorToStatus turns any error into the Status kube-apiserver would answer.
-// An error that is not an API status error becomes a 500 InternalError.
+// An error that is not an API status error is answered as upstream's
+// ErrorToAPIStatus answers it (k8s.io/apiserver v0.37.2,
+// pkg/endpoints/handlers/responsewriters/status.go): code 500 (409 for a
+// storage resourceVersion conflict), no reason, the error's text as the
+// message and no details — not an InternalError, which upstream makes only
+// where its code says so (apierrors.NewInternalError). kube-apiserver
+// v1.37.2 answers `kubectl logs` of a pod on a node without addresses so:
+// {"code":500,"message":"no preferred addresses found; known addresses: []"}.
 func ErrorToStatus(err error) *metav1.Status {
 	var se apierrors.APIStatus
 	if errors.As(err, &se) {
@@ -22,7 +31,16 @@ func ErrorToStatus(err error) *metav1.Status {
 		}
 		return &s
 	}
-	return &apierrors.NewInternalError(err).ErrStatus
+	code := http.StatusInternalServerError
+	if storage.IsConflict(err) {
+		code = http.StatusConflict
+	}
+	return &metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    int32(code),
+		Reason:  metav1.StatusReasonUnknown,
+		Message: err.Error(),
+	}
 }
 
 // WriteStatus writes s as a v1 Status object with HTTP status s.Code.

@@ -58,11 +58,12 @@ func (k *Client) Location(ctx context.Context, name string) (*url.URL, error) {
 	if k.nodes == nil {
 		return nil, apierrors.NewNotFound(corev1.Resource("nodes"), name)
 	}
-	// Read the node as a request for nodes (errors name the nodes
-	// resource), in no namespace.
-	nctx := request.WithNamespace(ctx, "")
-	nctx = request.WithRequestInfo(nctx, &request.RequestInfo{IsResourceRequest: true, APIPrefix: "api", APIVersion: "v1", Resource: "nodes", Verb: "get", Name: name})
-	obj, err := k.nodes.Get(nctx, name, &metav1.GetOptions{})
+	// Read the node in no namespace, under the caller's request: as
+	// upstream's node getter reads it with the request's context, a
+	// missing node is named by the request's resource (kube-apiserver
+	// v1.37.2 answers `kubectl logs` of a pod whose node is gone with
+	// 404 `pods "NODE" not found`, details kind "pods").
+	obj, err := k.nodes.Get(request.WithNamespace(ctx, ""), name, &metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
