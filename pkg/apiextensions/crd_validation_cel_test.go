@@ -113,6 +113,21 @@ func TestCELTypedCRDValidation(t *testing.T) {
 		)},
 		{name: "optionalOldSelf without oldSelf", schema: crdtest.TypedSchema(apiextensionsv1.ValidationRule{Rule: "self.replicas > 0", OptionalOldSelf: boolPtr(true)}),
 			want: []string{spec + "x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule"}},
+		// kube-apiserver v1.37.2 (probed 2026-11-28): a rule that fails to
+		// compile, or is not a bool, is not known to use oldSelf, so a set
+		// optionalOldSelf (true or false) is refused beside its error.
+		{name: "optionalOldSelf on rules that fail", schema: crdtest.TypedSchema(
+			apiextensionsv1.ValidationRule{Rule: "self.nope == 'x'", OptionalOldSelf: boolPtr(true)},
+			apiextensionsv1.ValidationRule{Rule: "self.name", OptionalOldSelf: boolPtr(false)},
+		),
+			want: []string{
+				spec + "x-kubernetes-validations[0].rule: Invalid value: " + strings.Replace(rv(`self.nope == 'x'`), `"OptionalOldSelf":null`, `"OptionalOldSelf":true`, 1) +
+					": compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope == 'x'\n | ....^",
+				spec + "x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule",
+				spec + "x-kubernetes-validations[1].rule: Invalid value: " + strings.Replace(rv(`self.name`), `"OptionalOldSelf":null`, `"OptionalOldSelf":false`, 1) +
+					": cel expression must evaluate to a bool",
+				spec + "x-kubernetes-validations[1].optionalOldSelf: Invalid value: false: may not be set if oldSelf is not used in rule",
+			}},
 		{name: "oldSelf in items of an atomic list", schema: crdtest.WithItemRule(crdtest.TypedSchema(), "atomics", apiextensionsv1.ValidationRule{Rule: "self.value == oldSelf.value"}),
 			want: []string{spec + "properties[atomics].items.x-kubernetes-validations[0].rule: Invalid value: \"self.value == oldSelf.value\": oldSelf cannot be used on the uncorrelatable portion of the schema within " + strings.TrimSuffix(spec, ".") + ".properties[atomics]"}},
 		{name: "oldSelf in items of a map list", schema: crdtest.WithItemRule(crdtest.TypedSchema(), "entries", apiextensionsv1.ValidationRule{Rule: "self.value == oldSelf.value"})},

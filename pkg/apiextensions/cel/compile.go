@@ -294,11 +294,12 @@ func (c *compiler) compileRule(cr *compiledRule, r apiextensionsv1.ValidationRul
 	c.total.observe(rp.Child("rule"), ruleCost)
 	if cr.compileErr != "" {
 		c.errs = append(c.errs, field.Invalid(rp.Child("rule"), ruleValue(r), cr.compileErr))
-		return
-	}
-	if r.MessageExpression != "" {
+	} else if r.MessageExpression != "" {
 		c.compileMessage(cr, r, rp, env, envs.costs)
 	}
+	// Checked for a rule that failed too, as upstream: one that does not
+	// compile (or is not a bool) is not known to use oldSelf, so a set
+	// optionalOldSelf is refused beside the compilation error.
 	if cr.transition {
 		if uncorrelatable != nil {
 			c.errs = append(c.errs, field.Invalid(rp.Child("rule"), r.Rule, "oldSelf cannot be used on the uncorrelatable portion of the schema within "+uncorrelatable.String()))
