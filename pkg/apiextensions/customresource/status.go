@@ -44,3 +44,17 @@ func NewStatusStore(store *generic.Store, strategy Strategy) *StatusStore {
 func (s *StatusStore) PruneUnknownFields(obj runtime.Object) []string {
 	return PruneUnknownFields(obj, s.schema)
 }
+
+// DefaultDecoded implements handlers.DecodedDefaulter: the whole object
+// is defaulted, as upstream decodes it.
+func (s *StatusStore) DefaultDecoded(obj runtime.Object) {
+	DefaultDecoded(obj, s.schema)
+}
+
+// DefaultDecoded applies the defaults of s (a version's structural
+// schema; nil: none) to obj, a custom resource decoded from a request.
+func DefaultDecoded(obj runtime.Object, s *apiextensionsv1.JSONSchemaProps) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && s != nil {
+		structuralschema.ApplyDefaults(u.Object, s)
+	}
+}

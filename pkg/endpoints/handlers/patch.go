@@ -424,6 +424,7 @@ func (p *patcher) applyJSON(ctx context.Context, current runtime.Object) (runtim
 	if err := p.reportStrict(ctx, strictErrs, string(patched)); err != nil {
 		return nil, err
 	}
+	p.scope.defaultDecoded(obj)
 	return obj, nil
 }
 

@@ -64,6 +64,22 @@ type UnknownFieldPruner interface {
 	PruneUnknownFields(obj runtime.Object) []string
 }
 
+// DecodedDefaulter is implemented by the storages whose decoded request
+// objects are defaulted by upstream's decoder but not by the scope's
+// Serializer: custom resources. Upstream's custom-resource codec prunes
+// and then applies the version's schema defaults as it decodes a create or
+// update body and a JSON or merge patch's result (apiextensions-apiserver
+// v0.37.2, customresource_handler.go: schemaCoercingDecoder, then
+// unstructuredDefaulter), so the field manager records the defaulted
+// fields as the writer's (kube-apiserver v1.37.2: `kubectl create` of a
+// custom resource whose schema defaults spec.d makes the kubectl-create
+// manager own f:spec.f:d). The handlers default such an object right after
+// pruning it (see UnknownFieldPruner), never an applied configuration,
+// which upstream does not decode.
+type DecodedDefaulter interface {
+	DefaultDecoded(obj runtime.Object)
+}
+
 // RequestScope is what every handler of one (sub)resource needs. It is built
 // once, at install time, and shared by all requests (read-only).
 type RequestScope struct {
@@ -87,6 +103,9 @@ type RequestScope struct {
 	FieldManager FieldManager
 	// Pruner, optional, drops undeclared fields (see UnknownFieldPruner).
 	Pruner UnknownFieldPruner
+	// DecodedDefaulter, optional, defaults decoded request objects after
+	// pruning (see DecodedDefaulter).
+	DecodedDefaulter DecodedDefaulter
 	// CheckConversion, when set, returns the error kube-apiserver's
 	// conversion of an object to its internal version would, nil for an
 	// object it takes. Built-in kinds whose internal version holds some
@@ -258,14 +277,16 @@ func invalidOptions(kind, name string, errs field.ErrorList) error {
 }
 
 // pruneUnknownFields prunes obj, a decoded request body, with the scope's
-// Pruner, if any, and reports the fields dropped as directive (a
-// fieldValidation value, "" meaning Warn) says: see UnknownFieldPruner.
+// Pruner, if any, reports the fields dropped as directive (a
+// fieldValidation value, "" meaning Warn) says (see UnknownFieldPruner)
+// and defaults it with the scope's DecodedDefaulter, if any.
 // Under Strict the error is upstream's for a body its decoder refused
 // ("<Kind> in version "<v>" cannot be handled as a <Kind>: strict decoding
 // error: unknown field ..."): upstream's custom-resource decoder reports
 // the fields it prunes as strict decoding errors.
 func (s *RequestScope) pruneUnknownFields(ctx context.Context, obj runtime.Object, directive string) error {
 	errs := s.prunedFields(obj)
+	s.defaultDecoded(obj)
 	if len(errs) == 0 {
 		return nil
 	}
@@ -277,6 +298,14 @@ func (s *RequestScope) pruneUnknownFields(ctx context.Context, obj runtime.Objec
 		addWarnings(ctx, errs)
 	}
 	return nil
+}
+
+// defaultDecoded defaults obj, a decoded and pruned request object, with
+// the scope's DecodedDefaulter, if any.
+func (s *RequestScope) defaultDecoded(obj runtime.Object) {
+	if s.DecodedDefaulter != nil {
+		s.DecodedDefaulter.DefaultDecoded(obj)
+	}
 }
 
 // prunedFields prunes obj with the scope's Pruner, if any, and returns an

@@ -255,6 +255,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 	}
 
 	pruner, _ := storage.(handlers.UnknownFieldPruner)
+	decodedDefaulter, _ := storage.(handlers.DecodedDefaulter)
 	var checkConversion func(runtime.Object) error
 	if c, ok := storage.(conversionChecker); ok {
 		checkConversion = c.ConversionCheck()
@@ -285,6 +286,7 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 		TableConvertor:      tableConvertor,
 		FieldManager:        fieldManager,
 		Pruner:              pruner,
+		DecodedDefaulter:    decodedDefaulter,
 		CheckConversion:     checkConversion,
 		Admission:           g.Admission,
 		AcceptsGroupVersion: accepts,
