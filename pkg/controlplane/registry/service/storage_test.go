@@ -436,6 +436,12 @@ func TestServiceUpdate(t *testing.T) {
 	if ext.Spec.ClusterIP != "" || ext.Spec.IPFamilyPolicy != nil || e.ipTaken(t, ip) {
 		t.Errorf("got clusterIP %q policy %v (%s taken %v), want none and released", ext.Spec.ClusterIP, ext.Spec.IPFamilyPolicy, ip, e.ipTaken(t, ip))
 	}
+	// kube-apiserver v1.37.2 (probed 2026-11-28, kubectl patch of a
+	// ClusterIP Service to ExternalName): its reads show no
+	// internalTrafficPolicy for an ExternalName Service.
+	if ext.Spec.InternalTrafficPolicy != nil {
+		t.Errorf("got internalTrafficPolicy %q on an ExternalName Service, want none", *ext.Spec.InternalTrafficPolicy)
+	}
 	again, err := e.update(t, "a", func(s *corev1.Service) {
 		s.Spec.Type = corev1.ServiceTypeClusterIP
 		s.Spec.ExternalName = ""

@@ -101,7 +101,18 @@ func serviceWarnings(svc *corev1.Service) []string {
 	return out
 }
 
-func (strategy) Canonicalize(runtime.Object)    {}
+// Canonicalize drops the internalTrafficPolicy of an ExternalName
+// Service (once valid). kube-apiserver v1.37.2 stores it (a ClusterIP
+// Service changed to ExternalName keeps its defaulted "Cluster") but drops
+// it from every read, the answer of the write included (its REST's
+// defaultOnReadInternalTrafficPolicy, the store's Decorator): not storing
+// it gives clients the same objects.
+func (strategy) Canonicalize(obj runtime.Object) {
+	if svc, ok := obj.(*corev1.Service); ok && svc.Spec.Type == corev1.ServiceTypeExternalName {
+		svc.Spec.InternalTrafficPolicy = nil
+	}
+}
+
 func (strategy) AllowCreateOnUpdate() bool      { return true }
 func (strategy) AllowUnconditionalUpdate() bool { return true }
 
