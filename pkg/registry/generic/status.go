@@ -131,6 +131,10 @@ type StatusStrategy struct {
 	// ValidateStatus validates a status update (nil: only metadata is
 	// validated).
 	ValidateStatus func(ctx context.Context, obj, old runtime.Object) field.ErrorList
+	// PrepareStatus, optional, adjusts the new status once everything but
+	// the status has been copied from old (upstream's status strategies'
+	// PrepareForUpdate: e.g. dropping the fields of features that are off).
+	PrepareStatus func(obj, old runtime.Object)
 	// GroupVersions served, for GetResetFields: server-side apply through
 	// /status must not change spec.
 	GroupVersions []schema.GroupVersion
@@ -145,10 +149,13 @@ var (
 func (StatusStrategy) AllowCreateOnUpdate() bool { return false }
 
 // PrepareForUpdate implements UpdateStrategy: only status changes.
-func (StatusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (s StatusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	// Both are objects of the store's type: this cannot fail.
 	if err := CopyAllButStatus(obj, old); err != nil {
 		panic(fmt.Sprintf("status update: %v", err))
+	}
+	if s.PrepareStatus != nil {
+		s.PrepareStatus(obj, old)
 	}
 }
 

@@ -81,12 +81,15 @@ func TestPersistentVolumeClaimStore(t *testing.T) {
 		Capacity:    corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
 	}
 	upd.Spec.VolumeName = "other"
+	// kube-apiserver v1.37.2 (probed 2026-11-28, CSIVolumeHealth off by
+	// default): a status write's healthStatus is dropped.
+	upd.Status.HealthStatus = &corev1.VolumeHealthStatus{LastTransitionTime: metav1.Now()}
 	obj, _, err = status.Update(ctx, c.Name, registrytest.Updated{Obj: upd}, nil, nil, false, &metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatalf("status update: %v", err)
 	}
-	if got := obj.(*corev1.PersistentVolumeClaim); got.Status.Phase != corev1.ClaimBound || got.Spec.VolumeName != "task-pv-volume" {
-		t.Errorf("got phase %s, volume %q; want Bound, spec kept", got.Status.Phase, got.Spec.VolumeName)
+	if got := obj.(*corev1.PersistentVolumeClaim); got.Status.Phase != corev1.ClaimBound || got.Spec.VolumeName != "task-pv-volume" || got.Status.HealthStatus != nil {
+		t.Errorf("got phase %s, volume %q, healthStatus %v; want Bound, spec kept, no healthStatus", got.Status.Phase, got.Spec.VolumeName, got.Status.HealthStatus)
 	}
 	// A bound claim may grow.
 	upd = obj.(*corev1.PersistentVolumeClaim).DeepCopy()

@@ -93,6 +93,14 @@ var StatusStrategy = generic.StatusStrategy{
 	ValidateStatus: func(_ context.Context, obj, old runtime.Object) field.ErrorList {
 		return core.ValidatePersistentVolumeClaimStatusUpdateFields(obj.(*corev1.PersistentVolumeClaim), old.(*corev1.PersistentVolumeClaim))
 	},
+	// As upstream's DropDisabledFieldsFromStatus with v1.37.2's default
+	// gates: status.healthStatus (CSIVolumeHealth, alpha, off) is dropped
+	// unless the stored claim already has one.
+	PrepareStatus: func(obj, old runtime.Object) {
+		if old.(*corev1.PersistentVolumeClaim).Status.HealthStatus == nil {
+			obj.(*corev1.PersistentVolumeClaim).Status.HealthStatus = nil
+		}
+	},
 	GroupVersions: groupVersions,
 }
 
