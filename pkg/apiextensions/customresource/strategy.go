@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metavalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -278,7 +277,7 @@ func (Strategy) AllowUnconditionalUpdate() bool { return false }
 func (Strategy) GenerationChanged(_ context.Context, obj, old runtime.Object) bool {
 	a, b := obj.(*unstructured.Unstructured).Object, old.(*unstructured.Unstructured).Object
 	for k, v := range a {
-		if k != "metadata" && !equality.Semantic.DeepEqual(v, b[k]) {
+		if k != "metadata" && !semanticEqual(v, b[k]) {
 			return true
 		}
 	}

@@ -8,8 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
-	"k8s.io/kube-openapi/pkg/validation/strfmt"
-	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
 // Validation ratcheting (KEP-4008, GA in Kubernetes 1.33): on update, an
@@ -26,8 +24,7 @@ func (v *Validator) ValidateUpdate(obj, old map[string]any, s *apiextensionsv1.J
 	if v == nil {
 		return nil
 	}
-	sv := validate.NewSchemaValidator(v.schema, nil, "", strfmt.Default)
-	res := sv.Validate(obj)
+	res := v.sv.Validate(obj)
 	if res == nil || len(res.Errors) == 0 {
 		return nil
 	}

@@ -7,14 +7,19 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
-	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
-// Validator validates custom resources against one version's schema.
+// Validator validates custom resources against one version's schema. It
+// is safe for concurrent use.
 type Validator struct {
-	schema *spec.Schema
+	// sv validates against the schema. It is built once and shared, as
+	// upstream's CRD handler shares one per version: kube-openapi's
+	// SchemaValidator keeps no state between calls of Validate (the
+	// validators of properties and items it makes are new per call; the
+	// only writer of its fields, SetPath, is called on those).
+	sv *validate.SchemaValidator
 }
 
 // NewValidator returns the validator of schema in; nil (which accepts
@@ -24,7 +29,7 @@ func NewValidator(in *apiextensionsv1.JSONSchemaProps) (*Validator, error) {
 	if err != nil || s == nil {
 		return nil, err
 	}
-	return &Validator{schema: s}, nil
+	return &Validator{sv: validate.NewSchemaValidator(s, nil, "", strfmt.Default)}, nil
 }
 
 // Validate returns obj's schema errors as field errors, shaped as
@@ -39,9 +44,7 @@ func (v *Validator) validateValue(obj any) field.ErrorList {
 	if v == nil {
 		return nil
 	}
-	// A validator is cheap; one per call keeps it free of shared state.
-	sv := validate.NewSchemaValidator(v.schema, nil, "", strfmt.Default)
-	res := sv.Validate(obj)
+	res := v.sv.Validate(obj)
 	if res == nil {
 		return nil
 	}

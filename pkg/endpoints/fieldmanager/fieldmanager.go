@@ -113,6 +113,9 @@ type upstreamManagers struct {
 	// update is fm's twin on Config.ReadConvertor, for updates; fm
 	// when there is none.
 	update *managedfields.FieldManager
+	// cr does the updates of custom resources it can (see crUpdater),
+	// update the rest; nil for built-in kinds.
+	cr *crUpdater
 }
 
 // New builds the field manager c describes.
@@ -189,6 +192,8 @@ func build(c Config, tc managedfields.TypeConverter, s *runtime.Scheme, shared b
 			if update, err = newManager(unwrapTypeConverter{tc}, unwrapConvertor{readConvertor}, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset); err != nil {
 				fail(err)
 			}
+			cr := newCRUpdater(tc, readConvertor, c.Kind, c.Subresource, reset)
+			return upstreamManagers{fm: fm, update: update, cr: cr}
 		} else if c.ReadConvertor != nil {
 			if update, err = newManager(tc, c.ReadConvertor, defaulter, creater, c.Kind, c.Kind.GroupVersion(), c.Subresource, reset); err != nil {
 				fail(err)
@@ -224,9 +229,15 @@ func resetKey(reset map[fieldpath.APIVersion]*fieldpath.Set) string {
 // are kept when they decode ([] or [{}] resets them); on internal errors
 // the live object's managedFields are kept.
 func (m *Manager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
-	update := m.managers().update
+	managers := m.managers()
+	update := managers.update
 	if m.directFields {
 		if u, ok := newObj.(*unstructured.Unstructured); ok {
+			if l, ok := liveObj.(*unstructured.Unstructured); ok && l != nil && u != nil && managers.cr != nil {
+				if out, ok := managers.cr.update(l, u, manager); ok {
+					return out
+				}
+			}
 			live := wrapUnstructured(liveObj)
 			if l, ok := live.(directFields); ok && skippableLiveManagedFields(l.Unstructured, u) {
 				live = liveFields{l}
