@@ -99,7 +99,30 @@ var StatusStrategy = generic.StatusStrategy{
 	ValidateStatus: func(_ context.Context, obj, old runtime.Object) field.ErrorList {
 		return resource.ValidateResourceClaimStatusUpdate(obj.(*resourcev1.ResourceClaim), old.(*resourcev1.ResourceClaim))
 	},
+	PrepareStatus: func(obj, old runtime.Object) {
+		dropSkipNodeOperations(obj.(*resourcev1.ResourceClaim), old.(*resourcev1.ResourceClaim))
+	},
 	GroupVersions: groupVersions,
+}
+
+// dropSkipNodeOperations is upstream's
+// dropDisabledDRAOptionalNodeOperationsStatusFields with v1.37.2's default
+// gates (DRAOptionalNodeOperations off): the allocation results'
+// skipNodeOperations are dropped from a status write unless the stored
+// claim already uses them.
+func dropSkipNodeOperations(claim, old *resourcev1.ResourceClaim) {
+	if a := old.Status.Allocation; a != nil {
+		for _, r := range a.Devices.Results {
+			if len(r.SkipNodeOperations) > 0 {
+				return
+			}
+		}
+	}
+	if a := claim.Status.Allocation; a != nil {
+		for i := range a.Devices.Results {
+			a.Devices.Results[i].SkipNodeOperations = nil
+		}
+	}
 }
 
 // TableConvertor renders claims as upstream's printResourceClaim

@@ -65,3 +65,34 @@ func TestClaimLifecycle(t *testing.T) {
 		t.Errorf("deleted claim state %q", s)
 	}
 }
+
+// TestStatusDropsSkipNodeOperations: kube-apiserver v1.37.2
+// (DRAOptionalNodeOperations off by default; probed 2026-11-28 with a
+// kubectl patch --subresource=status) drops an allocation result's
+// skipNodeOperations from a status write when the stored claim has none.
+func TestStatusDropsSkipNodeOperations(t *testing.T) {
+	store, status, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Destroy()
+	ctx := registrytest.Context("resource.k8s.io", "v1", "resourceclaims", "ns")
+	in := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "ns"}, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+		Requests: []resourcev1.DeviceRequest{{Name: "r", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu.example.com", AllocationMode: "ExactCount", Count: 1}}},
+	}}}
+	if _, err := store.Create(ctx, in, nil, &metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := status.Update(ctx, "gpu", registrytest.Mutated{Mutate: func(o runtime.Object) {
+		o.(*resourcev1.ResourceClaim).Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{
+			Results: []resourcev1.DeviceRequestAllocationResult{{Request: "r", Driver: "d.example.com", Pool: "p", Device: "d0", SkipNodeOperations: []resourcev1.SkipNodeOperation{"Prepare"}}},
+		}}
+	}}, nil, nil, false, &metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.(*resourcev1.ResourceClaim).Status.Allocation.Devices.Results
+	if len(r) != 1 || r[0].Device != "d0" || r[0].SkipNodeOperations != nil {
+		t.Errorf("got results %+v, want d0 without skipNodeOperations", r)
+	}
+}
