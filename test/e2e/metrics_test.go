@@ -230,7 +230,7 @@ func checkTrafficSeries(t *testing.T, got map[string]*dto.MetricFamily, backend 
 		{"apiserver_request_total", map[string]string{"verb": "POST", "resource": "configmaps", "code": "201", "dry_run": "All"}, 1},
 		{"apiserver_request_total", map[string]string{"verb": "POST", "resource": "configmaps", "code": "404"}, 1},
 		{"apiserver_request_total", map[string]string{"verb": "LIST", "resource": "configmaps", "scope": "namespace"}, 2},
-		{"apiserver_request_total", map[string]string{"verb": "GET", "subresource": "/apis", "component": "apiserver"}, 1},
+		{"apiserver_request_total", map[string]string{"verb": "GET", "subresource": "apis", "component": "apiserver"}, 1},
 		{"apiserver_request_total", map[string]string{"verb": "GET", "subresource": "/readyz", "component": ""}, 1},
 		{"apiserver_longrunning_requests", map[string]string{"verb": "WATCH", "resource": "configmaps"}, 1},
 		{"apiserver_watch_events_total", map[string]string{"group": "", "version": "v1", "kind": "ConfigMap"}, 5},

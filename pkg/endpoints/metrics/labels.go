@@ -18,21 +18,34 @@ const otherVerb = "other"
 
 // requestKey returns the labels of a request, and false for requests
 // upstream does not record in apiserver_request_total: non-resource
-// requests other than the health endpoints and aggregated discovery.
+// requests other than the health endpoints, aggregated discovery and the
+// OpenAPI v3 documents.
 func requestKey(r *http.Request, info *request.RequestInfo) (seriesKey, bool) {
 	if info == nil || !info.IsResourceRequest {
 		path := r.URL.Path
-		k := seriesKey{subresource: path}
-		switch path {
-		case "/healthz", "/livez", "/readyz":
+		var k seriesKey
+		switch {
+		case path == "/healthz", path == "/livez", path == "/readyz":
 			// Installed with component "" (healthz.InstallPathHandler).
-		case "/api", "/apis":
+			k.subresource = path
+		case path == "/api", path == "/apis":
 			// Aggregated discovery is instrumented, legacy discovery
-			// is not (discovery/aggregated/handler.go).
+			// is not; its subresource label is the resource manager's
+			// path, without the slash (NewResourceManager("apis"),
+			// discovery/aggregated/handler.go; kube-apiserver v1.37.2
+			// reports subresource="apis").
 			if !strings.Contains(r.Header.Get("Accept"), "APIGroupDiscoveryList") {
 				return seriesKey{}, false
 			}
+			k.subresource = path[1:]
 			k.component = Component
+		case path == "/openapi/v3":
+			// The aggregator's OpenAPI v3 handlers, component ""
+			// (kube-aggregator controllers/openapiv3/aggregator,
+			// specProxier.register); v2 is not instrumented.
+			k.subresource = "openapi/v3"
+		case strings.HasPrefix(path, "/openapi/v3/"):
+			k.subresource = "openapi/v3/"
 		default:
 			return seriesKey{}, false
 		}

@@ -111,8 +111,22 @@ func TestWithRequestMetrics(t *testing.T) {
 			name: "aggregated discovery", method: "GET", target: "/apis",
 			header:  http.Header{"Accept": {"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}},
 			handler: ok,
-			want:    `code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/apis",verb="GET",version=""`, wantSize: true,
+			want:    `code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="apis",verb="GET",version=""`, wantSize: true,
 		},
+		// The OpenAPI v3 documents are recorded as kube-apiserver v1.37.2
+		// records them (its /metrics, 2026-11-28): the discovery document
+		// as "openapi/v3", every group-version's as "openapi/v3/".
+		{
+			name: "openapi v3 discovery", method: "GET", target: "/openapi/v3",
+			handler: ok,
+			want:    `code="200",component="",dry_run="",group="",resource="",scope="",subresource="openapi/v3",verb="GET",version=""`, wantSize: true,
+		},
+		{
+			name: "openapi v3 group-version", method: "GET", target: "/openapi/v3/apis/apps/v1?hash=x",
+			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotModified) },
+			want:    `code="304",component="",dry_run="",group="",resource="",scope="",subresource="openapi/v3/",verb="GET",version=""`, wantSize: true,
+		},
+		{name: "openapi v2 is not recorded", method: "GET", target: "/openapi/v2", handler: ok},
 		{name: "legacy discovery is not recorded", method: "GET", target: "/apis", handler: ok},
 		{name: "a health check is not recorded", method: "GET", target: "/readyz/ping", handler: ok},
 		{name: "version is not recorded", method: "GET", target: "/version", handler: ok},
