@@ -257,7 +257,7 @@ func checkTrafficSeries(t *testing.T, got map[string]*dto.MetricFamily, backend 
 			{"apiserver_watch_cache_initializations_total", cm, 1},
 			{"apiserver_watch_cache_resource_version", cm, 1},
 			{"apiserver_init_events_total", cm, 3},
-			{"apiserver_cache_list_total", map[string]string{"group": "", "resource": "configmaps", "index": ""}, 2},
+			{"apiserver_storage_list_total", map[string]string{"group": "", "resource": "configmaps", "index": "", "storage": "watchcache"}, 2},
 			{"apiserver_watch_cache_consistent_read_total", map[string]string{"group": "", "resource": "configmaps", "success": "true", "fallback": "false"}, 1},
 		}...)
 	}

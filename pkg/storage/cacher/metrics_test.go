@@ -106,9 +106,11 @@ func TestCacherMetrics(t *testing.T) {
 		{"apiserver_init_events_total", pods + " 4"},
 		// Both fell out of the window: both are cut off.
 		{"apiserver_terminated_watchers_total", pods + " 2"},
-		{"apiserver_cache_list_total", `group="",index="",resource="pods" 1`},
-		{"apiserver_cache_list_fetched_objects_total", `group="",index="",resource="pods" 5`},
-		{"apiserver_cache_list_returned_objects_total", pods + " 1"},
+		// The cache's list, counted as upstream's watch cache counts it.
+		{"apiserver_storage_list_total", `group="",index="",resource="pods",storage="watchcache" 1`},
+		{"apiserver_storage_list_fetched_objects_total", `group="",index="",resource="pods",storage="watchcache" 5`},
+		{"apiserver_storage_list_evaluated_objects_total", `group="",resource="pods",storage="watchcache" 0`},
+		{"apiserver_storage_list_returned_objects_total", `group="",resource="pods",storage="watchcache" 1`},
 		{"apiserver_watch_cache_consistent_read_total", `fallback="false",group="",resource="pods",success="true" 1`},
 		// The consistent list waited for the cache (need > 0), as did
 		// the two watches from "" that send initial events.

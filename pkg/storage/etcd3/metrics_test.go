@@ -114,10 +114,11 @@ func TestStoreMetrics(t *testing.T) {
 	cms := `group="",resource="configmaps"`
 	for _, c := range []struct{ family, want string }{
 		{"apiserver_storage_events_received_total", cms + " 4"},
-		{"apiserver_storage_list_total", cms + " 1"},
-		{"apiserver_storage_list_fetched_objects_total", cms + " 1"},
-		{"apiserver_storage_list_evaluated_objects_total", cms + " 1"},
-		{"apiserver_storage_list_returned_objects_total", cms + " 1"},
+		// Labelled as k8s.io/apiserver v0.37.2's storage list families.
+		{"apiserver_storage_list_total", `group="",index="",resource="configmaps",storage="etcd" 1`},
+		{"apiserver_storage_list_fetched_objects_total", `group="",index="",resource="configmaps",storage="etcd" 1`},
+		{"apiserver_storage_list_evaluated_objects_total", `group="",resource="configmaps",storage="etcd" 1`},
+		{"apiserver_storage_list_returned_objects_total", `group="",resource="configmaps",storage="etcd" 1`},
 	} {
 		if got := series(t, reg, c.family); len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s: got %q, want [%q]", c.family, got, c.want)

@@ -49,7 +49,7 @@ func (b *Backend) Store(cfg Config) *Store {
 	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}, cacheTokens: cfg.CacheContinueTokens,
 		resource: cfg.GroupResource}
 	if cfg.GroupResource.Resource != "" && cfg.ResourcePrefix != "" {
-		s.metrics = b.cfg.Metrics.Resource(cfg.GroupResource)
+		s.metrics = b.cfg.Metrics.ResourceIn(cfg.GroupResource, storagemetrics.StorageMemory)
 		prefix := cfg.ResourcePrefix
 		s.untrack = s.metrics.TrackObjects(func(ctx context.Context) (int64, error) { return s.Count(ctx, prefix) })
 	}

@@ -14,11 +14,11 @@ import (
 type Cache struct {
 	r *Resource
 
-	eventsReceived, eventsDispatched, initializations func() prometheus.Counter
-	initEvents, terminated, capacityUp, capacityDown  func() prometheus.Counter
-	listTotal, listFetched, listReturned              func() prometheus.Counter
-	resourceVersion, capacity                         func() prometheus.Gauge
-	readWait, initDuration                            func() prometheus.Observer
+	eventsReceived, eventsDispatched, initializations   func() prometheus.Counter
+	initEvents, terminated, capacityUp, capacityDown    func() prometheus.Counter
+	listTotal, listFetched, listEvaluated, listReturned func() prometheus.Counter
+	resourceVersion, capacity                           func() prometheus.Gauge
+	readWait, initDuration                              func() prometheus.Observer
 }
 
 // Cache returns the watch-cache metrics of the resource (nil if r is nil).
@@ -34,8 +34,11 @@ func (r *Resource) Cache() *Cache {
 		return sync.OnceValue(func() prometheus.Gauge { return vec.WithLabelValues(g, res) })
 	}
 	m := r.m
-	// The index label is "": the cache serves lists by key prefix, with
-	// no index (upstream's value when no index is used).
+	// The cache's lists are counted in the storage list families with
+	// storage "watchcache", as upstream's RecordListCacheMetrics counts
+	// them (its apiserver_cache_list_* families are deprecated in 1.37.0
+	// and hidden). The index label is "": the cache serves lists by key
+	// prefix, with no index (upstream's value when no index is used).
 	return &Cache{
 		r:                r,
 		eventsReceived:   counter(m.cacheEventsReceived),
@@ -45,9 +48,10 @@ func (r *Resource) Cache() *Cache {
 		terminated:       counter(m.cacheTerminated),
 		capacityUp:       counter(m.cacheCapacityUp),
 		capacityDown:     counter(m.cacheCapacityDown),
-		listTotal:        counter(m.cacheList, ""),
-		listFetched:      counter(m.cacheListFetched, ""),
-		listReturned:     counter(m.cacheListReturned),
+		listTotal:        counter(m.listTotal, StorageWatchCache, ""),
+		listFetched:      counter(m.listFetched, StorageWatchCache, ""),
+		listEvaluated:    counter(m.listEvaluated, StorageWatchCache),
+		listReturned:     counter(m.listReturned, StorageWatchCache),
 		resourceVersion:  gauge(m.cacheResourceVersion),
 		capacity:         gauge(m.cacheCapacity),
 		readWait: sync.OnceValue(func() prometheus.Observer {
@@ -147,5 +151,7 @@ func (c *Cache) List(fetched, returned int) {
 	}
 	c.listTotal().Inc()
 	c.listFetched().Add(float64(fetched))
+	// Upstream records no evaluated objects for the cache's lists: 0.
+	c.listEvaluated().Add(0)
 	c.listReturned().Add(float64(returned))
 }

@@ -25,7 +25,18 @@ var readWaitBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0
 var (
 	opLabels    = []string{"operation", "group", "resource"}
 	grLabels    = []string{"group", "resource"}
-	indexLabels = []string{"group", "resource", "index"}
+	// The storage list families' labels: the storage that served the
+	// list ("etcd", "watchcache"; kapi's memory backend says "memory") and,
+	// for two of them, the index used ("": kapi lists by key prefix).
+	listIndexLabels = []string{"group", "resource", "storage", "index"}
+	listLabels      = []string{"group", "resource", "storage"}
+)
+
+// Values of the storage label of the storage list families.
+const (
+	StorageEtcd       = "etcd"
+	StorageWatchCache = "watchcache"
+	StorageMemory     = "memory"
 )
 
 // Metrics are the storage metrics of one server. Methods are safe for
@@ -56,9 +67,6 @@ type Metrics struct {
 	cacheConsistentReads  *prometheus.CounterVec   // apiserver_watch_cache_consistent_read_total
 	cacheInitEvents       *prometheus.CounterVec   // apiserver_init_events_total
 	cacheTerminated       *prometheus.CounterVec   // apiserver_terminated_watchers_total
-	cacheList             *prometheus.CounterVec   // apiserver_cache_list_total
-	cacheListFetched      *prometheus.CounterVec   // apiserver_cache_list_fetched_objects_total
-	cacheListReturned     *prometheus.CounterVec   // apiserver_cache_list_returned_objects_total
 }
 
 // New creates the storage metrics and registers them on reg (nil: not
@@ -81,10 +89,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		eventsReceived: counter("apiserver_storage_events_received_total", "[BETA] Number of etcd events received split by kind.", grLabels),
 		bookmarks:      gauge("etcd_bookmark_counts", "[ALPHA] Number of etcd bookmarks (progress notify events) split by kind.", grLabels),
 		decodeErrors:   counter("apiserver_storage_decode_errors_total", "[ALPHA] Number of stored object decode errors split by object type", grLabels),
-		listTotal:      counter("apiserver_storage_list_total", "[ALPHA] Number of LIST requests served from storage", grLabels),
-		listFetched:    counter("apiserver_storage_list_fetched_objects_total", "[ALPHA] Number of objects read from storage in the course of serving a LIST request", grLabels),
-		listEvaluated:  counter("apiserver_storage_list_evaluated_objects_total", "[ALPHA] Number of objects tested in the course of serving a LIST request from storage", grLabels),
-		listReturned:   counter("apiserver_storage_list_returned_objects_total", "[ALPHA] Number of objects returned for a LIST request from storage", grLabels),
+		// Lists served by etcd and by the watch cache, told apart by the
+		// storage label (k8s.io/apiserver v0.37.2 pkg/storage/metrics).
+		listTotal:     counter("apiserver_storage_list_total", "[ALPHA] Number of LIST requests served from storage", listIndexLabels),
+		listFetched:   counter("apiserver_storage_list_fetched_objects_total", "[ALPHA] Number of objects read from storage in the course of serving a LIST request", listIndexLabels),
+		listEvaluated: counter("apiserver_storage_list_evaluated_objects_total", "[ALPHA] Number of objects tested in the course of serving a LIST request from storage", listLabels),
+		listReturned:  counter("apiserver_storage_list_returned_objects_total", "[ALPHA] Number of objects returned for a LIST request from storage", listLabels),
 		listLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "apiserver_storage_list_duration_seconds",
 			Help:    "[ALPHA] Latency of the storage layer GetList call in seconds, including object decode, split by whether etcd RangeStream was used.",
@@ -113,9 +123,6 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		cacheConsistentReads: counter("apiserver_watch_cache_consistent_read_total", "[ALPHA] Counter for consistent reads from cache.", []string{"group", "resource", "success", "fallback"}),
 		cacheInitEvents:      counter("apiserver_init_events_total", "[ALPHA] Counter of init events processed in watch cache broken by resource type.", grLabels),
 		cacheTerminated:      counter("apiserver_terminated_watchers_total", "[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.", grLabels),
-		cacheList:            counter("apiserver_cache_list_total", "[ALPHA] Number of LIST requests served from watch cache", indexLabels),
-		cacheListFetched:     counter("apiserver_cache_list_fetched_objects_total", "[ALPHA] Number of objects read from watch cache in the course of serving a LIST request", indexLabels),
-		cacheListReturned:    counter("apiserver_cache_list_returned_objects_total", "[ALPHA] Number of objects returned for a LIST request from watch cache", grLabels),
 	}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{
@@ -123,7 +130,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			m.listTotal, m.listFetched, m.listEvaluated, m.listReturned, m.listLatency, m.objects,
 			m.cacheEventsReceived, m.cacheEventsDispatched, m.cacheInitializations, m.cacheResourceVersion,
 			m.cacheCapacity, m.cacheCapacityUp, m.cacheCapacityDown, m.cacheReadWait, m.cacheInitDuration, m.cacheConsistentReads,
-			m.cacheInitEvents, m.cacheTerminated, m.cacheList, m.cacheListFetched, m.cacheListReturned,
+			m.cacheInitEvents, m.cacheTerminated,
 		} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register storage metrics: %w", err)
@@ -145,21 +152,30 @@ type Resource struct {
 	eventsReceived                                      func() prometheus.Counter
 }
 
-// Resource returns the metrics of resource gr (nil if m is nil).
+// Resource returns the metrics of resource gr stored in etcd (nil if m is
+// nil).
 func (m *Metrics) Resource(gr schema.GroupResource) *Resource {
+	return m.ResourceIn(gr, StorageEtcd)
+}
+
+// ResourceIn returns the metrics of resource gr whose lists the storage
+// named storage serves (StorageEtcd, StorageMemory; nil if m is nil).
+func (m *Metrics) ResourceIn(gr schema.GroupResource, storage string) *Resource {
 	if m == nil {
 		return nil
 	}
-	lazy := func(vec *prometheus.CounterVec) func() prometheus.Counter {
-		return sync.OnceValue(func() prometheus.Counter { return vec.WithLabelValues(gr.Group, gr.Resource) })
+	lazy := func(vec *prometheus.CounterVec, extra ...string) func() prometheus.Counter {
+		return sync.OnceValue(func() prometheus.Counter {
+			return vec.WithLabelValues(append([]string{gr.Group, gr.Resource}, extra...)...)
+		})
 	}
 	return &Resource{
 		m:              m,
 		gr:             gr,
-		listTotal:      lazy(m.listTotal),
-		listFetched:    lazy(m.listFetched),
-		listEvaluated:  lazy(m.listEvaluated),
-		listReturned:   lazy(m.listReturned),
+		listTotal:      lazy(m.listTotal, storage, ""),
+		listFetched:    lazy(m.listFetched, storage, ""),
+		listEvaluated:  lazy(m.listEvaluated, storage),
+		listReturned:   lazy(m.listReturned, storage),
 		eventsReceived: lazy(m.eventsReceived),
 		listLatency: [2]func() prometheus.Observer{
 			sync.OnceValue(func() prometheus.Observer { return m.listLatency.WithLabelValues("false", gr.Group, gr.Resource) }),

@@ -96,11 +96,11 @@ func TestResourceRecording(t *testing.T) {
 		{"apiserver_storage_events_received_total", `group="apps",resource="deployments" 1`},
 		{"etcd_bookmark_counts", `group="apps",resource="deployments" 1`},
 		{"apiserver_storage_decode_errors_total", `group="apps",resource="deployments" 1`},
-		{"apiserver_storage_list_total", `group="apps",resource="deployments" 2`},
+		{"apiserver_storage_list_total", `group="apps",index="",resource="deployments",storage="etcd" 2`},
 		{"apiserver_storage_list_duration_seconds", `group="apps",resource="deployments",streamed="true" 1`},
-		{"apiserver_storage_list_fetched_objects_total", `group="apps",resource="deployments" 11`},
-		{"apiserver_storage_list_evaluated_objects_total", `group="apps",resource="deployments" 9`},
-		{"apiserver_storage_list_returned_objects_total", `group="apps",resource="deployments" 3`},
+		{"apiserver_storage_list_fetched_objects_total", `group="apps",index="",resource="deployments",storage="etcd" 11`},
+		{"apiserver_storage_list_evaluated_objects_total", `group="apps",resource="deployments",storage="etcd" 9`},
+		{"apiserver_storage_list_returned_objects_total", `group="apps",resource="deployments",storage="etcd" 3`},
 	} {
 		if got := gather(t, reg, c.family); len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s: got %q, want [%q]", c.family, got, c.want)
@@ -139,9 +139,10 @@ func TestCacheRecording(t *testing.T) {
 		{"apiserver_terminated_watchers_total", pods + " 1"},
 		{"apiserver_watch_cache_read_wait_seconds", pods + " 1"},
 		{"apiserver_watch_cache_initialization_duration_seconds", pods + " 1"},
-		{"apiserver_cache_list_total", `group="",index="",resource="pods" 1`},
-		{"apiserver_cache_list_fetched_objects_total", `group="",index="",resource="pods" 5`},
-		{"apiserver_cache_list_returned_objects_total", pods + " 2"},
+		{"apiserver_storage_list_total", `group="",index="",resource="pods",storage="watchcache" 1`},
+		{"apiserver_storage_list_fetched_objects_total", `group="",index="",resource="pods",storage="watchcache" 5`},
+		{"apiserver_storage_list_evaluated_objects_total", `group="",resource="pods",storage="watchcache" 0`},
+		{"apiserver_storage_list_returned_objects_total", `group="",resource="pods",storage="watchcache" 2`},
 	} {
 		if got := gather(t, reg, ch.family); len(got) != 1 || got[0] != ch.want {
 			t.Errorf("%s: got %q, want [%q]", ch.family, got, ch.want)
