@@ -23,8 +23,8 @@ var etcdRequestBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 
 var readWaitBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3}
 
 var (
-	opLabels    = []string{"operation", "group", "resource"}
-	grLabels    = []string{"group", "resource"}
+	opLabels = []string{"operation", "group", "resource"}
+	grLabels = []string{"group", "resource"}
 	// The storage list families' labels: the storage that served the
 	// list ("etcd", "watchcache"; kapi's memory backend says "memory") and,
 	// for two of them, the index used ("": kapi lists by key prefix).
