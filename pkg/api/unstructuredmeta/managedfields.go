@@ -72,26 +72,8 @@ func unstructuredManagedFields(obj map[string]any, withFields bool) (out []metav
 			switch k {
 			case "manager", "operation", "apiVersion", "fieldsType", "subresource", "time":
 				s, isString := v.(string)
-				if !isString {
+				if !isString || !SetEntryField(&e, k, s) {
 					return nil, false
-				}
-				switch k {
-				case "manager":
-					e.Manager = s
-				case "operation":
-					e.Operation = metav1.ManagedFieldsOperationType(s)
-				case "apiVersion":
-					e.APIVersion = s
-				case "fieldsType":
-					e.FieldsType = s
-				case "subresource":
-					e.Subresource = s
-				case "time":
-					t, err := time.Parse(time.RFC3339, s)
-					if err != nil {
-						return nil, false
-					}
-					e.Time = &metav1.Time{Time: t.Local()}
 				}
 			case "fieldsV1":
 				if !marshalable(v, 0) {
@@ -200,6 +182,35 @@ func plainKey(k string) bool {
 		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
 			return false
 		}
+	}
+	return true
+}
+
+// SetEntryField sets the string field k of a managedFields entry ("manager",
+// "operation", "apiVersion", "fieldsType", "subresource", "time") to s as
+// its JSON holds it (a time in RFC 3339, read as local time, as
+// metav1.Time's decoding); false for another key or a time that does not
+// parse.
+func SetEntryField(e *metav1.ManagedFieldsEntry, k, s string) bool {
+	switch k {
+	case "manager":
+		e.Manager = s
+	case "operation":
+		e.Operation = metav1.ManagedFieldsOperationType(s)
+	case "apiVersion":
+		e.APIVersion = s
+	case "fieldsType":
+		e.FieldsType = s
+	case "subresource":
+		e.Subresource = s
+	case "time":
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return false
+		}
+		e.Time = &metav1.Time{Time: t.Local()}
+	default:
+		return false
 	}
 	return true
 }

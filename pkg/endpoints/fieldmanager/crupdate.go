@@ -336,27 +336,7 @@ func decodeManaged(raw any, apiVersion fieldpath.APIVersion) (*managed, bool) {
 				continue
 			}
 			s, isString := v.(string)
-			if !isString {
-				return nil, false
-			}
-			switch k {
-			case "manager":
-				e.Manager = s
-			case "operation":
-				e.Operation = metav1.ManagedFieldsOperationType(s)
-			case "apiVersion":
-				e.APIVersion = s
-			case "fieldsType":
-				e.FieldsType = s
-			case "subresource":
-				e.Subresource = s
-			case "time":
-				t, err := time.Parse(time.RFC3339, s)
-				if err != nil {
-					return nil, false
-				}
-				e.Time = &metav1.Time{Time: t.Local()}
-			default:
+			if !isString || !unstructuredmeta.SetEntryField(&e, k, s) {
 				return nil, false
 			}
 		}
