@@ -248,7 +248,7 @@ func (a *Aggregator) addHooks(s *server.GenericServer) error {
 	routesChanged := a.informer.subscribe()
 	localChanged := a.informer.subscribe()
 	remoteChanged := a.informer.subscribe()
-	autoChanged := a.informer.subscribe()
+	autoChanged, autoTake := a.informer.subscribeNames()
 	hooks := []struct {
 		name string
 		run  func(ctx context.Context)
@@ -257,7 +257,7 @@ func (a *Aggregator) addHooks(s *server.GenericServer) error {
 		{RegistrationHook, func(ctx context.Context) { a.runRegistration(ctx, routesChanged) }},
 		{LocalAvailableHook, func(ctx context.Context) { a.runLocalAvailability(ctx, localChanged) }},
 		{RemoteAvailableHook, func(ctx context.Context) { a.runRemoteAvailability(ctx, remoteChanged) }},
-		{AutoRegistrationHook, func(ctx context.Context) { a.runAutoRegistration(ctx, autoChanged) }},
+		{AutoRegistrationHook, func(ctx context.Context) { a.runAutoRegistration(ctx, autoChanged, autoTake) }},
 	}
 	for _, h := range hooks {
 		run := h.run

@@ -2,12 +2,14 @@ package aggregator
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/aggregator/apiservice"
@@ -40,8 +42,17 @@ type autoRegistration struct {
 // deleted built-in one, see syncAutoRegistered), updated if its spec
 // drifted, deleted once no longer served; never touching APIServices
 // without the automanaged label.
-func (a *Aggregator) runAutoRegistration(ctx context.Context, changed <-chan struct{}) {
-	discChanged, cancel := a.cfg.Discovery.Subscribe()
+//
+// A pass syncs every name at start, after a list of the APIServices and
+// after a failed pass; otherwise only the names that changed since the
+// last pass (the group-versions discovery added or removed, the
+// APIServices the informer saw change), so that adding one CRD costs the
+// work of its group-versions, not of every one served. A name that did
+// not change would sync to the same result: the sync of a name reads
+// only its desired APIService, its current one and whether it synced
+// before.
+func (a *Aggregator) runAutoRegistration(ctx context.Context, changed <-chan struct{}, takeNames func() (map[string]bool, bool)) {
+	discChanged, takeGVs, cancel := a.cfg.Discovery.SubscribeChanges()
 	defer cancel()
 	if !a.informer.waitSynced(ctx) {
 		return
@@ -52,8 +63,24 @@ func (a *Aggregator) runAutoRegistration(ctx context.Context, changed <-chan str
 	}
 	retry := time.NewTimer(time.Hour)
 	defer retry.Stop()
+	all := true
 	for {
-		if !a.syncAutoRegistration(ctx, st) && ctx.Err() == nil {
+		names, listed := takeNames()
+		gvs := takeGVs()
+		var ok bool
+		if all || listed {
+			ok = a.syncAutoRegistration(ctx, st)
+		} else {
+			for _, gv := range gvs {
+				if names == nil {
+					names = map[string]bool{}
+				}
+				names[apiservice.Name(gv)] = true
+			}
+			ok = a.syncAutoRegistrationOf(ctx, st, names)
+		}
+		all = !ok
+		if !ok && ctx.Err() == nil {
 			retry.Reset(autoRegisterRetry)
 		}
 		select {
@@ -71,29 +98,39 @@ func (a *Aggregator) runAutoRegistration(ctx context.Context, changed <-chan str
 func (a *Aggregator) desiredAPIServices() map[string]*apiregistrationv1.APIService {
 	out := map[string]*apiregistrationv1.APIService{}
 	for _, gv := range a.cfg.Discovery.LocalGroupVersions() {
-		if gv.Group == apiregistrationv1.GroupName {
-			continue // the aggregator's own group has none, as upstream
-		}
-		p := discovery.DefaultPriority(gv)
-		manage := ManageContinuously
-		if a.builtin[gv] {
-			manage = ManageOnStart
-		}
-		name := apiservice.Name(gv)
-		out[name] = &apiregistrationv1.APIService{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{AutoManagedLabel: manage}},
-			Spec: apiregistrationv1.APIServiceSpec{
-				Group:                gv.Group,
-				Version:              gv.Version,
-				GroupPriorityMinimum: p.Group,
-				VersionPriority:      p.Version,
-			},
+		if svc := a.desiredAPIService(gv); svc != nil {
+			out[svc.Name] = svc
 		}
 	}
 	return out
 }
 
-// syncAutoRegistration does one pass; false if some write failed.
+// desiredAPIService returns the APIService wanted for the local
+// group-version gv (nil for the aggregator's own group, which has none,
+// as upstream).
+func (a *Aggregator) desiredAPIService(gv schema.GroupVersion) *apiregistrationv1.APIService {
+	if gv.Group == apiregistrationv1.GroupName {
+		return nil
+	}
+	p := discovery.DefaultPriority(gv)
+	manage := ManageContinuously
+	if a.builtin[gv] {
+		manage = ManageOnStart
+	}
+	name := apiservice.Name(gv)
+	return &apiregistrationv1.APIService{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{AutoManagedLabel: manage}},
+		Spec: apiregistrationv1.APIServiceSpec{
+			Group:                gv.Group,
+			Version:              gv.Version,
+			GroupPriorityMinimum: p.Group,
+			VersionPriority:      p.Version,
+		},
+	}
+}
+
+// syncAutoRegistration does one pass over every name; false if some
+// write failed.
 func (a *Aggregator) syncAutoRegistration(ctx context.Context, st *autoRegistration) bool {
 	ok := true
 	desired := a.desiredAPIServices()
@@ -105,18 +142,44 @@ func (a *Aggregator) syncAutoRegistration(ctx context.Context, st *autoRegistrat
 		names[svc.Name] = true
 	}
 	for name := range names {
-		if err := a.syncAutoRegistered(ctx, st, name, desired[name], a.informer.get(name)); err != nil {
-			if ctx.Err() == nil {
-				a.logger.Warn("autoregister apiservice", "apiservice", name, "err", err)
-			}
+		if !a.syncAutoRegisteredName(ctx, st, name, desired[name]) {
 			ok = false
-			continue
-		}
-		if desired[name] != nil {
-			st.synced[name] = true
 		}
 	}
 	return ok
+}
+
+// syncAutoRegistrationOf does a pass over names only (APIService names,
+// <version>.<group>); false if some write failed.
+func (a *Aggregator) syncAutoRegistrationOf(ctx context.Context, st *autoRegistration, names map[string]bool) bool {
+	ok := true
+	for name := range names {
+		version, group, _ := strings.Cut(name, ".")
+		gv := schema.GroupVersion{Group: group, Version: version}
+		var desired *apiregistrationv1.APIService
+		if a.cfg.Discovery.HasLocal(gv) {
+			desired = a.desiredAPIService(gv)
+		}
+		if !a.syncAutoRegisteredName(ctx, st, name, desired) {
+			ok = false
+		}
+	}
+	return ok
+}
+
+// syncAutoRegisteredName syncs name towards desired (nil: none wanted)
+// and records it synced; false if a write failed.
+func (a *Aggregator) syncAutoRegisteredName(ctx context.Context, st *autoRegistration, name string, desired *apiregistrationv1.APIService) bool {
+	if err := a.syncAutoRegistered(ctx, st, name, desired, a.informer.get(name)); err != nil {
+		if ctx.Err() == nil {
+			a.logger.Warn("autoregister apiservice", "apiservice", name, "err", err)
+		}
+		return false
+	}
+	if desired != nil {
+		st.synced[name] = true
+	}
+	return true
 }
 
 // syncAutoRegistered reconciles one name, as upstream's autoregister

@@ -28,6 +28,7 @@ type informer struct {
 	mu     sync.Mutex
 	items  map[string]*apiregistrationv1.APIService
 	subs   []chan struct{}
+	named  []*namedChanges
 	synced chan struct{}
 	once   sync.Once
 }
@@ -44,6 +45,47 @@ func (i *informer) subscribe() <-chan struct{} {
 	defer i.mu.Unlock()
 	i.subs = append(i.subs, ch)
 	return ch
+}
+
+// namedChanges are the names of the APIServices changed since a
+// subscriber's last take; all after a list (any may have changed).
+type namedChanges struct {
+	names map[string]bool
+	all   bool
+}
+
+// subscribeNames is subscribe that also says what changed: take returns
+// the names of the APIServices added, changed or deleted since the last
+// take, or all (true) when a list replaced the items. Subscribe before
+// run.
+func (i *informer) subscribeNames() (changed <-chan struct{}, take func() (names map[string]bool, all bool)) {
+	ch := i.subscribe()
+	n := &namedChanges{}
+	i.mu.Lock()
+	i.named = append(i.named, n)
+	i.mu.Unlock()
+	return ch, func() (map[string]bool, bool) {
+		i.mu.Lock()
+		defer i.mu.Unlock()
+		names, all := n.names, n.all
+		n.names, n.all = nil, false
+		return names, all
+	}
+}
+
+// changedLocked records a change of name (all: of every item) for the
+// name subscribers; i.mu is held.
+func (i *informer) changedLocked(name string, all bool) {
+	for _, n := range i.named {
+		if all {
+			n.all = true
+			continue
+		}
+		if n.names == nil {
+			n.names = map[string]bool{}
+		}
+		n.names[name] = true
+	}
 }
 
 // hasSynced is closed once the first list is in.
@@ -109,6 +151,7 @@ func (i *informer) relist(ctx context.Context) (string, error) {
 	i.mu.Lock()
 	old := i.items
 	i.items = items
+	i.changedLocked("", true)
 	i.mu.Unlock()
 	if i.removed != nil {
 		for name := range old {
@@ -145,6 +188,7 @@ func (i *informer) watch(ctx context.Context, rv string) {
 			case ev.Type == watch.Deleted:
 				i.mu.Lock()
 				delete(i.items, s.Name)
+				i.changedLocked(s.Name, false)
 				i.mu.Unlock()
 				if i.removed != nil {
 					i.removed(s.Name)
@@ -153,6 +197,7 @@ func (i *informer) watch(ctx context.Context, rv string) {
 				i.observe(s)
 				i.mu.Lock()
 				i.items[s.Name] = s
+				i.changedLocked(s.Name, false)
 				i.mu.Unlock()
 			default:
 				continue

@@ -65,11 +65,10 @@ type prepared struct {
 	built []*versionServing
 }
 
-// staged is a change of crds ready to be shown: the prepared CRDs, the
-// crds they make (view) and the group-versions rebuilt for it.
+// staged is a change of crds ready to be shown: the prepared CRDs and
+// the group-versions rebuilt for it (activate applies ps to crds).
 type staged struct {
 	ps      []*prepared
-	view    map[string]*crdServing
 	builds  []gvBuild
 	changes int // crServer.changes the change was built against
 	held    *gate
@@ -210,8 +209,22 @@ func (s *crServer) stage(ps ...*prepared) (*staged, error) {
 	if len(st.ps) == 0 {
 		return nil, nil
 	}
+	// The view is what the groups the change touches will serve: their
+	// CRDs now, with the change applied. The other groups are not read,
+	// so that adding a CRD costs the work of its group.
+	groups := map[string]bool{}
+	for _, p := range st.ps {
+		for _, c := range []*crdServing{p.old, p.next} {
+			if c != nil {
+				groups[c.crd.Spec.Group] = true
+			}
+		}
+	}
+	view := map[string]*crdServing{}
 	s.mu.Lock()
-	st.view = maps.Clone(s.crds)
+	for g := range groups {
+		maps.Copy(view, s.byGroup[g])
+	}
 	st.changes = s.changes
 	s.mu.Unlock()
 	var gvs []schema.GroupVersion
@@ -221,12 +234,12 @@ func (s *crServer) stage(ps ...*prepared) (*staged, error) {
 		}
 		if p.next != nil {
 			gvs = append(gvs, servedGroupVersions(p.next)...)
-			st.view[p.name] = p.next
+			view[p.name] = p.next
 		} else {
-			delete(st.view, p.name)
+			delete(view, p.name)
 		}
 	}
-	builds, err := s.buildGroupVersions(st.view, gvs)
+	builds, err := s.buildGroupVersions(view, gvs)
 	if err != nil {
 		st.release()
 		return nil, err
@@ -311,7 +324,9 @@ func (s *crServer) activate(st *staged) error {
 		s.discardLocked(st)
 		return errors.New("activate: the served CRDs changed since the change was staged")
 	}
-	s.crds = st.view
+	for _, p := range st.ps {
+		s.setCRDLocked(p.name, p.next)
+	}
 	s.changes++
 	for _, p := range st.ps {
 		if p.next != nil {
@@ -363,7 +378,8 @@ func containsSorted(sorted []string, s string) bool {
 }
 
 // buildGroupVersions builds the handler, discovery and OpenAPI input of
-// each group-version of gvs as crds serve it.
+// each group-version of gvs as crds (at least those of gvs' groups) serve
+// it.
 func (s *crServer) buildGroupVersions(crds map[string]*crdServing, gvs []schema.GroupVersion) ([]gvBuild, error) {
 	byGV := map[schema.GroupVersion][]*crdServing{}
 	want := map[schema.GroupVersion]bool{}

@@ -57,6 +57,42 @@ type controller struct {
 
 	cacheMu sync.Mutex
 	cache   map[string]*apiextensionsv1.CustomResourceDefinition
+	// cacheGroups holds cache by group, then name (cacheSetLocked and
+	// cacheDeleteLocked keep both), so that naming a CRD reads its group
+	// only.
+	cacheGroups map[string]map[string]*apiextensionsv1.CustomResourceDefinition
+}
+
+// cacheSetLocked records crd in the cache; cacheMu is held.
+func (c *controller) cacheSetLocked(crd *apiextensionsv1.CustomResourceDefinition) {
+	c.cacheDeleteLocked(crd.Name)
+	if c.cache == nil {
+		c.cache = map[string]*apiextensionsv1.CustomResourceDefinition{}
+	}
+	c.cache[crd.Name] = crd
+	if c.cacheGroups == nil {
+		c.cacheGroups = map[string]map[string]*apiextensionsv1.CustomResourceDefinition{}
+	}
+	g := crd.Spec.Group
+	if c.cacheGroups[g] == nil {
+		c.cacheGroups[g] = map[string]*apiextensionsv1.CustomResourceDefinition{}
+	}
+	c.cacheGroups[g][crd.Name] = crd
+}
+
+// cacheDeleteLocked removes the CRD called name from the cache; cacheMu
+// is held.
+func (c *controller) cacheDeleteLocked(name string) {
+	old := c.cache[name]
+	if old == nil {
+		return
+	}
+	delete(c.cache, name)
+	g := old.Spec.Group
+	delete(c.cacheGroups[g], name)
+	if len(c.cacheGroups[g]) == 0 {
+		delete(c.cacheGroups, g)
+	}
 }
 
 // run serves every stored established CRD, fires synced, then syncs
@@ -64,7 +100,9 @@ type controller struct {
 func (c *controller) run(ctx context.Context) {
 	c.queue.init()
 	c.retry = map[string]time.Time{}
-	c.cache = map[string]*apiextensionsv1.CustomResourceDefinition{}
+	c.cacheMu.Lock()
+	c.cache, c.cacheGroups = nil, nil
+	c.cacheMu.Unlock()
 	var list *apiextensionsv1.CustomResourceDefinitionList
 	for {
 		var err error
@@ -339,10 +377,8 @@ func (c *controller) group(group string) []apiextensionsv1.CustomResourceDefinit
 	c.cacheMu.Lock()
 	defer c.cacheMu.Unlock()
 	var out []apiextensionsv1.CustomResourceDefinition
-	for _, crd := range c.cache {
-		if crd.Spec.Group == group {
-			out = append(out, *crd)
-		}
+	for _, crd := range c.cacheGroups[group] {
+		out = append(out, *crd)
 	}
 	return out
 }
@@ -356,7 +392,7 @@ func (c *controller) observe(crd *apiextensionsv1.CustomResourceDefinition) {
 	if old := c.cache[crd.Name]; old != nil && newerRV(old.ResourceVersion, crd.ResourceVersion) {
 		return
 	}
-	c.cache[crd.Name] = crd
+	c.cacheSetLocked(crd)
 }
 
 // forget removes a deleted crd from the cache unless the cache holds a
@@ -367,7 +403,7 @@ func (c *controller) forget(crd *apiextensionsv1.CustomResourceDefinition) {
 	if old := c.cache[crd.Name]; old != nil && newerRV(old.ResourceVersion, crd.ResourceVersion) {
 		return
 	}
-	delete(c.cache, crd.Name)
+	c.cacheDeleteLocked(crd.Name)
 }
 
 // forgetName removes the CRD called name from the cache (storage says it
@@ -375,7 +411,7 @@ func (c *controller) forget(crd *apiextensionsv1.CustomResourceDefinition) {
 func (c *controller) forgetName(name string) {
 	c.cacheMu.Lock()
 	defer c.cacheMu.Unlock()
-	delete(c.cache, name)
+	c.cacheDeleteLocked(name)
 }
 
 // cacheList records a list: its items, and the absence of cached CRDs it
@@ -383,9 +419,6 @@ func (c *controller) forgetName(name string) {
 func (c *controller) cacheList(l *apiextensionsv1.CustomResourceDefinitionList) {
 	c.cacheMu.Lock()
 	defer c.cacheMu.Unlock()
-	if c.cache == nil {
-		c.cache = map[string]*apiextensionsv1.CustomResourceDefinition{}
-	}
 	listed := make(map[string]bool, len(l.Items))
 	for i := range l.Items {
 		crd := &l.Items[i]
@@ -393,11 +426,11 @@ func (c *controller) cacheList(l *apiextensionsv1.CustomResourceDefinitionList) 
 		if old := c.cache[crd.Name]; old != nil && newerRV(old.ResourceVersion, crd.ResourceVersion) {
 			continue
 		}
-		c.cache[crd.Name] = crd
+		c.cacheSetLocked(crd)
 	}
 	for name, crd := range c.cache {
 		if !listed[name] && !newerRV(crd.ResourceVersion, l.ResourceVersion) {
-			delete(c.cache, name)
+			c.cacheDeleteLocked(name)
 		}
 	}
 }

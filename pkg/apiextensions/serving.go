@@ -54,6 +54,8 @@ type crServer struct {
 
 	mu   sync.Mutex
 	crds map[string]*crdServing // by CRD name
+	// byGroup holds crds by group, then name (setCRDLocked keeps both).
+	byGroup map[string]map[string]*crdServing
 	// changes counts the changes of crds: a staged change is built
 	// against one state of crds, and only shown on it.
 	changes int
@@ -133,6 +135,34 @@ func (v *versionServing) close() {
 	}
 }
 
+// setCRDLocked makes c what the CRD called name serves (nil: nothing);
+// s.mu is held.
+func (s *crServer) setCRDLocked(name string, c *crdServing) {
+	if old := s.crds[name]; old != nil {
+		g := old.crd.Spec.Group
+		delete(s.byGroup[g], name)
+		if len(s.byGroup[g]) == 0 {
+			delete(s.byGroup, g)
+		}
+		delete(s.crds, name)
+	}
+	if c == nil {
+		return
+	}
+	if s.crds == nil {
+		s.crds = map[string]*crdServing{}
+	}
+	s.crds[name] = c
+	if s.byGroup == nil {
+		s.byGroup = map[string]map[string]*crdServing{}
+	}
+	g := c.crd.Spec.Group
+	if s.byGroup[g] == nil {
+		s.byGroup[g] = map[string]*crdServing{}
+	}
+	s.byGroup[g][name] = c
+}
+
 // setTerminating refuses creates of the CRD's resources.
 func (s *crServer) setTerminating(name string) {
 	s.mu.Lock()
@@ -183,7 +213,7 @@ func (s *crServer) closeAll() {
 		for _, v := range c.versions {
 			v.close()
 		}
-		delete(s.crds, name)
+		s.setCRDLocked(name, nil)
 	}
 }
 

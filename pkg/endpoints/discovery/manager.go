@@ -53,8 +53,16 @@ type Manager struct {
 
 	snap atomic.Pointer[snapshot]
 
-	subscribers map[int]chan struct{} // guarded by mu
+	subscribers map[int]*subscriber // guarded by mu
 	nextSub     int
+}
+
+// subscriber is one Subscribe or SubscribeChanges: its channel and, for
+// SubscribeChanges, the group-versions changed since its last take.
+type subscriber struct {
+	ch      chan struct{}
+	track   bool
+	changed map[schema.GroupVersion]bool
 }
 
 // entry is one group-version as added.
@@ -178,9 +186,29 @@ func (m *Manager) Update(set map[schema.GroupVersion][]metav1.APIResource, remov
 		to[gv] = e
 	}
 	if changed {
+		m.trackLocked(entries, remove)
 		m.updateLocked()
 	}
 	return nil
+}
+
+// trackLocked records the group-versions of a change for the
+// subscribers that take them.
+func (m *Manager) trackLocked(set map[schema.GroupVersion]*entry, remove []schema.GroupVersion) {
+	for _, sub := range m.subscribers {
+		if !sub.track {
+			continue
+		}
+		if sub.changed == nil {
+			sub.changed = map[schema.GroupVersion]bool{}
+		}
+		for gv := range set {
+			sub.changed[gv] = true
+		}
+		for _, gv := range remove {
+			sub.changed[gv] = true
+		}
+	}
 }
 
 // newEntry makes the entry of gv, its resources copied.
@@ -259,20 +287,52 @@ func (m *Manager) LocalGroupVersions() []schema.GroupVersion {
 // group-versions held (notifications coalesce: one pending value at most)
 // and a function that ends the subscription.
 func (m *Manager) Subscribe() (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
+	ch, _, cancel := m.subscribe(false)
+	return ch, cancel
+}
+
+// SubscribeChanges is [Manager.Subscribe] that also says what changed:
+// take returns the group-versions added, replaced or removed (local or
+// remote) since the subscription began or take was last called, so
+// that a subscriber's work follows the change, not everything held.
+func (m *Manager) SubscribeChanges() (changes <-chan struct{}, take func() []schema.GroupVersion, cancel func()) {
+	return m.subscribe(true)
+}
+
+func (m *Manager) subscribe(track bool) (<-chan struct{}, func() []schema.GroupVersion, func()) {
+	sub := &subscriber{ch: make(chan struct{}, 1), track: track}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.subscribers == nil {
-		m.subscribers = map[int]chan struct{}{}
+		m.subscribers = map[int]*subscriber{}
 	}
 	id := m.nextSub
 	m.nextSub++
-	m.subscribers[id] = ch
-	return ch, func() {
+	m.subscribers[id] = sub
+	take := func() []schema.GroupVersion {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		out := make([]schema.GroupVersion, 0, len(sub.changed))
+		for gv := range sub.changed {
+			out = append(out, gv)
+		}
+		sub.changed = nil
+		return out
+	}
+	return sub.ch, take, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		delete(m.subscribers, id)
 	}
+}
+
+// HasLocal reports whether gv is held as served by the chain (added
+// without [Remote]), as [Manager.LocalGroupVersions] would list it.
+func (m *Manager) HasLocal(gv schema.GroupVersion) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.entries[gv]
+	return ok
 }
 
 // updateLocked publishes a new snapshot and routes new groups on the heads.
@@ -280,9 +340,9 @@ func (m *Manager) updateLocked() {
 	s := m.build()
 	m.snap.Store(s)
 	m.routeGroupsLocked(s)
-	for _, ch := range m.subscribers {
+	for _, sub := range m.subscribers {
 		select {
-		case ch <- struct{}{}:
+		case sub.ch <- struct{}{}:
 		default:
 		}
 	}

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -179,5 +180,61 @@ func TestUpdateIsOneStep(t *testing.T) {
 	}
 	if got, want := versions(), []string{"example.com/v2", "example.com/v1"}; !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// SubscribeChanges names what changed since the last take, local and
+// remote, so a subscriber can do the work of the change alone.
+func TestSubscribeChanges(t *testing.T) {
+	m, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := []metav1.APIResource{{Name: "widgets", Kind: "Widget", Namespaced: true, Verbs: metav1.Verbs{"get"}}}
+	before := schema.GroupVersion{Group: "before.example.com", Version: "v1"}
+	if err := m.AddGroupVersion(before, res); err != nil {
+		t.Fatal(err)
+	}
+	changes, take, stop := m.SubscribeChanges()
+	defer stop()
+	sorted := func() []schema.GroupVersion {
+		got := take()
+		slices.SortFunc(got, func(a, b schema.GroupVersion) int {
+			if a.Group != b.Group {
+				return strings.Compare(a.Group, b.Group)
+			}
+			return strings.Compare(a.Version, b.Version)
+		})
+		return got
+	}
+	if got := sorted(); len(got) != 0 {
+		t.Fatalf("got %v before any change, want none (changes before Subscribe are not named)", got)
+	}
+	v1 := schema.GroupVersion{Group: "example.com", Version: "v1"}
+	v2 := schema.GroupVersion{Group: "example.com", Version: "v2"}
+	remote := schema.GroupVersion{Group: "metrics.k8s.io", Version: "v1beta1"}
+	if err := m.Update(map[schema.GroupVersion][]metav1.APIResource{v1: res, v2: res}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddGroupVersion(remote, nil, Remote()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changes:
+	default:
+		t.Fatal("got no notification, want one")
+	}
+	if got, want := sorted(), []schema.GroupVersion{v1, v2, remote}; !slices.Equal(got, want) {
+		t.Errorf("got changes %v, want %v", got, want)
+	}
+	if got := sorted(); len(got) != 0 {
+		t.Errorf("got %v again, want a take to clear them", got)
+	}
+	m.RemoveGroupVersion(v2)
+	if got, want := sorted(), []schema.GroupVersion{v2}; !slices.Equal(got, want) {
+		t.Errorf("after a remove: got %v, want %v", got, want)
+	}
+	if !m.HasLocal(v1) || m.HasLocal(v2) || m.HasLocal(remote) {
+		t.Errorf("HasLocal: got v1 %t, v2 %t, remote %t; want true, false, false", m.HasLocal(v1), m.HasLocal(v2), m.HasLocal(remote))
 	}
 }

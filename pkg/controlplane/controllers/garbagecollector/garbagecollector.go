@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,6 +74,12 @@ type Collector struct {
 	absent *lru.Cache
 	// resync asks the sync loop to check discovery now.
 	resync chan struct{}
+	// pending are the groups whose discovery a resync must read again
+	// (those of the CRDs and APIServices that changed); pendingAll asks
+	// for all of discovery.
+	pendingMu  sync.Mutex
+	pending    map[string]bool
+	pendingAll bool
 }
 
 // New returns a collector for the server c.Client reaches.
@@ -200,25 +207,56 @@ func (gc *Collector) enqueueVirtualDelete(ref objectRef) {
 	})
 }
 
-// triggerResync asks the sync loop to check discovery soon.
-func (gc *Collector) triggerResync() {
+// triggerResync asks the sync loop to check the discovery of the group
+// that the CRD or APIService called name changes soon: a CRD is named
+// <plural>.<group>, an APIService <version>.<group> (the core group's
+// "v1." asks for all of discovery).
+func (gc *Collector) triggerResync(name string) {
+	_, group, _ := strings.Cut(name, ".")
+	gc.pendingMu.Lock()
+	if group == "" {
+		gc.pendingAll = true
+	} else {
+		if gc.pending == nil {
+			gc.pending = map[string]bool{}
+		}
+		gc.pending[group] = true
+	}
+	gc.pendingMu.Unlock()
 	select {
 	case gc.resync <- struct{}{}:
 	default:
 	}
 }
 
-// syncLoop keeps the monitors in step with discovery: at once, every
-// syncPeriod, and shortly after a CRD or APIService changed.
+// takePending returns the groups to read again and clears them; nil
+// means all of discovery.
+func (gc *Collector) takePending() map[string]bool {
+	gc.pendingMu.Lock()
+	defer gc.pendingMu.Unlock()
+	groups, all := gc.pending, gc.pendingAll
+	gc.pending, gc.pendingAll = nil, false
+	if all {
+		return nil
+	}
+	return groups
+}
+
+// syncLoop keeps the monitors in step with discovery: at once and every
+// syncPeriod all of it, and shortly after a CRD or APIService changed the
+// discovery of its group alone, so that adding one CRD costs the work of
+// its group, not of every resource served.
 func (gc *Collector) syncLoop(ctx context.Context) {
-	var current map[schema.GroupVersionResource]bool
+	var current map[schema.GroupVersionResource]string
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
+		var groups map[string]bool
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
+			gc.takePending() // all of discovery is read
 		case <-gc.resync:
 			// Let a burst of changes (a CRD created, then established)
 			// settle into one discovery.
@@ -231,7 +269,14 @@ func (gc *Collector) syncLoop(ctx context.Context) {
 			case <-gc.resync:
 			default:
 			}
-			timer.Stop()
+			if groups = gc.takePending(); groups == nil || current == nil {
+				groups = nil
+				timer.Stop()
+			}
+		}
+		if groups != nil {
+			current = gc.resyncGroups(ctx, current, groups)
+			continue // the periodic check keeps its schedule
 		}
 		current = gc.resyncMonitors(ctx, current)
 		timer.Reset(gc.syncPeriod)
@@ -242,7 +287,7 @@ func (gc *Collector) syncLoop(ctx context.Context) {
 // changed, resets the mapper and the monitors. It returns the resources
 // now monitored (current when nothing changed or the sync failed, so the
 // next round tries again).
-func (gc *Collector) resyncMonitors(ctx context.Context, current map[schema.GroupVersionResource]bool) map[schema.GroupVersionResource]bool {
+func (gc *Collector) resyncMonitors(ctx context.Context, current map[schema.GroupVersionResource]string) map[schema.GroupVersionResource]string {
 	found, failed, err := deletableResources(ctx, gc.discovery)
 	if err != nil || len(found) == 0 {
 		if ctx.Err() == nil {
@@ -254,6 +299,50 @@ func (gc *Collector) resyncMonitors(ctx context.Context, current map[schema.Grou
 		gc.logger.Info("failed to discover some groups", "groups", fmt.Sprint(failed))
 	}
 	found = keepFailed(found, gc.monitors.resources(), failed)
+	return gc.applyResources(ctx, current, found)
+}
+
+// resyncGroups checks the discovery of groups and updates what current
+// holds of them, as resyncMonitors does for all of discovery. A group
+// whose discovery fails keeps what is monitored of it (as keepFailed);
+// the periodic check reads it again.
+func (gc *Collector) resyncGroups(ctx context.Context, current map[schema.GroupVersionResource]string, groups map[string]bool) map[schema.GroupVersionResource]string {
+	found := maps.Clone(current)
+	read := map[string]map[schema.GroupVersionResource]string{}
+	changed := false
+	for group := range groups {
+		res, err := groupDeletableResources(ctx, gc.discovery, group)
+		if err != nil {
+			if ctx.Err() == nil {
+				gc.logger.Info("failed to discover some groups", "groups", group, "err", err)
+			}
+			continue
+		}
+		read[group] = res
+		for r, kind := range res {
+			if k, ok := found[r]; !ok || k != kind {
+				found[r], changed = kind, true
+			}
+		}
+	}
+	for r := range current {
+		if res, ok := read[r.Group]; ok {
+			if _, still := res[r]; !still {
+				delete(found, r)
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return current
+	}
+	return gc.applyResources(ctx, current, found)
+}
+
+// applyResources makes found the monitored resources when they differ
+// from current: the mapper is reset (it reads discovery again when next
+// used) and the monitors synced. It returns what is now monitored.
+func (gc *Collector) applyResources(ctx context.Context, current, found map[schema.GroupVersionResource]string) map[schema.GroupVersionResource]string {
 	if current != nil && maps.Equal(current, found) {
 		return current
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -87,12 +88,13 @@ func (m *monitors) synced() bool {
 	return true
 }
 
-func (m *monitors) resources() map[schema.GroupVersionResource]bool {
+// resources returns the monitored resources with their kinds.
+func (m *monitors) resources() map[schema.GroupVersionResource]string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := make(map[schema.GroupVersionResource]bool, len(m.byR))
-	for r := range m.byR {
-		out[r] = true
+	out := make(map[schema.GroupVersionResource]string, len(m.byR))
+	for r, mon := range m.byR {
+		out[r] = mon.gvk.Kind
 	}
 	return out
 }
@@ -109,10 +111,10 @@ func (m *monitors) stopAll() {
 }
 
 // deletableResources returns the preferred version of every resource that
-// can be listed, watched and deleted (upstream's GetDeletableResources).
-// With a partial discovery failure it returns what it found and the
-// groups that failed.
-func deletableResources(ctx context.Context, dc discovery.DiscoveryInterface) (map[schema.GroupVersionResource]bool, map[schema.GroupVersion]error, error) {
+// can be listed, watched and deleted (upstream's GetDeletableResources),
+// with its kind. With a partial discovery failure it returns what it
+// found and the group-versions that failed.
+func deletableResources(ctx context.Context, dc discovery.DiscoveryInterface) (map[schema.GroupVersionResource]string, map[schema.GroupVersion]error, error) {
 	lists, err := discovery.ServerPreferredResources(dc)
 	var failed map[schema.GroupVersion]error
 	if err != nil {
@@ -125,25 +127,80 @@ func deletableResources(ctx context.Context, dc discovery.DiscoveryInterface) (m
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
 	}
-	out := map[schema.GroupVersionResource]bool{}
-	for _, list := range discovery.FilteredBy(discovery.SupportsAllVerbs{Verbs: []string{"delete", "list", "watch"}}, lists) {
+	out := map[schema.GroupVersionResource]string{}
+	for _, list := range lists {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
 		if err != nil {
 			continue
 		}
-		for _, r := range list.APIResources {
-			if strings.Contains(r.Name, "/") {
-				continue // a subresource
-			}
-			out[gv.WithResource(r.Name)] = true
-		}
+		addDeletable(out, gv, list.APIResources)
 	}
 	return out, failed, nil
 }
 
-// syncMonitors makes the running monitors those of resources: new ones
-// are started, gone ones stopped.
-func (gc *Collector) syncMonitors(ctx context.Context, resources map[schema.GroupVersionResource]bool) error {
+// deletableVerbs are the verbs a resource needs to be monitored.
+var deletableVerbs = discovery.SupportsAllVerbs{Verbs: []string{"delete", "list", "watch"}}
+
+// addDeletable adds to out the resources of gv (subresources skipped)
+// that support deletableVerbs, with their kinds.
+func addDeletable(out map[schema.GroupVersionResource]string, gv schema.GroupVersion, resources []metav1.APIResource) {
+	for _, r := range resources {
+		if strings.Contains(r.Name, "/") || !deletableVerbs.Match(gv.String(), &r) {
+			continue // a subresource, or not deletable
+		}
+		out[gv.WithResource(r.Name)] = r.Kind
+	}
+}
+
+// groupDeletableResources returns what deletableResources returns for
+// the resources of one group, read from that group's legacy discovery
+// documents only (/apis/<group> and /apis/<group>/<version>): the work
+// is that of the group, not of every group served. A group not served
+// has none. The preferred version of each resource is chosen as
+// discovery.ServerPreferredResources chooses it: the group's preferred
+// version if it has the resource, else the first version listing it.
+func groupDeletableResources(ctx context.Context, dc discovery.DiscoveryInterface, group string) (map[schema.GroupVersionResource]string, error) {
+	var g metav1.APIGroup
+	if err := dc.RESTClient().Get().AbsPath("/apis", group).Do(ctx).Into(&g); err != nil {
+		if apierrors.IsNotFound(err) {
+			return map[schema.GroupVersionResource]string{}, nil
+		}
+		return nil, fmt.Errorf("discover group %q: %w", group, err)
+	}
+	type choice struct {
+		version  string
+		resource metav1.APIResource
+	}
+	chosen := map[string]choice{}
+	for _, v := range g.Versions {
+		list, err := dc.ServerResourcesForGroupVersion(v.GroupVersion)
+		if apierrors.IsNotFound(err) {
+			continue // went meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("discover %s: %w", v.GroupVersion, err)
+		}
+		for _, r := range list.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			if _, seen := chosen[r.Name]; seen && v.Version != g.PreferredVersion.Version {
+				continue
+			}
+			chosen[r.Name] = choice{version: v.Version, resource: r}
+		}
+	}
+	out := map[schema.GroupVersionResource]string{}
+	for _, c := range chosen {
+		addDeletable(out, schema.GroupVersion{Group: group, Version: c.version}, []metav1.APIResource{c.resource})
+	}
+	return out, nil
+}
+
+// syncMonitors makes the running monitors those of resources (with
+// their kinds, as discovery gives them): new ones are started, gone ones
+// stopped.
+func (gc *Collector) syncMonitors(ctx context.Context, resources map[schema.GroupVersionResource]string) error {
 	m := gc.monitors
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -156,7 +213,7 @@ func (gc *Collector) syncMonitors(ctx context.Context, resources map[schema.Grou
 	var errs []error
 	current := map[schema.GroupVersionResource]*monitor{}
 	added := 0
-	for r := range resources {
+	for r, kind := range resources {
 		if ignoredResources[r.GroupResource()] {
 			continue
 		}
@@ -164,10 +221,16 @@ func (gc *Collector) syncMonitors(ctx context.Context, resources map[schema.Grou
 			current[r] = mon
 			continue
 		}
-		gvk, err := gc.mapper.KindFor(r)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("look up the kind of %s: %w", r, err))
-			continue
+		// The kind discovery lists is the one the mapper would give; the
+		// mapper is asked only when discovery has none, so that a new
+		// resource does not make it read all of discovery again.
+		gvk := r.GroupVersion().WithKind(kind)
+		if kind == "" {
+			var err error
+			if gvk, err = gc.mapper.KindFor(r); err != nil {
+				errs = append(errs, fmt.Errorf("look up the kind of %s: %w", r, err))
+				continue
+			}
 		}
 		mon, err := gc.newMonitor(r, gvk)
 		if err != nil {
@@ -209,11 +272,13 @@ func (gc *Collector) newMonitor(r schema.GroupVersionResource, gvk schema.GroupV
 	trigger := resyncTriggers[gvk.GroupKind()]
 	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
-				gc.changes.Add(&event{typ: addEvent, gvk: gvk, obj: p})
+			p, ok := obj.(*metav1.PartialObjectMetadata)
+			if !ok {
+				return
 			}
+			gc.changes.Add(&event{typ: addEvent, gvk: gvk, obj: p})
 			if trigger {
-				gc.triggerResync()
+				gc.triggerResync(p.Name)
 			}
 		},
 		UpdateFunc: func(oldObj, obj any) {
@@ -223,7 +288,7 @@ func (gc *Collector) newMonitor(r schema.GroupVersionResource, gvk schema.GroupV
 				return
 			}
 			if trigger {
-				gc.triggerResync()
+				gc.triggerResync(p.Name)
 			}
 			// Only what the graph keeps matters.
 			if !relevantChange(old, p) {
@@ -235,11 +300,13 @@ func (gc *Collector) newMonitor(r schema.GroupVersionResource, gvk schema.GroupV
 			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = tomb.Obj
 			}
-			if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
-				gc.changes.Add(&event{typ: deleteEvent, gvk: gvk, obj: p})
+			p, ok := obj.(*metav1.PartialObjectMetadata)
+			if !ok {
+				return
 			}
+			gc.changes.Add(&event{typ: deleteEvent, gvk: gvk, obj: p})
 			if trigger {
-				gc.triggerResync()
+				gc.triggerResync(p.Name)
 			}
 		},
 	}
@@ -289,14 +356,14 @@ func boolPtrEqual(a, b *bool) bool {
 
 // keepFailed adds to resources the monitored resources of groups whose
 // discovery failed, so a transient failure does not stop their monitors.
-func keepFailed(resources, monitored map[schema.GroupVersionResource]bool, failed map[schema.GroupVersion]error) map[schema.GroupVersionResource]bool {
+func keepFailed(resources, monitored map[schema.GroupVersionResource]string, failed map[schema.GroupVersion]error) map[schema.GroupVersionResource]string {
 	if len(failed) == 0 {
 		return resources
 	}
 	out := maps.Clone(resources)
 	for r := range monitored {
 		if _, ok := failed[r.GroupVersion()]; ok {
-			out[r] = true
+			out[r] = monitored[r]
 		}
 	}
 	return out
