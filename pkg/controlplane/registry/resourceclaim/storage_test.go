@@ -14,6 +14,14 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/registrytest"
 )
 
+// gpuClaim is the claim "gpu" in namespace ns of one request of a device
+// of class gpu.example.com.
+func gpuClaim(request string) *resourcev1.ResourceClaim {
+	return &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "ns"}, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+		Requests: []resourcev1.DeviceRequest{{Name: request, Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu.example.com", AllocationMode: "ExactCount", Count: 1}}},
+	}}}
+}
+
 // TestClaimLifecycle: status cleared on create and written through
 // /status only; the spec is immutable; the STATE column follows upstream's
 // resourceClaimState (pkg/printers/internalversion/printers.go, v1.37).
@@ -24,9 +32,7 @@ func TestClaimLifecycle(t *testing.T) {
 	}
 	defer store.Destroy()
 	ctx := registrytest.Context("resource.k8s.io", "v1", "resourceclaims", "ns")
-	in := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "ns"}, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
-		Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu.example.com", AllocationMode: "ExactCount", Count: 1}}},
-	}}}
+	in := gpuClaim("gpu")
 	in.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: "u"}}
 	out, err := store.Create(ctx, in, nil, &metav1.CreateOptions{})
 	if err != nil {
@@ -77,9 +83,7 @@ func TestStatusDropsSkipNodeOperations(t *testing.T) {
 	}
 	defer store.Destroy()
 	ctx := registrytest.Context("resource.k8s.io", "v1", "resourceclaims", "ns")
-	in := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "ns"}, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
-		Requests: []resourcev1.DeviceRequest{{Name: "r", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu.example.com", AllocationMode: "ExactCount", Count: 1}}},
-	}}}
+	in := gpuClaim("r")
 	if _, err := store.Create(ctx, in, nil, &metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
