@@ -212,8 +212,14 @@ func TestListAndCacheLatencyMetrics(t *testing.T) {
 	untilEnd(metav1.ListOptions{AllowWatchBookmarks: true})
 	waitUntil(t, "the legacy watch's latency", func() bool { return count("apiserver_watch_list_duration_seconds", watchList...) == 2 })
 	// Without bookmarks, or from a resourceVersion, there is no end: not
-	// counted.
-	for _, opts := range []metav1.ListOptions{{}, {ResourceVersion: "1", AllowWatchBookmarks: true}} {
+	// counted. The resourceVersion is a current one: an old one such as
+	// "1" is 410 "too old resource version" whenever the watch cache
+	// started after it (as upstream's cacher), which made this flaky.
+	current, err := cs.CoreV1().PodTemplates("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []metav1.ListOptions{{}, {ResourceVersion: current.ResourceVersion, AllowWatchBookmarks: true}} {
 		w, err := cs.CoreV1().PodTemplates("default").Watch(ctx, opts)
 		if err != nil {
 			t.Fatal(err)
