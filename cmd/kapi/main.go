@@ -6,6 +6,9 @@ import (
 	"os"
 
 	"github.com/kapi-dev/kapi/internal/app"
+	// The embedded etcd's init-time metric registrations are recorded
+	// and made here, in main, where they are cheap (package promdefer).
+	"github.com/kapi-dev/kapi/internal/promdefer"
 	// The start's first GC comes at a 32 MiB heap rather than 4 MiB
 	// (package startheap): imported here, by the binary alone, so that
 	// its init runs early in the process.
@@ -13,6 +16,7 @@ import (
 )
 
 func main() {
+	promdefer.Flush()
 	// Invoked as kube-apiserver or etcd (envtest's KUBEBUILDER_ASSETS
 	// links), kapi runs that mode.
 	cmd := app.NewCommandFor(os.Args[0])
