@@ -65,48 +65,127 @@ func (d *aggregatedDoc) V2Beta1() *document {
 	return d.beta
 }
 
-// build makes a snapshot of the entries served; m.mu is held (or m is
-// new).
-func (m *Manager) build() *snapshot {
-	eff := m.effectiveLocked()
-	entries := make([]*entry, 0, len(eff))
-	var core []*entry
-	for _, e := range eff {
-		if e.gv.Group == "" {
-			core = append(core, e)
-			continue
+// group is what the snapshots hold of one API group, built when one of
+// its group-versions changes and shared by every snapshot until then, so
+// that a change costs the work of its groups, not of everything held (a
+// CRD added among a thousand).
+type group struct {
+	name string
+	// versions are the effective entries, in sortVersions order.
+	versions []*entry
+	// legacyPrio and legacyName place the group in /apis: those of its
+	// first entry by group priority (highest first) then APIService name
+	// ("<version>.<group>"), as legacyOrder sorted all entries.
+	legacyPrio int32
+	legacyName string
+	// aggPrio places it in aggregated discovery: the highest group
+	// priority of its versions.
+	aggPrio int32
+
+	legacy     metav1.APIGroup // its entry of /apis
+	doc        *document       // /apis/<group>
+	aggregated apidiscoveryv2.APIGroupDiscovery
+}
+
+// newGroup builds the group of versions (not empty; one group).
+func newGroup(m *Manager, versions []*entry) *group {
+	sortVersions(versions)
+	g := &group{name: versions[0].gv.Group, versions: versions, legacyPrio: versions[0].priority.Group, aggPrio: versions[0].priority.Group}
+	for _, e := range versions {
+		name := e.gv.Version + "." + e.gv.Group
+		if p := e.priority.Group; p > g.legacyPrio || (p == g.legacyPrio && (g.legacyName == "" || name < g.legacyName)) {
+			g.legacyPrio, g.legacyName = p, name
 		}
-		entries = append(entries, e)
+		g.aggPrio = max(g.aggPrio, e.priority.Group)
 	}
-	sortVersions(core)
+	g.legacy = apiGroup(versions)
+	one := g.legacy
+	one.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+	g.doc = newDocument(m.codecs, &one)
+	g.aggregated = aggregatedGroup(versions)
+	return g
+}
 
-	s := &snapshot{groups: map[string]*document{}}
-	for _, e := range core {
-		s.coreVersions = append(s.coreVersions, e.gv.Version)
+// regroupLocked rebuilds the groups named from the entries held (dropping
+// those with none left). m.mu is held.
+func (m *Manager) regroupLocked(names map[string]bool) {
+	for name := range names {
+		var versions []*entry
+		for gv := range m.byGroup[name] {
+			if e, ok := m.remotes[gv]; ok {
+				versions = append(versions, e)
+			} else if e, ok := m.entries[gv]; ok {
+				versions = append(versions, e)
+			}
+		}
+		var g *group
+		if len(versions) > 0 {
+			g = newGroup(m, versions)
+		}
+		switch {
+		case name == "":
+			m.core = g
+		case g == nil:
+			delete(m.groups, name)
+		default:
+			m.groups[name] = g
+		}
 	}
-	if len(core) > 0 && m.cfg.ExternalAddress != "" {
-		s.apiVersions = newDocument(m.codecs, apiVersions(s.coreVersions, m.cfg.ExternalAddress))
+}
+
+// build makes a snapshot of the groups held; m.mu is held (or m is new).
+// The core group's documents are reused from prev unless core changed.
+func (m *Manager) build(prev *snapshot, coreChanged bool) *snapshot {
+	s := &snapshot{groups: make(map[string]*document, len(m.groups))}
+	if prev != nil && !coreChanged {
+		s.coreVersions, s.apiVersions, s.aggAPI = prev.coreVersions, prev.apiVersions, prev.aggAPI
+	} else {
+		var coreItems []apidiscoveryv2.APIGroupDiscovery
+		if core := m.core; core != nil {
+			for _, e := range core.versions {
+				s.coreVersions = append(s.coreVersions, e.gv.Version)
+			}
+			if m.cfg.ExternalAddress != "" {
+				s.apiVersions = newDocument(m.codecs, apiVersions(s.coreVersions, m.cfg.ExternalAddress))
+			}
+			coreItems = []apidiscoveryv2.APIGroupDiscovery{core.aggregated}
+		}
+		s.aggAPI = m.aggregatedDoc(coreItems)
 	}
 
+	groups := make([]*group, 0, len(m.groups))
+	for _, g := range m.groups {
+		groups = append(groups, g)
+	}
 	list := &metav1.APIGroupList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
-		Groups:   []metav1.APIGroup{},
+		Groups:   make([]metav1.APIGroup, 0, len(groups)),
 	}
-	for _, group := range legacyOrder(entries) {
-		g := apiGroup(group)
-		list.Groups = append(list.Groups, g)
-		one := g
-		one.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
-		s.groups[g.Name] = newDocument(m.codecs, &one)
+	sort.Slice(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if a.legacyPrio != b.legacyPrio {
+			return a.legacyPrio > b.legacyPrio
+		}
+		return a.legacyName < b.legacyName
+	})
+	for _, g := range groups {
+		list.Groups = append(list.Groups, g.legacy)
+		s.groups[g.name] = g.doc
 	}
 	s.groupList = newDocument(m.codecs, list)
 
-	var coreGroups [][]*entry
-	if len(core) > 0 {
-		coreGroups = [][]*entry{core}
+	sort.Slice(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if a.aggPrio != b.aggPrio {
+			return a.aggPrio > b.aggPrio
+		}
+		return a.name < b.name
+	})
+	items := make([]apidiscoveryv2.APIGroupDiscovery, 0, len(groups))
+	for _, g := range groups {
+		items = append(items, g.aggregated)
 	}
-	s.aggAPI = m.aggregatedDoc(coreGroups)
-	s.aggAPIs = m.aggregatedDoc(aggregatedOrder(entries))
+	s.aggAPIs = m.aggregatedDoc(items)
 	return s
 }
 
@@ -133,18 +212,24 @@ func apiGroup(versions []*entry) metav1.APIGroup {
 	return g
 }
 
-func (m *Manager) aggregatedDoc(groups [][]*entry) *aggregatedDoc {
-	items := make([]apidiscoveryv2.APIGroupDiscovery, 0, len(groups))
-	for _, versions := range groups {
-		g := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: versions[0].gv.Group}}
-		for _, e := range versions {
-			g.Versions = append(g.Versions, apidiscoveryv2.APIVersionDiscovery{
-				Version:   e.gv.Version,
-				Resources: e.aggregated,
-				Freshness: e.freshness,
-			})
-		}
-		items = append(items, g)
+// aggregatedGroup is the aggregated discovery of one group's versions
+// (in sortVersions order).
+func aggregatedGroup(versions []*entry) apidiscoveryv2.APIGroupDiscovery {
+	g := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: versions[0].gv.Group}}
+	for _, e := range versions {
+		g.Versions = append(g.Versions, apidiscoveryv2.APIVersionDiscovery{
+			Version:   e.gv.Version,
+			Resources: e.aggregated,
+			Freshness: e.freshness,
+		})
+	}
+	return g
+}
+
+// aggregatedDoc is the aggregated discovery list of items, in order.
+func (m *Manager) aggregatedDoc(items []apidiscoveryv2.APIGroupDiscovery) *aggregatedDoc {
+	if items == nil {
+		items = []apidiscoveryv2.APIGroupDiscovery{}
 	}
 	list := &apidiscoveryv2.APIGroupDiscoveryList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: apidiscoveryv2.SchemeGroupVersion.String()},
@@ -163,67 +248,6 @@ func sortVersions(es []*entry) {
 		}
 		return version.CompareKubeAwareVersionStrings(a.gv.Version, b.gv.Version) > 0
 	})
-}
-
-// legacyOrder groups entries as the aggregator's /apis does: group-versions
-// sorted by group priority then APIService name ("<version>.<group>"),
-// groups in the order of their first group-version.
-func legacyOrder(entries []*entry) [][]*entry {
-	es := append([]*entry(nil), entries...)
-	sort.Slice(es, func(i, j int) bool {
-		a, b := es[i], es[j]
-		if a.priority.Group != b.priority.Group {
-			return a.priority.Group > b.priority.Group
-		}
-		return a.gv.Version+"."+a.gv.Group < b.gv.Version+"."+b.gv.Group
-	})
-	var out [][]*entry
-	index := map[string]int{}
-	for _, e := range es {
-		i, ok := index[e.gv.Group]
-		if !ok {
-			i = len(out)
-			index[e.gv.Group] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], e)
-	}
-	for _, g := range out {
-		sortVersions(g)
-	}
-	return out
-}
-
-// aggregatedOrder groups entries as aggregated discovery does: groups by the
-// highest group priority of their versions, then by name.
-func aggregatedOrder(entries []*entry) [][]*entry {
-	byGroup := map[string][]*entry{}
-	prio := map[string]int32{}
-	for _, e := range entries {
-		g := e.gv.Group
-		if p, ok := prio[g]; !ok || e.priority.Group > p {
-			prio[g] = e.priority.Group
-		}
-		byGroup[g] = append(byGroup[g], e)
-	}
-	names := make([]string, 0, len(byGroup))
-	for g := range byGroup {
-		names = append(names, g)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		a, b := names[i], names[j]
-		if prio[a] != prio[b] {
-			return prio[a] > prio[b]
-		}
-		return a < b
-	})
-	out := make([][]*entry, 0, len(names))
-	for _, g := range names {
-		vs := byGroup[g]
-		sortVersions(vs)
-		out = append(out, vs)
-	}
-	return out
 }
 
 // toAggregated converts an APIResourceList's resources to aggregated

@@ -48,6 +48,12 @@ type Manager struct {
 	// are proxied) without removing it: it shows again when the remote
 	// one goes.
 	remotes map[schema.GroupVersion]*entry
+	// byGroup indexes the group-versions of entries and remotes by
+	// group; groups (all but the core group) and core are built from
+	// them, each rebuilt only when one of its group-versions changes.
+	byGroup map[string]map[schema.GroupVersion]bool
+	groups  map[string]*group
+	core    *group
 	heads   []Mux           // where Install routed discovery
 	routed  map[string]bool // groups whose /apis/<group> paths the heads route
 
@@ -90,9 +96,11 @@ func New(cfg Config) (*Manager, error) {
 		codecs:  c,
 		entries: map[schema.GroupVersion]*entry{},
 		remotes: map[schema.GroupVersion]*entry{},
+		byGroup: map[string]map[schema.GroupVersion]bool{},
+		groups:  map[string]*group{},
 		routed:  map[string]bool{},
 	}
-	m.snap.Store(m.build())
+	m.snap.Store(m.build(nil, true))
 	return m, nil
 }
 
@@ -175,19 +183,33 @@ func (m *Manager) Update(set map[schema.GroupVersion][]metav1.APIResource, remov
 	if o.remote {
 		to = m.remotes
 	}
-	changed := len(entries) > 0
+	changed := map[string]bool{}
 	for _, gv := range remove {
 		if _, ok := to[gv]; ok {
 			delete(to, gv)
-			changed = true
+			changed[gv.Group] = true
+			_, local := m.entries[gv]
+			_, remote := m.remotes[gv]
+			if !local && !remote {
+				delete(m.byGroup[gv.Group], gv)
+				if len(m.byGroup[gv.Group]) == 0 {
+					delete(m.byGroup, gv.Group)
+				}
+			}
 		}
 	}
 	for gv, e := range entries {
 		to[gv] = e
+		changed[gv.Group] = true
+		if m.byGroup[gv.Group] == nil {
+			m.byGroup[gv.Group] = map[schema.GroupVersion]bool{}
+		}
+		m.byGroup[gv.Group][gv] = true
 	}
-	if changed {
+	if len(changed) > 0 {
 		m.trackLocked(entries, remove)
-		m.updateLocked()
+		m.regroupLocked(changed)
+		m.updateLocked(changed[""])
 	}
 	return nil
 }
@@ -336,8 +358,8 @@ func (m *Manager) HasLocal(gv schema.GroupVersion) bool {
 }
 
 // updateLocked publishes a new snapshot and routes new groups on the heads.
-func (m *Manager) updateLocked() {
-	s := m.build()
+func (m *Manager) updateLocked(coreChanged bool) {
+	s := m.build(m.snap.Load(), coreChanged)
 	m.snap.Store(s)
 	m.routeGroupsLocked(s)
 	for _, sub := range m.subscribers {
