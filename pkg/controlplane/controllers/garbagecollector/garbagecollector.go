@@ -303,13 +303,15 @@ func (gc *Collector) resyncMonitors(ctx context.Context, current map[schema.Grou
 }
 
 // resyncGroups checks the discovery of groups and updates what current
-// holds of them, as resyncMonitors does for all of discovery. A group
-// whose discovery fails keeps what is monitored of it (as keepFailed);
-// the periodic check reads it again.
+// holds of them, as resyncMonitors does for all of discovery: in place,
+// starting and stopping only the monitors of those groups' changed
+// resources, so that adding one CRD among many costs the work of its
+// group. A group whose discovery fails keeps what is monitored of it (as
+// keepFailed); the periodic check reads it again, as it does a resource
+// whose monitor could not start (left out of current).
 func (gc *Collector) resyncGroups(ctx context.Context, current map[schema.GroupVersionResource]string, groups map[string]bool) map[schema.GroupVersionResource]string {
-	found := maps.Clone(current)
+	set := map[schema.GroupVersionResource]string{}
 	read := map[string]map[schema.GroupVersionResource]string{}
-	changed := false
 	for group := range groups {
 		res, err := groupDeletableResources(ctx, gc.discovery, group)
 		if err != nil {
@@ -320,23 +322,39 @@ func (gc *Collector) resyncGroups(ctx context.Context, current map[schema.GroupV
 		}
 		read[group] = res
 		for r, kind := range res {
-			if k, ok := found[r]; !ok || k != kind {
-				found[r], changed = kind, true
+			if k, ok := current[r]; !ok || k != kind {
+				set[r] = kind
 			}
 		}
 	}
+	var gone []schema.GroupVersionResource
 	for r := range current {
 		if res, ok := read[r.Group]; ok {
 			if _, still := res[r]; !still {
-				delete(found, r)
-				changed = true
+				gone = append(gone, r)
 			}
 		}
 	}
-	if !changed {
+	if len(set) == 0 && len(gone) == 0 {
 		return current
 	}
-	return gc.applyResources(ctx, current, found)
+	gc.mapper.Reset()
+	failed, err := gc.updateMonitors(ctx, set, gone)
+	if err != nil && ctx.Err() == nil {
+		gc.logger.Warn("syncing resource monitors", "err", err)
+	}
+	if ctx.Err() != nil {
+		return current
+	}
+	for _, r := range gone {
+		delete(current, r)
+	}
+	for r, kind := range set {
+		if !failed[r] {
+			current[r] = kind
+		}
+	}
+	return current
 }
 
 // applyResources makes found the monitored resources when they differ

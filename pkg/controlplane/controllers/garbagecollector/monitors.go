@@ -202,23 +202,56 @@ func groupDeletableResources(ctx context.Context, dc discovery.DiscoveryInterfac
 // stopped.
 func (gc *Collector) syncMonitors(ctx context.Context, resources map[schema.GroupVersionResource]string) error {
 	m := gc.monitors
+	m.mu.RLock()
+	var gone []schema.GroupVersionResource
+	for r := range m.byR {
+		if _, ok := resources[r]; !ok {
+			gone = append(gone, r)
+		}
+	}
+	m.mu.RUnlock()
+	_, err := gc.updateMonitors(ctx, resources, gone)
+	return err
+}
+
+// updateMonitors starts a monitor for each resource of set that has none
+// (ignored resources excepted) and stops those of remove, in place, so
+// that a change of one group costs the work of its resources. It returns
+// the resources of set it could not start a monitor for, with the
+// errors. (Syncs run one at a time, on the collector's sync loop; the
+// monitors' lock is held for the change.)
+func (gc *Collector) updateMonitors(ctx context.Context, set map[schema.GroupVersionResource]string, remove []schema.GroupVersionResource) (failed map[schema.GroupVersionResource]bool, err error) {
+	m := gc.monitors
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	if m.byR == nil {
 		m.byR = map[schema.GroupVersionResource]*monitor{}
 	}
+	removed := 0
+	for _, r := range remove {
+		if mon, ok := m.byR[r]; ok {
+			mon.cancel()
+			delete(m.byR, r)
+			removed++
+		}
+	}
 	var errs []error
-	current := map[schema.GroupVersionResource]*monitor{}
+	fail := func(r schema.GroupVersionResource, err error) {
+		if failed == nil {
+			failed = map[schema.GroupVersionResource]bool{}
+		}
+		failed[r] = true
+		errs = append(errs, err)
+	}
 	added := 0
-	for r, kind := range resources {
-		if ignoredResources[r.GroupResource()] {
+	for r, kind := range set {
+		if _, ok := m.byR[r]; ok {
 			continue
 		}
-		if mon, ok := m.byR[r]; ok {
-			current[r] = mon
+		if ignoredResources[r.GroupResource()] {
 			continue
 		}
 		// The kind discovery lists is the one the mapper would give; the
@@ -228,33 +261,25 @@ func (gc *Collector) syncMonitors(ctx context.Context, resources map[schema.Grou
 		if kind == "" {
 			var err error
 			if gvk, err = gc.mapper.KindFor(r); err != nil {
-				errs = append(errs, fmt.Errorf("look up the kind of %s: %w", r, err))
+				fail(r, fmt.Errorf("look up the kind of %s: %w", r, err))
 				continue
 			}
 		}
 		mon, err := gc.newMonitor(r, gvk)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("monitor %s: %w", r, err))
+			fail(r, fmt.Errorf("monitor %s: %w", r, err))
 			continue
 		}
 		mctx, cancel := context.WithCancel(ctx)
 		mon.cancel = cancel
-		current[r] = mon
+		m.byR[r] = mon
 		m.wg.Go(func() { mon.informer.RunWithContext(mctx) })
 		added++
 	}
-	removed := 0
-	for r, mon := range m.byR {
-		if _, kept := current[r]; !kept {
-			mon.cancel()
-			removed++
-		}
-	}
-	m.byR = current
 	if added+removed > 0 {
-		gc.logger.Info("synced monitors", "added", added, "removed", removed, "total", len(current))
+		gc.logger.Info("synced monitors", "added", added, "removed", removed, "total", len(m.byR))
 	}
-	return errors.Join(errs...)
+	return failed, errors.Join(errs...)
 }
 
 // newMonitor makes an informer of r's metadata whose events feed the
