@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
@@ -29,6 +30,7 @@ func (e *Store) storageCreate(ctx context.Context, key string, obj, out runtime.
 	if err := setInto(out, obj); err != nil {
 		return err
 	}
+	defaultAsRead(out)
 	return storage.SetObjectResourceVersion(out, 0)
 }
 
@@ -48,7 +50,26 @@ func (e *Store) storageUpdate(ctx context.Context, key string, out runtime.Objec
 	if err != nil {
 		return err
 	}
-	return setInto(out, updated)
+	if err := setInto(out, updated); err != nil {
+		return err
+	}
+	defaultAsRead(out)
+	return nil
+}
+
+// defaultAsRead applies the defaults a read of obj from storage would:
+// upstream's dry run hands its result through the storage codec
+// (DryRunnableStorage.copyInto, k8s.io/apiserver v0.37
+// registry/generic/registry/dryrun.go), whose decode defaults it, so a
+// dry-run Job shows the metadata.labels SetDefaults_Job copies from the
+// template labels the strategy generated, as a real create's response
+// (read back from storage) does. Custom resources are defaulted when
+// their request is decoded and are left as they are.
+func defaultAsRead(obj runtime.Object) {
+	if _, ok := obj.(runtime.Unstructured); ok {
+		return
+	}
+	scheme.Scheme.Default(obj)
 }
 
 func (e *Store) storageDelete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,

@@ -254,3 +254,38 @@ func TestJobPodTemplateValidated(t *testing.T) {
 		}
 	}
 }
+
+// A dry-run create answers the Job a real create would (read back from
+// storage, defaulted): metadata.labels copied from the generated template
+// labels. Upstream's dry run passes its result through the storage codec
+// (k8s.io/apiserver v0.37 registry/generic/registry/dryrun.go copyInto);
+// checked against kube-apiserver v1.37.2 with `kubectl create job j1
+// --image=busybox --dry-run=server -o yaml` (session 20): labels
+// batch.kubernetes.io/controller-uid, batch.kubernetes.io/job-name,
+// controller-uid and job-name.
+func TestJobDryRunCreateDefaultedAsRead(t *testing.T) {
+	store, _, err := NewREST(registrytest.Options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Destroy()
+	ctx := registrytest.Context("batch", "v1", "jobs", "ns")
+	obj, err := store.Create(ctx, newJob("dry"), nil, &metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := obj.(*batchv1.Job)
+	uid := string(job.UID)
+	want := map[string]string{"controller-uid": uid, "job-name": "dry", batchv1.ControllerUidLabel: uid, batchv1.JobNameLabel: "dry"}
+	if len(job.Labels) != len(want) {
+		t.Fatalf("dry-run Job labels %v, want %v", job.Labels, want)
+	}
+	for k, v := range want {
+		if job.Labels[k] != v {
+			t.Errorf("dry-run Job label %s=%q, want %q", k, job.Labels[k], v)
+		}
+	}
+	if _, err := store.Get(ctx, "dry", &metav1.GetOptions{}); err == nil {
+		t.Error("the dry-run Job was stored")
+	}
+}
