@@ -110,7 +110,8 @@ func (s *crServer) prepare(crd *apiextensionsv1.CustomResourceDefinition) (*prep
 	if old != nil && old.uid != crd.UID {
 		reuseFrom = nil // another CRD of the same name: nothing to keep
 	}
-	next := &crdServing{uid: crd.UID, crd: crd.DeepCopy(), versions: map[string]*versionServing{}, defaulter: customresource.NewDefaulter(crd)}
+	next := &crdServing{uid: crd.UID, crd: crd.DeepCopy(), versions: map[string]*versionServing{}, defaulter: customresource.NewDefaulter(crd),
+		warnings: deprecationWarnings(crd)}
 	meta, err := s.metaSchemas()
 	if err != nil {
 		return nil, fmt.Errorf("serve %s: %w", crd.Name, err)

@@ -24,6 +24,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -71,6 +72,9 @@ type crdServing struct {
 	crd         *apiextensionsv1.CustomResourceDefinition
 	versions    map[string]*versionServing
 	terminating atomic.Bool
+	// warnings are the deprecation warnings of the deprecated versions,
+	// added to every request for them (see deprecationWarnings).
+	warnings map[string]string
 	// typeConverter and defaulter serve server-side apply on every
 	// version.
 	typeConverter managedfields.TypeConverter
@@ -359,6 +363,9 @@ func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			h.server.redispatch(w, req)
 			return
 		}
+		if w := c.warning(info.APIVersion); w != "" {
+			warning.AddWarning(req.Context(), w)
+		}
 		if c != nil && c.terminating.Load() && info.Verb == "create" {
 			err := apierrors.NewMethodNotSupported(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Verb)
 			err.ErrStatus.Message = fmt.Sprintf("%v not allowed while custom resource definition is terminating", info.Verb)
@@ -371,6 +378,15 @@ func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	h.next.ServeHTTP(w, req)
+}
+
+// warning is the deprecation warning of version, or "" (also for a nil
+// c).
+func (c *crdServing) warning(version string) string {
+	if c == nil {
+		return ""
+	}
+	return c.warnings[version]
 }
 
 // versionSchemas are the structural schemas of crd's versions, by name
