@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,7 +93,16 @@ func (s *RequestScope) serveWatch(ctx context.Context, w http.ResponseWriter, re
 	}
 	wi, err := watcher.Watch(watchCtx, opts)
 	if err != nil {
-		return err
+		if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
+			return err
+		}
+		// A start older than what storage keeps is answered as
+		// kube-apiserver answers it, from its watch cache as from etcd:
+		// 200 and one ERROR event with the 410 Status (k8s.io/apiserver
+		// v0.37 cacher.Watch: "once we have passed authn/authz/admission,
+		// and successfully parsed a resource version, other errors must
+		// fail with a watch event of type ERROR").
+		wi = errorWatch(errorToStatus(err, s.logger()))
 	}
 	defer wi.Stop()
 
@@ -395,4 +405,12 @@ func (e *watchEncoder) encodeEvent(t watch.EventType, raw []byte, w io.Writer) e
 		return fmt.Errorf("unable to encode watch event: %w", err)
 	}
 	return nil
+}
+
+// errorWatch is a watch whose only event is an ERROR with st.
+func errorWatch(st *metav1.Status) watch.Interface {
+	ch := make(chan watch.Event, 1)
+	ch <- watch.Event{Type: watch.Error, Object: st}
+	close(ch)
+	return watch.NewProxyWatcher(ch)
 }
