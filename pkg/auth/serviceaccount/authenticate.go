@@ -103,7 +103,44 @@ func NewAuthenticator(issuers []string, legacy bool, keys []crypto.PublicKey, im
 // audiences it is valid for. A token that is not a JWT of one of its
 // issuers gets no opinion (nil, nil, false, nil), as upstream's
 // hasCorrectIssuer does; one that is but fails a check is an error.
+//
+// The audit annotations and warnings of an authentication reach the
+// request only when the token authenticates: upstream's token cache, in
+// front of every token authenticator, replays only those of a successful
+// authentication (k8s.io/apiserver pkg/authentication/token/cache,
+// v0.37.2), so a token refused, a legacy one marked invalid among them,
+// leaves none on its 401.
 func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*user.Info, []string, bool, error) {
+	var n notes
+	u, auds, ok, err := a.authenticate(ctx, token, &n)
+	if ok && err == nil {
+		n.record(ctx)
+	}
+	return u, auds, ok, err
+}
+
+// notes are the audit annotations and warnings of one authentication.
+type notes struct {
+	annotations [][2]string
+	warnings    []string
+}
+
+func (n *notes) annotate(key, value string) {
+	n.annotations = append(n.annotations, [2]string{key, value})
+}
+func (n *notes) warn(text string) { n.warnings = append(n.warnings, text) }
+
+// record puts the notes on the request of ctx.
+func (n *notes) record(ctx context.Context) {
+	for _, a := range n.annotations {
+		audit.AddAnnotation(ctx, a[0], a[1])
+	}
+	for _, w := range n.warnings {
+		warning.AddWarning(ctx, w)
+	}
+}
+
+func (a *Authenticator) authenticate(ctx context.Context, token string, n *notes) (*user.Info, []string, bool, error) {
 	payload, ok := unverifiedPayload(token)
 	if !ok {
 		return nil, nil, false, nil
@@ -146,7 +183,7 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*u
 	tokenAuds := []string(c.Audience)
 	if len(tokenAuds) == 0 {
 		// Only the API server's audiences for tokens without any (legacy).
-		audit.AddAnnotation(ctx, LegacyTokenAnnotation, c.Subject)
+		n.annotate(LegacyTokenAnnotation, c.Subject)
 		a.metrics.inc(func(m *Metrics) prometheus.Counter { return m.legacy })
 		tokenAuds = a.implicitAuds
 	}
@@ -161,9 +198,9 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*u
 	var u *user.Info
 	// Tokens of the legacy issuer are only ever legacy Secret tokens.
 	if c.Issuer == LegacyIssuer {
-		u, err = a.validateLegacy(ctx, token, &c)
+		u, err = a.validateLegacy(ctx, token, &c, n)
 	} else {
-		u, err = a.validateBound(ctx, &c)
+		u, err = a.validateBound(ctx, &c, n)
 	}
 	if err != nil {
 		return nil, nil, false, err
@@ -173,7 +210,7 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*u
 
 // validateBound is upstream's validator of bound tokens: times, then the
 // service account and the bound objects, by name and UID.
-func (a *Authenticator) validateBound(ctx context.Context, c *Claims) (*user.Info, error) {
+func (a *Authenticator) validateBound(ctx context.Context, c *Claims, n *notes) (*user.Info, error) {
 	now := a.now()
 	if c.Expiry != nil && now.After(c.Expiry.Time().Add(leeway)) {
 		return nil, errors.New("service account token has expired")
@@ -250,7 +287,7 @@ func (a *Authenticator) validateBound(ctx context.Context, c *Claims) (*user.Inf
 	// refreshed it (upstream counts it, and the others with warnafter).
 	if w := k.WarnAfter; w != nil && *w != 0 {
 		if now.After(w.Time()) {
-			audit.AddAnnotation(ctx, StaleTokenAnnotation,
+			n.annotate(StaleTokenAnnotation,
 				fmt.Sprintf("subject: %s, seconds after warning threshold: %d", c.Subject, now.Unix()-w.Time().Unix()))
 			a.metrics.inc(func(m *Metrics) prometheus.Counter { return m.stale })
 		} else {
@@ -266,7 +303,7 @@ func (a *Authenticator) validateBound(ctx context.Context, c *Claims) (*user.Inf
 // validateLegacy is upstream's validator of legacy Secret tokens: the
 // Secret must still hold exactly this token, and the service account must
 // be the one named, by UID.
-func (a *Authenticator) validateLegacy(ctx context.Context, token string, c *Claims) (*user.Info, error) {
+func (a *Authenticator) validateLegacy(ctx context.Context, token string, c *Claims, n *notes) (*user.Info, error) {
 	ns, secretName, saName, saUID := c.LegacyNamespace, c.LegacySecretName, c.LegacyServiceAccountName, c.LegacyServiceAccountUID
 	if ns == "" || secretName == "" || saName == "" || saUID == "" {
 		return nil, errors.New("service account token claims are incomplete")
@@ -293,7 +330,7 @@ func (a *Authenticator) validateLegacy(ctx context.Context, token string, c *Cla
 	}
 	if s.Labels[InvalidSinceLabelKey] != "" {
 		// Upstream's annotation names the Secret "<name>/<namespace>".
-		audit.AddAnnotation(ctx, LegacyTokenInvalidatedAnnotation, s.Name+"/"+s.Namespace)
+		n.annotate(LegacyTokenInvalidatedAnnotation, s.Name+"/"+s.Namespace)
 		a.metrics.inc(func(m *Metrics) prometheus.Counter { return m.invalidAutoUses })
 		a.markUsed(ctx, s)
 		return nil, fmt.Errorf("the token in secret %s/%s for service account %s/%s has been marked invalid. "+
@@ -303,11 +340,11 @@ func (a *Authenticator) validateLegacy(ctx context.Context, token string, c *Cla
 	// A Secret the service account lists was made for it by the token
 	// controller (auto-generated); any other was made by hand.
 	if slices.ContainsFunc(sa.Secrets, func(r corev1.ObjectReference) bool { return r.Name == s.Name }) {
-		warning.AddWarning(ctx, autoGeneratedSecretWarning)
-		audit.AddAnnotation(ctx, LegacyTokenAutogeneratedAnnotation, s.Name)
+		n.warn(autoGeneratedSecretWarning)
+		n.annotate(LegacyTokenAutogeneratedAnnotation, s.Name)
 		a.metrics.inc(func(m *Metrics) prometheus.Counter { return m.autoUses })
 	} else {
-		audit.AddAnnotation(ctx, LegacyTokenManualSecretAnnotation, s.Name)
+		n.annotate(LegacyTokenManualSecretAnnotation, s.Name)
 		a.metrics.inc(func(m *Metrics) prometheus.Counter { return m.manualUses })
 	}
 	a.markUsed(ctx, s)
