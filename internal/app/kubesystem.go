@@ -21,13 +21,12 @@ import (
 // The hooks of the objects kube-apiserver keeps in kube-system (upstream's
 // names, k8s.io/kubernetes pkg/controlplane/apiserver/server.go, v1.37.2).
 const (
-	identityLeaseHook        = "start-kube-apiserver-identity-lease-controller"
-	identityLeaseStopHook    = "stop-kube-apiserver-identity-lease-controller"
-	identityLeaseGCHook      = "start-kube-apiserver-identity-lease-garbage-collector"
-	legacyTokenTrackingHook  = "start-legacy-token-tracking-controller"
-	identityLeaseGCSelector  = identitylease.ComponentLabelKey + "=" + identitylease.KubeAPIServer
-	identityLeaseNamespace   = metav1.NamespaceSystem
-	identityLeaseHolderInfix = "_"
+	identityLeaseHook       = "start-kube-apiserver-identity-lease-controller"
+	identityLeaseStopHook   = "stop-kube-apiserver-identity-lease-controller"
+	identityLeaseGCHook     = "start-kube-apiserver-identity-lease-garbage-collector"
+	legacyTokenTrackingHook = "start-legacy-token-tracking-controller"
+	identityLeaseGCSelector = identitylease.ComponentLabelKey + "=" + identitylease.KubeAPIServer
+	identityLeaseNamespace  = metav1.NamespaceSystem
 )
 
 // installKubeSystemControllers adds to the core server kube-apiserver's
@@ -83,7 +82,7 @@ func (c *Config) installKubeSystemControllers(core *server.GenericServer) error 
 			Leases:          client.CoordinationV1(),
 			Name:            c.APIServerID,
 			Namespace:       identityLeaseNamespace,
-			Holder:          c.APIServerID + identityLeaseHolderInfix + string(uuid.NewUUID()),
+			Holder:          c.APIServerID + "_" + string(uuid.NewUUID()),
 			DurationSeconds: duration,
 			RenewInterval:   renew,
 			Process:         identitylease.Heartbeat(identitylease.KubeAPIServer, hostname, identitylease.PeerAddress(public, port)),
