@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -72,62 +71,89 @@ func (c *Config) installKubeSystemControllers(core *server.GenericServer) error 
 	bg := &backgroundControllers{c: c}
 	core.AddDestroyFunc(bg.wait)
 
-	var lease atomic.Pointer[identitylease.Controller]
+	lease := &identityLeaseRunner{}
 	if err := core.AddPostStartHook(identityLeaseHook, func(ctx context.Context) error {
-		client, err := c.apiserverClient()
-		if err != nil {
-			return err
-		}
-		ctrl := identitylease.New(identitylease.Config{
-			Leases:          client.CoordinationV1(),
-			Name:            c.APIServerID,
-			Namespace:       identityLeaseNamespace,
-			Holder:          c.APIServerID + "_" + string(uuid.NewUUID()),
-			DurationSeconds: duration,
-			RenewInterval:   renew,
-			Process:         identitylease.Heartbeat(identitylease.KubeAPIServer, hostname, identitylease.PeerAddress(public, port)),
-			Logger:          c.Logger,
+		bg.runWhenReady(ctx, func(ctx context.Context, client *lazy.Clientset) {
+			ctrl := lease.start(func() *identitylease.Controller {
+				return identitylease.New(identitylease.Config{
+					Leases:          client.CoordinationV1(),
+					Name:            c.APIServerID,
+					Namespace:       identityLeaseNamespace,
+					Holder:          c.APIServerID + "_" + string(uuid.NewUUID()),
+					DurationSeconds: duration,
+					RenewInterval:   renew,
+					Process:         identitylease.Heartbeat(identitylease.KubeAPIServer, hostname, identitylease.PeerAddress(public, port)),
+					Logger:          c.Logger,
+				})
+			})
+			if ctrl != nil {
+				ctrl.Run(ctx)
+			}
 		})
-		lease.Store(ctrl)
-		bg.runWhenReady(ctx, ctrl.Run)
 		return nil
 	}); err != nil {
 		return err
 	}
 	if err := core.AddPreShutdownHook(identityLeaseStopHook, func() error {
-		if ctrl := lease.Load(); ctrl != nil {
-			ctrl.Stop()
-		}
+		lease.stop()
 		return nil
 	}); err != nil {
 		return err
 	}
 	if err := core.AddPostStartHook(identityLeaseGCHook, func(ctx context.Context) error {
-		client, err := c.apiserverClient()
-		if err != nil {
-			return err
-		}
-		gc := &identitylease.GC{
-			Leases:    client.CoordinationV1(),
-			Namespace: identityLeaseNamespace,
-			Selector:  identityLeaseGCSelector,
-			Period:    gcPeriod,
-			Logger:    c.Logger,
-		}
-		bg.runWhenReady(ctx, gc.Run)
+		bg.runWhenReady(ctx, func(ctx context.Context, client *lazy.Clientset) {
+			gc := &identitylease.GC{
+				Leases:    client.CoordinationV1(),
+				Namespace: identityLeaseNamespace,
+				Selector:  identityLeaseGCSelector,
+				Period:    gcPeriod,
+				Logger:    c.Logger,
+			}
+			gc.Run(ctx)
+		})
 		return nil
 	}); err != nil {
 		return err
 	}
 	return core.AddPostStartHook(legacyTokenTrackingHook, func(ctx context.Context) error {
-		client, err := c.apiserverClient()
-		if err != nil {
-			return err
-		}
-		ctrl := &legacytokentracking.Controller{Client: client, Logger: c.Logger}
-		bg.runWhenReady(ctx, ctrl.Run)
+		bg.runWhenReady(ctx, func(ctx context.Context, client *lazy.Clientset) {
+			(&legacytokentracking.Controller{Client: client, Logger: c.Logger}).Run(ctx)
+		})
 		return nil
 	})
+}
+
+// identityLeaseRunner starts the identity Lease controller unless the
+// pre-shutdown hook came first, and stops it.
+type identityLeaseRunner struct {
+	mu      sync.Mutex
+	ctrl    *identitylease.Controller
+	stopped bool
+}
+
+// start makes the controller with mk and returns it, or nil after stop.
+func (r *identityLeaseRunner) start(mk func() *identitylease.Controller) *identitylease.Controller {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return nil
+	}
+	r.ctrl = mk()
+	return r.ctrl
+}
+
+// stop stops the controller (deleting the Lease) if it started. A
+// controller that never started made no Lease; unlike upstream's, whose
+// Stop always deletes, it leaves an earlier run's Lease to the garbage
+// collector.
+func (r *identityLeaseRunner) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	ctrl := r.ctrl
+	r.mu.Unlock()
+	if ctrl != nil {
+		ctrl.Stop()
+	}
 }
 
 // hostname is the host name the API server identity derives from.
@@ -163,20 +189,32 @@ func (c *Config) apiserverClientConfig() (*rest.Config, error) {
 }
 
 // backgroundControllers owns the goroutines of the controllers that start
-// once the server is ready.
+// once the server is ready, and their client.
 type backgroundControllers struct {
 	c  *Config
 	wg sync.WaitGroup
+
+	once   sync.Once
+	client *lazy.Clientset
+	err    error
 }
 
-// runWhenReady runs run(ctx) on a goroutine of its own once the server is
-// ready (the first 200 from /readyz, or a second after every post-start
-// hook returned when nothing asks), unless ctx ends first.
-func (b *backgroundControllers) runWhenReady(ctx context.Context, run func(context.Context)) {
+// runWhenReady runs run(ctx, client) on a goroutine of its own once the
+// server is ready (the first 200 from /readyz, or a second after every
+// post-start hook returned when nothing asks), unless ctx ends first. The
+// client (kube-apiserver's, see apiserverClient) is made then too: nothing
+// of it is paid for before the server is ready.
+func (b *backgroundControllers) runWhenReady(ctx context.Context, run func(context.Context, *lazy.Clientset)) {
 	head := b.c.head
 	b.wg.Go(func() {
-		whenReady(head.LifecycleSignals().HasBeenReady.Signaled(), head.PostStartHooksFinished(), ctx.Done(), 0,
-			func() { run(ctx) })
+		whenReady(head.LifecycleSignals().HasBeenReady.Signaled(), head.PostStartHooksFinished(), ctx.Done(), 0, func() {
+			b.once.Do(func() { b.client, b.err = b.c.apiserverClient() })
+			if b.err != nil {
+				b.c.Logger.Error("kube-apiserver's controllers in kube-system do not run", "err", b.err)
+				return
+			}
+			run(ctx, b.client)
+		})
 	})
 }
 
