@@ -95,7 +95,12 @@ func (c *Controller) Run(ctx context.Context) {
 		informer.RunWithContext(ctx)
 	}()
 	defer func() { <-done }()
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	// Waited for on its channel: WaitForCacheSync polls every 100 ms,
+	// which a server's first sync (and kapitest's Start, which waits for
+	// the ConfigMap) would pay for.
+	select {
+	case <-informer.HasSyncedChecker().Done():
+	case <-ctx.Done():
 		return
 	}
 	notify()
