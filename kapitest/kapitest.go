@@ -23,6 +23,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/internal/bootimage"
+	"github.com/kapi-dev/kapi/pkg/controlplane/legacytokentracking"
 )
 
 // Server is a running kapi.
@@ -53,8 +54,10 @@ type Server struct {
 	inFlight func(context.Context) error
 	baseline map[string][]byte // storage once ready and the CRDs installed
 	seeded   bool              // started with the process's bootstrap image
-	// expectedKeys are objects the server makes soon after Start's
-	// installs (APIServices of CRD groups): the start state waits for them.
+	// expectedKeys are objects the server makes soon after it is ready
+	// (its identity Lease, the legacy token tracking ConfigMap) or after
+	// Start's installs (APIServices of CRD groups): the start state waits
+	// for them.
 	expectedKeys []string
 }
 
@@ -313,6 +316,14 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	} else {
 		s.storage = etcdKV{client: cfg.StorageClient(), prefix: completed.Storage.Prefix}
 	}
+	// The objects kube-apiserver keeps in kube-system, made once the
+	// server is ready: its identity Lease and the legacy token tracking
+	// ConfigMap belong to the start state, so that Reset keeps them (the
+	// ConfigMap would not be made again for half an hour).
+	root := s.storage.root()
+	s.expectedKeys = append(s.expectedKeys,
+		root+"/coordination.k8s.io/leases/kube-system/"+cfg.APIServerID,
+		root+"/configmaps/kube-system/"+legacytokentracking.ConfigMapName)
 	prepared := head.PrepareRun()
 	go func() {
 		defer close(s.finished)

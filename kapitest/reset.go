@@ -56,9 +56,10 @@ func (s *Server) Restore(snap *Snapshot) error {
 // not there when Start returned is deleted (namespaces, their contents,
 // CRDs created by the test with their custom resources, cluster-scoped
 // objects), and objects of the start state that were deleted come back.
-// The start state (system namespaces, bootstrap objects, the CRDs of
-// WithCRDs) is kept as it is now: changes the server made to it since
-// (leases renewed, status written) stay.
+// The start state (system namespaces, bootstrap objects, the server's
+// identity Lease and legacy token tracking ConfigMap in kube-system, the
+// CRDs of WithCRDs) is kept as it is now: changes the server made to it
+// since (leases renewed, status written) stay.
 //
 // Reset works on storage directly instead of one DELETE per object: no
 // admission, finalizers or graceful deletion, so a namespace goes at once

@@ -101,9 +101,18 @@ func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA 
 	// Static tokens, the loopback token and OIDC tokens are not bound to
 	// the API server's audiences (upstream wraps them the same way).
 	static[loopbackToken] = &user.Info{Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}}
+	saTokens := serviceaccount.NewAuthenticator(issuers, true, keys, a.audiences, &a.objects)
+	// Legacy tokens' Secrets are labelled with the day they were last
+	// used, through the loopback client as upstream's; the token usage
+	// counters are served from the start.
+	saMetrics, err := serviceaccount.NewMetrics(c.Generic.MetricsRegistry)
+	if err != nil {
+		return err
+	}
+	saTokens.TrackLegacyTokens(&loopbackSecrets{c: c}, saMetrics, c.Logger)
 	tokens := []authenticator.Token{
 		authenticator.AudienceAgnostic(a.audiences, authenticator.NewStaticTokens(static)),
-		serviceaccount.NewAuthenticator(issuers, true, keys, a.audiences, &a.objects),
+		saTokens,
 	}
 	tokens = append(tokens, authenticator.TokenFunc(func(ctx context.Context, token string) (*user.Info, []string, bool, error) {
 		return (*a.jwt.Load()).AuthenticateToken(ctx, token)

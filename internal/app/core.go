@@ -64,6 +64,11 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 	if err != nil {
 		return fmt.Errorf("%s resources: %w", CoreName, err)
 	}
+	// After Install's hooks, as upstream adds these after
+	// start-cluster-authentication-info-controller.
+	if err := c.installKubeSystemControllers(core); err != nil {
+		return fmt.Errorf("%s: %w", CoreName, err)
+	}
 	publishOpenAPI(api, installed)
 	// The roots the core server serves besides its groups' (upstream's
 	// kube-apiserver publishes them; /apis/ and /version/ are the whole

@@ -179,8 +179,6 @@ var ignoredKubeAPIServerFlags = map[string]bool{ // name -> is a bool flag
 	"peer-advertise-ip":                            false,
 	"peer-advertise-port":                          false,
 	"peer-ca-file":                                 false,
-	"identity-lease-duration-seconds":              false,
-	"identity-lease-renewal-interval-seconds":      false,
 	"oidc-required-claim":                          false,
 	"oidc-signing-algs":                            false,
 	"oidc-username-prefix":                         false,

@@ -92,7 +92,10 @@ func TestKubeAPIServerFlags(t *testing.T) {
 		t.Errorf("serving file %q without a pair in --cert-dir", o.SecureServing.TLSCertFile)
 	}
 
-	for _, bad := range [][]string{{"--no-such-flag=1"}, {"--allow-privileged=maybe"}, {"positional"}} {
+	// kube-apiserver v1.37.2 has no --identity-lease-* flags: it answers
+	// "unknown flag" (its lease timings are package variables).
+	for _, bad := range [][]string{{"--no-such-flag=1"}, {"--allow-privileged=maybe"}, {"positional"},
+		{"--identity-lease-duration-seconds=5"}, {"--identity-lease-renewal-interval-seconds=1"}} {
 		c := NewKubeAPIServerCommand()
 		c.SetArgs(bad)
 		c.SetOut(&buf)

@@ -81,6 +81,18 @@ type testOption func(*app.Options)
 
 func startKapi(t *testing.T, addRoutes func(head *server.GenericServer), opts ...testOption) *running {
 	t.Helper()
+	var before func(*app.Config, *server.GenericServer)
+	if addRoutes != nil {
+		before = func(_ *app.Config, head *server.GenericServer) { addRoutes(head) }
+	}
+	return startKapiWith(t, before, opts...)
+}
+
+// startKapiWith is startKapi with the config at hand: before, if set, is
+// called with the config and the head once the chain is built, before it
+// runs.
+func startKapiWith(t *testing.T, before func(*app.Config, *server.GenericServer), opts ...testOption) *running {
+	t.Helper()
 	o := app.NewOptions()
 	o.DataDir = t.TempDir()
 	o.SecureServing.BindPort = 0
@@ -104,8 +116,8 @@ func startKapi(t *testing.T, addRoutes func(head *server.GenericServer), opts ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	if addRoutes != nil {
-		addRoutes(head)
+	if before != nil {
+		before(cfg, head)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	r := &running{t: t, cfg: cfg, head: head, signals: sl, stop: stop, done: make(chan error, 1), opts: o}

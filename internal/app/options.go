@@ -74,6 +74,20 @@ type Options struct {
 	// backend. Not a flag: the command sets it when no flag but
 	// per-server ones was given (usesBootstrapImage).
 	BootstrapImage bool
+	// Hostname, if set, replaces os.Hostname as the host name the API
+	// server identity (its identity Lease's name and hostname label)
+	// derives from (upstream's hostnameFunc, for tests of several servers
+	// on one host).
+	Hostname func() (string, error)
+	// IdentityLeaseDurationSeconds, IdentityLeaseRenewInterval and
+	// IdentityLeaseGCPeriod, if set, replace the identity Lease's
+	// duration (3600), how often it is renewed (10s) and how often expired
+	// identity Leases are collected (an hour): upstream's package
+	// variables for its integration tests. Test seams: kube-apiserver
+	// v1.37 has no flags for them.
+	IdentityLeaseDurationSeconds int32
+	IdentityLeaseRenewInterval   time.Duration
+	IdentityLeaseGCPeriod        time.Duration
 }
 
 // NewOptions returns the defaults of DESIGN.md §7.

@@ -73,6 +73,9 @@ type Config struct {
 	// LoopbackToken authenticates the server's own clients as
 	// system:apiserver in system:masters.
 	LoopbackToken string
+	// APIServerID is the server's identity: the name of its identity
+	// Lease in kube-system (set when the chain is built).
+	APIServerID string
 	// flowControl is the API Priority and Fairness engine (nil: off).
 	flowControl *flowcontrol.Controller
 	// requests counts the non-long-running requests in flight (the
@@ -136,6 +139,8 @@ type Config struct {
 	// through the head's handler chain without a connection (set once
 	// the head exists).
 	inProcess *inProcessTransport
+	// head is the head of the chain (set once it exists).
+	head *server.GenericServer
 	// cleanups run, in reverse, when the chain is destroyed or building
 	// fails.
 	cleanups []func()
@@ -616,6 +621,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 	if err := c.installAggregator(aggregator, api, c.services); err != nil {
 		return nil, err
 	}
+	c.head = aggregator
 	c.inProcess = newInProcessTransport(aggregator)
 	if err := c.installRBAC(aggregator); err != nil {
 		return nil, err
