@@ -90,7 +90,7 @@ func (s *Server) Reset() error {
 		if err != nil {
 			return fmt.Errorf("kapitest reset: %w", err)
 		}
-		if !hasExtraKey(cur, s.baseline) {
+		if !hasExtraKey(s.withoutServerOwned(cur), s.baseline) {
 			return nil
 		}
 	}
@@ -134,6 +134,17 @@ func (s *Server) restore(want map[string][]byte, overwrite bool) error {
 	} else if cur, err = s.storage.keys(ctx); err != nil { // Reset compares keys only
 		return err
 	}
+	// The server's own keys are neither deleted nor put back; their
+	// directories are never deleted whole.
+	allCur, dirWant := cur, want
+	if len(s.serverOwnedKeys) > 0 {
+		dirWant = maps.Clone(want)
+		for _, k := range s.serverOwnedKeys {
+			dirWant[k] = nil
+		}
+	}
+	cur = s.withoutServerOwned(cur)
+	want = s.wantedWithoutServerOwned(want)
 	extra := extraKeys(cur, want)
 	deletes := namespacesFirst(extra, namespacePrefix(s.storage))
 	puts := map[string][]byte{}
@@ -155,7 +166,7 @@ func (s *Server) restore(want map[string][]byte, overwrite bool) error {
 	if len(deletes) == 0 && len(puts) == 0 {
 		return nil
 	}
-	return s.storage.apply(ctx, change{puts: puts, deletes: deletes, dirs: wholeDirs(cur, want, deletes)})
+	return s.storage.apply(ctx, change{puts: puts, deletes: deletes, dirs: wholeDirs(allCur, dirWant, deletes)})
 }
 
 // change is what restore writes: deletes first (in their order), then
@@ -437,4 +448,34 @@ func (e etcdKV) txn(ctx context.Context, ops []clientv3.Op) error {
 
 func sortedKeys(m map[string][]byte) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// withoutServerOwned returns the keys of cur (sorted) but the server's own
+// (serverOwnedKeys), which Reset and Restore leave alone.
+func (s *Server) withoutServerOwned(cur []string) []string {
+	if len(s.serverOwnedKeys) == 0 {
+		return cur
+	}
+	return slices.DeleteFunc(slices.Clone(cur), func(k string) bool { return slices.Contains(s.serverOwnedKeys, k) })
+}
+
+// wantedWithoutServerOwned returns want without the server's own keys
+// (a state read after the server made them holds them).
+func (s *Server) wantedWithoutServerOwned(want map[string][]byte) map[string][]byte {
+	has := false
+	for _, k := range s.serverOwnedKeys {
+		if _, ok := want[k]; ok {
+			has = true
+		}
+	}
+	if !has {
+		return want
+	}
+	out := make(map[string][]byte, len(want))
+	for k, v := range want {
+		if !slices.Contains(s.serverOwnedKeys, k) {
+			out[k] = v
+		}
+	}
+	return out
 }

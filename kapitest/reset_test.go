@@ -306,11 +306,12 @@ func watched(ctx context.Context, t *testing.T, cs kubernetes.Interface, resourc
 }
 
 // The objects kube-apiserver keeps in kube-system, its identity Lease and
-// the legacy token tracking ConfigMap, are made once the server is ready
-// and belong to the start state: Start returns with both stored, and
-// Reset keeps them, and puts them back when the test deleted them (the
-// server's own controller would make the ConfigMap again only after half
-// an hour; the Lease it would make again within 10 s).
+// the legacy token tracking ConfigMap, are the server's own, made once it
+// is ready: Reset and Restore leave them alone, whether they were there
+// at Start (Start does not wait for them) or came later, and do not put
+// them back when a test deleted them (the server's controllers do: the
+// Lease within 10 s, the ConfigMap after up to half an hour, as
+// kube-apiserver's).
 func TestResetKeepsKubeSystemObjects(t *testing.T) {
 	for _, backend := range []struct {
 		name string
@@ -320,41 +321,53 @@ func TestResetKeepsKubeSystemObjects(t *testing.T) {
 			srv := kapitest.Start(t, backend.opts...)
 			ctx := context.Background()
 			cs := kubernetes.NewForConfigOrDie(srv.Config)
-			start, err := srv.Snapshot()
+			early, err := srv.Snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}
-			leases, err := cs.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})
-			if err != nil || len(leases.Items) != 1 {
-				t.Fatalf("identity leases at start: got %v %v, want one", leases, err)
-			}
-			lease := leases.Items[0].Name
 			const tracking = "kube-apiserver-legacy-service-account-token-tracking"
+			var lease string
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				leases, err := cs.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})
+				_, cmErr := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, tracking, metav1.GetOptions{})
+				if err == nil && len(leases.Items) == 1 && cmErr == nil {
+					lease = leases.Items[0].Name
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("kube-system objects not made: leases %v %v, configmap %v", leases, err, cmErr)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
 			cm, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, tracking, metav1.GetOptions{})
 			if err != nil {
-				t.Fatalf("legacy token tracking configmap at start: %v", err)
-			}
-			for _, suffix := range []string{"/coordination.k8s.io/leases/kube-system/" + lease, "/configmaps/kube-system/" + tracking} {
-				if !slices.ContainsFunc(start.Keys(), func(k string) bool { return strings.HasSuffix(k, suffix) }) {
-					t.Errorf("start state: no key ending in %s in %v", suffix, start.Keys())
-				}
-			}
-
-			if err := cs.CoreV1().ConfigMaps("kube-system").Delete(ctx, tracking, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if err := cs.CoordinationV1().Leases("kube-system").Delete(ctx, lease, metav1.DeleteOptions{}); err != nil {
+			// Reset and a Restore of a state from before they were made
+			// keep them.
+			if err := srv.Reset(); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Restore(early); err != nil {
+				t.Fatal(err)
+			}
+			got, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, tracking, metav1.GetOptions{})
+			if err != nil || got.Data["since"] != cm.Data["since"] {
+				t.Errorf("configmap after Reset and Restore: got %v %v, want since=%s", got, err, cm.Data["since"])
+			}
+			if _, err := cs.CoordinationV1().Leases("kube-system").Get(ctx, lease, metav1.GetOptions{}); err != nil {
+				t.Errorf("identity lease after Reset and Restore: %v", err)
+			}
+			// Deleted by the test, Reset does not put the ConfigMap back.
+			if err := cs.CoreV1().ConfigMaps("kube-system").Delete(ctx, tracking, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := srv.Reset(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, tracking, metav1.GetOptions{})
-			if err != nil || got.Data["since"] != cm.Data["since"] {
-				t.Errorf("configmap after Reset: got %v %v, want since=%s", got, err, cm.Data["since"])
-			}
-			if _, err := cs.CoordinationV1().Leases("kube-system").Get(ctx, lease, metav1.GetOptions{}); err != nil {
-				t.Errorf("identity lease after Reset: %v", err)
+			if _, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, tracking, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				t.Errorf("configmap deleted by the test, after Reset: got %v, want NotFound (the server's to make again)", err)
 			}
 		})
 	}
