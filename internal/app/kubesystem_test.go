@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -79,10 +80,10 @@ func TestKubeSystemObjects(t *testing.T) {
 		t.Errorf("APIServerID: got %q, want %q", r.cfg.APIServerID, testIdentityLease)
 	}
 	s := lease.Spec
-	if got, want := lease.Labels, map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": testHost}; !equalStringMaps(got, want) {
+	if got, want := lease.Labels, map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": testHost}; !maps.Equal(got, want) {
 		t.Errorf("labels: got %v, want %v", got, want)
 	}
-	if got, want := lease.Annotations, map[string]string{"kubernetes.io/peer-advertise-address": "127.0.0.1:" + port}; !equalStringMaps(got, want) {
+	if got, want := lease.Annotations, map[string]string{"kubernetes.io/peer-advertise-address": "127.0.0.1:" + port}; !maps.Equal(got, want) {
 		t.Errorf("annotations: got %v, want %v", got, want)
 	}
 	if s.HolderIdentity == nil || !strings.HasPrefix(*s.HolderIdentity, testIdentityLease+"_") || len(*s.HolderIdentity) != len(testIdentityLease)+1+36 ||
@@ -227,16 +228,4 @@ func TestIdentityLeaseRenewalAndGC(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-}
-
-func equalStringMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
