@@ -34,7 +34,9 @@ func (p *proc) dump(ctx context.Context, dir, target, label string) {
 	client := &http.Client{Transport: p.transport, Timeout: time.Minute}
 	for _, f := range []struct{ path, file string }{
 		{"/metrics", "metrics"},
-		{"/debug/pprof/heap", "heap.pprof"},
+		// gc=1: the heap as live right now (after a collection), not as
+		// of the last cycle, which may have run amid the writes' requests.
+		{"/debug/pprof/heap?gc=1", "heap.pprof"},
 	} {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.cfg.Host+f.path, nil)
 		if err != nil {
