@@ -114,6 +114,10 @@ type Options struct {
 	// kube-apiserver's does: a test that revokes a token moves it past
 	// that instead of sleeping. A test seam: there is no flag.
 	TokenCacheNow func() time.Time
+	// TokenSuccessCacheTTL, if set, replaces how long that cache keeps a
+	// token that authenticated (negative: no cache), for benchmarks of
+	// the cache. A test seam: there is no flag.
+	TokenSuccessCacheTTL time.Duration
 	// Flags are more command-line flags, as the kapi command takes them
 	// ("--name=value"), applied after the fields above.
 	Flags []string
@@ -203,6 +207,7 @@ func (o Options) appOptions(logger *slog.Logger) (*app.Options, error) {
 	ao.APIServiceAvailabilityPeriod = o.APIServiceAvailabilityPeriod
 	ao.ConfigReloadInterval = o.ConfigReloadInterval
 	ao.TokenCacheNow = o.TokenCacheNow
+	ao.TokenSuccessCacheTTL = o.TokenSuccessCacheTTL
 	ao.UnsafeNoFsync = !o.FsyncDataDir
 	// Nobody can read the data dir's files before Start returns: they are
 	// written while the server starts, and Start waits for them.
