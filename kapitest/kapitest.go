@@ -109,6 +109,15 @@ type Options struct {
 	// --authorization-config and --authentication-config files are
 	// checked for changes (a minute). A test seam: there is no flag.
 	ConfigReloadInterval time.Duration
+	// TokenCacheNow, if set, is the clock of the server's bearer-token
+	// cache, which keeps a token that authenticated for 10s as
+	// kube-apiserver's does: a test that revokes a token moves it past
+	// that instead of sleeping. A test seam: there is no flag.
+	TokenCacheNow func() time.Time
+	// TokenSuccessCacheTTL, if set, replaces how long that cache keeps a
+	// token that authenticated (negative: no cache), for benchmarks of
+	// the cache. A test seam: there is no flag.
+	TokenSuccessCacheTTL time.Duration
 	// Flags are more command-line flags, as the kapi command takes them
 	// ("--name=value"), applied after the fields above.
 	Flags []string
@@ -197,6 +206,8 @@ func (o Options) appOptions(logger *slog.Logger) (*app.Options, error) {
 	}
 	ao.APIServiceAvailabilityPeriod = o.APIServiceAvailabilityPeriod
 	ao.ConfigReloadInterval = o.ConfigReloadInterval
+	ao.TokenCacheNow = o.TokenCacheNow
+	ao.TokenSuccessCacheTTL = o.TokenSuccessCacheTTL
 	ao.UnsafeNoFsync = !o.FsyncDataDir
 	// Nobody can read the data dir's files before Start returns: they are
 	// written while the server starts, and Start waits for them.

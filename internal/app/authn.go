@@ -17,6 +17,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/oidc"
 	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/auth/tokencache"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	saregistry "github.com/kapi-dev/kapi/pkg/controlplane/registry/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -100,7 +101,9 @@ func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA 
 	a.setJWT(jwts)
 	// Static tokens, the loopback token and OIDC tokens are not bound to
 	// the API server's audiences (upstream wraps them the same way).
-	static[loopbackToken] = &user.Info{Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}}
+	loopback := authenticator.AudienceAgnostic(a.audiences, authenticator.NewStaticTokens(map[string]*user.Info{
+		loopbackToken: {Name: user.APIServerUser, Groups: []string{user.SystemPrivileged}},
+	}))
 	saTokens := serviceaccount.NewAuthenticator(issuers, true, keys, a.audiences, &a.objects)
 	// Legacy tokens' Secrets are labelled with the day they were last
 	// used, through the loopback client as upstream's; the token usage
@@ -117,7 +120,14 @@ func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA 
 	tokens = append(tokens, authenticator.TokenFunc(func(ctx context.Context, token string) (*user.Info, []string, bool, error) {
 		return (*a.jwt.Load()).AuthenticateToken(ctx, token)
 	}))
-	a.tokens = authenticator.UnionToken(tokens...)
+	cached, err := c.tokenCache(authenticator.UnionToken(tokens...))
+	if err != nil {
+		return err
+	}
+	// The loopback token is tried first and outside the cache, as
+	// upstream's AuthorizeClientBearerToken puts its own token
+	// authenticator in front of the configured (cached) ones.
+	a.tokens = authenticator.UnionToken(loopback, cached)
 	c.authn = a
 	c.Authenticator = authenticator.Union(
 		frontProxy,
@@ -128,6 +138,35 @@ func (c *Config) applyAuthentication(frontProxy authenticator.Request, clientCA 
 		c.Authenticator = withAnonymousLimits(c.Authenticator, anonymous)
 	}
 	return nil
+}
+
+// tokenCache wraps the union of the bearer-token authenticators in
+// upstream's token cache (k8s.io/kubernetes
+// pkg/kubeapiserver/authenticator/config.go, v1.37.2: errors cached as
+// failures, a success kept 10 s, a failure not kept), with its metrics.
+// A token that stops being valid (its ServiceAccount or Secret deleted,
+// its Secret marked invalid) so authenticates for up to 10 s more, and
+// the legacy-token tracking runs once per cache fill.
+func (c *Config) tokenCache(union authenticator.Token) (authenticator.Token, error) {
+	ttl := c.Options.TokenSuccessCacheTTL
+	if ttl == 0 {
+		ttl = tokencache.DefaultSuccessTTL
+	}
+	if ttl < 0 {
+		return union, nil
+	}
+	m, err := tokencache.NewMetrics(c.Generic.MetricsRegistry)
+	if err != nil {
+		return nil, err
+	}
+	return tokencache.New(union, tokencache.Config{
+		SuccessTTL:  ttl,
+		FailureTTL:  tokencache.DefaultFailureTTL,
+		CacheErrors: true,
+		Now:         c.Options.TokenCacheNow,
+		Metrics:     m,
+		Logger:      c.Logger,
+	}), nil
 }
 
 // anonymousConfig is who may be anonymous: nobody (disabled), everybody

@@ -88,6 +88,13 @@ type Options struct {
 	IdentityLeaseDurationSeconds int32
 	IdentityLeaseRenewInterval   time.Duration
 	IdentityLeaseGCPeriod        time.Duration
+	// TokenCacheNow and TokenSuccessCacheTTL, if set, replace the clock of
+	// the bearer-token cache and how long it keeps a token that
+	// authenticated (10s; negative: no cache), as upstream's integration
+	// tests set its TokenSuccessCacheTTL option. Test seams:
+	// kube-apiserver v1.37 has no flag for either.
+	TokenCacheNow        func() time.Time
+	TokenSuccessCacheTTL time.Duration
 }
 
 // NewOptions returns the defaults of DESIGN.md §7.

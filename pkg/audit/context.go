@@ -69,6 +69,26 @@ func AddAnnotation(ctx context.Context, key, value string) {
 	c.annotations[key] = value
 }
 
+// Annotations returns a copy of the annotations added to c so far (nil
+// when there are none, or c is nil). The token cache reads those an
+// authentication added on its own audit Context, to replay them on every
+// request its result serves.
+func (c *Context) Annotations() map[string]string {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.annotations) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(c.annotations))
+	for k, v := range c.annotations {
+		out[k] = v
+	}
+	return out
+}
+
 // LogResponseStatus records the bounded fields of a Status answer (status,
 // message, reason, details, code) as the event's responseStatus, as upstream
 // does at Metadata level and above. Writers of Status responses call it

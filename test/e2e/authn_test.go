@@ -36,6 +36,7 @@ import (
 
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/auth/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/auth/tokencache"
 	"github.com/kapi-dev/kapi/pkg/server/options"
 )
 
@@ -43,11 +44,41 @@ import (
 // "static-token" -> alice (uid 1001) in groups dev and ops.
 func authnServer(t *testing.T, flags ...string) *kapitest.Server {
 	t.Helper()
+	srv, _ := authnServerWithClock(t, flags...)
+	return srv
+}
+
+// tokenClock is a server's token cache clock, moved by the test.
+type tokenClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *tokenClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// expire moves the clock past the cache's TTL: every cached token
+// authentication has expired.
+func (c *tokenClock) expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(tokencache.DefaultSuccessTTL)
+}
+
+// authnServerWithClock is authnServer with its token cache on a clock
+// the test moves.
+func authnServerWithClock(t *testing.T, flags ...string) (*kapitest.Server, *tokenClock) {
+	t.Helper()
+	clock := &tokenClock{now: time.Now()}
 	tokens := filepath.Join(t.TempDir(), "tokens.csv")
 	if err := os.WriteFile(tokens, []byte("static-token,alice,1001,\"dev,ops\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := kapitest.Start(t, kapitest.WithFlags(append([]string{"--token-auth-file=" + tokens}, flags...)...))
+	srv := kapitest.Start(t, kapitest.WithFlags(append([]string{"--token-auth-file=" + tokens}, flags...)...),
+		kapitest.WithOptions(func(o *kapitest.Options) { o.TokenCacheNow = clock.Now }))
 	// These tests are about who is calling, not what they may do: every
 	// authenticated identity may do everything (RBAC, kapi's default, is
 	// tested in e2e_rbac_test.go). Anonymous requests stay under RBAC.
@@ -59,7 +90,7 @@ func authnServer(t *testing.T, flags ...string) *kapitest.Server {
 	if err != nil {
 		t.Fatalf("bind the authenticated users: %v", err)
 	}
-	return srv
+	return srv, clock
 }
 
 // tokenConfig is the server's address and CA with token as the only
@@ -283,6 +314,19 @@ func TestAuthnKubectl(t *testing.T) {
 
 // unauthorized checks that a request with token answers upstream's 401: a
 // Status with reason Unauthorized and message "Unauthorized".
+// revoked checks a token that has just stopped being valid, and that
+// authenticated within the token cache's TTL: as kube-apiserver's, it
+// keeps authenticating from the cache until the TTL has passed (no
+// authenticator is asked again), then answers 401.
+func revoked(t *testing.T, srv *kapitest.Server, clock *tokenClock, what, token string) {
+	t.Helper()
+	if code, body := getWithToken(t, srv, token, "/api/v1/namespaces"); code != http.StatusOK {
+		t.Errorf("%s, within the cache's TTL: got %d %s, want 200 (cached, as upstream)", what, code, body)
+	}
+	clock.expire()
+	unauthorized(t, srv, what, token)
+}
+
 func unauthorized(t *testing.T, srv *kapitest.Server, what, token string) {
 	t.Helper()
 	code, body := getWithToken(t, srv, token, "/api/v1/namespaces")
@@ -298,7 +342,7 @@ func unauthorized(t *testing.T, srv *kapitest.Server, what, token string) {
 // do tokens of a deleted service account or bound object, and of a
 // service account deleted and created again (another UID).
 func TestAuthnBadCredentials(t *testing.T) {
-	srv := authnServer(t)
+	srv, clock := authnServerWithClock(t)
 	ctx := context.Background()
 	admin := mustClientset(t, srv.Config)
 	sa := serviceAccount(t, admin, "team", "robot")
@@ -434,14 +478,22 @@ func TestAuthnBadCredentials(t *testing.T) {
 	if err := admin.CoreV1().Pods("team").Delete(ctx, "p", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 		t.Fatal(err)
 	}
-	unauthorized(t, srv, "token of a deleted secret", secretTok)
-	unauthorized(t, srv, "token of a deleted node", nodeTok)
 	eventually(t, 10*time.Second, "the pod is gone", func() error {
 		if _, err := admin.CoreV1().Pods("team").Get(ctx, "p", metav1.GetOptions{}); err == nil {
 			return fmt.Errorf("pod still there")
 		}
 		return nil
 	})
+	// Cached for up to 10 s, as upstream (the clock has not moved since
+	// they authenticated above).
+	for _, tok := range []string{secretTok, nodeTok, podTok} {
+		if _, err := whoami(t, srv, tok); err != nil {
+			t.Errorf("bound token within the cache's TTL after its object's deletion: %v, want authenticated (cached, as upstream)", err)
+		}
+	}
+	clock.expire()
+	unauthorized(t, srv, "token of a deleted secret", secretTok)
+	unauthorized(t, srv, "token of a deleted node", nodeTok)
 	unauthorized(t, srv, "token of a deleted pod", podTok)
 
 	// The service account deleted, then created again: a new UID.
@@ -451,7 +503,7 @@ func TestAuthnBadCredentials(t *testing.T) {
 	if err := admin.CoreV1().ServiceAccounts("team").Delete(ctx, "robot", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	unauthorized(t, srv, "token of a deleted service account", good)
+	revoked(t, srv, clock, "token of a deleted service account", good)
 	if _, err := admin.CoreV1().ServiceAccounts("team").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -666,7 +718,7 @@ func (w *recordingWarnings) has(text string) bool { return slices.Contains(w.lis
 // authenticates as the service account until the Secret or the service
 // account is deleted, and the Secret goes with its service account.
 func TestAuthnLegacyTokenSecrets(t *testing.T) {
-	srv := authnServer(t)
+	srv, clock := authnServerWithClock(t)
 	ctx := context.Background()
 	admin := mustClientset(t, srv.Config)
 	sa := serviceAccount(t, admin, "team", "legacy")
@@ -709,7 +761,7 @@ func TestAuthnLegacyTokenSecrets(t *testing.T) {
 	if err := admin.CoreV1().Secrets("team").Delete(ctx, "legacy-token", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	unauthorized(t, srv, "legacy token of a deleted secret", token)
+	revoked(t, srv, clock, "legacy token of a deleted secret", token)
 
 	mk("second")
 	token = string(filled("second").Data[corev1.ServiceAccountTokenKey])
@@ -719,7 +771,7 @@ func TestAuthnLegacyTokenSecrets(t *testing.T) {
 	if err := admin.CoreV1().ServiceAccounts("team").Delete(ctx, "legacy", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	unauthorized(t, srv, "legacy token of a deleted service account", token)
+	revoked(t, srv, clock, "legacy token of a deleted service account", token)
 	eventually(t, 20*time.Second, "the token secret of the deleted service account is deleted", func() error {
 		if _, err := admin.CoreV1().Secrets("team").Get(ctx, "second", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("secret still there (%v)", err)

@@ -123,8 +123,10 @@ func TestAuthorizationConfigReload(t *testing.T) {
 }
 
 // TestAuthenticationConfigReload: a changed --authentication-config
-// takes effect for the next token (a new username mapping); an invalid
-// rewrite keeps the last good authenticators.
+// takes effect for the next authentication of a token (a new username
+// mapping): as kube-apiserver's, a token authenticated within the token
+// cache's 10 s keeps its cached user until then (the test moves the
+// cache's clock); an invalid rewrite keeps the last good authenticators.
 func TestAuthenticationConfigReload(t *testing.T) {
 	iss := newOIDCIssuer(t)
 	ca, err := os.ReadFile(iss.caFile)
@@ -148,8 +150,12 @@ jwt:
 	}
 	path := filepath.Join(t.TempDir(), "authn.yaml")
 	writeConfig(t, path, config("v1:"))
+	clock := &tokenClock{now: time.Now()}
 	srv := kapitest.Start(t, kapitest.WithFlags("--authentication-config="+path),
-		kapitest.WithOptions(func(o *kapitest.Options) { o.ConfigReloadInterval = reloadInterval }))
+		kapitest.WithOptions(func(o *kapitest.Options) {
+			o.ConfigReloadInterval = reloadInterval
+			o.TokenCacheNow = clock.Now
+		}))
 	token := iss.token(t, nil, map[string]any{"sub": "bob", "aud": []string{"kapi"}})
 	name := func() string {
 		u, err := whoami(t, srv, token)
@@ -162,15 +168,22 @@ jwt:
 		t.Fatalf("initial mapping: %q, want v1:bob", got)
 	}
 	writeConfig(t, path, config("v2:"))
-	waitUntil(t, "the new username mapping", func() bool { return name() == "v2:bob" })
-	if got := metricValue(t, srv, "apiserver_authentication_config_controller_automatic_reloads_total", `status="success"`); got != "1" {
-		t.Errorf("successful reloads: %q, want 1", got)
+	waitUntil(t, "the reload", func() bool {
+		return metricValue(t, srv, "apiserver_authentication_config_controller_automatic_reloads_total", `status="success"`) == "1"
+	})
+	if got := name(); got != "v1:bob" {
+		t.Errorf("after the reload, within the token cache's TTL: %q, want the cached v1:bob", got)
+	}
+	clock.expire()
+	if got := name(); got != "v2:bob" {
+		t.Errorf("after the reload and the TTL: %q, want v2:bob", got)
 	}
 	// A CEL expression that does not compile: refused.
 	writeConfig(t, path, config(`" + + "`))
 	waitUntil(t, "the failed reload to be counted", func() bool {
 		return metricValue(t, srv, "apiserver_authentication_config_controller_automatic_reloads_total", `status="failure"`) == "1"
 	})
+	clock.expire()
 	if got := name(); got != "v2:bob" {
 		t.Errorf("after an invalid rewrite: %q, want v2:bob (the last good configuration)", got)
 	}
