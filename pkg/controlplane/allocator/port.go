@@ -31,9 +31,15 @@ func (r PortRange) Contains(port int) bool { return port >= r.Base && port < r.B
 
 // Ports allocates Service NodePorts from a PortRange.
 type Ports struct {
-	pr PortRange
-	r  keyedRange
+	pr      PortRange
+	r       keyedRange
+	metrics *Metrics
 }
+
+// SetMetrics makes a record its allocations in m's
+// kube_apiserver_nodeport_allocator_* metrics (nil: none). Call it before
+// a is used.
+func (a *Ports) SetMetrics(m *Metrics) { a.metrics = m }
 
 // NewPorts returns the NodePort allocator of pr on s (storage of
 // coordination.k8s.io/v1 Leases, see the package doc).
@@ -67,30 +73,81 @@ func (a *Ports) Range() PortRange { return a.pr }
 
 // Allocate takes port for owner: an *ErrNotInRange outside the range,
 // ErrAllocated if taken. A dry run only checks.
+//
+// As upstream's PortAllocator.Allocate, an allocation (not a dry run)
+// counts with scope "static": a port outside the range, a taken one or a
+// failed write as an error, a success as an allocation, with the gauges.
 func (a *Ports) Allocate(ctx context.Context, port int, owner string, dryRun bool) error {
+	m := a.metrics
+	if dryRun {
+		m = nil
+	}
 	if !a.pr.Contains(port) {
+		m.portError(scopeStatic)
 		return &ErrNotInRange{Value: strconv.Itoa(port), Kind: "port", ValidRange: a.pr.String()}
 	}
-	return a.r.allocate(ctx, port-a.pr.Base, owner, dryRun)
+	if err := a.r.allocate(ctx, port-a.pr.Base, owner, dryRun); err != nil {
+		m.portError(scopeStatic)
+		return err
+	}
+	if m != nil {
+		m.portAllocation(scopeStatic)
+		a.recordUsage(ctx)
+	}
+	return nil
 }
 
 // AllocateNext takes a free port for owner; ErrFull if there is none. A
 // dry run returns a free port without taking it.
+//
+// As upstream's PortAllocator.AllocateNext, an allocation (not a dry run)
+// counts with scope "dynamic": ErrFull or a failed write as an error, a
+// success as an allocation, with the gauges (ports lost to a concurrent
+// allocation on the way count nothing: upstream's bitmap picks a free
+// one under its lock).
 func (a *Ports) AllocateNext(ctx context.Context, owner string, dryRun bool) (int, error) {
+	m := a.metrics
+	if dryRun {
+		m = nil
+	}
 	offset, err := a.r.next(ctx, owner, dryRun)
 	if err != nil {
+		m.portError(scopeDynamic)
 		return 0, err
+	}
+	if m != nil {
+		m.portAllocation(scopeDynamic)
+		a.recordUsage(ctx)
 	}
 	return a.pr.Base + offset, nil
 }
 
 // Release frees port (nothing happens if it is not allocated or not in
-// the range).
+// the range). A port in the range sets the gauges, as upstream's
+// PortAllocator.Release (whether it was allocated or not).
 func (a *Ports) Release(ctx context.Context, port int) error {
 	if !a.pr.Contains(port) {
 		return nil
 	}
-	return a.r.release(ctx, port-a.pr.Base)
+	if err := a.r.release(ctx, port-a.pr.Base); err != nil {
+		return err
+	}
+	a.recordUsage(ctx)
+	return nil
+}
+
+// recordUsage sets the gauges from the allocated ports in storage
+// (upstream's Used and Free of its bitmap, which it reads back from etcd
+// with each change).
+func (a *Ports) recordUsage(ctx context.Context) {
+	if a.metrics == nil {
+		return
+	}
+	taken, err := a.r.list(ctx)
+	if err != nil {
+		return
+	}
+	a.metrics.portUsage(len(taken), a.pr.Size)
 }
 
 // Has reports whether port is allocated.
