@@ -340,6 +340,22 @@ func (a *IPs) Allocate(ctx context.Context, ip netip.Addr, ref *networkingv1.Par
 	return nil
 }
 
+// Restore takes ip for ref as Allocate does, but counts in no metric:
+// it is the repair's write of an address a Service holds without its
+// IPAddress (upstream's RepairIPAddress controller writes it through its
+// own client, not through the metered allocator).
+func (a *IPs) Restore(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference) error {
+	ip = ip.Unmap()
+	pools, err := a.pools(ctx, false)
+	if err != nil {
+		return err
+	}
+	if _, ok := poolOf(pools, ip); !ok {
+		return ErrMismatchedNetwork
+	}
+	return a.create(ctx, ip, ref, false)
+}
+
 // recordUsage sets the gauges of pool p from the IPAddresses the
 // allocator manages (its family's, managed-by ipallocator.k8s.io) in p,
 // as upstream's Allocator.Used counts them. Upstream counts what its

@@ -23,7 +23,10 @@ const (
 // _allocation_duration_seconds{cidr}; and
 // kube_apiserver_nodeport_allocator_{allocated_ports,available_ports}
 // (unlabelled, 0 until the first allocation or release) and
-// _{allocation_total,allocation_errors_total}{scope}. A ClusterIP series
+// _{allocation_total,allocation_errors_total}{scope}; and the NodePort
+// repair's apiserver_nodeport_repair_port_errors_total{type} and
+// apiserver_nodeport_repair_reconcile_errors_total (0 from the start).
+// A ClusterIP series
 // appears with the first allocation (or release) in its range. A nil
 // *Metrics records nothing.
 type Metrics struct {
@@ -37,6 +40,9 @@ type Metrics struct {
 	portAvailable   prometheus.Gauge
 	portAllocations *prometheus.CounterVec
 	portErrors      *prometheus.CounterVec
+
+	portRepairErrors    *prometheus.CounterVec
+	portRepairReconcile prometheus.Counter
 }
 
 // NewMetrics makes the allocators' metrics and registers them on reg (nil:
@@ -82,10 +88,19 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: port + "allocation_errors_total",
 			Help: "[ALPHA] Number of errors trying to allocate NodePort",
 		}, []string{"scope"}),
+		// pkg/registry/core/service/portallocator/controller/metrics.go.
+		portRepairErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_nodeport_repair_port_errors_total",
+			Help: "[ALPHA] Number of errors detected on ports by the repair loop broken down by type of error: leak, repair, full, outOfRange, duplicate, unknown",
+		}, []string{"type"}),
+		portRepairReconcile: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "apiserver_nodeport_repair_reconcile_errors_total",
+			Help: "[ALPHA] Number of reconciliation failures on the nodeport repair reconcile loop",
+		}),
 	}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.ipAllocated, m.ipAvailable, m.ipAllocations, m.ipErrors, m.ipLatency,
-			m.portAllocated, m.portAvailable, m.portAllocations, m.portErrors} {
+			m.portAllocated, m.portAvailable, m.portAllocations, m.portErrors, m.portRepairErrors, m.portRepairReconcile} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register allocator metrics: %w", err)
 			}
@@ -146,4 +161,16 @@ func (m *Metrics) portUsage(used, size int) {
 	}
 	m.portAllocated.Set(float64(used))
 	m.portAvailable.Set(float64(size - used))
+}
+
+func (m *Metrics) portRepairError(kind string) {
+	if m != nil {
+		m.portRepairErrors.WithLabelValues(kind).Inc()
+	}
+}
+
+func (m *Metrics) portRepairFailed() {
+	if m != nil {
+		m.portRepairReconcile.Inc()
+	}
 }

@@ -136,6 +136,26 @@ func (a *Ports) Release(ctx context.Context, port int) error {
 	return nil
 }
 
+// Restore takes port for owner as Allocate does, but counts in no
+// allocator metric: it is the repair's write of a port a Service holds
+// without its allocation (upstream's repair rewrites the bitmap itself,
+// not through the metered allocator).
+func (a *Ports) Restore(ctx context.Context, port int, owner string) error {
+	if !a.pr.Contains(port) {
+		return &ErrNotInRange{Value: strconv.Itoa(port), Kind: "port", ValidRange: a.pr.String()}
+	}
+	return a.r.allocate(ctx, port-a.pr.Base, owner, false)
+}
+
+// RepairFound counts one problem the NodePort repair found, by upstream's
+// type: "leak" (an allocation no Service holds, released), "repair" (a
+// held port that was not allocated, restored), "outOfRange" (a held port
+// outside the range), "duplicate" (a port two Services hold).
+func (a *Ports) RepairFound(kind string) { a.metrics.portRepairError(kind) }
+
+// RepairFailed counts one failed pass of the NodePort repair.
+func (a *Ports) RepairFailed() { a.metrics.portRepairFailed() }
+
 // recordUsage sets the gauges from the allocated ports in storage
 // (upstream's Used and Free of its bitmap, which it reads back from etcd
 // with each change).
