@@ -284,18 +284,8 @@ func (a *IPs) newIPAddress(ip netip.Addr, ref *networkingv1.ParentReference) *ne
 	return obj
 }
 
-// create writes the IPAddress of ip; a dry run only checks it is free.
-func (a *IPs) create(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference, dryRun bool) error {
-	if dryRun {
-		taken, err := a.Has(ctx, ip)
-		if err != nil {
-			return err
-		}
-		if taken {
-			return ipAllocated
-		}
-		return nil
-	}
+// create writes the IPAddress of ip.
+func (a *IPs) create(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference) error {
 	if err := a.cfg.Addresses.Create(ctx, a.key(ip), a.newIPAddress(ip, ref), nil); err != nil {
 		if storage.IsExists(err) {
 			return ipAllocated
@@ -308,7 +298,11 @@ func (a *IPs) create(ctx context.Context, ip netip.Addr, ref *networkingv1.Paren
 var ipAllocated = &allocatedError{"provided IP is already allocated"}
 
 // Allocate takes ip for ref (the Service): ErrMismatchedNetwork if no
-// pool holds it, ErrAllocated if taken. A dry run only checks.
+// pool holds it, ErrAllocated if taken. A dry run only checks that the
+// default range holds ip (*ErrNotInRange if not), taken or not: upstream's
+// MetaAllocator answers a dry run with one ServiceCIDR's dry-run
+// allocator, which checks nothing else (with several ServiceCIDRs it picks
+// one at random; kapi the default).
 //
 // As upstream's Allocator.AllocateService, an allocation (not a dry run)
 // counts in the metrics of the first pool holding ip with scope
@@ -317,6 +311,12 @@ var ipAllocated = &allocatedError{"provided IP is already allocated"}
 // took; an address in no pool counts nowhere.
 func (a *IPs) Allocate(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference, dryRun bool) error {
 	ip = ip.Unmap()
+	if dryRun {
+		if !inPrefix(a.cfg.Default, ip) {
+			return &ErrNotInRange{Value: ip.String(), Kind: "IP", ValidRange: a.cfg.Default.String()}
+		}
+		return nil
+	}
 	pools, err := a.pools(ctx, false)
 	if err != nil {
 		return err
@@ -325,12 +325,9 @@ func (a *IPs) Allocate(ctx context.Context, ip netip.Addr, ref *networkingv1.Par
 	if !ok {
 		return ErrMismatchedNetwork
 	}
-	if dryRun {
-		return a.create(ctx, ip, ref, true)
-	}
 	start := time.Now()
 	m := a.cfg.Metrics
-	if err := a.create(ctx, ip, ref, false); err != nil {
+	if err := a.create(ctx, ip, ref); err != nil {
 		m.ipError(p, scopeStatic)
 		return err
 	}
@@ -353,7 +350,7 @@ func (a *IPs) Restore(ctx context.Context, ip netip.Addr, ref *networkingv1.Pare
 	if _, ok := poolOf(pools, ip); !ok {
 		return ErrMismatchedNetwork
 	}
-	return a.create(ctx, ip, ref, false)
+	return a.create(ctx, ip, ref)
 }
 
 // recordUsage sets the gauges of pool p from the IPAddresses the
@@ -386,8 +383,9 @@ func (a *IPs) recordUsage(ctx context.Context, p netip.Prefix) {
 // AllocateNext takes a free address for ref from the first pool that has
 // one: in each pool the upper part of the range first, then the lower
 // part (KEP-3070), from a random start; never the default range's first
-// address. ErrFull if every pool is full. A dry run returns a free address
-// without taking it.
+// address. ErrFull if every pool is full. A dry run returns the default
+// range's network address, as upstream's dry-run allocator ("Don't bother
+// finding a free value"), which is what a dry-run create shows.
 //
 // As upstream's Allocator.allocateNextService, an allocation (not a dry
 // run) counts with scope "dynamic" in the metrics of the pool it comes
@@ -399,14 +397,14 @@ func (a *IPs) recordUsage(ctx context.Context, p netip.Prefix) {
 // addresses its informer does not show (kapi's first random tries are
 // its cheaper way to look).
 func (a *IPs) AllocateNext(ctx context.Context, ref *networkingv1.ParentReference, dryRun bool) (netip.Addr, error) {
+	if dryRun {
+		return a.cfg.Default.Addr(), nil
+	}
 	pools, err := a.pools(ctx, false)
 	if err != nil {
 		return netip.Addr{}, err
 	}
 	m := a.cfg.Metrics
-	if dryRun {
-		m = nil
-	}
 	var taken map[netip.Addr]bool // listed once, when random picks fail
 	reserved := a.First()         // the "kubernetes" Service's address
 	for _, p := range pools {
@@ -419,7 +417,7 @@ func (a *IPs) AllocateNext(ctx context.Context, ref *networkingv1.ParentReferenc
 			if ip == reserved || taken[ip] {
 				return false, nil
 			}
-			err := a.create(ctx, ip, ref, dryRun)
+			err := a.create(ctx, ip, ref)
 			if errors.Is(err, ErrAllocated) {
 				if taken != nil {
 					taken[ip] = true
