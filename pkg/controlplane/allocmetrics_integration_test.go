@@ -35,8 +35,8 @@ import (
 // NodePort gauges are plain gauges, 0 until the first allocation or
 // release), and the reference kube-apiserver v1.37.2's /metrics after the
 // same requests (the counters equal; its gauges read its informer's
-// cache, which may lag one write behind, where kapi's count what storage
-// holds). The memory backend (kapitest's default) lists what it holds, so
+// cache after each write, which may lag one write behind, where kapi's
+// count what storage holds when /metrics is read). The memory backend (kapitest's default) lists what it holds, so
 // the full ranges' scans see every address and no collision counts.
 
 // allocatorSeries returns the samples of the kube_apiserver_<kind>_allocator_

@@ -332,7 +332,7 @@ func (a *IPs) Allocate(ctx context.Context, ip netip.Addr, ref *networkingv1.Par
 		return err
 	}
 	m.ipAllocation(p, scopeStatic)
-	a.recordUsage(ctx, p)
+	m.ipRangeUsed(a, p)
 	m.ipDuration(p, time.Since(start))
 	return nil
 }
@@ -353,31 +353,35 @@ func (a *IPs) Restore(ctx context.Context, ip netip.Addr, ref *networkingv1.Pare
 	return a.create(ctx, ip, ref)
 }
 
-// recordUsage sets the gauges of pool p from the IPAddresses the
-// allocator manages (its family's, managed-by ipallocator.k8s.io) in p,
-// as upstream's Allocator.Used counts them. Upstream counts what its
-// informer has seen, which may miss the address just written or still
-// hold the one just deleted; kapi counts what storage holds (a
-// consistent list: from the watch cache once it has caught up).
-func (a *IPs) recordUsage(ctx context.Context, p netip.Prefix) {
-	if a.cfg.Metrics == nil {
-		return
-	}
+// usage counts the IPAddresses the allocator manages (its family's,
+// managed-by ipallocator.k8s.io) in each of ranges, as upstream's
+// Allocator.Used counts them, from one consistent list (from the watch
+// cache once it has caught up).
+func (a *IPs) usage(ctx context.Context, ranges []netip.Prefix) (map[netip.Prefix]int, error) {
 	var list networkingv1.IPAddressList
 	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true}, &list); err != nil {
-		return
+		return nil, err
 	}
-	used := 0
+	out := make(map[netip.Prefix]int, len(ranges))
+	for _, p := range ranges {
+		out[p] = 0
+	}
 	for i := range list.Items {
 		it := &list.Items[i]
 		if it.Labels[networkingv1.LabelManagedBy] != ControllerName || it.Labels[networkingv1.LabelIPAddressFamily] != string(a.family) {
 			continue
 		}
-		if ip, err := netip.ParseAddr(it.Name); err == nil && p.Contains(ip) {
-			used++
+		ip, err := netip.ParseAddr(it.Name)
+		if err != nil {
+			continue
+		}
+		for _, p := range ranges {
+			if p.Contains(ip) {
+				out[p]++
+			}
 		}
 	}
-	a.cfg.Metrics.ipUsage(p, used)
+	return out, nil
 }
 
 // AllocateNext takes a free address for ref from the first pool that has
@@ -432,7 +436,7 @@ func (a *IPs) AllocateNext(ctx context.Context, ref *networkingv1.ParentReferenc
 			}
 			if m != nil {
 				m.ipAllocation(p, scopeDynamic)
-				a.recordUsage(ctx, p)
+				m.ipRangeUsed(a, p)
 				m.ipDuration(p, time.Since(start))
 			}
 			return true, nil
@@ -505,7 +509,7 @@ func (a *IPs) Release(ctx context.Context, ip netip.Addr) error {
 	if a.cfg.Metrics != nil {
 		if pools, err := a.pools(ctx, true); err == nil {
 			if p, ok := poolOf(pools, ip); ok {
-				a.recordUsage(ctx, p)
+				a.cfg.Metrics.ipRangeUsed(a, p)
 			}
 		}
 	}

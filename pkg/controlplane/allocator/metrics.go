@@ -1,8 +1,10 @@
 package allocator
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,19 +32,17 @@ const (
 // appears with the first allocation (or release) in its range. A nil
 // *Metrics records nothing.
 type Metrics struct {
-	ipAllocated   *prometheus.GaugeVec
-	ipAvailable   *prometheus.GaugeVec
 	ipAllocations *prometheus.CounterVec
 	ipErrors      *prometheus.CounterVec
 	ipLatency     *prometheus.HistogramVec
 
-	portAllocated   prometheus.Gauge
-	portAvailable   prometheus.Gauge
 	portAllocations *prometheus.CounterVec
 	portErrors      *prometheus.CounterVec
 
 	portRepairErrors    *prometheus.CounterVec
 	portRepairReconcile prometheus.Counter
+
+	usage *usageCollector // the four gauges
 }
 
 // NewMetrics makes the allocators' metrics and registers them on reg (nil:
@@ -50,14 +50,13 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	const ip, port = "kube_apiserver_clusterip_allocator_", "kube_apiserver_nodeport_allocator_"
 	m := &Metrics{
-		ipAllocated: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: ip + "allocated_ips",
-			Help: "[ALPHA] Gauge measuring the number of allocated IPs for Services",
-		}, []string{"cidr"}),
-		ipAvailable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: ip + "available_ips",
-			Help: "[ALPHA] Gauge measuring the number of available IPs for Services",
-		}, []string{"cidr"}),
+		usage: &usageCollector{
+			ipAllocated:   prometheus.NewDesc(ip+"allocated_ips", "[ALPHA] Gauge measuring the number of allocated IPs for Services", []string{"cidr"}, nil),
+			ipAvailable:   prometheus.NewDesc(ip+"available_ips", "[ALPHA] Gauge measuring the number of available IPs for Services", []string{"cidr"}, nil),
+			portAllocated: prometheus.NewDesc(port+"allocated_ports", "[ALPHA] Gauge measuring the number of allocated NodePorts for Services", nil, nil),
+			portAvailable: prometheus.NewDesc(port+"available_ports", "[ALPHA] Gauge measuring the number of available NodePorts for Services", nil, nil),
+			ipRanges:      map[netip.Prefix]ipUsage{},
+		},
 		ipAllocations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: ip + "allocation_total",
 			Help: "[ALPHA] Number of Cluster IPs allocations",
@@ -72,14 +71,6 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			// component-base's DefBuckets, prometheus's.
 			Buckets: prometheus.DefBuckets,
 		}, []string{"cidr"}),
-		portAllocated: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: port + "allocated_ports",
-			Help: "[ALPHA] Gauge measuring the number of allocated NodePorts for Services",
-		}),
-		portAvailable: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: port + "available_ports",
-			Help: "[ALPHA] Gauge measuring the number of available NodePorts for Services",
-		}),
 		portAllocations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: port + "allocation_total",
 			Help: "[ALPHA] Number of NodePort allocations",
@@ -99,8 +90,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.ipAllocated, m.ipAvailable, m.ipAllocations, m.ipErrors, m.ipLatency,
-			m.portAllocated, m.portAvailable, m.portAllocations, m.portErrors, m.portRepairErrors, m.portRepairReconcile} {
+		for _, c := range []prometheus.Collector{m.usage, m.ipAllocations, m.ipErrors, m.ipLatency,
+			m.portAllocations, m.portErrors, m.portRepairErrors, m.portRepairReconcile} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register allocator metrics: %w", err)
 			}
@@ -132,15 +123,19 @@ func (m *Metrics) ipDuration(p netip.Prefix, d time.Duration) {
 	}
 }
 
-// ipUsage sets the gauges of p: used addresses, and the rest of its
-// allocatable ones (upstream's Allocator.Used and Free).
-func (m *Metrics) ipUsage(p netip.Prefix, used int) {
+// ipRangeUsed makes p's gauges appear (upstream sets them with each
+// allocation and release in the range).
+func (m *Metrics) ipRangeUsed(a *IPs, p netip.Prefix) {
 	if m == nil {
 		return
 	}
-	free := int64(rangeSize(p)) - int64(used)
-	m.ipAllocated.WithLabelValues(cidrLabel(p)).Set(float64(used))
-	m.ipAvailable.WithLabelValues(cidrLabel(p)).Set(float64(max(free, 0)))
+	u := m.usage
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.ips = a
+	if _, ok := u.ipRanges[p]; !ok {
+		u.ipRanges[p] = ipUsage{}
+	}
 }
 
 func (m *Metrics) portAllocation(scope string) {
@@ -155,12 +150,16 @@ func (m *Metrics) portError(scope string) {
 	}
 }
 
-func (m *Metrics) portUsage(used, size int) {
+// portsUsed makes the NodePort gauges count (upstream sets them, 0
+// before, with each allocation and release).
+func (m *Metrics) portsUsed(a *Ports) {
 	if m == nil {
 		return
 	}
-	m.portAllocated.Set(float64(used))
-	m.portAvailable.Set(float64(size - used))
+	u := m.usage
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.ports = a
 }
 
 func (m *Metrics) portRepairError(kind string) {
@@ -173,4 +172,74 @@ func (m *Metrics) portRepairFailed() {
 	if m != nil {
 		m.portRepairReconcile.Inc()
 	}
+}
+
+// usageCollector serves the allocators' gauges. Upstream sets them after
+// each allocation and release from what its informer holds then; kapi
+// counts when /metrics is read (one list of the IPAddresses and one of
+// the NodePort allocations per scrape, not per Service write): the
+// current values, for the ranges that have had an allocation or release
+// in this server, and the NodePort gauges at 0 until the first one.
+type usageCollector struct {
+	ipAllocated, ipAvailable, portAllocated, portAvailable *prometheus.Desc
+
+	mu       sync.Mutex
+	ips      *IPs
+	ipRanges map[netip.Prefix]ipUsage // the last values, kept when a count fails
+	ports    *Ports
+	portUsed int
+}
+
+type ipUsage struct{ used int }
+
+// scrapeTimeout bounds a scrape's counts.
+const scrapeTimeout = 10 * time.Second
+
+func (u *usageCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- u.ipAllocated
+	ch <- u.ipAvailable
+	ch <- u.portAllocated
+	ch <- u.portAvailable
+}
+
+func (u *usageCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	u.mu.Lock()
+	ips, ports := u.ips, u.ports
+	ranges := make([]netip.Prefix, 0, len(u.ipRanges))
+	for p := range u.ipRanges {
+		ranges = append(ranges, p)
+	}
+	u.mu.Unlock()
+
+	var counts map[netip.Prefix]int
+	if ips != nil && len(ranges) > 0 {
+		counts, _ = ips.usage(ctx, ranges)
+	}
+	portsUsed, portsErr := 0, error(nil)
+	if ports != nil {
+		portsUsed, portsErr = ports.used(ctx)
+	}
+
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, p := range ranges {
+		if n, ok := counts[p]; ok {
+			u.ipRanges[p] = ipUsage{used: n}
+		}
+		used := u.ipRanges[p].used
+		free := max(int64(rangeSize(p))-int64(used), 0)
+		ch <- prometheus.MustNewConstMetric(u.ipAllocated, prometheus.GaugeValue, float64(used), cidrLabel(p))
+		ch <- prometheus.MustNewConstMetric(u.ipAvailable, prometheus.GaugeValue, float64(free), cidrLabel(p))
+	}
+	allocated, available := 0.0, 0.0
+	if ports != nil {
+		if portsErr == nil {
+			u.portUsed = portsUsed
+		}
+		allocated, available = float64(u.portUsed), float64(ports.pr.Size-u.portUsed)
+	}
+	ch <- prometheus.MustNewConstMetric(u.portAllocated, prometheus.GaugeValue, allocated)
+	ch <- prometheus.MustNewConstMetric(u.portAvailable, prometheus.GaugeValue, available)
 }

@@ -92,7 +92,7 @@ func (a *Ports) Allocate(ctx context.Context, port int, owner string, dryRun boo
 	}
 	if m != nil {
 		m.portAllocation(scopeStatic)
-		a.recordUsage(ctx)
+		a.metrics.portsUsed(a)
 	}
 	return nil
 }
@@ -117,7 +117,7 @@ func (a *Ports) AllocateNext(ctx context.Context, owner string, dryRun bool) (in
 	}
 	if m != nil {
 		m.portAllocation(scopeDynamic)
-		a.recordUsage(ctx)
+		a.metrics.portsUsed(a)
 	}
 	return a.pr.Base + offset, nil
 }
@@ -132,7 +132,7 @@ func (a *Ports) Release(ctx context.Context, port int) error {
 	if err := a.r.release(ctx, port-a.pr.Base); err != nil {
 		return err
 	}
-	a.recordUsage(ctx)
+	a.metrics.portsUsed(a)
 	return nil
 }
 
@@ -156,18 +156,14 @@ func (a *Ports) RepairFound(kind string) { a.metrics.portRepairError(kind) }
 // RepairFailed counts one failed pass of the NodePort repair.
 func (a *Ports) RepairFailed() { a.metrics.portRepairFailed() }
 
-// recordUsage sets the gauges from the allocated ports in storage
-// (upstream's Used and Free of its bitmap, which it reads back from etcd
-// with each change).
-func (a *Ports) recordUsage(ctx context.Context) {
-	if a.metrics == nil {
-		return
-	}
+// used counts the allocated ports (upstream's Used of its bitmap, which
+// it reads back from etcd with each change).
+func (a *Ports) used(ctx context.Context) (int, error) {
 	taken, err := a.r.list(ctx)
 	if err != nil {
-		return
+		return 0, err
 	}
-	a.metrics.portUsage(len(taken), a.pr.Size)
+	return len(taken), nil
 }
 
 // Has reports whether port is allocated.
