@@ -68,7 +68,7 @@ func TestRequestedDeprecatedAPIs(t *testing.T) {
 	// Upstream's gauge has no series before a request: the family is
 	// not in /metrics at all.
 	if text := metricsText(t, srv.Config); strings.Contains(text, family) {
-		t.Fatalf("%s before any request:\n%s", family, grepLines(text, family))
+		t.Fatalf("%s before any request:\n%s", family, familyLines(text, family))
 	}
 
 	do("GET", "/api/v1/namespaces/default/endpoints", "", 200)
@@ -124,7 +124,7 @@ func TestRequestedDeprecatedAPIs(t *testing.T) {
 		`apiserver_requested_deprecated_apis{group="deprecated.e2e.kapi.dev",removed_release="",resource="widgets",subresource="",version="v1beta1"} 1`,
 		`apiserver_requested_deprecated_apis{group="deprecated.e2e.kapi.dev",removed_release="",resource="widgets",subresource="status",version="v1beta1"} 1`,
 	}
-	if got := grepLines(text, family); !slices.Equal(got, want) {
+	if got := familyLines(text, family); !slices.Equal(got, want) {
 		t.Errorf("/metrics:\ngot  %q\nwant %q", got, want)
 	}
 
@@ -206,9 +206,9 @@ func metricsText(t *testing.T, cfg *rest.Config) string {
 	return string(body)
 }
 
-// grepLines returns the lines of text about family (its HELP, TYPE and
+// familyLines returns the lines of text about family (its HELP, TYPE and
 // samples), in order.
-func grepLines(text, family string) []string {
+func familyLines(text, family string) []string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "# HELP "+family+" ") || strings.HasPrefix(l, "# TYPE "+family+" ") ||
