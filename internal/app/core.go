@@ -43,6 +43,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		LoopbackClientConfig:  c.loopbackClientConfig,
 		ServiceClusterIPRange: cidr,
 		ServiceNodePortRange:  allocator.PortRange{Base: svc.NodePortRange.Base, Size: svc.NodePortRange.Size},
+		AllocatorMetrics:      c.AllocatorMetrics,
 		PublicAddress:         public,
 		SecurePort:            port,
 		OnServices:            c.services.set,

@@ -36,6 +36,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 	"github.com/kapi-dev/kapi/pkg/auth/requestheader"
+	"github.com/kapi-dev/kapi/pkg/controlplane/allocator"
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
@@ -116,6 +117,9 @@ type Config struct {
 	WebhookMetrics   *webhook.Metrics
 	// PodSecurityMetrics are upstream's pod_security_* metrics.
 	PodSecurityMetrics *podsecurity.Metrics
+	// AllocatorMetrics are upstream's kube_apiserver_clusterip_allocator_*
+	// and kube_apiserver_nodeport_allocator_* metrics.
+	AllocatorMetrics *allocator.Metrics
 	// Admission is the admission chain of all three servers (as upstream,
 	// where the servers share one generic config's admission); the core
 	// server sets its plugins once their dependencies exist.
@@ -299,6 +303,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	c.Admission = admission.NewChain(c.AdmissionMetrics)
 	if c.PodSecurityMetrics, err = podsecurity.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("pod security metrics: %w", err)
+	}
+	if c.AllocatorMetrics, err = allocator.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("allocator metrics: %w", err)
 	}
 	if c.WebhookMetrics, err = webhook.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("admission webhook metrics: %w", err)

@@ -111,7 +111,7 @@ func (s *crServer) prepare(crd *apiextensionsv1.CustomResourceDefinition) (*prep
 		reuseFrom = nil // another CRD of the same name: nothing to keep
 	}
 	next := &crdServing{uid: crd.UID, crd: crd.DeepCopy(), versions: map[string]*versionServing{}, defaulter: customresource.NewDefaulter(crd),
-		warnings: deprecationWarnings(crd)}
+		warnings: deprecationWarnings(crd), deprecated: deprecatedAPIs(s.metrics, crd)}
 	meta, err := s.metaSchemas()
 	if err != nil {
 		return nil, fmt.Errorf("serve %s: %w", crd.Name, err)

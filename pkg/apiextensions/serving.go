@@ -43,7 +43,7 @@ type crServer struct {
 	discovery         *discovery.Manager
 	openAPI           *crOpenAPI
 	minRequestTimeout time.Duration
-	metrics           *metrics.Metrics // watch events; nil: none
+	metrics           *metrics.Metrics // watch events, deprecated versions' requests; nil: none
 	admission         admission.Chain
 	logger            *slog.Logger
 	serializer        customresource.Serializer
@@ -75,6 +75,9 @@ type crdServing struct {
 	// warnings are the deprecation warnings of the deprecated versions,
 	// added to every request for them (see deprecationWarnings).
 	warnings map[string]string
+	// deprecated record the requests for the deprecated versions in
+	// apiserver_requested_deprecated_apis (see deprecatedAPI).
+	deprecated map[string]*crdDeprecatedAPIs
 	// typeConverter and defaulter serve server-side apply on every
 	// version.
 	typeConverter managedfields.TypeConverter
@@ -366,6 +369,9 @@ func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if w := c.warning(info.APIVersion); w != "" {
 			warning.AddWarning(req.Context(), w)
 		}
+		// Recorded once the handler has returned, as upstream's
+		// MonitorRequest (not after a panic).
+		d := c.deprecatedAPI(info)
 		if c != nil && c.terminating.Load() && info.Verb == "create" {
 			err := apierrors.NewMethodNotSupported(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Verb)
 			err.ErrStatus.Message = fmt.Sprintf("%v not allowed while custom resource definition is terminating", info.Verb)
@@ -374,8 +380,12 @@ func (h *crHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		if c != nil && info.Subresource == "scale" && h.scale != nil {
 			h.scale.ServeHTTP(w, req)
+			d.Requested(req.Context())
 			return
 		}
+		h.next.ServeHTTP(w, req)
+		d.Requested(req.Context())
+		return
 	}
 	h.next.ServeHTTP(w, req)
 }

@@ -84,6 +84,9 @@ type Config struct {
 	// ServiceNodePortRange is --service-node-port-range (default
 	// allocator.DefaultNodePortRange, 30000-32767).
 	ServiceNodePortRange allocator.PortRange
+	// AllocatorMetrics receives the ClusterIP and NodePort allocators'
+	// metrics; nil: none.
+	AllocatorMetrics *allocator.Metrics
 	// PublicAddress is the address the "kubernetes" Service's Endpoints
 	// and EndpointSlice point at (--advertise-address; default
 	// DefaultPublicAddress, 127.0.0.1).

@@ -141,6 +141,7 @@ func (b *storageBuilder) serviceAllocators() (service.Allocators, error) {
 	if err != nil {
 		return out, fmt.Errorf("service IP allocations: %w", err)
 	}
+	ipCfg.Metrics = b.config.AllocatorMetrics
 	if out.IPs, err = allocator.NewIPs(ipCfg); err != nil {
 		return out, err
 	}
@@ -151,6 +152,7 @@ func (b *storageBuilder) serviceAllocators() (service.Allocators, error) {
 	if out.Ports, err = allocator.NewPorts(portStorage, b.config.ServiceNodePortRange); err != nil {
 		return out, err
 	}
+	out.Ports.SetMetrics(b.config.AllocatorMetrics)
 	b.allocators = &out
 	return out, nil
 }

@@ -197,6 +197,15 @@ func metricsTraffic(t *testing.T, cfg *rest.Config) (stopWatch func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A Service (a ClusterIP allocation) and a list of the deprecated
+	// v1 Endpoints.
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Endpoints(ns).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	return w.Stop
 }
 

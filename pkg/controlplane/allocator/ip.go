@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"path"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -43,6 +44,9 @@ type IPConfig struct {
 	// ServiceCIDR's range). Its first address is the "kubernetes"
 	// Service's: AllocateNext never hands it out.
 	Default netip.Prefix
+	// Metrics receives the kube_apiserver_clusterip_allocator_* metrics;
+	// nil: none.
+	Metrics *Metrics
 }
 
 // IPs allocates Service ClusterIPs as upstream's MultiCIDRServiceAllocator
@@ -192,8 +196,10 @@ func addOffset(base netip.Addr, off uint64) netip.Addr {
 // pools returns the prefixes allocation may use: the default range first,
 // then the usable ServiceCIDRs' prefixes of the allocator's family in
 // storage (name) order, without duplicates. Upstream's MetaAllocator tries
-// its allocators in map order; kapi's order is deterministic.
-func (a *IPs) pools(ctx context.Context) ([]netip.Prefix, error) {
+// its allocators in map order; kapi's order is deterministic. unusable
+// adds the prefixes of the ServiceCIDRs allocation may not use (being
+// deleted, not ready), which upstream's MetaAllocator still releases in.
+func (a *IPs) pools(ctx context.Context, unusable bool) ([]netip.Prefix, error) {
 	out := []netip.Prefix{a.cfg.Default}
 	if a.cfg.CIDRs == nil {
 		return out, nil
@@ -208,7 +214,7 @@ func (a *IPs) pools(ctx context.Context) ([]netip.Prefix, error) {
 	}
 	for i := range list.Items {
 		sc := &list.Items[i]
-		if !CIDRUsable(sc) {
+		if !unusable && !CIDRUsable(sc) {
 			continue
 		}
 		for _, s := range sc.Spec.CIDRs {
@@ -249,14 +255,14 @@ func CIDRUsable(sc *networkingv1.ServiceCIDR) bool {
 	return c == nil || c.Status == metav1.ConditionTrue
 }
 
-// inPools reports whether some pool holds ip.
-func inPools(pools []netip.Prefix, ip netip.Addr) bool {
+// poolOf returns the first pool that holds ip.
+func poolOf(pools []netip.Prefix, ip netip.Addr) (netip.Prefix, bool) {
 	for _, p := range pools {
 		if inPrefix(p, ip) {
-			return true
+			return p, true
 		}
 	}
-	return false
+	return netip.Prefix{}, false
 }
 
 func (a *IPs) newIPAddress(ip netip.Addr, ref *networkingv1.ParentReference) *networkingv1.IPAddress {
@@ -278,18 +284,8 @@ func (a *IPs) newIPAddress(ip netip.Addr, ref *networkingv1.ParentReference) *ne
 	return obj
 }
 
-// create writes the IPAddress of ip; a dry run only checks it is free.
-func (a *IPs) create(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference, dryRun bool) error {
-	if dryRun {
-		taken, err := a.Has(ctx, ip)
-		if err != nil {
-			return err
-		}
-		if taken {
-			return ipAllocated
-		}
-		return nil
-	}
+// create writes the IPAddress of ip.
+func (a *IPs) create(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference) error {
 	if err := a.cfg.Addresses.Create(ctx, a.key(ip), a.newIPAddress(ip, ref), nil); err != nil {
 		if storage.IsExists(err) {
 			return ipAllocated
@@ -302,48 +298,148 @@ func (a *IPs) create(ctx context.Context, ip netip.Addr, ref *networkingv1.Paren
 var ipAllocated = &allocatedError{"provided IP is already allocated"}
 
 // Allocate takes ip for ref (the Service): ErrMismatchedNetwork if no
-// pool holds it, ErrAllocated if taken. A dry run only checks.
+// pool holds it, ErrAllocated if taken. A dry run only checks that the
+// default range holds ip (*ErrNotInRange if not), taken or not: upstream's
+// MetaAllocator answers a dry run with one ServiceCIDR's dry-run
+// allocator, which checks nothing else (with several ServiceCIDRs it picks
+// one at random; kapi the default).
+//
+// As upstream's Allocator.AllocateService, an allocation (not a dry run)
+// counts in the metrics of the first pool holding ip with scope
+// "static": a failed IPAddress write (taken, too) as an error, a
+// success as an allocation, with the pool's gauges and the time it
+// took; an address in no pool counts nowhere.
 func (a *IPs) Allocate(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference, dryRun bool) error {
 	ip = ip.Unmap()
-	pools, err := a.pools(ctx)
+	if dryRun {
+		if !inPrefix(a.cfg.Default, ip) {
+			return &ErrNotInRange{Value: ip.String(), Kind: "IP", ValidRange: a.cfg.Default.String()}
+		}
+		return nil
+	}
+	pools, err := a.pools(ctx, false)
 	if err != nil {
 		return err
 	}
-	if !inPools(pools, ip) {
+	p, ok := poolOf(pools, ip)
+	if !ok {
 		return ErrMismatchedNetwork
 	}
-	return a.create(ctx, ip, ref, dryRun)
+	start := time.Now()
+	m := a.cfg.Metrics
+	if err := a.create(ctx, ip, ref); err != nil {
+		m.ipError(p, scopeStatic)
+		return err
+	}
+	m.ipAllocation(p, scopeStatic)
+	m.ipRangeUsed(a, p)
+	m.ipDuration(p, time.Since(start))
+	return nil
+}
+
+// Restore takes ip for ref as Allocate does, but counts in no metric:
+// it is the repair's write of an address a Service holds without its
+// IPAddress (upstream's RepairIPAddress controller writes it through its
+// own client, not through the metered allocator).
+func (a *IPs) Restore(ctx context.Context, ip netip.Addr, ref *networkingv1.ParentReference) error {
+	ip = ip.Unmap()
+	pools, err := a.pools(ctx, false)
+	if err != nil {
+		return err
+	}
+	if _, ok := poolOf(pools, ip); !ok {
+		return ErrMismatchedNetwork
+	}
+	return a.create(ctx, ip, ref)
+}
+
+// usage counts the IPAddresses the allocator manages (its family's,
+// managed-by ipallocator.k8s.io) in each of ranges, as upstream's
+// Allocator.Used counts them, from one consistent list (from the watch
+// cache once it has caught up).
+func (a *IPs) usage(ctx context.Context, ranges []netip.Prefix) (map[netip.Prefix]int, error) {
+	var list networkingv1.IPAddressList
+	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true}, &list); err != nil {
+		return nil, err
+	}
+	out := make(map[netip.Prefix]int, len(ranges))
+	for _, p := range ranges {
+		out[p] = 0
+	}
+	for i := range list.Items {
+		it := &list.Items[i]
+		if it.Labels[networkingv1.LabelManagedBy] != ControllerName || it.Labels[networkingv1.LabelIPAddressFamily] != string(a.family) {
+			continue
+		}
+		ip, err := netip.ParseAddr(it.Name)
+		if err != nil {
+			continue
+		}
+		for _, p := range ranges {
+			if p.Contains(ip) {
+				out[p]++
+			}
+		}
+	}
+	return out, nil
 }
 
 // AllocateNext takes a free address for ref from the first pool that has
 // one: in each pool the upper part of the range first, then the lower
 // part (KEP-3070), from a random start; never the default range's first
-// address. ErrFull if every pool is full. A dry run returns a free address
-// without taking it.
+// address. ErrFull if every pool is full. A dry run returns the default
+// range's network address, as upstream's dry-run allocator ("Don't bother
+// finding a free value"), which is what a dry-run create shows.
+//
+// As upstream's Allocator.allocateNextService, an allocation (not a dry
+// run) counts with scope "dynamic" in the metrics of the pool it comes
+// from (allocation, gauges, the time it took in that pool); a full pool
+// counts an error in its own; a failed IPAddress write counts two
+// errors (upstream's createIPAddress and its caller each count one), and
+// losing a race for an address one, as upstream's mid-air collision: only
+// once the scan of the listed addresses has begun, as upstream tries only
+// addresses its informer does not show (kapi's first random tries are
+// its cheaper way to look).
 func (a *IPs) AllocateNext(ctx context.Context, ref *networkingv1.ParentReference, dryRun bool) (netip.Addr, error) {
-	pools, err := a.pools(ctx)
+	if dryRun {
+		return a.cfg.Default.Addr(), nil
+	}
+	pools, err := a.pools(ctx, false)
 	if err != nil {
 		return netip.Addr{}, err
 	}
+	m := a.cfg.Metrics
 	var taken map[netip.Addr]bool // listed once, when random picks fail
 	reserved := a.First()         // the "kubernetes" Service's address
 	for _, p := range pools {
 		size := rangeSize(p)
 		lowSize := min(rangeOffset(p), size)
 		first := p.Addr().Next()
+		start := time.Now()
 		try := func(off uint64) (bool, error) {
 			ip := addOffset(first, off)
 			if ip == reserved || taken[ip] {
 				return false, nil
 			}
-			err := a.create(ctx, ip, ref, dryRun)
+			err := a.create(ctx, ip, ref)
 			if errors.Is(err, ErrAllocated) {
 				if taken != nil {
 					taken[ip] = true
+					m.ipError(p, scopeDynamic)
 				}
 				return false, nil
 			}
-			return err == nil, err
+			if err != nil {
+				m.ipError(p, scopeDynamic)
+				m.ipError(p, scopeDynamic)
+				return false, err
+			}
+			if m != nil {
+				m.ipAllocation(p, scopeDynamic)
+				m.ipRangeUsed(a, p)
+				m.ipDuration(p, time.Since(start))
+			}
+			return true, nil
 		}
 		for _, sub := range [][2]uint64{{lowSize, size}, {0, lowSize}} {
 			lo, hi := sub[0], sub[1]
@@ -373,6 +469,7 @@ func (a *IPs) AllocateNext(ctx context.Context, ref *networkingv1.ParentReferenc
 				}
 			}
 		}
+		m.ipError(p, scopeDynamic) // this pool is full
 	}
 	return netip.Addr{}, ErrFull
 }
@@ -395,14 +492,26 @@ func (a *IPs) takenSet(ctx context.Context) (map[netip.Addr]bool, error) {
 }
 
 // Release frees ip: its IPAddress is deleted (nothing happens if there is
-// none).
+// none). Once it is deleted, the gauges of the first pool holding it (a
+// ServiceCIDR being deleted too) are set, as upstream's Allocator.release.
 func (a *IPs) Release(ctx context.Context, ip netip.Addr) error {
 	if !ip.IsValid() {
 		return nil
 	}
-	err := a.cfg.Addresses.Delete(ctx, a.key(ip.Unmap()), &networkingv1.IPAddress{}, nil, nil, nil)
-	if err != nil && !storage.IsNotFound(err) {
+	ip = ip.Unmap()
+	err := a.cfg.Addresses.Delete(ctx, a.key(ip), &networkingv1.IPAddress{}, nil, nil, nil)
+	if storage.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("release %s: %w", ip, err)
+	}
+	if a.cfg.Metrics != nil {
+		if pools, err := a.pools(ctx, true); err == nil {
+			if p, ok := poolOf(pools, ip); ok {
+				a.cfg.Metrics.ipRangeUsed(a, p)
+			}
+		}
 	}
 	return nil
 }

@@ -171,8 +171,16 @@ func TestIPAllocate(t *testing.T) {
 	if has, _ := a.Has(ctx, netip.MustParseAddr("10.0.0.20")); has {
 		t.Error("got 10.0.0.20 allocated after a dry run, want free")
 	}
-	if err := a.Allocate(ctx, netip.MustParseAddr("10.0.0.10"), ref("x"), true); !errors.Is(err, ErrAllocated) {
-		t.Errorf("dry run of a taken IP: got %v, want ErrAllocated", err)
+	// As upstream's dry-run allocator (ipallocator.go, allocateService
+	// with dryRun, v1.37.2): a taken address passes, one out of the range
+	// fails with ErrNotInRange's message.
+	if err := a.Allocate(ctx, netip.MustParseAddr("10.0.0.10"), ref("x"), true); err != nil {
+		t.Errorf("dry run of a taken IP: got %v, want nil", err)
+	}
+	var nir *ErrNotInRange
+	if err := a.Allocate(ctx, netip.MustParseAddr("10.1.0.10"), ref("x"), true); !errors.As(err, &nir) ||
+		err.Error() != "the provided IP (10.1.0.10) is not in the valid range. The range of valid IPs is 10.0.0.0/24" {
+		t.Errorf("dry run out of the range: got %v", err)
 	}
 	if err := a.Release(ctx, netip.MustParseAddr("10.0.0.10")); err != nil {
 		t.Fatal(err)
@@ -229,8 +237,10 @@ func TestIPExhaustion(t *testing.T) {
 	if _, err := a.AllocateNext(ctx, ref("x"), false); !errors.Is(err, ErrFull) || err.Error() != "range is full" {
 		t.Errorf("got %v, want range is full", err)
 	}
-	if _, err := a.AllocateNext(ctx, ref("x"), true); !errors.Is(err, ErrFull) {
-		t.Errorf("dry run: got %v, want range is full", err)
+	// A dry run answers the network address, full or not (upstream's
+	// allocateNextService with dryRun, v1.37.2).
+	if ip, err := a.AllocateNext(ctx, ref("x"), true); err != nil || ip != a.CIDR().Addr() {
+		t.Errorf("dry run: got %v, %v, want %v", ip, err, a.CIDR().Addr())
 	}
 	// The reserved address is still free, and can be asked for.
 	if err := a.Allocate(ctx, a.First(), ref("kubernetes"), false); err != nil {

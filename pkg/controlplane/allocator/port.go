@@ -31,9 +31,15 @@ func (r PortRange) Contains(port int) bool { return port >= r.Base && port < r.B
 
 // Ports allocates Service NodePorts from a PortRange.
 type Ports struct {
-	pr PortRange
-	r  keyedRange
+	pr      PortRange
+	r       keyedRange
+	metrics *Metrics
 }
+
+// SetMetrics makes a record its allocations in m's
+// kube_apiserver_nodeport_allocator_* metrics (nil: none). Call it before
+// a is used.
+func (a *Ports) SetMetrics(m *Metrics) { a.metrics = m }
 
 // NewPorts returns the NodePort allocator of pr on s (storage of
 // coordination.k8s.io/v1 Leases, see the package doc).
@@ -67,30 +73,97 @@ func (a *Ports) Range() PortRange { return a.pr }
 
 // Allocate takes port for owner: an *ErrNotInRange outside the range,
 // ErrAllocated if taken. A dry run only checks.
+//
+// As upstream's PortAllocator.Allocate, an allocation (not a dry run)
+// counts with scope "static": a port outside the range, a taken one or a
+// failed write as an error, a success as an allocation, with the gauges.
 func (a *Ports) Allocate(ctx context.Context, port int, owner string, dryRun bool) error {
+	m := a.metrics
+	if dryRun {
+		m = nil
+	}
 	if !a.pr.Contains(port) {
+		m.portError(scopeStatic)
 		return &ErrNotInRange{Value: strconv.Itoa(port), Kind: "port", ValidRange: a.pr.String()}
 	}
-	return a.r.allocate(ctx, port-a.pr.Base, owner, dryRun)
+	if err := a.r.allocate(ctx, port-a.pr.Base, owner, dryRun); err != nil {
+		m.portError(scopeStatic)
+		return err
+	}
+	if m != nil {
+		m.portAllocation(scopeStatic)
+		a.metrics.portsUsed(a)
+	}
+	return nil
 }
 
 // AllocateNext takes a free port for owner; ErrFull if there is none. A
 // dry run returns a free port without taking it.
+//
+// As upstream's PortAllocator.AllocateNext, an allocation (not a dry run)
+// counts with scope "dynamic": ErrFull or a failed write as an error, a
+// success as an allocation, with the gauges (ports lost to a concurrent
+// allocation on the way count nothing: upstream's bitmap picks a free
+// one under its lock).
 func (a *Ports) AllocateNext(ctx context.Context, owner string, dryRun bool) (int, error) {
+	m := a.metrics
+	if dryRun {
+		m = nil
+	}
 	offset, err := a.r.next(ctx, owner, dryRun)
 	if err != nil {
+		m.portError(scopeDynamic)
 		return 0, err
+	}
+	if m != nil {
+		m.portAllocation(scopeDynamic)
+		a.metrics.portsUsed(a)
 	}
 	return a.pr.Base + offset, nil
 }
 
 // Release frees port (nothing happens if it is not allocated or not in
-// the range).
+// the range). A port in the range sets the gauges, as upstream's
+// PortAllocator.Release (whether it was allocated or not).
 func (a *Ports) Release(ctx context.Context, port int) error {
 	if !a.pr.Contains(port) {
 		return nil
 	}
-	return a.r.release(ctx, port-a.pr.Base)
+	if err := a.r.release(ctx, port-a.pr.Base); err != nil {
+		return err
+	}
+	a.metrics.portsUsed(a)
+	return nil
+}
+
+// Restore takes port for owner as Allocate does, but counts in no
+// allocator metric: it is the repair's write of a port a Service holds
+// without its allocation (upstream's repair rewrites the bitmap itself,
+// not through the metered allocator).
+func (a *Ports) Restore(ctx context.Context, port int, owner string) error {
+	if !a.pr.Contains(port) {
+		return &ErrNotInRange{Value: strconv.Itoa(port), Kind: "port", ValidRange: a.pr.String()}
+	}
+	return a.r.allocate(ctx, port-a.pr.Base, owner, false)
+}
+
+// RepairFound counts one problem the NodePort repair found, by upstream's
+// type: "leak" (an allocation no Service holds, released), "repair" (a
+// held port that was not allocated, restored), "outOfRange" (a held port
+// outside the range), "duplicate" (a port two Services hold).
+func (a *Ports) RepairFound(kind string) { a.metrics.portRepairError(kind) }
+
+// RepairFailed counts one failed pass of the NodePort repair.
+func (a *Ports) RepairFailed() { a.metrics.portRepairFailed() }
+
+// used counts the allocated ports (upstream's Used of its bitmap, which
+// it reads back from etcd with each change).
+func (a *Ports) used(ctx context.Context) (int, error) {
+	taken, err := a.r.list(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return len(taken), nil
 }
 
 // Has reports whether port is allocated.

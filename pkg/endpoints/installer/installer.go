@@ -407,8 +407,8 @@ func (g *APIGroupVersion) register(path string, storage rest.Storage) (*routes, 
 			}
 		}
 	}
-	if msg := deprecationWarning(storage.New(), kind); msg != "" {
-		r.warnAll(msg)
+	if msg, removed := deprecation(storage.New(), kind); msg != "" {
+		r.deprecatedAll(msg, g.Metrics.DeprecatedAPI(g.GroupVersion.Group, g.GroupVersion.Version, resource, sub, removed))
 	}
 	return r, res, nil
 }

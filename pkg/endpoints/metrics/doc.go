@@ -3,7 +3,8 @@
 // apiserver_request_duration_seconds, apiserver_request_sli_duration_seconds,
 // apiserver_response_sizes, apiserver_longrunning_requests,
 // apiserver_current_inflight_requests, apiserver_watch_events_total and
-// _sizes, apiserver_tls_handshake_errors_total), and the filter that records
+// _sizes, apiserver_tls_handshake_errors_total,
+// apiserver_requested_deprecated_apis), and the filter that records
 // them. Each server creates its own Metrics on its own
 // prometheus.Registerer; nothing is registered globally.
 //

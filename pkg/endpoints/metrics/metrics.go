@@ -63,6 +63,7 @@ type Metrics struct {
 	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
 	requestBodySizes   *prometheus.HistogramVec // apiserver_request_body_size_bytes
 	watchListLatencies *prometheus.HistogramVec // apiserver_watch_list_duration_seconds
+	deprecatedAPIs     *prometheus.GaugeVec     // apiserver_requested_deprecated_apis
 	// requestFilterDuration is apiserver_request_filter_duration_seconds.
 	requestFilterDuration *prometheus.HistogramVec
 	filters               filterObservers
@@ -125,13 +126,14 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "[BETA] Response latency distribution in seconds for watch list requests broken by group, version, resource and scope.",
 			Buckets: watchListBuckets,
 		}, []string{"group", "version", "resource", "scope"}),
-		series: make(map[seriesKey]*series),
+		deprecatedAPIs: newDeprecatedAPIs(),
+		series:         make(map[seriesKey]*series),
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
 	m.inflightMutating = m.inflight.WithLabelValues(MutatingKind)
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies} {
+			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}

@@ -46,7 +46,7 @@ type Metrics struct {
 	etcdRequests   *prometheus.CounterVec   // etcd_requests_total
 	etcdErrors     *prometheus.CounterVec   // etcd_request_errors_total
 	eventsReceived *prometheus.CounterVec   // apiserver_storage_events_received_total
-	bookmarks      *prometheus.GaugeVec     // etcd_bookmark_counts
+	bookmarks      *prometheus.CounterVec   // etcd_bookmark_total
 	decodeErrors   *prometheus.CounterVec   // apiserver_storage_decode_errors_total
 	listTotal      *prometheus.CounterVec   // apiserver_storage_list_total
 	listFetched    *prometheus.CounterVec   // apiserver_storage_list_fetched_objects_total
@@ -87,8 +87,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		etcdRequests:   counter("etcd_requests_total", "[ALPHA] Etcd request counts for each operation and object type.", opLabels),
 		etcdErrors:     counter("etcd_request_errors_total", "[ALPHA] Etcd failed request counts for each operation and object type.", opLabels),
 		eventsReceived: counter("apiserver_storage_events_received_total", "[BETA] Number of etcd events received split by kind.", grLabels),
-		bookmarks:      gauge("etcd_bookmark_counts", "[ALPHA] Number of etcd bookmarks (progress notify events) split by kind.", grLabels),
-		decodeErrors:   counter("apiserver_storage_decode_errors_total", "[ALPHA] Number of stored object decode errors split by object type", grLabels),
+		// etcd_bookmark_total replaces etcd_bookmark_counts (a gauge,
+		// deprecated in 1.36.0 and so hidden by kube-apiserver v1.37).
+		bookmarks:    counter("etcd_bookmark_total", "[ALPHA] Number of etcd bookmarks (progress notify events) split by kind.", grLabels),
+		decodeErrors: counter("apiserver_storage_decode_errors_total", "[ALPHA] Number of stored object decode errors split by object type", grLabels),
 		// Lists served by etcd and by the watch cache, told apart by the
 		// storage label (k8s.io/apiserver v0.37.2 pkg/storage/metrics).
 		listTotal:     counter("apiserver_storage_list_total", "[ALPHA] Number of LIST requests served from storage", listIndexLabels),

@@ -94,7 +94,7 @@ func TestResourceRecording(t *testing.T) {
 		{"etcd_requests_total", `group="apps",operation="get",resource="deployments" 2`},
 		{"etcd_request_errors_total", `group="apps",operation="get",resource="deployments" 1`},
 		{"apiserver_storage_events_received_total", `group="apps",resource="deployments" 1`},
-		{"etcd_bookmark_counts", `group="apps",resource="deployments" 1`},
+		{"etcd_bookmark_total", `group="apps",resource="deployments" 1`},
 		{"apiserver_storage_decode_errors_total", `group="apps",resource="deployments" 1`},
 		{"apiserver_storage_list_total", `group="apps",index="",resource="deployments",storage="etcd" 2`},
 		{"apiserver_storage_list_duration_seconds", `group="apps",resource="deployments",streamed="true" 1`},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -51,6 +52,44 @@ type txn struct {
 	releaseIPs   []netip.Addr
 	releasePorts []int
 	logger       *slog.Logger
+	// dryPorts are the NodePorts a dry run has shown so far (see
+	// dryPort and dryNextPort).
+	dryPorts []int
+}
+
+// dryPort is a dry run's allocation of a requested NodePort, as
+// upstream's PortAllocationOperation: taken if allocated or already shown
+// by this write, whatever the range.
+func (t *txn) dryPort(ctx context.Context, port int) error {
+	taken, err := t.a.Ports.Has(ctx, port)
+	if err != nil {
+		return err
+	}
+	if taken || slices.Contains(t.dryPorts, port) {
+		return errPortAllocated{}
+	}
+	t.dryPorts = append(t.dryPorts, port)
+	return nil
+}
+
+// errPortAllocated is a dry run's taken NodePort: the allocator's
+// ErrAllocated with its message.
+type errPortAllocated struct{}
+
+func (errPortAllocated) Error() string        { return "provided port is already allocated" }
+func (errPortAllocated) Is(target error) bool { return target == allocator.ErrAllocated }
+
+// dryNextPort is a dry run's NodePort for a port without one: as
+// upstream's PortAllocationOperation ("a sensible guess for a dummy port
+// number"), one above the highest shown by this write, 32769 for the
+// first, in the range or not.
+func (t *txn) dryNextPort() int {
+	last := 32768
+	if len(t.dryPorts) > 0 {
+		last = slices.Max(t.dryPorts)
+	}
+	t.dryPorts = append(t.dryPorts, last+1)
+	return last + 1
 }
 
 // revert releases what the write allocated.
@@ -238,27 +277,35 @@ func (a *Allocators) allocClusterIP(ctx context.Context, t *txn, svc *corev1.Ser
 // allocPort takes a requested NodePort; a taken or out-of-range port is
 // 422 at fldPath.
 func (a *Allocators) allocPort(ctx context.Context, t *txn, svc *corev1.Service, port int, fldPath *field.Path) error {
-	if err := a.Ports.Allocate(ctx, port, owner(svc), t.dryRun); err != nil {
+	if t.dryRun {
+		if err := t.dryPort(ctx, port); err != nil {
+			if errors.Is(err, allocator.ErrAllocated) {
+				return invalid(svc, field.Invalid(fldPath, port, err.Error()))
+			}
+			return apierrors.NewInternalError(fmt.Errorf("failed to allocate nodePort %d: %w", port, err))
+		}
+		return nil
+	}
+	if err := a.Ports.Allocate(ctx, port, owner(svc), false); err != nil {
 		var nir *allocator.ErrNotInRange
 		if errors.Is(err, allocator.ErrAllocated) || errors.As(err, &nir) {
 			return invalid(svc, field.Invalid(fldPath, port, err.Error()))
 		}
 		return apierrors.NewInternalError(fmt.Errorf("failed to allocate nodePort %d: %w", port, err))
 	}
-	if !t.dryRun {
-		t.ports = append(t.ports, port)
-	}
+	t.ports = append(t.ports, port)
 	return nil
 }
 
 func (a *Allocators) nextPort(ctx context.Context, t *txn, svc *corev1.Service) (int, error) {
-	p, err := a.Ports.AllocateNext(ctx, owner(svc), t.dryRun)
+	if t.dryRun {
+		return t.dryNextPort(), nil
+	}
+	p, err := a.Ports.AllocateNext(ctx, owner(svc), false)
 	if err != nil {
 		return 0, apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
 	}
-	if !t.dryRun {
-		t.ports = append(t.ports, p)
-	}
+	t.ports = append(t.ports, p)
 	return p, nil
 }
 
@@ -312,21 +359,27 @@ func findRequestedNodePort(port int32, ports []corev1.ServicePort) int32 {
 
 func (a *Allocators) allocHealthCheckNodePort(ctx context.Context, t *txn, svc *corev1.Service) error {
 	if hc := svc.Spec.HealthCheckNodePort; hc != 0 {
-		if err := a.Ports.Allocate(ctx, int(hc), owner(svc), t.dryRun); err != nil {
+		if t.dryRun {
+			if err := t.dryPort(ctx, int(hc)); err != nil {
+				return apierrors.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %v: %w", hc, err))
+			}
+			return nil
+		}
+		if err := a.Ports.Allocate(ctx, int(hc), owner(svc), false); err != nil {
 			return apierrors.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %v: %w", hc, err))
 		}
-		if !t.dryRun {
-			t.ports = append(t.ports, int(hc))
-		}
+		t.ports = append(t.ports, int(hc))
 		return nil
 	}
-	p, err := a.Ports.AllocateNext(ctx, owner(svc), t.dryRun)
+	if t.dryRun {
+		svc.Spec.HealthCheckNodePort = int32(t.dryNextPort())
+		return nil
+	}
+	p, err := a.Ports.AllocateNext(ctx, owner(svc), false)
 	if err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a HealthCheck NodePort %v: %w", 0, err))
 	}
-	if !t.dryRun {
-		t.ports = append(t.ports, p)
-	}
+	t.ports = append(t.ports, p)
 	svc.Spec.HealthCheckNodePort = int32(p)
 	return nil
 }

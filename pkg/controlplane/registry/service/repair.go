@@ -29,34 +29,49 @@ type RepairResult struct {
 // ClusterIP and NodePort repair controllers: an allocation older than
 // minAge that no service holds is released (younger ones may belong to a
 // write in flight), and a value a service holds is allocated if it is not.
+// Neither counts in the allocators' metrics (upstream's repair controllers
+// write around them); the NodePort side counts what it finds in
+// apiserver_nodeport_repair_port_errors_total and its failures in
+// apiserver_nodeport_repair_reconcile_errors_total, as upstream's
+// (pkg/registry/core/service/portallocator/controller/repair.go).
 func (r *REST) Repair(ctx context.Context, minAge time.Duration) (RepairResult, error) {
 	var res RepairResult
+	portsFailed := func(err error) (RepairResult, error) {
+		r.alloc.Ports.RepairFailed()
+		return res, err
+	}
 	ips, err := r.alloc.IPs.Allocated(ctx)
 	if err != nil {
 		return res, err
 	}
 	ports, err := r.alloc.Ports.Allocated(ctx)
 	if err != nil {
-		return res, err
+		return portsFailed(err)
 	}
 	obj, err := r.store.List(request.WithNamespace(ctx, ""), &metainternalversion.ListOptions{})
 	if err != nil {
-		return res, fmt.Errorf("list services: %w", err)
+		return portsFailed(fmt.Errorf("list services: %w", err))
 	}
 	list, ok := obj.(*corev1.ServiceList)
 	if !ok {
-		return res, fmt.Errorf("list services: got %T", obj)
+		return portsFailed(fmt.Errorf("list services: got %T", obj))
 	}
 	heldIPs := map[netip.Addr]*corev1.Service{}
 	heldPorts := map[int]*corev1.Service{}
 	for i := range list.Items {
 		svc := &list.Items[i]
-		svcIPs, svcPorts := allocatedResources(svc)
-		for _, ip := range svcIPs {
+		for _, ip := range clusterIPs(svc) {
 			heldIPs[ip] = svc
 		}
-		for _, p := range svcPorts {
-			heldPorts[p] = svc
+		for _, p := range repairNodePorts(svc) {
+			switch {
+			case !r.alloc.Ports.Range().Contains(p):
+				r.alloc.Ports.RepairFound("outOfRange")
+			case heldPorts[p] != nil:
+				r.alloc.Ports.RepairFound("duplicate")
+			default:
+				heldPorts[p] = svc
+			}
 		}
 	}
 	now := time.Now()
@@ -72,9 +87,10 @@ func (r *REST) Repair(ctx context.Context, minAge time.Duration) (RepairResult, 
 	for p, al := range ports {
 		if heldPorts[p] == nil && now.Sub(al.Created) >= minAge {
 			if err := r.alloc.Ports.ReleaseIfUnchanged(ctx, p, al); err != nil {
-				return res, err
+				return portsFailed(err)
 			}
 			r.logger.Info("released leaked node port", "port", p, "owner", al.Owner)
+			r.alloc.Ports.RepairFound("leak")
 			res.Released++
 		}
 	}
@@ -82,7 +98,7 @@ func (r *REST) Repair(ctx context.Context, minAge time.Duration) (RepairResult, 
 		if _, ok := ips[ip]; ok {
 			continue
 		}
-		restored, err := r.restore(r.alloc.IPs.Allocate(ctx, ip, ipOwner(svc), false))
+		restored, err := r.restore(r.alloc.IPs.Restore(ctx, ip, ipOwner(svc)))
 		if errors.Is(err, allocator.ErrMismatchedNetwork) {
 			// In no ServiceCIDR (upstream's repair reports it with an
 			// event and leaves the Service as it is).
@@ -97,16 +113,49 @@ func (r *REST) Repair(ctx context.Context, minAge time.Duration) (RepairResult, 
 		}
 	}
 	for p, svc := range heldPorts {
-		if _, ok := ports[p]; ok || !r.alloc.Ports.Range().Contains(p) {
+		if _, ok := ports[p]; ok {
 			continue
 		}
-		if restored, err := r.restore(r.alloc.Ports.Allocate(ctx, p, owner(svc), false)); err != nil {
-			return res, err
+		if restored, err := r.restore(r.alloc.Ports.Restore(ctx, p, owner(svc))); err != nil {
+			return portsFailed(err)
 		} else if restored {
+			r.alloc.Ports.RepairFound("repair")
 			res.Restored++
 		}
 	}
 	return res, nil
+}
+
+// repairNodePorts are the NodePorts of svc as upstream's repair collects
+// them (collectServiceNodePorts): each port's NodePort, again for a
+// NodePort repeated with the same protocol (a duplicate), once for one
+// repeated with another protocol; and the health check NodePort unless a
+// port already has it with another protocol than TCP only.
+func repairNodePorts(svc *corev1.Service) []int {
+	var out []int
+	protocols := map[int]map[corev1.Protocol]bool{}
+	for _, p := range svc.Spec.Ports {
+		np := int(p.NodePort)
+		if np == 0 {
+			continue
+		}
+		seen := protocols[np]
+		switch {
+		case seen == nil:
+			protocols[np] = map[corev1.Protocol]bool{p.Protocol: true}
+			out = append(out, np)
+		case seen[p.Protocol]:
+			out = append(out, np)
+		default:
+			seen[p.Protocol] = true
+		}
+	}
+	if hc := int(svc.Spec.HealthCheckNodePort); hc != 0 {
+		if seen := protocols[hc]; seen == nil || seen[corev1.ProtocolTCP] {
+			out = append(out, hc)
+		}
+	}
+	return out
 }
 
 // restore interprets the result of re-allocating a held value: taken

@@ -47,6 +47,12 @@ func newEnv(t *testing.T, cidr string, ports int) *env {
 // another kapi process, or a restarted one).
 func newEnvOn(t *testing.T, b *memory.Backend, cidr string, ports int) *env {
 	t.Helper()
+	return newEnvMetrics(t, b, cidr, ports, nil)
+}
+
+// newEnvMetrics is newEnvOn with allocators recording in m.
+func newEnvMetrics(t *testing.T, b *memory.Backend, cidr string, ports int, m *allocator.Metrics) *env {
+	t.Helper()
 	opts := generic.RESTOptions{Storage: generic.MemoryStorage(b)}
 	leases := func(prefix string) generic.StorageConfig {
 		return generic.StorageConfig{
@@ -71,7 +77,7 @@ func newEnvOn(t *testing.T, b *memory.Backend, cidr string, ports int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ips, err := allocator.NewIPs(allocator.IPConfig{Addresses: ipStore, AddressPrefix: "/networking.k8s.io/ipaddresses", Default: netip.MustParsePrefix(cidr)})
+	ips, err := allocator.NewIPs(allocator.IPConfig{Addresses: ipStore, AddressPrefix: "/networking.k8s.io/ipaddresses", Default: netip.MustParsePrefix(cidr), Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +85,7 @@ func newEnvOn(t *testing.T, b *memory.Backend, cidr string, ports int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	np.SetMetrics(m)
 	a := Allocators{IPs: ips, Ports: np}
 	main, status, err := NewREST(opts, Config{Allocators: a})
 	if err != nil {
