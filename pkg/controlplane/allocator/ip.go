@@ -358,30 +358,42 @@ func (a *IPs) Restore(ctx context.Context, ip netip.Addr, ref *networkingv1.Pare
 // Allocator.Used counts them, from one consistent list (from the watch
 // cache once it has caught up).
 func (a *IPs) usage(ctx context.Context, ranges []netip.Prefix) (map[netip.Prefix]int, error) {
-	var list networkingv1.IPAddressList
-	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true}, &list); err != nil {
-		return nil, err
-	}
 	out := make(map[netip.Prefix]int, len(ranges))
 	for _, p := range ranges {
 		out[p] = 0
+	}
+	err := a.eachManaged(ctx, func(ip netip.Addr, _ *networkingv1.IPAddress) {
+		for _, p := range ranges {
+			if p.Contains(ip) {
+				out[p]++
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachManaged calls fn with every IPAddress of the allocator's family that
+// it manages (labelled managed-by ipallocator.k8s.io) and its address,
+// from one consistent list (from the watch cache once it has caught up).
+// Objects whose name is not an address are skipped.
+func (a *IPs) eachManaged(ctx context.Context, fn func(netip.Addr, *networkingv1.IPAddress)) error {
+	var list networkingv1.IPAddressList
+	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true}, &list); err != nil {
+		return fmt.Errorf("list ipaddresses: %w", err)
 	}
 	for i := range list.Items {
 		it := &list.Items[i]
 		if it.Labels[networkingv1.LabelManagedBy] != ControllerName || it.Labels[networkingv1.LabelIPAddressFamily] != string(a.family) {
 			continue
 		}
-		ip, err := netip.ParseAddr(it.Name)
-		if err != nil {
-			continue
-		}
-		for _, p := range ranges {
-			if p.Contains(ip) {
-				out[p]++
-			}
+		if ip, err := netip.ParseAddr(it.Name); err == nil {
+			fn(ip, it)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // AllocateNext takes a free address for ref from the first pool that has
@@ -533,21 +545,12 @@ func (a *IPs) Has(ctx context.Context, ip netip.Addr) (bool, error) {
 // IPAddress it manages (labelled managed-by ipallocator.k8s.io), Owner
 // being the parentRef as "services/<namespace>/<name>".
 func (a *IPs) Allocated(ctx context.Context) (map[netip.Addr]Allocation, error) {
-	var list networkingv1.IPAddressList
-	if err := a.cfg.Addresses.GetList(ctx, a.cfg.AddressPrefix, storage.ListOptions{Recursive: true}, &list); err != nil {
-		return nil, fmt.Errorf("list ipaddresses: %w", err)
-	}
-	out := make(map[netip.Addr]Allocation, len(list.Items))
-	for i := range list.Items {
-		it := &list.Items[i]
-		if it.Labels[networkingv1.LabelManagedBy] != ControllerName || it.Labels[networkingv1.LabelIPAddressFamily] != string(a.family) {
-			continue
-		}
-		ip, err := netip.ParseAddr(it.Name)
-		if err != nil {
-			continue
-		}
+	out := map[netip.Addr]Allocation{}
+	err := a.eachManaged(ctx, func(ip netip.Addr, it *networkingv1.IPAddress) {
 		out[ip] = Allocation{Owner: refString(it.Spec.ParentRef), Created: it.CreationTimestamp.Time, ResourceVersion: it.ResourceVersion}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
