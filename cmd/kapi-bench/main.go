@@ -109,9 +109,11 @@ func main() {
 	if err := o.validate(); err != nil {
 		fail(err)
 	}
-	if o.dump != "" {
-		if err := os.MkdirAll(o.dump, 0o755); err != nil {
-			fail(err)
+	for _, dir := range []string{o.dump, o.serverProfile} {
+		if dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				fail(err)
+			}
 		}
 	}
 	if *cpuProfile != "" {

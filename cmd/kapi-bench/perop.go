@@ -34,6 +34,7 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 		t    *target
 		p    *proc
 		res  dynamic.ResourceInterface
+		raw  *rawGetter
 		objs []*unstructured.Unstructured
 	}
 	var ls []*live
@@ -55,6 +56,9 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 		l := &live{t: t, p: p}
 		ls = append(ls, l)
 		if l.res, l.objs, err = setupObjects(ctx, p, o); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+		if l.raw, err = newRawGetter(p.cfg, benchCollection); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
@@ -87,7 +91,7 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 	for round := range o.perOp {
 		for _, l := range ls {
 			for _, row := range perOpRows {
-				fn := perOpRow(ctx, row, l.res, l.objs)
+				fn := perOpRow(ctx, row, l.res, l.raw, l.objs)
 				m0, err := etcdCounters(ctx, o.etcd)
 				if err != nil {
 					return err
@@ -134,7 +138,7 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 	if o.serverProfile != "" {
 		for _, l := range ls {
 			for _, row := range perOpRows {
-				fn := perOpRow(ctx, row, l.res, l.objs)
+				fn := perOpRow(ctx, row, l.res, l.raw, l.objs)
 				wait := l.p.serverProfile(ctx, o.serverProfile, l.t.name, row, o.profileSeconds)
 				end := time.Now().Add(time.Duration(o.profileSeconds) * time.Second)
 				for time.Now().Before(end) {
@@ -162,11 +166,14 @@ func perOp(ctx context.Context, o options, targets []*target) error {
 // get, resourceVersion unset), "get-rv0" the same with resourceVersion
 // "0" (served from the watch cache without reading etcd's revision, by
 // kapi and the reference alike: the difference is what a consistent get's
-// freshness costs), "update" the update row.
-var perOpRows = []string{"get", "get-rv0", "update"}
+// freshness costs), "get-raw" the get read raw (rawGetter: the same
+// request, its answer not decoded), "update" the update row.
+var perOpRows = []string{"get", "get-rv0", "get-raw", "update"}
 
-func perOpRow(ctx context.Context, row string, res dynamic.ResourceInterface, objs []*unstructured.Unstructured) func(i int) error {
+func perOpRow(ctx context.Context, row string, res dynamic.ResourceInterface, raw *rawGetter, objs []*unstructured.Unstructured) func(i int) error {
 	switch row {
+	case "get-raw":
+		return func(i int) error { return raw.get(ctx, objs[i].GetName()) }
 	case "get-rv0":
 		return func(i int) error {
 			_, err := res.Get(ctx, objs[i].GetName(), metav1.GetOptions{ResourceVersion: "0"})

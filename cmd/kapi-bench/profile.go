@@ -42,7 +42,9 @@ func (p *proc) serverProfile(ctx context.Context, dir, target, label string, sec
 			return
 		}
 		name := strings.NewReplacer(" ", "-").Replace(target)
-		_ = os.WriteFile(filepath.Join(dir, name+"."+label+".cpu.pprof"), b, 0o644)
+		if err := os.WriteFile(filepath.Join(dir, name+"."+label+".cpu.pprof"), b, 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "   server profile: %v\n", err)
+		}
 	}()
 	return func() { <-done }
 }

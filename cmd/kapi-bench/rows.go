@@ -27,7 +27,8 @@ type result struct {
 	name                string
 	start, sigterm      time.Duration // medians
 	idleRSS             int64
-	create, get, update float64 // per second
+	create, get, update float64 // per second (client-go's dynamic client)
+	getRaw              float64 // gets per second read raw (rawGetter)
 	list                float64 // consistent lists per second (raw GET, items counted)
 	listDynamic         float64 // the same with the client-go dynamic client (items decoded)
 	watch               []watchResult
@@ -50,6 +51,9 @@ const (
 )
 
 var benchGVR = schema.GroupVersionResource{Group: benchGroup, Version: "v1", Resource: "benchthings"}
+
+// benchCollection is the path of the benchmark's custom resources.
+var benchCollection = "/apis/" + benchGVR.Group + "/" + benchGVR.Version + "/namespaces/" + benchNamespace + "/" + benchGVR.Resource
 
 // prepare makes t's data dir and starts t once, unmeasured, so that the
 // measured starts find their PKI and storage in place.
@@ -155,12 +159,21 @@ func load(ctx context.Context, p *proc, o options, r *result, name string) error
 	}); err != nil {
 		return fmt.Errorf("get: %w", err)
 	}
+	raw, err := newRawGetter(p.cfg, benchCollection)
+	if err != nil {
+		return err
+	}
+	if r.getRaw, err = parallel(o.objects, o.conc, func(i int) error {
+		return raw.get(ctx, objs[i].GetName())
+	}); err != nil {
+		return fmt.Errorf("get (raw): %w", err)
+	}
 	if r.update, err = parallel(o.objects, o.conc, func(i int) error {
 		return update(ctx, res, objs, i, "")
 	}); err != nil {
 		return fmt.Errorf("update: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "   create %.0f/s, get %.0f/s, update %.0f/s\n", r.create, r.get, r.update)
+	fmt.Fprintf(os.Stderr, "   create %.0f/s, get %.0f/s (read raw %.0f/s), update %.0f/s\n", r.create, r.get, r.getRaw, r.update)
 
 	if err := listRows(ctx, p.cfg, res, o, r); err != nil {
 		return err
@@ -375,7 +388,7 @@ func median(ds []time.Duration) time.Duration {
 // every item. Both check that every object is listed.
 func listRows(ctx context.Context, cfg *rest.Config, res dynamic.ResourceInterface, o options, r *result) error {
 	lists := float64(max(o.lists, 1))
-	raw, err := newRawList(cfg, "/apis/"+benchGVR.Group+"/"+benchGVR.Version+"/namespaces/"+benchNamespace+"/"+benchGVR.Resource)
+	raw, err := newRawList(cfg, benchCollection)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ func printTable(out io.Writer, o options, results []*result, withReference bool)
 		{"idle RSS", func(r *result) (float64, bool) { return float64(r.idleRSS) / (1 << 20), true }, mib, false},
 		{fmt.Sprintf("create c=%d (custom resources)", o.conc), func(r *result) (float64, bool) { return r.create, true }, perS, true},
 		{fmt.Sprintf("get c=%d", o.conc), func(r *result) (float64, bool) { return r.get, true }, perS, true},
+		{fmt.Sprintf("get c=%d, read raw", o.conc), func(r *result) (float64, bool) { return r.getRaw, r.getRaw > 0 }, perS, true},
 		{fmt.Sprintf("update c=%d", o.conc), func(r *result) (float64, bool) { return r.update, true }, perS, true},
 		{fmt.Sprintf("consistent list of %d", o.objects), func(r *result) (float64, bool) { return r.list, true },
 			func(v float64) string { return fmt.Sprintf("%.1f/s", v) }, true},
