@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sync"
 
 	"k8s.io/client-go/rest"
@@ -28,15 +27,11 @@ type rawGetter struct {
 }
 
 func newRawGetter(cfg *rest.Config, collection string) (*rawGetter, error) {
-	tr, err := rest.TransportFor(cfg)
+	client, u, err := rawClient(cfg, collection)
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.JoinPath(cfg.Host, collection)
-	if err != nil {
-		return nil, err
-	}
-	return &rawGetter{client: &http.Client{Transport: tr}, base: u + "/"}, nil
+	return &rawGetter{client: client, base: u + "/"}, nil
 }
 
 // bodyBufs recycles the raw get row's response buffers.

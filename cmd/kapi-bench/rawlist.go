@@ -26,15 +26,26 @@ type rawList struct {
 }
 
 func newRawList(cfg *rest.Config, path string) (*rawList, error) {
-	tr, err := rest.TransportFor(cfg)
+	client, u, err := rawClient(cfg, path)
 	if err != nil {
 		return nil, err
+	}
+	return &rawList{client: client, url: u}, nil
+}
+
+// rawClient returns an HTTP client on the transport client-go builds for
+// cfg (its TLS, credentials and HTTP/2) and the URL of path on cfg's host:
+// what the raw rows send their GETs with.
+func rawClient(cfg *rest.Config, path string) (*http.Client, string, error) {
+	tr, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, "", err
 	}
 	u, err := url.JoinPath(cfg.Host, path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return &rawList{client: &http.Client{Transport: tr}, url: u}, nil
+	return &http.Client{Transport: tr}, u, nil
 }
 
 // list lists the collection and returns how many items it holds.
