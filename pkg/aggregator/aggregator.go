@@ -29,6 +29,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // Names the chain knows the aggregator's parts by (upstream's).
@@ -96,7 +97,8 @@ type Config struct {
 	// Metrics receives the watch events of apiservices; nil: none.
 	Metrics *metrics.Metrics
 	// MetricsRegistry, optional, receives the availability controllers'
-	// metrics (aggregator_unavailable_apiservice and _total).
+	// metrics (aggregator_unavailable_apiservice and _total) and the
+	// proxy's apiserver_kube_aggregator_x509_* counters.
 	MetricsRegistry prometheus.Registerer
 }
 
@@ -110,6 +112,9 @@ type Aggregator struct {
 	informer *informer
 	// availability are the availability controllers' metrics (nil: none).
 	availability *availabilityMetrics
+	// x509 are the proxy's apiserver_kube_aggregator_x509_* counters (nil:
+	// none).
+	x509 *x509metrics.Counters
 	// resources are apiregistration.k8s.io/v1's, as installed.
 	resources []metav1.APIResource
 
@@ -191,6 +196,9 @@ func Install(s *server.GenericServer, cfg Config) (*Aggregator, error) {
 	a.closeInitiated = sync.OnceFunc(func() { close(a.initiated) })
 	a.informer = newInformer(store, logger, a.observe)
 	if cfg.MetricsRegistry != nil {
+		if a.x509, err = x509metrics.NewAggregatorCounters(cfg.MetricsRegistry, logger); err != nil {
+			return nil, err
+		}
 		if a.availability, err = newAvailabilityMetrics(cfg.MetricsRegistry); err != nil {
 			return nil, err
 		}
