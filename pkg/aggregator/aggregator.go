@@ -312,7 +312,11 @@ func (a *Aggregator) APIServices() []*apiregistrationv1.APIService { return a.in
 // Target returns the base URL (https://<endpoint>, no path) of a ready
 // endpoint of svc's service and a transport with svc's TLS settings and
 // the front-proxy client certificate (no identity headers), for fetching
-// the backend's discovery and OpenAPI. A local svc is an error.
+// the backend's discovery and OpenAPI. A local svc is an error. The
+// transport counts deprecated certificates in
+// apiserver_kube_aggregator_x509_*: upstream's discovery and OpenAPI
+// aggregators fetch through the proxy handler, whose transport counts
+// (its availability checks do not: checkDiscovery's client does not).
 func (a *Aggregator) Target(ctx context.Context, svc *apiregistrationv1.APIService) (*url.URL, http.RoundTripper, error) {
 	if svc.Spec.Service == nil {
 		return nil, nil, fmt.Errorf("apiservice %s is local", svc.Name)
@@ -325,7 +329,7 @@ func (a *Aggregator) Target(ctx context.Context, svc *apiregistrationv1.APIServi
 	if err != nil {
 		return nil, nil, fmt.Errorf("apiservice %s: %w", svc.Name, err)
 	}
-	return u, t.RoundTripper(), nil
+	return u, a.x509.Wrap(t.RoundTripper()), nil
 }
 
 func port(svc *apiregistrationv1.APIService) int32 {

@@ -5,9 +5,10 @@
 // apiserver_webhooks_x509_{missing_san,insecure_sha1}_total (BETA: every
 // webhook client: admission, CRD conversion, authorization and audit
 // webhooks) and apiserver_kube_aggregator_x509_{missing_san,insecure_sha1}_total
-// (ALPHA: the aggregator's proxy to APIService backends, not its
-// availability checks), with upstream's audit annotations on the request
-// that caused the call.
+// (ALPHA: the aggregator's proxy to APIService backends and its discovery
+// and OpenAPI fetches, which upstream makes through the proxy handler; not
+// its availability checks), with upstream's audit annotations on the
+// request that caused the call (fetches have none).
 //
 // # When a request counts
 //
