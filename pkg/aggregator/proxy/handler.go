@@ -49,6 +49,9 @@ type target struct {
 	available    bool
 	transport    *Transport
 	transportErr error
+	// rt is transport's RoundTripper wrapped by the x509 counters, made
+	// once per update.
+	rt http.RoundTripper
 }
 
 // NewHandler returns a handler that answers 503 until it is updated.
@@ -70,6 +73,9 @@ func (h *Handler) Update(svc *apiregistrationv1.APIService, t *Transport, transp
 		available:    apiservice.IsAvailable(svc),
 		transport:    t,
 		transportErr: transportErr,
+	}
+	if t != nil {
+		tg.rt = h.x509.Wrap(t.RoundTripper())
 	}
 	if s := svc.Spec.Service; s != nil {
 		tg.namespace, tg.service = s.Namespace, s.Name
@@ -120,7 +126,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	// Upgrades are not counted: upstream's upgrade path dials with the
 	// transport's TLS configuration, around its counting wrapper.
-	rt := h.x509.Wrap(tg.transport.RoundTripper())
+	rt := tg.rt
 	if IsUpgradeRequest(req) {
 		rt = tg.transport.UpgradeRoundTripper()
 	}
