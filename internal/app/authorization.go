@@ -27,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/options"
 	"github.com/kapi-dev/kapi/pkg/version"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // buildAuthorizer makes the chain of --authorization-mode or
@@ -103,7 +104,7 @@ func (c *Config) authorizerChain(entries []authzconfig.Authorizer) (*authorizerC
 			authz = append(authz, n)
 			resolvers = append(resolvers, n)
 		case options.ModeWebhook:
-			w, err := newWebhook(e.Webhook)
+			w, err := newWebhook(e.Webhook, c.WebhookX509)
 			if err != nil {
 				return nil, fmt.Errorf("authorizer %q: %w", e.Name, err)
 			}
@@ -154,7 +155,7 @@ func (c *Config) reloadAuthorization(d *dynamicAuthorizer, data []byte) error {
 }
 
 // newWebhook makes a webhook authorizer from its (validated) config.
-func newWebhook(w *authzconfig.Webhook) (*webhook.Authorizer, error) {
+func newWebhook(w *authzconfig.Webhook, x509 *x509metrics.Counters) (*webhook.Authorizer, error) {
 	authorized, unauthorized := w.AuthorizedTTL.Duration, w.UnauthorizedTTL.Duration
 	if w.CacheAuthorizedRequests != nil && !*w.CacheAuthorizedRequests {
 		authorized = 0
@@ -170,6 +171,7 @@ func newWebhook(w *authzconfig.Webhook) (*webhook.Authorizer, error) {
 		KubeconfigFile: w.ConnectionInfo.KubeConfigFile, Version: w.SubjectAccessReviewVersion,
 		AuthorizedTTL: authorized, UnauthorizedTTL: unauthorized, Retries: 4, Timeout: w.Timeout.Duration,
 		MatchConditions: conditions, FailurePolicyDeny: w.FailurePolicy == "Deny",
+		WrapTransport: x509.Wrap,
 	})
 }
 

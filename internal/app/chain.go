@@ -42,7 +42,9 @@ func (c *Config) applyHandlerChain() error {
 		auditBackend = o.Audit.LogTruncate.Wrap(b, c.AuditMetrics, c.Logger)
 	}
 	if o.Audit.Webhook.KubeconfigFile != "" && o.Audit.Enabled() {
-		wb, err := audit.NewWebhookBackend(o.Audit.Webhook.WebhookConfig, c.Logger, c.AuditMetrics)
+		wc := o.Audit.Webhook.WebhookConfig
+		wc.WrapTransport = c.WebhookX509.Wrap
+		wb, err := audit.NewWebhookBackend(wc, c.Logger, c.AuditMetrics)
 		if err != nil {
 			return fmt.Errorf("--audit-webhook-config-file: %w", err)
 		}

@@ -39,6 +39,7 @@ func (c *Config) installCoreResources(core *server.GenericServer, api *server.Op
 		Admission:             c.Admission,
 		AdmissionPlugins:      admissionPlugins,
 		WebhookMetrics:        c.WebhookMetrics,
+		WebhookX509:           c.WebhookX509,
 		PodSecurityMetrics:    c.PodSecurityMetrics,
 		LoopbackClientConfig:  c.loopbackClientConfig,
 		ServiceClusterIPRange: cidr,

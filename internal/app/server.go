@@ -48,6 +48,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage/datadir"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 	"github.com/kapi-dev/kapi/pkg/version"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // Config is everything the server chain is built from: the generic server
@@ -115,6 +116,10 @@ type Config struct {
 	Metrics          *metrics.Metrics
 	AdmissionMetrics *admission.Metrics
 	WebhookMetrics   *webhook.Metrics
+	// WebhookX509 are upstream's apiserver_webhooks_x509_* counters, shared
+	// by every webhook client (admission, conversion, authorization,
+	// audit).
+	WebhookX509 *x509metrics.Counters
 	// PodSecurityMetrics are upstream's pod_security_* metrics.
 	PodSecurityMetrics *podsecurity.Metrics
 	// AllocatorMetrics are upstream's kube_apiserver_clusterip_allocator_*
@@ -312,6 +317,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	}
 	if c.AuditMetrics, err = audit.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("audit metrics: %w", err)
+	}
+	if c.WebhookX509, err = x509metrics.NewWebhookCounters(g.MetricsRegistry, logger); err != nil {
+		return nil, err
 	}
 
 	// The log check flushes klog, which the k8s libraries log through.
@@ -606,6 +614,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		// Conversion webhooks behind a Service resolve through the core
 		// server's Services and EndpointSlices, once it is installed.
 		ConversionServiceResolver: c.services,
+		WebhookX509:               c.WebhookX509,
 		CustomResources:           &c.customResources,
 		Logger:                    c.Logger,
 		Metrics:                   c.Metrics,

@@ -29,6 +29,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // Names the chain knows the aggregator's parts by (upstream's).
@@ -96,7 +97,8 @@ type Config struct {
 	// Metrics receives the watch events of apiservices; nil: none.
 	Metrics *metrics.Metrics
 	// MetricsRegistry, optional, receives the availability controllers'
-	// metrics (aggregator_unavailable_apiservice and _total).
+	// metrics (aggregator_unavailable_apiservice and _total) and the
+	// proxy's apiserver_kube_aggregator_x509_* counters.
 	MetricsRegistry prometheus.Registerer
 }
 
@@ -110,6 +112,9 @@ type Aggregator struct {
 	informer *informer
 	// availability are the availability controllers' metrics (nil: none).
 	availability *availabilityMetrics
+	// x509 are the proxy's apiserver_kube_aggregator_x509_* counters (nil:
+	// none).
+	x509 *x509metrics.Counters
 	// resources are apiregistration.k8s.io/v1's, as installed.
 	resources []metav1.APIResource
 
@@ -191,6 +196,9 @@ func Install(s *server.GenericServer, cfg Config) (*Aggregator, error) {
 	a.closeInitiated = sync.OnceFunc(func() { close(a.initiated) })
 	a.informer = newInformer(store, logger, a.observe)
 	if cfg.MetricsRegistry != nil {
+		if a.x509, err = x509metrics.NewAggregatorCounters(cfg.MetricsRegistry, logger); err != nil {
+			return nil, err
+		}
 		if a.availability, err = newAvailabilityMetrics(cfg.MetricsRegistry); err != nil {
 			return nil, err
 		}
@@ -304,7 +312,11 @@ func (a *Aggregator) APIServices() []*apiregistrationv1.APIService { return a.in
 // Target returns the base URL (https://<endpoint>, no path) of a ready
 // endpoint of svc's service and a transport with svc's TLS settings and
 // the front-proxy client certificate (no identity headers), for fetching
-// the backend's discovery and OpenAPI. A local svc is an error.
+// the backend's discovery and OpenAPI. A local svc is an error. The
+// transport counts deprecated certificates in
+// apiserver_kube_aggregator_x509_*: upstream's discovery and OpenAPI
+// aggregators fetch through the proxy handler, whose transport counts
+// (its availability checks do not: checkDiscovery's client does not).
 func (a *Aggregator) Target(ctx context.Context, svc *apiregistrationv1.APIService) (*url.URL, http.RoundTripper, error) {
 	if svc.Spec.Service == nil {
 		return nil, nil, fmt.Errorf("apiservice %s is local", svc.Name)
@@ -317,7 +329,7 @@ func (a *Aggregator) Target(ctx context.Context, svc *apiregistrationv1.APIServi
 	if err != nil {
 		return nil, nil, fmt.Errorf("apiservice %s: %w", svc.Name, err)
 	}
-	return u, t.RoundTripper(), nil
+	return u, a.x509.Wrap(t.RoundTripper()), nil
 }
 
 func port(svc *apiregistrationv1.APIService) int32 {

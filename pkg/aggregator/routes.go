@@ -84,7 +84,7 @@ func (a *Aggregator) syncRoutes(list []*apiregistrationv1.APIService) {
 		}
 		r, ok := a.routes[svc.Name]
 		if !ok {
-			r = &route{path: proxyPath(svc), handler: proxy.NewHandler(a.cfg.Services, a.logger)}
+			r = &route{path: proxyPath(svc), handler: proxy.NewHandler(a.cfg.Services, a.logger, a.x509)}
 		}
 		r.handler.Update(svc, t, err)
 		if !ok {

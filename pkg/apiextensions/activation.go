@@ -117,7 +117,7 @@ func (s *crServer) prepare(crd *apiextensionsv1.CustomResourceDefinition) (*prep
 		return nil, fmt.Errorf("serve %s: %w", crd.Name, err)
 	}
 	next.typeConverter = customresource.NewTypeConverter(crd, meta, s.logger)
-	if next.converter, err = conversion.New(crd, conversion.Options{ServiceResolver: s.conversionResolver, Logger: s.logger}); err != nil {
+	if next.converter, err = conversion.New(crd, conversion.Options{ServiceResolver: s.conversionResolver, Logger: s.logger, X509: s.conversionX509}); err != nil {
 		// As upstream: a CRD whose converter cannot be built is not
 		// served (the controller retries and logs why).
 		return nil, fmt.Errorf("serve %s: conversion: %w", crd.Name, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // Names the chain knows the apiextensions server's parts by (upstream's).
@@ -70,6 +71,10 @@ type Config struct {
 	// webhooks (spec.conversion.webhook.clientConfig.service); nil: CRDs
 	// whose webhook is a service are not served (URL webhooks work).
 	ConversionServiceResolver conversion.ServiceResolver
+	// WebhookX509 counts conversion webhook calls to servers whose
+	// certificates have no SAN or a SHA-1 signature (the server's
+	// apiserver_webhooks_x509_* counters); nil: not counted.
+	WebhookX509 *x509metrics.Counters
 	// CustomResources, optional, is bound to the server's custom
 	// resources (admission's matchPolicy Equivalent).
 	CustomResources *CustomResources
@@ -141,6 +146,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 		serializer:         customresource.NewSerializer(),
 		crds:               map[string]*crdServing{},
 		conversionResolver: cfg.ConversionServiceResolver,
+		conversionX509:     cfg.WebhookX509,
 	}
 	if cfg.CustomResources != nil {
 		cfg.CustomResources.s.Store(crs)

@@ -28,6 +28,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // crServer installs and removes the routes, discovery and OpenAPI
@@ -52,6 +53,9 @@ type crServer struct {
 	metaSchemas func() (map[string]*spec.Schema, error)
 	// conversionResolver resolves the services of conversion webhooks.
 	conversionResolver conversion.ServiceResolver
+	// conversionX509 counts calls to conversion webhooks with deprecated
+	// certificates (nil: not counted).
+	conversionX509 *x509metrics.Counters
 
 	mu   sync.Mutex
 	crds map[string]*crdServing // by CRD name

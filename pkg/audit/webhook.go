@@ -45,6 +45,10 @@ type WebhookConfig struct {
 	ThrottleEnable bool
 	ThrottleQPS    float32
 	ThrottleBurst  int
+	// WrapTransport, if set, wraps the client's transport (kapi counts
+	// calls to servers with deprecated certificates with it, as
+	// upstream's webhook client does). Not a flag.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // DefaultWebhookConfig returns upstream's defaults.
@@ -98,6 +102,9 @@ func NewWebhookBackend(cfg WebhookConfig, logger *slog.Logger, m *Metrics) (*Web
 	rc, err := clientcmd.BuildConfigFromFlags("", cfg.KubeconfigFile)
 	if err != nil {
 		return nil, fmt.Errorf("audit webhook config file %q: %w", cfg.KubeconfigFile, err)
+	}
+	if cfg.WrapTransport != nil {
+		rc.Wrap(cfg.WrapTransport)
 	}
 	client, err := rest.HTTPClientFor(rc)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -191,3 +192,39 @@ func TestWebhookBlockingStrict(t *testing.T) {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// roundTripCounter counts the requests it passes on.
+type roundTripCounter struct {
+	next http.RoundTripper
+	n    *atomic.Int32
+}
+
+func (c roundTripCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// TestWebhookWrapTransport: WrapTransport wraps the client's transport
+// (how kapi counts posts to sinks with deprecated certificates, as
+// upstream's GenericWebhook does).
+func TestWebhookWrapTransport(t *testing.T) {
+	sk := newSink(t)
+	cfg := audit.DefaultWebhookConfig()
+	cfg.KubeconfigFile, cfg.Mode = sk.kubeconfig(t), audit.ModeBlocking
+	var n atomic.Int32
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return roundTripCounter{next: rt, n: &n} }
+	b, err := audit.NewWebhookBackend(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Run(nil); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	if !b.ProcessEvents(&audit.Event{AuditID: "1"}) {
+		t.Fatal("POST failed")
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("%d requests through the wrapper, want 1", got)
+	}
+}

@@ -54,6 +54,7 @@ func webhookPlugins(s *server.GenericServer, c Config, b *storageBuilder, ns clu
 		Convert:         converter(c.CustomResources),
 		Authorizer:      c.Authorizer,
 		Metrics:         c.WebhookMetrics,
+		X509:            c.WebhookX509,
 		Logger:          c.Logger.With("plugin", "admission-webhook"),
 	}
 	m := mutating.New(mwc, opts)

@@ -42,6 +42,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // Config is what the core server's content is built from.
@@ -70,6 +71,9 @@ type Config struct {
 	AdmissionMetrics *admission.Metrics
 	// WebhookMetrics receives the admission webhooks' metrics; nil: none.
 	WebhookMetrics *webhook.Metrics
+	// WebhookX509 counts admission webhook calls to servers with
+	// deprecated certificates (apiserver_webhooks_x509_*); nil: none.
+	WebhookX509 *x509metrics.Counters
 	// PodSecurityMetrics receives PodSecurity's metrics; nil: none.
 	PodSecurityMetrics *podsecurity.Metrics
 	// LoopbackClientConfig, if set, is the server's client of itself;

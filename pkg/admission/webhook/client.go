@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // maxResponseBytes bounds a webhook's answer (upstream reads at most 3 MiB
@@ -26,6 +27,7 @@ const maxResponseBytes = 6 << 20
 // clients caches one HTTP client per webhook configuration version.
 type clients struct {
 	resolver serviceresolver.EndpointResolver
+	x509     *x509metrics.Counters
 	mu       sync.Mutex
 	byKey    map[string]*hookClient
 }
@@ -116,6 +118,9 @@ func (c *clients) build(h *Hook) (*hookClient, error) {
 		tlsConfig.NextProtos = []string{"http/1.1"}
 		rt = &serviceresolver.RoundTripper{Next: transport, Resolver: c.resolver, Namespace: svc.Namespace, Name: svc.Name, Port: port}
 	}
+	// Outside the service resolution, as upstream's wrapper is outside its
+	// dialer: annotations name the URL's host (<service>.<namespace>.svc).
+	rt = c.x509.Wrap(rt)
 	return &hookClient{client: &http.Client{Transport: rt}, transport: transport, url: u.String()}, nil
 }
 

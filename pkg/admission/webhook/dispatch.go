@@ -26,6 +26,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // Options are what a dispatcher needs besides its configurations.
@@ -46,7 +47,11 @@ type Options struct {
 	// request's user (nil: expressions using authorizer fail to evaluate).
 	Authorizer authorizer.Authorizer
 	Metrics    *Metrics
-	Logger     *slog.Logger
+	// X509 counts calls to webhooks whose certificates have no SAN or a
+	// SHA-1 signature (the server's apiserver_webhooks_x509_* counters,
+	// shared by all its webhook clients); nil: not counted.
+	X509   *x509metrics.Counters
+	Logger *slog.Logger
 }
 
 // Equivalent is another group-version-resource (and its kind) that
@@ -76,7 +81,7 @@ func NewDispatcher(source *configsource.Source[*Hook], opts Options) *Dispatcher
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Dispatcher{source: source, opts: opts, clients: clients{resolver: opts.ServiceResolver}}
+	return &Dispatcher{source: source, opts: opts, clients: clients{resolver: opts.ServiceResolver, x509: opts.X509}}
 }
 
 // Metric types, as upstream labels them.

@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 	"github.com/kapi-dev/kapi/pkg/webhook/serviceresolver"
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // DiscoveryTimeout bounds a proxied discovery request (GET
@@ -35,6 +36,7 @@ type Handler struct {
 	services serviceresolver.Lister
 	logger   *slog.Logger
 	errorLog *log.Logger
+	x509     *x509metrics.Counters
 	target   atomic.Pointer[target]
 }
 
@@ -47,14 +49,19 @@ type target struct {
 	available    bool
 	transport    *Transport
 	transportErr error
+	// rt is transport's RoundTripper wrapped by the x509 counters, made
+	// once per update.
+	rt http.RoundTripper
 }
 
 // NewHandler returns a handler that answers 503 until it is updated.
-func NewHandler(services serviceresolver.Lister, logger *slog.Logger) *Handler {
+// x509 (nil: none) counts proxied requests to backends whose certificates
+// have no SAN or a SHA-1 signature (apiserver_kube_aggregator_x509_*).
+func NewHandler(services serviceresolver.Lister, logger *slog.Logger, x509 *x509metrics.Counters) *Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handler{services: services, logger: logger, errorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
+	return &Handler{services: services, logger: logger, errorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug), x509: x509}
 }
 
 // Update points the handler at svc (non-local), through t, or, if
@@ -66,6 +73,9 @@ func (h *Handler) Update(svc *apiregistrationv1.APIService, t *Transport, transp
 		available:    apiservice.IsAvailable(svc),
 		transport:    t,
 		transportErr: transportErr,
+	}
+	if t != nil {
+		tg.rt = h.x509.Wrap(t.RoundTripper())
 	}
 	if s := svc.Spec.Service; s != nil {
 		tg.namespace, tg.service = s.Namespace, s.Name
@@ -114,7 +124,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		defer cancel()
 		req = req.WithContext(ctx)
 	}
-	rt := tg.transport.RoundTripper()
+	// Upgrades are not counted: upstream's upgrade path dials with the
+	// transport's TLS configuration, around its counting wrapper.
+	rt := tg.rt
 	if IsUpgradeRequest(req) {
 		rt = tg.transport.UpgradeRoundTripper()
 	}

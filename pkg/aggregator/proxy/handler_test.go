@@ -78,7 +78,7 @@ func TestNewTransport(t *testing.T) {
 
 // A handler never updated, or for an unavailable APIService, answers 503.
 func TestHandlerUnavailable(t *testing.T) {
-	h := NewHandler(noServices{}, nil)
+	h := NewHandler(noServices{}, nil, nil)
 	for _, update := range []bool{false, true} {
 		if update {
 			h.Update(&apiregistrationv1.APIService{Spec: apiregistrationv1.APIServiceSpec{Service: &apiregistrationv1.ServiceReference{Namespace: "ns", Name: "api", Port: ptr.To[int32](443)}}}, nil, nil)

@@ -109,6 +109,9 @@ func newHookClient(name string, cc *apiextensionsv1.WebhookClientConfig, opts Op
 		tlsConfig.NextProtos = []string{"http/1.1"}
 		rt = &serviceresolver.RoundTripper{Next: transport, Resolver: opts.ServiceResolver, Namespace: svc.Namespace, Name: svc.Name, Port: port}
 	}
+	// Outside the service resolution, as upstream's wrapper is outside its
+	// dialer: annotations name the URL's host (<service>.<namespace>.svc).
+	rt = opts.X509.Wrap(rt)
 	return &hookClient{
 		client:    &http.Client{Transport: rt, Timeout: opts.Timeout},
 		transport: transport,

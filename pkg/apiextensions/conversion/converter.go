@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
 
 // Converter converts the custom resources of one CRD between its versions.
@@ -69,6 +71,9 @@ type Options struct {
 	// Logger receives a debug line per webhook call; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// X509 counts calls to webhooks whose certificates have no SAN or a
+	// SHA-1 signature (apiserver_webhooks_x509_*); nil: not counted.
+	X509 *x509metrics.Counters
 }
 
 // New returns the Converter for crd's spec.conversion: None (also when

@@ -49,6 +49,10 @@ type Config struct {
 	// with no opinion and the next authorizer decides (failurePolicy
 	// NoOpinion).
 	FailurePolicyDeny bool
+	// WrapTransport, if set, wraps the client's transport (kapi counts
+	// calls to servers with deprecated certificates with it, as
+	// upstream's webhook client does).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Authorizer asks the webhook.
@@ -84,6 +88,9 @@ func New(c Config) (*Authorizer, error) {
 	rc, err := clientcmd.BuildConfigFromFlags("", c.KubeconfigFile)
 	if err != nil {
 		return nil, fmt.Errorf("webhook authorizer: %w", err)
+	}
+	if c.WrapTransport != nil {
+		rc.Wrap(c.WrapTransport)
 	}
 	client, err := rest.HTTPClientFor(rc)
 	if err != nil {
