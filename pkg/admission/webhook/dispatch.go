@@ -90,8 +90,9 @@ const (
 	typeValidate = "validating"
 )
 
-// relevant returns the webhooks that match a, in order; an error denies.
-func (d *Dispatcher) relevant(ctx context.Context, a *admission.Attributes, in func(invocation) (*reviewInput, error)) ([]invocation, error) {
+// hooks are the configured webhooks that may concern a: none for the
+// admission configuration resources themselves (as upstream).
+func (d *Dispatcher) hooks(ctx context.Context, a *admission.Attributes) ([]*Hook, error) {
 	if exempt(a.Resource.GroupResource()) {
 		return nil, nil
 	}
@@ -99,6 +100,11 @@ func (d *Dispatcher) relevant(ctx context.Context, a *admission.Attributes, in f
 	if err != nil {
 		return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
 	}
+	return hooks, nil
+}
+
+// relevant returns the webhooks that match a, in order; an error denies.
+func (d *Dispatcher) relevant(ctx context.Context, a *admission.Attributes, hooks []*Hook, in func(invocation) (*reviewInput, error)) ([]invocation, error) {
 	var out []invocation
 	for _, h := range hooks {
 		inv, ok, err := d.matches(ctx, h, a, in)
@@ -301,8 +307,19 @@ func (d *Dispatcher) newInput(ctx context.Context, a *admission.Attributes, inv 
 // Validate calls the matching validating webhooks in parallel; the first
 // refusal in webhook order wins.
 func (d *Dispatcher) Validate(ctx context.Context, a admission.Attributes) error {
+	hooks, err := d.hooks(ctx, &a)
+	if err != nil || len(hooks) == 0 {
+		return err
+	}
+	return d.validate(ctx, a, hooks)
+}
+
+// validate is Validate once there are hooks. It takes its own copy of a,
+// whose address the calls keep: Validate's copy stays on the stack for
+// the requests no webhook can concern.
+func (d *Dispatcher) validate(ctx context.Context, a admission.Attributes, hooks []*Hook) error {
 	in := d.inputs(ctx, &a)
-	invs, err := d.relevant(ctx, &a, in)
+	invs, err := d.relevant(ctx, &a, hooks, in)
 	if err != nil || len(invs) == 0 {
 		return err
 	}
@@ -381,7 +398,16 @@ func (d *Dispatcher) callFailed(h *Hook, typ, op string, err error, start time.T
 // plugin of the default chain but for policies, so only webhooks are
 // considered here).
 func (d *Dispatcher) Admit(ctx context.Context, a admission.Attributes) error {
-	invs, err := d.relevant(ctx, &a, d.inputs(ctx, &a))
+	hooks, err := d.hooks(ctx, &a)
+	if err != nil || len(hooks) == 0 {
+		return err
+	}
+	return d.admit(ctx, a, hooks)
+}
+
+// admit is Admit once there are hooks; see validate.
+func (d *Dispatcher) admit(ctx context.Context, a admission.Attributes, hooks []*Hook) error {
+	invs, err := d.relevant(ctx, &a, hooks, d.inputs(ctx, &a))
 	if err != nil || len(invs) == 0 {
 		return err
 	}

@@ -136,6 +136,13 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes) error {
 	if len(policies) == 0 {
 		return nil
 	}
+	return p.admit(ctx, a, policies)
+}
+
+// admit is Admit once there are policies. It takes its own copy of a,
+// whose address the run keeps: Admit's copy stays on the stack for the
+// requests no policy can concern.
+func (p *Plugin) admit(ctx context.Context, a admission.Attributes, policies []*compiledPolicy) error {
 	bindings, err := p.bindings.Items(ctx)
 	if err != nil {
 		return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
