@@ -34,8 +34,12 @@ func servedMediaTypes(ns runtime.NegotiatedSerializer) []runtime.SerializerInfo 
 }
 
 // served reports whether kapi serves info's media type.
-func served(info *runtime.SerializerInfo) bool {
-	switch info.MediaType {
+func served(info *runtime.SerializerInfo) bool { return isServedMediaType(info.MediaType) }
+
+// isServedMediaType reports whether mt is one of the media types kapi
+// serves, spelled exactly as they are (lower case, no parameters).
+func isServedMediaType(mt string) bool {
+	switch mt {
 	case mediaTypeJSON, mediaTypeYAML, mediaTypeProtobuf:
 		return true
 	}
@@ -319,30 +323,41 @@ func negotiateOutputStream(req *http.Request, ns runtime.NegotiatedSerializer, r
 // negotiateInput picks the serializer for the request body from its
 // Content-Type (JSON when absent); 415 UnsupportedMediaType otherwise.
 func negotiateInput(req *http.Request, ns runtime.NegotiatedSerializer) (runtime.SerializerInfo, error) {
-	ct := req.Header.Get("Content-Type")
-	served := servedMediaTypes(ns)
-	if ct == "" && len(served) > 0 {
-		return served[0], nil
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil {
-		for _, info := range served {
-			if info.MediaType == mt {
-				if l, ok := ns.(BodyMediaTypeLimiter); ok && !l.DecodesBodiesFrom(mt) {
-					// A custom resource in protobuf: upstream's handler
-					// panics (kube-apiserver v1.37.2 resets the stream);
-					// a 415 naming what the body may be written in.
-					var objects []string
-					for _, info := range served {
-						if l.DecodesBodiesFrom(info.MediaType) {
-							objects = append(objects, info.MediaType)
-						}
-					}
-					return runtime.SerializerInfo{}, newUnsupportedMediaType(objects)
-				}
+	// ns's list is read in place, without a copy, and the Content-Types
+	// that name a served type exactly are not parsed: every write request
+	// comes here.
+	all := ns.SupportedMediaTypes()
+	mt := req.Header.Get("Content-Type")
+	ok := true
+	switch {
+	case mt == "":
+		for _, info := range all {
+			if served(&info) {
 				return info, nil
 			}
 		}
+		ok = false
+	case !isServedMediaType(mt):
+		parsed, _, err := mime.ParseMediaType(mt)
+		mt, ok = parsed, err == nil
+	}
+	for _, info := range all {
+		if !ok || !served(&info) || info.MediaType != mt {
+			continue
+		}
+		if l, isLimiter := ns.(BodyMediaTypeLimiter); isLimiter && !l.DecodesBodiesFrom(mt) {
+			// A custom resource in protobuf: upstream's handler panics
+			// (kube-apiserver v1.37.2 resets the stream); a 415 naming
+			// what the body may be written in.
+			var objects []string
+			for _, info := range servedMediaTypes(ns) {
+				if l.DecodesBodiesFrom(info.MediaType) {
+					objects = append(objects, info.MediaType)
+				}
+			}
+			return runtime.SerializerInfo{}, newUnsupportedMediaType(objects)
+		}
+		return info, nil
 	}
 	supported, _ := mediaTypesFor(ns)
 	return runtime.SerializerInfo{}, newUnsupportedMediaType(supported)

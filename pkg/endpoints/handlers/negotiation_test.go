@@ -4,6 +4,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 )
 
@@ -61,6 +63,8 @@ func TestNegotiateInput(t *testing.T) {
 	}{
 		{"", "application/json"},
 		{"application/json; charset=utf-8", "application/json"},
+		{"application/json", "application/json"},
+		{"Application/JSON", "application/json"},
 		{"application/yaml", "application/yaml"},
 		{"application/vnd.kubernetes.protobuf", "application/vnd.kubernetes.protobuf"},
 		{"text/plain", ""},
@@ -72,6 +76,26 @@ func TestNegotiateInput(t *testing.T) {
 		info, err := negotiateInput(req, scheme.Codecs)
 		if (err == nil) != (tc.want != "") || (err == nil && info.MediaType != tc.want) {
 			t.Errorf("%q: got %q, %v; want %q", tc.ct, info.MediaType, err, tc.want)
+		}
+	}
+}
+
+// TestNegotiateInputAllocations: the Content-Types clients send (none, or
+// a served type spelled exactly) are negotiated without allocating —
+// every write request negotiates its body.
+func TestNegotiateInputAllocations(t *testing.T) {
+	// As a RequestScope holds it: an interface value (converting the
+	// CodecFactory struct at each call would allocate in the test).
+	var ns runtime.NegotiatedSerializer = scheme.Codecs
+	for _, ct := range []string{"", "application/json", "application/vnd.kubernetes.protobuf"} {
+		req := httptest.NewRequest("POST", "/", nil)
+		req.Header.Set("Content-Type", ct)
+		if n := testing.AllocsPerRun(100, func() {
+			if _, err := negotiateInput(req, ns); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%q: %v allocations per negotiation, want 0", ct, n)
 		}
 	}
 }
