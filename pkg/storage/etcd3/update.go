@@ -160,14 +160,15 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		// (upstream encodes the guess to compare, and re-reads the key
 		// before answering such a no-op).
 		noop := !current && st.rev != 0
+		value := string(data) // one copy for both the comparison and the put
 		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(k), "=", st.rev)}
 		if noop {
-			cmps = append(cmps, clientv3.Compare(clientv3.Value(k), "!=", string(data)))
+			cmps = append(cmps, clientv3.Compare(clientv3.Value(k), "!=", value))
 		}
 		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(cmps...).
-			Then(clientv3.OpPut(k, string(data))).
+			Then(clientv3.OpPut(k, value)).
 			Else(clientv3.OpGet(k)).
 			Commit()
 		s.metrics.EtcdRequest(storagemetrics.OpUpdate, start, err)
