@@ -24,26 +24,12 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/configsource"
+	"github.com/kapi-dev/kapi/pkg/admission/configsource/configsourcetest"
 )
 
-// staticConfigs lists fixed configurations (e.g. ones stored by an older
-// server, which today's validation would refuse) and never changes.
-type staticConfigs struct{ list runtime.Object }
-
-func (s staticConfigs) List(context.Context, *metainternalversion.ListOptions) (runtime.Object, error) {
-	return s.list, nil
-}
-
-func (s staticConfigs) Watch(context.Context, *metainternalversion.ListOptions) (watch.Interface, error) {
-	return watch.NewFake(), nil
-}
-
 func runSource(t *testing.T, list runtime.Object, compile func(runtime.Object) []*Hook) *configsource.Source[*Hook] {
-	src := configsource.New(staticConfigs{list}, compile, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); src.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	src := configsource.New(configsourcetest.Static{Objects: list}, compile, nil)
+	configsourcetest.Run(t, src.Run)
 	return src
 }
 

@@ -7,28 +7,13 @@ import (
 
 	arv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/configsource/configsourcetest"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 )
-
-// staticLW lists fixed objects and never sends a watch event.
-type staticLW struct{ list runtime.Object }
-
-func (l staticLW) List(context.Context, *metainternalversion.ListOptions) (runtime.Object, error) {
-	return l.list, nil
-}
-
-func (l staticLW) Watch(ctx context.Context, _ *metainternalversion.ListOptions) (watch.Interface, error) {
-	w := watch.NewFake()
-	go func() { <-ctx.Done(); w.Stop() }()
-	return w, nil
-}
 
 // BenchmarkAdmit: the plugin's own cost per write (no HTTP, no storage):
 // Admit of a ConfigMap create with 10 policies, each setting one label by
@@ -63,7 +48,7 @@ func BenchmarkAdmit(b *testing.B) {
 				bl.Items = append(bl.Items, arv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 					Spec: arv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name}})
 			}
-			p := New(staticLW{&pl}, staticLW{&bl}, Options{TypeConverter: fieldmanager.TypeConverter})
+			p := New(configsourcetest.Static{Objects: &pl}, configsourcetest.Static{Objects: &bl}, Options{TypeConverter: fieldmanager.TypeConverter})
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { defer close(done); p.Run(ctx) }()

@@ -5,28 +5,19 @@ import (
 	"testing"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/admissiontest"
+	"github.com/kapi-dev/kapi/pkg/admission/configsource/configsourcetest"
 )
 
 // TestNoPoliciesNoAllocation: with no MutatingAdmissionPolicy, Admit
 // allocates nothing — every write asks it (session 23: each call used to
 // copy the request's Attributes to the heap before finding no policy).
 func TestNoPoliciesNoAllocation(t *testing.T) {
-	p := New(staticLW{&arv1.MutatingAdmissionPolicyList{}}, staticLW{&arv1.MutatingAdmissionPolicyBindingList{}}, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); p.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	a := admission.Attributes{
-		Operation: admission.Update,
-		Resource:  schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
-		Kind:      schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
-		Namespace: "default", Name: "a",
-		Object: &corev1.ConfigMap{}, OldObject: &corev1.ConfigMap{},
-	}
+	p := New(configsourcetest.Static{Objects: &arv1.MutatingAdmissionPolicyList{}},
+		configsourcetest.Static{Objects: &arv1.MutatingAdmissionPolicyBindingList{}}, Options{})
+	configsourcetest.Run(t, p.Run)
+	ctx, a := context.Background(), admissiontest.ConfigMapUpdate()
 	if err := p.Admit(ctx, a); err != nil { // waits for the lists
 		t.Fatal(err)
 	}
