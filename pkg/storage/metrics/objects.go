@@ -15,14 +15,14 @@ type CountFunc func(ctx context.Context) (int64, error)
 // countTimeout bounds one count at scrape time.
 const countTimeout = time.Second
 
-// objectCounts is the collector of apiserver_storage_objects (deprecated
-// since 1.34, kept as dashboards still read it) and
-// apiserver_resource_objects: each resource's count is read from its
+// objectCounts is the collector of apiserver_resource_objects (its
+// deprecated predecessor apiserver_storage_objects, STABLE and deprecated
+// in 1.34.0, is hidden from 1.37 on by component-base, and so not served):
+// each resource's count is read from its
 // source when scraped, where upstream polls every minute
 // (--etcd-count-metric-poll-period); the sources are local (the watch
 // cache, the memory backend) except before a watch cache is ready.
 type objectCounts struct {
-	storageObjects  *prometheus.Desc
 	resourceObjects *prometheus.Desc
 
 	mu      sync.Mutex
@@ -33,9 +33,6 @@ type source struct{ count CountFunc }
 
 func newObjectCounts() *objectCounts {
 	return &objectCounts{
-		storageObjects: prometheus.NewDesc("apiserver_storage_objects",
-			"[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
-			[]string{"resource"}, nil),
 		resourceObjects: prometheus.NewDesc("apiserver_resource_objects",
 			"[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 			[]string{"group", "resource"}, nil),
@@ -59,7 +56,6 @@ func (o *objectCounts) track(gr schema.GroupResource, count CountFunc) func() {
 
 // Describe implements prometheus.Collector.
 func (o *objectCounts) Describe(ch chan<- *prometheus.Desc) {
-	ch <- o.storageObjects
 	ch <- o.resourceObjects
 }
 
@@ -79,7 +75,6 @@ func (o *objectCounts) Collect(ch chan<- prometheus.Metric) {
 		if err != nil {
 			v = -1
 		}
-		ch <- prometheus.MustNewConstMetric(o.storageObjects, prometheus.GaugeValue, v, gr.String())
 		ch <- prometheus.MustNewConstMetric(o.resourceObjects, prometheus.GaugeValue, v, gr.Group, gr.Resource)
 	}
 }
