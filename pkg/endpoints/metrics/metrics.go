@@ -58,6 +58,8 @@ type Metrics struct {
 	inflight           *prometheus.GaugeVec     // apiserver_current_inflight_requests
 	inflightReadOnly   prometheus.Gauge
 	inflightMutating   prometheus.Gauge
+	inqueue            *prometheus.GaugeVec // apiserver_current_inqueue_requests
+	executing, waiting *Watermark           // API Priority and Fairness's
 	tlsHandshakeErrors prometheus.Counter
 	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
 	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
@@ -131,9 +133,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
 	m.inflightMutating = m.inflight.WithLabelValues(MutatingKind)
+	m.inqueue = newInqueue()
+	m.executing = &Watermark{vec: m.inflight}
+	m.waiting = &Watermark{vec: m.inqueue}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs} {
+			m.longRunning, m.inflight, m.inqueue, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}
