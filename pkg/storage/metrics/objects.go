@@ -22,11 +22,16 @@ const countTimeout = time.Second
 // source when scraped, where upstream polls every minute
 // (--etcd-count-metric-poll-period); the sources are local (the watch
 // cache, the memory backend) except before a watch cache is ready.
+//
+// It also reports apiserver_resource_size_estimate_bytes of the resources
+// given a size source (TrackSize), read at scrape time too.
 type objectCounts struct {
 	resourceObjects *prometheus.Desc
+	sizeEstimate    *prometheus.Desc
 
 	mu      sync.Mutex
 	sources map[schema.GroupResource]*source
+	sizes   map[schema.GroupResource]*source
 }
 
 type source struct{ count CountFunc }
@@ -36,20 +41,24 @@ func newObjectCounts() *objectCounts {
 		resourceObjects: prometheus.NewDesc("apiserver_resource_objects",
 			"[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 			[]string{"group", "resource"}, nil),
+		sizeEstimate: prometheus.NewDesc("apiserver_resource_size_estimate_bytes",
+			"[ALPHA] Estimated size of stored objects in database. Estimate is based on sum of last observed sizes of serialized objects. In case of a fetching error, the value will be -1.",
+			[]string{"group", "resource"}, nil),
 		sources: make(map[schema.GroupResource]*source),
+		sizes:   make(map[schema.GroupResource]*source),
 	}
 }
 
-func (o *objectCounts) track(gr schema.GroupResource, count CountFunc) func() {
+func (o *objectCounts) track(sources map[schema.GroupResource]*source, gr schema.GroupResource, count CountFunc) func() {
 	s := &source{count: count}
 	o.mu.Lock()
-	o.sources[gr] = s
+	sources[gr] = s
 	o.mu.Unlock()
 	return func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		if o.sources[gr] == s {
-			delete(o.sources, gr)
+		if sources[gr] == s {
+			delete(sources, gr)
 		}
 	}
 }
@@ -57,6 +66,7 @@ func (o *objectCounts) track(gr schema.GroupResource, count CountFunc) func() {
 // Describe implements prometheus.Collector.
 func (o *objectCounts) Describe(ch chan<- *prometheus.Desc) {
 	ch <- o.resourceObjects
+	ch <- o.sizeEstimate
 }
 
 // Collect implements prometheus.Collector.
@@ -66,17 +76,25 @@ func (o *objectCounts) Collect(ch chan<- prometheus.Metric) {
 	for gr, s := range o.sources {
 		sources[gr] = s
 	}
-	o.mu.Unlock()
-	for gr, s := range sources {
-		ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
-		n, err := s.count(ctx)
-		cancel()
-		v := float64(n)
-		if err != nil {
-			v = -1
-		}
-		ch <- prometheus.MustNewConstMetric(o.resourceObjects, prometheus.GaugeValue, v, gr.Group, gr.Resource)
+	sizes := make(map[schema.GroupResource]*source, len(o.sizes))
+	for gr, s := range o.sizes {
+		sizes[gr] = s
 	}
+	o.mu.Unlock()
+	collect := func(desc *prometheus.Desc, sources map[schema.GroupResource]*source) {
+		for gr, s := range sources {
+			ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
+			n, err := s.count(ctx)
+			cancel()
+			v := float64(n)
+			if err != nil {
+				v = -1
+			}
+			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, gr.Group, gr.Resource)
+		}
+	}
+	collect(o.resourceObjects, sources)
+	collect(o.sizeEstimate, sizes)
 }
 
 // ObjectCount counts the objects of gr through its tracked source (false:
