@@ -67,6 +67,7 @@ type Metrics struct {
 	watchListLatencies *prometheus.HistogramVec // apiserver_watch_list_duration_seconds
 	deprecatedAPIs     *prometheus.GaugeVec     // apiserver_requested_deprecated_apis
 	fieldValidation    *fieldValidations        // field_validation_request_duration_seconds
+	timestamps         *timestampComparisons    // apiserver_request_timestamp_comparison_time
 	// requestFilterDuration is apiserver_request_filter_duration_seconds.
 	requestFilterDuration *prometheus.HistogramVec
 	filters               filterObservers
@@ -131,6 +132,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"group", "version", "resource", "scope"}),
 		deprecatedAPIs:  newDeprecatedAPIs(),
 		fieldValidation: newFieldValidations(),
+		timestamps:      newTimestampComparisons(),
 		series:          make(map[seriesKey]*series),
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
@@ -140,7 +142,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m.waiting = &Watermark{vec: m.inqueue}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.inqueue, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs, m.fieldValidation.vec} {
+			m.longRunning, m.inflight, m.inqueue, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs, m.fieldValidation.vec, m.timestamps.vec} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}
