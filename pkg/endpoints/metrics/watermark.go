@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,10 +30,8 @@ func newInqueue() *prometheus.GaugeVec {
 // the first only (upstream's behaviour). A nil *Watermark records
 // nothing; methods are safe for concurrent use.
 type Watermark struct {
-	readOnly, mutating atomic.Int64 // current counts
-
-	mu                       sync.Mutex
-	maxReadOnly, maxMutating int64 // highest since the last publication
+	readOnly, mutating       atomic.Int64 // current counts
+	maxReadOnly, maxMutating atomic.Int64 // highest since the last publication
 
 	vec *prometheus.GaugeVec
 }
@@ -69,11 +66,12 @@ func (w *Watermark) Note(mutating bool, delta int) {
 		c, high = &w.mutating, &w.maxMutating
 	}
 	n := c.Add(int64(delta))
-	w.mu.Lock()
-	if n > *high {
-		*high = n
+	for {
+		h := high.Load()
+		if n <= h || high.CompareAndSwap(h, n) {
+			return
+		}
 	}
-	w.mu.Unlock()
 }
 
 // Publish sets the gauges to the watermarks and starts the next period
@@ -82,10 +80,7 @@ func (w *Watermark) Publish() {
 	if w == nil {
 		return
 	}
-	w.mu.Lock()
-	ro, mu := w.maxReadOnly, w.maxMutating
-	w.maxReadOnly, w.maxMutating = 0, 0
-	w.mu.Unlock()
+	ro, mu := w.maxReadOnly.Swap(0), w.maxMutating.Swap(0)
 	w.vec.WithLabelValues(ReadOnlyKind).Set(float64(ro))
 	w.vec.WithLabelValues(MutatingKind).Set(float64(mu))
 }
