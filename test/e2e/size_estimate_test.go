@@ -39,7 +39,8 @@ func resourceGauge(got map[string]*dto.MetricFamily, family, group, resource str
 // labels, positive for the bootstrap namespaces, and following the
 // configmaps written (a 200 kB one raises the estimate by at least its
 // data; its delete takes it back), as the watch cache's etcd watch
-// reports their stored sizes. The memory backend has no such family
+// reports their stored sizes; events, without a watch cache, -1 once
+// there are some (upstream's). The memory backend has no such family
 // (families.json).
 func TestResourceSizeEstimate(t *testing.T) {
 	srv := kapitest.Start(t, kapitest.WithEmbeddedEtcd())
@@ -86,4 +87,19 @@ func TestResourceSizeEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("after the delete", func(v float64) bool { return v < after-190_000 })
+
+	// Events have no watch cache (as upstream's): their count is etcd's,
+	// their size unknown, so the estimate is -1 once there are some.
+	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e1", Namespace: "default"},
+		InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "default", Name: "big"}, Reason: "Test", Message: "m", Type: "Normal"}
+	if _, err := cs.CoreV1().Events("default").Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got = scrape(t, srv.Config)
+	if v, ok := resourceGauge(got, "apiserver_resource_objects", "", "events"); !ok || v < 1 {
+		t.Errorf("apiserver_resource_objects of events: got %g (present: %v), want >= 1", v, ok)
+	}
+	if v, ok := resourceGauge(got, family, "", "events"); !ok || v != -1 {
+		t.Errorf("%s of events: got %g (present: %v), want -1", family, v, ok)
+	}
 }
