@@ -32,17 +32,24 @@ func (c *Config) newPriorityAndFairness() (*filters.PriorityAndFairness, error) 
 	if err != nil {
 		return nil, err
 	}
-	c.flowControl = flowcontrol.New(flowcontrol.Options{ServerConcurrencyLimit: seats, Metrics: m})
+	// The requests waiting in queues and those executing, by kind, for
+	// apiserver_current_inqueue_requests and
+	// apiserver_current_inflight_requests (published by the
+	// priority-and-fairness-filter hook).
+	waiting := c.Metrics.WaitingMark()
+	c.flowControl = flowcontrol.New(flowcontrol.Options{ServerConcurrencyLimit: seats, Metrics: m,
+		QueueNote: func(d *flowcontrol.RequestDescription, delta int) { waiting.Note(filters.MutatingVerb(d.Verb), delta) }})
 	counts := &objectCounts{count: func(ctx context.Context, gr schema.GroupResource) (int64, bool) {
 		return c.StorageMetrics.ObjectCount(ctx, gr)
 	}, entries: map[schema.GroupResource]*objectCount{}}
-	return &filters.PriorityAndFairness{Controller: c.flowControl, ObjectCount: counts.get}, nil
+	return &filters.PriorityAndFairness{Controller: c.flowControl, ObjectCount: counts.get, Executing: c.Metrics.ExecutingMark()}, nil
 }
 
-// installFlowControl adds, on the head server, the post-start hook that
-// creates the bootstrap configuration and keeps the engine fed
-// (upstream's priority-and-fairness-config-producer and -consumer), and the
-// /debug/api_priority_and_fairness dumps.
+// installFlowControl adds, on the head server, the post-start hooks that
+// publish the filter's watermarks and that create the bootstrap
+// configuration and keep the engine fed (upstream's
+// priority-and-fairness-filter, -config-producer and -config-consumer),
+// and the /debug/api_priority_and_fairness dumps.
 func (c *Config) installFlowControl(head *server.GenericServer) error {
 	engine := c.flowControl
 	if engine == nil {
@@ -58,6 +65,14 @@ func (c *Config) installFlowControl(head *server.GenericServer) error {
 	mux.Handle("/debug/api_priority_and_fairness/dump_requests", mastersOnly(func(w http.ResponseWriter, r *http.Request) {
 		engine.DumpRequests(w, r.URL.Query().Get("includeRequestDetails") == "1")
 	}))
+	// Upstream's hook of this name publishes the filter's watermarks once
+	// a second from the server's start.
+	if err := head.AddPostStartHook("priority-and-fairness-filter", func(hookCtx context.Context) error {
+		go c.Metrics.RunWatermarks(hookCtx)
+		return nil
+	}); err != nil {
+		return err
+	}
 	return head.AddPostStartHook("priority-and-fairness-config-producer", func(hookCtx context.Context) error {
 		cfg, err := c.inProcessClientConfig(c.inProcess)
 		if err != nil {

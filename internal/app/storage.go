@@ -129,8 +129,8 @@ func (c *Config) applyStorage() error {
 	}
 	c.storage = b
 	c.addCleanup(b.close)
-	// The database size (apiserver_storage_size_bytes and the deprecated
-	// apiserver_storage_db_total_size_in_bytes), read at scrape time.
+	// The database size (apiserver_storage_size_bytes), read at scrape
+	// time.
 	var sizeEndpoints []string // the client's own
 	if b.embedded != nil {
 		sizeEndpoints = b.embedded.Endpoints() // its client is in-process

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -94,7 +95,7 @@ func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logg
 		LocalReads:    localReads,
 	})
 	if tune == nil {
-		return store, func() {}, nil
+		return store, trackUncached(m, cfg, store), nil
 	}
 	ccfg := cacher.Config{
 		Storage:        store,
@@ -115,6 +116,27 @@ func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logg
 		return nil, nil, fmt.Errorf("watch cache for %s: %w", cfg.Resource, err)
 	}
 	return cache, cache.Stop, nil
+}
+
+// trackUncached reports the object count and size estimate of a resource
+// without a watch cache (events, by default), as upstream's registry polls
+// them from its etcd store: the count is etcd's; with no watch cache to
+// enable its size estimator the average size is unknown, so the estimate
+// is 0 without objects and -1 with some (upstream's rule). Both are read
+// at scrape time, as the watch cache's are. The returned function stops
+// the tracking.
+func trackUncached(m *storagemetrics.Metrics, cfg generic.StorageConfig, store *etcd3.Store) func() {
+	res := m.Resource(cfg.Resource)
+	count := func(ctx context.Context) (int64, error) { return store.Count(ctx, cfg.Prefix) }
+	untrackObjects := res.TrackObjects(count)
+	untrackSize := res.TrackSize(func(ctx context.Context) (int64, error) {
+		n, err := count(ctx)
+		if err != nil || n == 0 {
+			return 0, err
+		}
+		return -1, nil
+	})
+	return func() { untrackObjects(); untrackSize() }
 }
 
 // memoryStorage stores built-in types as protobuf on the memory backend

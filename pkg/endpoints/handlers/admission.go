@@ -106,11 +106,15 @@ func (s *RequestScope) createValidation(name string, opts runtime.Object, dryRun
 // create an update may turn into). The context it returns is ctx for the
 // Update call, telling storage whether a validating plugin reads the
 // update's objects (rest.WithUpdateObjectsRead): when none does, storage
-// validates without copying them.
+// validates without copying them; and where it records its managed fields
+// timestamps comparison (rest.WithTimestampComparisons).
 func (s *RequestScope) updateValidation(ctx context.Context, name string, opts *metav1.UpdateOptions) (context.Context, rest.ValidateObjectFunc, rest.ValidateObjectUpdateFunc) {
 	uctx := rest.WithUpdateObjectsRead(ctx, func() bool {
 		return s.Admission.ValidationReadsObjects(s.attributes(ctx, admission.Update, name, opts, opts.DryRun, nil, nil))
 	})
+	if s.Metrics != nil {
+		uctx = rest.WithTimestampComparisons(uctx, s.Metrics.TimestampComparison)
+	}
 	update := rest.ValidateAllObjectUpdateFunc
 	if s.Admission.Handles(admission.Update) {
 		update = func(ctx context.Context, obj, old runtime.Object) error {

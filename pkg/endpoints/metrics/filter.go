@@ -77,6 +77,7 @@ func (m *Metrics) RecordRequest(r *http.Request, info *request.RequestInfo, code
 	if s.size != nil {
 		s.size.Observe(float64(size))
 	}
+	m.fieldValidation.seen(r.URL)
 }
 
 // longRunningGauge returns the apiserver_longrunning_requests child of a

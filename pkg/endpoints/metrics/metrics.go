@@ -58,12 +58,16 @@ type Metrics struct {
 	inflight           *prometheus.GaugeVec     // apiserver_current_inflight_requests
 	inflightReadOnly   prometheus.Gauge
 	inflightMutating   prometheus.Gauge
+	inqueue            *prometheus.GaugeVec // apiserver_current_inqueue_requests
+	executing, waiting *Watermark           // API Priority and Fairness's
 	tlsHandshakeErrors prometheus.Counter
 	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
 	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
 	requestBodySizes   *prometheus.HistogramVec // apiserver_request_body_size_bytes
 	watchListLatencies *prometheus.HistogramVec // apiserver_watch_list_duration_seconds
 	deprecatedAPIs     *prometheus.GaugeVec     // apiserver_requested_deprecated_apis
+	fieldValidation    *fieldValidations        // field_validation_request_duration_seconds
+	timestamps         *timestampComparisons    // apiserver_request_timestamp_comparison_time
 	// requestFilterDuration is apiserver_request_filter_duration_seconds.
 	requestFilterDuration *prometheus.HistogramVec
 	filters               filterObservers
@@ -126,14 +130,19 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "[BETA] Response latency distribution in seconds for watch list requests broken by group, version, resource and scope.",
 			Buckets: watchListBuckets,
 		}, []string{"group", "version", "resource", "scope"}),
-		deprecatedAPIs: newDeprecatedAPIs(),
-		series:         make(map[seriesKey]*series),
+		deprecatedAPIs:  newDeprecatedAPIs(),
+		fieldValidation: newFieldValidations(),
+		timestamps:      newTimestampComparisons(),
+		series:          make(map[seriesKey]*series),
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
 	m.inflightMutating = m.inflight.WithLabelValues(MutatingKind)
+	m.inqueue = newInqueue()
+	m.executing = &Watermark{vec: m.inflight}
+	m.waiting = &Watermark{vec: m.inqueue}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs} {
+			m.longRunning, m.inflight, m.inqueue, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs, m.fieldValidation.vec, m.timestamps.vec} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}

@@ -102,6 +102,9 @@ func (e *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		if err := e.guard("validating the object", func() error { return e.beforeUpdate(ctx, obj, existing) }); err != nil {
 			return nil, err
 		}
+		// A change of managed fields times alone is no change (upstream's
+		// IgnoreManagedFieldsTimestampsTransformer, here too).
+		revertTimestampOnlyChanges(ctx, obj, existing)
 		if updateValidation != nil {
 			vObj, vOld := obj, existing
 			if rest.UpdateObjectsRead(ctx) {

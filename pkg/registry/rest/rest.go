@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"net/http"
+	"time"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -103,6 +104,26 @@ func WithUpdateObjectsRead(ctx context.Context, reads func() bool) context.Conte
 func UpdateObjectsRead(ctx context.Context) bool {
 	reads, ok := ctx.Value(updateObjectsReadKey{}).(func() bool)
 	return !ok || reads()
+}
+
+// timestampComparisonsKey is the context key of WithTimestampComparisons.
+type timestampComparisonsKey struct{}
+
+// WithTimestampComparisons returns ctx carrying record, which the storage
+// of an update calls with the outcome and duration of its comparison of
+// the new object's managed fields timestamps with the stored object's
+// (apiserver_request_timestamp_comparison_time). Set by the handlers of
+// updates and patches.
+func WithTimestampComparisons(ctx context.Context, record func(outcome string, d time.Duration)) context.Context {
+	return context.WithValue(ctx, timestampComparisonsKey{}, record)
+}
+
+// TimestampsCompared calls the recorder of ctx (WithTimestampComparisons),
+// if any.
+func TimestampsCompared(ctx context.Context, outcome string, d time.Duration) {
+	if record, ok := ctx.Value(timestampComparisonsKey{}).(func(string, time.Duration)); ok {
+		record(outcome, d)
+	}
 }
 
 // ValidateAllObjectFunc accepts everything.

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/auth/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
@@ -58,6 +59,19 @@ type PriorityAndFairness struct {
 	Controller *flowcontrol.Controller
 	// ObjectCount estimates lists' width; nil: every list is one seat.
 	ObjectCount ObjectCounter
+	// Executing counts the requests executing (from admission to the end
+	// of the handler; a watch until its initial events are sent) for
+	// apiserver_current_inflight_requests; nil: not counted. The waiting
+	// ones are counted by the Controller's QueueNote.
+	Executing *metrics.Watermark
+}
+
+// MutatingVerb reports whether API Priority and Fairness counts a request
+// of verb as mutating in apiserver_current_inflight_requests and
+// apiserver_current_inqueue_requests: any verb but get, list and watch
+// (upstream's rule, non-resource verbs included: a HEAD is mutating).
+func MutatingVerb(verb string) bool {
+	return verb != "get" && verb != "list" && verb != "watch"
 }
 
 // WithPriorityAndFairness replaces max-in-flight when
@@ -123,11 +137,19 @@ func WithPriorityAndFairness(handler http.Handler, cfg PriorityAndFairness, isLo
 			http.Error(w, TooManyRequestsMessage, http.StatusTooManyRequests)
 			return
 		}
-		defer ticket.Finish()
+		mutating := MutatingVerb(info.Verb)
+		cfg.Executing.Note(mutating, 1)
 		if !isWatch {
+			defer cfg.Executing.Note(mutating, -1)
+			defer ticket.Finish()
 			handler.ServeHTTP(w, r)
 			return
 		}
+		finish := sync.OnceFunc(func() {
+			ticket.Finish()
+			cfg.Executing.Note(mutating, -1)
+		})
+		defer finish()
 		if info.IsResourceRequest {
 			n := watches.of(gr)
 			n.Add(1)
@@ -136,7 +158,7 @@ func WithPriorityAndFairness(handler http.Handler, cfg PriorityAndFairness, isLo
 		// The seat goes when storage has handed over the initial events
 		// (watchinit.Initialized), or when the handler returns without
 		// reaching storage, as upstream's watch initialization signal.
-		handler.ServeHTTP(w, r.WithContext(watchinit.WithSignal(ctx, ticket.Finish)))
+		handler.ServeHTTP(w, r.WithContext(watchinit.WithSignal(ctx, finish)))
 	})
 }
 

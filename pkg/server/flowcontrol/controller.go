@@ -63,14 +63,20 @@ type Options struct {
 	Metrics *Metrics
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
+	// QueueNote, if set, is told of each request that enters a queue
+	// (delta 1) and of its leaving it (-1: dispatched, timed out or
+	// cancelled), as upstream's filter is through its queue-note callback.
+	// It is called with the level's lock held and must be quick.
+	QueueNote func(desc *RequestDescription, delta int)
 }
 
 // Controller is the engine: the digested configuration and the state of
 // every priority level. Safe for concurrent use.
 type Controller struct {
-	serverCL int
-	metrics  *Metrics
-	now      func() time.Time
+	serverCL  int
+	metrics   *Metrics
+	now       func() time.Time
+	queueNote func(desc *RequestDescription, delta int)
 
 	mu      sync.Mutex
 	schemas []*schema
@@ -90,7 +96,7 @@ func New(o Options) *Controller {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	c := &Controller{serverCL: o.ServerConcurrencyLimit, metrics: o.Metrics, now: o.Now, levels: map[string]*level{}}
+	c := &Controller{serverCL: o.ServerConcurrencyLimit, metrics: o.Metrics, now: o.Now, queueNote: o.QueueNote, levels: map[string]*level{}}
 	c.Apply(nil, nil)
 	return c
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -482,4 +483,86 @@ func TestBorrowingLowerBoundIsHighWatermark(t *testing.T) {
 		tk.Finish()
 	}
 	wg.Wait()
+}
+
+// QueueNote hears of every request that enters a queue and of its leaving
+// (dispatched, timed out, cancelled), with its description; requests that
+// execute at once are not noted.
+func TestQueueNote(t *testing.T) {
+	pls := []*flowcontrolv1.PriorityLevelConfiguration{
+		{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: ptr.To[int32](1), LendablePercent: ptr.To[int32](0),
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeQueue, Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 1, HandSize: 1, QueueLengthLimit: 5}}}}},
+	}
+	fs := &flowcontrolv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "fs-q"}, Spec: flowcontrolv1.FlowSchemaSpec{
+		PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "q"}, MatchingPrecedence: 100,
+		Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+			Subjects:         []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "q"}}},
+			NonResourceRules: []flowcontrolv1.NonResourcePolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+		}},
+	}}
+	var mu sync.Mutex
+	var notes []string
+	count := map[string]int{}
+	c := New(Options{ServerConcurrencyLimit: 10, QueueNote: func(d *RequestDescription, delta int) {
+		mu.Lock()
+		defer mu.Unlock()
+		notes = append(notes, fmt.Sprintf("%s%+d", d.Verb, delta))
+		count[d.Verb] += delta
+	}})
+	c.Apply([]*flowcontrolv1.FlowSchema{fs}, pls)
+	waiting := func(verb string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return count[verb]
+	}
+	qcls := c.Classify(&Request{User: "q", Verb: "get", Path: "/x"})
+	ctx := context.Background()
+	// Two seats: taken at once, not noted.
+	a, err := c.Admit(ctx, qcls, Width{Seats: 2}, time.Second, RequestDescription{Verb: "create"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 0 {
+		t.Fatalf("notes %q for a request that did not wait", notes)
+	}
+	res := make(chan *Ticket, 2)
+	for _, verb := range []string{"create", "list"} {
+		go func() {
+			tk, err := c.Admit(ctx, qcls, Width{Seats: 1}, 10*time.Second, RequestDescription{Verb: verb})
+			if err != nil {
+				t.Error(err)
+			}
+			res <- tk
+		}()
+	}
+	eventually(t, func() bool { return waiting("create") == 1 && waiting("list") == 1 })
+	a.Finish() // dispatches both
+	(<-res).Finish()
+	(<-res).Finish()
+	if waiting("create") != 0 || waiting("list") != 0 {
+		t.Errorf("after dispatch: %v, want all left", count)
+	}
+	// A waiter that times out and one that is cancelled leave too.
+	b, err := c.Admit(ctx, qcls, Width{Seats: 2}, time.Second, RequestDescription{Verb: "update"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Finish()
+	if _, err := c.Admit(ctx, qcls, Width{Seats: 1}, 20*time.Millisecond, RequestDescription{Verb: "patch"}); err == nil {
+		t.Fatal("waiting on a full level: no time-out")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	if _, err := c.Admit(cctx, qcls, Width{Seats: 1}, time.Minute, RequestDescription{Verb: "watch"}); err == nil {
+		t.Fatal("cancelled: no error")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(notes[4:], " "); got != "patch+1 patch-1 watch+1 watch-1" {
+		t.Errorf("notes after the dispatches: %q", got)
+	}
+	if len(notes) != 8 {
+		t.Errorf("notes %q, want 8", notes)
+	}
 }

@@ -308,6 +308,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	lv.waiting++
 	lv.waitingSeats += w.Seats
 	m.inqueue(cls, 1, w.Seats)
+	lv.noteQueue(wt, 1)
 	lv.dispatchLocked()
 	lv.mu.Unlock()
 
@@ -343,6 +344,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	lv.waiting--
 	lv.waitingSeats -= w.Seats
 	m.inqueue(cls, -1, -w.Seats)
+	lv.noteQueue(wt, -1)
 	reason := ReasonTimeout
 	if errors.Is(ctx.Err(), context.Canceled) {
 		reason = ReasonCancelled
@@ -353,6 +355,14 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	lv.rejected++
 	m.rejectedReq(cls, reason, waited)
 	return nil, &Rejection{Reason: reason}
+}
+
+// noteQueue tells the controller's QueueNote that wt entered or left its
+// queue (lv.mu held).
+func (lv *level) noteQueue(wt *waiter, delta int) {
+	if f := lv.c.queueNote; f != nil {
+		f(&wt.desc, delta)
+	}
 }
 
 // dispatchLocked starts waiting requests while they fit: always the head
@@ -395,6 +405,7 @@ func (lv *level) dispatchLocked() {
 		lv.dispatched++
 		wt.decided, wt.executing, wt.start = true, true, now
 		lv.c.metrics.inqueue(wt.cls, -1, -wt.width.Seats)
+		lv.noteQueue(wt, -1)
 		close(wt.ready)
 	}
 }

@@ -47,6 +47,16 @@ type Counter interface {
 	Count(ctx context.Context, key string) (int64, error)
 }
 
+// SizeEstimator is implemented by a store that can estimate the stored
+// size of a resource's objects from the values it read (etcd3's): the
+// cache enables it and reports its estimate for the cache's current keys
+// in apiserver_resource_size_estimate_bytes, as upstream's watch cache
+// enables its store's estimator.
+type SizeEstimator interface {
+	EnableSizeEstimation()
+	EstimateSize(keys []string) (int64, bool)
+}
+
 // Cacher is the watch cache of one resource; see the package doc. It
 // implements [storage.Interface] and is safe for concurrent use. Stop it
 // when done.
@@ -64,7 +74,7 @@ type Cacher struct {
 
 	stats   stats
 	metrics *storagemetrics.Cache // nil: none
-	untrack func()                // stops the object count
+	untrack func()                // stops the object count (and size estimate)
 
 	// sentRV is the revision up to which every event has been handed to
 	// the watchers (at most rv): bookmarks carry it, never running ahead
@@ -133,6 +143,12 @@ func New(cfg Config) (*Cacher, error) {
 	c.metrics = res.Cache()
 	c.metrics.Capacity(0, cfg.EventWindow)
 	c.untrack = res.TrackObjects(c.countObjects)
+	if est, ok := cfg.Storage.(SizeEstimator); ok {
+		est.EnableSizeEstimation()
+		untrackSize := res.TrackSize(func(context.Context) (int64, error) { return c.estimateSize(est) })
+		untrackObjects := c.untrack
+		c.untrack = func() { untrackObjects(); untrackSize() }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.wg.Add(2)
@@ -168,6 +184,27 @@ func (c *Cacher) countObjects(ctx context.Context) (int64, error) {
 		return counter.Count(ctx, c.cfg.ResourcePrefix)
 	}
 	return 0, errors.New("watch cache not ready")
+}
+
+// estimateSize asks est for the estimated size of the cached objects; an
+// error until the cache is ready (upstream reads the keys from its cache,
+// waiting until it is fresh).
+func (c *Cacher) estimateSize(est SizeEstimator) (int64, error) {
+	c.mu.RLock()
+	if !c.ready || c.stopped {
+		c.mu.RUnlock()
+		return 0, errors.New("watch cache not ready")
+	}
+	keys := make([]string, len(c.objects.items))
+	for i, e := range c.objects.items {
+		keys[i] = e.key
+	}
+	c.mu.RUnlock()
+	n, ok := est.EstimateSize(keys)
+	if !ok {
+		return 0, errors.New("size estimation not enabled")
+	}
+	return n, nil
 }
 
 // stats count how requests were served (for tests and debugging).

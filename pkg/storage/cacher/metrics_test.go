@@ -116,7 +116,6 @@ func TestCacherMetrics(t *testing.T) {
 		// the two watches from "" that send initial events.
 		{"apiserver_watch_cache_read_wait_seconds", pods + " 3"},
 		{"apiserver_resource_objects", pods + " 5"},
-		{"apiserver_storage_objects", `resource="pods" 5`},
 	} {
 		if got := series(t, reg, c.family); len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s: got %q, want [%q]", c.family, got, c.want)

@@ -137,6 +137,9 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			items.grow(len(resp.Kvs))
 		}
 		fetched += len(resp.Kvs)
+		if est := s.sizes.Load(); est != nil {
+			est.observe(s.pathPrefix, resp.Kvs)
+		}
 
 		for i, kv := range resp.Kvs {
 			if paging && int64(items.len()) >= pred.Limit {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -80,6 +81,9 @@ type Store struct {
 	streamKey   string                   // this Store's own etcd watch stream (see watchContext)
 	localReads  bool                     // Config.LocalReads
 	resource    schema.GroupResource     // Config.GroupResource, named by list read errors
+
+	sizes     atomic.Pointer[sizeEstimator] // nil until EnableSizeEstimation
+	sizesOnce sync.Once
 }
 
 // streams numbers Stores, so that each has its own etcd watch stream.

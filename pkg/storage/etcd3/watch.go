@@ -412,8 +412,18 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 			}
 			continue
 		}
+		est := w.s.sizes.Load()
 		for _, e := range resp.Events {
 			w.s.metrics.EtcdEvent()
+			if est != nil {
+				// Every event, as upstream's watcher (before the floor and
+				// the predicate).
+				if e.Type == clientv3.EventTypeDelete {
+					est.forget(w.s.pathPrefix, e.Kv)
+				} else {
+					est.observeOne(w.s.pathPrefix, e.Kv)
+				}
+			}
 			if e.Kv.ModRevision <= floor {
 				continue
 			}
@@ -459,6 +469,9 @@ func (w *watcher) sync(ctx context.Context) (int64, error) {
 		if rev == 0 {
 			rev = resp.Header.Revision
 			opts = append(opts, clientv3.WithRev(rev))
+		}
+		if est := w.s.sizes.Load(); est != nil {
+			est.observe(w.s.pathPrefix, resp.Kvs)
 		}
 		for _, kv := range resp.Kvs {
 			obj, err := w.s.decodeNew(w.key, kv.Value, w.s.newFunc, kv.ModRevision)

@@ -84,7 +84,6 @@ func TestStoreMetrics(t *testing.T) {
 	pods := `group="",resource="pods"`
 	for _, c := range []struct{ family, want string }{
 		{"apiserver_resource_objects", pods + " 2"},
-		{"apiserver_storage_objects", `resource="pods" 2`},
 		// storage="memory": kapi's own value (upstream has "etcd" and
 		// "watchcache" only).
 		{"apiserver_storage_list_total", `group="",index="",resource="pods",storage="memory" 1`},

@@ -4,8 +4,7 @@
 // etcd_request_errors_total), events and bookmarks received from etcd,
 // LIST costs (apiserver_storage_list_*, of etcd's, the watch cache's and
 // the memory backend's lists, told apart by the storage label), decode
-// errors, object counts (apiserver_storage_objects,
-// apiserver_resource_objects) and the watch cache's
+// errors, object counts (apiserver_resource_objects) and the watch cache's
 // (apiserver_watch_cache_*, watch_cache_capacity, ...).
 //
 // One [Metrics] is created per server on its own prometheus.Registerer and

@@ -53,7 +53,7 @@ type Metrics struct {
 	listEvaluated  *prometheus.CounterVec   // apiserver_storage_list_evaluated_objects_total
 	listReturned   *prometheus.CounterVec   // apiserver_storage_list_returned_objects_total
 	listLatency    *prometheus.HistogramVec // apiserver_storage_list_duration_seconds
-	objects        *objectCounts            // apiserver_storage_objects, apiserver_resource_objects
+	objects        *objectCounts            // apiserver_resource_objects, apiserver_resource_size_estimate_bytes
 
 	cacheEventsReceived   *prometheus.CounterVec   // apiserver_watch_cache_events_received_total
 	cacheEventsDispatched *prometheus.CounterVec   // apiserver_watch_cache_events_dispatched_total
@@ -260,7 +260,7 @@ func (r *Resource) ListLatency(streamed bool, start time.Time) {
 }
 
 // TrackObjects makes count the source of the resource's object count
-// (apiserver_storage_objects, apiserver_resource_objects), read at every
+// (apiserver_resource_objects), read at every
 // scrape; a failing count reports -1, as upstream. A later call for the
 // same resource replaces the source. The returned function stops tracking
 // (if the source was not replaced since).
@@ -268,5 +268,17 @@ func (r *Resource) TrackObjects(count CountFunc) (untrack func()) {
 	if r == nil {
 		return func() {}
 	}
-	return r.m.objects.track(r.gr, count)
+	return r.m.objects.track(r.m.objects.sources, r.gr, count)
+}
+
+// TrackSize makes estimate the source of the resource's
+// apiserver_resource_size_estimate_bytes, read at every scrape; a failing
+// estimate reports -1, as upstream. A later call for the same resource
+// replaces the source; the returned function stops tracking (if the
+// source was not replaced since).
+func (r *Resource) TrackSize(estimate CountFunc) (untrack func()) {
+	if r == nil {
+		return func() {}
+	}
+	return r.m.objects.track(r.m.objects.sizes, r.gr, estimate)
 }

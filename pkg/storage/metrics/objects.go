@@ -15,52 +15,58 @@ type CountFunc func(ctx context.Context) (int64, error)
 // countTimeout bounds one count at scrape time.
 const countTimeout = time.Second
 
-// objectCounts is the collector of apiserver_storage_objects (deprecated
-// since 1.34, kept as dashboards still read it) and
-// apiserver_resource_objects: each resource's count is read from its
+// objectCounts is the collector of apiserver_resource_objects (its
+// deprecated predecessor apiserver_storage_objects, STABLE and deprecated
+// in 1.34.0, is hidden from 1.37 on by component-base, and so not served):
+// each resource's count is read from its
 // source when scraped, where upstream polls every minute
 // (--etcd-count-metric-poll-period); the sources are local (the watch
 // cache, the memory backend) except before a watch cache is ready.
+//
+// It also reports apiserver_resource_size_estimate_bytes of the resources
+// given a size source (TrackSize), read at scrape time too.
 type objectCounts struct {
-	storageObjects  *prometheus.Desc
 	resourceObjects *prometheus.Desc
+	sizeEstimate    *prometheus.Desc
 
 	mu      sync.Mutex
 	sources map[schema.GroupResource]*source
+	sizes   map[schema.GroupResource]*source
 }
 
 type source struct{ count CountFunc }
 
 func newObjectCounts() *objectCounts {
 	return &objectCounts{
-		storageObjects: prometheus.NewDesc("apiserver_storage_objects",
-			"[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
-			[]string{"resource"}, nil),
 		resourceObjects: prometheus.NewDesc("apiserver_resource_objects",
 			"[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 			[]string{"group", "resource"}, nil),
+		sizeEstimate: prometheus.NewDesc("apiserver_resource_size_estimate_bytes",
+			"[ALPHA] Estimated size of stored objects in database. Estimate is based on sum of last observed sizes of serialized objects. In case of a fetching error, the value will be -1.",
+			[]string{"group", "resource"}, nil),
 		sources: make(map[schema.GroupResource]*source),
+		sizes:   make(map[schema.GroupResource]*source),
 	}
 }
 
-func (o *objectCounts) track(gr schema.GroupResource, count CountFunc) func() {
+func (o *objectCounts) track(sources map[schema.GroupResource]*source, gr schema.GroupResource, count CountFunc) func() {
 	s := &source{count: count}
 	o.mu.Lock()
-	o.sources[gr] = s
+	sources[gr] = s
 	o.mu.Unlock()
 	return func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		if o.sources[gr] == s {
-			delete(o.sources, gr)
+		if sources[gr] == s {
+			delete(sources, gr)
 		}
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (o *objectCounts) Describe(ch chan<- *prometheus.Desc) {
-	ch <- o.storageObjects
 	ch <- o.resourceObjects
+	ch <- o.sizeEstimate
 }
 
 // Collect implements prometheus.Collector.
@@ -70,18 +76,25 @@ func (o *objectCounts) Collect(ch chan<- prometheus.Metric) {
 	for gr, s := range o.sources {
 		sources[gr] = s
 	}
-	o.mu.Unlock()
-	for gr, s := range sources {
-		ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
-		n, err := s.count(ctx)
-		cancel()
-		v := float64(n)
-		if err != nil {
-			v = -1
-		}
-		ch <- prometheus.MustNewConstMetric(o.storageObjects, prometheus.GaugeValue, v, gr.String())
-		ch <- prometheus.MustNewConstMetric(o.resourceObjects, prometheus.GaugeValue, v, gr.Group, gr.Resource)
+	sizes := make(map[schema.GroupResource]*source, len(o.sizes))
+	for gr, s := range o.sizes {
+		sizes[gr] = s
 	}
+	o.mu.Unlock()
+	collect := func(desc *prometheus.Desc, sources map[schema.GroupResource]*source) {
+		for gr, s := range sources {
+			ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
+			n, err := s.count(ctx)
+			cancel()
+			v := float64(n)
+			if err != nil {
+				v = -1
+			}
+			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, gr.Group, gr.Resource)
+		}
+	}
+	collect(o.resourceObjects, sources)
+	collect(o.sizeEstimate, sizes)
 }
 
 // ObjectCount counts the objects of gr through its tracked source (false:
