@@ -82,6 +82,20 @@ func revertTimestampOnlyChanges(ctx context.Context, obj, old runtime.Object) {
 }
 
 func compareTimestamps(obj, old runtime.Object) string {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if uo, ok := old.(*unstructured.Unstructured); ok {
+			if outcome, ok := compareUnstructuredTimestamps(u.Object, uo.Object); ok {
+				return outcome
+			}
+		}
+	}
+	return compareTypedTimestamps(obj, old)
+}
+
+// compareTypedTimestamps is the comparison as upstream makes it, on the
+// objects' managed fields entries (for unstructured objects, decoded from
+// their maps).
+func compareTypedTimestamps(obj, old runtime.Object) string {
 	oldMeta, err := meta.Accessor(old)
 	if err != nil {
 		return metrics.TimestampsError
