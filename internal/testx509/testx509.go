@@ -28,7 +28,7 @@ import (
 type KeyType int
 
 const (
-	// ECDSA is a P-256 key of the CA's own.
+	// ECDSA is a new P-256 key for each CA or self-signed certificate.
 	ECDSA KeyType = iota
 	// RSA is a 2048-bit key, needed to sign with SHA1WithRSA (whose
 	// verification error quotes "SHA1-RSA"). All RSA certificates of a
