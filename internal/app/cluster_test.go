@@ -30,6 +30,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/internal/testports"
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/pkg/server/options"
 )
 
@@ -184,17 +185,7 @@ func isLeader(cs kubernetes.Interface) bool {
 
 func eventually(t *testing.T, d time.Duration, what string, fn func() error) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := fn()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	testwait.For(t, d, 250*time.Millisecond, what, fn)
 }
 
 func expectAdded(t *testing.T, w watch.Interface, name, through string) {

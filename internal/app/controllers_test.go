@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/kapi-dev/kapi/internal/app"
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -29,17 +30,7 @@ const leaseName = "kapi-controller-manager"
 
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, timeout, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.For(t, timeout, 20*time.Millisecond, what, cond)
 }
 
 // metric sums the samples of family whose labels include labels.

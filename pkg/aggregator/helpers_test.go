@@ -34,6 +34,7 @@ import (
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -445,17 +446,7 @@ func reason(r string) func(*apiregistrationv1.APIServiceCondition) bool {
 // eventually polls f until it returns nil.
 func eventually(t *testing.T, within time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %v", within, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.For(t, within, 20*time.Millisecond, "condition", f)
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/internal/crdtest"
 	kapidiscovery "github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -168,13 +169,7 @@ func waitEstablished(t *testing.T, c apiextensionsclient.Interface, name string)
 // eventually polls cond every 10ms until it holds or the deadline passes.
 func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, within, 10*time.Millisecond, what, cond)
 }
 
 func gvr(group, version, resource string) schema.GroupVersionResource {

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -42,17 +43,7 @@ func ipSvc(name, clusterIP string) *corev1.Service {
 // eventually polls f until it returns nil, for up to d.
 func eventually(t *testing.T, d time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testwait.For(t, d, 100*time.Millisecond, "condition", f)
 }
 
 // managedIPs returns the IPAddresses the allocator manages, by name, as

@@ -17,6 +17,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
@@ -324,13 +325,7 @@ func TestPreShutdownHookErrorIsReturned(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, 10*time.Second, 10*time.Millisecond, "condition", cond)
 }
 
 // tlsServing returns serving info on a free loopback port with an

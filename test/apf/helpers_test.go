@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
 )
@@ -219,17 +220,7 @@ func quantile(d []time.Duration, q float64) time.Duration {
 
 func eventually(t *testing.T, timeout time.Duration, what string, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testwait.For(t, timeout, 100*time.Millisecond, what, f)
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -2,7 +2,6 @@ package controllerruntime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -299,15 +299,7 @@ func checkReconciled(ctx context.Context, c client.Client, key types.NamespacedN
 
 func waitFor(t *testing.T, what string, check func() error) {
 	t.Helper()
-	var last error
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if last = check(); last == nil {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s: not reached within 30s: %v", what, errors.Unwrap(fmt.Errorf("w: %w", last)))
+	testwait.For(t, 30*time.Second, 50*time.Millisecond, what, check)
 }
 
 func ptr[T any](v T) *T { return &v }

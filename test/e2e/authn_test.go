@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/kapitest"
@@ -48,31 +49,17 @@ func authnServer(t *testing.T, flags ...string) *kapitest.Server {
 	return srv
 }
 
-// tokenClock is a server's token cache clock, moved by the test.
-type tokenClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *tokenClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// expire moves the clock past the cache's TTL: every cached token
-// authentication has expired.
-func (c *tokenClock) expire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(tokencache.DefaultSuccessTTL)
+// expireTokens moves a server's token cache clock past the cache's TTL:
+// every cached token authentication has expired.
+func expireTokens(clock *clocktesting.FakeClock) {
+	clock.Step(tokencache.DefaultSuccessTTL)
 }
 
 // authnServerWithClock is authnServer with its token cache on a clock
 // the test moves.
-func authnServerWithClock(t *testing.T, flags ...string) (*kapitest.Server, *tokenClock) {
+func authnServerWithClock(t *testing.T, flags ...string) (*kapitest.Server, *clocktesting.FakeClock) {
 	t.Helper()
-	clock := &tokenClock{now: time.Now()}
+	clock := clocktesting.NewFakeClock(time.Now())
 	tokens := filepath.Join(t.TempDir(), "tokens.csv")
 	if err := os.WriteFile(tokens, []byte("static-token,alice,1001,\"dev,ops\"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -318,12 +305,12 @@ func TestAuthnKubectl(t *testing.T) {
 // authenticated within the token cache's TTL: as kube-apiserver's, it
 // keeps authenticating from the cache until the TTL has passed (no
 // authenticator is asked again), then answers 401.
-func revoked(t *testing.T, srv *kapitest.Server, clock *tokenClock, what, token string) {
+func revoked(t *testing.T, srv *kapitest.Server, clock *clocktesting.FakeClock, what, token string) {
 	t.Helper()
 	if code, body := getWithToken(t, srv, token, "/api/v1/namespaces"); code != http.StatusOK {
 		t.Errorf("%s, within the cache's TTL: got %d %s, want 200 (cached, as upstream)", what, code, body)
 	}
-	clock.expire()
+	expireTokens(clock)
 	unauthorized(t, srv, what, token)
 }
 
@@ -491,7 +478,7 @@ func TestAuthnBadCredentials(t *testing.T) {
 			t.Errorf("bound token within the cache's TTL after its object's deletion: %v, want authenticated (cached, as upstream)", err)
 		}
 	}
-	clock.expire()
+	expireTokens(clock)
 	unauthorized(t, srv, "token of a deleted secret", secretTok)
 	unauthorized(t, srv, "token of a deleted node", nodeTok)
 	unauthorized(t, srv, "token of a deleted pod", podTok)

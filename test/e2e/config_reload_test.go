@@ -14,7 +14,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -47,11 +49,7 @@ func metricValue(t *testing.T, srv *kapitest.Server, name string, labels ...stri
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	testwait.Until(t, 20*time.Second, 50*time.Millisecond, what, cond)
 }
 
 func writeConfig(t *testing.T, path, content string) {
@@ -150,7 +148,7 @@ jwt:
 	}
 	path := filepath.Join(t.TempDir(), "authn.yaml")
 	writeConfig(t, path, config("v1:"))
-	clock := &tokenClock{now: time.Now()}
+	clock := clocktesting.NewFakeClock(time.Now())
 	srv := kapitest.Start(t, kapitest.WithFlags("--authentication-config="+path),
 		kapitest.WithOptions(func(o *kapitest.Options) {
 			o.ConfigReloadInterval = reloadInterval
@@ -174,7 +172,7 @@ jwt:
 	if got := name(); got != "v1:bob" {
 		t.Errorf("after the reload, within the token cache's TTL: %q, want the cached v1:bob", got)
 	}
-	clock.expire()
+	expireTokens(clock)
 	if got := name(); got != "v2:bob" {
 		t.Errorf("after the reload and the TTL: %q, want v2:bob", got)
 	}
@@ -183,7 +181,7 @@ jwt:
 	waitUntil(t, "the failed reload to be counted", func() bool {
 		return metricValue(t, srv, "apiserver_authentication_config_controller_automatic_reloads_total", `status="failure"`) == "1"
 	})
-	clock.expire()
+	expireTokens(clock)
 	if got := name(); got != "v2:bob" {
 		t.Errorf("after an invalid rewrite: %q, want v2:bob (the last good configuration)", got)
 	}

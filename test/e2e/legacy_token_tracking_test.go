@@ -105,7 +105,7 @@ func TestLegacyTokenTracking(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Checked again once the cached result has expired.
-	clock.expire()
+	expireTokens(clock)
 	const autoWarning = "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens."
 	warns, err := use()
 	if err != nil || len(warns) != 1 || warns[0] != autoWarning {
@@ -125,7 +125,7 @@ func TestLegacyTokenTracking(t *testing.T) {
 	if label, _ := lastUsed(); label != "2026-01-01" {
 		t.Errorf("last-used label after a cached use: got %q, want 2026-01-01 (not checked again)", label)
 	}
-	clock.expire()
+	expireTokens(clock)
 	unauthorized(t, srv, "a token marked invalid", token)
 	if label, _ := lastUsed(); label != today() {
 		t.Errorf("last-used label of the invalid token: got %q, want %s", label, today())

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -177,17 +178,7 @@ func (e *env) raw(t *testing.T, method, path string, body []byte, headers ...str
 // passes, then fails with its last error.
 func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, timeout, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.For(t, timeout, 20*time.Millisecond, what, cond)
 }
 
 func mustClientset(t *testing.T, cfg *rest.Config) kubernetes.Interface {

@@ -66,7 +66,7 @@ func TestTokenCacheMetrics(t *testing.T) {
 	for range 2 {
 		get("no-such-token", http.StatusUnauthorized)
 	}
-	clock.expire()
+	expireTokens(clock)
 	get("static-token", http.StatusOK)
 
 	m := scrape()

@@ -3,16 +3,11 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/internal/testaudit"
+	"github.com/kapi-dev/kapi/internal/testx509"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -46,58 +42,6 @@ const (
 	legacyCNError  = "x509: certificate relies on legacy Common Name field, use SANs instead"
 	sha1Error      = `x509: certificate signed by unknown authority (possibly because of "x509: cannot verify signature: insecure algorithm SHA1-RSA" while trying to verify candidate authority certificate "x509-e2e-ca")`
 )
-
-// x509CA is a SHA-256 RSA CA that signs serving certificates of the
-// kinds the x509 counters are about.
-type x509CA struct {
-	key  *rsa.PrivateKey
-	cert *x509.Certificate
-	pem  []byte
-}
-
-func newX509CA(t *testing.T) *x509CA {
-	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "x509-e2e-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true, IsCA: true, SignatureAlgorithm: x509.SHA256WithRSA,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &x509CA{key: key, cert: cert, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// leaf signs a serving certificate for name (its Common Name, and its
-// only DNS SAN unless cnOnly) with alg. Go 1.26 still signs with SHA-1:
-// it only refuses to verify such signatures.
-func (ca *x509CA) leaf(t *testing.T, name string, alg x509.SignatureAlgorithm, cnOnly bool) *tls.Certificate {
-	t.Helper()
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, SignatureAlgorithm: alg,
-	}
-	if !cnOnly {
-		tmpl.DNSNames = []string{name}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &ca.key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: ca.key}
-}
 
 // swappableTLSServer serves handler on 127.0.0.1 with whatever
 // certificate was last stored in cert, without keep-alives: every request
@@ -204,7 +148,7 @@ func TestWebhookX509Counters(t *testing.T) {
 	srv, auditPath := startAudited(t)
 	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(srv.Config)
-	ca := newX509CA(t)
+	ca := testx509.NewCA(t, "x509-e2e-ca", testx509.RSA)
 	hook, cert := swappableTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review map[string]any
 		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&review); err != nil {
@@ -215,7 +159,7 @@ func TestWebhookX509Counters(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": review["apiVersion"], "kind": "AdmissionReview",
 			"response": map[string]any{"uid": req["uid"], "allowed": true}})
 	}))
-	cert.Store(ca.leaf(t, "localhost", x509.SHA256WithRSA, true))
+	cert.Store(ca.Leaf(t, "localhost", x509.SHA256WithRSA, testx509.CNOnly))
 	_, port, _ := net.SplitHostPort(hook.Listener.Addr().String())
 
 	checkCounters(t, srv.Config, "webhooks", 0, 0)
@@ -231,7 +175,7 @@ func TestWebhookX509Counters(t *testing.T) {
 			}},
 			ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"x509": "yes"}},
 			FailurePolicy:  &fail, SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptrTo("https://localhost:" + port + "/validate"), CABundle: ca.pem},
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptrTo("https://localhost:" + port + "/validate"), CABundle: ca.PEM},
 		}},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -255,13 +199,13 @@ func TestWebhookX509Counters(t *testing.T) {
 	}
 	checkCounters(t, srv.Config, "webhooks", 1, 0)
 
-	cert.Store(ca.leaf(t, "localhost", x509.SHA1WithRSA, false))
+	cert.Store(ca.Leaf(t, "localhost", x509.SHA1WithRSA, testx509.SAN("localhost")))
 	if err := create(); err == nil || err.Error() != wantPrefix+sha1Error {
 		t.Errorf("SHA-1 certificate: create failed with\n%v\nwant\n%s", err, wantPrefix+sha1Error)
 	}
 	checkCounters(t, srv.Config, "webhooks", 1, 1)
 
-	cert.Store(ca.leaf(t, "localhost", x509.SHA256WithRSA, false))
+	cert.Store(ca.Leaf(t, "localhost", x509.SHA256WithRSA, testx509.SAN("localhost")))
 	if err := create(); err != nil {
 		t.Errorf("valid certificate: %v", err)
 	}
@@ -362,7 +306,7 @@ func TestAggregatorX509Counters(t *testing.T) {
 	srv, auditPath := startAudited(t, func(o *kapitest.Options) { o.APIServiceAvailabilityPeriod = time.Hour })
 	cs := kubernetes.NewForConfigOrDie(srv.Config)
 	dyn := dynamic.NewForConfigOrDie(srv.Config)
-	ca := newX509CA(t)
+	ca := testx509.NewCA(t, "x509-e2e-ca", testx509.RSA)
 	client, err := rest.HTTPClientFor(srv.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -402,7 +346,7 @@ func TestAggregatorX509Counters(t *testing.T) {
 	}
 
 	insecure, insecureCert := swappableTLSServer(t, apiServiceBackend("insecure.x509.example.com"))
-	insecureCert.Store(ca.leaf(t, "x509-insecure.default.svc", x509.SHA1WithRSA, true))
+	insecureCert.Store(ca.Leaf(t, "x509-insecure.default.svc", x509.SHA1WithRSA, testx509.CNOnly))
 	_, port, _ := net.SplitHostPort(insecure.Listener.Addr().String())
 	registerX509APIService(t, cs, dyn, "x509-insecure", "insecure.x509.example.com", port, map[string]any{"insecureSkipTLSVerify": true})
 	getOK("/apis/insecure.x509.example.com/v1/things")
@@ -411,12 +355,12 @@ func TestAggregatorX509Counters(t *testing.T) {
 	}
 
 	verified, verifiedCert := swappableTLSServer(t, apiServiceBackend("verified.x509.example.com"))
-	verifiedCert.Store(ca.leaf(t, "x509-verified.default.svc", x509.SHA256WithRSA, false))
+	verifiedCert.Store(ca.Leaf(t, "x509-verified.default.svc", x509.SHA256WithRSA, testx509.SAN("x509-verified.default.svc")))
 	_, port, _ = net.SplitHostPort(verified.Listener.Addr().String())
-	registerX509APIService(t, cs, dyn, "x509-verified", "verified.x509.example.com", port, map[string]any{"caBundle": ca.pem})
+	registerX509APIService(t, cs, dyn, "x509-verified", "verified.x509.example.com", port, map[string]any{"caBundle": ca.PEM})
 	getOK("/apis/verified.x509.example.com/v1/things")
 
-	verifiedCert.Store(ca.leaf(t, "x509-verified.default.svc", x509.SHA256WithRSA, true))
+	verifiedCert.Store(ca.Leaf(t, "x509-verified.default.svc", x509.SHA256WithRSA, testx509.CNOnly))
 	sanBefore, _ := counts()
 	if code, body := get("/apis/verified.x509.example.com/v1/things"); code != http.StatusServiceUnavailable || !strings.Contains(body, "tls: failed to verify certificate: "+legacyCNError) {
 		t.Errorf("verified backend, CN-only certificate: %d %q", code, body)
@@ -424,7 +368,7 @@ func TestAggregatorX509Counters(t *testing.T) {
 	if san, _ := counts(); san < sanBefore+1 {
 		t.Errorf("CN-only certificate: missing SAN count %v, was %v", san, sanBefore)
 	}
-	verifiedCert.Store(ca.leaf(t, "x509-verified.default.svc", x509.SHA1WithRSA, false))
+	verifiedCert.Store(ca.Leaf(t, "x509-verified.default.svc", x509.SHA1WithRSA, testx509.SAN("x509-verified.default.svc")))
 	_, sha1Before := counts()
 	if code, body := get("/apis/verified.x509.example.com/v1/things"); code != http.StatusServiceUnavailable || !strings.Contains(body, "tls: failed to verify certificate: "+sha1Error) {
 		t.Errorf("verified backend, SHA-1 certificate: %d %q", code, body)

@@ -33,6 +33,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/internal/testaudit"
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -180,13 +181,7 @@ func cm(name, test string) *corev1.ConfigMap {
 // accepts its outcome.
 func eventually(t *testing.T, what string, check func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !check() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Until(t, 15*time.Second, 50*time.Millisecond, what, check)
 }
 
 func TestAdmissionWebhooks(t *testing.T) {

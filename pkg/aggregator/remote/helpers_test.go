@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
@@ -317,17 +318,12 @@ func sortedKeys[V any](m map[string]V) []string {
 // eventually polls cond until it returns "" or the deadline passes.
 func eventually(t *testing.T, timeout time.Duration, cond func() string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		msg := cond()
-		if msg == "" {
-			return
+	testwait.For(t, timeout, 20*time.Millisecond, "condition", func() error {
+		if msg := cond(); msg != "" {
+			return errors.New(msg)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", timeout, msg)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // run starts c and stops it at cleanup, waiting for Run to return.

@@ -1,18 +1,11 @@
 package conversion
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -30,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/internal/testx509"
 )
 
 const group = "stable.example.com"
@@ -41,61 +35,11 @@ var (
 
 var caSerial atomic.Int64
 
-// testCA is a certificate authority made for one test.
-type testCA struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
-}
-
-func newTestCA(t *testing.T) *testCA {
+// newTestCA makes an ECDSA certificate authority for one test, named
+// apart from every other test's.
+func newTestCA(t *testing.T) *testx509.CA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: fmt.Sprintf("conversion-test-ca-%d", caSerial.Add(1))},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key, certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// serving returns a serving certificate for the given DNS names and IPs.
-func (ca *testCA) serving(t *testing.T, dnsNames []string, ips []net.IP) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "webhook"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     dnsNames,
-		IPAddresses:  ips,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return testx509.NewCA(t, fmt.Sprintf("conversion-test-ca-%d", caSerial.Add(1)), testx509.ECDSA)
 }
 
 // hookServer is a real HTTPS conversion webhook.
@@ -118,7 +62,7 @@ type recordedRequest struct {
 
 // newHookServer starts an HTTPS server with a certificate of ca for
 // 127.0.0.1, localhost and dnsNames, answering with handle.
-func newHookServer(t *testing.T, ca *testCA, dnsNames []string, ips []net.IP, handle func(w http.ResponseWriter, r *http.Request, review map[string]any)) *hookServer {
+func newHookServer(t *testing.T, ca *testx509.CA, dnsNames []string, ips []net.IP, handle func(w http.ResponseWriter, r *http.Request, review map[string]any)) *hookServer {
 	t.Helper()
 	h := &hookServer{}
 	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -144,7 +88,7 @@ func newHookServer(t *testing.T, ca *testCA, dnsNames []string, ips []net.IP, ha
 		}
 	}
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.TLS = &tls.Config{Certificates: []tls.Certificate{ca.serving(t, dnsNames, ips)}}
+	s.TLS = &tls.Config{Certificates: []tls.Certificate{*ca.Leaf(t, "webhook", 0, testx509.Names{DNS: dnsNames, IPs: ips})}}
 	s.EnableHTTP2 = true
 	s.StartTLS()
 	h.Server = s
@@ -257,8 +201,8 @@ func noneCRD() *apiextensionsv1.CustomResourceDefinition {
 
 // urlConfig is the client config of a webhook at s's /convert, trusted
 // through ca.
-func urlConfig(s *hookServer, ca *testCA) apiextensionsv1.WebhookClientConfig {
-	return apiextensionsv1.WebhookClientConfig{URL: ptr.To(s.URL + "/convert"), CABundle: ca.certPEM}
+func urlConfig(s *hookServer, ca *testx509.CA) apiextensionsv1.WebhookClientConfig {
+	return apiextensionsv1.WebhookClientConfig{URL: ptr.To(s.URL + "/convert"), CABundle: ca.PEM}
 }
 
 // cronTab returns a CronTab of version gv.

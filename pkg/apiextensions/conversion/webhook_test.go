@@ -488,8 +488,8 @@ func TestWebhookTLS(t *testing.T) {
 		caBundle []byte
 		wantErr  string
 	}{
-		{name: "trusted caBundle", caBundle: ca.certPEM},
-		{name: "caBundle of another CA", caBundle: other.certPEM, wantErr: "x509: certificate signed by unknown authority"},
+		{name: "trusted caBundle", caBundle: ca.PEM},
+		{name: "caBundle of another CA", caBundle: other.PEM, wantErr: "x509: certificate signed by unknown authority"},
 		{name: "no caBundle: system roots", wantErr: "x509: certificate signed by unknown authority"},
 	}
 	for _, tt := range tests {
@@ -587,7 +587,7 @@ func TestWebhookService(t *testing.T) {
 			r.mu, r.seen = &mu, &seen
 			cc := apiextensionsv1.WebhookClientConfig{
 				Service:  &apiextensionsv1.ServiceReference{Namespace: "webhooks", Name: "hook", Port: tt.port, Path: tt.path},
-				CABundle: ca.certPEM,
+				CABundle: ca.PEM,
 			}
 			c, err := New(webhookCRD(cc), Options{ServiceResolver: r})
 			if err != nil {

@@ -2,24 +2,18 @@ package conversion
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/kapi-dev/kapi/internal/testx509"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/webhook/x509metrics"
 )
@@ -33,23 +27,11 @@ import (
 // resolution, as upstream's is outside its dialer).
 func TestWebhookX509Counters(t *testing.T) {
 	ca := newTestCA(t)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
-		SerialNumber: big.NewInt(3), Subject: pkix.Name{CommonName: "hook.webhooks.svc"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "not reached", http.StatusInternalServerError)
 	}))
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	s.TLS = &tls.Config{Certificates: []tls.Certificate{*ca.Leaf(t, "hook.webhooks.svc", 0, testx509.CNOnly)}}
 	s.StartTLS()
 	t.Cleanup(s.Close)
 
@@ -60,7 +42,7 @@ func TestWebhookX509Counters(t *testing.T) {
 	}
 	cc := apiextensionsv1.WebhookClientConfig{
 		Service:  &apiextensionsv1.ServiceReference{Namespace: "webhooks", Name: "hook"},
-		CABundle: ca.certPEM,
+		CABundle: ca.PEM,
 	}
 	c, err := New(webhookCRD(cc), Options{ServiceResolver: staticResolver{addr: s.Listener.Addr().String()}, X509: counters})
 	if err != nil {
@@ -72,17 +54,7 @@ func TestWebhookX509Counters(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("got error\n%v\nwant\n%s", err, want)
 	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, mf := range mfs {
-		got[mf.GetName()] = mf.GetMetric()[0].GetCounter().GetValue()
-	}
-	if got["apiserver_webhooks_x509_missing_san_total"] != 1 || got["apiserver_webhooks_x509_insecure_sha1_total"] != 0 {
-		t.Errorf("counters %v, want missing SAN 1, SHA-1 0", got)
-	}
+	testx509.CheckWebhookCounters(t, reg, 1, 0)
 	ann := audit.FromContext(ctx).Annotations()
 	const annotation = "missing-san.invalid-cert.kubernetes.io/hook.webhooks.svc"
 	if len(ann) != 1 || !strings.HasPrefix(ann[annotation], "relies on a legacy Common Name field") {

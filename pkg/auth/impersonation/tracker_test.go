@@ -7,19 +7,17 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
 	"github.com/kapi-dev/kapi/pkg/auth/user"
 )
 
-// fakeClock is a Tracker's clock that a test moves.
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) now() time.Time { return c.t }
-
-func newTestTracker() (*Tracker, *fakeClock) {
-	c := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+// newTestTracker is a Tracker on a clock that the test moves.
+func newTestTracker() (*Tracker, *clocktesting.FakeClock) {
+	c := clocktesting.NewFakeClock(time.Unix(1_800_000_000, 0))
 	t := NewTracker()
-	t.now = c.now
+	t.now = c.Now
 	return t, c
 }
 
@@ -106,9 +104,9 @@ func TestTrackerCaches(t *testing.T) {
 	do("first", list, full)
 	do("same request", list, nil)
 	do("another request", get, []string{"|impersonate-on:user-info:get|default:pods/x"})
-	clock.t = clock.t.Add(9 * time.Second)
+	clock.Step(9 * time.Second)
 	do("9s later", get, nil)
-	clock.t = clock.t.Add(time.Second)
+	clock.Step(time.Second)
 	do("10s later", list, full)
 
 	// A refusal is asked again.
@@ -128,7 +126,7 @@ func TestTrackerCaches(t *testing.T) {
 	if u, _, d := tr.Check(ctx, r, alice, bob, list); d != nil || u.Name != "bob" || len(r.seen) != 0 {
 		t.Errorf("remembered: %+v %+v, checks %q", u, d, r.seen)
 	}
-	clock.t = clock.t.Add(10 * time.Second)
+	clock.Step(10 * time.Second)
 	if _, _, d := tr.Check(ctx, r, alice, bob, list); d == nil {
 		t.Error("allowed 10s after the grant went")
 	}

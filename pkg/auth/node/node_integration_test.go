@@ -1,7 +1,6 @@
 package node_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
@@ -154,15 +154,7 @@ func wantForbidden(t *testing.T, err error, msg string) {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	for !ok() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	testwait.Until(t, 20*time.Second, 50*time.Millisecond, what, ok)
 }
 
 // TestAssociatedNodeImpersonation: a node agent (a service account whose

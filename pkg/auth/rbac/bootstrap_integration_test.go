@@ -1,7 +1,6 @@
 package rbac_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/auth/rbac"
 )
@@ -106,13 +106,5 @@ func TestServerCreatesBootstrapPolicy(t *testing.T) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	testwait.Until(t, 30*time.Second, 50*time.Millisecond, what, cond)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
@@ -23,24 +24,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
-// fakeClock is the cache's clock, moved by the test.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+// newFakeClock is the cache's clock, moved by the test.
+func newFakeClock() *clocktesting.FakeClock {
+	return clocktesting.NewFakeClock(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
 }
 
 // counting is a wrapped authenticator: good tokens authenticate (with an
@@ -100,7 +86,7 @@ func TestCachesSuccessForTTL(t *testing.T) {
 		{time.Nanosecond, 2},                  // expired at exactly the TTL: fetched again
 		{5 * time.Second, 2},                  // the new record is good from its fill
 	} {
-		clock.step(tc.step)
+		clock.Step(tc.step)
 		ctx, w := request()
 		u, _, ok, err := c.AuthenticateToken(ctx, "good-1")
 		if err != nil || !ok || u.Name != "good-1" {
@@ -366,7 +352,7 @@ func TestStoreDropsExpiredRecords(t *testing.T) {
 		s.set(fmt.Sprint("a", i), &record{}, time.Second)
 	}
 	s.set("long", &record{ok: true}, time.Hour)
-	clock.step(time.Second)
+	clock.Step(time.Second)
 	s.set("b", &record{}, time.Second) // collects the a's of every stripe it visits
 	if _, ok := s.get("a0"); ok {
 		t.Error("expired record returned")
@@ -378,7 +364,7 @@ func TestStoreDropsExpiredRecords(t *testing.T) {
 	// comes due.
 	s.set("k", &record{}, time.Second)
 	s.set("k", &record{ok: true}, time.Hour)
-	clock.step(time.Second)
+	clock.Step(time.Second)
 	for i := range 200 {
 		s.set(fmt.Sprint("c", i), &record{}, time.Hour)
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
 )
@@ -68,17 +69,7 @@ func leaseNamed(t *testing.T, cs kubernetes.Interface, name string) (*coordinati
 
 func eventually(t *testing.T, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, 5*time.Millisecond, what, cond)
 }
 
 // TestControllerLifecycle: against a real server, the controller deletes

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	kapirest "github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -27,13 +28,7 @@ import (
 // waitFor polls cond until it holds or 10s pass.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(t, 10*time.Second, 5*time.Millisecond, what, cond)
 }
 
 type rawEvent struct {

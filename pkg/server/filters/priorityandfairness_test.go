@@ -1,7 +1,6 @@
 package filters
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -248,17 +247,5 @@ func TestPriorityAndFairnessLongRunningBypass(t *testing.T) {
 	}
 	if d := c.Levels()["global-default"].Dispatched; d != 0 {
 		t.Errorf("dispatched %d", d)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for !cond() {
-		if ctx.Err() != nil {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kapi-dev/kapi/internal/testwait"
 )
 
 // TestMain fails the package if a log flusher goroutine outlives its test.
@@ -38,13 +40,7 @@ func TestMain(m *testing.M) {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Until(t, 10*time.Second, time.Millisecond, what, cond)
 }
 
 // TestLogCheck covers health.md 17 with a fake clock and a flush that can

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
@@ -310,27 +311,10 @@ func TestWatchWindow(t *testing.T) {
 	}
 }
 
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // TestWindowFreshness: the window grows past EventWindow while its events
 // are fresh (up to MaxEventWindow) and shrinks back when they are stale.
 func TestWindowFreshness(t *testing.T) {
-	clk := &fakeClock{now: time.Unix(1_000_000, 0)}
+	clk := clocktesting.NewFakeClock(time.Unix(1_000_000, 0))
 	e := newPodEnv(t, envOptions{cacher: func(c *Config) {
 		c.EventWindow, c.MaxEventWindow, c.EventFreshness, c.Clock = 4, 16, time.Minute, clk
 	}})
@@ -347,7 +331,7 @@ func TestWindowFreshness(t *testing.T) {
 	if c, n, start := window(); c != 16 || n != 16 || start != revs[3] {
 		t.Fatalf("fresh window: got capacity %d, %d events, start %d; want 16, 16, %d", c, n, start, revs[3])
 	}
-	clk.step(2 * time.Minute)
+	clk.Step(2 * time.Minute)
 	revs = append(revs, rvOf(t, e.create("late", nil)))
 	e.waitRevision(revs[20])
 	if c, n, start := window(); c != 8 || n != 8 || start != revs[12] {

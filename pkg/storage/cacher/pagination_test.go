@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
@@ -174,7 +175,7 @@ func TestListFromCacheResourceVersions(t *testing.T) {
 // the store's answers.
 func TestListFallsBackToStore(t *testing.T) {
 	var gate *gatedStore
-	clk := &fakeClock{now: time.Unix(1_000_000, 0)}
+	clk := clocktesting.NewFakeClock(time.Unix(1_000_000, 0))
 	e := newPodEnv(t, envOptions{
 		cacher: func(c *Config) { c.ConsistentReadWait = 50 * time.Millisecond; c.Clock = clk },
 		wrap: func(s storage.Interface) storage.Interface {
@@ -192,7 +193,7 @@ func TestListFallsBackToStore(t *testing.T) {
 	// the next page is the store's.
 	e.create("q", nil)
 	e.waitRevision(rvOf(t, e.create("r", nil)))
-	clk.step(DefaultSnapshotTTL + time.Second)
+	clk.Step(DefaultSnapshotTTL + time.Second)
 	through := e.c.stats.listsDelegated.Load()
 	next := storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 2, Continue: first.Continue}}
 	got, want := e.listFrom(t, e.c, next), e.listFrom(t, e.under, next)

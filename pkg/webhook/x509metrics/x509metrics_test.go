@@ -3,107 +3,41 @@ package x509metrics
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/kapi-dev/kapi/internal/testx509"
 	"github.com/kapi-dev/kapi/pkg/audit"
 )
-
-var (
-	keyOnce sync.Once
-	rsaKey  *rsa.PrivateKey
-)
-
-// key is one RSA key for every certificate of the tests (SHA-1 needs RSA
-// or ECDSA; one 2048-bit key keeps the tests fast).
-func key(t *testing.T) *rsa.PrivateKey {
-	keyOnce.Do(func() {
-		var err error
-		if rsaKey, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
-			panic(err)
-		}
-	})
-	return rsaKey
-}
 
 // certs is a CA and a serving certificate it signed.
 type certs struct {
 	caPool *x509.CertPool
-	caPEM  []byte
 	leaf   tls.Certificate
 }
 
-// newCerts makes a SHA-256 self-signed CA and a leaf for "localhost"
+// newCerts makes a SHA-256 self-signed RSA CA and a leaf for "localhost"
 // signed by it with alg: with SANs (DNS localhost, IP 127.0.0.1) unless
 // cnOnly, when its only name is its Common Name.
 func newCerts(t *testing.T, alg x509.SignatureAlgorithm, cnOnly bool) certs {
 	t.Helper()
-	k := key(t)
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "x509metrics-test-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		SignatureAlgorithm:    x509.SHA256WithRSA,
+	ca := testx509.NewCA(t, "x509metrics-test-ca", testx509.RSA)
+	names := testx509.SAN("localhost", net.ParseIP("127.0.0.1"))
+	if cnOnly {
+		names = testx509.CNOnly
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leafTmpl := &x509.Certificate{
-		SerialNumber:       big.NewInt(2),
-		Subject:            pkix.Name{CommonName: "localhost"},
-		NotBefore:          now.Add(-time.Hour),
-		NotAfter:           now.Add(time.Hour),
-		KeyUsage:           x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:        []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		SignatureAlgorithm: alg,
-	}
-	if !cnOnly {
-		leafTmpl.DNSNames = []string{"localhost"}
-		leafTmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	return certs{
-		caPool: pool,
-		caPEM:  pemCert(caDER),
-		leaf:   tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: k},
-	}
-}
-
-func pemCert(der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return certs{caPool: ca.Pool(), leaf: *ca.Leaf(t, "localhost", alg, names)}
 }
 
 // serve starts a TLS server on 127.0.0.1 presenting c.leaf.
@@ -233,21 +167,7 @@ func TestRoundTrip(t *testing.T) {
 // does not count, as upstream: the deprecation is about signatures made
 // by an issuer.
 func TestSelfSignedSHA1(t *testing.T) {
-	k := key(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(3), Subject: pkix.Name{CommonName: "localhost"},
-		DNSNames: []string{"localhost"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		SignatureAlgorithm: x509.SHA1WithRSA,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := testx509.SelfSigned(t, "localhost", testx509.RSA, x509.SHA1WithRSA, testx509.SAN("localhost")).Leaf
 	if sha1Signed([]*x509.Certificate{cert}) {
 		t.Error("a self-signed SHA-1 certificate counted")
 	}

@@ -18,18 +18,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/internal/testaudit"
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 )
 
 func eventually(t *testing.T, what string, check func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !check() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Until(t, 15*time.Second, 50*time.Millisecond, what, check)
 }
 
 // configMapPolicy limits the number of keys of configmaps labelled

@@ -58,13 +58,12 @@ func (f *fakeService) count() int {
 	return f.calls
 }
 
-func startService(t *testing.T, version string) (*fakeService, *Authorizer) {
-	f := &fakeService{}
-	srv := httptest.NewTLSServer(f)
-	t.Cleanup(srv.Close)
+// writeKubeconfig writes a kubeconfig whose current context reaches
+// cluster as a user without credentials, and returns its path.
+func writeKubeconfig(t *testing.T, cluster *clientcmdapi.Cluster) string {
+	t.Helper()
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["authz"] = &clientcmdapi.Cluster{Server: srv.URL + "/authorize",
-		CertificateAuthorityData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})}
+	cfg.Clusters["authz"] = cluster
 	cfg.AuthInfos["kapi"] = &clientcmdapi.AuthInfo{}
 	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "authz", AuthInfo: "kapi"}
 	cfg.CurrentContext = "c"
@@ -72,6 +71,15 @@ func startService(t *testing.T, version string) (*fakeService, *Authorizer) {
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+func startService(t *testing.T, version string) (*fakeService, *Authorizer) {
+	f := &fakeService{}
+	srv := httptest.NewTLSServer(f)
+	t.Cleanup(srv.Close)
+	path := writeKubeconfig(t, &clientcmdapi.Cluster{Server: srv.URL + "/authorize",
+		CertificateAuthorityData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})})
 	a, err := New(Config{KubeconfigFile: path, Version: version, AuthorizedTTL: time.Minute, UnauthorizedTTL: time.Second,
 		Retries: 2, RetryBackoff: time.Millisecond})
 	if err != nil {

@@ -2,6 +2,7 @@ package volumeprotection_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/volumeprotection"
 )
@@ -23,17 +25,12 @@ import (
 // eventually polls cond every 20 ms for up to 30 s.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok, state := cond()
-		if ok {
-			return
+	testwait.For(t, 30*time.Second, 20*time.Millisecond, what, func() error {
+		if ok, state := cond(); !ok {
+			return fmt.Errorf("last state: %s", state)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 30 s; last state: %s", what, state)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // stays checks that cond holds for d (a finalizer that must not go).
