@@ -8,6 +8,11 @@
 #   startup.txt    kapi-load startup -runs 10, memory then embedded etcd
 #   bench.txt      kapi-bench against one `kapi etcd` on loopback, with the
 #                  reference server when REFERENCE names one
+#   perop.txt      kapi-bench -per-op 3 on the same etcd (with the reference):
+#                  the get and update rows again, the targets' rounds
+#                  interleaved, and the CPU per operation of each process —
+#                  a paired reading of the get and update ratios, which move
+#                  by a third between source runs (session 23)
 #
 # Usage: hack/measure.sh OUTDIR
 #   REFERENCE  kube-apiserver binary (default /work/refbin/kube-apiserver,
@@ -15,7 +20,7 @@
 #              figures alone when it is absent
 #   ETCD_PORT  client port of the shared etcd (default 32379; peer port +1)
 #
-# Takes about 6 minutes; run it with nothing else on the machine. It builds
+# Takes about 7 minutes; run it with nothing else on the machine. It builds
 # without the race detector and contacts only 127.0.0.1.
 set -o errexit -o nounset -o pipefail
 
@@ -73,12 +78,18 @@ etcddir="$(mktemp -d)"
 etcdpid=$!
 trap 'kill "${etcdpid}" 2>/dev/null; wait "${etcdpid}" 2>/dev/null; rm -rf "${etcddir}"' EXIT
 refargs=()
+peroptargets=etcd
 if [[ -x "${reference}" ]]; then
 	refargs=(-reference "${reference}")
+	peroptargets=etcd,reference
 else
 	step "no reference at ${reference}: kapi's figures alone"
 fi
 "${bin}/kapi-bench" -kapi "${bin}/kapi" -etcd "http://127.0.0.1:${port}" "${refargs[@]}" \
 	>"${out}/bench.txt" 2>"${out}/bench.stderr"
+step "kapi-bench -per-op 3"
+"${bin}/kapi-bench" -kapi "${bin}/kapi" -etcd "http://127.0.0.1:${port}" -etcd-pid "${etcdpid}" "${refargs[@]}" \
+	-targets "${peroptargets}" -per-op 3 >"${out}/perop.txt" 2>&1
 step "done"
 cat "${out}/kapitest.txt" "${out}/startup.txt" "${out}/bench.txt"
+tail -n 12 "${out}/perop.txt"
