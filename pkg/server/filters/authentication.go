@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/textproto"
 	"strings"
 	"time"
 
@@ -72,7 +71,10 @@ func WithAuthentication(handler http.Handler, auth Authenticator, failed http.Ha
 		if !ok {
 			u = &user.Info{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}
 		}
-		stripAuthHeaders(r.Header)
+		if h, stripped := withoutAuthHeaders(r.Header); stripped {
+			r = r.WithContext(r.Context())
+			r.Header = h
+		}
 		if r.ProtoMajor == 2 && u.IsAnonymous() {
 			w.Header().Set("Connection", "close")
 		}
@@ -106,17 +108,51 @@ func authenticationResult(u *user.Info, ok bool, err error) (string, string) {
 	return metrics.AuthnSuccess, u.Name
 }
 
-func stripAuthHeaders(h http.Header) {
-	for _, k := range strippedHeaders {
-		h.Del(k)
-	}
+// withoutAuthHeaders returns h without the headers an authenticated
+// request loses, and whether there were any. h itself is never changed
+// (a copy is made when something is removed): the request's header map
+// is shared with the filters outside this one, which may still read it
+// from another goroutine once the timeout filter has answered for a
+// handler that is still running (the timeout filter gives the handler a
+// shallow copy of the request, not a copy of its headers). The values'
+// slices are shared, clipped so that an append never writes into h's.
+func withoutAuthHeaders(h http.Header) (http.Header, bool) {
+	n := 0
 	for k := range h {
-		for _, p := range strippedHeaderPrefixes {
-			if strings.HasPrefix(textproto.CanonicalMIMEHeaderKey(k), p) {
-				delete(h, k)
-			}
+		if isAuthHeader(k) {
+			n++
 		}
 	}
+	if n == 0 {
+		return h, false
+	}
+	c := make(http.Header, len(h)-n)
+	for k, v := range h {
+		if !isAuthHeader(k) {
+			c[k] = v[:len(v):len(v)]
+		}
+	}
+	return c, true
+}
+
+// isAuthHeader tells whether k, a key of a request's header map, is one
+// that authentication removes: one of strippedHeaders as http.Header.Del
+// would find it (the canonical form), or a key that starts with one of
+// strippedHeaderPrefixes in any case (canonical keys are checked the way
+// they always were; a non-canonical one, which the servers' parsers never
+// produce for a valid name, is removed rather than kept).
+func isAuthHeader(k string) bool {
+	for _, s := range strippedHeaders {
+		if k == s {
+			return true
+		}
+	}
+	for _, p := range strippedHeaderPrefixes {
+		if len(k) >= len(p) && strings.EqualFold(k[:len(p)], p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Unauthorized answers 401 with Status message "Unauthorized", reason

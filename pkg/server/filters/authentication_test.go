@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"reflect"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +25,7 @@ func TestWithAuthentication(t *testing.T) {
 		wantGroups []string
 	}{
 		{name: "valid token", header: http.Header{"Authorization": {"Bearer good"}, "X-Remote-User": {"eve"},
-			"X-Remote-Extra-Scopes": {"x"}, "X-Remote-Group": {"g"}, "X-Remote-Uid": {"1"}},
+			"X-Remote-Extra-Scopes": {"x"}, "X-Remote-Group": {"g"}, "X-Remote-Uid": {"1"}, "Accept": {"application/json"}},
 			wantCode: 200, wantUser: "alice", wantGroups: []string{user.AllAuthenticated}},
 		{name: "bad token", header: http.Header{"Authorization": {"Bearer bad"}}, wantCode: 401},
 		{name: "no credentials is anonymous", wantCode: 200, wantUser: user.Anonymous, wantGroups: []string{user.AllUnauthenticated}},
@@ -43,10 +44,16 @@ func TestWithAuthentication(t *testing.T) {
 			for k, v := range tt.header {
 				req.Header[k] = v
 			}
+			sent := req.Header.Clone()
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			if rec.Code != tt.wantCode {
 				t.Fatalf("got %d, want %d", rec.Code, tt.wantCode)
+			}
+			// The caller's map is never changed: the filters outside
+			// may read it while a timed-out handler still runs.
+			if !reflect.DeepEqual(req.Header, sent) {
+				t.Errorf("the caller's headers changed to %v, want %v", req.Header, sent)
 			}
 			if tt.wantCode == 401 {
 				var st metav1.Status
@@ -65,6 +72,9 @@ func TestWithAuthentication(t *testing.T) {
 				if v := leftHeaders.Get(k); v != "" {
 					t.Errorf("header %s=%q reached the handler, want it stripped", k, v)
 				}
+			}
+			if want := tt.header.Get("Accept"); leftHeaders.Get("Accept") != want {
+				t.Errorf("Accept reached the handler as %q, want %q", leftHeaders.Get("Accept"), want)
 			}
 		})
 	}

@@ -75,10 +75,14 @@ func (f *timeoutFilter) serve(ctx context.Context, w http.ResponseWriter, r *htt
 
 	tw := newTimeoutWriter(w)
 	result := make(chan any, 1) // buffered: the goroutine never blocks on it
-	// The handler may change headers: keep r ours. The handler's
-	// goroutine gets a State of its own: what the filters after this
-	// one set is never written where this goroutine reads.
-	inner := r.Clone(request.WithState(ctx))
+	// The handler's goroutine gets a request and a State of its own:
+	// what the filters after this one set is never written where this
+	// goroutine reads. The request is a shallow copy (its header map and
+	// URL are shared, not copied): nothing after this filter changes a
+	// request's headers or URL in place (authentication and impersonation
+	// make copies of the headers they remove), so this goroutine can read
+	// them while a handler that outlived its timeout still runs.
+	inner := r.WithContext(request.WithState(ctx))
 	tracked := handlers != nil && handlers.Add(1) == nil
 	go func() {
 		growStack()
