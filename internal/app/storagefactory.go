@@ -85,16 +85,27 @@ func kubeCaches(o *options.WatchCacheOptions, resource schema.GroupResource) boo
 // form of continue tokens, as kube-apiserver's would.
 func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec, tune func(*cacher.Config), kubeCached bool) (storage.Interface, func(), error) {
 	store := etcd3.New(client, etcd3.Config{
-		Prefix:        prefix,
-		Codec:         codec,
-		NewFunc:       cfg.NewFunc,
-		NewListFunc:   cfg.NewListFunc,
-		Logger:        logger,
-		GroupResource: cfg.Resource,
-		Metrics:       m,
-		LocalReads:    localReads,
+		Prefix:             prefix,
+		Codec:              codec,
+		NewFunc:            cfg.NewFunc,
+		NewListFunc:        cfg.NewListFunc,
+		Logger:             logger,
+		GroupResource:      cfg.Resource,
+		Metrics:            m,
+		RequestMetricsOnly: cfg.Internal,
+		LocalReads:         localReads,
 	})
+	// kapi's internal stores (cfg.Internal) keep their watch cache, which
+	// reports nothing: kube-apiserver keeps that data in plain etcd
+	// storage, with only its etcd requests counted.
+	cacheMetrics := m
+	if cfg.Internal {
+		cacheMetrics = nil
+	}
 	if tune == nil {
+		if cfg.Internal {
+			return store, nil, nil
+		}
 		return store, trackUncached(m, cfg, store), nil
 	}
 	ccfg := cacher.Config{
@@ -105,7 +116,7 @@ func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logg
 		GetAttrs:       cfg.GetAttrs,
 		Logger:         logger.With("resource", cfg.Resource.String()),
 		GroupResource:  cfg.Resource,
-		Metrics:        m,
+		Metrics:        cacheMetrics,
 		// The pages kube-apiserver serves from etcd carry the store's
 		// form of token.
 		StoreContinueTokens: !kubeCached,

@@ -21,9 +21,10 @@ type Cache struct {
 	readWait, initDuration                              func() prometheus.Observer
 }
 
-// Cache returns the watch-cache metrics of the resource (nil if r is nil).
+// Cache returns the watch-cache metrics of the resource (nil if r is nil
+// or records requests only).
 func (r *Resource) Cache() *Cache {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return nil
 	}
 	g, res := r.gr.Group, r.gr.Resource

@@ -148,6 +148,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 type Resource struct {
 	m  *Metrics
 	gr schema.GroupResource
+	// requestsOnly: only etcd requests and decode errors are recorded
+	// (see RequestsOnly).
+	requestsOnly bool
 
 	listTotal, listFetched, listEvaluated, listReturned func() prometheus.Counter
 	listLatency                                         [2]func() prometheus.Observer // not streamed, streamed
@@ -186,6 +189,23 @@ func (m *Metrics) ResourceIn(gr schema.GroupResource, storage string) *Resource 
 	}
 }
 
+// RequestsOnly returns the metrics of a store of gr that is no resource
+// of kube-apiserver's but kapi's own data in etcd (the API server leases,
+// the NodePort allocations; nil if m is nil). Only its etcd requests
+// (etcd_request_duration_seconds, etcd_requests_total,
+// etcd_request_errors_total) and decode errors are recorded, as the plain
+// etcd storage kube-apiserver keeps such data in records them; its lists,
+// watch events and bookmarks, object count, size estimate and watch cache
+// record nothing: upstream has no watch cache or registry for that data,
+// so none of those series exist there.
+func (m *Metrics) RequestsOnly(gr schema.GroupResource) *Resource {
+	r := m.Resource(gr)
+	if r != nil {
+		r.requestsOnly = true
+	}
+	return r
+}
+
 // Etcd operations, as upstream names them in etcd_request_duration_seconds.
 const (
 	OpGet           = "get"
@@ -211,14 +231,14 @@ func (r *Resource) EtcdRequest(op string, start time.Time, err error) {
 
 // EtcdEvent counts one event received from an etcd watch.
 func (r *Resource) EtcdEvent() {
-	if r != nil {
+	if r != nil && !r.requestsOnly {
 		r.eventsReceived().Inc()
 	}
 }
 
 // EtcdBookmark counts one progress notification received from etcd.
 func (r *Resource) EtcdBookmark() {
-	if r != nil {
+	if r != nil && !r.requestsOnly {
 		r.m.bookmarks.WithLabelValues(r.gr.Group, r.gr.Resource).Inc()
 	}
 }
@@ -234,7 +254,7 @@ func (r *Resource) DecodeError() {
 // cache): the objects read, the ones tested against the selectors and the
 // ones returned.
 func (r *Resource) StorageList(fetched, evaluated, returned int) {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return
 	}
 	r.listTotal().Inc()
@@ -249,7 +269,7 @@ func (r *Resource) StorageList(fetched, evaluated, returned int) {
 // list read etcd as one range stream (upstream's EtcdRangeStream, on by
 // default in v1.37).
 func (r *Resource) ListLatency(streamed bool, start time.Time) {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return
 	}
 	i := 0
@@ -265,7 +285,7 @@ func (r *Resource) ListLatency(streamed bool, start time.Time) {
 // same resource replaces the source. The returned function stops tracking
 // (if the source was not replaced since).
 func (r *Resource) TrackObjects(count CountFunc) (untrack func()) {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return func() {}
 	}
 	return r.m.objects.track(r.m.objects.sources, r.gr, count)
@@ -277,7 +297,7 @@ func (r *Resource) TrackObjects(count CountFunc) (untrack func()) {
 // replaces the source; the returned function stops tracking (if the
 // source was not replaced since).
 func (r *Resource) TrackSize(estimate CountFunc) (untrack func()) {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return func() {}
 	}
 	return r.m.objects.track(r.m.objects.sizes, r.gr, estimate)

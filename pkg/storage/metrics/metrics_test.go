@@ -188,3 +188,34 @@ func TestNewRegistersOnce(t *testing.T) {
 		t.Error("second New on one registry: got no error")
 	}
 }
+
+// TestRequestsOnly checks that an internal store's metrics record its etcd
+// requests and decode errors and nothing else.
+func TestRequestsOnly(t *testing.T) {
+	reg, m := newRegistry(t)
+	r := m.RequestsOnly(schema.GroupResource{Resource: "servicenodeportallocations"})
+	r.EtcdRequest(OpGet, time.Now(), nil)
+	r.EtcdEvent()
+	r.EtcdBookmark()
+	r.DecodeError()
+	r.StorageList(10, 8, 2)
+	r.ListLatency(true, time.Now())
+	r.TrackObjects(func(context.Context) (int64, error) { return 3, nil })
+	r.TrackSize(func(context.Context) (int64, error) { return 300, nil })
+	if c := r.Cache(); c != nil {
+		t.Errorf("Cache: got %v, want nil", c)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, mf := range mfs {
+		names = append(names, mf.GetName())
+	}
+	sort.Strings(names)
+	want := []string{"apiserver_storage_decode_errors_total", "etcd_request_duration_seconds", "etcd_requests_total"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("families with series: got %q, want %q", names, want)
+	}
+}
