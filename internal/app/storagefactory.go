@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -24,7 +25,8 @@ import (
 // custom alike. On etcd (embedded or external), a resource's store sits
 // behind a watch cache and encodes objects with the config's codec, by
 // default protobuf in the storage version (as kube-apiserver stores
-// built-in types); custom resources bring the CRD server's JSON codec. On
+// built-in types), JSON for APIServices (as its aggregator stores them:
+// etcdCodec); custom resources bring the CRD server's JSON codec. On
 // the memory backend, the same codecs with no cache (the memory store
 // serves watches itself).
 func (c *Config) StorageFactory() generic.StorageFactory {
@@ -42,7 +44,7 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 		codec := cfg.Codec
 		if codec == nil {
 			var err error
-			if codec, err = protobufCodec(cfg); err != nil {
+			if codec, err = etcdCodec(cfg); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -169,6 +171,33 @@ func memoryStorage(f generic.StorageFactory, wc *options.WatchCacheOptions) gene
 		}
 		return f(cfg)
 	}
+}
+
+// etcdCodec is how a built-in resource is stored in etcd: protobuf in its
+// storage version, as kube-apiserver stores built-in types, but for the
+// aggregator's resources (apiregistration.k8s.io APIServices), which
+// kube-apiserver's aggregator stores with its scheme's legacy codec:
+// JSON. Either codec reads both encodings (the universal decoder), so
+// etcd data written by an older kapi (protobuf APIServices) or by
+// kube-apiserver still reads. The memory backend keeps protobuf for all:
+// its bytes are never seen outside the process (see memoryStorage).
+func etcdCodec(cfg generic.StorageConfig) (runtime.Codec, error) {
+	if cfg.Resource.Group == apiregistrationv1.GroupName {
+		return jsonCodec(cfg)
+	}
+	return protobufCodec(cfg)
+}
+
+// jsonCodec encodes objects as compact JSON (with the serializer's
+// trailing newline, as kube-apiserver's legacy codec writes them) in the
+// resource's storage version.
+func jsonCodec(cfg generic.StorageConfig) (runtime.Codec, error) {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	if !ok {
+		return nil, fmt.Errorf("no JSON serializer for %s", cfg.Resource)
+	}
+	gv := cfg.StorageVersion
+	return scheme.Codecs.CodecForVersions(info.Serializer, scheme.Codecs.UniversalDecoder(gv), gv, gv), nil
 }
 
 // protobufCodec encodes objects as protobuf in the resource's storage
