@@ -18,7 +18,8 @@ var perServerFlags = map[string]bool{
 	"shutdown-delay-duration": true, "shutdown-send-retry-after": true, "shutdown-watch-termination-grace-period": true,
 	"profiling": true, "contention-profiling": true,
 	"watch-cache": true, "watch-cache-sizes": true, "default-watch-cache-size": true, "watch-cache-max-events": true,
-	"etcd-compaction-interval": true,
+	"etcd-compaction-interval":        true,
+	"show-hidden-metrics-for-version": true,
 }
 
 // usesBootstrapImage reports whether the command line (fs, parsed into

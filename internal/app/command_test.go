@@ -39,6 +39,8 @@ func TestBadFlagsFailBeforeStarting(t *testing.T) {
 		{"audit policy", []string{"--audit-policy-file=" + dir + "/p.yaml"}, "--audit-policy-file: failed to read file path"},
 		{"positional argument", []string{"extra"}, `"kapi" does not take any arguments, got ["extra"]`},
 		{"unknown flag", []string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+		// kube-apiserver v1.37.2's message, from the reference binary.
+		{"hidden metrics of another version", []string{"--show-hidden-metrics-for-version=1.35"}, `metrics.showHiddenMetricsForVersion: Invalid value: "1.35": must be omitted or have the value '1.36'; only the previous minor version is allowed`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

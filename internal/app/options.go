@@ -35,6 +35,7 @@ type Options struct {
 	ResourceQuota  *options.ResourceQuotaOptions
 	Cluster        *options.ClusterOptions
 	WatchCache     *options.WatchCacheOptions
+	Metrics        *options.MetricsOptions
 
 	// Test seams (not flags).
 
@@ -117,6 +118,7 @@ func NewOptions() *Options {
 		ResourceQuota:  options.NewResourceQuotaOptions(),
 		Cluster:        options.NewClusterOptions(),
 		WatchCache:     options.NewWatchCacheOptions(),
+		Metrics:        options.NewMetricsOptions(),
 	}
 }
 
@@ -141,6 +143,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.ResourceQuota.AddFlags(fs)
 	o.Cluster.AddFlags(fs)
 	o.WatchCache.AddFlags(fs)
+	o.Metrics.AddFlags(fs)
 }
 
 // CompletedOptions are Options with every derived default filled in; only
@@ -186,6 +189,7 @@ func (o CompletedOptions) Validate() error {
 	errs = append(errs, o.ResourceQuota.Validate()...)
 	errs = append(errs, o.Cluster.Validate(o.Storage.Embedded())...)
 	errs = append(errs, o.WatchCache.Validate()...)
+	errs = append(errs, o.Metrics.Validate()...)
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("-v %d can not be negative", o.Verbosity))
 	}

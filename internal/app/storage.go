@@ -77,7 +77,11 @@ func (c *Config) applyStorage() error {
 	o := c.Options.Storage
 	b := &storageBundle{}
 	var err error
-	if c.StorageMetrics, err = storagemetrics.New(c.Generic.MetricsRegistry); err != nil {
+	// --show-hidden-metrics-for-version brings back the deprecated
+	// storage families kube-apiserver v1.37 hides (all that it hides are
+	// storage ones).
+	showHidden := c.Options.Metrics != nil && c.Options.Metrics.ShowHidden()
+	if c.StorageMetrics, err = storagemetrics.NewWithOptions(c.Generic.MetricsRegistry, storagemetrics.Options{ShowHidden: showHidden}); err != nil {
 		return fmt.Errorf("storage metrics: %w", err)
 	}
 	switch {

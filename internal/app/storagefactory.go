@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -24,7 +25,8 @@ import (
 // custom alike. On etcd (embedded or external), a resource's store sits
 // behind a watch cache and encodes objects with the config's codec, by
 // default protobuf in the storage version (as kube-apiserver stores
-// built-in types); custom resources bring the CRD server's JSON codec. On
+// built-in types), JSON for APIServices (as its aggregator stores them:
+// etcdCodec); custom resources bring the CRD server's JSON codec. On
 // the memory backend, the same codecs with no cache (the memory store
 // serves watches itself).
 func (c *Config) StorageFactory() generic.StorageFactory {
@@ -42,7 +44,7 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 		codec := cfg.Codec
 		if codec == nil {
 			var err error
-			if codec, err = protobufCodec(cfg); err != nil {
+			if codec, err = etcdCodec(cfg); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -85,16 +87,27 @@ func kubeCaches(o *options.WatchCacheOptions, resource schema.GroupResource) boo
 // form of continue tokens, as kube-apiserver's would.
 func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logger *slog.Logger, m *storagemetrics.Metrics, cfg generic.StorageConfig, codec runtime.Codec, tune func(*cacher.Config), kubeCached bool) (storage.Interface, func(), error) {
 	store := etcd3.New(client, etcd3.Config{
-		Prefix:        prefix,
-		Codec:         codec,
-		NewFunc:       cfg.NewFunc,
-		NewListFunc:   cfg.NewListFunc,
-		Logger:        logger,
-		GroupResource: cfg.Resource,
-		Metrics:       m,
-		LocalReads:    localReads,
+		Prefix:             prefix,
+		Codec:              codec,
+		NewFunc:            cfg.NewFunc,
+		NewListFunc:        cfg.NewListFunc,
+		Logger:             logger,
+		GroupResource:      cfg.Resource,
+		Metrics:            m,
+		RequestMetricsOnly: cfg.Internal,
+		LocalReads:         localReads,
 	})
+	// kapi's internal stores (cfg.Internal) keep their watch cache, which
+	// reports nothing: kube-apiserver keeps that data in plain etcd
+	// storage, with only its etcd requests counted.
+	cacheMetrics := m
+	if cfg.Internal {
+		cacheMetrics = nil
+	}
 	if tune == nil {
+		if cfg.Internal {
+			return store, nil, nil
+		}
 		return store, trackUncached(m, cfg, store), nil
 	}
 	ccfg := cacher.Config{
@@ -105,7 +118,7 @@ func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logg
 		GetAttrs:       cfg.GetAttrs,
 		Logger:         logger.With("resource", cfg.Resource.String()),
 		GroupResource:  cfg.Resource,
-		Metrics:        m,
+		Metrics:        cacheMetrics,
 		// The pages kube-apiserver serves from etcd carry the store's
 		// form of token.
 		StoreContinueTokens: !kubeCached,
@@ -158,6 +171,33 @@ func memoryStorage(f generic.StorageFactory, wc *options.WatchCacheOptions) gene
 		}
 		return f(cfg)
 	}
+}
+
+// etcdCodec is how a built-in resource is stored in etcd: protobuf in its
+// storage version, as kube-apiserver stores built-in types, but for the
+// aggregator's resources (apiregistration.k8s.io APIServices), which
+// kube-apiserver's aggregator stores with its scheme's legacy codec:
+// JSON. Either codec reads both encodings (the universal decoder), so
+// etcd data written by an older kapi (protobuf APIServices) or by
+// kube-apiserver still reads. The memory backend keeps protobuf for all:
+// its bytes are never seen outside the process (see memoryStorage).
+func etcdCodec(cfg generic.StorageConfig) (runtime.Codec, error) {
+	if cfg.Resource.Group == apiregistrationv1.GroupName {
+		return jsonCodec(cfg)
+	}
+	return protobufCodec(cfg)
+}
+
+// jsonCodec encodes objects as compact JSON (with the serializer's
+// trailing newline, as kube-apiserver's legacy codec writes them) in the
+// resource's storage version.
+func jsonCodec(cfg generic.StorageConfig) (runtime.Codec, error) {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	if !ok {
+		return nil, fmt.Errorf("no JSON serializer for %s", cfg.Resource)
+	}
+	gv := cfg.StorageVersion
+	return scheme.Codecs.CodecForVersions(info.Serializer, scheme.Codecs.UniversalDecoder(gv), gv, gv), nil
 }
 
 // protobufCodec encodes objects as protobuf in the resource's storage

@@ -40,6 +40,16 @@ type StorageConfig struct {
 	// its watch cache (with the watch cache flags given): the memory
 	// backend then writes continue tokens in the cache's form.
 	WatchCached bool
+	// Internal marks storage of kapi's own data that is no resource of
+	// kube-apiserver's (the API server leases, the NodePort allocations):
+	// it keeps its watch cache (its users list and watch it), but neither
+	// the cache nor the store report the resource in the per-resource
+	// storage metrics (object count, size estimate, storage lists, watch
+	// cache families, etcd events and bookmarks) that kube-apiserver,
+	// which keeps such data in plain etcd storage without a cache or a
+	// registry, has no series of. Its etcd requests are still counted
+	// (etcd_request_*), as upstream's plain storage counts them.
+	Internal bool
 }
 
 // StorageFactory makes the storage of one resource (a backend store,
@@ -91,7 +101,8 @@ func MemoryStorage(b *memory.Backend) StorageFactory {
 			codec = scheme.Codecs.LegacyCodec(cfg.StorageVersion)
 		}
 		return b.Store(memory.Config{Codec: codec, NewFunc: cfg.NewFunc, NewListFunc: cfg.NewListFunc,
-			GroupResource: cfg.Resource, ResourcePrefix: cfg.Prefix, CacheContinueTokens: cfg.WatchCached}), nil, nil
+			GroupResource: cfg.Resource, ResourcePrefix: cfg.Prefix, CacheContinueTokens: cfg.WatchCached,
+			NoMetrics: cfg.Internal}), nil, nil
 	}
 }
 

@@ -143,7 +143,9 @@ func New(cfg Config) (*Cacher, error) {
 	c.metrics = res.Cache()
 	c.metrics.Capacity(0, cfg.EventWindow)
 	c.untrack = res.TrackObjects(c.countObjects)
-	if est, ok := cfg.Storage.(SizeEstimator); ok {
+	// Without metrics (kapi's internal stores) nobody reads the estimate:
+	// the store need not keep sizes.
+	if est, ok := cfg.Storage.(SizeEstimator); ok && res != nil {
 		est.EnableSizeEstimation()
 		untrackSize := res.TrackSize(func(context.Context) (int64, error) { return c.estimateSize(est) })
 		untrackObjects := c.untrack

@@ -52,6 +52,10 @@ type Config struct {
 	// Metrics receives the etcd requests, events, LIST costs and decode
 	// errors of the store; nil: none.
 	Metrics *storagemetrics.Metrics
+	// RequestMetricsOnly records only the store's etcd requests and decode
+	// errors in Metrics (storagemetrics.Metrics.RequestsOnly): for kapi's
+	// own data that is no kube-apiserver resource.
+	RequestMetricsOnly bool
 	// LocalReads makes the store's reads serializable: etcd answers them
 	// from the member's applied state, without confirming through raft
 	// (ReadIndex) that it still leads. Set it only when the client reaches
@@ -119,11 +123,19 @@ func New(client *clientv3.Client, cfg Config) *Store {
 		newListFunc: cfg.NewListFunc,
 		pathPrefix:  p,
 		logger:      logger,
-		metrics:     cfg.Metrics.Resource(cfg.GroupResource),
+		metrics:     storeMetrics(cfg),
 		streamKey:   fmt.Sprintf("%d/%s", streams.Add(1), cfg.GroupResource),
 		localReads:  cfg.LocalReads,
 		resource:    cfg.GroupResource,
 	}
+}
+
+// storeMetrics returns the metrics the store records (nil: none).
+func storeMetrics(cfg Config) *storagemetrics.Resource {
+	if cfg.RequestMetricsOnly {
+		return cfg.Metrics.RequestsOnly(cfg.GroupResource)
+	}
+	return cfg.Metrics.Resource(cfg.GroupResource)
 }
 
 // readOpts returns opts for a read, serializable with Config.LocalReads.

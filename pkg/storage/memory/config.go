@@ -103,4 +103,7 @@ type Config struct {
 	// kube-apiserver would serve from its watch cache, so that the tokens
 	// are those it would give. See storage.ContinuePrefix.
 	CacheContinueTokens bool
+	// NoMetrics: the store records nothing in the backend's Metrics
+	// (kapi's own data, no resource of kube-apiserver's).
+	NoMetrics bool
 }

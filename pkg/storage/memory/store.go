@@ -48,7 +48,7 @@ func New(cfg Config) *Store {
 func (b *Backend) Store(cfg Config) *Store {
 	s := &Store{b: b, codec: cfg.Codec, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc, untrack: func() {}, cacheTokens: cfg.CacheContinueTokens,
 		resource: cfg.GroupResource}
-	if cfg.GroupResource.Resource != "" && cfg.ResourcePrefix != "" {
+	if cfg.GroupResource.Resource != "" && cfg.ResourcePrefix != "" && !cfg.NoMetrics {
 		s.metrics = b.cfg.Metrics.ResourceIn(cfg.GroupResource, storagemetrics.StorageMemory)
 		prefix := cfg.ResourcePrefix
 		s.untrack = s.metrics.TrackObjects(func(ctx context.Context) (int64, error) { return s.Count(ctx, prefix) })

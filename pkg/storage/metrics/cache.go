@@ -19,11 +19,14 @@ type Cache struct {
 	listTotal, listFetched, listEvaluated, listReturned func() prometheus.Counter
 	resourceVersion, capacity                           func() prometheus.Gauge
 	readWait, initDuration                              func() prometheus.Observer
+	// The hidden apiserver_cache_list_* families' (nil unless shown).
+	hiddenList, hiddenFetched, hiddenReturned func() prometheus.Counter
 }
 
-// Cache returns the watch-cache metrics of the resource (nil if r is nil).
+// Cache returns the watch-cache metrics of the resource (nil if r is nil
+// or records requests only).
 func (r *Resource) Cache() *Cache {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return nil
 	}
 	g, res := r.gr.Group, r.gr.Resource
@@ -37,9 +40,10 @@ func (r *Resource) Cache() *Cache {
 	// The cache's lists are counted in the storage list families with
 	// storage "watchcache", as upstream's RecordListCacheMetrics counts
 	// them (its apiserver_cache_list_* families are deprecated in 1.37.0
-	// and hidden). The index label is "": the cache serves lists by key
-	// prefix, with no index (upstream's value when no index is used).
-	return &Cache{
+	// and hidden; served with Options.ShowHidden). The index label is "":
+	// the cache serves lists by key prefix, with no index (upstream's value
+	// when no index is used).
+	c := &Cache{
 		r:                r,
 		eventsReceived:   counter(m.cacheEventsReceived),
 		eventsDispatched: counter(m.cacheEventsDispatched),
@@ -61,6 +65,12 @@ func (r *Resource) Cache() *Cache {
 			return m.cacheInitDuration.WithLabelValues(g, res)
 		}),
 	}
+	if m.hiddenCacheList != nil {
+		c.hiddenList = counter(m.hiddenCacheList, "")
+		c.hiddenFetched = counter(m.hiddenCacheFetched, "")
+		c.hiddenReturned = counter(m.hiddenCacheReturns)
+	}
+	return c
 }
 
 // EventReceived counts one event from the underlying store.
@@ -154,4 +164,9 @@ func (c *Cache) List(fetched, returned int) {
 	// Upstream records no evaluated objects for the cache's lists: 0.
 	c.listEvaluated().Add(0)
 	c.listReturned().Add(float64(returned))
+	if c.hiddenList != nil {
+		c.hiddenList().Inc()
+		c.hiddenFetched().Add(float64(fetched))
+		c.hiddenReturned().Add(float64(returned))
+	}
 }

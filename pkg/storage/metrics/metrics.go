@@ -67,11 +67,36 @@ type Metrics struct {
 	cacheConsistentReads  *prometheus.CounterVec   // apiserver_watch_cache_consistent_read_total
 	cacheInitEvents       *prometheus.CounterVec   // apiserver_init_events_total
 	cacheTerminated       *prometheus.CounterVec   // apiserver_terminated_watchers_total
+
+	// The deprecated families kube-apiserver v1.37 hides unless
+	// --show-hidden-metrics-for-version is given (nil otherwise; see
+	// Options.ShowHidden). apiserver_storage_objects is objects'.
+	hiddenBookmarks    *prometheus.GaugeVec   // etcd_bookmark_counts
+	hiddenCacheList    *prometheus.CounterVec // apiserver_cache_list_total
+	hiddenCacheFetched *prometheus.CounterVec // apiserver_cache_list_fetched_objects_total
+	hiddenCacheReturns *prometheus.CounterVec // apiserver_cache_list_returned_objects_total
+}
+
+// Options change which families New makes.
+type Options struct {
+	// ShowHidden also serves the deprecated families component-base
+	// hides in kube-apiserver v1.37 (its --show-hidden-metrics-for-version
+	// 1.36): apiserver_storage_objects (STABLE, deprecated in 1.34.0),
+	// etcd_bookmark_counts (ALPHA, deprecated in 1.36.0) and
+	// apiserver_cache_list_total, apiserver_cache_list_fetched_objects_total
+	// and apiserver_cache_list_returned_objects_total (ALPHA, deprecated in
+	// 1.37.0), with component-base's "(Deprecated since …)" help prefix.
+	ShowHidden bool
 }
 
 // New creates the storage metrics and registers them on reg (nil: not
 // registered). Registering twice on one registry fails.
 func New(reg prometheus.Registerer) (*Metrics, error) {
+	return NewWithOptions(reg, Options{})
+}
+
+// NewWithOptions is New with options.
+func NewWithOptions(reg prometheus.Registerer, opts Options) (*Metrics, error) {
 	counter := func(name, help string, labels []string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 	}
@@ -102,7 +127,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "[ALPHA] Latency of the storage layer GetList call in seconds, including object decode, split by whether etcd RangeStream was used.",
 			Buckets: etcdRequestBuckets,
 		}, []string{"streamed", "group", "resource"}),
-		objects: newObjectCounts(),
+		objects: newObjectCounts(opts.ShowHidden),
 
 		cacheEventsReceived:   counter("apiserver_watch_cache_events_received_total", "[ALPHA] Counter of events received in watch cache broken by resource type.", grLabels),
 		cacheEventsDispatched: counter("apiserver_watch_cache_events_dispatched_total", "[ALPHA] Counter of events dispatched in watch cache broken by resource type.", grLabels),
@@ -126,14 +151,23 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		cacheInitEvents:      counter("apiserver_init_events_total", "[ALPHA] Counter of init events processed in watch cache broken by resource type.", grLabels),
 		cacheTerminated:      counter("apiserver_terminated_watchers_total", "[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.", grLabels),
 	}
+	collectors := []prometheus.Collector{
+		m.etcdLatency, m.etcdRequests, m.etcdErrors, m.eventsReceived, m.bookmarks, m.decodeErrors,
+		m.listTotal, m.listFetched, m.listEvaluated, m.listReturned, m.listLatency, m.objects,
+		m.cacheEventsReceived, m.cacheEventsDispatched, m.cacheInitializations, m.cacheResourceVersion,
+		m.cacheCapacity, m.cacheCapacityUp, m.cacheCapacityDown, m.cacheReadWait, m.cacheInitDuration, m.cacheConsistentReads,
+		m.cacheInitEvents, m.cacheTerminated,
+	}
+	if opts.ShowHidden {
+		// Help texts as component-base prints a deprecated family's.
+		m.hiddenBookmarks = gauge("etcd_bookmark_counts", "[ALPHA] (Deprecated since 1.36.0) Number of etcd bookmarks (progress notify events) split by kind.", grLabels)
+		m.hiddenCacheList = counter("apiserver_cache_list_total", "[ALPHA] (Deprecated since 1.37.0) Number of LIST requests served from watch cache", []string{"group", "resource", "index"})
+		m.hiddenCacheFetched = counter("apiserver_cache_list_fetched_objects_total", "[ALPHA] (Deprecated since 1.37.0) Number of objects read from watch cache in the course of serving a LIST request", []string{"group", "resource", "index"})
+		m.hiddenCacheReturns = counter("apiserver_cache_list_returned_objects_total", "[ALPHA] (Deprecated since 1.37.0) Number of objects returned for a LIST request from watch cache", grLabels)
+		collectors = append(collectors, m.hiddenBookmarks, m.hiddenCacheList, m.hiddenCacheFetched, m.hiddenCacheReturns)
+	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{
-			m.etcdLatency, m.etcdRequests, m.etcdErrors, m.eventsReceived, m.bookmarks, m.decodeErrors,
-			m.listTotal, m.listFetched, m.listEvaluated, m.listReturned, m.listLatency, m.objects,
-			m.cacheEventsReceived, m.cacheEventsDispatched, m.cacheInitializations, m.cacheResourceVersion,
-			m.cacheCapacity, m.cacheCapacityUp, m.cacheCapacityDown, m.cacheReadWait, m.cacheInitDuration, m.cacheConsistentReads,
-			m.cacheInitEvents, m.cacheTerminated,
-		} {
+		for _, c := range collectors {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register storage metrics: %w", err)
 			}
@@ -148,6 +182,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 type Resource struct {
 	m  *Metrics
 	gr schema.GroupResource
+	// requestsOnly: only etcd requests and decode errors are recorded
+	// (see RequestsOnly).
+	requestsOnly bool
 
 	listTotal, listFetched, listEvaluated, listReturned func() prometheus.Counter
 	listLatency                                         [2]func() prometheus.Observer // not streamed, streamed
@@ -186,6 +223,23 @@ func (m *Metrics) ResourceIn(gr schema.GroupResource, storage string) *Resource 
 	}
 }
 
+// RequestsOnly returns the metrics of a store of gr that is no resource
+// of kube-apiserver's but kapi's own data in etcd (the API server leases,
+// the NodePort allocations; nil if m is nil). Only its etcd requests
+// (etcd_request_duration_seconds, etcd_requests_total,
+// etcd_request_errors_total) and decode errors are recorded, as the plain
+// etcd storage kube-apiserver keeps such data in records them; its lists,
+// watch events and bookmarks, object count, size estimate and watch cache
+// record nothing: upstream has no watch cache or registry for that data,
+// so none of those series exist there.
+func (m *Metrics) RequestsOnly(gr schema.GroupResource) *Resource {
+	r := m.Resource(gr)
+	if r != nil {
+		r.requestsOnly = true
+	}
+	return r
+}
+
 // Etcd operations, as upstream names them in etcd_request_duration_seconds.
 const (
 	OpGet           = "get"
@@ -211,15 +265,19 @@ func (r *Resource) EtcdRequest(op string, start time.Time, err error) {
 
 // EtcdEvent counts one event received from an etcd watch.
 func (r *Resource) EtcdEvent() {
-	if r != nil {
+	if r != nil && !r.requestsOnly {
 		r.eventsReceived().Inc()
 	}
 }
 
 // EtcdBookmark counts one progress notification received from etcd.
 func (r *Resource) EtcdBookmark() {
-	if r != nil {
+	if r != nil && !r.requestsOnly {
 		r.m.bookmarks.WithLabelValues(r.gr.Group, r.gr.Resource).Inc()
+		if r.m.hiddenBookmarks != nil {
+			// A gauge only ever incremented, as upstream's.
+			r.m.hiddenBookmarks.WithLabelValues(r.gr.Group, r.gr.Resource).Inc()
+		}
 	}
 }
 
@@ -234,7 +292,7 @@ func (r *Resource) DecodeError() {
 // cache): the objects read, the ones tested against the selectors and the
 // ones returned.
 func (r *Resource) StorageList(fetched, evaluated, returned int) {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return
 	}
 	r.listTotal().Inc()
@@ -249,7 +307,7 @@ func (r *Resource) StorageList(fetched, evaluated, returned int) {
 // list read etcd as one range stream (upstream's EtcdRangeStream, on by
 // default in v1.37).
 func (r *Resource) ListLatency(streamed bool, start time.Time) {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return
 	}
 	i := 0
@@ -265,7 +323,7 @@ func (r *Resource) ListLatency(streamed bool, start time.Time) {
 // same resource replaces the source. The returned function stops tracking
 // (if the source was not replaced since).
 func (r *Resource) TrackObjects(count CountFunc) (untrack func()) {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return func() {}
 	}
 	return r.m.objects.track(r.m.objects.sources, r.gr, count)
@@ -277,7 +335,7 @@ func (r *Resource) TrackObjects(count CountFunc) (untrack func()) {
 // replaces the source; the returned function stops tracking (if the
 // source was not replaced since).
 func (r *Resource) TrackSize(estimate CountFunc) (untrack func()) {
-	if r == nil {
+	if r == nil || r.requestsOnly {
 		return func() {}
 	}
 	return r.m.objects.track(r.m.objects.sizes, r.gr, estimate)

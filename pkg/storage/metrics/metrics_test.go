@@ -188,3 +188,71 @@ func TestNewRegistersOnce(t *testing.T) {
 		t.Error("second New on one registry: got no error")
 	}
 }
+
+// TestRequestsOnly checks that an internal store's metrics record its etcd
+// requests and decode errors and nothing else.
+func TestRequestsOnly(t *testing.T) {
+	reg, m := newRegistry(t)
+	r := m.RequestsOnly(schema.GroupResource{Resource: "servicenodeportallocations"})
+	r.EtcdRequest(OpGet, time.Now(), nil)
+	r.EtcdEvent()
+	r.EtcdBookmark()
+	r.DecodeError()
+	r.StorageList(10, 8, 2)
+	r.ListLatency(true, time.Now())
+	r.TrackObjects(func(context.Context) (int64, error) { return 3, nil })
+	r.TrackSize(func(context.Context) (int64, error) { return 300, nil })
+	if c := r.Cache(); c != nil {
+		t.Errorf("Cache: got %v, want nil", c)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, mf := range mfs {
+		names = append(names, mf.GetName())
+	}
+	sort.Strings(names)
+	want := []string{"apiserver_storage_decode_errors_total", "etcd_request_duration_seconds", "etcd_requests_total"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("families with series: got %q, want %q", names, want)
+	}
+}
+
+// TestShowHidden checks the deprecated families served with
+// --show-hidden-metrics-for-version: each follows its replacement, and
+// none is there without the option.
+func TestShowHidden(t *testing.T) {
+	for _, show := range []bool{false, true} {
+		reg := prometheus.NewRegistry()
+		m, err := NewWithOptions(reg, Options{ShowHidden: show})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := m.Resource(schema.GroupResource{Group: "apps", Resource: "deployments"})
+		r.TrackObjects(func(context.Context) (int64, error) { return 3, nil })
+		r.EtcdBookmark()
+		r.EtcdBookmark()
+		r.Cache().List(10, 4)
+		want := map[string][]string{
+			"apiserver_storage_objects":                   {`resource="deployments.apps" 3`},
+			"etcd_bookmark_counts":                        {`group="apps",resource="deployments" 2`},
+			"apiserver_cache_list_total":                  {`group="apps",index="",resource="deployments" 1`},
+			"apiserver_cache_list_fetched_objects_total":  {`group="apps",index="",resource="deployments" 10`},
+			"apiserver_cache_list_returned_objects_total": {`group="apps",resource="deployments" 4`},
+		}
+		for family, series := range want {
+			got := gather(t, reg, family)
+			if !show {
+				if len(got) != 0 {
+					t.Errorf("%s without ShowHidden: got %q, want nothing", family, got)
+				}
+				continue
+			}
+			if strings.Join(got, ";") != strings.Join(series, ";") {
+				t.Errorf("%s: got %q, want %q", family, got, series)
+			}
+		}
+	}
+}

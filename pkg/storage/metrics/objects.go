@@ -17,8 +17,9 @@ const countTimeout = time.Second
 
 // objectCounts is the collector of apiserver_resource_objects (its
 // deprecated predecessor apiserver_storage_objects, STABLE and deprecated
-// in 1.34.0, is hidden from 1.37 on by component-base, and so not served):
-// each resource's count is read from its
+// in 1.34.0, is hidden from 1.37 on by component-base, and so served only
+// with Options.ShowHidden, from the same counts, labelled by
+// "resource.group"): each resource's count is read from its
 // source when scraped, where upstream polls every minute
 // (--etcd-count-metric-poll-period); the sources are local (the watch
 // cache, the memory backend) except before a watch cache is ready.
@@ -28,6 +29,7 @@ const countTimeout = time.Second
 type objectCounts struct {
 	resourceObjects *prometheus.Desc
 	sizeEstimate    *prometheus.Desc
+	storageObjects  *prometheus.Desc // nil: hidden
 
 	mu      sync.Mutex
 	sources map[schema.GroupResource]*source
@@ -36,8 +38,8 @@ type objectCounts struct {
 
 type source struct{ count CountFunc }
 
-func newObjectCounts() *objectCounts {
-	return &objectCounts{
+func newObjectCounts(showHidden bool) *objectCounts {
+	o := &objectCounts{
 		resourceObjects: prometheus.NewDesc("apiserver_resource_objects",
 			"[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 			[]string{"group", "resource"}, nil),
@@ -47,6 +49,12 @@ func newObjectCounts() *objectCounts {
 		sources: make(map[schema.GroupResource]*source),
 		sizes:   make(map[schema.GroupResource]*source),
 	}
+	if showHidden {
+		o.storageObjects = prometheus.NewDesc("apiserver_storage_objects",
+			"[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			[]string{"resource"}, nil)
+	}
+	return o
 }
 
 func (o *objectCounts) track(sources map[schema.GroupResource]*source, gr schema.GroupResource, count CountFunc) func() {
@@ -67,6 +75,9 @@ func (o *objectCounts) track(sources map[schema.GroupResource]*source, gr schema
 func (o *objectCounts) Describe(ch chan<- *prometheus.Desc) {
 	ch <- o.resourceObjects
 	ch <- o.sizeEstimate
+	if o.storageObjects != nil {
+		ch <- o.storageObjects
+	}
 }
 
 // Collect implements prometheus.Collector.
@@ -81,7 +92,7 @@ func (o *objectCounts) Collect(ch chan<- prometheus.Metric) {
 		sizes[gr] = s
 	}
 	o.mu.Unlock()
-	collect := func(desc *prometheus.Desc, sources map[schema.GroupResource]*source) {
+	collect := func(desc, legacy *prometheus.Desc, sources map[schema.GroupResource]*source) {
 		for gr, s := range sources {
 			ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
 			n, err := s.count(ctx)
@@ -91,10 +102,13 @@ func (o *objectCounts) Collect(ch chan<- prometheus.Metric) {
 				v = -1
 			}
 			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, gr.Group, gr.Resource)
+			if legacy != nil {
+				ch <- prometheus.MustNewConstMetric(legacy, prometheus.GaugeValue, v, gr.String())
+			}
 		}
 	}
-	collect(o.resourceObjects, sources)
-	collect(o.sizeEstimate, sizes)
+	collect(o.resourceObjects, o.storageObjects, sources)
+	collect(o.sizeEstimate, nil, sizes)
 }
 
 // ObjectCount counts the objects of gr through its tracked source (false:
