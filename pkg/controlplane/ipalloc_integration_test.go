@@ -93,8 +93,10 @@ func sameAllocations(cs kubernetes.Interface, t *testing.T) error {
 }
 
 func TestClusterIPAllocatorThroughServer(t *testing.T) {
-	t.Run("memory", func(t *testing.T) { testClusterIPAllocator(t) })
-	t.Run("etcd", func(t *testing.T) { testClusterIPAllocator(t, kapitest.WithEmbeddedEtcd()) })
+	// Each backend's run waits out the ServiceCIDR controller's 10 s
+	// deletion grace period: the two servers wait side by side.
+	t.Run("memory", func(t *testing.T) { t.Parallel(); testClusterIPAllocator(t) })
+	t.Run("etcd", func(t *testing.T) { t.Parallel(); testClusterIPAllocator(t, kapitest.WithEmbeddedEtcd()) })
 }
 
 func testClusterIPAllocator(t *testing.T, opts ...kapitest.Option) {
