@@ -19,7 +19,8 @@ var perServerFlags = map[string]bool{
 	"profiling": true, "contention-profiling": true,
 	"watch-cache": true, "watch-cache-sizes": true, "default-watch-cache-size": true, "watch-cache-max-events": true,
 	"etcd-compaction-interval":        true,
-	"show-hidden-metrics-for-version": true,
+	"show-hidden-metrics-for-version": true, "disabled-metrics": true, "allow-metric-labels": true,
+	"allow-metric-labels-manifest": true,
 }
 
 // usesBootstrapImage reports whether the command line (fs, parsed into

@@ -41,6 +41,9 @@ func TestBadFlagsFailBeforeStarting(t *testing.T) {
 		{"unknown flag", []string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
 		// kube-apiserver v1.37.2's message, from the reference binary.
 		{"hidden metrics of another version", []string{"--show-hidden-metrics-for-version=1.35"}, `metrics.showHiddenMetricsForVersion: Invalid value: "1.35": must be omitted or have the value '1.36'; only the previous minor version is allowed`},
+		{"disabled metric name", []string{"--disabled-metrics=bad-name"}, `metrics.disabledMetrics: Invalid value: ["bad-name"]: must be fully qualified metric names matching "^[a-zA-Z_:][a-zA-Z0-9_:]*$", got "bad-name"`},
+		{"allow-list key", []string{"--allow-metric-labels=foo=bar"}, `metrics.allowListMapping: Invalid value: {"foo":"bar"}: must have keys with format`},
+		{"allow-list manifest", []string{"--allow-metric-labels-manifest=" + dir + "/none.yaml"}, `metrics.allowListMappingManifest: Invalid value: "` + dir + `/none.yaml": failed to read allow list manifest: open `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -286,6 +286,11 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		server.NewVersionCollector(func() *apimachineryversion.Info { return g.Version },
 			fmt.Sprintf("%d.%d.%d", version.KubeMajor, version.KubeMinor, version.KubePatch)))
+	// --disabled-metrics and the label allow-lists, applied to what
+	// /metrics serves, with component-base's meta families.
+	if g.MetricsGatherer, err = newMetricsFilter(o.Options, g.MetricsRegistry); err != nil {
+		return nil, err
+	}
 	hm, err := healthz.NewMetrics(g.MetricsRegistry)
 	if err != nil {
 		return nil, fmt.Errorf("health metrics: %w", err)

@@ -70,6 +70,9 @@ type Config struct {
 	// MetricsRegistry is this process's (or test's) registry, served at
 	// /metrics. Never the prometheus default registry.
 	MetricsRegistry *prometheus.Registry
+	// MetricsGatherer, if set, is what /metrics serves in place of
+	// MetricsRegistry (which it gathers from, filtered).
+	MetricsGatherer prometheus.Gatherer
 
 	// PostStartHooks are added to every server built from this config.
 	PostStartHooks map[string]PostStartHookFunc

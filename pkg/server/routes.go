@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,7 +24,11 @@ func (s *GenericServer) installBaseRoutes() {
 	s.handler.NonRESTMux.UnlistedHandle("/", index)
 	s.handler.NonRESTMux.UnlistedHandle("/index.html", index)
 	if s.cfg.MetricsRegistry != nil {
-		s.handler.NonRESTMux.Handle("/metrics", promhttp.HandlerFor(s.cfg.MetricsRegistry, promhttp.HandlerOpts{}))
+		var g prometheus.Gatherer = s.cfg.MetricsRegistry
+		if s.cfg.MetricsGatherer != nil {
+			g = s.cfg.MetricsGatherer
+		}
+		s.handler.NonRESTMux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
 	}
 	if s.cfg.EnableProfiling {
 		s.installProfiling()

@@ -306,7 +306,7 @@ func TestGuaranteedUpdateFromCacheEtcd(t *testing.T) {
 	want := func(got map[string]int, want string) {
 		t.Helper()
 		var parts []string
-		for _, op := range []string{"get", "list", "update", "create", "delete"} {
+		for _, op := range []string{"get", "list", "listStream", "getCurrentResourceVersion", "update", "create", "delete"} {
 			if got[op] > 0 {
 				parts = append(parts, fmt.Sprintf("%s=%d", op, got[op]))
 			}

@@ -98,14 +98,28 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		s.metrics.StorageList(fetched, evaluated, items.len())
 		s.metrics.ListLatency(streamed, listStart)
 	}()
+	// The etcd requests, under upstream's operation names: a list of one
+	// key is a "get" per read; a streamed list (upstream reads it as one
+	// range stream, which kapi reads as one range: the loop below ends
+	// after one read when nothing filters) is one "listStream", timed
+	// until its items are decoded, as upstream's stream is consumed while
+	// it decodes; a page with selectors is a "list" per read.
 	op := storagemetrics.OpGet
 	if opts.Recursive {
 		op = storagemetrics.OpList
 	}
+	var streamErr error // the streamed list's etcd error
+	if streamed {
+		defer func() { s.metrics.EtcdRequest(storagemetrics.OpListStream, listStart, streamErr) }()
+	}
 	for {
 		start := time.Now()
 		resp, err = s.client.Get(ctx, k, options...)
-		s.metrics.EtcdRequest(op, start, err)
+		if streamed {
+			streamErr = err
+		} else {
+			s.metrics.EtcdRequest(op, start, err)
+		}
 		if err != nil {
 			err = interpretError(err, key)
 			if continuing && storage.HasCode(err, storage.ErrCodeExpired) {

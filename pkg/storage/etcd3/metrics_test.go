@@ -10,6 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -63,7 +65,7 @@ func TestStoreMetrics(t *testing.T) {
 		Metrics:       m,
 	})
 	ctx := context.Background()
-	rev, err := s.CurrentRevision(ctx) // recorded as a "list", as upstream
+	rev, err := s.CurrentRevision(ctx) // recorded as "getCurrentResourceVersion", as upstream
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +87,35 @@ func TestStoreMetrics(t *testing.T) {
 	if err := s.GetList(ctx, "/configmaps", storage.ListOptions{Recursive: true}, list); err != nil {
 		t.Fatal(err)
 	}
+	// A page with a selector is read page by page ("list"), a list of one
+	// key is a "get".
+	sel := storage.SelectionPredicate{Label: labels.SelectorFromSet(labels.Set{"x": "y"}), Field: fields.Everything(), Limit: 1}
+	if err := s.GetList(ctx, "/configmaps", storage.ListOptions{Recursive: true, Predicate: sel}, &corev1.ConfigMapList{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.GetList(ctx, cmKey("a"), storage.ListOptions{}, &corev1.ConfigMapList{}); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := s.Count(ctx, "/configmaps"); err != nil || n != 1 {
 		t.Errorf("Count: got %d, %v; want 1", n, err)
+	}
+	// A watch with initial events reads them as a list ("listStream"),
+	// one of a single key with a "get".
+	for _, key := range []string{"/configmaps", cmKey("a")} {
+		initial := true
+		w2, err := s.Watch(ctx, key, storage.ListOptions{Recursive: key == "/configmaps", SendInitialEvents: &initial})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case ev := <-w2.ResultChan():
+			if ev.Type != watch.Added {
+				t.Fatalf("watch %s: got %s, want ADDED", key, ev.Type)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("watch %s: no initial event", key)
+		}
+		w2.Stop()
 	}
 	// The watch's events: ADDED a, ADDED b, MODIFIED a, DELETED b.
 	for i := range 4 {
@@ -103,9 +132,11 @@ func TestStoreMetrics(t *testing.T) {
 	op := func(o string, n int) string {
 		return fmt.Sprintf(`group="",operation=%q,resource="configmaps" %d`, o, n)
 	}
-	// Get: the explicit one, the update's read and the delete's read;
-	// list: CurrentRevision and GetList.
-	want := []string{op("create", 2), op("delete", 1), op("get", 3), op("list", 2), op("listWithCount", 1), op("update", 1)}
+	// get: the explicit one, the update's read, the delete's read, the
+	// list and the watch of one key; list: the page with a selector;
+	// listStream: the list and the recursive watch's initial events.
+	want := []string{op("create", 2), op("delete", 1), op("get", 5), op("getCurrentResourceVersion", 1), op("list", 1),
+		op("listStream", 2), op("listWithCount", 1), op("update", 1)}
 	for _, name := range []string{"etcd_request_duration_seconds", "etcd_requests_total"} {
 		if got := series(t, reg, name); strings.Join(got, ";") != strings.Join(want, ";") {
 			t.Errorf("%s: got %q, want %q", name, got, want)
@@ -115,10 +146,11 @@ func TestStoreMetrics(t *testing.T) {
 	for _, c := range []struct{ family, want string }{
 		{"apiserver_storage_events_received_total", cms + " 4"},
 		// Labelled as k8s.io/apiserver v0.37.2's storage list families.
-		{"apiserver_storage_list_total", `group="",index="",resource="configmaps",storage="etcd" 1`},
-		{"apiserver_storage_list_fetched_objects_total", `group="",index="",resource="configmaps",storage="etcd" 1`},
-		{"apiserver_storage_list_evaluated_objects_total", `group="",resource="configmaps",storage="etcd" 1`},
-		{"apiserver_storage_list_returned_objects_total", `group="",resource="configmaps",storage="etcd" 1`},
+		// Three lists of "a": the selector's returns nothing.
+		{"apiserver_storage_list_total", `group="",index="",resource="configmaps",storage="etcd" 3`},
+		{"apiserver_storage_list_fetched_objects_total", `group="",index="",resource="configmaps",storage="etcd" 3`},
+		{"apiserver_storage_list_evaluated_objects_total", `group="",resource="configmaps",storage="etcd" 3`},
+		{"apiserver_storage_list_returned_objects_total", `group="",resource="configmaps",storage="etcd" 2`},
 	} {
 		if got := series(t, reg, c.family); len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s: got %q, want [%q]", c.family, got, c.want)

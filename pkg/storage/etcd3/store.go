@@ -225,12 +225,12 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object)
 }
 
 // CurrentRevision implements [storage.Interface]: the revision of a
-// linearizable read made now (recorded as a "list", as upstream's
-// GetCurrentResourceVersion lists one item).
+// linearizable read made now (recorded as "getCurrentResourceVersion", as
+// upstream's GetCurrentResourceVersion).
 func (s *Store) CurrentRevision(ctx context.Context) (uint64, error) {
 	start := time.Now()
 	resp, err := s.client.Get(ctx, s.pathPrefix, s.readOpts(clientv3.WithCountOnly())...)
-	s.metrics.EtcdRequest(storagemetrics.OpList, start, err)
+	s.metrics.EtcdRequest(storagemetrics.OpGetCurrentResourceVersion, start, err)
 	if err != nil {
 		return 0, interpretError(err, "")
 	}

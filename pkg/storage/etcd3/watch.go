@@ -448,6 +448,11 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 
 // sync sends the current state as ADDED events and returns the revision it
 // was read at.
+//
+// Its etcd requests are recorded as upstream's watcher records them: one
+// key, a "get"; a recursive watch's pages, one "listStream" from the first
+// read to the last page's events (upstream reads them as one range stream
+// and queues each chunk's events as it comes), failed if a read failed.
 func (w *watcher) sync(ctx context.Context) (int64, error) {
 	opts := w.s.readOpts()
 	if w.recursive {
@@ -455,14 +460,20 @@ func (w *watcher) sync(ctx context.Context) (int64, error) {
 	}
 	from := w.etcdKey
 	var rev int64
-	op := storagemetrics.OpGet
+	var streamErr error
 	if w.recursive {
-		op = storagemetrics.OpList
+		defer func(start time.Time) {
+			w.s.metrics.EtcdRequest(storagemetrics.OpListStream, start, streamErr)
+		}(time.Now())
 	}
 	for {
 		start := time.Now()
 		resp, err := w.s.client.Get(ctx, from, opts...)
-		w.s.metrics.EtcdRequest(op, start, err)
+		if w.recursive {
+			streamErr = err
+		} else {
+			w.s.metrics.EtcdRequest(storagemetrics.OpGet, start, err)
+		}
 		if err != nil {
 			return 0, err
 		}

@@ -240,13 +240,30 @@ func (m *Metrics) RequestsOnly(gr schema.GroupResource) *Resource {
 	return r
 }
 
-// Etcd operations, as upstream names them in etcd_request_duration_seconds.
+// Etcd operations, as upstream (k8s.io/apiserver v0.37.2's etcd3 store
+// and watcher) names them in etcd_request_duration_seconds,
+// etcd_requests_total and etcd_request_errors_total.
 const (
-	OpGet           = "get"
-	OpCreate        = "create"
-	OpUpdate        = "update"
-	OpDelete        = "delete"
-	OpList          = "list"
+	// OpGet reads one key: a GET, the read before an update or delete, a
+	// list or watch of one object.
+	OpGet    = "get"
+	OpCreate = "create"
+	OpUpdate = "update"
+	OpDelete = "delete"
+	// OpList is one page of a recursive list read page by page: upstream
+	// reads so only a page with selectors (etcd cannot apply them, so
+	// the page size means nothing to it), or an etcd without RangeStream.
+	OpList = "list"
+	// OpListStream is a whole recursive list read as one etcd range
+	// stream (EtcdRangeStream, on by default in v1.37): every other
+	// recursive list, and the initial state of a recursive watch.
+	OpListStream = "listStream"
+	// OpGetCurrentResourceVersion reads etcd's current revision: a
+	// consistent read from the watch cache, a watch from the latest
+	// revision or with initial events from a given one, a read at a
+	// revision etcd does not have yet.
+	OpGetCurrentResourceVersion = "getCurrentResourceVersion"
+	// OpListWithCount counts a resource's keys.
 	OpListWithCount = "listWithCount"
 )
 
