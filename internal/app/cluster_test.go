@@ -218,6 +218,9 @@ func TestEmbeddedClusterThreeServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts five kapi processes")
 	}
+	// Mostly waiting (etcd's reconfiguration checks, outages): run beside
+	// the package's other waiting tests.
+	t.Parallel()
 	ctx := t.Context()
 	base := t.TempDir()
 	s := []*clusterServer{newClusterServer(t, base, "s0"), newClusterServer(t, base, "s1"), newClusterServer(t, base, "s2")}

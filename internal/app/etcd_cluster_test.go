@@ -401,6 +401,9 @@ func TestEtcdClusterLoseOneMember(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a three-member etcd cluster")
 	}
+	// Mostly waiting (elections, etcd's reconfiguration checks): run
+	// beside the package's other waiting tests.
+	t.Parallel()
 	for _, victim := range []string{"leader", "follower"} {
 		t.Run(victim, func(t *testing.T) { testLoseOneMember(t, victim == "leader") })
 	}
@@ -552,6 +555,9 @@ func TestEtcdClusterLoseQuorum(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a three-member etcd cluster")
 	}
+	// Mostly waiting (elections, etcd's reconfiguration checks): run
+	// beside the package's other waiting tests.
+	t.Parallel()
 	ec := startEtcdCluster(t, 3)
 	r := startKapi(t, nil, withEtcdCluster(ec))
 	c := r.client(false)

@@ -196,6 +196,9 @@ func TestEtcdOutageRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out a 25s etcd outage")
 	}
+	// Mostly waiting (etcd's reconfiguration checks, outages): run beside
+	// the package's other waiting tests.
+	t.Parallel()
 	te := startTestEtcd(t, nil)
 	r := startKapi(t, nil, withExternalEtcd(te))
 	c := r.client(false)
