@@ -192,20 +192,22 @@ func etcdCodec(cfg generic.StorageConfig) (runtime.Codec, error) {
 // trailing newline, as kube-apiserver's legacy codec writes them) in the
 // resource's storage version.
 func jsonCodec(cfg generic.StorageConfig) (runtime.Codec, error) {
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
-	if !ok {
-		return nil, fmt.Errorf("no JSON serializer for %s", cfg.Resource)
-	}
-	gv := cfg.StorageVersion
-	return scheme.Codecs.CodecForVersions(info.Serializer, scheme.Codecs.UniversalDecoder(gv), gv, gv), nil
+	return storageCodec(cfg, runtime.ContentTypeJSON)
 }
 
 // protobufCodec encodes objects as protobuf in the resource's storage
 // version, as kube-apiserver stores built-in types.
 func protobufCodec(cfg generic.StorageConfig) (runtime.Codec, error) {
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	return storageCodec(cfg, runtime.ContentTypeProtobuf)
+}
+
+// storageCodec encodes objects with the scheme's serializer of mediaType
+// in the resource's storage version and decodes any encoding the scheme
+// knows (the universal decoder) into it.
+func storageCodec(cfg generic.StorageConfig, mediaType string) (runtime.Codec, error) {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaType)
 	if !ok {
-		return nil, fmt.Errorf("no protobuf serializer for %s", cfg.Resource)
+		return nil, fmt.Errorf("no %s serializer for %s", mediaType, cfg.Resource)
 	}
 	gv := cfg.StorageVersion
 	return scheme.Codecs.CodecForVersions(info.Serializer, scheme.Codecs.UniversalDecoder(gv), gv, gv), nil
