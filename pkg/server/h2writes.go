@@ -146,6 +146,13 @@ func (c *batchingConn) flush() {
 		c.taken += int64(len(*batch))
 		cuts := c.resets
 		c.resets = nil
+		if c.frames.seen > 0 {
+			// The queue ends inside a frame header whose type is not
+			// known yet: that frame may be a reset, so it begins a
+			// write of its own too (rare: x/net writes whole frames,
+			// but its buffered writer may split one across writes).
+			cuts = append(cuts, c.written-int64(c.frames.seen))
+		}
 		c.cond.Broadcast()
 		c.mu.Unlock()
 		if err := c.writeBatch(*batch, base, cuts); err != nil {
@@ -160,7 +167,8 @@ func (c *batchingConn) flush() {
 
 // writeBatch writes batch, which begins at offset base of the connection's
 // output, to the TLS connection: in one write, but for the stream resets
-// in it, each of which (at offsets cuts) starts a write of its own.
+// in it, each of which (at offsets cuts) starts a write of its own (as
+// does a last frame whose header is not complete yet: see flush).
 //
 // x/net/http2 resets a stream whose handler answered before reading the
 // whole request body (RST_STREAM NO_ERROR, RFC 9113 section 8.1) right

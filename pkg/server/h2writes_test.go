@@ -315,6 +315,63 @@ func TestBatchingConnWritesResetsAfterWhatPrecedes(t *testing.T) {
 	}
 }
 
+// A frame header split across two writes, the flusher taking the first
+// part before the rest is written (CI, 2026-11-29: a record held the
+// first two bytes of the reset): the frame still begins a record. The
+// client reads all of the first part before the rest is written, so the
+// flusher has always taken a queue that ends inside the reset's header.
+func TestBatchingConnResetHeaderTakenBeforeItsRest(t *testing.T) {
+	headers := h2frame(0x1, 0x4, []byte("hdrs!"))
+	data := h2frame(0x0, 0x1, bytes.Repeat([]byte("d"), 300))
+	reset := h2frame(frameTypeRSTStream, 0, []byte{0, 0, 0, 0})
+	after := h2frame(0x0, 0x0, []byte("next"))
+	for _, split := range []int{1, 2, 3, 4, 8} {
+		t.Run(fmt.Sprintf("after %d header bytes", split), func(t *testing.T) {
+			server, client := tlsPipe(t)
+			c := newBatchingConn(server)
+			part1 := slices.Concat(headers, data, reset[:split])
+			part2 := slices.Concat(reset[split:], after)
+			if _, err := c.Write(part1); err != nil {
+				t.Fatal(err)
+			}
+			var records [][]byte
+			read := 0
+			buf := make([]byte, 64<<10)
+			readRecord := func() error {
+				// tls.Conn.Read returns at most one record's bytes.
+				n, err := client.Read(buf)
+				if n > 0 {
+					records = append(records, slices.Clone(buf[:n]))
+					read += n
+				}
+				return err
+			}
+			for read < len(part1) {
+				if err := readRecord(); err != nil {
+					t.Fatalf("after %d bytes of the first part: %v", read, err)
+				}
+			}
+			if _, err := c.Write(part2); err != nil {
+				t.Fatal(err)
+			}
+			go c.Close()
+			for readRecord() == nil {
+			}
+			if got, want := slices.Concat(records...), slices.Concat(part1, part2); !bytes.Equal(got, want) {
+				t.Fatalf("got %d bytes, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+			}
+			resetAt := len(headers) + len(data)
+			off := 0
+			for _, r := range records {
+				if off < resetAt && off+len(r) > resetAt {
+					t.Fatalf("a record holds bytes %d to %d, across the reset at %d", off, off+len(r), resetAt)
+				}
+				off += len(r)
+			}
+		})
+	}
+}
+
 func splitEvery(b []byte, n int) [][]byte {
 	var out [][]byte
 	for len(b) > n {
