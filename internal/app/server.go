@@ -40,6 +40,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
@@ -290,6 +291,11 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	// /metrics serves, with component-base's meta families.
 	if g.MetricsGatherer, err = newMetricsFilter(o.Options, g.MetricsRegistry); err != nil {
 		return nil, err
+	}
+	// The feature gates at their defaults, as kube-apiserver records them
+	// at start.
+	if err := features.RegisterMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("feature metrics: %w", err)
 	}
 	hm, err := healthz.NewMetrics(g.MetricsRegistry)
 	if err != nil {
