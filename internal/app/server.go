@@ -123,6 +123,9 @@ type Config struct {
 	WebhookX509 *x509metrics.Counters
 	// PodSecurityMetrics are upstream's pod_security_* metrics.
 	PodSecurityMetrics *podsecurity.Metrics
+	// CRDOpenAPIMetrics are apiextensions-apiserver's
+	// apiextensions_openapi_v{2,3}_regeneration_count.
+	CRDOpenAPIMetrics *apiextensionsserver.OpenAPIMetrics
 	// AllocatorMetrics are upstream's kube_apiserver_clusterip_allocator_*
 	// and kube_apiserver_nodeport_allocator_* metrics.
 	AllocatorMetrics *allocator.Metrics
@@ -319,6 +322,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	c.Admission = admission.NewChain(c.AdmissionMetrics)
 	if c.PodSecurityMetrics, err = podsecurity.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("pod security metrics: %w", err)
+	}
+	if c.CRDOpenAPIMetrics, err = apiextensionsserver.NewOpenAPIMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("CRD OpenAPI metrics: %w", err)
 	}
 	if c.AllocatorMetrics, err = allocator.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("allocator metrics: %w", err)
@@ -629,6 +635,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		CustomResources:           &c.customResources,
 		Logger:                    c.Logger,
 		Metrics:                   c.Metrics,
+		OpenAPIMetrics:            c.CRDOpenAPIMetrics,
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", APIExtensionsName, err)
 	}
