@@ -361,7 +361,11 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	if err := c.startCluster(); err != nil {
 		return nil, err
 	}
-	if c.Discovery, err = discovery.New(discovery.Config{Logger: logger}); err != nil {
+	aggregations, err := discovery.NewAggregationCounter(c.Generic.MetricsRegistry)
+	if err != nil {
+		return nil, fmt.Errorf("discovery metrics: %w", err)
+	}
+	if c.Discovery, err = discovery.New(discovery.Config{Logger: logger, AggregationCount: aggregations}); err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	if !o.DeferFileWrites {
