@@ -40,6 +40,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/registry/accessreview"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/metrics"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
@@ -122,6 +123,9 @@ type Config struct {
 	WebhookX509 *x509metrics.Counters
 	// PodSecurityMetrics are upstream's pod_security_* metrics.
 	PodSecurityMetrics *podsecurity.Metrics
+	// CRDOpenAPIMetrics are apiextensions-apiserver's
+	// apiextensions_openapi_v{2,3}_regeneration_count.
+	CRDOpenAPIMetrics *apiextensionsserver.OpenAPIMetrics
 	// AllocatorMetrics are upstream's kube_apiserver_clusterip_allocator_*
 	// and kube_apiserver_nodeport_allocator_* metrics.
 	AllocatorMetrics *allocator.Metrics
@@ -291,6 +295,11 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	if g.MetricsGatherer, err = newMetricsFilter(o.Options, g.MetricsRegistry); err != nil {
 		return nil, err
 	}
+	// The feature gates at their defaults, as kube-apiserver records them
+	// at start.
+	if err := features.RegisterMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("feature metrics: %w", err)
+	}
 	hm, err := healthz.NewMetrics(g.MetricsRegistry)
 	if err != nil {
 		return nil, fmt.Errorf("health metrics: %w", err)
@@ -313,6 +322,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	c.Admission = admission.NewChain(c.AdmissionMetrics)
 	if c.PodSecurityMetrics, err = podsecurity.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("pod security metrics: %w", err)
+	}
+	if c.CRDOpenAPIMetrics, err = apiextensionsserver.NewOpenAPIMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("CRD OpenAPI metrics: %w", err)
 	}
 	if c.AllocatorMetrics, err = allocator.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("allocator metrics: %w", err)
@@ -349,7 +361,11 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	if err := c.startCluster(); err != nil {
 		return nil, err
 	}
-	if c.Discovery, err = discovery.New(discovery.Config{Logger: logger}); err != nil {
+	aggregations, err := discovery.NewAggregationCounter(c.Generic.MetricsRegistry)
+	if err != nil {
+		return nil, fmt.Errorf("discovery metrics: %w", err)
+	}
+	if c.Discovery, err = discovery.New(discovery.Config{Logger: logger, AggregationCount: aggregations}); err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	if !o.DeferFileWrites {
@@ -623,6 +639,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		CustomResources:           &c.customResources,
 		Logger:                    c.Logger,
 		Metrics:                   c.Metrics,
+		OpenAPIMetrics:            c.CRDOpenAPIMetrics,
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", APIExtensionsName, err)
 	}

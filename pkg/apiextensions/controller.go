@@ -50,6 +50,9 @@ type controller struct {
 	resync       time.Duration
 	synced       func()
 	logger       *slog.Logger
+	// openAPIMetrics (nil: none) follows the CRDs as upstream's OpenAPI
+	// controllers do.
+	openAPIMetrics *OpenAPIMetrics
 
 	queue queue
 	// retry holds the names to sync again, and when.
@@ -117,6 +120,7 @@ func (c *controller) run(ctx context.Context) {
 		}
 	}
 	stored := c.serveStored(list.Items)
+	c.openAPIMetrics.started(list.Items)
 	c.synced()
 	// The OpenAPI documents of the CRDs served at start come right
 	// after: readiness does not wait for them (nor does upstream's).
@@ -192,8 +196,10 @@ func (c *controller) watch(ctx context.Context, rv string) {
 				if crd, ok := ev.Object.(*apiextensionsv1.CustomResourceDefinition); ok {
 					if ev.Type == watch.Deleted {
 						c.forget(crd)
+						c.openAPIMetrics.changed(crd.Name, nil)
 					} else {
 						c.observe(crd)
+						c.openAPIMetrics.changed(crd.Name, crd)
 					}
 					c.queue.add(crd.Name)
 				}
@@ -213,6 +219,7 @@ func (c *controller) watch(ctx context.Context, rv string) {
 			continue
 		}
 		rv = l.ResourceVersion
+		c.openAPIMetrics.relisted(l.Items)
 		for i := range l.Items {
 			c.queue.add(l.Items[i].Name)
 		}

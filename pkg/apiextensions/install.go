@@ -82,6 +82,9 @@ type Config struct {
 	// Metrics receives the watch events of CRDs and custom resources;
 	// nil: none.
 	Metrics *metrics.Metrics
+	// OpenAPIMetrics, optional, are the OpenAPI regeneration families
+	// (NewOpenAPIMetrics).
+	OpenAPIMetrics *OpenAPIMetrics
 }
 
 // Install serves customresourcedefinitions on s (the apiextensions server
@@ -178,6 +181,8 @@ func Install(s *server.GenericServer, cfg Config) error {
 		resync:       cfg.Resync,
 		synced:       sync.OnceFunc(func() { close(synced) }),
 		logger:       logger.With("controller", "customresourcedefinitions"),
+
+		openAPIMetrics: cfg.OpenAPIMetrics,
 	}
 	done := make(chan struct{})
 	var started bool

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +43,8 @@ type aggregatedDoc struct {
 
 	betaOnce sync.Once
 	beta     *document
+
+	served atomic.Bool // counted in Config.AggregationCount
 }
 
 // ETag returns upstream's ETag: the SHA-512 of the JSON list without its

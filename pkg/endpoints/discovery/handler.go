@@ -232,6 +232,11 @@ func (m *Manager) allowAggregated(t *schema.GroupVersionKind) bool {
 // writeAggregated writes an aggregated list with its ETag, or 304 when the
 // client has it (If-None-Match equal to the ETag, as upstream compares).
 func (m *Manager) writeAggregated(w http.ResponseWriter, r *http.Request, n negotiated, d *aggregatedDoc) {
+	// Upstream computes the list here (before the ETag check), the first
+	// time it is asked for since the last change, and counts it.
+	if c := m.cfg.AggregationCount; c != nil && d.served.CompareAndSwap(false, true) {
+		c.Inc()
+	}
 	h := w.Header()
 	tag := d.ETag()
 	h.Set("ETag", tag)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/prometheus/client_golang/prometheus"
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,7 +31,31 @@ type Config struct {
 	// requests with the legacy documents.
 	ServeV2Beta1 bool
 
+	// AggregationCount, if set, counts each aggregated discovery list
+	// (/api's, /apis') served for the first time since the change that
+	// made it (NewAggregationCounter).
+	AggregationCount prometheus.Counter
+
 	Logger *slog.Logger
+}
+
+// NewAggregationCounter registers on reg (nil: not registered) and returns
+// aggregator_discovery_aggregation_count_total, for
+// Config.AggregationCount. kube-apiserver v1.37.2 (k8s.io/apiserver's
+// aggregated discovery handler) computes an aggregated list lazily, when
+// one is requested after a change, and counts each computation; kapi's
+// lists are made at the change, and counted when first served.
+func NewAggregationCounter(reg prometheus.Registerer) (prometheus.Counter, error) {
+	c := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "aggregator_discovery_aggregation_count_total",
+		Help: "[ALPHA] Counter of number of times discovery was aggregated",
+	})
+	if reg != nil {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // Manager holds the group-versions of every server of a chain and serves

@@ -1,8 +1,8 @@
 // Package metricsfilter applies component-base's --disabled-metrics and
 // --allow-metric-labels (k8s.io/component-base v0.37 metrics) to what a
-// server's /metrics serves, and provides the two meta families
+// server's /metrics serves, and provides the three meta families
 // kube-apiserver serves with them whatever the flags:
-// disabled_metrics_total and
+// disabled_metrics_total, hidden_metrics_total and
 // cardinality_enforcement_unexpected_categorizations_total.
 //
 // Upstream applies both when a metric is made: a disabled family is never
@@ -33,7 +33,10 @@ import (
 // Unexpected is the value a label outside its allow-list is served with.
 const Unexpected = "unexpected"
 
-const unexpectedName = "cardinality_enforcement_unexpected_categorizations_total"
+const (
+	unexpectedName = "cardinality_enforcement_unexpected_categorizations_total"
+	hiddenName     = "hidden_metrics_total"
+)
 
 // Config is what to filter.
 type Config struct {
@@ -43,6 +46,14 @@ type Config struct {
 	// AllowLists maps "metricName,labelName" to the comma-separated
 	// values that label may have (--allow-metric-labels).
 	AllowLists map[string]string
+	// Hidden are the deprecated families the server hides (none with
+	// --show-hidden-metrics-for-version): upstream registers them at
+	// start and counts each in hidden_metrics_total.
+	Hidden []string
+	// Deprecated are the deprecated families upstream registers at start
+	// whether hidden or not: a disabled one counts in hidden_metrics_total
+	// from the start, as its registration does upstream.
+	Deprecated []string
 }
 
 // Filter is a prometheus.Gatherer serving a registry's families through
@@ -53,23 +64,38 @@ type Filter struct {
 	allow    map[string]map[string]map[string]bool // family -> label -> allowed values
 
 	unexpected prometheus.Counter // cardinality_enforcement_unexpected_categorizations_total
+	hidden     prometheus.Counter // hidden_metrics_total
 	mu         sync.Mutex
 	seen       map[string]bool // the series (family and labels) made "unexpected" so far
+	hiddenSeen map[string]bool // the families counted in hidden_metrics_total
 }
 
 // New returns the filter of g's families and registers the meta families
 // on reg: disabled_metrics_total (the number of distinct names disabled,
-// whether such a family exists or not, as upstream counts them) and
-// cardinality_enforcement_unexpected_categorizations_total. Upstream
+// whether such a family exists or not, as upstream counts them),
+// hidden_metrics_total and
+// cardinality_enforcement_unexpected_categorizations_total.
+//
+// Upstream's component-base counts in hidden_metrics_total each family
+// it does not register because it is hidden (deprecated, not shown) or
+// disabled, when the family is registered: the hidden ones and the
+// disabled deprecated ones at start; kapi counts a disabled family when
+// it is first gathered (when it first has a series: a family without
+// series is not registered as far as the filter can tell). Upstream
 // counts in the latter each recording of a value made "unexpected"; kapi,
 // which applies the allow-lists when gathering, counts each series whose
 // value was made "unexpected", once.
 func New(g prometheus.Gatherer, reg prometheus.Registerer, cfg Config) (*Filter, error) {
 	f := &Filter{
-		g:        g,
-		disabled: map[string]bool{},
-		allow:    map[string]map[string]map[string]bool{},
-		seen:     map[string]bool{},
+		g:          g,
+		disabled:   map[string]bool{},
+		allow:      map[string]map[string]map[string]bool{},
+		seen:       map[string]bool{},
+		hiddenSeen: map[string]bool{},
+		hidden: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: hiddenName,
+			Help: "[BETA] The count of hidden metrics.",
+		}),
 		unexpected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: unexpectedName,
 			Help: "[ALPHA] The count of unexpected categorizations during cardinality enforcement.",
@@ -99,8 +125,16 @@ func New(g prometheus.Gatherer, reg prometheus.Registerer, cfg Config) (*Filter,
 		}
 		f.allow[family][label] = set
 	}
+	for _, name := range cfg.Hidden {
+		f.countHidden(name)
+	}
+	for _, name := range cfg.Deprecated {
+		if f.disabled[name] {
+			f.countHidden(name)
+		}
+	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{disabledTotal, f.unexpected} {
+		for _, c := range []prometheus.Collector{disabledTotal, f.hidden, f.unexpected} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
@@ -131,6 +165,7 @@ func (f *Filter) Gather() ([]*dto.MetricFamily, error) {
 			continue
 		}
 		if f.disabled[name] {
+			f.countHidden(name)
 			continue
 		}
 		if lists := f.allow[name]; lists != nil {
@@ -138,16 +173,32 @@ func (f *Filter) Gather() ([]*dto.MetricFamily, error) {
 		}
 		out = append(out, mf)
 	}
-	// The registry gathered the counter before this gathering's series
-	// were counted.
+	// The registry gathered the counters before this gathering's series
+	// and families were counted.
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for _, mf := range out {
-		if mf.GetName() == unexpectedName && len(mf.GetMetric()) == 1 && mf.GetMetric()[0].Counter != nil {
-			f.mu.Lock()
+		if len(mf.GetMetric()) != 1 || mf.GetMetric()[0].Counter == nil {
+			continue
+		}
+		switch mf.GetName() {
+		case unexpectedName:
 			mf.GetMetric()[0].Counter.Value = proto.Float64(float64(len(f.seen)))
-			f.mu.Unlock()
+		case hiddenName:
+			mf.GetMetric()[0].Counter.Value = proto.Float64(float64(len(f.hiddenSeen)))
 		}
 	}
 	return out, err
+}
+
+// countHidden counts family in hidden_metrics_total the first time.
+func (f *Filter) countHidden(family string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.hiddenSeen[family] {
+		f.hiddenSeen[family] = true
+		f.hidden.Inc()
+	}
 }
 
 // constrain returns mf with the label values outside lists made

@@ -77,6 +77,17 @@ type Metrics struct {
 	hiddenCacheReturns *prometheus.CounterVec // apiserver_cache_list_returned_objects_total
 }
 
+// HiddenFamilies are the deprecated families of Options.ShowHidden, which
+// kube-apiserver v1.37's component-base hides without
+// --show-hidden-metrics-for-version (and counts in hidden_metrics_total).
+var HiddenFamilies = []string{
+	"apiserver_storage_objects",
+	"etcd_bookmark_counts",
+	"apiserver_cache_list_total",
+	"apiserver_cache_list_fetched_objects_total",
+	"apiserver_cache_list_returned_objects_total",
+}
+
 // Options change which families New makes.
 type Options struct {
 	// ShowHidden also serves the deprecated families component-base
