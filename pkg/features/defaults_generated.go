@@ -1,7 +1,11 @@
 // Generated from kube-apiserver v1.37.2's /metrics (the
 // kubernetes_feature_enabled family as in
-// test/e2e/testdata/metrics/feature_enabled.txt); regenerate rather than
-// edit when the Kubernetes version kapi follows changes.
+// test/e2e/testdata/metrics/feature_enabled.txt, whose header says how it
+// was read); regenerate rather than edit when the Kubernetes version kapi
+// follows changes: each series kubernetes_feature_enabled{name="N",stage="S"} V
+// of the new reference's /metrics becomes {Name: "N", Stage: "S", Default:
+// V == 1}, in the order served. TestFeatureEnabled (test/e2e) compares
+// what kapi serves with the golden file.
 
 package features
 
