@@ -57,7 +57,9 @@ type OpenAPI struct {
 	v2Time time.Time
 	// v2Doc is what v2JSON was encoded from (of generation v2Gen).
 	v2Doc *v2Contents
-	v3    map[string]*v3Doc // "apis/apps/v1" -> document
+	// v2Gz holds the gzipped forms of the latest generation asked for.
+	v2Gz v2Gzipped
+	v3   map[string]*v3Doc // "apis/apps/v1" -> document
 
 	logger *slog.Logger
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/NYTimes/gziphandler"
 	"github.com/munnerz/goautoneg"
 )
 
@@ -114,7 +116,95 @@ func (o *OpenAPI) serveV2(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", t.contentType)
 	// The protobuf form has the JSON's ETag, as upstream.
 	w.Header().Set("Etag", strconv.Quote(enc.etag))
+	if v2Precompressible(w, r, body) {
+		if gz, err := o.v2Gzip(enc.gen, t.protobuf, body); err == nil {
+			// gziphandler passes a body through when its handler chose
+			// an encoding; http.ServeContent then sets no Content-Length,
+			// and a 304 drops the Content-Encoding: the same response as
+			// when gziphandler compresses the body itself.
+			w.Header().Set("Content-Encoding", "gzip")
+			body = gz
+		} else {
+			o.logError("openapi v2 gzip", "err", err)
+		}
+	}
 	http.ServeContent(w, r, "/openapi/v2", enc.modTime, bytes.NewReader(body))
+}
+
+// v2Precompressible reports whether the v2 document can go out already
+// compressed: w is gziphandler's (the client accepts gzip, and the body
+// is large enough for gziphandler to compress it), and the request is a
+// plain or If-None-Match / If-Modified-Since GET, whose answer is the
+// whole body or a 304. A Range, If-Match or If-Unmodified-Since request
+// and HEAD are left to gziphandler, which sees what ServeContent writes
+// (a part, a 412, headers only) and compresses it or not as before.
+func v2Precompressible(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	switch w.(type) {
+	case *gziphandler.GzipResponseWriter, gziphandler.GzipResponseWriterWithCloseNotify:
+	default:
+		return false
+	}
+	return r.Method == http.MethodGet && len(body) >= gziphandler.DefaultMinSize &&
+		r.Header.Get("Range") == "" && r.Header.Get("If-Match") == "" && r.Header.Get("If-Unmodified-Since") == ""
+}
+
+// v2Gzip returns body, the v2 document of generation gen in JSON or
+// protobuf, compressed as gziphandler compresses it (the default level,
+// no name or time in the header: the same bytes), once per generation
+// and form. kubectl without an HTTP cache (a fresh HOME, as in CI) asks
+// for the whole document on every apply or explain; compressing a few
+// MiB each time cost more than encoding it.
+func (o *OpenAPI) v2Gzip(gen uint64, protobuf bool, body []byte) ([]byte, error) {
+	o.mu.Lock()
+	if c := o.v2Gz; c.gen == gen {
+		if gz := c.of(protobuf); gz != nil {
+			o.mu.Unlock()
+			return gz, nil
+		}
+	}
+	o.mu.Unlock()
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(body); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	gz := buf.Bytes()
+	o.mu.Lock()
+	switch {
+	case o.v2Gz.gen == gen:
+	case o.v2Gz.gen < gen:
+		o.v2Gz = v2Gzipped{gen: gen}
+	default: // a newer generation is cached; gen is older
+		o.mu.Unlock()
+		return gz, nil
+	}
+	if protobuf {
+		o.v2Gz.pb = gz
+	} else {
+		o.v2Gz.js = gz
+	}
+	o.mu.Unlock()
+	return gz, nil
+}
+
+// v2Gzipped holds the compressed forms of one generation of the v2
+// document, each made when first asked for.
+type v2Gzipped struct {
+	gen    uint64
+	js, pb []byte
+}
+
+func (c v2Gzipped) of(protobuf bool) []byte {
+	if protobuf {
+		return c.pb
+	}
+	return c.js
 }
 
 func hashOf(b []byte) string { return fmt.Sprintf("%X", sha512.Sum512(b)) }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/NYTimes/gziphandler"
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	openapi_v3 "github.com/google/gnostic-models/openapiv3"
 	"google.golang.org/protobuf/proto"
@@ -307,6 +309,112 @@ func TestOpenAPIV3IndexAndNotFound(t *testing.T) {
 		rec := serveOpenAPI(mux, http.MethodGet, p)
 		if rec.Code != 404 || rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != "" || rec.Header().Get("Vary") != "" {
 			t.Errorf("GET %s: %d %v %q, want a bare 404", p, rec.Code, rec.Header(), rec.Body)
+		}
+	}
+}
+
+// The v2 document goes out compressed once per generation and form, and
+// every response is the one gziphandler gives when it compresses the
+// body itself (what kube-openapi does, and kapi did before): the same
+// status, headers and gzip bytes, for every kind of request, through
+// both of gziphandler's writers (a recorder, and an HTTP/1.1 server's
+// CloseNotifier). The reference below hides gziphandler's writer type
+// from serveV2, so it takes the old path.
+func TestOpenAPIV2GzipOnceAsGziphandler(t *testing.T) {
+	o, mux := openAPIServeFixture(t)
+	ref := gziphandler.GzipHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.serveV2(struct{ http.ResponseWriter }{w}, r)
+	}))
+	const pbType = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+	etag := serveOpenAPI(mux, http.MethodGet, "/openapi/v2").Header().Get("Etag")
+	lastMod := serveOpenAPI(mux, http.MethodGet, "/openapi/v2").Header().Get("Last-Modified")
+	requests := [][]string{
+		{"Accept-Encoding", "gzip"},
+		{"Accept-Encoding", "gzip", "Accept", pbType},
+		{"Accept-Encoding", "gzip;q=0.5, br"},
+		{"Accept-Encoding", "gzip;q=0"},
+		{"Accept-Encoding", "gzip", "If-None-Match", etag},
+		{"Accept-Encoding", "gzip", "If-None-Match", `"0123"`},
+		{"Accept-Encoding", "gzip", "If-Modified-Since", lastMod},
+		{"Accept-Encoding", "gzip", "If-Match", `"0123"`},
+		{"Accept-Encoding", "gzip", "If-Unmodified-Since", "Mon, 02 Jan 2006 15:04:05 GMT"},
+		{"Accept-Encoding", "gzip", "Range", "bytes=0-10"},
+		{"Accept-Encoding", "gzip", "Range", "bytes=0-3000"},
+		{},
+	}
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		for _, h := range requests {
+			got, want := serveOpenAPI(mux, method, "/openapi/v2", h...), serveOpenAPI(ref, method, "/openapi/v2", h...)
+			if got.Code != want.Code || !maps.EqualFunc(got.Header(), want.Header(), slices.Equal) || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+				t.Errorf("%s %q: got %d %v (%d bytes), want gziphandler's %d %v (%d bytes)", method, h, got.Code, got.Header(), got.Body.Len(), want.Code, want.Header(), want.Body.Len())
+			}
+		}
+	}
+
+	// Through a server: gziphandler's CloseNotifier writer. (The
+	// fixture's document compresses to a few hundred bytes, so the server
+	// adds a Content-Length to both.)
+	for _, accept := range []string{"application/json", pbType} {
+		var resps [2]*http.Response
+		var bodies [2][]byte
+		for i, handler := range []http.Handler{mux, ref} {
+			srv := httptest.NewServer(handler)
+			req, err := http.NewRequest(http.MethodGet, srv.URL+"/openapi/v2", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Accept", accept)
+			req.Header.Set("Accept-Encoding", "gzip")
+			resps[i], err = (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodies[i], err = io.ReadAll(resps[i].Body)
+			resps[i].Body.Close()
+			srv.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			resps[i].Header.Del("Date")
+		}
+		if resps[0].Header.Get("Content-Encoding") != "gzip" || !maps.EqualFunc(resps[0].Header, resps[1].Header, slices.Equal) || !bytes.Equal(bodies[0], bodies[1]) {
+			t.Errorf("Accept %s through a server: %v, %d bytes; gziphandler's %v, %d bytes", accept, resps[0].Header, len(bodies[0]), resps[1].Header, len(bodies[1]))
+		}
+	}
+
+	// Compressed once per generation and form: the next request gets the
+	// same bytes; a change makes a new document, compressed anew.
+	first := o.v2Gz.js
+	if serveOpenAPI(mux, http.MethodGet, "/openapi/v2", "Accept-Encoding", "gzip"); len(first) == 0 || &o.v2Gz.js[0] != &first[0] {
+		t.Errorf("the JSON document was compressed again for the same generation")
+	}
+	o.MergeV2(nil, map[string]any{"io.k8s.api.apps.v1.New": map[string]any{"type": "object"}})
+	plain := serveOpenAPI(mux, http.MethodGet, "/openapi/v2")
+	zr, err := gzip.NewReader(serveOpenAPI(mux, http.MethodGet, "/openapi/v2", "Accept-Encoding", "gzip").Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(got, plain.Body.Bytes()) || !bytes.Contains(got, []byte("io.k8s.api.apps.v1.New")) {
+		t.Errorf("after a change, the gzipped document (%d bytes, %v) is not the new plain one (%d bytes)", len(got), err, plain.Body.Len())
+	}
+}
+
+// BenchmarkOpenAPIV2Gzip serves the v2 document to a client accepting
+// gzip, as kubectl without an HTTP cache asks for it.
+func BenchmarkOpenAPIV2Gzip(b *testing.B) {
+	o := NewOpenAPI("Kubernetes", "v1.37.2")
+	defs := map[string]any{}
+	for i := range 2000 {
+		defs[fmt.Sprintf("io.k8s.api.apps.v1.Thing%04d", i)] = map[string]any{"type": "object", "description": fmt.Sprintf("thing %d of the apps group, with a description of the usual length", i)}
+	}
+	o.MergeV2(nil, defs)
+	mux := NewPathMux("bench")
+	o.install(mux)
+	b.ReportAllocs()
+	for b.Loop() {
+		if rec := serveOpenAPI(mux, http.MethodGet, "/openapi/v2", "Accept-Encoding", "gzip"); rec.Code != 200 {
+			b.Fatal(rec.Code)
 		}
 	}
 }
