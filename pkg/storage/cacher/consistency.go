@@ -102,7 +102,7 @@ func (c *Cacher) startConsistencyChecks(ctx context.Context) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		c.cfg.Logger.Debug("Cache consistency check start", "group", c.cfg.GroupResource.Group, "resource", c.cfg.GroupResource.Resource)
+		c.cfg.Logger.Debug("Cache consistency check start", "prefix", c.cfg.ResourcePrefix)
 		timer := time.NewTimer(jitter(period))
 		defer timer.Stop()
 		for {
@@ -123,27 +123,29 @@ func jitter(d time.Duration) time.Duration {
 }
 
 // checkConsistency runs one check, counts and logs its outcome and marks
-// the cache consistent or not; it returns the status counted.
+// the cache consistent or not; it returns the status counted. The log
+// messages are upstream's (passed at debug level, as upstream's at -v=3);
+// the resource is the logger's (kapi gives each cache's logger one) and
+// the prefix, as in the cacher's other messages.
 func (c *Cacher) checkConsistency(ctx context.Context) string {
-	gr := c.cfg.GroupResource
 	d, err := c.digests(ctx)
 	switch {
 	case err != nil:
 		if ctx.Err() != nil {
 			return "" // stopped meanwhile: nothing to count
 		}
-		c.cfg.Logger.Error("Cache consistency check error", "group", gr.Group, "resource", gr.Resource, "err", err)
+		c.cfg.Logger.Error("Cache consistency check error", "prefix", c.cfg.ResourcePrefix, "err", err)
 		c.metrics.ConsistencyCheck(storagemetrics.ConsistencyError)
 		return storagemetrics.ConsistencyError
 	case d.cache == d.store:
-		c.cfg.Logger.Debug("Cache consistency check passed", "group", gr.Group, "resource", gr.Resource,
+		c.cfg.Logger.Debug("Cache consistency check passed", "prefix", c.cfg.ResourcePrefix,
 			"resourceVersion", d.rv, "digest", d.cache)
 		c.metrics.ConsistencyCheck(storagemetrics.ConsistencySuccess)
 		c.markConsistent(true)
 		return storagemetrics.ConsistencySuccess
 	}
-	c.cfg.Logger.Error("Cache consistency check failed", "group", gr.Group, "resource", gr.Resource,
-		"resourceVersion", d.rv, "etcdDigest", d.store, "cacheDigest", d.cache, "diffDetail", d.diff)
+	c.cfg.Logger.Error("Cache consistency check failed", "prefix", c.cfg.ResourcePrefix,
+		"resourceVersion", d.rv, "etcdDigest", d.store, "cacheDigest", d.cache, "diffDetail", d.diff.String())
 	c.metrics.ConsistencyCheck(storagemetrics.ConsistencyFailure)
 	c.markConsistent(false)
 	return storagemetrics.ConsistencyFailure
