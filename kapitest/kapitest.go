@@ -118,6 +118,10 @@ type Options struct {
 	// token that authenticated (negative: no cache), for benchmarks of
 	// the cache. A test seam: there is no flag.
 	TokenSuccessCacheTTL time.Duration
+	// ConsistencyCheckPeriod, if set, replaces how often each watch cache
+	// on etcd is checked against etcd (5 to 7.5 minutes; negative:
+	// never). A test seam: there is no flag.
+	ConsistencyCheckPeriod time.Duration
 	// Flags are more command-line flags, as the kapi command takes them
 	// ("--name=value"), applied after the fields above.
 	Flags []string
@@ -206,6 +210,7 @@ func (o Options) appOptions(logger *slog.Logger) (*app.Options, error) {
 	}
 	ao.APIServiceAvailabilityPeriod = o.APIServiceAvailabilityPeriod
 	ao.ConfigReloadInterval = o.ConfigReloadInterval
+	ao.WatchCache.ConsistencyCheckPeriod = o.ConsistencyCheckPeriod
 	ao.TokenCacheNow = o.TokenCacheNow
 	ao.TokenSuccessCacheTTL = o.TokenSuccessCacheTTL
 	ao.UnsafeNoFsync = !o.FsyncDataDir

@@ -56,7 +56,7 @@ func (c *Config) StorageFactory() generic.StorageFactory {
 // config; nil: the resource has no watch cache.
 func watchCacheTuning(o *options.WatchCacheOptions, resource schema.GroupResource, compaction time.Duration) func(*cacher.Config) {
 	if o == nil {
-		return func(*cacher.Config) {}
+		return func(cfg *cacher.Config) { cfg.ConsistencyCheckPeriod = cacher.DefaultConsistencyCheckPeriod }
 	}
 	size := o.Size(resource)
 	if size == 0 {
@@ -68,6 +68,10 @@ func watchCacheTuning(o *options.WatchCacheOptions, resource schema.GroupResourc
 		// keeps at least one compaction interval of history.
 		if compaction > 0 {
 			cfg.SnapshotTTL = min(cacher.DefaultSnapshotTTL, compaction/2)
+		}
+		cfg.ConsistencyCheckPeriod = cacher.DefaultConsistencyCheckPeriod
+		if o.ConsistencyCheckPeriod != 0 {
+			cfg.ConsistencyCheckPeriod = max(o.ConsistencyCheckPeriod, 0)
 		}
 	}
 }
@@ -124,6 +128,11 @@ func etcdWithCache(client *clientv3.Client, prefix string, localReads bool, logg
 		StoreContinueTokens: !kubeCached,
 	}
 	tune(&ccfg)
+	if !kubeCached || cfg.Internal {
+		// kube-apiserver checks the watch caches it has (its
+		// DetectCacheInconsistency), not kapi's own.
+		ccfg.ConsistencyCheckPeriod = 0
+	}
 	cache, err := cacher.New(ccfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("watch cache for %s: %w", cfg.Resource, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -34,6 +35,12 @@ type WatchCacheOptions struct {
 	DefaultSize int
 	Sizes       []string // resource[.group]#size
 	MaxEvents   int
+
+	// ConsistencyCheckPeriod, if set, replaces how often each watch cache
+	// kube-apiserver would have is checked against etcd
+	// (cacher.DefaultConsistencyCheckPeriod: every 5 to 7.5 minutes);
+	// negative: never. A test seam: there is no flag.
+	ConsistencyCheckPeriod time.Duration
 }
 
 // NewWatchCacheOptions returns the defaults: enabled, 100 events kept,

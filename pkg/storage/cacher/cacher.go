@@ -101,6 +101,7 @@ type Cacher struct {
 	stateSince  uint64 // objects are the state at every revision from stateSince to rv
 	compacted   uint64 // revisions before it are compacted (forgetBefore)
 	snaps       snapshots
+	consistency consistencyState // the consistency checker's verdict
 	events      ring
 	watchers    map[*cacheWatcher]struct{}
 	changed     chan struct{} // closed and replaced when rv or ready change
@@ -156,6 +157,7 @@ func New(cfg Config) (*Cacher, error) {
 	c.wg.Add(2)
 	go c.reflect(ctx)
 	go c.bookmarkLoop(ctx)
+	c.startConsistencyChecks(ctx)
 	return c, nil
 }
 

@@ -130,6 +130,15 @@ type Config struct {
 	// instead of watching again, as upstream's (default
 	// DefaultWatchFailureRelist).
 	WatchFailureRelist time.Duration
+	// ConsistencyCheckPeriod, when positive, runs the cache's consistency
+	// checker (kube-apiserver's DetectCacheInconsistency): the cache's
+	// list is compared with the underlying store's at the same revision
+	// a jittered period after New, then a jittered period after each
+	// check ends (each wait between the period and 1.5 times it);
+	// kube-apiserver's period is DefaultConsistencyCheckPeriod. A failed
+	// check sends exact lists and continue tokens to the underlying store
+	// until a check succeeds (see consistency.go). 0: no checker.
+	ConsistencyCheckPeriod time.Duration
 	// StoreContinueTokens makes the pages served from the cache carry
 	// continue tokens in the underlying store's form (start "cm1\u0000")
 	// rather than the watch cache's ("/cm1\u0000"): for a resource

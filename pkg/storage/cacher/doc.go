@@ -62,6 +62,15 @@
 // snapshot a token is served by the underlying store, which answers 410
 // for a compacted revision.
 //
+// # Consistency checks
+//
+// With Config.ConsistencyCheckPeriod (kapi sets it, as kube-apiserver's
+// DetectCacheInconsistency, on the caches kube-apiserver has) the cache
+// compares a digest of its list with the underlying store's list at the
+// same revision, every 5 to 7.5 minutes, and counts the outcome. After a
+// failure, exact lists and continue tokens are served by the underlying
+// store until a check succeeds; see consistency.go.
+//
 // # Catching up
 //
 // The cache's revision advances with the events of its own prefix and with

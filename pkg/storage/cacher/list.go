@@ -61,6 +61,11 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 		if crv > 0 {
 			return c.listAt(ctx, key, opts, listObj, uint64(crv), k)
 		}
+		if c.exactReadsOff() {
+			// After a failed consistency check upstream sends every
+			// continue token to etcd, not counted as a consistent read.
+			return c.listThrough(ctx, key, opts, listObj)
+		}
 		// A token of the latest revision (-1: the one a 410 hands
 		// out) is a consistent read from its key on, as kube's watch
 		// cache serves it.
@@ -160,17 +165,20 @@ func (c *Cacher) stateAtLocked(rev uint64) (items []*entry, current, ok bool) {
 	}
 	c.expireSnapshotsLocked()
 	if s := c.snaps.find(rev); s != nil {
-		return s.items, false, true
+		return s.items, false, c.exactServableLocked(s.from)
 	}
 	if rev < c.stateSince || rev > c.rv {
 		return nil, false, false
 	}
-	return c.objects.items, true, true
+	return c.objects.items, true, c.exactServableLocked(c.stateSince)
 }
 
 // recordSnapshotLocked records the current state as a snapshot, for the
 // next pages of a list that read it.
 func (c *Cacher) recordSnapshotLocked() {
+	if c.consistency.inconsistent {
+		return // none until a consistency check succeeds
+	}
 	c.expireSnapshotsLocked()
 	c.snaps.add(c.objects.snapshot(), c.stateSince, c.rv, c.cfg.Clock.Now(), c.cfg.MaxSnapshots)
 }
