@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"sync"
@@ -98,7 +99,7 @@ func (c *Config) installFlowControl(head *server.GenericServer) error {
 			return nil // the server is stopping
 		}
 		go ctrl.Run(hookCtx)
-		go engine.Run(hookCtx, flowcontrol.AdjustmentPeriod)
+		go engine.Run(hookCtx, cmp.Or(c.Options.APFAdjustmentPeriod, flowcontrol.AdjustmentPeriod))
 		return nil
 	})
 }

@@ -142,10 +142,11 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 	}
 	for _, pl := range pls {
 		lv := c.levels[pl.Name]
-		if lv == nil {
+		isNew := lv == nil
+		if isNew {
 			lv = &level{name: pl.Name, c: c, lastChange: now}
 		}
-		lv.configure(pl, c.serverCL, sumShares)
+		lv.configure(pl, c.serverCL, sumShares, isNew)
 		levels[pl.Name] = lv
 	}
 	c.levels = levels
@@ -174,8 +175,10 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 		}
 	}
 	for _, lv := range levels {
-		c.metrics.setLimits(lv)
+		c.metrics.setConfigLimits(lv)
 	}
+	// Upstream adjusts the limits whenever it digests a configuration.
+	c.rebalanceLocked()
 }
 
 // Dangling reports whether the FlowSchema named name references a missing
@@ -262,19 +265,18 @@ func (c *Controller) Tick() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.rebalanceLocked()
-	for _, lv := range c.levels {
-		c.metrics.setLimits(lv)
-	}
 }
 
 // AdjustmentPeriod is upstream's borrowing adjustment period.
 const AdjustmentPeriod = 10 * time.Second
 
-// Run calls Tick every period until ctx ends.
+// Run calls Tick at once and then every period until ctx ends (as
+// upstream's wait.Until).
 func (c *Controller) Run(ctx context.Context, period time.Duration) {
 	if period <= 0 {
 		period = AdjustmentPeriod
 	}
+	c.Tick()
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {

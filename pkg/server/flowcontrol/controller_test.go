@@ -14,6 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/bootstrap"
 )
@@ -123,8 +126,8 @@ func TestNominalLimits(t *testing.T) {
 		if l.NominalCL != w[0] || l.LendableCL != w[1] || l.NominalCL-l.LendableCL != w[2] {
 			t.Errorf("%s: nominal %d lendable %d, want %v", name, l.NominalCL, l.LendableCL, w)
 		}
-		if !l.Exempt && l.BorrowingCL != 600 {
-			t.Errorf("%s: borrowing limit %d, want 600 (no borrowingLimitPercent: unbounded)", name, l.BorrowingCL)
+		if !l.Exempt && l.BorrowingCL != l.NominalCL+600 {
+			t.Errorf("%s: upper limit %d, want nominal+600 (no borrowingLimitPercent: unbounded)", name, l.BorrowingCL)
 		}
 	}
 }
@@ -132,19 +135,19 @@ func TestNominalLimits(t *testing.T) {
 func TestFairAllocation(t *testing.T) {
 	// Two classes that want more than there is: shared in proportion to
 	// their targets, within their bounds.
-	got := fairAllocation(100, []float64{10, 10}, []float64{100, 100}, []float64{150, 50})
-	if int(got[0]+0.5) != 75 || int(got[1]+0.5) != 25 {
-		t.Errorf("got %v, want [75 25]", got)
+	got, frac := fairAllocation(100, []float64{10, 10}, []float64{100, 100}, []float64{150, 50})
+	if int(got[0]+0.5) != 75 || int(got[1]+0.5) != 25 || frac != 0.5 {
+		t.Errorf("got %v %v, want [75 25] 0.5", got, frac)
 	}
 	// A bound holds: the second class cannot go under 40.
-	got = fairAllocation(100, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
-	if int(got[0]+0.5) != 60 || int(got[1]+0.5) != 40 {
-		t.Errorf("got %v, want [60 40]", got)
+	got, frac = fairAllocation(100, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
+	if int(got[0]+0.5) != 60 || int(got[1]+0.5) != 40 || frac != 0.4 {
+		t.Errorf("got %v %v, want [60 40] 0.4", got, frac)
 	}
 	// More than the upper bounds: every class at its upper bound.
-	got = fairAllocation(1000, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
-	if got[0] != 100 || got[1] != 100 {
-		t.Errorf("got %v", got)
+	got, frac = fairAllocation(1000, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
+	if got[0] != 100 || got[1] != 100 || frac != 10 {
+		t.Errorf("got %v %v, want [100 100] 10 (the largest upper bound over target)", got, frac)
 	}
 }
 
@@ -423,48 +426,20 @@ func TestBorrowingLowerBoundIsHighWatermark(t *testing.T) {
 	c := New(Options{ServerConcurrencyLimit: 100, Now: clock})
 	c.Apply(defaultConfig())
 
-	// A short spike on global-default up to its nominal limit.
+	// A short spike on global-default up to its nominal limit (the
+	// adjustment at Apply may have lent some of it: part of the spike
+	// waits, which is demand too).
 	alice := &Request{User: "alice", Groups: []string{"system:authenticated"}, IsResourceRequest: true, Verb: "get", Resource: "pods"}
 	gd := c.Levels()["global-default"]
-	var spike []*Ticket
-	for range gd.NominalCL {
-		tk, err := c.Admit(context.Background(), c.Classify(alice), Width{Seats: 1}, time.Second, RequestDescription{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		spike = append(spike, tk)
-	}
+	releaseSpike := holdDemand(t, c, alice, "global-default", gd.NominalCL)
 	advance(time.Millisecond)
-	for _, tk := range spike {
-		tk.Finish()
-	}
+	releaseSpike()
 
 	// workload-low (service accounts) wants far more than its share.
 	sa := &Request{User: "system:serviceaccount:ns:sa", Groups: []string{"system:serviceaccounts", "system:authenticated"}, IsResourceRequest: true, Verb: "get", Resource: "pods"}
 	wl := c.Levels()["workload-low"]
-	var held []*Ticket
-	for range wl.NominalCL {
-		tk, err := c.Admit(context.Background(), c.Classify(sa), Width{Seats: 1}, time.Second, RequestDescription{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, tk)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	for i := range 40 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := *sa
-			r.User = fmt.Sprint("system:serviceaccount:ns:sa", i)
-			if tk, err := c.Admit(ctx, c.Classify(&r), Width{Seats: 1}, time.Minute, RequestDescription{}); err == nil {
-				tk.Finish()
-			}
-		}()
-	}
-	eventually(t, func() bool { return c.Levels()["workload-low"].Waiting == 40 })
+	release := holdDemand(t, c, sa, "workload-low", wl.NominalCL+40)
+	defer release()
 	advance(10 * time.Second)
 	c.Tick()
 	if got := c.Levels()["global-default"]; got.CurrentCL < got.NominalCL {
@@ -474,10 +449,29 @@ func TestBorrowingLowerBoundIsHighWatermark(t *testing.T) {
 	if got := c.Levels()["workload-low"]; got.CurrentCL <= got.NominalCL {
 		t.Errorf("workload-low under demand: limit %d, want more than nominal %d", got.CurrentCL, got.NominalCL)
 	}
-	for _, tk := range held {
-		tk.Finish()
+}
+
+// holdDemand has n requests of distinct users like r admitted or waiting
+// on level, each holding its seat until the returned func is called (the
+// waiting ones then give up).
+func holdDemand(t *testing.T, c *Controller, r *Request, level string, n int) func() {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := *r
+			q.User = fmt.Sprint(r.User, i)
+			if tk, err := c.Admit(ctx, c.Classify(&q), Width{Seats: 1}, time.Minute, RequestDescription{}); err == nil {
+				<-ctx.Done()
+				tk.Finish()
+			}
+		}()
 	}
-	wg.Wait()
+	eventually(t, func() bool { l := c.Levels()[level]; return l.Executing+l.Waiting == n })
+	return func() { cancel(); wg.Wait() }
 }
 
 // QueueNote hears of every request that enters a queue and of its leaving
@@ -560,4 +554,48 @@ func TestQueueNote(t *testing.T) {
 	if len(notes) != 8 {
 		t.Errorf("notes %q, want 8", notes)
 	}
+}
+
+// An idle server of 600 seats with the default configuration: the limits,
+// targets and fair fraction kube-apiserver v1.37.2 published (its
+// /metrics, 10 s after start): the limited levels share the nominal
+// limits' sum (602), each in proportion to its lower bound.
+func TestAdjustmentAsReference(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{ServerConcurrencyLimit: 600, Metrics: m})
+	c.Apply(defaultConfig())
+	c.Tick()
+	want := map[string][2]int{ // current limit, target
+		"catch-all": {30, 13}, "global-default": {56, 24}, "leader-election": {58, 25}, "node-high": {170, 73},
+		"system": {117, 50}, "workload-high": {114, 49}, "workload-low": {56, 24},
+	}
+	for name, w := range want {
+		if got := c.Levels()[name].CurrentCL; got != w[0] {
+			t.Errorf("%s: current limit %d, want %d", name, got, w[0])
+		}
+		if got := gaugeValue(m.targetSeats.WithLabelValues(name)); got != float64(w[1]) {
+			t.Errorf("%s: target %v, want %d", name, got, w[1])
+		}
+		if got := gaugeValue(m.currentLimit.WithLabelValues(name)); got != float64(w[0]) {
+			t.Errorf("%s: current_limit_seats %v, want %d", name, got, w[0])
+		}
+	}
+	if got := gaugeValue(m.fairFrac); got != 2.3333333333333335 {
+		t.Errorf("seat_fair_frac %v, want 2.3333333333333335", got)
+	}
+	if got := gaugeValue(m.upperLimit.WithLabelValues("catch-all")); got != 613 {
+		t.Errorf("catch-all upper_limit_seats %v, want 613", got)
+	}
+}
+
+func gaugeValue(g prometheus.Gauge) float64 {
+	var m dto.Metric
+	if err := g.Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetGauge().GetValue()
 }

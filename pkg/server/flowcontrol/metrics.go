@@ -23,6 +23,11 @@ type Metrics struct {
 	currentLimit     *prometheus.GaugeVec
 	lowerLimit       *prometheus.GaugeVec
 	upperLimit       *prometheus.GaugeVec
+	// The borrowing adjustment's statistics, set every AdjustmentPeriod
+	// (upstream's NotePriorityLevelConcurrencyAdjustment and SetFairFrac).
+	demandHWM, demandAvg, demandStdev *prometheus.GaugeVec
+	demandSmoothed, targetSeats       *prometheus.GaugeVec
+	fairFrac                          prometheus.Gauge
 }
 
 var durationBuckets = []float64{0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30}
@@ -59,10 +64,23 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "[ALPHA] Configured lower bound on number of execution seats available to each priority level"}, pl),
 		upperLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_upper_limit_seats",
 			Help: "[ALPHA] Configured upper bound on number of execution seats available to each priority level"}, pl),
+		demandHWM: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_demand_seats_high_watermark",
+			Help: "[ALPHA] High watermark, over last adjustment period, of demand_seats"}, pl),
+		demandAvg: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_demand_seats_average",
+			Help: "[ALPHA] Time-weighted average, over last adjustment period, of demand_seats"}, pl),
+		demandStdev: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_demand_seats_stdev",
+			Help: "[ALPHA] Time-weighted standard deviation, over last adjustment period, of demand_seats"}, pl),
+		demandSmoothed: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_demand_seats_smoothed",
+			Help: "[ALPHA] Smoothed seat demands"}, pl),
+		targetSeats: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_target_seats",
+			Help: "[ALPHA] Seat allocation targets"}, pl),
+		fairFrac: prometheus.NewGauge(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_seat_fair_frac",
+			Help: "[ALPHA] Fair fraction of server's concurrency to allocate to each priority level that can use it"}),
 	}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.dispatchedTotal, m.rejectedTotal, m.inqueueRequests, m.inqueueSeats, m.executingReqs,
-			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit} {
+			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit,
+			m.demandHWM, m.demandAvg, m.demandStdev, m.demandSmoothed, m.targetSeats, m.fairFrac} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
@@ -142,14 +160,35 @@ func (m *Metrics) inqueue(cls Classification, reqs, seats int) {
 	f.inqueueSeats.Add(float64(seats))
 }
 
-// setLimits publishes lv's limits (lv.mu not held by the caller).
-func (m *Metrics) setLimits(lv *level) {
+// setConfigLimits publishes lv's configured limits, as upstream does
+// when it digests a configuration (lv.mu not held by the caller).
+func (m *Metrics) setConfigLimits(lv *level) {
 	if m == nil {
 		return
 	}
 	s := lv.state()
 	m.nominalLimit.WithLabelValues(s.Name).Set(float64(s.NominalCL))
-	m.currentLimit.WithLabelValues(s.Name).Set(float64(s.CurrentCL))
 	m.lowerLimit.WithLabelValues(s.Name).Set(float64(s.NominalCL - s.LendableCL))
 	m.upperLimit.WithLabelValues(s.Name).Set(float64(s.BorrowingCL))
+}
+
+// adjusted publishes one level's borrowing adjustment: its seat demand
+// statistics over the period, its target and its new current limit.
+func (m *Metrics) adjusted(name string, st demandStats, target float64, currentCL int) {
+	if m == nil {
+		return
+	}
+	m.demandHWM.WithLabelValues(name).Set(float64(st.highWatermark))
+	m.demandAvg.WithLabelValues(name).Set(st.avg)
+	m.demandStdev.WithLabelValues(name).Set(st.stdDev)
+	m.demandSmoothed.WithLabelValues(name).Set(st.smoothed)
+	m.targetSeats.WithLabelValues(name).Set(target)
+	m.currentLimit.WithLabelValues(name).Set(float64(currentCL))
+}
+
+func (m *Metrics) setFairFrac(f float64) {
+	if m == nil {
+		return
+	}
+	m.fairFrac.Set(f)
 }

@@ -48,7 +48,7 @@ type level struct {
 	avgDuration                  float64 // seconds, moving average of execution times
 	dispatched, rejected         int64
 	timedOut, cancelled          int64
-	smoothedDemand               float64
+	stats                        demandStats
 	demandSum, demandSq, demandT float64 // integrals of seat demand over the period
 	demandMax                    int
 	lastChange                   time.Time
@@ -112,8 +112,9 @@ func (lv *level) identity() (uid string, exempt bool) {
 // configure (re)applies pl, computing the nominal, lendable and borrowing
 // limits as upstream: nominal = ceil(serverCL*shares/sumShares), lendable =
 // round(nominal*lendablePercent/100), borrowing limit =
-// round(nominal*borrowingLimitPercent/100) or unbounded (serverCL).
-func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverCL, sumShares int) {
+// round(nominal*borrowingLimitPercent/100) or, unbounded, serverCL (the
+// upper limit is nominal plus that).
+func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverCL, sumShares int, isNew bool) {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
 	lv.uid = string(pl.UID)
@@ -143,9 +144,14 @@ func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverC
 	if lv.borrowingPercent != nil {
 		lv.borrowingCL = lv.nominalCL + int(math.Round(float64(lv.nominalCL)*float64(*lv.borrowingPercent)/100))
 	} else {
-		lv.borrowingCL = serverCL
+		lv.borrowingCL = lv.nominalCL + serverCL
 	}
-	if lv.nominalCL != prevNominal || lv.currentCL < lv.nominalCL-lv.lendableCL || lv.currentCL > lv.borrowingCL {
+	switch {
+	case isNew:
+		// Upstream's initial limit; the adjustment that follows every
+		// configuration change sets it at once.
+		lv.currentCL = lv.nominalCL - lv.lendableCL/2
+	case lv.nominalCL != prevNominal || lv.currentCL < lv.nominalCL-lv.lendableCL || lv.currentCL > lv.borrowingCL:
 		lv.currentCL = lv.nominalCL
 	}
 	if handSize < 1 {
