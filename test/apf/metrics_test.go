@@ -2,7 +2,10 @@ package apf
 
 import (
 	"context"
+	"math"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,4 +101,101 @@ func TestSeatDemandStatistics(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// histogramOf is the histogram of name's series with labels want.
+func histogramOf(fams map[string]*dto.MetricFamily, name string, want map[string]string) *dto.Histogram {
+	for _, m := range fams[name].GetMetric() {
+		if labelsMatch(m, want) {
+			return m.GetHistogram()
+		}
+	}
+	return nil
+}
+
+// Upstream's timing ratio histograms of each priority level (seats in
+// use, requests waiting and executing, seat demand, each over its limit):
+// a series per level from the start, whose count grows with the time in
+// nanoseconds and whose sum grows only while the level has work.
+func TestPriorityLevelUtilizationHistograms(t *testing.T) {
+	srv := kapitest.Start(t, kapitest.WithOptions(func(o *kapitest.Options) { o.APFAdjustmentPeriod = 200 * time.Millisecond }))
+	ids := newIdentities(t, srv)
+	levels := []string{"catch-all", "exempt", "global-default", "leader-election", "node-high", "system", "workload-high", "workload-low"}
+	type family struct {
+		name    string
+		labels  func(pl string) []map[string]string
+		buckets []float64
+	}
+	families := []family{
+		{"apiserver_flowcontrol_priority_level_seat_utilization", func(pl string) []map[string]string {
+			return []map[string]string{{"phase": "executing", "priority_level": pl}}
+		}, []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1}},
+		{"apiserver_flowcontrol_priority_level_request_utilization", func(pl string) []map[string]string {
+			return []map[string]string{{"phase": "executing", "priority_level": pl}, {"phase": "waiting", "priority_level": pl}}
+		}, []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1}},
+		{"apiserver_flowcontrol_demand_seats", func(pl string) []map[string]string {
+			return []map[string]string{{"priority_level": pl}}
+		}, []float64{0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6}},
+	}
+	gd := map[string]string{"priority_level": "global-default"}
+	before := ids.metrics(t)
+	for _, f := range families {
+		mf := before[f.name]
+		if mf.GetType() != dto.MetricType_HISTOGRAM || !strings.HasPrefix(mf.GetHelp(), "EXPERIMENTAL: [ALPHA] ") {
+			t.Errorf("%s: type %v help %q", f.name, mf.GetType(), mf.GetHelp())
+		}
+		n := 0
+		for _, pl := range levels {
+			for _, want := range f.labels(pl) {
+				n++
+				h := histogramOf(before, f.name, want)
+				if h == nil {
+					t.Errorf("%s%v: missing", f.name, want)
+					continue
+				}
+				var bounds []float64
+				for _, b := range h.GetBucket() {
+					if !math.IsInf(b.GetUpperBound(), 1) {
+						bounds = append(bounds, b.GetUpperBound())
+					}
+				}
+				if !slices.Equal(bounds, f.buckets) {
+					t.Errorf("%s: buckets %v, want %v", f.name, bounds, f.buckets)
+				}
+			}
+		}
+		if got := len(mf.GetMetric()); got != n {
+			t.Errorf("%s: %d series, want %d", f.name, got, n)
+		}
+	}
+	seatsBefore := histogramOf(before, "apiserver_flowcontrol_priority_level_seat_utilization", gd)
+	demandBefore := histogramOf(before, "apiserver_flowcontrol_demand_seats", gd)
+	if seatsBefore.GetSampleSum() != 0 || demandBefore.GetSampleSum() != 0 {
+		t.Errorf("global-default before any traffic: seat utilization sum %v, demand sum %v; want 0",
+			seatsBefore.GetSampleSum(), demandBefore.GetSampleSum())
+	}
+
+	alice := ids.as(t, "alice", "system:authenticated")
+	for range 50 {
+		if code, _, _, err := alice.get(context.Background(), "/api/v1/namespaces/default/configmaps"); err != nil || code != http.StatusOK {
+			t.Fatalf("list: %d %v", code, err)
+		}
+	}
+	after := ids.metrics(t)
+	for _, name := range []string{"apiserver_flowcontrol_priority_level_seat_utilization", "apiserver_flowcontrol_demand_seats"} {
+		b, a := histogramOf(before, name, gd), histogramOf(after, name, gd)
+		if a.GetSampleCount() <= b.GetSampleCount() || a.GetSampleSum() <= 0 {
+			t.Errorf("%s{global-default} after 50 lists: count %d -> %d, sum %v; want the count to grow and the sum > 0",
+				name, b.GetSampleCount(), a.GetSampleCount(), a.GetSampleSum())
+		}
+		// Every nanosecond is in the +Inf bucket: the count is the time
+		// since the series was made, which is more than the test's.
+		if a.GetSampleCount() < uint64(time.Millisecond) {
+			t.Errorf("%s: count %d ns", name, a.GetSampleCount())
+		}
+	}
+	ex := histogramOf(after, "apiserver_flowcontrol_priority_level_request_utilization", map[string]string{"phase": "executing", "priority_level": "global-default"})
+	if ex.GetSampleSum() <= 0 {
+		t.Errorf("global-default executing requests' utilization sum %v after 50 lists, want > 0", ex.GetSampleSum())
+	}
 }

@@ -127,7 +127,9 @@ func (c *Controller) rebalanceLocked() {
 		}
 		cl.lv.mu.Lock()
 		cl.lv.currentCL = cl.currentCL
+		cl.lv.setDenominatorsLocked(c.serverCL)
 		cl.lv.dispatchLocked()
+		cl.lv.publishLocked()
 		cl.lv.mu.Unlock()
 		c.metrics.adjusted(cl.lv.name, cl.stats, target, cl.currentCL)
 	}

@@ -144,7 +144,7 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 		lv := c.levels[pl.Name]
 		isNew := lv == nil
 		if isNew {
-			lv = &level{name: pl.Name, c: c, lastChange: now}
+			lv = &level{name: pl.Name, c: c, lastChange: now, gauges: c.metrics.forLevel(pl.Name)}
 		}
 		lv.configure(pl, c.serverCL, sumShares, isNew)
 		levels[pl.Name] = lv

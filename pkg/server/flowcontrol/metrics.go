@@ -28,6 +28,10 @@ type Metrics struct {
 	demandHWM, demandAvg, demandStdev *prometheus.GaugeVec
 	demandSmoothed, targetSeats       *prometheus.GaugeVec
 	fairFrac                          prometheus.Gauge
+	// Upstream's timing ratio histograms, per priority level: seats in
+	// use and requests waiting and executing over their limits, and the
+	// seat demand over the current limit.
+	seatUtil, reqUtil, demandSeats *timingRatioVec
 }
 
 var durationBuckets = []float64{0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30}
@@ -76,11 +80,20 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "[ALPHA] Seat allocation targets"}, pl),
 		fairFrac: prometheus.NewGauge(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_seat_fair_frac",
 			Help: "[ALPHA] Fair fraction of server's concurrency to allocate to each priority level that can use it"}),
+		seatUtil: newTimingRatioVec("apiserver_flowcontrol_priority_level_seat_utilization",
+			"[ALPHA] Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)",
+			[]float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1}, prometheus.Labels{"phase": "executing"}, "priority_level"),
+		reqUtil: newTimingRatioVec("apiserver_flowcontrol_priority_level_request_utilization",
+			"[ALPHA] Observations, at the end of every nanosecond, of number of requests (as a fraction of the relevant limit) waiting or in any stage of execution (but only initial stage for WATCHes)",
+			[]float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1}, nil, "phase", "priority_level"),
+		demandSeats: newTimingRatioVec("apiserver_flowcontrol_demand_seats",
+			"[ALPHA] Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (nominal number of seats for that level)",
+			[]float64{0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6}, nil, "priority_level"),
 	}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.dispatchedTotal, m.rejectedTotal, m.inqueueRequests, m.inqueueSeats, m.executingReqs,
 			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit,
-			m.demandHWM, m.demandAvg, m.demandStdev, m.demandSmoothed, m.targetSeats, m.fairFrac} {
+			m.demandHWM, m.demandAvg, m.demandStdev, m.demandSmoothed, m.targetSeats, m.fairFrac, m.seatUtil, m.reqUtil, m.demandSeats} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
@@ -191,4 +204,24 @@ func (m *Metrics) setFairFrac(f float64) {
 		return
 	}
 	m.fairFrac.Set(f)
+}
+
+// levelGauges are one level's timing ratio histograms (nil without
+// metrics; a nil *timingRatio records nothing).
+type levelGauges struct {
+	seats, waiting, executing, demand *timingRatio
+}
+
+// forLevel makes a new level's series, each at 0/1 (upstream's
+// NewForLabelValuesSafe(0, 1, ...) when it creates a level's state).
+func (m *Metrics) forLevel(name string) levelGauges {
+	if m == nil {
+		return levelGauges{}
+	}
+	return levelGauges{
+		seats:     m.seatUtil.with(0, 1, name),
+		waiting:   m.reqUtil.with(0, 1, "waiting", name),
+		executing: m.reqUtil.with(0, 1, "executing", name),
+		demand:    m.demandSeats.with(0, 1, name),
+	}
 }

@@ -49,6 +49,8 @@ type level struct {
 	dispatched, rejected         int64
 	timedOut, cancelled          int64
 	stats                        demandStats
+	gauges                       levelGauges
+	waitingDenominator           int // queues times their length limit, at least 1
 	demandSum, demandSq, demandT float64 // integrals of seat demand over the period
 	demandMax                    int
 	lastChange                   time.Time
@@ -161,6 +163,12 @@ func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverC
 		queues = 1
 	}
 	lv.handSize, lv.queueLengthLimit = min(handSize, queues), qll
+	// Upstream's denominator of the waiting requests' utilization: the
+	// queue length limit (at least 1) times the queues (when queuing).
+	lv.waitingDenominator = max(qll, 1)
+	if qll > 0 {
+		lv.waitingDenominator *= queues
+	}
 	if len(lv.queues) != queues {
 		// Waiting requests keep their queue (they are dispatched from
 		// the old queues first); new requests use the new ones.
@@ -266,6 +274,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.executing++
 		lv.seatsInUse += w.Seats
 		lv.dispatched++
+		lv.publishLocked()
 		lv.mu.Unlock()
 		m.dispatched(cls, w.Seats, 0)
 		return &Ticket{lv: lv, cls: cls, width: w, start: now}, nil
@@ -288,6 +297,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.executing++
 		lv.dispatched++
 		work := lv.estimatedWork(w.Seats)
+		lv.publishLocked()
 		lv.mu.Unlock()
 		m.dispatched(cls, w.Seats, 0)
 		return &Ticket{lv: lv, cls: cls, width: w, q: q, start: now, work: work}, nil
@@ -316,6 +326,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	m.inqueue(cls, 1, w.Seats)
 	lv.noteQueue(wt, 1)
 	lv.dispatchLocked()
+	lv.publishLocked()
 	lv.mu.Unlock()
 
 	var timer <-chan time.Time
@@ -351,6 +362,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	lv.waitingSeats -= w.Seats
 	m.inqueue(cls, -1, -w.Seats)
 	lv.noteQueue(wt, -1)
+	lv.publishLocked()
 	reason := ReasonTimeout
 	if errors.Is(ctx.Err(), context.Canceled) {
 		reason = ReasonCancelled
@@ -481,6 +493,33 @@ func (lv *level) release(q *queue, seats, done int) {
 		q.executing -= done
 	}
 	lv.dispatchLocked()
+	lv.publishLocked()
+}
+
+// publishLocked sets the level's timing ratio histograms to its current
+// seats in use, requests waiting and executing, and seat demand.
+func (lv *level) publishLocked() {
+	g := lv.gauges
+	g.seats.set(float64(lv.seatsInUse))
+	g.waiting.set(float64(lv.waiting))
+	g.executing.set(float64(lv.executing))
+	g.demand.set(float64(lv.seatsInUse + lv.waitingSeats))
+}
+
+// setDenominatorsLocked sets the histograms' denominators after an
+// adjustment (upstream's Complete and the seat demand's SetDenominator):
+// the current limit, or a tenth of the server's seats (at least 1) when
+// it is 0; the waiting requests' is the queues' capacity.
+func (lv *level) setDenominatorsLocked(serverCL int) {
+	d := lv.currentCL
+	if d <= 0 {
+		d = max(1, int(math.Round(float64(serverCL)/10)))
+	}
+	g := lv.gauges
+	g.waiting.setDenominator(float64(lv.waitingDenominator))
+	g.executing.setDenominator(float64(d))
+	g.seats.setDenominator(float64(d))
+	g.demand.setDenominator(float64(d))
 }
 
 func (lv *level) state() LevelState {
