@@ -50,7 +50,7 @@ type level struct {
 	timedOut, cancelled          int64
 	stats                        demandStats
 	gauges                       levelGauges
-	waitingDenominator           int // queues times their length limit, at least 1
+	waitingDenominator           int     // queues times their length limit, at least 1
 	demandSum, demandSq, demandT float64 // integrals of seat demand over the period
 	demandMax                    int
 	lastChange                   time.Time
