@@ -38,6 +38,8 @@ func (c *Config) newPriorityAndFairness() (*filters.PriorityAndFairness, error) 
 	// apiserver_current_inflight_requests (published by the
 	// priority-and-fairness-filter hook).
 	waiting := c.Metrics.WaitingMark()
+	waiting.Observe(m.RequestKindObserver(true))
+	c.Metrics.ExecutingMark().Observe(m.RequestKindObserver(false))
 	c.flowControl = flowcontrol.New(flowcontrol.Options{ServerConcurrencyLimit: seats, Metrics: m,
 		QueueNote: func(d *flowcontrol.RequestDescription, delta int) { waiting.Note(filters.MutatingVerb(d.Verb), delta) }})
 	counts := &objectCounts{count: func(ctx context.Context, gr schema.GroupResource) (int64, bool) {

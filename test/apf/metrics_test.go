@@ -2,6 +2,7 @@ package apf
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"slices"
@@ -11,6 +12,9 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/kapitest"
 )
@@ -197,5 +201,62 @@ func TestPriorityLevelUtilizationHistograms(t *testing.T) {
 	ex := histogramOf(after, "apiserver_flowcontrol_priority_level_request_utilization", map[string]string{"phase": "executing", "priority_level": "global-default"})
 	if ex.GetSampleSum() <= 0 {
 		t.Errorf("global-default executing requests' utilization sum %v after 50 lists, want > 0", ex.GetSampleSum())
+	}
+}
+
+// apiserver_flowcontrol_read_vs_write_current_requests: the requests
+// waiting and executing by kind over the queues' capacity and the nominal
+// seats, four series from the start; the sum of a kind's executing series
+// grows with requests of that kind.
+func TestReadVsWriteCurrentRequests(t *testing.T) {
+	srv := kapitest.Start(t)
+	ids := newIdentities(t, srv)
+	const name = "apiserver_flowcontrol_read_vs_write_current_requests"
+	buckets := []float64{0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1}
+	before := ids.metrics(t)
+	if mf := before[name]; mf.GetType() != dto.MetricType_HISTOGRAM || len(mf.GetMetric()) != 4 ||
+		mf.GetHelp() != "EXPERIMENTAL: [ALPHA] Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution" {
+		t.Fatalf("%s: %v", name, mf)
+	}
+	series := func(fams map[string]*dto.MetricFamily, phase, kind string) *dto.Histogram {
+		h := histogramOf(fams, name, map[string]string{"phase": phase, "request_kind": kind})
+		if h == nil {
+			t.Fatalf("%s{phase=%q,request_kind=%q}: missing", name, phase, kind)
+		}
+		return h
+	}
+	for _, phase := range []string{"waiting", "executing"} {
+		for _, kind := range []string{"readOnly", "mutating"} {
+			var bounds []float64
+			for _, b := range series(before, phase, kind).GetBucket() {
+				if !math.IsInf(b.GetUpperBound(), 1) {
+					bounds = append(bounds, b.GetUpperBound())
+				}
+			}
+			if !slices.Equal(bounds, buckets) {
+				t.Errorf("%s{%s,%s}: buckets %v", name, phase, kind, bounds)
+			}
+		}
+	}
+	alice := ids.as(t, "alice", "system:authenticated")
+	for range 30 {
+		if code, _, _, err := alice.get(context.Background(), "/api/v1/namespaces/default/configmaps"); err != nil || code != http.StatusOK {
+			t.Fatalf("list: %d %v", code, err)
+		}
+	}
+	mid := ids.metrics(t)
+	if b, a := series(before, "executing", "readOnly").GetSampleSum(), series(mid, "executing", "readOnly").GetSampleSum(); a <= b {
+		t.Errorf("executing readOnly sum %v -> %v after 30 lists, want growth", b, a)
+	}
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	for i := range 10 {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("rw-", i)}}
+		if _, err := cs.CoreV1().ConfigMaps("default").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := ids.metrics(t)
+	if b, a := series(mid, "executing", "mutating").GetSampleSum(), series(after, "executing", "mutating").GetSampleSum(); a <= b {
+		t.Errorf("executing mutating sum %v -> %v after 10 creates, want growth", b, a)
 	}
 }

@@ -174,9 +174,14 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 			c.catchAll = s
 		}
 	}
+	var maxWaiting, maxExecuting int
 	for _, lv := range levels {
 		c.metrics.setConfigLimits(lv)
+		w, e := lv.capacity()
+		maxWaiting += w
+		maxExecuting += e
 	}
+	c.metrics.setKindDenominators(maxWaiting, maxExecuting)
 	// Upstream adjusts the limits whenever it digests a configuration.
 	c.rebalanceLocked()
 }

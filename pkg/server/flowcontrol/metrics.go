@@ -32,6 +32,10 @@ type Metrics struct {
 	// use and requests waiting and executing over their limits, and the
 	// seat demand over the current limit.
 	seatUtil, reqUtil, demandSeats *timingRatioVec
+	// read_vs_write_current_requests: requests waiting and executing by
+	// kind over the configuration's queue capacity and nominal seats.
+	readWrite                              *timingRatioVec
+	waitingRO, waitingMut, execRO, execMut *timingRatio
 }
 
 var durationBuckets = []float64{0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30}
@@ -89,11 +93,20 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		demandSeats: newTimingRatioVec("apiserver_flowcontrol_demand_seats",
 			"[ALPHA] Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (nominal number of seats for that level)",
 			[]float64{0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6}, nil, "priority_level"),
+		readWrite: newTimingRatioVec("apiserver_flowcontrol_read_vs_write_current_requests",
+			"[ALPHA] Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution",
+			[]float64{0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1}, nil, "phase", "request_kind"),
 	}
+	// Upstream makes the four series when the filter is built, each at
+	// 0/1.
+	m.waitingRO = m.readWrite.with(0, 1, "waiting", "readOnly")
+	m.execRO = m.readWrite.with(0, 1, "executing", "readOnly")
+	m.waitingMut = m.readWrite.with(0, 1, "waiting", "mutating")
+	m.execMut = m.readWrite.with(0, 1, "executing", "mutating")
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.dispatchedTotal, m.rejectedTotal, m.inqueueRequests, m.inqueueSeats, m.executingReqs,
 			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit,
-			m.demandHWM, m.demandAvg, m.demandStdev, m.demandSmoothed, m.targetSeats, m.fairFrac, m.seatUtil, m.reqUtil, m.demandSeats} {
+			m.demandHWM, m.demandAvg, m.demandStdev, m.demandSmoothed, m.targetSeats, m.fairFrac, m.seatUtil, m.reqUtil, m.demandSeats, m.readWrite} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
@@ -224,4 +237,38 @@ func (m *Metrics) forLevel(name string) levelGauges {
 		executing: m.reqUtil.with(0, 1, "executing", name),
 		demand:    m.demandSeats.with(0, 1, name),
 	}
+}
+
+// RequestKindObserver returns what to tell of the count of requests of
+// each kind waiting in queues (waiting) or executing, for
+// apiserver_flowcontrol_read_vs_write_current_requests (nil without
+// metrics).
+func (m *Metrics) RequestKindObserver(waiting bool) func(mutating bool, n int64) {
+	if m == nil {
+		return nil
+	}
+	ro, mut := m.execRO, m.execMut
+	if waiting {
+		ro, mut = m.waitingRO, m.waitingMut
+	}
+	return func(mutating bool, n int64) {
+		if mutating {
+			mut.set(float64(n))
+		} else {
+			ro.set(float64(n))
+		}
+	}
+}
+
+// setKindDenominators sets the read_vs_write denominators after a
+// configuration is digested: the queues' capacity (queues times their
+// length limit, over the queuing levels) and the nominal seats' sum.
+func (m *Metrics) setKindDenominators(maxWaiting, maxExecuting int) {
+	if m == nil {
+		return
+	}
+	m.waitingRO.setDenominator(float64(maxWaiting))
+	m.waitingMut.setDenominator(float64(maxWaiting))
+	m.execRO.setDenominator(float64(maxExecuting))
+	m.execMut.setDenominator(float64(maxExecuting))
 }

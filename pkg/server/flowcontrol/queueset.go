@@ -496,6 +496,17 @@ func (lv *level) release(q *queue, seats, done int) {
 	lv.publishLocked()
 }
 
+// capacity is the level's queues times their length limit (0 when it
+// does not queue) and its nominal limit.
+func (lv *level) capacity() (waiting, executing int) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if !lv.exempt && !lv.reject {
+		waiting = len(lv.queues) * lv.queueLengthLimit
+	}
+	return waiting, lv.nominalCL
+}
+
 // publishLocked sets the level's timing ratio histograms to its current
 // seats in use, requests waiting and executing, and seat demand.
 func (lv *level) publishLocked() {
