@@ -260,3 +260,79 @@ func TestReadVsWriteCurrentRequests(t *testing.T) {
 		t.Errorf("executing mutating sum %v -> %v after 10 creates, want growth", b, a)
 	}
 }
+
+// apiserver_flowcontrol_watch_count_samples: each mutation samples the
+// watches it notifies, under its flow's labels, as upstream's work
+// estimator; apiserver_flowcontrol_work_estimated_seats, with upstream's
+// buckets, counts every estimate.
+func TestWatchCountSamples(t *testing.T) {
+	srv := kapitest.Start(t)
+	ids := newIdentities(t, srv)
+	cs := kubernetes.NewForConfigOrDie(srv.Config)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gd := map[string]string{"priority_level": "global-default", "flow_schema": "global-default"}
+	if _, n := histogram(ids.metrics(t), "apiserver_flowcontrol_watch_count_samples", gd); n != 0 {
+		t.Errorf("watch_count_samples{global-default} before any mutation: %d samples", n)
+	}
+	alice := ids.as(t, "alice", "system:authenticated")
+	// One create with the server's own watches of configmaps only, then
+	// three with two watches more.
+	if code, err := alice.post(ctx, "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"wc-first"}}`); err != nil || code != http.StatusCreated {
+		t.Fatalf("create: %d %v", code, err)
+	}
+	base := histogramOf(ids.metrics(t), "apiserver_flowcontrol_watch_count_samples", gd).GetSampleSum()
+	for range 2 {
+		w, err := cs.CoreV1().ConfigMaps("").Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+	}
+	for i := range 3 {
+		if code, err := alice.post(ctx, "/api/v1/namespaces/default/configmaps", fmt.Sprintf(`{"metadata":{"name":"wc-%d"}}`, i)); err != nil || code != http.StatusCreated {
+			t.Fatalf("create: %d %v", code, err)
+		}
+	}
+	fams := ids.metrics(t)
+	mf := fams["apiserver_flowcontrol_watch_count_samples"]
+	if mf.GetHelp() != "[ALPHA] count of watchers for mutating requests in API Priority and Fairness" {
+		t.Errorf("help %q", mf.GetHelp())
+	}
+	_, count := histogram(fams, "apiserver_flowcontrol_watch_count_samples", gd)
+	h := histogramOf(fams, "apiserver_flowcontrol_watch_count_samples", gd)
+	if count != 4 || h.GetSampleSum() != base+3*(base+2) {
+		t.Errorf("watch_count_samples{global-default}: %d samples summing to %v; want 4, %v (%v watches, then 2 more)",
+			count, h.GetSampleSum(), base+3*(base+2), base)
+	}
+	seats, n := histogram(fams, "apiserver_flowcontrol_work_estimated_seats", gd)
+	var bounds []float64
+	for b := range seats {
+		if !math.IsInf(b, 1) {
+			bounds = append(bounds, b)
+		}
+	}
+	slices.Sort(bounds)
+	if !slices.Equal(bounds, []float64{1, 2, 4, 8, 16, 32, 64, 100}) || n < 3 || seats[1] != n {
+		t.Errorf("work_estimated_seats{global-default}: %d estimates, buckets %v", n, seats)
+	}
+}
+
+// post does POST path with a JSON body as the user and returns the status.
+func (u *userClient) post(ctx context.Context, path, body string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.host+path, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Remote-User", u.user)
+	for _, g := range u.groups {
+		req.Header.Add("X-Remote-Group", g)
+	}
+	res, err := u.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_ = res.Body.Close()
+	return res.StatusCode, nil
+}

@@ -262,6 +262,15 @@ func (c *Controller) Admit(ctx context.Context, cls Classification, w Width, wai
 	return cls.level.admit(ctx, cls, w, wait, desc)
 }
 
+// NoteEstimate records a classified request's work estimate (w) and, when
+// sampled, the watch count it was made from, in the
+// apiserver_flowcontrol_work_estimated_seats and _watch_count_samples
+// metrics, as upstream does for every request it estimates (exempt,
+// admitted or rejected).
+func (c *Controller) NoteEstimate(cls Classification, w Width, watchCount int64, sampled bool) {
+	c.metrics.estimated(cls, w, watchCount, sampled)
+}
+
 // Tick runs the periodic seat borrowing adjustment: each limited level's
 // current limit moves within [nominal-lendable, nominal+borrowing limit]
 // toward its recent seat demand (see allocation.go). Run it every

@@ -19,6 +19,7 @@ type Metrics struct {
 	waitDuration     *prometheus.HistogramVec
 	executionSeconds *prometheus.HistogramVec
 	workSeats        *prometheus.HistogramVec
+	watchCount       *prometheus.HistogramVec
 	nominalLimit     *prometheus.GaugeVec
 	currentLimit     *prometheus.GaugeVec
 	lowerLimit       *prometheus.GaugeVec
@@ -63,7 +64,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		executionSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_request_execution_seconds",
 			Help: "[ALPHA] Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem", Buckets: durationBuckets}, append(pf[:2:2], "type")),
 		workSeats: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_work_estimated_seats",
-			Help: "[ALPHA] Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness", Buckets: []float64{1, 2, 4, 10}}, pf),
+			Help: "[ALPHA] Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness", Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 100}}, pf),
+		watchCount: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_watch_count_samples",
+			Help: "[ALPHA] count of watchers for mutating requests in API Priority and Fairness", Buckets: []float64{0, 1, 10, 100, 1000, 10000}}, pf),
 		nominalLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_nominal_limit_seats",
 			Help: "[BETA] Nominal number of execution seats configured for each priority level"}, pl),
 		currentLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_current_limit_seats",
@@ -105,7 +108,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m.execMut = m.readWrite.with(0, 1, "executing", "mutating")
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.dispatchedTotal, m.rejectedTotal, m.inqueueRequests, m.inqueueSeats, m.executingReqs,
-			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit,
+			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.watchCount, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit,
 			m.demandHWM, m.demandAvg, m.demandStdev, m.demandSmoothed, m.targetSeats, m.fairFrac, m.seatUtil, m.reqUtil, m.demandSeats, m.readWrite} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
@@ -155,7 +158,21 @@ func (m *Metrics) dispatched(cls Classification, seats int, waited time.Duration
 	f.waitExecuted.Observe(waited.Seconds())
 	f.executingReqs.Inc()
 	f.executingSeats.Add(float64(seats))
-	f.seats.Observe(float64(seats))
+}
+
+// estimated notes a request's work estimate, as upstream's filter and
+// estimator do before the request is admitted: its seats (the larger of
+// its initial and final seats) and, for a mutation, the watches it
+// notifies.
+func (m *Metrics) estimated(cls Classification, w Width, watchCount int64, sampled bool) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	if sampled {
+		f.m.watchCount.WithLabelValues(f.pl, f.fs).Observe(float64(watchCount))
+	}
+	f.seats.Observe(float64(max(w.Seats, w.FinalSeats)))
 }
 
 func (m *Metrics) executed(cls Classification, seats int, d time.Duration) {
