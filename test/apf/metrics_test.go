@@ -336,3 +336,59 @@ func (u *userClient) post(ctx context.Context, path, body string) (int, error) {
 	_ = res.Body.Close()
 	return res.StatusCode, nil
 }
+
+// The per-flow series appear when upstream records them: exempt requests
+// never queue and are never timed in a queue; a limited level's request
+// passes through its queue (request_queue_length_after_enqueue, the
+// in-queue gauges at 0, its wait timed) even when dispatched at once; a
+// watch's initial stage is timed as type="watch"; a schema nobody used
+// has no series.
+func TestFlowSeriesAsUpstream(t *testing.T) {
+	srv := kapitest.Start(t)
+	ids := newIdentities(t, srv)
+	alice := ids.as(t, "alice", "system:authenticated")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for range 3 {
+		if code, _, _, err := alice.get(ctx, "/api/v1/namespaces/default/configmaps"); err != nil || code != http.StatusOK {
+			t.Fatalf("list: %d %v", code, err)
+		}
+	}
+	if code, _, _, err := alice.get(ctx, "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1"); err != nil || code != http.StatusOK {
+		t.Fatalf("watch: %d %v", code, err)
+	}
+	fams := ids.metrics(t)
+	gd := map[string]string{"priority_level": "global-default", "flow_schema": "global-default"}
+	if _, n := histogram(fams, "apiserver_flowcontrol_request_queue_length_after_enqueue", gd); n < 4 {
+		t.Errorf("request_queue_length_after_enqueue{global-default}: %d samples, want one per request (4)", n)
+	}
+	if v, ok := gauge(fams, "apiserver_flowcontrol_current_inqueue_requests", gd); !ok || v != 0 {
+		t.Errorf("current_inqueue_requests{global-default}: %v (present %v), want 0", v, ok)
+	}
+	if _, n := histogram(fams, "apiserver_flowcontrol_request_wait_duration_seconds", map[string]string{"priority_level": "global-default", "execute": "true"}); n < 4 {
+		t.Errorf("request_wait_duration_seconds{global-default,execute=true}: %d samples, want 4", n)
+	}
+	if _, n := histogram(fams, "apiserver_flowcontrol_request_execution_seconds", map[string]string{"priority_level": "global-default", "type": "watch"}); n != 1 {
+		t.Errorf("request_execution_seconds{global-default,type=watch}: %d samples, want 1", n)
+	}
+	// The admin (system:masters) is exempt: dispatched, never queued.
+	if counterSum(fams, "apiserver_flowcontrol_dispatched_requests_total", map[string]string{"priority_level": "exempt"}) == 0 {
+		t.Errorf("no exempt dispatches counted")
+	}
+	for _, name := range []string{"apiserver_flowcontrol_current_inqueue_requests", "apiserver_flowcontrol_current_inqueue_seats",
+		"apiserver_flowcontrol_request_wait_duration_seconds", "apiserver_flowcontrol_request_queue_length_after_enqueue"} {
+		for _, m := range fams[name].GetMetric() {
+			if labelsMatch(m, map[string]string{"priority_level": "exempt"}) {
+				t.Errorf("%s has an exempt series: %v", name, m.GetLabel())
+			}
+		}
+	}
+	for _, name := range []string{"apiserver_flowcontrol_dispatched_requests_total", "apiserver_flowcontrol_current_executing_requests",
+		"apiserver_flowcontrol_current_inqueue_requests"} {
+		for _, m := range fams[name].GetMetric() {
+			if labelsMatch(m, map[string]string{"flow_schema": "system-leader-election"}) {
+				t.Errorf("%s has a series for a schema nobody used: %v", name, m.GetLabel())
+			}
+		}
+	}
+}

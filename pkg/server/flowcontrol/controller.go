@@ -259,7 +259,11 @@ func (c *Controller) Admit(ctx context.Context, cls Classification, w Width, wai
 	if w.Seats < 1 {
 		w.Seats = 1
 	}
-	return cls.level.admit(ctx, cls, w, wait, desc)
+	t, err := cls.level.admit(ctx, cls, w, wait, desc)
+	if t != nil {
+		t.watch = desc.Verb == "watch"
+	}
+	return t, err
 }
 
 // NoteEstimate records a classified request's work estimate (w) and, when

@@ -599,3 +599,71 @@ func gaugeValue(g prometheus.Gauge) float64 {
 	}
 	return m.GetGauge().GetValue()
 }
+
+// Upstream's queueset counts a dispatch attempt whose head request does
+// not fit while seats are free (request_dispatch_no_accommodation_total),
+// and observes each request's queue length after it enqueues, 1 for one
+// dispatched at once (request_queue_length_after_enqueue).
+func TestNoAccommodationAndQueueLength(t *testing.T) {
+	pls := []*flowcontrolv1.PriorityLevelConfiguration{
+		{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: ptr.To[int32](100), LendablePercent: ptr.To[int32](0), BorrowingLimitPercent: ptr.To[int32](0),
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeQueue,
+					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 1, HandSize: 1, QueueLengthLimit: 10}}}}},
+	}
+	fss := []*flowcontrolv1.FlowSchema{{ObjectMeta: metav1.ObjectMeta{Name: "fq"}, Spec: flowcontrolv1.FlowSchemaSpec{
+		PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "q"}, MatchingPrecedence: 100,
+		Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+			Subjects:      []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "u"}}},
+			ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}, Namespaces: []string{"*"}, ClusterScope: true}},
+		}},
+	}}}
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 seats: "q" has 100 shares of 100 + the mandatory levels' 5 + 0.
+	c := New(Options{ServerConcurrencyLimit: 2, Metrics: m})
+	c.Apply(fss, pls)
+	cls := c.Classify(&Request{User: "u", IsResourceRequest: true, Verb: "list", Resource: "pods"})
+	if lim := c.Levels()["q"].CurrentCL; lim != 2 {
+		t.Fatalf("q's limit %d, want 2", lim)
+	}
+	one, err := c.Admit(context.Background(), cls, Width{Seats: 1}, time.Second, RequestDescription{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		tk, err := c.Admit(context.Background(), cls, Width{Seats: 2}, 10*time.Second, RequestDescription{})
+		if err == nil {
+			tk.Finish()
+		}
+		done <- err
+	}()
+	eventually(t, func() bool { return c.Levels()["q"].Waiting == 1 })
+	// A seat is free but the 2-seat head does not fit.
+	if got := counterValue(m.noAccommodationTotal.WithLabelValues("q", "fq")); got < 1 {
+		t.Errorf("no accommodation %v, want >= 1", got)
+	}
+	one.Finish()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var hm dto.Metric
+	if err := m.queueLength.WithLabelValues("q", "fq").(prometheus.Histogram).Write(&hm); err != nil {
+		t.Fatal(err)
+	}
+	if h := hm.GetHistogram(); h.GetSampleCount() != 2 || h.GetSampleSum() != 2 {
+		t.Errorf("queue length after enqueue: %d samples summing to %v, want 2 of 1", h.GetSampleCount(), h.GetSampleSum())
+	}
+}
+
+func counterValue(c prometheus.Counter) float64 {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetCounter().GetValue()
+}

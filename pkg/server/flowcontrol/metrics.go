@@ -1,6 +1,7 @@
 package flowcontrol
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,20 +11,22 @@ import (
 // labels and buckets (k8s.io/apiserver/pkg/util/flowcontrol/metrics). A
 // nil *Metrics records nothing.
 type Metrics struct {
-	dispatchedTotal  *prometheus.CounterVec
-	rejectedTotal    *prometheus.CounterVec
-	inqueueRequests  *prometheus.GaugeVec
-	inqueueSeats     *prometheus.GaugeVec
-	executingReqs    *prometheus.GaugeVec
-	executingSeats   *prometheus.GaugeVec
-	waitDuration     *prometheus.HistogramVec
-	executionSeconds *prometheus.HistogramVec
-	workSeats        *prometheus.HistogramVec
-	watchCount       *prometheus.HistogramVec
-	nominalLimit     *prometheus.GaugeVec
-	currentLimit     *prometheus.GaugeVec
-	lowerLimit       *prometheus.GaugeVec
-	upperLimit       *prometheus.GaugeVec
+	dispatchedTotal      *prometheus.CounterVec
+	rejectedTotal        *prometheus.CounterVec
+	inqueueRequests      *prometheus.GaugeVec
+	inqueueSeats         *prometheus.GaugeVec
+	executingReqs        *prometheus.GaugeVec
+	executingSeats       *prometheus.GaugeVec
+	waitDuration         *prometheus.HistogramVec
+	executionSeconds     *prometheus.HistogramVec
+	workSeats            *prometheus.HistogramVec
+	watchCount           *prometheus.HistogramVec
+	queueLength          *prometheus.HistogramVec
+	noAccommodationTotal *prometheus.CounterVec
+	nominalLimit         *prometheus.GaugeVec
+	currentLimit         *prometheus.GaugeVec
+	lowerLimit           *prometheus.GaugeVec
+	upperLimit           *prometheus.GaugeVec
 	// The borrowing adjustment's statistics, set every AdjustmentPeriod
 	// (upstream's NotePriorityLevelConcurrencyAdjustment and SetFairFrac).
 	demandHWM, demandAvg, demandStdev *prometheus.GaugeVec
@@ -65,6 +68,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "[ALPHA] Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem", Buckets: durationBuckets}, append(pf[:2:2], "type")),
 		workSeats: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_work_estimated_seats",
 			Help: "[ALPHA] Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness", Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 100}}, pf),
+		queueLength: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_request_queue_length_after_enqueue",
+			Help: "[ALPHA] Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued", Buckets: []float64{0, 10, 25, 50, 100, 250, 500, 1000}}, pf),
+		noAccommodationTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_flowcontrol_request_dispatch_no_accommodation_total",
+			Help: "[ALPHA] Number of times a dispatch attempt resulted in a non accommodation due to lack of available seats"}, pf),
 		watchCount: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_flowcontrol_watch_count_samples",
 			Help: "[ALPHA] count of watchers for mutating requests in API Priority and Fairness", Buckets: []float64{0, 1, 10, 100, 1000, 10000}}, pf),
 		nominalLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_nominal_limit_seats",
@@ -108,7 +115,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m.execMut = m.readWrite.with(0, 1, "executing", "mutating")
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.dispatchedTotal, m.rejectedTotal, m.inqueueRequests, m.inqueueSeats, m.executingReqs,
-			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.watchCount, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit,
+			m.executingSeats, m.waitDuration, m.executionSeconds, m.workSeats, m.watchCount, m.queueLength, m.noAccommodationTotal, m.nominalLimit, m.currentLimit, m.lowerLimit, m.upperLimit,
 			m.demandHWM, m.demandAvg, m.demandStdev, m.demandSmoothed, m.targetSeats, m.fairFrac, m.seatUtil, m.reqUtil, m.demandSeats, m.readWrite} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
@@ -118,16 +125,31 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
+// lazy is a series made on first use: upstream's series appear when
+// first recorded, not when a schema is configured.
+type lazy[T any] struct {
+	once sync.Once
+	v    T
+}
+
+func (l *lazy[T]) get(make func() T) T {
+	l.once.Do(func() { l.v = make() })
+	return l.v
+}
+
 // flowMetrics are one (priority level, flow schema) pair's metrics,
-// looked up once per schema digest rather than on every request.
+// looked up once per schema digest rather than on every request, each
+// made when upstream would first record it.
 type flowMetrics struct {
 	m                             *Metrics
 	pl, fs                        string
-	dispatched                    prometheus.Counter
-	inqueueReqs, inqueueSeats     prometheus.Gauge
-	executingReqs, executingSeats prometheus.Gauge
-	waitExecuted, waitRejected    prometheus.Observer
-	execution, seats              prometheus.Observer
+	dispatched                    lazy[prometheus.Counter]
+	inqueueReqs, inqueueSeats     lazy[prometheus.Gauge]
+	executingReqs, executingSeats lazy[prometheus.Gauge]
+	waitExecuted, waitRejected    lazy[prometheus.Observer]
+	execution, executionWatch     lazy[prometheus.Observer]
+	seats, watches, queueLength   lazy[prometheus.Observer]
+	noAccommodation               lazy[prometheus.Counter]
 }
 
 // forFlow returns the metrics of a schema's flows (nil without metrics).
@@ -135,29 +157,91 @@ func (m *Metrics) forFlow(pl, fs string) *flowMetrics {
 	if m == nil {
 		return nil
 	}
-	return &flowMetrics{
-		m: m, pl: pl, fs: fs,
-		dispatched:     m.dispatchedTotal.WithLabelValues(pl, fs),
-		inqueueReqs:    m.inqueueRequests.WithLabelValues(pl, fs),
-		inqueueSeats:   m.inqueueSeats.WithLabelValues(pl, fs),
-		executingReqs:  m.executingReqs.WithLabelValues(pl, fs),
-		executingSeats: m.executingSeats.WithLabelValues(pl, fs),
-		waitExecuted:   m.waitDuration.WithLabelValues(pl, fs, "true"),
-		waitRejected:   m.waitDuration.WithLabelValues(pl, fs, "false"),
-		execution:      m.executionSeconds.WithLabelValues(pl, fs, "regular"),
-		seats:          m.workSeats.WithLabelValues(pl, fs),
-	}
+	return &flowMetrics{m: m, pl: pl, fs: fs}
 }
 
-func (m *Metrics) dispatched(cls Classification, seats int, waited time.Duration) {
+func (f *flowMetrics) counter(l *lazy[prometheus.Counter], v *prometheus.CounterVec) prometheus.Counter {
+	return l.get(func() prometheus.Counter { return v.WithLabelValues(f.pl, f.fs) })
+}
+
+func (f *flowMetrics) gauge(l *lazy[prometheus.Gauge], v *prometheus.GaugeVec) prometheus.Gauge {
+	return l.get(func() prometheus.Gauge { return v.WithLabelValues(f.pl, f.fs) })
+}
+
+func (f *flowMetrics) observer(l *lazy[prometheus.Observer], v *prometheus.HistogramVec, extra ...string) prometheus.Observer {
+	return l.get(func() prometheus.Observer { return v.WithLabelValues(append([]string{f.pl, f.fs}, extra...)...) })
+}
+
+// dispatched notes a request's start of execution. queued: it went
+// through a queue (every request of a limited level, as upstream's filter
+// times the wait of every non-exempt request), waiting waited.
+func (m *Metrics) dispatched(cls Classification, seats int, queued bool, waited time.Duration) {
 	f := cls.fm
 	if f == nil {
 		return
 	}
-	f.dispatched.Inc()
-	f.waitExecuted.Observe(waited.Seconds())
-	f.executingReqs.Inc()
-	f.executingSeats.Add(float64(seats))
+	if queued {
+		f.observer(&f.waitExecuted, m.waitDuration, "true").Observe(waited.Seconds())
+	}
+	f.counter(&f.dispatched, m.dispatchedTotal).Inc()
+	f.gauge(&f.executingReqs, m.executingReqs).Inc()
+	f.gauge(&f.executingSeats, m.executingSeats).Add(float64(seats))
+}
+
+// executed notes the end of a request's execution (a watch's initial
+// stage), labelled type="watch" for watches as upstream.
+func (m *Metrics) executed(cls Classification, seats int, watch bool, d time.Duration) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	f.gauge(&f.executingReqs, m.executingReqs).Dec()
+	f.gauge(&f.executingSeats, m.executingSeats).Sub(float64(seats))
+	if watch {
+		f.observer(&f.executionWatch, m.executionSeconds, "watch").Observe(d.Seconds())
+	} else {
+		f.observer(&f.execution, m.executionSeconds, "regular").Observe(d.Seconds())
+	}
+}
+
+// rejectedReq notes a rejection. Upstream labels the wait of a request
+// that was enqueued and then timed out or was cancelled execute="true"
+// (its filter labels by whether it got a request handle, not by whether
+// it ran); enqueued says so.
+func (m *Metrics) rejectedReq(cls Classification, reason string, enqueued bool, waited time.Duration) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	f.m.rejectedTotal.WithLabelValues(f.pl, f.fs, reason).Inc()
+	if enqueued {
+		f.observer(&f.waitExecuted, m.waitDuration, "true").Observe(waited.Seconds())
+	} else {
+		f.observer(&f.waitRejected, m.waitDuration, "false").Observe(waited.Seconds())
+	}
+}
+
+// enqueued notes a request entering a queue of length n (counting it),
+// as upstream's queueset does for every request of a queuing level: one
+// dispatched at once passes through its queue (reqs 0 leaves the
+// in-queue gauges as they were, made).
+func (m *Metrics) enqueued(cls Classification, reqs, seats, n int) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	f.gauge(&f.inqueueReqs, m.inqueueRequests).Add(float64(reqs))
+	f.gauge(&f.inqueueSeats, m.inqueueSeats).Add(float64(seats))
+	f.observer(&f.queueLength, m.queueLength).Observe(float64(n))
+}
+
+func (m *Metrics) inqueue(cls Classification, reqs, seats int) {
+	f := cls.fm
+	if f == nil {
+		return
+	}
+	f.gauge(&f.inqueueReqs, m.inqueueRequests).Add(float64(reqs))
+	f.gauge(&f.inqueueSeats, m.inqueueSeats).Add(float64(seats))
 }
 
 // estimated notes a request's work estimate, as upstream's filter and
@@ -170,37 +254,19 @@ func (m *Metrics) estimated(cls Classification, w Width, watchCount int64, sampl
 		return
 	}
 	if sampled {
-		f.m.watchCount.WithLabelValues(f.pl, f.fs).Observe(float64(watchCount))
+		f.observer(&f.watches, m.watchCount).Observe(float64(watchCount))
 	}
-	f.seats.Observe(float64(max(w.Seats, w.FinalSeats)))
+	f.observer(&f.seats, m.workSeats).Observe(float64(max(w.Seats, w.FinalSeats)))
 }
 
-func (m *Metrics) executed(cls Classification, seats int, d time.Duration) {
+// noAccommodation notes a dispatch attempt whose head request (of cls)
+// did not fit in the free seats.
+func (m *Metrics) noAccommodation(cls Classification) {
 	f := cls.fm
 	if f == nil {
 		return
 	}
-	f.executingReqs.Dec()
-	f.executingSeats.Sub(float64(seats))
-	f.execution.Observe(d.Seconds())
-}
-
-func (m *Metrics) rejectedReq(cls Classification, reason string, waited time.Duration) {
-	f := cls.fm
-	if f == nil {
-		return
-	}
-	f.m.rejectedTotal.WithLabelValues(f.pl, f.fs, reason).Inc()
-	f.waitRejected.Observe(waited.Seconds())
-}
-
-func (m *Metrics) inqueue(cls Classification, reqs, seats int) {
-	f := cls.fm
-	if f == nil {
-		return
-	}
-	f.inqueueReqs.Add(float64(reqs))
-	f.inqueueSeats.Add(float64(seats))
+	f.counter(&f.noAccommodation, m.noAccommodationTotal).Inc()
 }
 
 // setConfigLimits publishes lv's configured limits, as upstream does

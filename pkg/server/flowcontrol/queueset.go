@@ -276,7 +276,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.dispatched++
 		lv.publishLocked()
 		lv.mu.Unlock()
-		m.dispatched(cls, w.Seats, 0)
+		m.dispatched(cls, w.Seats, false, 0)
 		return &Ticket{lv: lv, cls: cls, width: w, start: now}, nil
 	}
 	// Dispatch at once only when nothing waits (no overtaking).
@@ -299,20 +299,25 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		work := lv.estimatedWork(w.Seats)
 		lv.publishLocked()
 		lv.mu.Unlock()
-		m.dispatched(cls, w.Seats, 0)
+		if q != nil {
+			// Upstream enqueues it and dispatches it at once: its
+			// queue had nothing else waiting.
+			m.enqueued(cls, 0, 0, 1)
+		}
+		m.dispatched(cls, w.Seats, true, 0)
 		return &Ticket{lv: lv, cls: cls, width: w, q: q, start: now, work: work}, nil
 	}
 	if lv.reject {
 		lv.rejected++
 		lv.mu.Unlock()
-		m.rejectedReq(cls, ReasonConcurrencyLimit, 0)
+		m.rejectedReq(cls, ReasonConcurrencyLimit, false, 0)
 		return nil, &Rejection{Reason: ReasonConcurrencyLimit}
 	}
 	q := lv.chooseQueue(cls.hashFlow)
 	if len(q.reqs) >= lv.queueLengthLimit {
 		lv.rejected++
 		lv.mu.Unlock()
-		m.rejectedReq(cls, ReasonQueueFull, 0)
+		m.rejectedReq(cls, ReasonQueueFull, false, 0)
 		return nil, &Rejection{Reason: ReasonQueueFull}
 	}
 	wt := &waiter{cls: cls, width: w, q: q, ready: make(chan struct{}), arrive: now, desc: desc}
@@ -323,7 +328,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	q.reqs = append(q.reqs, wt)
 	lv.waiting++
 	lv.waitingSeats += w.Seats
-	m.inqueue(cls, 1, w.Seats)
+	m.enqueued(cls, 1, w.Seats, len(q.reqs))
 	lv.noteQueue(wt, 1)
 	lv.dispatchLocked()
 	lv.publishLocked()
@@ -346,7 +351,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	if wt.decided {
 		// The wait is until the dispatch decision, not until this
 		// goroutine ran again (on a busy machine, much later).
-		m.dispatched(cls, w.Seats, wt.start.Sub(wt.arrive))
+		m.dispatched(cls, w.Seats, true, wt.start.Sub(wt.arrive))
 		return &Ticket{lv: lv, cls: cls, width: w, q: wt.q, start: wt.start, waiter: wt, work: wt.work}, nil
 	}
 	// Gave up: leave the queue.
@@ -371,7 +376,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.timedOut++
 	}
 	lv.rejected++
-	m.rejectedReq(cls, reason, waited)
+	m.rejectedReq(cls, reason, true, waited)
 	return nil, &Rejection{Reason: reason}
 }
 
@@ -406,6 +411,10 @@ func (lv *level) dispatchLocked() {
 		}
 		wt := best.reqs[0]
 		if !lv.canAccommodate(wt.width.Seats) {
+			// Upstream tries only while seats are free.
+			if lv.seatsInUse < lv.currentCL {
+				lv.c.metrics.noAccommodation(wt.cls)
+			}
 			return
 		}
 		now := lv.c.now()
@@ -437,6 +446,7 @@ type Ticket struct {
 	start  time.Time
 	waiter *waiter
 	work   float64
+	watch  bool // a watch's initial stage (type="watch" in the metrics)
 
 	once sync.Once
 }
@@ -451,7 +461,7 @@ func (t *Ticket) Finish() {
 	t.once.Do(func() {
 		lv, w := t.lv, t.width
 		took := lv.c.now().Sub(t.start)
-		lv.c.metrics.executed(t.cls, w.Seats, took)
+		lv.c.metrics.executed(t.cls, w.Seats, t.watch, took)
 		lv.account(t.q, t.work, w.Seats, took)
 		if w.FinalSeats > 0 && w.AdditionalLatency > 0 {
 			lv.release(t.q, w.Seats-w.FinalSeats, 0)
