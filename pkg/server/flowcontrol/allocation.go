@@ -182,39 +182,51 @@ func fairAllocation(required float64, lower, upper, target []float64) ([]float64
 		}
 		return out, p
 	}
-	sum := func(p float64) float64 {
-		var s float64
-		for i := range n {
-			s += clamp(p*tgt[i], lower[i], upper[i])
-		}
-		return s
+	// Bounds matter: sweep p upward from the smallest relative lower
+	// bound through the relative bounds in ascending order. Between two
+	// of them the sum grows linearly, with slope the targets of the
+	// classes whose lower bound is passed and upper bound not yet; stop
+	// in the segment where it reaches required. (Upstream's order of
+	// operations, so that p is the same float.)
+	type edge struct {
+		at     float64
+		target float64 // added to the slope at the edge (negative: upper)
 	}
-	// sum is nondecreasing in p: bisect between the smallest relative
-	// lower bound and the largest relative upper bound, then solve
-	// exactly among the classes that p leaves unclamped.
-	lo, hi := minRelLower, maxRelUpper
-	for range 200 {
-		mid := (lo + hi) / 2
-		if sum(mid) < required {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	p := hi
-	var fixed, free float64
+	edges := make([]edge, 0, 2*n)
 	for i := range n {
-		switch x := p * tgt[i]; {
-		case x <= lower[i]:
-			fixed += lower[i]
-		case x >= upper[i]:
-			fixed += upper[i]
-		default:
-			free += tgt[i]
-		}
+		edges = append(edges, edge{lower[i] / tgt[i], tgt[i]}, edge{upper[i] / tgt[i], -tgt[i]})
 	}
-	if free > 0 {
-		p = (required - fixed) / free
+	sort.SliceStable(edges, func(i, j int) bool { return edges[i].at < edges[j].at })
+	sumSoFar, p := sumLower, minRelLower
+	var slope float64
+	var sensitive int // classes between their bounds at p
+	next := 0
+	for sumSoFar < required && next < len(edges) {
+		// Take every edge at or below p into the slope, then the next
+		// one above it bounds this segment.
+		for next < len(edges) && edges[next].at <= p {
+			slope += edges[next].target
+			if edges[next].target > 0 {
+				sensitive++
+			} else {
+				sensitive--
+			}
+			next++
+		}
+		if next >= len(edges) {
+			break
+		}
+		bound := edges[next].at
+		if sensitive == 0 {
+			p = bound
+			continue
+		}
+		if np := p + (required-sumSoFar)/slope; np <= bound {
+			p = np
+			break
+		}
+		sumSoFar += (bound - p) * slope
+		p = bound
 	}
 	for i := range n {
 		out[i] = clamp(p*tgt[i], lower[i], upper[i])

@@ -2,6 +2,7 @@ package flowcontrol
 
 import (
 	"context"
+	"math"
 	"errors"
 	"fmt"
 	"strings"
@@ -141,7 +142,7 @@ func TestFairAllocation(t *testing.T) {
 	}
 	// A bound holds: the second class cannot go under 40.
 	got, frac = fairAllocation(100, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
-	if int(got[0]+0.5) != 60 || int(got[1]+0.5) != 40 || frac != 0.4 {
+	if int(got[0]+0.5) != 60 || int(got[1]+0.5) != 40 || math.Abs(frac-0.4) > 1e-12 {
 		t.Errorf("got %v %v, want [60 40] 0.4", got, frac)
 	}
 	// More than the upper bounds: every class at its upper bound.
@@ -666,4 +667,38 @@ func counterValue(c prometheus.Counter) float64 {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// The same with a level that can neither lend nor borrow (the reference's
+// /metrics after the session's "tiny" level, 1 share, lendable 0%,
+// borrowing 0%): its bounds matter, and the fair fraction is the float
+// upstream's sweep gives (601/258 computed in steps), not the quotient.
+func TestAdjustmentAsReferenceBoundsMatter(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{ServerConcurrencyLimit: 600, Metrics: m})
+	fss, pls := defaultConfig()
+	pls = append(pls, &flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "tiny"},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: ptr.To[int32](1), LendablePercent: ptr.To[int32](0), BorrowingLimitPercent: ptr.To[int32](0),
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeQueue,
+					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 4, HandSize: 2, QueueLengthLimit: 50}}}}})
+	c.Apply(fss, pls)
+	c.Tick()
+	want := map[string]int{"catch-all": 30, "global-default": 56, "leader-election": 58, "node-high": 170,
+		"system": 116, "tiny": 3, "workload-high": 114, "workload-low": 56}
+	for name, w := range want {
+		if got := c.Levels()[name].CurrentCL; got != w {
+			t.Errorf("%s: current limit %d, want %d", name, got, w)
+		}
+	}
+	if got := gaugeValue(m.fairFrac); got != 2.329457364341085 {
+		t.Errorf("seat_fair_frac %v, want 2.329457364341085", got)
+	}
+	if got := gaugeValue(m.upperLimit.WithLabelValues("workload-low")); got != 844 {
+		t.Errorf("workload-low upper_limit_seats %v, want 844", got)
+	}
 }
