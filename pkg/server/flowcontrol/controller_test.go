@@ -2,9 +2,9 @@ package flowcontrol
 
 import (
 	"context"
-	"math"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
