@@ -521,10 +521,14 @@ func (lv *level) capacity() (waiting, executing int) {
 // seats in use, requests waiting and executing, and seat demand.
 func (lv *level) publishLocked() {
 	g := lv.gauges
-	g.seats.set(float64(lv.seatsInUse))
-	g.waiting.set(float64(lv.waiting))
-	g.executing.set(float64(lv.executing))
-	g.demand.set(float64(lv.seatsInUse + lv.waitingSeats))
+	if g.seats == nil {
+		return
+	}
+	now := time.Now()
+	g.seats.setAt(float64(lv.seatsInUse), now)
+	g.waiting.setAt(float64(lv.waiting), now)
+	g.executing.setAt(float64(lv.executing), now)
+	g.demand.setAt(float64(lv.seatsInUse+lv.waitingSeats), now)
 }
 
 // setDenominatorsLocked sets the histograms' denominators after an

@@ -83,8 +83,9 @@ type timingRatio struct {
 }
 
 // accountLocked adds the time since the last change at the current value.
-func (t *timingRatio) accountLocked() {
-	now := t.vec.now()
+func (t *timingRatio) accountLocked() { t.accountAtLocked(t.vec.now()) }
+
+func (t *timingRatio) accountAtLocked(now time.Time) {
 	d := now.Sub(t.last)
 	if d <= 0 {
 		return
@@ -107,9 +108,22 @@ func (t *timingRatio) set(numerator float64) {
 	if t == nil {
 		return
 	}
+	t.setAt(numerator, t.vec.now())
+}
+
+// setAt sets the numerator at now (a caller updating several series
+// reads the clock once); an unchanged numerator changes nothing (the
+// time it has held is accounted at the next change or scrape).
+func (t *timingRatio) setAt(numerator float64, now time.Time) {
+	if t == nil {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.accountLocked()
+	if numerator == t.num {
+		return
+	}
+	t.accountAtLocked(now)
 	t.num = numerator
 	t.value = numerator / t.den
 }
