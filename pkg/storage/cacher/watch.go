@@ -52,12 +52,14 @@ type cacheWatcher struct {
 	// signals are what the delivery loop must act on besides events
 	// (sigCatchUp, sigDone); see signal.
 	signals atomic.Uint32
-	// live: the initial state and the backlog are sent; the events
-	// delivered from now on are observed in the dispatch latency
-	// histogram (see dispatchtimes.go), counted in dispatched until
-	// flushDispatch. The delivery loop's only.
-	live       bool
-	dispatched storagemetrics.DispatchBatch
+	// dispatched are the watcher's counters of the dispatch latency
+	// histogram, made once the initial state and the backlog are sent:
+	// the events delivered from then on are counted (nil: not counted;
+	// see dispatchtimes.go). The delivery loop's only.
+	dispatched *storagemetrics.DispatchCounter
+	// lastSent is when the watcher's last counted delivery returned
+	// (monoNow), 0 once it may have waited since (see sendEvent).
+	lastSent int64
 
 	result   chan watch.Event
 	done     chan struct{}
@@ -356,8 +358,8 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 	// longer needs its priority-and-fairness seat (upstream's
 	// cacheWatcher.process signals here too).
 	watchinit.Initialized(ctx)
-	w.live = true
-	defer w.flushDispatch()
+	w.dispatched = w.c.dispatchLatency.NewCounter()
+	defer w.dispatched.Close()
 	// A watch with a deadline that wants bookmarks gets one 2 s before the
 	// deadline, as kube's watch cache sends it, so the client resumes from
 	// a fresh resourceVersion rather than the last event's.
@@ -373,6 +375,7 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 			if sig&sigDone != 0 {
 				return
 			}
+			w.lastSent = 0 // catchUp waits for the cache's lock
 			if sig&sigCatchUp != 0 && !w.catchUp(send) {
 				return
 			}
@@ -389,13 +392,13 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 				continue
 			default:
 			}
-			w.flushDispatch()
+			w.lastSent = 0
 			if !idle() {
 				return
 			}
 		}
 		if len(w.input) == 0 {
-			w.flushDispatch() // about to wait
+			w.lastSent = 0 // about to wait
 		}
 		if !w.deliver(<-w.input, send) {
 			return

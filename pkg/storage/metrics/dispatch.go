@@ -19,11 +19,12 @@ import (
 // It is observed on the watch fan-out's hot path, once per event and
 // watcher, from every watcher's goroutine: a client_golang histogram
 // would cost four atomic operations per stage on counters all watchers
-// share. So a watcher counts its deliveries in a DispatchBatch of its own
-// (plain memory) and adds them to the shared counters (Dispatch.Flush)
-// before it waits for its next event, one atomic add per bucket touched;
-// the family is collected from those counters. The exposition is the
-// same as a histogram vector's.
+// share, and so would adding batches to shared counters whenever a
+// watcher waits (contended, an atomic add costs as much as the rest of a
+// delivery). So each watcher has counters of its own (DispatchCounter:
+// atomic, but written by its goroutine only), which a scrape adds up with
+// those of the watchers that have ended. The exposition is the same as a
+// histogram vector's.
 
 // dispatchBuckets are the family's buckets (100 µs to 5 s), as seconds
 // and as nanoseconds.
@@ -53,13 +54,6 @@ const (
 
 var stageNames = [numStages]string{"cache_to_watcher", "storage_to_cache", "total"}
 
-// dispatchCounts are one series' counters: observations per bucket (not
-// cumulative; the last is +Inf's) and their sum in nanoseconds.
-type dispatchCounts struct {
-	buckets [len(dispatchBuckets) + 1]atomic.Uint64
-	sum     atomic.Int64
-}
-
 // dispatchFamily is the family: a collector of the series of every
 // resource whose Dispatch was made.
 type dispatchFamily struct {
@@ -83,26 +77,36 @@ func (f *dispatchFamily) Collect(ch chan<- prometheus.Metric) {
 	series := f.series
 	f.mu.Unlock()
 	for _, d := range series {
+		totals := d.totals()
 		for s := range numStages {
-			c := &d.stages[s]
+			t := &totals[s]
 			buckets := make(map[float64]uint64, len(dispatchBuckets))
 			var n uint64
 			for i, b := range dispatchBuckets {
-				n += c.buckets[i].Load()
+				n += t.buckets[i]
 				buckets[b] = n
 			}
-			n += c.buckets[len(dispatchBuckets)].Load()
-			ch <- prometheus.MustNewConstHistogram(f.desc, n, float64(c.sum.Load())/1e9, buckets, d.group, d.resource, stageNames[s])
+			n += t.buckets[len(dispatchBuckets)]
+			ch <- prometheus.MustNewConstHistogram(f.desc, n, float64(t.sum)/1e9, buckets, d.group, d.resource, stageNames[s])
 		}
 	}
 }
 
+// stageTotals are one series' observations per bucket (not cumulative;
+// the last is +Inf's) and their sum in nanoseconds.
+type stageTotals struct {
+	buckets [len(dispatchBuckets) + 1]uint64
+	sum     int64
+}
+
 // Dispatch is the watch event dispatch latency of one resource's watch
-// cache. A nil *Dispatch records nothing; Flush is safe for concurrent
-// use.
+// cache: its watchers' counters and those of its ended watchers. A nil
+// *Dispatch records nothing; methods are safe for concurrent use.
 type Dispatch struct {
 	group, resource string
-	stages          [numStages]dispatchCounts
+	mu              sync.Mutex
+	ended           [numStages]stageTotals
+	live            map[*DispatchCounter]struct{}
 }
 
 // Dispatch returns the dispatch latency histogram of the cache's resource
@@ -121,67 +125,90 @@ func (c *Cache) Dispatch() *Dispatch {
 			return d
 		}
 	}
-	d := &Dispatch{group: c.r.gr.Group, resource: c.r.gr.Resource}
+	d := &Dispatch{group: c.r.gr.Group, resource: c.r.gr.Resource, live: map[*DispatchCounter]struct{}{}}
 	// Copied on write: Collect reads the slice without the lock.
 	f.series = append(f.series[:len(f.series):len(f.series)], d)
 	return d
 }
 
-// DispatchBatch counts the deliveries of one watcher not yet added to its
-// resource's series (Dispatch.Flush). Its methods are not safe for
-// concurrent use: it is the watcher's own.
-type DispatchBatch struct {
-	buckets [numStages][len(dispatchBuckets) + 1]uint32
-	sum     [numStages]int64
-	n       int
+// totals adds up the counters of the live and ended watchers.
+func (d *Dispatch) totals() [numStages]stageTotals {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.ended
+	for c := range d.live {
+		c.addTo(&t)
+	}
+	return t
 }
 
-// DispatchBatchMax is the number of deliveries after which a watcher
-// should flush its batch even if it is not about to wait (so a watcher
-// that never waits still shows its deliveries).
-const DispatchBatchMax = 256
+// DispatchCounter counts the deliveries of one watcher. Delivered is
+// called by the watcher's goroutine only (its atomic adds are not
+// contended); a scrape reads the counters meanwhile.
+type DispatchCounter struct {
+	d      *Dispatch
+	stages [numStages]struct {
+		buckets [len(dispatchBuckets) + 1]atomic.Uint64
+		sum     atomic.Int64
+	}
+}
+
+// NewCounter returns the counters of a new watcher, counted in d until
+// Close (nil if d is nil).
+func (d *Dispatch) NewCounter() *DispatchCounter {
+	if d == nil {
+		return nil
+	}
+	c := &DispatchCounter{d: d}
+	d.mu.Lock()
+	d.live[c] = struct{}{}
+	d.mu.Unlock()
+	return c
+}
 
 // Delivered counts one event delivered to the watcher: the time from the
 // storage's receipt of the event to the cache's (storageToCache), from the
 // watcher's event being built to its hand-over (cacheToWatcher), and from
 // the storage's receipt to the hand-over (total). Negative durations count
-// as 0, as upstream's. It returns the number of deliveries in the batch.
-func (b *DispatchBatch) Delivered(storageToCache, cacheToWatcher, total time.Duration) int {
-	b.add(stageStorageToCache, storageToCache)
-	b.add(stageCacheToWatcher, cacheToWatcher)
-	b.add(stageTotal, total)
-	b.n++
-	return b.n
+// as 0, as upstream's.
+func (c *DispatchCounter) Delivered(storageToCache, cacheToWatcher, total time.Duration) {
+	c.add(stageStorageToCache, storageToCache)
+	c.add(stageCacheToWatcher, cacheToWatcher)
+	c.add(stageTotal, total)
 }
 
-func (b *DispatchBatch) add(stage int, d time.Duration) {
+func (c *DispatchCounter) add(stage int, d time.Duration) {
 	ns := max(int64(d), 0)
 	i := 0
 	for i < len(dispatchBucketsNanos) && ns > dispatchBucketsNanos[i] {
 		i++
 	}
-	b.buckets[stage][i]++
-	b.sum[stage] += ns
+	s := &c.stages[stage]
+	s.buckets[i].Add(1)
+	s.sum.Add(ns)
 }
 
-// Pending is the number of deliveries in the batch.
-func (b *DispatchBatch) Pending() int { return b.n }
+// addTo adds the counters to t.
+func (c *DispatchCounter) addTo(t *[numStages]stageTotals) {
+	for s := range numStages {
+		for i := range c.stages[s].buckets {
+			t[s].buckets[i] += c.stages[s].buckets[i].Load()
+		}
+		t[s].sum += c.stages[s].sum.Load()
+	}
+}
 
-// Flush adds the batch to d's series and empties it.
-func (d *Dispatch) Flush(b *DispatchBatch) {
-	if b.n == 0 {
+// Close ends the watcher's counting: its counts stay in the series. Safe
+// to call more than once, and on nil.
+func (c *DispatchCounter) Close() {
+	if c == nil {
 		return
 	}
-	if d != nil {
-		for s := range numStages {
-			c := &d.stages[s]
-			for i, n := range b.buckets[s] {
-				if n != 0 {
-					c.buckets[i].Add(uint64(n))
-				}
-			}
-			c.sum.Add(b.sum[s])
-		}
+	d := c.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.live[c]; ok {
+		delete(d.live, c)
+		c.addTo(&d.ended)
 	}
-	*b = DispatchBatch{}
 }

@@ -31,8 +31,8 @@ func exposition(t *testing.T, reg prometheus.Gatherer, name string) string {
 }
 
 // TestDispatchDuration: the dispatch latency family's series exist, at
-// 0, as soon as a cache's Dispatch is made; deliveries counted in a
-// watcher's batch show once flushed; the exposition is the one a
+// 0, as soon as a cache's Dispatch is made; a watcher's deliveries show
+// at once, and stay when it ends; the exposition is the one a
 // client_golang histogram vector with upstream's name, help and buckets
 // gives for the same observations (upstream's is one), sums aside.
 func TestDispatchDuration(t *testing.T) {
@@ -48,7 +48,7 @@ func TestDispatchDuration(t *testing.T) {
 	}
 	// Without metrics, or for an internal store: nothing, safely.
 	var none *Metrics
-	none.Resource(schema.GroupResource{Resource: "pods"}).Cache().Dispatch().Flush(&DispatchBatch{})
+	none.Resource(schema.GroupResource{Resource: "pods"}).Cache().Dispatch().NewCounter().Close()
 	if d := m.RequestsOnly(schema.GroupResource{Resource: "leases"}).Cache().Dispatch(); d != nil {
 		t.Error("an internal store has dispatch series")
 	}
@@ -72,55 +72,58 @@ func TestDispatchDuration(t *testing.T) {
 	// Bounds, the values around them, negative durations, beyond 5 s.
 	values := []time.Duration{-time.Second, 0, 100 * time.Microsecond, 100*time.Microsecond + 1, time.Millisecond,
 		25 * time.Millisecond, 2500 * time.Millisecond, 5 * time.Second, 5*time.Second + 1, time.Minute}
-	var b DispatchBatch
+	w1, w2 := pods.NewCounter(), pods.NewCounter()
 	for i, v := range values {
 		w := values[(i+3)%len(values)]
 		tot := values[(i+7)%len(values)]
-		if n := b.Delivered(v, w, tot); n != i+1 {
-			t.Fatalf("Delivered: %d in the batch, want %d", n, i+1)
+		c := w1
+		if i%3 == 0 {
+			c = w2
 		}
+		c.Delivered(v, w, tot)
 		vec.WithLabelValues("", "pods", "storage_to_cache").Observe(max(v, 0).Seconds())
 		vec.WithLabelValues("", "pods", "cache_to_watcher").Observe(max(w, 0).Seconds())
 		vec.WithLabelValues("", "pods", "total").Observe(max(tot, 0).Seconds())
 	}
-	for _, l := range gather(t, reg, name) {
-		if !strings.HasSuffix(l, " 0") {
-			t.Fatalf("counted before the flush: %s", l)
+	deps.NewCounter() // a watcher that delivered nothing
+	check := func(when string) {
+		t.Helper()
+		gotText, gotSums := sums(exposition(t, reg, name))
+		wantText, wantSums := sums(exposition(t, want, name))
+		if gotText != wantText {
+			t.Fatalf("%s:\n%s\nwant\n%s", when, gotText, wantText)
 		}
-	}
-	pods.Flush(&b)
-	if b.Pending() != 0 {
-		t.Fatalf("%d pending after the flush", b.Pending())
-	}
-	pods.Flush(&b) // an empty batch adds nothing
-	deps.Flush(&DispatchBatch{})
-	// Sums are added in nanoseconds, client_golang's in float seconds:
-	// compare them apart, to the nanosecond.
-	sums := func(text string) (string, []string) {
-		var rest, sums []string
-		for _, l := range strings.Split(text, "\n") {
-			if strings.Contains(l, "_sum{") {
-				sums = append(sums, l)
-				continue
+		if len(gotSums) != len(wantSums) {
+			t.Fatalf("%s: sums %q, want %q", when, gotSums, wantSums)
+		}
+		for i := range gotSums {
+			g, w := lastFloat(t, gotSums[i]), lastFloat(t, wantSums[i])
+			if d := g - w; d > 1e-9 || d < -1e-9 {
+				t.Errorf("%s: sum %q, want %q", when, gotSums[i], wantSums[i])
 			}
-			rest = append(rest, l)
-		}
-		return strings.Join(rest, "\n"), sums
-	}
-	gotText, gotSums := sums(exposition(t, reg, name))
-	wantText, wantSums := sums(exposition(t, want, name))
-	if gotText != wantText {
-		t.Fatalf("after the flush:\n%s\nwant\n%s", gotText, wantText)
-	}
-	if len(gotSums) != len(wantSums) {
-		t.Fatalf("sums %q, want %q", gotSums, wantSums)
-	}
-	for i := range gotSums {
-		g, w := lastFloat(t, gotSums[i]), lastFloat(t, wantSums[i])
-		if d := g - w; d > 1e-9 || d < -1e-9 {
-			t.Errorf("sum %q, want %q", gotSums[i], wantSums[i])
 		}
 	}
+	check("two watchers delivering")
+	w1.Close()
+	check("one of them ended")
+	w1.Close() // again: nothing changes
+	w2.Close()
+	check("both ended")
+}
+
+// sums splits an exposition into its _sum lines and the rest: sums are
+// added in nanoseconds, client_golang's in float seconds, so they are
+// compared apart, to the nanosecond.
+func sums(text string) (string, []string) {
+	var rest, sums []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "_sum{") {
+			sums = append(sums, l)
+			continue
+		}
+		rest = append(rest, l)
+	}
+	return strings.Join(rest, "\n"), sums
 }
 
 // lastFloat is the number at the end of an exposition line.
