@@ -2,7 +2,6 @@ package cacher
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
-	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
@@ -102,18 +100,9 @@ type checkEnv struct {
 }
 
 func newCheckEnv(t *testing.T, period time.Duration) *checkEnv {
-	srv, err := embedded.Start(context.Background(), embedded.Config{
-		DataDir:       filepath.Join(t.TempDir(), "etcd"),
-		Logger:        quietLogger(),
-		UnsafeNoFsync: true,
-		// No periodic progress: the cache's revision moves with its
-		// events and the progress its reads ask for.
-		WatchProgressNotifyInterval: time.Hour,
-	})
-	if err != nil {
-		t.Fatalf("start embedded etcd: %v", err)
-	}
-	t.Cleanup(srv.Close)
+	// No periodic progress: the cache's revision moves with its events
+	// and the progress its reads ask for.
+	srv := startEtcd(t, time.Hour, false)
 	codec := storagetest.Codec()
 	pr, cr := storagetest.PodResource(codec), storagetest.ConfigMapResource(codec)
 	store := &dropStore{Store: etcd3.New(srv.Client(), etcd3.Config{Codec: codec, NewFunc: pr.NewFunc,

@@ -3,7 +3,6 @@ package cacher
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
-	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
@@ -39,16 +37,7 @@ type getEnv struct {
 
 func newGetEnv(t testing.TB, fsync bool) *getEnv {
 	t.Helper()
-	srv, err := embedded.Start(context.Background(), embedded.Config{
-		DataDir:                     filepath.Join(t.TempDir(), "etcd"),
-		Logger:                      quietLogger(),
-		UnsafeNoFsync:               !fsync,
-		WatchProgressNotifyInterval: etcdProgressInterval,
-	})
-	if err != nil {
-		t.Fatalf("start embedded etcd: %v", err)
-	}
-	t.Cleanup(srv.Close)
+	srv := startEtcd(t, etcdProgressInterval, fsync)
 	reg := prometheus.NewRegistry()
 	m, err := storagemetrics.New(reg)
 	if err != nil {

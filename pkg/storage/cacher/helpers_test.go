@@ -3,6 +3,7 @@ package cacher
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
 )
@@ -328,4 +330,22 @@ func (g *gatedStore) cut() {
 	default:
 		close(g.open)
 	}
+}
+
+// startEtcd starts an embedded etcd in tb's temporary directory, stopped
+// when tb ends, sending watch progress every progress (time.Hour: none
+// unasked), with fsync off unless fsync.
+func startEtcd(tb testing.TB, progress time.Duration, fsync bool) *embedded.Server {
+	tb.Helper()
+	srv, err := embedded.Start(context.Background(), embedded.Config{
+		DataDir:                     filepath.Join(tb.TempDir(), "etcd"),
+		Logger:                      quietLogger(),
+		UnsafeNoFsync:               !fsync,
+		WatchProgressNotifyInterval: progress,
+	})
+	if err != nil {
+		tb.Fatalf("start embedded etcd: %v", err)
+	}
+	tb.Cleanup(srv.Close)
+	return srv
 }

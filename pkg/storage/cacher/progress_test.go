@@ -1,9 +1,7 @@
 package cacher
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
-	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
@@ -78,16 +75,7 @@ func TestConsistentListAfterOtherWrites(t *testing.T) {
 }
 
 func etcdStores(t *testing.T) (pods, cms storage.Interface) {
-	srv, err := embedded.Start(context.Background(), embedded.Config{
-		DataDir:                     filepath.Join(t.TempDir(), "etcd"),
-		Logger:                      quietLogger(),
-		UnsafeNoFsync:               true,
-		WatchProgressNotifyInterval: time.Hour,
-	})
-	if err != nil {
-		t.Fatalf("start embedded etcd: %v", err)
-	}
-	t.Cleanup(srv.Close)
+	srv := startEtcd(t, time.Hour, false)
 	codec := storagetest.Codec()
 	pr, cr := storagetest.PodResource(codec), storagetest.ConfigMapResource(codec)
 	pods = etcd3.New(srv.Client(), etcd3.Config{Codec: codec, NewFunc: pr.NewFunc, NewListFunc: pr.NewListFunc,

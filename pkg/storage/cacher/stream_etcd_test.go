@@ -3,7 +3,6 @@ package cacher
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
-	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
 )
@@ -83,14 +81,7 @@ func TestReflectorStreamsEtcdConcurrentWriters(t *testing.T) {
 		t.Skip("starts an embedded etcd")
 	}
 	ctx := t.Context()
-	srv, err := embedded.Start(context.Background(), embedded.Config{
-		DataDir: filepath.Join(t.TempDir(), "etcd"), Logger: quietLogger(), UnsafeNoFsync: true,
-		WatchProgressNotifyInterval: etcdProgressInterval,
-	})
-	if err != nil {
-		t.Fatalf("start embedded etcd: %v", err)
-	}
-	t.Cleanup(srv.Close)
+	srv := startEtcd(t, etcdProgressInterval, false)
 	codec := storagetest.Codec()
 	pr := storagetest.PodResource(codec)
 	under := &streamCounter{Store: etcd3.New(srv.Client(), etcd3.Config{

@@ -2,7 +2,6 @@ package cacher
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
-	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
 )
@@ -145,16 +143,7 @@ func TestMultiKeyTxnEtcd(t *testing.T) {
 
 func testMultiKeyTxn(t *testing.T, marked bool) {
 	ctx := t.Context()
-	srv, err := embedded.Start(context.Background(), embedded.Config{
-		DataDir:                     filepath.Join(t.TempDir(), "etcd"),
-		Logger:                      quietLogger(),
-		UnsafeNoFsync:               true,
-		WatchProgressNotifyInterval: etcdProgressInterval,
-	})
-	if err != nil {
-		t.Fatalf("start embedded etcd: %v", err)
-	}
-	t.Cleanup(srv.Close)
+	srv := startEtcd(t, etcdProgressInterval, false)
 	codec := storagetest.Codec()
 	pr := storagetest.PodResource(codec)
 	under := &cutStore{marks: marked, Interface: etcd3.New(srv.Client(), etcd3.Config{
