@@ -259,6 +259,15 @@ func TestReadVsWriteCurrentRequests(t *testing.T) {
 	if b, a := series(mid, "executing", "mutating").GetSampleSum(), series(after, "executing", "mutating").GetSampleSum(); a <= b {
 		t.Errorf("executing mutating sum %v -> %v after 10 creates, want growth", b, a)
 	}
+	// No series' sum is NaN: the engine's first, mandatory-only
+	// configuration has no queues, and 0/0 must not be accounted.
+	for _, phase := range []string{"waiting", "executing"} {
+		for _, kind := range []string{"readOnly", "mutating"} {
+			if v := series(after, phase, kind).GetSampleSum(); math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Errorf("%s{%s,%s} sum %v", name, phase, kind, v)
+			}
+		}
+	}
 }
 
 // apiserver_flowcontrol_watch_count_samples: each mutation samples the

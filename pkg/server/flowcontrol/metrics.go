@@ -350,8 +350,15 @@ func (m *Metrics) setKindDenominators(maxWaiting, maxExecuting int) {
 	if m == nil {
 		return
 	}
-	m.waitingRO.setDenominator(float64(maxWaiting))
-	m.waitingMut.setDenominator(float64(maxWaiting))
+	// The engine starts on the mandatory levels alone, which do not
+	// queue: 0 would make the ratio 0/0, and NaN the series' sum for
+	// good. Upstream's first digest happens before the family is
+	// registered, so its NaN is lost; here a configuration without
+	// queues keeps the previous denominator.
+	if maxWaiting > 0 {
+		m.waitingRO.setDenominator(float64(maxWaiting))
+		m.waitingMut.setDenominator(float64(maxWaiting))
+	}
 	m.execRO.setDenominator(float64(maxExecuting))
 	m.execMut.setDenominator(float64(maxExecuting))
 }
