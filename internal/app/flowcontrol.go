@@ -26,6 +26,16 @@ import (
 func (c *Config) newPriorityAndFairness() (*filters.PriorityAndFairness, error) {
 	o := c.Options
 	seats := o.Run.MaxRequestsInFlight + o.Run.MaxMutatingRequestsInFlight
+	if !o.FlowControl.EnablePriorityAndFairness && seats > 0 {
+		// Max-in-flight: upstream's filter fills the executing pair of
+		// read_vs_write_current_requests, and seat_fair_frac is served
+		// (0) whatever the mode.
+		observe, err := flowcontrol.NewMaxInFlightMetrics(c.Generic.MetricsRegistry, o.Run.MaxRequestsInFlight, o.Run.MaxMutatingRequestsInFlight)
+		if err != nil {
+			return nil, err
+		}
+		c.Metrics.ObserveMaxInFlight(observe)
+	}
 	if !o.FlowControl.EnablePriorityAndFairness || seats == 0 {
 		return nil, nil
 	}

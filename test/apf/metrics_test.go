@@ -401,3 +401,39 @@ func TestFlowSeriesAsUpstream(t *testing.T) {
 		}
 	}
 }
+
+// With API Priority and Fairness off, kube-apiserver v1.37.2 serves of
+// its families only seat_fair_frac (0) and the executing pair of
+// read_vs_write_current_requests, which its max-in-flight filter fills
+// (the reference's /metrics after the session's traffic).
+func TestMaxInFlightFlowcontrolFamilies(t *testing.T) {
+	srv := kapitest.Start(t, kapitest.WithFlags("--enable-priority-and-fairness=false"))
+	ids := newIdentities(t, srv)
+	alice := ids.as(t, "alice", "system:authenticated")
+	for range 20 {
+		if code, _, _, err := alice.get(context.Background(), "/api/v1/namespaces/default/configmaps"); err != nil || code != http.StatusOK {
+			t.Fatalf("list: %d %v", code, err)
+		}
+	}
+	fams := ids.metrics(t)
+	var names []string
+	for name := range fams {
+		if strings.HasPrefix(name, "apiserver_flowcontrol_") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	if want := []string{"apiserver_flowcontrol_read_vs_write_current_requests", "apiserver_flowcontrol_seat_fair_frac"}; !slices.Equal(names, want) {
+		t.Errorf("flowcontrol families %v, want %v", names, want)
+	}
+	if v, ok := gauge(fams, "apiserver_flowcontrol_seat_fair_frac", nil); !ok || v != 0 {
+		t.Errorf("seat_fair_frac %v (present %v), want 0", v, ok)
+	}
+	rw := fams["apiserver_flowcontrol_read_vs_write_current_requests"]
+	if n := len(rw.GetMetric()); n != 2 {
+		t.Errorf("read_vs_write_current_requests: %d series, want the executing pair", n)
+	}
+	if h := histogramOf(fams, "apiserver_flowcontrol_read_vs_write_current_requests", map[string]string{"phase": "executing", "request_kind": "readOnly"}); h.GetSampleSum() <= 0 {
+		t.Errorf("executing readOnly sum %v after 20 lists, want > 0", h.GetSampleSum())
+	}
+}

@@ -50,24 +50,28 @@ var (
 // Metrics are the request metrics of one server. A nil *Metrics is valid and
 // records nothing. All methods are safe for concurrent use.
 type Metrics struct {
-	requests           *prometheus.CounterVec   // apiserver_request_total
-	latencies          *prometheus.HistogramVec // apiserver_request_duration_seconds
-	sliLatencies       *prometheus.HistogramVec // apiserver_request_sli_duration_seconds
-	responseSizes      *prometheus.HistogramVec // apiserver_response_sizes
-	longRunning        *prometheus.GaugeVec     // apiserver_longrunning_requests
-	inflight           *prometheus.GaugeVec     // apiserver_current_inflight_requests
-	inflightReadOnly   prometheus.Gauge
-	inflightMutating   prometheus.Gauge
-	inqueue            *prometheus.GaugeVec // apiserver_current_inqueue_requests
-	executing, waiting *Watermark           // API Priority and Fairness's
-	tlsHandshakeErrors prometheus.Counter
-	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
-	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
-	requestBodySizes   *prometheus.HistogramVec // apiserver_request_body_size_bytes
-	watchListLatencies *prometheus.HistogramVec // apiserver_watch_list_duration_seconds
-	deprecatedAPIs     *prometheus.GaugeVec     // apiserver_requested_deprecated_apis
-	fieldValidation    *fieldValidations        // field_validation_request_duration_seconds
-	timestamps         *timestampComparisons    // apiserver_request_timestamp_comparison_time
+	requests         *prometheus.CounterVec   // apiserver_request_total
+	latencies        *prometheus.HistogramVec // apiserver_request_duration_seconds
+	sliLatencies     *prometheus.HistogramVec // apiserver_request_sli_duration_seconds
+	responseSizes    *prometheus.HistogramVec // apiserver_response_sizes
+	longRunning      *prometheus.GaugeVec     // apiserver_longrunning_requests
+	inflight         *prometheus.GaugeVec     // apiserver_current_inflight_requests
+	inflightReadOnly prometheus.Gauge
+	inflightMutating prometheus.Gauge
+	inqueue          *prometheus.GaugeVec // apiserver_current_inqueue_requests
+	// maxInFlightObserver, if set, is told the max-in-flight filter's
+	// counts (apiserver_flowcontrol_read_vs_write_current_requests with
+	// API Priority and Fairness off).
+	maxInFlightObserver func(mutating bool, n int64)
+	executing, waiting  *Watermark // API Priority and Fairness's
+	tlsHandshakeErrors  prometheus.Counter
+	watchEvents         *prometheus.CounterVec   // apiserver_watch_events_total
+	watchEventSizes     *prometheus.HistogramVec // apiserver_watch_events_sizes
+	requestBodySizes    *prometheus.HistogramVec // apiserver_request_body_size_bytes
+	watchListLatencies  *prometheus.HistogramVec // apiserver_watch_list_duration_seconds
+	deprecatedAPIs      *prometheus.GaugeVec     // apiserver_requested_deprecated_apis
+	fieldValidation     *fieldValidations        // field_validation_request_duration_seconds
+	timestamps          *timestampComparisons    // apiserver_request_timestamp_comparison_time
 	// requestFilterDuration is apiserver_request_filter_duration_seconds.
 	requestFilterDuration *prometheus.HistogramVec
 	filters               filterObservers
@@ -168,6 +172,24 @@ func (m *Metrics) Auth() *AuthMetrics {
 		return nil
 	}
 	return m.auth
+}
+
+// ObserveMaxInFlight has f told each new count of the max-in-flight
+// filter's limited kinds. Call it before serving (it is not synchronized
+// with NoteMaxInFlight).
+func (m *Metrics) ObserveMaxInFlight(f func(mutating bool, n int64)) {
+	if m != nil {
+		m.maxInFlightObserver = f
+	}
+}
+
+// NoteMaxInFlight tells the observer set by ObserveMaxInFlight the count
+// of requests of a limited kind, as upstream's max-in-flight filter
+// records it after taking and after giving back a slot.
+func (m *Metrics) NoteMaxInFlight(mutating bool, n int64) {
+	if m != nil && m.maxInFlightObserver != nil {
+		m.maxInFlightObserver(mutating, n)
+	}
 }
 
 // SetInflight sets the in-flight gauge of kind (ReadOnlyKind or MutatingKind).

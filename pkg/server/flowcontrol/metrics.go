@@ -92,8 +92,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "[ALPHA] Smoothed seat demands"}, pl),
 		targetSeats: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_target_seats",
 			Help: "[ALPHA] Seat allocation targets"}, pl),
-		fairFrac: prometheus.NewGauge(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_seat_fair_frac",
-			Help: "[ALPHA] Fair fraction of server's concurrency to allocate to each priority level that can use it"}),
+		fairFrac: newFairFrac(),
 		seatUtil: newTimingRatioVec("apiserver_flowcontrol_priority_level_seat_utilization",
 			"[ALPHA] Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)",
 			[]float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1}, prometheus.Labels{"phase": "executing"}, "priority_level"),
@@ -103,9 +102,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		demandSeats: newTimingRatioVec("apiserver_flowcontrol_demand_seats",
 			"[ALPHA] Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (nominal number of seats for that level)",
 			[]float64{0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6}, nil, "priority_level"),
-		readWrite: newTimingRatioVec("apiserver_flowcontrol_read_vs_write_current_requests",
-			"[ALPHA] Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution",
-			[]float64{0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1}, nil, "phase", "request_kind"),
+		readWrite: newReadWriteVec(),
 	}
 	// Upstream makes the four series when the filter is built, each at
 	// 0/1.
@@ -361,4 +358,46 @@ func (m *Metrics) setKindDenominators(maxWaiting, maxExecuting int) {
 	}
 	m.execRO.setDenominator(float64(maxExecuting))
 	m.execMut.setDenominator(float64(maxExecuting))
+}
+
+// NewMaxInFlightMetrics registers on reg what kube-apiserver serves of
+// the apiserver_flowcontrol_* families with API Priority and Fairness
+// off: seat_fair_frac (0: no adjustment runs) and the two executing
+// series of read_vs_write_current_requests, over the max-in-flight
+// limits (a kind whose limit is 0 keeps denominator 1 and is never
+// counted), and returns what to tell of the filter's counts.
+func NewMaxInFlightMetrics(reg prometheus.Registerer, nonMutating, mutating int) (func(mutating bool, n int64), error) {
+	rw := newReadWriteVec()
+	ro, mut := rw.with(0, 1, "executing", "readOnly"), rw.with(0, 1, "executing", "mutating")
+	if nonMutating != 0 {
+		ro.setDenominator(float64(nonMutating))
+	}
+	if mutating != 0 {
+		mut.setDenominator(float64(mutating))
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{newFairFrac(), rw} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return func(isMutating bool, n int64) {
+		if isMutating {
+			mut.set(float64(n))
+		} else {
+			ro.set(float64(n))
+		}
+	}, nil
+}
+
+func newReadWriteVec() *timingRatioVec {
+	return newTimingRatioVec("apiserver_flowcontrol_read_vs_write_current_requests",
+		"[ALPHA] Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution",
+		[]float64{0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1}, nil, "phase", "request_kind")
+}
+
+func newFairFrac() prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: "apiserver_flowcontrol_seat_fair_frac",
+		Help: "[ALPHA] Fair fraction of server's concurrency to allocate to each priority level that can use it"})
 }
