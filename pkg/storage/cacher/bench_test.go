@@ -11,9 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // BenchmarkWatchFanOut measures delivery of updates to N watchers of the
@@ -40,7 +42,17 @@ func BenchmarkWatchFanOut(b *testing.B) {
 const fanOutBatch = 50
 
 func benchFanOut(b *testing.B, watchers int, stream bool) {
-	e := newPodEnv(b, envOptions{cacher: func(c *Config) { c.WatcherBuffer = 2 * fanOutBatch }})
+	// With the storage metrics a server's caches record (per event, and
+	// per event and watcher), so that their cost is measured too.
+	m, err := storagemetrics.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := newPodEnv(b, envOptions{cacher: func(c *Config) {
+		c.WatcherBuffer = 2 * fanOutBatch
+		c.Metrics = m
+		c.GroupResource = schema.GroupResource{Resource: "pods"}
+	}})
 	runFanOut(b, e, watchers, stream)
 }
 

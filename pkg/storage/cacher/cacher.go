@@ -76,6 +76,10 @@ type Cacher struct {
 	metrics *storagemetrics.Cache // nil: none
 	untrack func()                // stops the object count (and size estimate)
 
+	// dispatchLatency is the dispatch latency histogram (nil: none; see
+	// dispatchtimes.go).
+	dispatchLatency *storagemetrics.Dispatch
+
 	// sentRV is the revision up to which every event has been handed to
 	// the watchers (at most rv): bookmarks carry it, never running ahead
 	// of an event still being dispatched.
@@ -143,6 +147,7 @@ func New(cfg Config) (*Cacher, error) {
 	res := cfg.Metrics.Resource(cfg.GroupResource)
 	c.metrics = res.Cache()
 	c.metrics.Capacity(0, cfg.EventWindow)
+	c.dispatchLatency = c.metrics.Dispatch()
 	c.untrack = res.TrackObjects(c.countObjects)
 	// Without metrics (kapi's internal stores) nobody reads the estimate:
 	// the store need not keep sizes.

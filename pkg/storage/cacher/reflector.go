@@ -264,15 +264,19 @@ func (c *Cacher) watchUnderlying(ctx context.Context, rv uint64) (watch.Interfac
 // gets the whole revision again.
 func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 	var held []watch.Event // events of revision heldRV, not applied yet
+	var heldTimes []eventTimes
 	var heldRV, applied uint64
+	// timer tells when the store received the event being handled (set
+	// while the watch streams; see receiptTimer).
+	var timer receiptTimer
 	flush := func() error {
 		if len(held) == 0 {
 			return nil
 		}
 		applied = heldRV
-		err := c.apply(held)
+		err := c.apply(held, heldTimes)
 		clear(held)
-		held = held[:0]
+		held, heldTimes = held[:0], heldTimes[:0]
 		if err != nil {
 			return fmt.Errorf("%w: %w", errRelist, err)
 		}
@@ -291,6 +295,7 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 				}
 			}
 			held, heldRV = append(held, ev), rv
+			heldTimes = append(heldTimes, c.receiptTimes(timer))
 			if !c.marked {
 				return flush()
 			}
@@ -323,6 +328,7 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 	// and the cache's watchers than reading its result channel. Events,
 	// their order and the errors are the same either way.
 	if s, ok := w.(eventStreamer); ok {
+		timer, _ = w.(receiptTimer)
 		var err error
 		if s.Stream(func(ev watch.Event) bool {
 			err = handle(ev)
@@ -333,6 +339,7 @@ func (c *Cacher) consume(ctx context.Context, w watch.Interface) error {
 			}
 			return ctx.Err()
 		}
+		timer = nil
 	}
 	for {
 		var ev watch.Event
@@ -438,7 +445,7 @@ func (c *Cacher) advance(rv uint64) {
 // in. A revision the cache already has is skipped, except more events of
 // the revision it last applied (a store that does not mark revision ends
 // sends a transaction's events one at a time).
-func (c *Cacher) apply(changes []watch.Event) error {
+func (c *Cacher) apply(changes []watch.Event, times []eventTimes) error {
 	entries := make([]*entry, len(changes))
 	for i, ch := range changes {
 		c.metrics.EventReceived()
@@ -460,7 +467,7 @@ func (c *Cacher) apply(changes []watch.Event) error {
 	evs := make([]*event, len(entries))
 	for i, cur := range entries {
 		c.seq++
-		ev := &event{key: cur.key, rv: rv, seq: c.seq, at: now, cur: cur}
+		ev := &event{key: cur.key, rv: rv, seq: c.seq, at: now, cur: cur, times: times[i]}
 		if changes[i].Type == watch.Deleted {
 			ev.typ = watch.Deleted
 			ev.prev = c.objects.remove(cur.key)

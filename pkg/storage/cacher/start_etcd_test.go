@@ -29,18 +29,34 @@ func TestStartDuringWritesOnEtcd(t *testing.T) {
 	}
 	ctx := t.Context()
 	pr := storagetest.PodResource(storagetest.Codec())
+	// The writer keeps writing until the cache is ready and its first
+	// revision read (at least n writes), then makes three more: the cache
+	// starts during writes however slow the machine, and the watch from
+	// its first revision has changes to see. (With a fixed 40 writes, a
+	// loaded machine sometimes finished them before the cache was ready,
+	// and the watch waited for a change that never came.)
 	const n = 40
 	var (
 		wg      sync.WaitGroup
 		lastRev uint64
 	)
-	started := make(chan struct{})
+	started, firstRead := make(chan struct{}), make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for i := range n {
+		more := -1 // writes left once firstRead is closed
+		for i := 0; more != 0; i++ {
 			if i == n/4 {
 				close(started)
+			}
+			if more > 0 {
+				more--
+			} else if i >= n {
+				select {
+				case <-firstRead:
+					more = 2
+				default:
+				}
 			}
 			name := fmt.Sprintf("p%d", i)
 			out := &corev1.Pod{}
@@ -75,13 +91,16 @@ func TestStartDuringWritesOnEtcd(t *testing.T) {
 		GetAttrs: pr.GetAttrs, Logger: quietLogger(), ConsistentReadWait: 5 * time.Second,
 	})
 	if err != nil {
+		close(firstRead)
 		t.Fatalf("new cacher: %v", err)
 	}
 	t.Cleanup(c.Stop)
 	if err := c.WaitReady(ctx); err != nil {
+		close(firstRead)
 		t.Fatalf("cacher not ready: %v", err)
 	}
 	first := c.Revision()
+	close(firstRead)
 	w, err := c.Watch(ctx, "/pods", storage.ListOptions{ResourceVersion: fmt.Sprint(first), Recursive: true})
 	if err != nil {
 		t.Fatalf("watch from %d: %v", first, err)

@@ -91,6 +91,9 @@ type event struct {
 	// applied (0 for bookmarks); consecutive in the event window.
 	seq uint64
 	at  time.Time
+	// times: when the store and the cache received the event, for the
+	// dispatch latency histogram (see dispatchtimes.go).
+	times eventTimes
 	// cur is the new state (Added, Modified), the deleted object carrying
 	// the deletion's revision (Deleted), or the bookmark object.
 	cur *entry

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/cacheable"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage/watchinit"
 )
 
@@ -51,6 +52,14 @@ type cacheWatcher struct {
 	// signals are what the delivery loop must act on besides events
 	// (sigCatchUp, sigDone); see signal.
 	signals atomic.Uint32
+	// dispatched are the watcher's counters of the dispatch latency
+	// histogram, made once the initial state and the backlog are sent:
+	// the events delivered from then on are counted (nil: not counted;
+	// see dispatchtimes.go). The delivery loop's only.
+	dispatched *storagemetrics.DispatchCounter
+	// lastSent is when the watcher's last counted delivery returned
+	// (monoNow), 0 once it may have waited since (see sendEvent).
+	lastSent int64
 
 	result   chan watch.Event
 	done     chan struct{}
@@ -349,6 +358,8 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 	// longer needs its priority-and-fairness seat (upstream's
 	// cacheWatcher.process signals here too).
 	watchinit.Initialized(ctx)
+	w.dispatched = w.c.dispatchLatency.NewCounter()
+	defer w.dispatched.Close()
 	// A watch with a deadline that wants bookmarks gets one 2 s before the
 	// deadline, as kube's watch cache sends it, so the client resumes from
 	// a fresh resourceVersion rather than the last event's.
@@ -364,6 +375,7 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 			if sig&sigDone != 0 {
 				return
 			}
+			w.lastSent = 0 // catchUp waits for the cache's lock
 			if sig&sigCatchUp != 0 && !w.catchUp(send) {
 				return
 			}
@@ -380,9 +392,13 @@ func (w *cacheWatcher) serve(ctx context.Context, initial []*entry, endBookmark 
 				continue
 			default:
 			}
+			w.lastSent = 0
 			if !idle() {
 				return
 			}
+		}
+		if len(w.input) == 0 {
+			w.lastSent = 0 // about to wait
 		}
 		if !w.deliver(<-w.input, send) {
 			return
@@ -467,7 +483,7 @@ func (w *cacheWatcher) deliver(ev *event, send func(watch.Event) bool) bool {
 	w.seen, w.after = ev.seq, ev.rv
 	if ev.typ == watch.Deleted {
 		if w.matches(ev.cur) {
-			return send(watch.Event{Type: watch.Deleted, Object: w.current(ev)})
+			return w.sendEvent(ev, watch.Event{Type: watch.Deleted, Object: w.current(ev)}, send)
 		}
 		return true
 	}
@@ -475,14 +491,14 @@ func (w *cacheWatcher) deliver(ev *event, send func(watch.Event) bool) bool {
 	prevOK := ev.prev != nil && w.matches(ev.prev)
 	switch {
 	case curOK && prevOK:
-		return send(watch.Event{Type: watch.Modified, Object: w.current(ev)})
+		return w.sendEvent(ev, watch.Event{Type: watch.Modified, Object: w.current(ev)}, send)
 	case curOK:
-		return send(watch.Event{Type: watch.Added, Object: w.current(ev)})
+		return w.sendEvent(ev, watch.Event{Type: watch.Added, Object: w.current(ev)}, send)
 	case prevOK:
 		if w.shared {
-			return send(watch.Event{Type: watch.Deleted, Object: ev.sharedLeaveObject()})
+			return w.sendEvent(ev, watch.Event{Type: watch.Deleted, Object: ev.sharedLeaveObject()}, send)
 		}
-		return send(watch.Event{Type: watch.Deleted, Object: ev.leaveObject()})
+		return w.sendEvent(ev, watch.Event{Type: watch.Deleted, Object: ev.leaveObject()}, send)
 	}
 	return true
 }

@@ -61,7 +61,17 @@ type watcher struct {
 	// emit delivers one event; set before the loop runs.
 	emit func(watch.Event) bool
 	idle func() bool
+	// receivedAt is when the etcd response whose events the loop is
+	// delivering arrived (see ReceivedAt); the loop's only.
+	receivedAt time.Time
 }
+
+// ReceivedAt is when the watch received from etcd the event it is
+// delivering, before decoding it: the watch cache reads it from inside
+// Stream's send, on the loop's goroutine, for its dispatch latency
+// histogram (upstream's etcd3 watcher stamps its events so for its watch
+// cache). Elsewhere its value is undefined.
+func (w *watcher) ReceivedAt() time.Time { return w.receivedAt }
 
 // Watch implements [storage.Interface].
 //
@@ -412,6 +422,7 @@ func (w *watcher) run(ctx context.Context, rev int64, initialEvents, endBookmark
 			}
 			continue
 		}
+		w.receivedAt = time.Now()
 		est := w.s.sizes.Load()
 		for _, e := range resp.Events {
 			w.s.metrics.EtcdEvent()

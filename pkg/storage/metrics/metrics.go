@@ -68,6 +68,7 @@ type Metrics struct {
 	cacheInitEvents       *prometheus.CounterVec   // apiserver_init_events_total
 	cacheTerminated       *prometheus.CounterVec   // apiserver_terminated_watchers_total
 	consistencyChecks     *prometheus.CounterVec   // apiserver_storage_consistency_checks_total
+	dispatch              *dispatchFamily          // apiserver_watch_events_dispatch_duration_seconds (dispatch.go)
 	leaseObjectCounts     prometheus.Histogram     // etcd_lease_object_counts
 
 	// The deprecated families kube-apiserver v1.37 hides unless
@@ -164,6 +165,7 @@ func NewWithOptions(reg prometheus.Registerer, opts Options) (*Metrics, error) {
 		cacheInitEvents:      counter("apiserver_init_events_total", "[ALPHA] Counter of init events processed in watch cache broken by resource type.", grLabels),
 		cacheTerminated:      counter("apiserver_terminated_watchers_total", "[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.", grLabels),
 		consistencyChecks:    counter("apiserver_storage_consistency_checks_total", "[ALPHA] Counter for status of consistency checks between etcd and watch cache", []string{"group", "resource", "status"}),
+		dispatch:             newDispatchFamily(),
 		leaseObjectCounts: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "etcd_lease_object_counts",
 			Help:    "[ALPHA] Number of objects attached to a single etcd lease.",
@@ -175,7 +177,7 @@ func NewWithOptions(reg prometheus.Registerer, opts Options) (*Metrics, error) {
 		m.listTotal, m.listFetched, m.listEvaluated, m.listReturned, m.listLatency, m.objects,
 		m.cacheEventsReceived, m.cacheEventsDispatched, m.cacheInitializations, m.cacheResourceVersion,
 		m.cacheCapacity, m.cacheCapacityUp, m.cacheCapacityDown, m.cacheReadWait, m.cacheInitDuration, m.cacheConsistentReads,
-		m.cacheInitEvents, m.cacheTerminated, m.consistencyChecks, m.leaseObjectCounts,
+		m.cacheInitEvents, m.cacheTerminated, m.consistencyChecks, m.dispatch, m.leaseObjectCounts,
 	}
 	if opts.ShowHidden {
 		// Help texts as component-base prints a deprecated family's.
