@@ -68,6 +68,7 @@ type Metrics struct {
 	deprecatedAPIs     *prometheus.GaugeVec     // apiserver_requested_deprecated_apis
 	fieldValidation    *fieldValidations        // field_validation_request_duration_seconds
 	timestamps         *timestampComparisons    // apiserver_request_timestamp_comparison_time
+	validation         *validationCounters      // apiserver_validation_*
 	// requestFilterDuration is apiserver_request_filter_duration_seconds.
 	requestFilterDuration *prometheus.HistogramVec
 	filters               filterObservers
@@ -133,6 +134,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		deprecatedAPIs:  newDeprecatedAPIs(),
 		fieldValidation: newFieldValidations(),
 		timestamps:      newTimestampComparisons(),
+		validation:      newValidationCounters(),
 		series:          make(map[seriesKey]*series),
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
@@ -142,7 +144,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m.waiting = &Watermark{vec: m.inqueue}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.inqueue, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs, m.fieldValidation.vec, m.timestamps.vec} {
+			m.longRunning, m.inflight, m.inqueue, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs, m.fieldValidation.vec, m.timestamps.vec,
+			m.validation.mismatch, m.validation.panics, m.validation.duplicates} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}
