@@ -28,6 +28,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/webhook"
 	apiextensionsserver "github.com/kapi-dev/kapi/pkg/apiextensions"
+	apiextensionscel "github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/auth/authenticator"
 	"github.com/kapi-dev/kapi/pkg/auth/authorizer"
@@ -126,6 +127,9 @@ type Config struct {
 	// CRDOpenAPIMetrics are apiextensions-apiserver's
 	// apiextensions_openapi_v{2,3}_regeneration_count.
 	CRDOpenAPIMetrics *apiextensionsserver.OpenAPIMetrics
+	// CELMetrics are the CEL compilation and evaluation and the CRD
+	// validation ratcheting families.
+	CELMetrics *apiextensionscel.Metrics
 	// AllocatorMetrics are upstream's kube_apiserver_clusterip_allocator_*
 	// and kube_apiserver_nodeport_allocator_* metrics.
 	AllocatorMetrics *allocator.Metrics
@@ -325,6 +329,9 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 	}
 	if c.CRDOpenAPIMetrics, err = apiextensionsserver.NewOpenAPIMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("CRD OpenAPI metrics: %w", err)
+	}
+	if c.CELMetrics, err = apiextensionscel.NewMetrics(g.MetricsRegistry); err != nil {
+		return nil, fmt.Errorf("CEL metrics: %w", err)
 	}
 	if c.AllocatorMetrics, err = allocator.NewMetrics(g.MetricsRegistry); err != nil {
 		return nil, fmt.Errorf("allocator metrics: %w", err)
@@ -640,6 +647,7 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		Logger:                    c.Logger,
 		Metrics:                   c.Metrics,
 		OpenAPIMetrics:            c.CRDOpenAPIMetrics,
+		CELMetrics:                c.CELMetrics,
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", APIExtensionsName, err)
 	}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -32,7 +33,7 @@ var (
 )
 
 // newCRDREST builds the resource and its status subresource.
-func newCRDREST(opts generic.RESTOptions) (*CRDREST, *generic.StatusREST, error) {
+func newCRDREST(opts generic.RESTOptions, celMetrics *cel.Metrics) (*CRDREST, *generic.StatusREST, error) {
 	store, err := generic.NewStore(opts, apiextensionsv1.SchemeGroupVersion, &generic.Store{
 		NewFunc:                   func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
 		NewListFunc:               func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} },
@@ -40,8 +41,8 @@ func newCRDREST(opts generic.RESTOptions) (*CRDREST, *generic.StatusREST, error)
 		SingularQualifiedResource: apiextensionsv1.Resource("customresourcedefinition"),
 		ResourceShortNames:        []string{"crd", "crds"},
 		ResourceCategories:        []string{"api-extensions"},
-		CreateStrategy:            crdStrategy{},
-		UpdateStrategy:            crdStrategy{},
+		CreateStrategy:            crdStrategy{celMetrics: celMetrics},
+		UpdateStrategy:            crdStrategy{celMetrics: celMetrics},
 		TableConvertor:            crdTable,
 	})
 	if err != nil {

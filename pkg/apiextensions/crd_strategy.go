@@ -11,13 +11,17 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
 // crdStrategy is the strategy of customresourcedefinitions: cluster
 // scoped, status ignored (and reset on create), generation bumped on spec
 // changes, the storage version recorded in status.storedVersions.
-type crdStrategy struct{}
+type crdStrategy struct {
+	// celMetrics observes the compilations of the CRD's rules (nil: none).
+	celMetrics *cel.Metrics
+}
 
 var (
 	_ generic.CreateStrategy     = crdStrategy{}
@@ -36,8 +40,8 @@ func (crdStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	addStoredVersion(crd)
 }
 
-func (crdStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateCRD(obj.(*apiextensionsv1.CustomResourceDefinition))
+func (s crdStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateCRD(obj.(*apiextensionsv1.CustomResourceDefinition), s.celMetrics)
 }
 
 func (crdStrategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
@@ -53,8 +57,8 @@ func (crdStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 	addStoredVersion(crd)
 }
 
-func (crdStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validateCRDUpdate(obj.(*apiextensionsv1.CustomResourceDefinition), old.(*apiextensionsv1.CustomResourceDefinition))
+func (s crdStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateCRDUpdate(obj.(*apiextensionsv1.CustomResourceDefinition), old.(*apiextensionsv1.CustomResourceDefinition), s.celMetrics)
 }
 
 func (crdStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {

@@ -36,9 +36,9 @@ var allowedAtStatusRoot = map[string]bool{
 
 // validateCRD validates a CRD on create (metadata is the store's, but for
 // the name rule, which needs the spec).
-func validateCRD(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+func validateCRD(crd *apiextensionsv1.CustomResourceDefinition, m *cel.Metrics) field.ErrorList {
 	errs := append(validateCRDCommon(crd), structuralschema.ValidateSchemas(crd, nil)...)
-	return append(errs, validateCELRules(crd, nil)...)
+	return append(errs, validateCELRules(crd, nil, m)...)
 }
 
 // validateCRDCommon is what create and update both check in full.
@@ -57,9 +57,9 @@ func validateCRDCommon(crd *apiextensionsv1.CustomResourceDefinition) field.Erro
 // (the schema and rule checks only on versions whose schema changed),
 // group and names.plural immutable, scope and names.kind immutable once
 // the CRD is established.
-func validateCRDUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+func validateCRDUpdate(crd, old *apiextensionsv1.CustomResourceDefinition, m *cel.Metrics) field.ErrorList {
 	errs := append(validateCRDCommon(crd), structuralschema.ValidateSchemas(crd, old)...)
-	errs = append(errs, validateCELRules(crd, old)...)
+	errs = append(errs, validateCELRules(crd, old, m)...)
 	spec := field.NewPath("spec")
 	if isConditionTrue(old, apiextensionsv1.Established) {
 		errs = append(errs, apimachineryvalidation.ValidateImmutableField(crd.Spec.Scope, old.Spec.Scope, spec.Child("scope"))...)
@@ -77,17 +77,27 @@ func validateCRDUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field
 // checks keep working (their rules that do not compile fail the values
 // they check). Nor are the rules of a version whose schema fails the
 // schema checks (structuralschema.RulesCheckable).
-func validateCELRules(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+//
+// m (nil: none) observes a compilation per schema node with rules, as
+// upstream's CRD validation, which compiles the rules of unchanged
+// schemas too: with m, those are compiled for it and their errors
+// dropped.
+func validateCELRules(crd, old *apiextensionsv1.CustomResourceDefinition, m *cel.Metrics) field.ErrorList {
 	var errs field.ErrorList
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
 		p, report := structuralschema.SchemaPath(&crd.Spec, i)
-		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || (old != nil && structuralschema.Unchanged(v, old)) ||
-			!report || !structuralschema.RulesCheckable(crd, old, i) {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || !report || !structuralschema.RulesCheckable(crd, old, i) {
 			continue
 		}
-		_, celErrs := cel.NewValidator(v.Schema.OpenAPIV3Schema, p)
-		errs = append(errs, celErrs...)
+		unchanged := old != nil && structuralschema.Unchanged(v, old)
+		if unchanged && m == nil {
+			continue
+		}
+		_, celErrs := cel.NewValidatorWithOptions(v.Schema.OpenAPIV3Schema, p, cel.Options{Metrics: m})
+		if !unchanged {
+			errs = append(errs, celErrs...)
+		}
 	}
 	return errs
 }

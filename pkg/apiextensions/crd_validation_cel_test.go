@@ -36,7 +36,7 @@ func TestCELCompileErrorsInCRD(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := crdtest.ValidCRD()
 			c.Spec.Versions[0].Schema.OpenAPIV3Schema = crdtest.SpecWithRules(tc.rule)
-			got := validateCRD(c).ToAggregate()
+			got := validateCRD(c, nil).ToAggregate()
 			if got == nil || !strings.Contains(got.Error(), tc.want) {
 				t.Errorf("got %v, want it to contain %q", got, tc.want)
 			}
@@ -44,7 +44,7 @@ func TestCELCompileErrorsInCRD(t *testing.T) {
 	}
 	c := crdtest.ValidCRD()
 	c.Spec.Versions[0].Schema.OpenAPIV3Schema = crdtest.SpecWithRules(apiextensionsv1.ValidationRule{Rule: "self.replicas <= self.maxReplicas"})
-	if got := validateCRD(c); len(got) != 0 {
+	if got := validateCRD(c, nil); len(got) != 0 {
 		t.Errorf("got %v for a valid rule, want none", got)
 	}
 }
@@ -153,7 +153,7 @@ func TestCELTypedCRDValidation(t *testing.T) {
 			c := crdtest.ValidCRD()
 			c.Spec.Versions[0].Schema.OpenAPIV3Schema = tc.schema
 			var got []string
-			for _, e := range validateCRD(c) {
+			for _, e := range validateCRD(c, nil) {
 				got = append(got, e.Error())
 			}
 			if !slices.Equal(got, tc.want) {
@@ -183,11 +183,11 @@ func TestCELRulesOnCRDUpdate(t *testing.T) {
 	old.Spec.Versions[0].Schema.OpenAPIV3Schema = crdtest.TypedSchema(apiextensionsv1.ValidationRule{Rule: "self.name + 1 == 'x'"})
 	crd := old.DeepCopy()
 	crd.Labels = map[string]string{"a": "b"}
-	if got := validateCRDUpdate(crd, old); len(got) != 0 {
+	if got := validateCRDUpdate(crd, old, nil); len(got) != 0 {
 		t.Errorf("unchanged schema: got %v, want no errors", got)
 	}
 	crd.Spec.Versions[0].Schema.OpenAPIV3Schema = crdtest.TypedSchema(apiextensionsv1.ValidationRule{Rule: "self.name + 2 == 'x'"})
-	got := validateCRDUpdate(crd, old)
+	got := validateCRDUpdate(crd, old, nil)
 	if want := "found no matching overload for '_+_' applied to '(string, int)'"; len(got) != 1 || !strings.Contains(got[0].Error(), want) {
 		t.Errorf("changed schema: got %v, want one error containing %q", got, want)
 	}
@@ -199,7 +199,7 @@ func celCompileErrors(rule string) []string {
 	c := crdtest.ValidCRD()
 	c.Spec.Versions[0].Schema.OpenAPIV3Schema = crdtest.TypedSchema(apiextensionsv1.ValidationRule{Rule: rule})
 	var out []string
-	for _, e := range validateCRD(c) {
+	for _, e := range validateCRD(c, nil) {
 		out = append(out, e.Error())
 	}
 	return out

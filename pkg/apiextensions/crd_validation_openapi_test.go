@@ -85,7 +85,7 @@ func TestValidateCRDOpenAPIChecks(t *testing.T) {
 		p + `.properties[spec].x-kubernetes-validations[1].reason: Unsupported value: "Weird": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
 	}
 	var got []string
-	for _, e := range validateCRD(crd) {
+	for _, e := range validateCRD(crd, nil) {
 		got = append(got, e.Error())
 	}
 	slices.Sort(got)

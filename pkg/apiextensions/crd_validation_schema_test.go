@@ -55,7 +55,7 @@ func TestValidateSchemaChecks(t *testing.T) {
 			spec := root.Properties["spec"]
 			spec.Properties["x"] = tc.prop
 			root.Properties["spec"] = spec
-			got := validateCRD(c).ToAggregate()
+			got := validateCRD(c, nil).ToAggregate()
 			if len(tc.want) == 0 {
 				if got != nil {
 					t.Fatalf("got %v, want valid", got)
@@ -84,11 +84,11 @@ func TestSchemaChecksSkipUnchangedSchemas(t *testing.T) {
 	root.Properties["spec"] = spec
 	upd := old.DeepCopy()
 	upd.Spec.Names.ShortNames = []string{"wd"}
-	if errs := validateCRDUpdate(upd, old); len(errs) > 0 {
+	if errs := validateCRDUpdate(upd, old, nil); len(errs) > 0 {
 		t.Fatalf("update keeping the schema: got %v, want valid", errs)
 	}
 	upd.Spec.Versions[0].Schema.OpenAPIV3Schema.Description = "changed"
-	if errs := validateCRDUpdate(upd, old); len(errs) == 0 {
+	if errs := validateCRDUpdate(upd, old, nil); len(errs) == 0 {
 		t.Fatal("update changing the schema: got valid, want the type error")
 	}
 }

@@ -54,7 +54,7 @@ func TestCELRulesUpstreamGolden(t *testing.T) {
 		c := crdtest.ValidCRD()
 		c.Spec.Versions[0].Schema.OpenAPIV3Schema = e.Schema
 		var got, want []string
-		for _, fe := range validateCRD(c) {
+		for _, fe := range validateCRD(c, nil) {
 			got = append(got, volatile.ReplaceAllString(fe.Error(), "X"))
 		}
 		for _, s := range e.Errors {

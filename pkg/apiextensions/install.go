@@ -13,6 +13,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -85,6 +86,9 @@ type Config struct {
 	// OpenAPIMetrics, optional, are the OpenAPI regeneration families
 	// (NewOpenAPIMetrics).
 	OpenAPIMetrics *OpenAPIMetrics
+	// CELMetrics, optional, are the CEL and validation ratcheting
+	// families (cel.NewMetrics).
+	CELMetrics *cel.Metrics
 }
 
 // Install serves customresourcedefinitions on s (the apiextensions server
@@ -103,7 +107,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 		cfg.Logger = slog.Default()
 	}
 	logger := cfg.Logger.With("server", "apiextensions-apiserver")
-	crdREST, crdStatus, err := newCRDREST(generic.RESTOptions{Storage: cfg.Storage, Logger: logger})
+	crdREST, crdStatus, err := newCRDREST(generic.RESTOptions{Storage: cfg.Storage, Logger: logger}, cfg.CELMetrics)
 	if err != nil {
 		return fmt.Errorf("customresourcedefinitions: %w", err)
 	}
@@ -144,6 +148,7 @@ func Install(s *server.GenericServer, cfg Config) error {
 		openAPI:            crAPI,
 		minRequestTimeout:  cfg.MinRequestTimeout,
 		metrics:            cfg.Metrics,
+		celMetrics:         cfg.CELMetrics,
 		admission:          cfg.Admission,
 		logger:             logger,
 		serializer:         customresource.NewSerializer(),

@@ -25,7 +25,7 @@ import (
 // as v1 and v2.
 func seedEstablishedCRDs(tb testing.TB, b *memory.Backend, n int) []*apiextensionsv1.CustomResourceDefinition {
 	tb.Helper()
-	crdREST, status, err := newCRDREST(generic.RESTOptions{Storage: generic.MemoryStorage(b)})
+	crdREST, status, err := newCRDREST(generic.RESTOptions{Storage: generic.MemoryStorage(b)}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

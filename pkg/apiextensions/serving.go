@@ -18,6 +18,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/customresource"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -45,6 +46,7 @@ type crServer struct {
 	openAPI           *crOpenAPI
 	minRequestTimeout time.Duration
 	metrics           *metrics.Metrics // watch events, deprecated versions' requests; nil: none
+	celMetrics        *cel.Metrics     // CEL and ratcheting families; nil: none
 	admission         admission.Chain
 	logger            *slog.Logger
 	serializer        customresource.Serializer
@@ -285,7 +287,7 @@ func (s *crServer) buildVersion(crd *apiextensionsv1.CustomResourceDefinition, v
 		}
 		vs.storage, vs.destroy = st, destroy
 	}
-	strategy, err := customresource.NewStrategy(crd, v, gvk)
+	strategy, err := customresource.NewStrategy(crd, v, gvk, s.celMetrics)
 	if err != nil {
 		vs.closeIfNew(reuse)
 		return nil, err

@@ -87,7 +87,7 @@ func TestValidateCRD(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := crdtest.ValidCRD()
 			tc.modify(c)
-			errs := validateCRD(c)
+			errs := validateCRD(c, nil)
 			if len(tc.want) == 0 {
 				if len(errs) > 0 {
 					t.Fatalf("got %v, want valid", errs.ToAggregate())
@@ -131,7 +131,7 @@ func TestValidateCRDUpdate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := old.DeepCopy()
 			tc.modify(c)
-			errs := validateCRDUpdate(c, old)
+			errs := validateCRDUpdate(c, old, nil)
 			if tc.want == "" {
 				if len(errs) > 0 {
 					t.Fatalf("got %v, want valid", errs.ToAggregate())

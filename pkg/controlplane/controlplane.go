@@ -272,6 +272,13 @@ func Install(s *server.GenericServer, c Config) ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
+	eventTTL := c.EventTTL
+	if eventTTL <= 0 {
+		eventTTL = DefaultEventTTL
+	}
+	// As upstream, events are written with the TTL (etcd: under a lease);
+	// the collector below deletes them where the backend has no TTL.
+	events.TTL = uint64(eventTTL / time.Second)
 	svcs, err := servicesOf(b)
 	if err != nil {
 		return nil, err

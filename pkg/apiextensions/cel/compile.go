@@ -3,6 +3,7 @@ package cel
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/cost"
@@ -21,12 +22,17 @@ import (
 // rules gives a nil validator. The validator is returned even with
 // errors: rules that did not compile fail every value they check.
 func NewValidator(s *apiextensionsv1.JSONSchemaProps, p *field.Path) (*Validator, field.ErrorList) {
-	v, errs, _ := compileSchema(s, p)
+	return NewValidatorWithOptions(s, p, Options{})
+}
+
+// NewValidatorWithOptions is NewValidator with metrics (see Options).
+func NewValidatorWithOptions(s *apiextensionsv1.JSONSchemaProps, p *field.Path, o Options) (*Validator, field.ErrorList) {
+	v, errs, _ := compileSchema(s, p, o)
 	return v, errs
 }
 
 // compileSchema is NewValidator, with the estimated costs of the rules.
-func compileSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path) (*Validator, field.ErrorList, []ruleEstimate) {
+func compileSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path, o Options) (*Validator, field.ErrorList, []ruleEstimate) {
 	if s == nil || !hasRules(s) {
 		return nil, nil, nil
 	}
@@ -34,13 +40,14 @@ func compileSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path) (*Validato
 	if err != nil {
 		return nil, field.ErrorList{field.InternalError(p, fmt.Errorf("cel environment: %w", err))}, nil
 	}
+	c.metrics, c.serving = o.Metrics, o.Serving
 	c.rootDecl = c.types.schemaDecl(s, true, c.types.newSelfTypeName())
 	root := c.compileNode(s, p, c.rootDecl, true, &[]uint64{1}[0], nil)
 	c.errs = append(c.errs, c.total.errors(p)...)
 	if root == nil {
 		return nil, c.errs, c.estimates
 	}
-	return &Validator{root: root, budget: totalBudget}, c.errs, c.estimates
+	return &Validator{root: root, budget: totalBudget, metrics: o.Metrics}, c.errs, c.estimates
 }
 
 // hasRules reports whether s or a schema below it has rules.
@@ -67,6 +74,10 @@ type compiler struct {
 	errs  field.ErrorList
 	// rootDecl is the type of the schema's root.
 	rootDecl *declType
+	// metrics observes compilations (nil: none); serving: observed per
+	// node the validator is built over, else per node with rules.
+	metrics *Metrics
+	serving bool
 	// estimates records every rule's estimated costs, for tests that
 	// compare them with upstream's.
 	estimates []ruleEstimate
@@ -160,9 +171,16 @@ func (c *compiler) nodeEnv(d *declType, optional bool) (*ruleEnvs, error) {
 // is the outermost list above s whose items cannot be correlated with
 // old items (oldSelf cannot be used below it), or nil.
 func (c *compiler) compileNode(s *apiextensionsv1.JSONSchemaProps, p *field.Path, d *declType, resourceRoot bool, cardinality *uint64, uncorrelatable *field.Path) *node {
-	if s == nil || !hasRules(s) {
+	if s == nil {
 		return nil
 	}
+	if !hasRules(s) {
+		if c.serving && c.metrics != nil {
+			c.observeWithoutRules(s, d)
+		}
+		return nil
+	}
+	start := time.Now()
 	n := &node{typ: s.Type}
 	if s.XIntOrString {
 		n.typ = "integer-or-string"
@@ -176,6 +194,9 @@ func (c *compiler) compileNode(s *apiextensionsv1.JSONSchemaProps, p *field.Path
 		}
 		n.decl = d
 		c.compileRules(n, s, p, cardinality, uncorrelatable)
+	}
+	if len(s.XValidations) > 0 || c.serving {
+		c.metrics.observeCompilation(time.Since(start))
 	}
 	var objFields map[string]*declField
 	if d != nil && d.kind == kindObject {
@@ -211,6 +232,37 @@ func (c *compiler) compileNode(s *apiextensionsv1.JSONSchemaProps, p *field.Path
 		n.items = c.compileNode(is, p.Child("items"), elem, is.XEmbeddedResource, childCardinality(cardinality, s), itemsUncorrelatable)
 	}
 	return n
+}
+
+// observeWithoutRules observes, for s (of type d, nil if unknown) and
+// every node below it, a compilation with nothing to compile, as
+// upstream's validator does when it is built over a schema with rules
+// elsewhere: it asks each node it reaches to compile its (no) rules. It
+// reaches what upstream's does: properties whose escaped name is a field
+// of d (or whose name cannot be escaped), items and additionalProperties.
+func (c *compiler) observeWithoutRules(s *apiextensionsv1.JSONSchemaProps, d *declType) {
+	start := time.Now()
+	c.metrics.observeCompilation(time.Since(start))
+	for name, prop := range s.Properties {
+		var cd *declType
+		if esc, ok := escape(name); ok {
+			if d == nil || d.kind != kindObject || d.fields[esc] == nil {
+				continue
+			}
+			cd = d.fields[esc].decl
+		}
+		c.observeWithoutRules(&prop, cd)
+	}
+	var elem *declType
+	if d != nil && (d.kind == kindMap || d.kind == kindList) {
+		elem = d.elem
+	}
+	if ap := schema.AdditionalProperties(s); ap != nil {
+		c.observeWithoutRules(ap, elem)
+	}
+	if is := schema.Items(s); is != nil {
+		c.observeWithoutRules(is, elem)
+	}
 }
 
 // compileRules compiles the rules of node n (schema s at p), checking

@@ -60,7 +60,7 @@ func TestUpstreamCostEstimates(t *testing.T) {
 	g := loadUpstreamGolden(t)
 	rules := 0
 	for _, e := range g.Entries {
-		_, _, est := compileSchema(e.Schema, field.NewPath("spec", "validation", "openAPIV3Schema"))
+		_, _, est := compileSchema(e.Schema, field.NewPath("spec", "validation", "openAPIV3Schema"), Options{})
 		got := map[string]ruleEstimate{}
 		for _, r := range est {
 			got[r.path] = r
@@ -149,7 +149,7 @@ func TestUpstreamRuntimeCosts(t *testing.T) {
 		if len(e.Evals) == 0 {
 			continue
 		}
-		v, _, _ := compileSchema(e.Schema, field.NewPath("spec", "validation", "openAPIV3Schema"))
+		v, _, _ := compileSchema(e.Schema, field.NewPath("spec", "validation", "openAPIV3Schema"), Options{})
 		if v == nil || len(v.root.rules) != len(e.Schema.XValidations) {
 			t.Fatalf("%s: rules not compiled", e.Name)
 		}

@@ -3,6 +3,7 @@ package cel
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
@@ -25,8 +26,9 @@ const (
 // with self and oldSelf typed by the schema (see declType); values are
 // converted to those types when a rule reads them.
 type Validator struct {
-	root   *node
-	budget uint64 // cost budget of one object's rules
+	root    *node
+	budget  uint64   // cost budget of one object's rules
+	metrics *Metrics // observes evaluations, or nil
 }
 
 // node holds the compiled rules of one schema node and its children.
@@ -62,11 +64,21 @@ type compiledRule struct {
 type budget struct {
 	left    uint64
 	stopped bool
+	// metrics observes each node's evaluation (nil: none).
+	metrics *Metrics
+	// ratchet, if not nil, is added the time of ratcheting comparisons.
+	ratchet *time.Duration
 }
 
 // Validate evaluates the rules against obj; old is the stored object on
 // update, nil on create.
 func (v *Validator) Validate(obj, old map[string]any) field.ErrorList {
+	return v.ValidateRatcheting(obj, old, nil)
+}
+
+// ValidateRatcheting is Validate; ratchet (nil: not measured) is added
+// the time spent comparing values with their old ones for ratcheting.
+func (v *Validator) ValidateRatcheting(obj, old map[string]any, ratchet *time.Duration) field.ErrorList {
 	if v == nil {
 		return nil
 	}
@@ -74,7 +86,7 @@ func (v *Validator) Validate(obj, old map[string]any) field.ErrorList {
 	if old != nil {
 		oldVal = rootView(old)
 	}
-	b := &budget{left: v.budget}
+	b := &budget{left: v.budget, metrics: v.metrics, ratchet: ratchet}
 	return v.root.validate(nil, rootView(obj), oldVal, old != nil, b)
 }
 
@@ -103,7 +115,16 @@ func rootView(obj map[string]any) map[string]any {
 // correlates with val (only then transition rules run, and only then an
 // unchanged value ratchets).
 func (n *node) validate(p *field.Path, val, old any, hasOld bool, b *budget) field.ErrorList {
-	if n == nil || val == nil || b.stopped {
+	if n == nil || b.stopped {
+		return nil
+	}
+	if b.metrics != nil {
+		// Upstream observes every node it visits, a null value's too,
+		// with the time of its rules and of the nodes below it.
+		start := time.Now()
+		defer func() { b.metrics.observeEvaluation(time.Since(start)) }()
+	}
+	if val == nil {
 		return nil
 	}
 	var errs field.ErrorList
@@ -182,8 +203,12 @@ func (n *node) evalRules(p *field.Path, val, old any, hasOld bool, b *budget) fi
 		if failed && !r.transition {
 			if unchanged < 0 {
 				unchanged = 0
+				start := time.Now()
 				if hasOld && equality.Semantic.DeepEqual(val, old) {
 					unchanged = 1
+				}
+				if b.ratchet != nil {
+					*b.ratchet += time.Since(start)
 				}
 			}
 			if unchanged == 1 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metavalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -41,17 +42,22 @@ type Strategy struct {
 	// /status writes (nil: the schema has no status property).
 	statusSchema    *apiextensionsv1.JSONSchemaProps
 	statusValidator *structuralschema.Validator
+	// celMetrics observes the rules' compilations and evaluations and
+	// each update's ratcheting time (nil: none).
+	celMetrics *cel.Metrics
 }
 
 // NewStrategy returns the strategy of version v of crd, served as kind.
 // The CRD validation reported the errors of v's rules when the CRD was
 // written; a rule that does not compile (a CRD stored before a check)
-// fails the values it checks, as upstream.
-func NewStrategy(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion, kind schema.GroupVersionKind) (Strategy, error) {
+// fails the values it checks, as upstream. m (nil: none) records the
+// CEL and ratcheting metrics.
+func NewStrategy(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion, kind schema.GroupVersionKind, m *cel.Metrics) (Strategy, error) {
 	s := Strategy{
 		namespaced:    crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
 		kind:          kind,
 		statusEnabled: v.Subresources != nil && v.Subresources.Status != nil,
+		celMetrics:    m,
 	}
 	if v.Subresources != nil {
 		s.scale = v.Subresources.Scale
@@ -63,7 +69,7 @@ func NewStrategy(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensions
 	if s.validator, err = structuralschema.NewValidator(v.Schema.OpenAPIV3Schema); err != nil {
 		return Strategy{}, fmt.Errorf("schema: %w", err)
 	}
-	s.cel, _ = cel.NewValidator(v.Schema.OpenAPIV3Schema, nil)
+	s.cel, _ = cel.NewValidatorWithOptions(v.Schema.OpenAPIV3Schema, nil, cel.Options{Metrics: m, Serving: true})
 	s.schema = v.Schema.OpenAPIV3Schema
 	if st, ok := s.schema.Properties["status"]; ok {
 		s.statusSchema = &st
@@ -109,10 +115,14 @@ func (s Strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorLis
 // checked" error instead (old is nil on create).
 func (s Strategy) validateWithRules(u, old *unstructured.Unstructured) field.ErrorList {
 	var oldObj map[string]any
+	var ratchet *time.Duration
 	if old != nil {
 		oldObj = old.Object
+		// Upstream observes the ratcheting time of every update.
+		ratchet = new(time.Duration)
+		defer func() { s.celMetrics.ObserveRatcheting(*ratchet) }()
 	}
-	errs := s.validate(u, oldObj)
+	errs := s.validate(u, oldObj, ratchet)
 	errs = append(errs, structuralschema.ValidateEmbeddedResources(u.Object, s.schema)...)
 	if old == nil || len(structuralschema.ValidateListSetsAndMaps(oldObj, s.schema)) == 0 {
 		errs = append(errs, structuralschema.ValidateListSetsAndMaps(u.Object, s.schema)...)
@@ -123,7 +133,7 @@ func (s Strategy) validateWithRules(u, old *unstructured.Unstructured) field.Err
 	if blocksRules(errs) || s.metadataBlocksRules(u, old) {
 		return append(errs, field.Invalid(nil, nil, rulesNotChecked))
 	}
-	return append(errs, s.cel.Validate(u.Object, oldObj)...)
+	return append(errs, s.cel.ValidateRatcheting(u.Object, oldObj, ratchet)...)
 }
 
 // metadataBlocksRules tells whether u's metadata has an error that keeps
@@ -149,6 +159,8 @@ func (s Strategy) metadataBlocksRules(u, old *unstructured.Unstructured) bool {
 // invariants (ratcheted), then the CEL rules unless blocked. Embedded
 // resources are not checked there.
 func (s Strategy) validateStatusWithRules(u, old *unstructured.Unstructured) field.ErrorList {
+	ratchet := new(time.Duration)
+	defer func() { s.celMetrics.ObserveRatcheting(*ratchet) }()
 	var errs field.ErrorList
 	if k := u.GetKind(); k != s.kind.Kind {
 		errs = append(errs, field.Invalid(field.NewPath("kind"), k, fmt.Sprintf("must be %v", s.kind.Kind)))
@@ -171,7 +183,7 @@ func (s Strategy) validateStatusWithRules(u, old *unstructured.Unstructured) fie
 	if blocksRules(errs) || s.metadataBlocksRules(u, old) {
 		return append(errs, field.Invalid(nil, nil, rulesNotChecked))
 	}
-	return append(errs, s.cel.Validate(u.Object, old.Object)...)
+	return append(errs, s.cel.ValidateRatcheting(u.Object, old.Object, ratchet)...)
 }
 
 // rulesNotChecked is upstream's error when a blocking error kept the CEL
@@ -194,7 +206,7 @@ func blocksRules(errs field.ErrorList) bool {
 // validate checks the type meta, then the schema; on update (old not
 // nil) errors of unchanged values ratchet (see
 // structuralschema.Validator.ValidateUpdate).
-func (s Strategy) validate(u *unstructured.Unstructured, old map[string]any) field.ErrorList {
+func (s Strategy) validate(u *unstructured.Unstructured, old map[string]any, ratchet *time.Duration) field.ErrorList {
 	var errs field.ErrorList
 	if k := u.GetKind(); k != s.kind.Kind {
 		errs = append(errs, field.Invalid(field.NewPath("kind"), k, fmt.Sprintf("must be %v", s.kind.Kind)))
@@ -206,7 +218,7 @@ func (s Strategy) validate(u *unstructured.Unstructured, old map[string]any) fie
 		return errs
 	}
 	if old != nil {
-		errs = s.validator.ValidateUpdate(u.Object, old, s.schema)
+		errs = s.validator.ValidateUpdateRatcheting(u.Object, old, s.schema, ratchet)
 	} else {
 		errs = s.validator.Validate(u.Object)
 	}

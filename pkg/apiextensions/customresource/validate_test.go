@@ -55,7 +55,7 @@ func widgetVersion() (*apiextensionsv1.CustomResourceDefinition, *apiextensionsv
 // list, in its order), after pruning and defaulting as a create does.
 func TestValidateAsUpstream(t *testing.T) {
 	crd, v := widgetVersion()
-	s, err := NewStrategy(crd, v, schema.GroupVersionKind{Group: "w.example.com", Version: "v1", Kind: "Widget"})
+	s, err := NewStrategy(crd, v, schema.GroupVersionKind{Group: "w.example.com", Version: "v1", Kind: "Widget"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestValidateAsUpstream(t *testing.T) {
 // with exactly these errors).
 func TestValidateStatusAsUpstream(t *testing.T) {
 	crd, v := widgetVersion()
-	s, err := NewStrategy(crd, v, schema.GroupVersionKind{Group: "w.example.com", Version: "v1", Kind: "Widget"})
+	s, err := NewStrategy(crd, v, schema.GroupVersionKind{Group: "w.example.com", Version: "v1", Kind: "Widget"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestValidateStatusAsUpstream(t *testing.T) {
 // does not block them.
 func TestMissingNameBlocksRules(t *testing.T) {
 	crd, v := widgetVersion()
-	s, err := NewStrategy(crd, v, schema.GroupVersionKind{Group: "w.example.com", Version: "v1", Kind: "Widget"})
+	s, err := NewStrategy(crd, v, schema.GroupVersionKind{Group: "w.example.com", Version: "v1", Kind: "Widget"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,6 +114,7 @@ func (s *RequestScope) updateValidation(ctx context.Context, name string, opts *
 	})
 	if s.Metrics != nil {
 		uctx = rest.WithTimestampComparisons(uctx, s.Metrics.TimestampComparison)
+		uctx = rest.WithDuplicateValidationErrors(uctx, s.Metrics.DuplicateValidationErrors)
 	}
 	update := rest.ValidateAllObjectUpdateFunc
 	if s.Admission.Handles(admission.Update) {

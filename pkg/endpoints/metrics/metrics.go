@@ -50,32 +50,34 @@ var (
 // Metrics are the request metrics of one server. A nil *Metrics is valid and
 // records nothing. All methods are safe for concurrent use.
 type Metrics struct {
-	requests         *prometheus.CounterVec   // apiserver_request_total
-	latencies        *prometheus.HistogramVec // apiserver_request_duration_seconds
-	sliLatencies     *prometheus.HistogramVec // apiserver_request_sli_duration_seconds
-	responseSizes    *prometheus.HistogramVec // apiserver_response_sizes
-	longRunning      *prometheus.GaugeVec     // apiserver_longrunning_requests
-	inflight         *prometheus.GaugeVec     // apiserver_current_inflight_requests
-	inflightReadOnly prometheus.Gauge
-	inflightMutating prometheus.Gauge
-	inqueue          *prometheus.GaugeVec // apiserver_current_inqueue_requests
-	// maxInFlightObserver, if set, is told the max-in-flight filter's
-	// counts (apiserver_flowcontrol_read_vs_write_current_requests with
-	// API Priority and Fairness off).
-	maxInFlightObserver func(mutating bool, n int64)
-	executing, waiting  *Watermark // API Priority and Fairness's
-	tlsHandshakeErrors  prometheus.Counter
-	watchEvents         *prometheus.CounterVec   // apiserver_watch_events_total
-	watchEventSizes     *prometheus.HistogramVec // apiserver_watch_events_sizes
-	requestBodySizes    *prometheus.HistogramVec // apiserver_request_body_size_bytes
-	watchListLatencies  *prometheus.HistogramVec // apiserver_watch_list_duration_seconds
-	deprecatedAPIs      *prometheus.GaugeVec     // apiserver_requested_deprecated_apis
-	fieldValidation     *fieldValidations        // field_validation_request_duration_seconds
-	timestamps          *timestampComparisons    // apiserver_request_timestamp_comparison_time
+	requests           *prometheus.CounterVec   // apiserver_request_total
+	latencies          *prometheus.HistogramVec // apiserver_request_duration_seconds
+	sliLatencies       *prometheus.HistogramVec // apiserver_request_sli_duration_seconds
+	responseSizes      *prometheus.HistogramVec // apiserver_response_sizes
+	longRunning        *prometheus.GaugeVec     // apiserver_longrunning_requests
+	inflight           *prometheus.GaugeVec     // apiserver_current_inflight_requests
+	inflightReadOnly   prometheus.Gauge
+	inflightMutating   prometheus.Gauge
+	inqueue            *prometheus.GaugeVec // apiserver_current_inqueue_requests
+	executing, waiting *Watermark           // API Priority and Fairness's
+	tlsHandshakeErrors prometheus.Counter
+	watchEvents        *prometheus.CounterVec   // apiserver_watch_events_total
+	watchEventSizes    *prometheus.HistogramVec // apiserver_watch_events_sizes
+	requestBodySizes   *prometheus.HistogramVec // apiserver_request_body_size_bytes
+	watchListLatencies *prometheus.HistogramVec // apiserver_watch_list_duration_seconds
+	deprecatedAPIs     *prometheus.GaugeVec     // apiserver_requested_deprecated_apis
+	fieldValidation    *fieldValidations        // field_validation_request_duration_seconds
+	timestamps         *timestampComparisons    // apiserver_request_timestamp_comparison_time
+	validation         *validationCounters      // apiserver_validation_*
 	// requestFilterDuration is apiserver_request_filter_duration_seconds.
 	requestFilterDuration *prometheus.HistogramVec
 	filters               filterObservers
 	auth                  *AuthMetrics
+
+	// maxInFlightObserver, if set, is told the max-in-flight filter's
+	// counts (apiserver_flowcontrol_read_vs_write_current_requests with
+	// API Priority and Fairness off).
+	maxInFlightObserver func(mutating bool, n int64)
 
 	// series caches the children of one label combination, so that a
 	// request costs one map lookup instead of one per family.
@@ -137,6 +139,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		deprecatedAPIs:  newDeprecatedAPIs(),
 		fieldValidation: newFieldValidations(),
 		timestamps:      newTimestampComparisons(),
+		validation:      newValidationCounters(),
 		series:          make(map[seriesKey]*series),
 	}
 	m.inflightReadOnly = m.inflight.WithLabelValues(ReadOnlyKind)
@@ -146,7 +149,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m.waiting = &Watermark{vec: m.inqueue}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.requests, m.latencies, m.sliLatencies, m.responseSizes,
-			m.longRunning, m.inflight, m.inqueue, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs, m.fieldValidation.vec, m.timestamps.vec} {
+			m.longRunning, m.inflight, m.inqueue, m.tlsHandshakeErrors, m.watchEvents, m.watchEventSizes, m.requestBodySizes, m.requestFilterDuration, m.watchListLatencies, m.deprecatedAPIs, m.fieldValidation.vec, m.timestamps.vec,
+			m.validation.mismatch, m.validation.panics, m.validation.duplicates} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("register apiserver request metrics: %w", err)
 			}

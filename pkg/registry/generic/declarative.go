@@ -97,6 +97,20 @@ func repeats(errs field.ErrorList) bool {
 	return false
 }
 
+// distinctErrors returns the errors of errs whose text no earlier error
+// has (fmt's %v of a field.Error is its Error()).
+func distinctErrors(errs field.ErrorList) field.ErrorList {
+	seen := make(map[string]bool, len(errs))
+	out := make(field.ErrorList, 0, len(errs))
+	for _, e := range errs {
+		if !seen[e.Error()] {
+			seen[e.Error()] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // nameDeclarative turns the metadata errors in errs into those of
 // upstream's ValidateObjectMetaWithOpts with a declarative name rule: the
 // format errors on metadata.name are the rule's (validate returns them),

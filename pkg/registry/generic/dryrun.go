@@ -16,9 +16,17 @@ import (
 // dry run reads, checks and computes exactly what the write would, and
 // writes nothing (no resourceVersion is consumed).
 
+// withTTL returns ctx for a write of the store: with its TTL, if any.
+func (e *Store) withTTL(ctx context.Context) context.Context {
+	if e.TTL == 0 {
+		return ctx
+	}
+	return storage.WithTTL(ctx, e.TTL)
+}
+
 func (e *Store) storageCreate(ctx context.Context, key string, obj, out runtime.Object, dryRun bool) error {
 	if !dryRun {
-		return e.Storage.Create(ctx, key, obj, out)
+		return e.Storage.Create(e.withTTL(ctx), key, obj, out)
 	}
 	err := e.Storage.Get(ctx, key, storage.GetOptions{}, out)
 	switch {
@@ -37,7 +45,7 @@ func (e *Store) storageCreate(ctx context.Context, key string, obj, out runtime.
 func (e *Store) storageUpdate(ctx context.Context, key string, out runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, dryRun bool) error {
 	if !dryRun {
-		return e.Storage.GuaranteedUpdate(ctx, key, out, ignoreNotFound, preconditions, tryUpdate, nil)
+		return e.Storage.GuaranteedUpdate(e.withTTL(ctx), key, out, ignoreNotFound, preconditions, tryUpdate, nil)
 	}
 	current := e.NewFunc()
 	if err := e.Storage.Get(ctx, key, storage.GetOptions{IgnoreNotFound: ignoreNotFound}, current); err != nil {

@@ -138,6 +138,12 @@ type Store struct {
 	Typer runtime.ObjectTyper
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+
+	// TTL, in seconds, is the time to live of the objects the store
+	// writes (0: none): every create and update is made with
+	// storage.WithTTL, as upstream's TTLFunc (Events: --event-ttl), so
+	// the etcd3 backend attaches their keys to an etcd lease.
+	TTL uint64
 }
 
 // Interfaces a Store implements.

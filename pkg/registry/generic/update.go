@@ -204,7 +204,13 @@ func (e *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(vm, oldMeta, path)...)
 	errs = append(errs, e.UpdateStrategy.ValidateUpdate(ctx, obj, old)...)
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), orderDeclarative(obj, internalValues(obj, errs)))
+		errs = orderDeclarative(obj, internalValues(obj, errs))
+		// Upstream counts the repeats among the errors it answers with
+		// (built-in types' come deduplicated, see orderDeclarative).
+		if n := len(errs) - len(distinctErrors(errs)); n > 0 {
+			rest.DuplicateValidationErrors(ctx, n)
+		}
+		return apierrors.NewInvalid(gvk.GroupKind(), m.GetName(), errs)
 	}
 	for _, w := range e.UpdateStrategy.WarningsOnUpdate(ctx, obj, old) {
 		warning.AddWarning(ctx, w)

@@ -126,6 +126,27 @@ func TimestampsCompared(ctx context.Context, outcome string, d time.Duration) {
 	}
 }
 
+// duplicateValidationErrorsKey is the context key of
+// WithDuplicateValidationErrors.
+type duplicateValidationErrorsKey struct{}
+
+// WithDuplicateValidationErrors returns ctx carrying record, which the
+// storage of an update refused as invalid calls with the number of its
+// errors that repeat an earlier one word for word
+// (apiserver_validation_duplicate_validation_error_total). Set by the
+// handlers of updates and patches.
+func WithDuplicateValidationErrors(ctx context.Context, record func(n int)) context.Context {
+	return context.WithValue(ctx, duplicateValidationErrorsKey{}, record)
+}
+
+// DuplicateValidationErrors calls the recorder of ctx
+// (WithDuplicateValidationErrors), if any.
+func DuplicateValidationErrors(ctx context.Context, n int) {
+	if record, ok := ctx.Value(duplicateValidationErrorsKey{}).(func(int)); ok {
+		record(n)
+	}
+}
+
 // ValidateAllObjectFunc accepts everything.
 func ValidateAllObjectFunc(context.Context, runtime.Object) error { return nil }
 

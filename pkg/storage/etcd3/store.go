@@ -88,6 +88,9 @@ type Store struct {
 
 	sizes     atomic.Pointer[sizeEstimator] // nil until EnableSizeEstimation
 	sizesOnce sync.Once
+
+	// leases are those of the keys written with a TTL (storage.WithTTL).
+	leases leases
 }
 
 // streams numbers Stores, so that each has its own etcd watch stream.
@@ -127,7 +130,22 @@ func New(client *clientv3.Client, cfg Config) *Store {
 		streamKey:   fmt.Sprintf("%d/%s", streams.Add(1), cfg.GroupResource),
 		localReads:  cfg.LocalReads,
 		resource:    cfg.GroupResource,
+		leases:      leases{client: client, metrics: storeMetrics(cfg)},
 	}
+}
+
+// leaseOpts returns the options of a put made with ctx: the lease of
+// its TTL (storage.WithTTL), if any, as upstream attaches such keys.
+func (s *Store) leaseOpts(ctx context.Context) ([]clientv3.OpOption, error) {
+	ttl := storage.TTL(ctx)
+	if ttl == 0 {
+		return nil, nil
+	}
+	id, err := s.leases.get(ctx, int64(ttl))
+	if err != nil {
+		return nil, interpretError(err, "")
+	}
+	return []clientv3.OpOption{clientv3.WithLease(id)}, nil
 }
 
 // storeMetrics returns the metrics the store records (nil: none).
@@ -206,10 +224,14 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object)
 	if err != nil {
 		return err
 	}
+	putOpts, err := s.leaseOpts(ctx)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(k), "=", 0)).
-		Then(clientv3.OpPut(k, string(data))).
+		Then(clientv3.OpPut(k, string(data), putOpts...)).
 		Commit()
 	s.metrics.EtcdRequest(storagemetrics.OpCreate, start, err)
 	if err != nil {

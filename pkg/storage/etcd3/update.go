@@ -165,10 +165,14 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		if noop {
 			cmps = append(cmps, clientv3.Compare(clientv3.Value(k), "!=", value))
 		}
+		putOpts, err := s.leaseOpts(ctx)
+		if err != nil {
+			return err
+		}
 		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(cmps...).
-			Then(clientv3.OpPut(k, value)).
+			Then(clientv3.OpPut(k, value, putOpts...)).
 			Else(clientv3.OpGet(k)).
 			Commit()
 		s.metrics.EtcdRequest(storagemetrics.OpUpdate, start, err)
