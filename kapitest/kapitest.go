@@ -122,6 +122,10 @@ type Options struct {
 	// on etcd is checked against etcd (5 to 7.5 minutes; negative:
 	// never). A test seam: there is no flag.
 	ConsistencyCheckPeriod time.Duration
+	// APFAdjustmentPeriod, if set, replaces how often API Priority and
+	// Fairness adjusts the priority levels' seat limits and publishes
+	// their seat demand statistics (10s). A test seam: there is no flag.
+	APFAdjustmentPeriod time.Duration
 	// Flags are more command-line flags, as the kapi command takes them
 	// ("--name=value"), applied after the fields above.
 	Flags []string
@@ -211,6 +215,7 @@ func (o Options) appOptions(logger *slog.Logger) (*app.Options, error) {
 	ao.APIServiceAvailabilityPeriod = o.APIServiceAvailabilityPeriod
 	ao.ConfigReloadInterval = o.ConfigReloadInterval
 	ao.WatchCache.ConsistencyCheckPeriod = o.ConsistencyCheckPeriod
+	ao.APFAdjustmentPeriod = o.APFAdjustmentPeriod
 	ao.TokenCacheNow = o.TokenCacheNow
 	ao.TokenSuccessCacheTTL = o.TokenSuccessCacheTTL
 	ao.UnsafeNoFsync = !o.FsyncDataDir

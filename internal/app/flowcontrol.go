@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"sync"
@@ -25,6 +26,16 @@ import (
 func (c *Config) newPriorityAndFairness() (*filters.PriorityAndFairness, error) {
 	o := c.Options
 	seats := o.Run.MaxRequestsInFlight + o.Run.MaxMutatingRequestsInFlight
+	if !o.FlowControl.EnablePriorityAndFairness && seats > 0 {
+		// Max-in-flight: upstream's filter fills the executing pair of
+		// read_vs_write_current_requests, and seat_fair_frac is served
+		// (0) whatever the mode.
+		observe, err := flowcontrol.NewMaxInFlightMetrics(c.Generic.MetricsRegistry, o.Run.MaxRequestsInFlight, o.Run.MaxMutatingRequestsInFlight)
+		if err != nil {
+			return nil, err
+		}
+		c.Metrics.ObserveMaxInFlight(observe)
+	}
 	if !o.FlowControl.EnablePriorityAndFairness || seats == 0 {
 		return nil, nil
 	}
@@ -37,6 +48,8 @@ func (c *Config) newPriorityAndFairness() (*filters.PriorityAndFairness, error) 
 	// apiserver_current_inflight_requests (published by the
 	// priority-and-fairness-filter hook).
 	waiting := c.Metrics.WaitingMark()
+	waiting.Observe(m.RequestKindObserver(true))
+	c.Metrics.ExecutingMark().Observe(m.RequestKindObserver(false))
 	c.flowControl = flowcontrol.New(flowcontrol.Options{ServerConcurrencyLimit: seats, Metrics: m,
 		QueueNote: func(d *flowcontrol.RequestDescription, delta int) { waiting.Note(filters.MutatingVerb(d.Verb), delta) }})
 	counts := &objectCounts{count: func(ctx context.Context, gr schema.GroupResource) (int64, bool) {
@@ -98,7 +111,7 @@ func (c *Config) installFlowControl(head *server.GenericServer) error {
 			return nil // the server is stopping
 		}
 		go ctrl.Run(hookCtx)
-		go engine.Run(hookCtx, flowcontrol.AdjustmentPeriod)
+		go engine.Run(hookCtx, cmp.Or(c.Options.APFAdjustmentPeriod, flowcontrol.AdjustmentPeriod))
 		return nil
 	})
 }

@@ -51,6 +51,10 @@ type Options struct {
 	// --authorization-config and --authentication-config files are
 	// checked for changes (a minute). A test seam: there is no flag.
 	ConfigReloadInterval time.Duration
+	// APFAdjustmentPeriod, if set, replaces how often API Priority and
+	// Fairness adjusts the priority levels' seat limits (10s). A test
+	// seam: there is no flag.
+	APFAdjustmentPeriod time.Duration
 	// UnsafeNoFsync, for a data dir thrown away after the run
 	// (kapitest's), writes nothing under it with fsync: the embedded
 	// etcd runs with UnsafeNoFsync (as envtest runs its etcd,

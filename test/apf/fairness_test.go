@@ -164,11 +164,11 @@ func runFairness(t *testing.T, ids *identities, fc fairnessCase, politePath stri
 	}
 	pu, pl := p99(unloaded), p99(loaded)
 	floodMu.Lock()
-	fp50 := quantile(floodLat, 0.5)
+	fp50, fp90 := quantile(floodLat, 0.5), quantile(floodLat, 0.9)
 	floodMu.Unlock()
 	t.Logf("polite p50 unloaded %v, loaded %v", quantile(unloaded, 0.5), quantile(loaded, 0.5))
-	t.Logf("polite p99 unloaded %v, loaded %v; flooder: %d ok (p50 %v), %d 429, %d other; flooder requests in queue mid-flood: %v",
-		pu, pl, floodOK.Load(), fp50, flood429.Load(), floodOther.Load(), maxInQueue)
+	t.Logf("polite p99 unloaded %v, loaded %v; flooder: %d ok (p50 %v, p90 %v), %d 429, %d other; flooder requests in queue mid-flood: %v",
+		pu, pl, floodOK.Load(), fp50, fp90, flood429.Load(), floodOther.Load(), maxInQueue)
 	// Client side, generous bounds: the flood also takes the machine's CPU
 	// from the polite client (the flooder, the polite client and the
 	// server share 2 cores with other work: a load average of 20 was seen
@@ -186,8 +186,12 @@ func runFairness(t *testing.T, ids *identities, fc fairnessCase, politePath stri
 	// p90, not p99: a single scheduling stall of the shared machine (over
 	// a second was seen, with the polite request never queued server
 	// side) lands in the p99 of 150 requests.
-	if p90 := quantile(loaded, 0.9); p90 > fp50/4 {
-		clientErrorf("polite p90 under flood %v > a quarter of the flooder's median latency %v", p90, fp50)
+	// The flooder's p90, not its median: since the levels share the
+	// nominal limits' sum as upstream's (13 seats here, not 9), the
+	// flooder's level borrows enough that half its requests pass in tens
+	// of milliseconds, the order of the machine's own stalls.
+	if p90 := quantile(loaded, 0.9); p90 > fp90/4 {
+		clientErrorf("polite p90 under flood %v > a quarter of the flooder's p90 latency %v", p90, fp90)
 	}
 	if m, mu := quantile(loaded, 0.5), quantile(unloaded, 0.5); m > 20*mu+250*time.Millisecond {
 		clientErrorf("polite median under flood %v > 20 x its unloaded median %v + 250ms", m, mu)
@@ -212,18 +216,22 @@ func runFairness(t *testing.T, ids *identities, fc fairnessCase, politePath stri
 	}
 	fb, fcount := histogram(after, "apiserver_flowcontrol_request_wait_duration_seconds", map[string]string{"flow_schema": fc.flooderFS, "execute": "true"})
 	pb, pcount := histogram(after, "apiserver_flowcontrol_request_wait_duration_seconds", map[string]string{"flow_schema": fc.politeFS, "execute": "true"})
-	floodWait, politeWait := quantileBound(fb, fcount, 0.9), quantileBound(pb, pcount, 0.99)
-	t.Logf("server-side queue wait: flooder p90 <= %vs, polite p99 <= %vs", floodWait, politeWait)
+	floodWait, politeWait := quantileBound(fb, fcount, 0.99), quantileBound(pb, pcount, 0.99)
+	t.Logf("server-side queue wait: flooder p90 <= %vs, p99 <= %vs; polite p99 <= %vs", quantileBound(fb, fcount, 0.9), floodWait, politeWait)
 	// The flooder's lists of 250 objects were 3 seats wide.
 	wb, wcount := histogram(after, "apiserver_flowcontrol_work_estimated_seats", map[string]string{"flow_schema": fc.flooderFS})
 	if wcount == 0 || wb[2] == wcount {
 		t.Errorf("flooder's estimated seats: %d requests, %d of them at most 2 seats; want lists of 3 seats", wcount, wb[2])
 	}
-	if floodWait < 1 {
-		t.Errorf("flooder's queue wait p90 <= %vs: the flooder was not queued", floodWait)
+	// The levels share the nominal limits' sum (13 on 9 seats: each
+	// nominal limit is rounded up), as upstream's adjustment does, so the
+	// flooder's level borrows more than 9 seats would give: its p90 wait
+	// is in the (0.1s, 0.5s] buckets on an idle machine, its p99 longer.
+	if floodWait < 0.5 {
+		t.Errorf("flooder's queue wait p99 <= %vs: the flooder was not queued", floodWait)
 	}
 	if politeWait*10 > floodWait {
-		t.Errorf("polite client's queue wait p99 <= %vs, flooder's p90 <= %vs: want a tenth of it at most", politeWait, floodWait)
+		t.Errorf("polite client's queue wait p99 <= %vs, flooder's p99 <= %vs: want a tenth of it at most", politeWait, floodWait)
 	}
 }
 

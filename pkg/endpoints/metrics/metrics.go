@@ -74,6 +74,11 @@ type Metrics struct {
 	filters               filterObservers
 	auth                  *AuthMetrics
 
+	// maxInFlightObserver, if set, is told the max-in-flight filter's
+	// counts (apiserver_flowcontrol_read_vs_write_current_requests with
+	// API Priority and Fairness off).
+	maxInFlightObserver func(mutating bool, n int64)
+
 	// series caches the children of one label combination, so that a
 	// request costs one map lookup instead of one per family.
 	mu     sync.RWMutex
@@ -171,6 +176,24 @@ func (m *Metrics) Auth() *AuthMetrics {
 		return nil
 	}
 	return m.auth
+}
+
+// ObserveMaxInFlight has f told each new count of the max-in-flight
+// filter's limited kinds. Call it before serving (it is not synchronized
+// with NoteMaxInFlight).
+func (m *Metrics) ObserveMaxInFlight(f func(mutating bool, n int64)) {
+	if m != nil {
+		m.maxInFlightObserver = f
+	}
+}
+
+// NoteMaxInFlight tells the observer set by ObserveMaxInFlight the count
+// of requests of a limited kind, as upstream's max-in-flight filter
+// records it after taking and after giving back a slot.
+func (m *Metrics) NoteMaxInFlight(mutating bool, n int64) {
+	if m != nil && m.maxInFlightObserver != nil {
+		m.maxInFlightObserver(mutating, n)
+	}
 }
 
 // SetInflight sets the in-flight gauge of kind (ReadOnlyKind or MutatingKind).

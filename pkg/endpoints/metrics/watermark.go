@@ -34,6 +34,17 @@ type Watermark struct {
 	maxReadOnly, maxMutating atomic.Int64 // highest since the last publication
 
 	vec *prometheus.GaugeVec
+	// observe, if set, is told each kind's new count (API Priority and
+	// Fairness's apiserver_flowcontrol_read_vs_write_current_requests).
+	observe func(mutating bool, n int64)
+}
+
+// Observe has f told each new count, by kind, from now on. Call it before
+// the watermark is used (it is not synchronized with Note).
+func (w *Watermark) Observe(f func(mutating bool, n int64)) {
+	if w != nil {
+		w.observe = f
+	}
 }
 
 // ExecutingMark returns the watermark of executing requests, published to
@@ -66,6 +77,9 @@ func (w *Watermark) Note(mutating bool, delta int) {
 		c, high = &w.mutating, &w.maxMutating
 	}
 	n := c.Add(int64(delta))
+	if w.observe != nil {
+		w.observe(mutating, n)
+	}
 	for {
 		h := high.Load()
 		if n <= h || high.CompareAndSwap(h, n) {

@@ -80,13 +80,19 @@ func (p *inflightPool) acquire() bool {
 			return false
 		}
 	}
-	p.m.SetInflight(p.kind, int(p.n.Add(1)))
+	n := p.n.Add(1)
+	p.m.SetInflight(p.kind, int(n))
+	if p.slots != nil {
+		p.m.NoteMaxInFlight(p.kind == metrics.MutatingKind, n)
+	}
 	return true
 }
 
 func (p *inflightPool) release() {
-	p.m.SetInflight(p.kind, int(p.n.Add(-1)))
+	n := p.n.Add(-1)
+	p.m.SetInflight(p.kind, int(n))
 	if p.slots != nil {
 		<-p.slots
+		p.m.NoteMaxInFlight(p.kind == metrics.MutatingKind, n)
 	}
 }

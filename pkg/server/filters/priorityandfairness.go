@@ -122,7 +122,8 @@ func WithPriorityAndFairness(handler http.Handler, cfg PriorityAndFairness, isLo
 		h[priorityLevelUIDKey] = []string{cls.PriorityLevelUID}
 
 		gr := schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}
-		width := estimateWidth(r, info, gr, cfg.ObjectCount, watches)
+		width, watchCount, sampled := estimateWidth(r, info, gr, cfg.ObjectCount, watches)
+		c.NoteEstimate(cls, width, watchCount, sampled)
 		ticket, err := c.Admit(ctx, cls, width, waitLimit(r), flowcontrol.RequestDescription{
 			User: u.Name, Verb: info.Verb, Path: info.Path, Namespace: info.Namespace, Name: info.Name,
 			APIVersion: info.APIVersion, Resource: info.Resource, Subresource: info.Subresource,
@@ -178,18 +179,29 @@ func waitLimit(r *http.Request) time.Duration {
 }
 
 // estimateWidth is upstream's work estimate: lists by the objects they
-// process, mutations by the watches they notify, the rest one seat.
-func estimateWidth(r *http.Request, info *request.RequestInfo, gr schema.GroupResource, count ObjectCounter, watches *watchCounts) flowcontrol.Width {
-	if !info.IsResourceRequest {
-		return flowcontrol.Width{Seats: apfMinSeats}
-	}
+// process, mutations by the watches they notify, the rest one seat. A
+// mutation's watch count is returned, sampled, as upstream's estimator
+// samples it (apiserver_flowcontrol_watch_count_samples): for every
+// create, update, patch and delete (upstream switches on the verb alone,
+// so a non-resource DELETE or PATCH samples 0 watches) except a service
+// account token's, which notifies no watch.
+func estimateWidth(r *http.Request, info *request.RequestInfo, gr schema.GroupResource, count ObjectCounter, watches *watchCounts) (w flowcontrol.Width, watchCount int64, sampled bool) {
 	switch info.Verb {
 	case "list":
-		return flowcontrol.Width{Seats: ListSeats(r, gr, count)}
+		if !info.IsResourceRequest {
+			break
+		}
+		return flowcontrol.Width{Seats: ListSeats(r, gr, count)}, 0, false
 	case "create", "update", "patch", "delete":
-		return mutatingWidth(watches.count(gr))
+		if info.Resource == "serviceaccounts" && info.Subresource == "token" {
+			break
+		}
+		if info.IsResourceRequest {
+			watchCount = watches.count(gr)
+		}
+		return mutatingWidth(watchCount), watchCount, true
 	}
-	return flowcontrol.Width{Seats: apfMinSeats}
+	return flowcontrol.Width{Seats: apfMinSeats}, 0, false
 }
 
 // ListSeats is the width of a list: one seat per 100 objects processed
@@ -213,10 +225,11 @@ func ListSeats(r *http.Request, gr schema.GroupResource, count ObjectCounter) in
 	return min(max(seats, apfMinSeats), apfMaxSeats)
 }
 
-// mutatingWidth: one seat while executing, then ceil(watches/10) seats for
-// 5ms (scaled up when that exceeds 10 seats) for the notifications.
+// mutatingWidth: one seat while executing, then, from 10 watches on,
+// ceil(watches/10) seats for 5ms (scaled up when that exceeds 10 seats)
+// for the notifications (upstream's: fewer watches cost nothing after).
 func mutatingWidth(watchCount int64) flowcontrol.Width {
-	if watchCount <= 0 {
+	if watchCount < apfWatchesPerSeat {
 		return flowcontrol.Width{Seats: apfMinSeats}
 	}
 	final := int(math.Ceil(float64(watchCount) / apfWatchesPerSeat))

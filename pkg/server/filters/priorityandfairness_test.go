@@ -45,25 +45,31 @@ func apfChain(c *flowcontrol.Controller, u *user.Info, count ObjectCounter, h ht
 // Every classified response names its schema and level; a rejected one is
 // upstream's 429 with Retry-After: 1.
 func TestPriorityAndFairnessHeadersAnd429(t *testing.T) {
-	// 10 seats: catch-all's nominal is ceil(10*5/245) = 1, and it rejects.
+	// 10 seats: catch-all's nominal is ceil(10*5/245) = 1, its current
+	// limit what the adjustment at Apply lent it; it rejects past that.
 	c := apfEngine(10)
+	limit := c.Levels()["catch-all"].CurrentCL
 	nobody := &user.Info{Name: "nobody"} // in no group: catch-all
-	entered, release := make(chan struct{}), make(chan struct{})
+	entered, release := make(chan struct{}, limit), make(chan struct{})
 	h := apfChain(c, nobody, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Hold") != "" {
-			close(entered)
+			entered <- struct{}{}
 			<-release
 		}
 	}))
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		req := httptest.NewRequest("GET", "/api/v1/pods", nil)
-		req.Header.Set("X-Hold", "1")
-		h.ServeHTTP(httptest.NewRecorder(), req)
-	}()
-	<-entered
+	for range limit {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest("GET", "/api/v1/pods", nil)
+			req.Header.Set("X-Hold", "1")
+			h.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+	}
+	for range limit {
+		<-entered
+	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/pods", nil))
 	close(release)
@@ -222,11 +228,14 @@ func TestWatchWithoutInitializationReleasesSeatAtReturn(t *testing.T) {
 	}
 }
 
-// A mutation of a watched resource holds ceil(watches/10) seats after it
-// finished; unwatched, one seat only.
+// A mutation of a resource with 10 watches or more holds ceil(watches/10)
+// seats after it finished; otherwise one seat only.
 func TestMutatingWidth(t *testing.T) {
 	if w := mutatingWidth(0); w != (flowcontrol.Width{Seats: 1}) {
 		t.Errorf("no watches: %+v", w)
+	}
+	if w := mutatingWidth(9); w != (flowcontrol.Width{Seats: 1}) {
+		t.Errorf("9 watches (under upstream's 10 per seat): %+v", w)
 	}
 	if w := mutatingWidth(25); w != (flowcontrol.Width{Seats: 1, FinalSeats: 3, AdditionalLatency: 5 * time.Millisecond}) {
 		t.Errorf("25 watches: %+v", w)

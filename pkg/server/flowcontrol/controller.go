@@ -142,10 +142,11 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 	}
 	for _, pl := range pls {
 		lv := c.levels[pl.Name]
-		if lv == nil {
-			lv = &level{name: pl.Name, c: c, lastChange: now}
+		isNew := lv == nil
+		if isNew {
+			lv = &level{name: pl.Name, c: c, lastChange: now, gauges: c.metrics.forLevel(pl.Name)}
 		}
-		lv.configure(pl, c.serverCL, sumShares)
+		lv.configure(pl, c.serverCL, sumShares, isNew)
 		levels[pl.Name] = lv
 	}
 	c.levels = levels
@@ -173,9 +174,16 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 			c.catchAll = s
 		}
 	}
+	var maxWaiting, maxExecuting int
 	for _, lv := range levels {
-		c.metrics.setLimits(lv)
+		c.metrics.setConfigLimits(lv)
+		w, e := lv.capacity()
+		maxWaiting += w
+		maxExecuting += e
 	}
+	c.metrics.setKindDenominators(maxWaiting, maxExecuting)
+	// Upstream adjusts the limits whenever it digests a configuration.
+	c.rebalanceLocked()
 }
 
 // Dangling reports whether the FlowSchema named name references a missing
@@ -251,7 +259,20 @@ func (c *Controller) Admit(ctx context.Context, cls Classification, w Width, wai
 	if w.Seats < 1 {
 		w.Seats = 1
 	}
-	return cls.level.admit(ctx, cls, w, wait, desc)
+	t, err := cls.level.admit(ctx, cls, w, wait, desc)
+	if t != nil {
+		t.watch = desc.Verb == "watch"
+	}
+	return t, err
+}
+
+// NoteEstimate records a classified request's work estimate (w) and, when
+// sampled, the watch count it was made from, in the
+// apiserver_flowcontrol_work_estimated_seats and _watch_count_samples
+// metrics, as upstream does for every request it estimates (exempt,
+// admitted or rejected).
+func (c *Controller) NoteEstimate(cls Classification, w Width, watchCount int64, sampled bool) {
+	c.metrics.estimated(cls, w, watchCount, sampled)
 }
 
 // Tick runs the periodic seat borrowing adjustment: each limited level's
@@ -262,19 +283,18 @@ func (c *Controller) Tick() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.rebalanceLocked()
-	for _, lv := range c.levels {
-		c.metrics.setLimits(lv)
-	}
 }
 
 // AdjustmentPeriod is upstream's borrowing adjustment period.
 const AdjustmentPeriod = 10 * time.Second
 
-// Run calls Tick every period until ctx ends.
+// Run calls Tick at once and then every period until ctx ends (as
+// upstream's wait.Until).
 func (c *Controller) Run(ctx context.Context, period time.Duration) {
 	if period <= 0 {
 		period = AdjustmentPeriod
 	}
+	c.Tick()
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/kapi-dev/kapi/internal/testwait"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol/bootstrap"
@@ -123,8 +127,8 @@ func TestNominalLimits(t *testing.T) {
 		if l.NominalCL != w[0] || l.LendableCL != w[1] || l.NominalCL-l.LendableCL != w[2] {
 			t.Errorf("%s: nominal %d lendable %d, want %v", name, l.NominalCL, l.LendableCL, w)
 		}
-		if !l.Exempt && l.BorrowingCL != 600 {
-			t.Errorf("%s: borrowing limit %d, want 600 (no borrowingLimitPercent: unbounded)", name, l.BorrowingCL)
+		if !l.Exempt && l.BorrowingCL != l.NominalCL+600 {
+			t.Errorf("%s: upper limit %d, want nominal+600 (no borrowingLimitPercent: unbounded)", name, l.BorrowingCL)
 		}
 	}
 }
@@ -132,19 +136,19 @@ func TestNominalLimits(t *testing.T) {
 func TestFairAllocation(t *testing.T) {
 	// Two classes that want more than there is: shared in proportion to
 	// their targets, within their bounds.
-	got := fairAllocation(100, []float64{10, 10}, []float64{100, 100}, []float64{150, 50})
-	if int(got[0]+0.5) != 75 || int(got[1]+0.5) != 25 {
-		t.Errorf("got %v, want [75 25]", got)
+	got, frac := fairAllocation(100, []float64{10, 10}, []float64{100, 100}, []float64{150, 50})
+	if int(got[0]+0.5) != 75 || int(got[1]+0.5) != 25 || frac != 0.5 {
+		t.Errorf("got %v %v, want [75 25] 0.5", got, frac)
 	}
 	// A bound holds: the second class cannot go under 40.
-	got = fairAllocation(100, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
-	if int(got[0]+0.5) != 60 || int(got[1]+0.5) != 40 {
-		t.Errorf("got %v, want [60 40]", got)
+	got, frac = fairAllocation(100, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
+	if int(got[0]+0.5) != 60 || int(got[1]+0.5) != 40 || math.Abs(frac-0.4) > 1e-12 {
+		t.Errorf("got %v %v, want [60 40] 0.4", got, frac)
 	}
 	// More than the upper bounds: every class at its upper bound.
-	got = fairAllocation(1000, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
-	if got[0] != 100 || got[1] != 100 {
-		t.Errorf("got %v", got)
+	got, frac = fairAllocation(1000, []float64{10, 40}, []float64{100, 100}, []float64{150, 10})
+	if got[0] != 100 || got[1] != 100 || frac != 10 {
+		t.Errorf("got %v %v, want [100 100] 10 (the largest upper bound over target)", got, frac)
 	}
 }
 
@@ -423,48 +427,20 @@ func TestBorrowingLowerBoundIsHighWatermark(t *testing.T) {
 	c := New(Options{ServerConcurrencyLimit: 100, Now: clock})
 	c.Apply(defaultConfig())
 
-	// A short spike on global-default up to its nominal limit.
+	// A short spike on global-default up to its nominal limit (the
+	// adjustment at Apply may have lent some of it: part of the spike
+	// waits, which is demand too).
 	alice := &Request{User: "alice", Groups: []string{"system:authenticated"}, IsResourceRequest: true, Verb: "get", Resource: "pods"}
 	gd := c.Levels()["global-default"]
-	var spike []*Ticket
-	for range gd.NominalCL {
-		tk, err := c.Admit(context.Background(), c.Classify(alice), Width{Seats: 1}, time.Second, RequestDescription{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		spike = append(spike, tk)
-	}
+	releaseSpike := holdDemand(t, c, alice, "global-default", gd.NominalCL)
 	advance(time.Millisecond)
-	for _, tk := range spike {
-		tk.Finish()
-	}
+	releaseSpike()
 
 	// workload-low (service accounts) wants far more than its share.
 	sa := &Request{User: "system:serviceaccount:ns:sa", Groups: []string{"system:serviceaccounts", "system:authenticated"}, IsResourceRequest: true, Verb: "get", Resource: "pods"}
 	wl := c.Levels()["workload-low"]
-	var held []*Ticket
-	for range wl.NominalCL {
-		tk, err := c.Admit(context.Background(), c.Classify(sa), Width{Seats: 1}, time.Second, RequestDescription{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, tk)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	for i := range 40 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := *sa
-			r.User = fmt.Sprint("system:serviceaccount:ns:sa", i)
-			if tk, err := c.Admit(ctx, c.Classify(&r), Width{Seats: 1}, time.Minute, RequestDescription{}); err == nil {
-				tk.Finish()
-			}
-		}()
-	}
-	eventually(t, func() bool { return c.Levels()["workload-low"].Waiting == 40 })
+	release := holdDemand(t, c, sa, "workload-low", wl.NominalCL+40)
+	defer release()
 	advance(10 * time.Second)
 	c.Tick()
 	if got := c.Levels()["global-default"]; got.CurrentCL < got.NominalCL {
@@ -474,10 +450,29 @@ func TestBorrowingLowerBoundIsHighWatermark(t *testing.T) {
 	if got := c.Levels()["workload-low"]; got.CurrentCL <= got.NominalCL {
 		t.Errorf("workload-low under demand: limit %d, want more than nominal %d", got.CurrentCL, got.NominalCL)
 	}
-	for _, tk := range held {
-		tk.Finish()
+}
+
+// holdDemand has n requests of distinct users like r admitted or waiting
+// on level, each holding its seat until the returned func is called (the
+// waiting ones then give up).
+func holdDemand(t *testing.T, c *Controller, r *Request, level string, n int) func() {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := *r
+			q.User = fmt.Sprint(r.User, i)
+			if tk, err := c.Admit(ctx, c.Classify(&q), Width{Seats: 1}, time.Minute, RequestDescription{}); err == nil {
+				<-ctx.Done()
+				tk.Finish()
+			}
+		}()
 	}
-	wg.Wait()
+	eventually(t, func() bool { l := c.Levels()[level]; return l.Executing+l.Waiting == n })
+	return func() { cancel(); wg.Wait() }
 }
 
 // QueueNote hears of every request that enters a queue and of its leaving
@@ -559,5 +554,151 @@ func TestQueueNote(t *testing.T) {
 	}
 	if len(notes) != 8 {
 		t.Errorf("notes %q, want 8", notes)
+	}
+}
+
+// An idle server of 600 seats with the default configuration: the limits,
+// targets and fair fraction kube-apiserver v1.37.2 published (its
+// /metrics, 10 s after start): the limited levels share the nominal
+// limits' sum (602), each in proportion to its lower bound.
+func TestAdjustmentAsReference(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{ServerConcurrencyLimit: 600, Metrics: m})
+	c.Apply(defaultConfig())
+	c.Tick()
+	want := map[string][2]int{ // current limit, target
+		"catch-all": {30, 13}, "global-default": {56, 24}, "leader-election": {58, 25}, "node-high": {170, 73},
+		"system": {117, 50}, "workload-high": {114, 49}, "workload-low": {56, 24},
+	}
+	for name, w := range want {
+		if got := c.Levels()[name].CurrentCL; got != w[0] {
+			t.Errorf("%s: current limit %d, want %d", name, got, w[0])
+		}
+		if got := gaugeValue(m.targetSeats.WithLabelValues(name)); got != float64(w[1]) {
+			t.Errorf("%s: target %v, want %d", name, got, w[1])
+		}
+		if got := gaugeValue(m.currentLimit.WithLabelValues(name)); got != float64(w[0]) {
+			t.Errorf("%s: current_limit_seats %v, want %d", name, got, w[0])
+		}
+	}
+	if got := gaugeValue(m.fairFrac); got != 2.3333333333333335 {
+		t.Errorf("seat_fair_frac %v, want 2.3333333333333335", got)
+	}
+	if got := gaugeValue(m.upperLimit.WithLabelValues("catch-all")); got != 613 {
+		t.Errorf("catch-all upper_limit_seats %v, want 613", got)
+	}
+}
+
+func gaugeValue(g prometheus.Gauge) float64 {
+	var m dto.Metric
+	if err := g.Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetGauge().GetValue()
+}
+
+// Upstream's queueset counts a dispatch attempt whose head request does
+// not fit while seats are free (request_dispatch_no_accommodation_total),
+// and observes each request's queue length after it enqueues, 1 for one
+// dispatched at once (request_queue_length_after_enqueue).
+func TestNoAccommodationAndQueueLength(t *testing.T) {
+	pls := []*flowcontrolv1.PriorityLevelConfiguration{
+		{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: ptr.To[int32](100), LendablePercent: ptr.To[int32](0), BorrowingLimitPercent: ptr.To[int32](0),
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeQueue,
+					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 1, HandSize: 1, QueueLengthLimit: 10}}}}},
+	}
+	fss := []*flowcontrolv1.FlowSchema{{ObjectMeta: metav1.ObjectMeta{Name: "fq"}, Spec: flowcontrolv1.FlowSchemaSpec{
+		PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "q"}, MatchingPrecedence: 100,
+		Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+			Subjects:      []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "u"}}},
+			ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}, Namespaces: []string{"*"}, ClusterScope: true}},
+		}},
+	}}}
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 seats: "q" has 100 shares of 100 + the mandatory levels' 5 + 0.
+	c := New(Options{ServerConcurrencyLimit: 2, Metrics: m})
+	c.Apply(fss, pls)
+	cls := c.Classify(&Request{User: "u", IsResourceRequest: true, Verb: "list", Resource: "pods"})
+	if lim := c.Levels()["q"].CurrentCL; lim != 2 {
+		t.Fatalf("q's limit %d, want 2", lim)
+	}
+	one, err := c.Admit(context.Background(), cls, Width{Seats: 1}, time.Second, RequestDescription{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		tk, err := c.Admit(context.Background(), cls, Width{Seats: 2}, 10*time.Second, RequestDescription{})
+		if err == nil {
+			tk.Finish()
+		}
+		done <- err
+	}()
+	eventually(t, func() bool { return c.Levels()["q"].Waiting == 1 })
+	// A seat is free but the 2-seat head does not fit.
+	if got := counterValue(m.noAccommodationTotal.WithLabelValues("q", "fq")); got < 1 {
+		t.Errorf("no accommodation %v, want >= 1", got)
+	}
+	one.Finish()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var hm dto.Metric
+	if err := m.queueLength.WithLabelValues("q", "fq").(prometheus.Histogram).Write(&hm); err != nil {
+		t.Fatal(err)
+	}
+	if h := hm.GetHistogram(); h.GetSampleCount() != 2 || h.GetSampleSum() != 2 {
+		t.Errorf("queue length after enqueue: %d samples summing to %v, want 2 of 1", h.GetSampleCount(), h.GetSampleSum())
+	}
+}
+
+func counterValue(c prometheus.Counter) float64 {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
+// The same with a level that can neither lend nor borrow (the reference's
+// /metrics after the session's "tiny" level, 1 share, lendable 0%,
+// borrowing 0%): its bounds matter, and the fair fraction is the float
+// upstream's sweep gives (601/258 computed in steps), not the quotient.
+func TestAdjustmentAsReferenceBoundsMatter(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{ServerConcurrencyLimit: 600, Metrics: m})
+	fss, pls := defaultConfig()
+	pls = append(pls, &flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "tiny"},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: ptr.To[int32](1), LendablePercent: ptr.To[int32](0), BorrowingLimitPercent: ptr.To[int32](0),
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeQueue,
+					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 4, HandSize: 2, QueueLengthLimit: 50}}}}})
+	c.Apply(fss, pls)
+	c.Tick()
+	want := map[string]int{"catch-all": 30, "global-default": 56, "leader-election": 58, "node-high": 170,
+		"system": 116, "tiny": 3, "workload-high": 114, "workload-low": 56}
+	for name, w := range want {
+		if got := c.Levels()[name].CurrentCL; got != w {
+			t.Errorf("%s: current limit %d, want %d", name, got, w)
+		}
+	}
+	if got := gaugeValue(m.fairFrac); got != 2.329457364341085 {
+		t.Errorf("seat_fair_frac %v, want 2.329457364341085", got)
+	}
+	if got := gaugeValue(m.upperLimit.WithLabelValues("workload-low")); got != 844 {
+		t.Errorf("workload-low upper_limit_seats %v, want 844", got)
 	}
 }

@@ -48,7 +48,9 @@ type level struct {
 	avgDuration                  float64 // seconds, moving average of execution times
 	dispatched, rejected         int64
 	timedOut, cancelled          int64
-	smoothedDemand               float64
+	stats                        demandStats
+	gauges                       levelGauges
+	waitingDenominator           int     // queues times their length limit, at least 1
 	demandSum, demandSq, demandT float64 // integrals of seat demand over the period
 	demandMax                    int
 	lastChange                   time.Time
@@ -112,8 +114,9 @@ func (lv *level) identity() (uid string, exempt bool) {
 // configure (re)applies pl, computing the nominal, lendable and borrowing
 // limits as upstream: nominal = ceil(serverCL*shares/sumShares), lendable =
 // round(nominal*lendablePercent/100), borrowing limit =
-// round(nominal*borrowingLimitPercent/100) or unbounded (serverCL).
-func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverCL, sumShares int) {
+// round(nominal*borrowingLimitPercent/100) or, unbounded, serverCL (the
+// upper limit is nominal plus that).
+func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverCL, sumShares int, isNew bool) {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
 	lv.uid = string(pl.UID)
@@ -143,9 +146,14 @@ func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverC
 	if lv.borrowingPercent != nil {
 		lv.borrowingCL = lv.nominalCL + int(math.Round(float64(lv.nominalCL)*float64(*lv.borrowingPercent)/100))
 	} else {
-		lv.borrowingCL = serverCL
+		lv.borrowingCL = lv.nominalCL + serverCL
 	}
-	if lv.nominalCL != prevNominal || lv.currentCL < lv.nominalCL-lv.lendableCL || lv.currentCL > lv.borrowingCL {
+	switch {
+	case isNew:
+		// Upstream's initial limit; the adjustment that follows every
+		// configuration change sets it at once.
+		lv.currentCL = lv.nominalCL - lv.lendableCL/2
+	case lv.nominalCL != prevNominal || lv.currentCL < lv.nominalCL-lv.lendableCL || lv.currentCL > lv.borrowingCL:
 		lv.currentCL = lv.nominalCL
 	}
 	if handSize < 1 {
@@ -155,6 +163,12 @@ func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverC
 		queues = 1
 	}
 	lv.handSize, lv.queueLengthLimit = min(handSize, queues), qll
+	// Upstream's denominator of the waiting requests' utilization: the
+	// queue length limit (at least 1) times the queues (when queuing).
+	lv.waitingDenominator = max(qll, 1)
+	if qll > 0 {
+		lv.waitingDenominator *= queues
+	}
 	if len(lv.queues) != queues {
 		// Waiting requests keep their queue (they are dispatched from
 		// the old queues first); new requests use the new ones.
@@ -260,8 +274,9 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.executing++
 		lv.seatsInUse += w.Seats
 		lv.dispatched++
+		lv.publishLocked()
 		lv.mu.Unlock()
-		m.dispatched(cls, w.Seats, 0)
+		m.dispatched(cls, w.Seats, false, 0)
 		return &Ticket{lv: lv, cls: cls, width: w, start: now}, nil
 	}
 	// Dispatch at once only when nothing waits (no overtaking).
@@ -282,21 +297,27 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.executing++
 		lv.dispatched++
 		work := lv.estimatedWork(w.Seats)
+		lv.publishLocked()
 		lv.mu.Unlock()
-		m.dispatched(cls, w.Seats, 0)
+		if q != nil {
+			// Upstream enqueues it and dispatches it at once: its
+			// queue had nothing else waiting.
+			m.enqueued(cls, 0, 0, 1)
+		}
+		m.dispatched(cls, w.Seats, true, 0)
 		return &Ticket{lv: lv, cls: cls, width: w, q: q, start: now, work: work}, nil
 	}
 	if lv.reject {
 		lv.rejected++
 		lv.mu.Unlock()
-		m.rejectedReq(cls, ReasonConcurrencyLimit, 0)
+		m.rejectedReq(cls, ReasonConcurrencyLimit, false, 0)
 		return nil, &Rejection{Reason: ReasonConcurrencyLimit}
 	}
 	q := lv.chooseQueue(cls.hashFlow)
 	if len(q.reqs) >= lv.queueLengthLimit {
 		lv.rejected++
 		lv.mu.Unlock()
-		m.rejectedReq(cls, ReasonQueueFull, 0)
+		m.rejectedReq(cls, ReasonQueueFull, false, 0)
 		return nil, &Rejection{Reason: ReasonQueueFull}
 	}
 	wt := &waiter{cls: cls, width: w, q: q, ready: make(chan struct{}), arrive: now, desc: desc}
@@ -307,9 +328,10 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	q.reqs = append(q.reqs, wt)
 	lv.waiting++
 	lv.waitingSeats += w.Seats
-	m.inqueue(cls, 1, w.Seats)
+	m.enqueued(cls, 1, w.Seats, len(q.reqs))
 	lv.noteQueue(wt, 1)
 	lv.dispatchLocked()
+	lv.publishLocked()
 	lv.mu.Unlock()
 
 	var timer <-chan time.Time
@@ -329,7 +351,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	if wt.decided {
 		// The wait is until the dispatch decision, not until this
 		// goroutine ran again (on a busy machine, much later).
-		m.dispatched(cls, w.Seats, wt.start.Sub(wt.arrive))
+		m.dispatched(cls, w.Seats, true, wt.start.Sub(wt.arrive))
 		return &Ticket{lv: lv, cls: cls, width: w, q: wt.q, start: wt.start, waiter: wt, work: wt.work}, nil
 	}
 	// Gave up: leave the queue.
@@ -345,6 +367,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 	lv.waitingSeats -= w.Seats
 	m.inqueue(cls, -1, -w.Seats)
 	lv.noteQueue(wt, -1)
+	lv.publishLocked()
 	reason := ReasonTimeout
 	if errors.Is(ctx.Err(), context.Canceled) {
 		reason = ReasonCancelled
@@ -353,7 +376,7 @@ func (lv *level) admit(ctx context.Context, cls Classification, w Width, wait ti
 		lv.timedOut++
 	}
 	lv.rejected++
-	m.rejectedReq(cls, reason, waited)
+	m.rejectedReq(cls, reason, true, waited)
 	return nil, &Rejection{Reason: reason}
 }
 
@@ -388,6 +411,10 @@ func (lv *level) dispatchLocked() {
 		}
 		wt := best.reqs[0]
 		if !lv.canAccommodate(wt.width.Seats) {
+			// Upstream tries only while seats are free.
+			if lv.seatsInUse < lv.currentCL {
+				lv.c.metrics.noAccommodation(wt.cls)
+			}
 			return
 		}
 		now := lv.c.now()
@@ -419,6 +446,7 @@ type Ticket struct {
 	start  time.Time
 	waiter *waiter
 	work   float64
+	watch  bool // a watch's initial stage (type="watch" in the metrics)
 
 	once sync.Once
 }
@@ -433,7 +461,7 @@ func (t *Ticket) Finish() {
 	t.once.Do(func() {
 		lv, w := t.lv, t.width
 		took := lv.c.now().Sub(t.start)
-		lv.c.metrics.executed(t.cls, w.Seats, took)
+		lv.c.metrics.executed(t.cls, w.Seats, t.watch, took)
 		lv.account(t.q, t.work, w.Seats, took)
 		if w.FinalSeats > 0 && w.AdditionalLatency > 0 {
 			lv.release(t.q, w.Seats-w.FinalSeats, 0)
@@ -475,6 +503,48 @@ func (lv *level) release(q *queue, seats, done int) {
 		q.executing -= done
 	}
 	lv.dispatchLocked()
+	lv.publishLocked()
+}
+
+// capacity is the level's queues times their length limit (0 when it
+// does not queue) and its nominal limit.
+func (lv *level) capacity() (waiting, executing int) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if !lv.exempt && !lv.reject {
+		waiting = len(lv.queues) * lv.queueLengthLimit
+	}
+	return waiting, lv.nominalCL
+}
+
+// publishLocked sets the level's timing ratio histograms to its current
+// seats in use, requests waiting and executing, and seat demand.
+func (lv *level) publishLocked() {
+	g := lv.gauges
+	if g.seats == nil {
+		return
+	}
+	now := time.Now()
+	g.seats.setAt(float64(lv.seatsInUse), now)
+	g.waiting.setAt(float64(lv.waiting), now)
+	g.executing.setAt(float64(lv.executing), now)
+	g.demand.setAt(float64(lv.seatsInUse+lv.waitingSeats), now)
+}
+
+// setDenominatorsLocked sets the histograms' denominators after an
+// adjustment (upstream's Complete and the seat demand's SetDenominator):
+// the current limit, or a tenth of the server's seats (at least 1) when
+// it is 0; the waiting requests' is the queues' capacity.
+func (lv *level) setDenominatorsLocked(serverCL int) {
+	d := lv.currentCL
+	if d <= 0 {
+		d = max(1, int(math.Round(float64(serverCL)/10)))
+	}
+	g := lv.gauges
+	g.waiting.setDenominator(float64(lv.waitingDenominator))
+	g.executing.setDenominator(float64(d))
+	g.seats.setDenominator(float64(d))
+	g.demand.setDenominator(float64(d))
 }
 
 func (lv *level) state() LevelState {
