@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -94,7 +96,10 @@ func VersionsAgree(spec *apiextensionsv1.CustomResourceDefinitionSpec, field fun
 // validateVersionSchema: the structural checks, then (when they pass)
 // the defaults, then the OpenAPI checks, as upstream orders them.
 func validateVersionSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path, o openAPIOptions) field.ErrorList {
-	errs := validateStructural(s, levelRoot, p)
+	errs := append(validateStructural(s, levelRoot, p), validateCompleteness(s, p)...)
+	// Upstream sorts the structural errors by their text (its maps'
+	// order is random).
+	slices.SortFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Error(), b.Error()) })
 	if len(errs) == 0 {
 		errs = append(errs, validateDefaults(s, p, true, false)...)
 	}
@@ -172,6 +177,7 @@ func validateStructural(s *apiextensionsv1.JSONSchemaProps, lvl schemaLevel, p *
 			errs = append(errs, validateStructural(s.AdditionalProperties.Schema, levelField, p.Child("additionalProperties"))...)
 		}
 	}
+	errs = append(errs, validateJunctors(s, isIntOrStringAnyOf(s.AnyOf), len(s.AllOf) > 0 && isIntOrStringAnyOf(s.AllOf[0].AnyOf), p)...)
 	preserve := s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
 	if s.XIntOrString && preserve {
 		errs = append(errs, field.Invalid(p.Child("x-kubernetes-preserve-unknown-fields"), true, "must be false if x-kubernetes-int-or-string is true"))
