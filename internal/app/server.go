@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -47,6 +48,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/server/filters"
 	"github.com/kapi-dev/kapi/pkg/server/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
+	"github.com/kapi-dev/kapi/pkg/server/options"
 	"github.com/kapi-dev/kapi/pkg/storage/datadir"
 	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -256,6 +258,7 @@ func NewConfig(o CompletedOptions) (_ *Config, retErr error) {
 		return nil, err
 	}
 	logRuntime(logger)
+	applyAuthorizationToAnonymous(o, logger)
 
 	c := &Config{Options: o, Logger: logger}
 	c.addCleanup(func() {
@@ -679,4 +682,20 @@ func CreateServerChain(c *Config) (*server.GenericServer, error) {
 		return nil, err
 	}
 	return aggregator, nil
+}
+
+// applyAuthorizationToAnonymous turns anonymous requests off when the
+// AlwaysAllow authorizer is on, with kube-apiserver v1.37.2's warning
+// (pkg/kubeapiserver/options/authentication.go, ApplyAuthorization):
+// otherwise anyone who can reach the port could do anything. An
+// --authentication-config file's anonymous section still decides, as
+// upstream's replaces the flag's value.
+func applyAuthorizationToAnonymous(o CompletedOptions, logger *slog.Logger) {
+	if o.Authentication == nil || o.Authorization == nil || !o.Authentication.Anonymous {
+		return
+	}
+	if slices.Contains(o.Authorization.Modes, options.ModeAlwaysAllow) {
+		logger.Warn("AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer")
+		o.Authentication.Anonymous = false
+	}
 }

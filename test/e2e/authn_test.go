@@ -580,6 +580,29 @@ func TestAuthnAnonymous(t *testing.T) {
 	}
 }
 
+// TestAuthnAnonymousOffUnderAlwaysAllow: with the AlwaysAllow authorizer
+// kube-apiserver turns anonymous requests off (v1.37.2: "AnonymousAuth is
+// not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to
+// false", pkg/kubeapiserver/options/authentication.go), even with
+// --anonymous-auth=true: a request without credentials is 401, as the
+// reference answered (session 25), not everything allowed to anyone.
+// Credentials still work.
+func TestAuthnAnonymousOffUnderAlwaysAllow(t *testing.T) {
+	for _, flags := range [][]string{
+		{"--authorization-mode=AlwaysAllow"},
+		{"--authorization-mode=RBAC,AlwaysAllow", "--anonymous-auth=true"},
+	} {
+		srv := authnServer(t, flags...)
+		unauthorized(t, srv, fmt.Sprintf("no credentials with %q", flags), "")
+		if code, _ := getWithToken(t, srv, "", "/healthz"); code != http.StatusUnauthorized {
+			t.Errorf("/healthz without credentials with %q: got %d, want 401", flags, code)
+		}
+		if u, err := whoami(t, srv, "static-token"); err != nil || u.Username != "alice" {
+			t.Errorf("static token with %q: got %+v, %v", flags, u, err)
+		}
+	}
+}
+
 // TestAuthnTokenRequestRules: TokenRequest's checks and lifetimes as
 // upstream's TokenREST (pkg/registry/core/serviceaccount/storage/token.go,
 // v1.37): the 10-minute minimum, --service-account-max-token-expiration
