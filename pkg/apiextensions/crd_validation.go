@@ -9,6 +9,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -97,7 +98,40 @@ func validateCELRules(crd, old *apiextensionsv1.CustomResourceDefinition, m *cel
 		_, celErrs := cel.NewValidatorWithOptions(v.Schema.OpenAPIV3Schema, p, cel.Options{Metrics: m})
 		if !unchanged {
 			errs = append(errs, celErrs...)
+			if len(celErrs) == 0 {
+				errs = append(errs, validateCELDefaults(v.Schema.OpenAPIV3Schema, p)...)
+			}
 		}
+	}
+	return errs
+}
+
+// validateCELDefaults checks every default below s (at p) against the
+// rules of its schema node and of the nodes below it, as upstream's CRD
+// validation does once the defaults passed the schema checks (which
+// RulesCheckable has made sure of). kapi accepted a default its own
+// rules refuse before session 25 (the reference: "properties[a].default:
+// Invalid value: 7: a must be under 5").
+func validateCELDefaults(s *apiextensionsv1.JSONSchemaProps, p *field.Path) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if s.Default != nil {
+		var val any
+		if err := utiljson.Unmarshal(s.Default.Raw, &val); err == nil {
+			// Compile errors are validateCELRules' to report.
+			if v, _ := cel.NewValidator(s, p); v != nil {
+				errs = append(errs, v.ValidateDefault(p.Child("default"), val)...)
+			}
+		}
+	}
+	// Defaults are not allowed under additionalProperties.
+	if items := structuralschema.Items(s); items != nil {
+		errs = append(errs, validateCELDefaults(items, p.Child("items"))...)
+	}
+	for k, prop := range s.Properties {
+		errs = append(errs, validateCELDefaults(&prop, p.Child("properties").Key(k))...)
 	}
 	return errs
 }

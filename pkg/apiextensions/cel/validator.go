@@ -68,6 +68,9 @@ type budget struct {
 	metrics *Metrics
 	// ratchet, if not nil, is added the time of ratcheting comparisons.
 	ratchet *time.Duration
+	// noRatchet: a failed rule fails even on a value equal to its old
+	// one (the check of a schema's default against its rules).
+	noRatchet bool
 }
 
 // Validate evaluates the rules against obj; old is the stored object on
@@ -88,6 +91,25 @@ func (v *Validator) ValidateRatcheting(obj, old map[string]any, ratchet *time.Du
 	}
 	b := &budget{left: v.budget, metrics: v.metrics, ratchet: ratchet}
 	return v.root.validate(nil, rootView(obj), oldVal, old != nil, b)
+}
+
+// ValidateDefault checks val, the default of the schema the validator
+// was made from, against its rules, reporting at p (the default's path),
+// as kube-apiserver v1.37's CRD validation checks every default
+// (apiextensions-apiserver pkg/apiserver/schema/defaulting,
+// validation.go): first as an update of the default to itself, nothing
+// ratcheted (transition rules compare it with itself), then, if that
+// passed, as a create (rules with optionalOldSelf see no old value).
+func (v *Validator) ValidateDefault(p *field.Path, val any) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	b := &budget{left: v.budget, noRatchet: true}
+	if errs := v.root.validate(p, val, val, true, b); len(errs) > 0 {
+		return errs
+	}
+	b = &budget{left: v.budget, noRatchet: true}
+	return v.root.validate(p, val, nil, false, b)
 }
 
 // rootView is the object as rules at the root see it: metadata holds
@@ -200,7 +222,7 @@ func (n *node) evalRules(p *field.Path, val, old any, hasOld bool, b *budget) fi
 			vars["oldSelf"] = oldSelf
 		}
 		failed, evalErrs := r.eval(p, n.typ, val, vars, b)
-		if failed && !r.transition {
+		if failed && !r.transition && !b.noRatchet {
 			if unchanged < 0 {
 				unchanged = 0
 				start := time.Now()
