@@ -4,14 +4,11 @@ import (
 	"context"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
-	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // TestTTLLeases: writes made with storage.WithTTL attach their keys to an
@@ -22,20 +19,7 @@ import (
 // etcd_lease_object_counts (1 for the first). Writes without a TTL have
 // no lease; an update without a change writes nothing, so asks for none.
 func TestTTLLeases(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := storagemetrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startEtcd(t)
-	s := New(srv.Client(), Config{
-		Codec:         testCodec,
-		NewFunc:       func() runtime.Object { return &corev1.ConfigMap{} },
-		NewListFunc:   func() runtime.Object { return &corev1.ConfigMapList{} },
-		Logger:        quietLogger(),
-		GroupResource: schema.GroupResource{Resource: "events"},
-		Metrics:       m,
-	})
+	reg, srv, s := configMapStoreWithMetrics(t, "events")
 	ctx := context.Background()
 	ttlCtx := storage.WithTTL(ctx, 3600)
 	leaseOf := func(name string) clientv3.LeaseID {

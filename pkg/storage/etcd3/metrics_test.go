@@ -12,12 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
-	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // series returns family name's series as `l1="v1",... value` (histograms:
@@ -50,20 +47,7 @@ func series(t testing.TB, reg *prometheus.Registry, name string) []string {
 // upstream's operation name, with the LIST costs, the events received by
 // watches, and the object count.
 func TestStoreMetrics(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := storagemetrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startEtcd(t)
-	s := New(srv.Client(), Config{
-		Codec:         testCodec,
-		NewFunc:       func() runtime.Object { return &corev1.ConfigMap{} },
-		NewListFunc:   func() runtime.Object { return &corev1.ConfigMapList{} },
-		Logger:        quietLogger(),
-		GroupResource: schema.GroupResource{Resource: "configmaps"},
-		Metrics:       m,
-	})
+	reg, _, s := configMapStoreWithMetrics(t, "configmaps")
 	ctx := context.Background()
 	rev, err := s.CurrentRevision(ctx) // recorded as "getCurrentResourceVersion", as upstream
 	if err != nil {

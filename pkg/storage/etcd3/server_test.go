@@ -8,11 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
+	storagemetrics "github.com/kapi-dev/kapi/pkg/storage/metrics"
 )
 
 // testProgressInterval is etcd's progress notification interval in tests.
@@ -59,4 +62,24 @@ func newTestStore(t testing.TB) (*Store, *embedded.Server) {
 
 		ProgressNotifyInterval: testProgressInterval,
 	}), srv
+}
+
+// configMapStoreWithMetrics is a Store of ConfigMaps on a fresh embedded
+// etcd, named resource in its metrics, which it records in reg.
+func configMapStoreWithMetrics(t *testing.T, resource string) (*prometheus.Registry, *embedded.Server, *Store) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := storagemetrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startEtcd(t)
+	return reg, srv, New(srv.Client(), Config{
+		Codec:         testCodec,
+		NewFunc:       func() runtime.Object { return &corev1.ConfigMap{} },
+		NewListFunc:   func() runtime.Object { return &corev1.ConfigMapList{} },
+		Logger:        quietLogger(),
+		GroupResource: schema.GroupResource{Resource: resource},
+		Metrics:       m,
+	})
 }
