@@ -81,7 +81,7 @@ func (r *Resolver) Resolve(req *http.Request) (*RequestInfo, error) {
 	}
 	info := &RequestInfo{
 		Path: req.URL.Path,
-		Verb: strings.ToLower(req.Method),
+		Verb: lowerMethod(req.Method),
 	}
 	parts := splitPath(req.URL.Path)
 	if len(parts) < 3 || !r.APIPrefixes.Has(parts[0]) {
@@ -208,6 +208,28 @@ func WatchRequested(q url.Values) bool {
 		return false
 	}
 	return v[0] != "0" && !strings.EqualFold(v[0], "false")
+}
+
+// lowerMethod is strings.ToLower(method), without making the string for
+// the usual methods (an allocation per request).
+func lowerMethod(method string) string {
+	switch method {
+	case http.MethodGet:
+		return "get"
+	case http.MethodPut:
+		return "put"
+	case http.MethodPost:
+		return "post"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
+	case http.MethodHead:
+		return "head"
+	case http.MethodOptions:
+		return "options"
+	}
+	return strings.ToLower(method)
 }
 
 func splitPath(p string) []string {
