@@ -79,11 +79,13 @@ func (r *Resolver) Resolve(req *http.Request) (*RequestInfo, error) {
 	if req.URL == nil {
 		return nil, fmt.Errorf("request has no URL")
 	}
-	info := &RequestInfo{
+	// The info and its path's segments in one allocation.
+	x := &resolved{info: RequestInfo{
 		Path: req.URL.Path,
 		Verb: lowerMethod(req.Method),
-	}
-	parts := splitPath(req.URL.Path)
+	}}
+	info := &x.info
+	parts := splitPathInto(req.URL.Path, x.parts[:0])
 	if len(parts) < 3 || !r.APIPrefixes.Has(parts[0]) {
 		return info, nil // non-resource: /, /healthz, /api, /api/v1 (discovery)...
 	}
@@ -232,12 +234,31 @@ func lowerMethod(method string) string {
 	return strings.ToLower(method)
 }
 
-func splitPath(p string) []string {
+// resolved is a RequestInfo with room for the segments of its path
+// (a namespaced subresource's path has 8).
+type resolved struct {
+	info  RequestInfo
+	parts [8]string
+}
+
+// splitPathInto is the segments of p without its leading and trailing
+// slashes (strings.Split of the rest; nil for none), appended to buf
+// (grown past its capacity as append does); the result's capacity is its
+// length, as strings.Split's.
+func splitPathInto(p string, buf []string) []string {
 	p = strings.Trim(p, "/")
 	if p == "" {
 		return nil
 	}
-	return strings.Split(p, "/")
+	for {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			buf = append(buf, p)
+			return buf[:len(buf):len(buf)]
+		}
+		buf = append(buf, p[:i])
+		p = p[i+1:]
+	}
 }
 
 var longRunningVerbs = sets.New("watch", "proxy")
