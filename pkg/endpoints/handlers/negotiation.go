@@ -73,9 +73,10 @@ type acceptClause struct {
 
 // parseAccept splits an Accept header into clauses, best first: higher q,
 // then concrete types before wildcards (a stable sort, so header order
-// breaks ties). Malformed ranges are skipped.
-func parseAccept(header string) []acceptClause {
-	var out []acceptClause
+// breaks ties). Malformed ranges are skipped. The clauses are appended to
+// out (the caller's buffer: the usual header of one or two clauses needs
+// no allocation).
+func parseAccept(header string, out []acceptClause) []acceptClause {
 	for rest := header; rest != ""; {
 		var part string
 		part, rest, _ = strings.Cut(rest, ",")
@@ -188,7 +189,7 @@ type BodyMediaTypeLimiter interface {
 func (s *RequestScope) allowsTransform(mimeType, mimeSubType string, target *schema.GroupVersionKind) bool {
 	if target == nil {
 		if l, ok := s.Serializer.(ObjectMediaTypeLimiter); ok {
-			return l.ServesObjectsAs(mimeType + "/" + mimeSubType)
+			return l.ServesObjectsAs(joinMediaType(mimeType, mimeSubType))
 		}
 		return true
 	}
@@ -203,6 +204,22 @@ func (s *RequestScope) allowsTransform(mimeType, mimeSubType string, target *sch
 		return true
 	}
 	return false
+}
+
+// joinMediaType is mimeType + "/" + mimeSubType, without building the
+// string for the media types served (an allocation per request).
+func joinMediaType(mimeType, mimeSubType string) string {
+	if mimeType == "application" {
+		switch mimeSubType {
+		case "json":
+			return "application/json"
+		case "yaml":
+			return "application/yaml"
+		case "vnd.kubernetes.protobuf":
+			return "application/vnd.kubernetes.protobuf"
+		}
+	}
+	return mimeType + "/" + mimeSubType
 }
 
 func (s *RequestScope) allowsServerVersion(version string) bool {
@@ -276,7 +293,8 @@ func negotiateMediaType(header string, ns runtime.NegotiatedSerializer, r restri
 		}
 		return mediaTypeOptions{}, false
 	}
-	for _, c := range parseAccept(header) {
+	var buf [4]acceptClause
+	for _, c := range parseAccept(header, buf[:0]) {
 		for i := range all {
 			info := &all[i]
 			if !served(info) {

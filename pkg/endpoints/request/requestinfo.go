@@ -79,11 +79,13 @@ func (r *Resolver) Resolve(req *http.Request) (*RequestInfo, error) {
 	if req.URL == nil {
 		return nil, fmt.Errorf("request has no URL")
 	}
-	info := &RequestInfo{
+	// The info and its path's segments in one allocation.
+	x := &resolved{info: RequestInfo{
 		Path: req.URL.Path,
-		Verb: strings.ToLower(req.Method),
-	}
-	parts := splitPath(req.URL.Path)
+		Verb: lowerMethod(req.Method),
+	}}
+	info := &x.info
+	parts := splitPathInto(req.URL.Path, x.parts[:0])
 	if len(parts) < 3 || !r.APIPrefixes.Has(parts[0]) {
 		return info, nil // non-resource: /, /healthz, /api, /api/v1 (discovery)...
 	}
@@ -210,12 +212,53 @@ func WatchRequested(q url.Values) bool {
 	return v[0] != "0" && !strings.EqualFold(v[0], "false")
 }
 
-func splitPath(p string) []string {
+// lowerMethod is strings.ToLower(method), without making the string for
+// the usual methods (an allocation per request).
+func lowerMethod(method string) string {
+	switch method {
+	case http.MethodGet:
+		return "get"
+	case http.MethodPut:
+		return "put"
+	case http.MethodPost:
+		return "post"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
+	case http.MethodHead:
+		return "head"
+	case http.MethodOptions:
+		return "options"
+	}
+	return strings.ToLower(method)
+}
+
+// resolved is a RequestInfo with room for the segments of its path
+// (a namespaced subresource's path has 8).
+type resolved struct {
+	info  RequestInfo
+	parts [8]string
+}
+
+// splitPathInto is the segments of p without its leading and trailing
+// slashes (strings.Split of the rest; nil for none), appended to buf
+// (grown past its capacity as append does); the result's capacity is its
+// length, as strings.Split's.
+func splitPathInto(p string, buf []string) []string {
 	p = strings.Trim(p, "/")
 	if p == "" {
 		return nil
 	}
-	return strings.Split(p, "/")
+	for {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			buf = append(buf, p)
+			return buf[:len(buf):len(buf)]
+		}
+		buf = append(buf, p[:i])
+		p = p[i+1:]
+	}
 }
 
 var longRunningVerbs = sets.New("watch", "proxy")

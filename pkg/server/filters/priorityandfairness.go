@@ -118,8 +118,8 @@ func WithPriorityAndFairness(handler http.Handler, cfg PriorityAndFairness, isLo
 		}
 		cls := c.Classify(&req)
 		h := w.Header()
-		h[flowSchemaUIDKey] = []string{cls.FlowSchemaUID}
-		h[priorityLevelUIDKey] = []string{cls.PriorityLevelUID}
+		h[flowSchemaUIDKey] = cls.FlowSchemaUIDValues()
+		h[priorityLevelUIDKey] = cls.PriorityLevelUIDValues()
 
 		gr := schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}
 		width, watchCount, sampled := estimateWidth(r, info, gr, cfg.ObjectCount, watches)

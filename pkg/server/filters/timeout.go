@@ -74,7 +74,10 @@ func (f *timeoutFilter) serve(ctx context.Context, w http.ResponseWriter, r *htt
 	}
 
 	tw := newTimeoutWriter(w)
-	result := make(chan any, 1) // buffered: the goroutine never blocks on it
+	// done is closed when the handler's goroutine is through, tw.panicked
+	// set (a channel of the panic value itself would be two allocations:
+	// its buffer holds pointers).
+	done := make(chan struct{})
 	// The handler's goroutine gets a request and a State of its own:
 	// what the filters after this one set is never written where this
 	// goroutine reads. The request is a shallow copy (its header map and
@@ -95,7 +98,8 @@ func (f *timeoutFilter) serve(ctx context.Context, w http.ResponseWriter, r *htt
 				logger.Info("post-timeout activity", "timeElapsed", time.Since(timedOutAt),
 					"method", r.Method, "path", r.URL.Path, "panic", p)
 			}
-			result <- p
+			tw.panicked = p
+			close(done)
 			if tracked {
 				handlers.Done()
 			}
@@ -104,8 +108,8 @@ func (f *timeoutFilter) serve(ctx context.Context, w http.ResponseWriter, r *htt
 	}()
 
 	select {
-	case p := <-result:
-		if p != nil {
+	case <-done:
+		if p := tw.panicked; p != nil {
 			panic(p)
 		}
 	case <-ctx.Done():
@@ -114,7 +118,8 @@ func (f *timeoutFilter) serve(ctx context.Context, w http.ResponseWriter, r *htt
 		}
 		// The handler finished just as the deadline hit: its response
 		// stands.
-		if p := <-result; p != nil {
+		<-done
+		if p := tw.panicked; p != nil {
 			panic(p)
 		}
 	}
@@ -137,6 +142,11 @@ type timeoutWriter struct {
 	timedOut    bool
 	timedOutAt  time.Time
 	finished    bool // the handler returned
+
+	// panicked is the handler's panic (with its stack), nil if none: set
+	// by the handler's goroutine before it closes done, read by the
+	// serving goroutine after.
+	panicked any
 }
 
 var (

@@ -27,14 +27,17 @@ type Request struct {
 
 // schema is a digested FlowSchema.
 type schema struct {
-	obj    *flowcontrolv1.FlowSchema
-	name   string
-	uid    string
-	prec   int32
-	plName string
-	method flowcontrolv1.FlowDistinguisherMethodType // "" : no distinguisher
-	rules  []flowcontrolv1.PolicyRulesWithSubjects
-	fm     *flowMetrics
+	obj  *flowcontrolv1.FlowSchema
+	name string
+	uid  string
+	// uidValues is []string{uid}, the response header's value (see
+	// Classification.FlowSchemaUIDValues).
+	uidValues []string
+	prec      int32
+	plName    string
+	method    flowcontrolv1.FlowDistinguisherMethodType // "" : no distinguisher
+	rules     []flowcontrolv1.PolicyRulesWithSubjects
+	fm        *flowMetrics
 }
 
 // sortSchemas orders schemas as upstream: matching precedence ascending,

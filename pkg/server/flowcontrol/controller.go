@@ -52,6 +52,32 @@ type Classification struct {
 	level    *level
 	hashFlow uint64
 	fm       *flowMetrics
+	// fsUIDValues and plUIDValues are the kept header values of the two
+	// UIDs (see FlowSchemaUIDValues); nil if none.
+	fsUIDValues, plUIDValues []string
+}
+
+// FlowSchemaUIDValues is []string{c.FlowSchemaUID}, the value of the
+// response header that names the schema: made once per schema and shared
+// by its requests' responses (a slice per request was an allocation), so
+// read only. A header map holding it may replace it or append to it (its
+// capacity is 1), never write into it.
+func (c *Classification) FlowSchemaUIDValues() []string {
+	return uidValues(c.fsUIDValues, c.FlowSchemaUID)
+}
+
+// PriorityLevelUIDValues is []string{c.PriorityLevelUID}, kept and shared
+// as FlowSchemaUIDValues.
+func (c *Classification) PriorityLevelUIDValues() []string {
+	return uidValues(c.plUIDValues, c.PriorityLevelUID)
+}
+
+// uidValues is kept if it holds just uid, else a new []string{uid}.
+func uidValues(kept []string, uid string) []string {
+	if len(kept) == 1 && kept[0] == uid {
+		return kept[:1:1]
+	}
+	return []string{uid}
 }
 
 // Options configure a Controller.
@@ -154,7 +180,7 @@ func (c *Controller) Apply(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv1
 	schemas := make([]*schema, 0, len(fss))
 	dangling := map[string]bool{}
 	for _, fs := range fss {
-		s := &schema{obj: fs, name: fs.Name, uid: string(fs.UID), prec: fs.Spec.MatchingPrecedence, plName: fs.Spec.PriorityLevelConfiguration.Name, rules: fs.Spec.Rules}
+		s := &schema{obj: fs, name: fs.Name, uid: string(fs.UID), uidValues: []string{string(fs.UID)}, prec: fs.Spec.MatchingPrecedence, plName: fs.Spec.PriorityLevelConfiguration.Name, rules: fs.Spec.Rules}
 		if fs.Spec.DistinguisherMethod != nil {
 			s.method = fs.Spec.DistinguisherMethod.Type
 		}
@@ -208,26 +234,29 @@ func (c *Controller) Classify(r *Request) Classification {
 		}
 		lv := levels[s.plName]
 		d := flowDistinguisher(s.method, r)
-		uid, exempt := lv.identity()
+		uid, uidValues, exempt := lv.identity()
 		return Classification{
 			FlowSchema: s.name, FlowSchemaUID: s.uid,
 			PriorityLevel: lv.name, PriorityLevelUID: uid,
 			Distinguisher: d, Exempt: exempt,
 			level: lv, hashFlow: hashFlow(s.name, d), fm: s.fm,
+			fsUIDValues: s.uidValues, plUIDValues: uidValues,
 		}
 	}
 	lv := levels[flowcontrolv1.PriorityLevelConfigurationNameCatchAll]
 	var fsUID string
+	var fsUIDValues []string
 	var fm *flowMetrics
 	if catchAll != nil {
-		fsUID, fm = catchAll.uid, catchAll.fm
+		fsUID, fsUIDValues, fm = catchAll.uid, catchAll.uidValues, catchAll.fm
 	}
-	uid, _ := lv.identity()
+	uid, uidValues, _ := lv.identity()
 	return Classification{
 		FlowSchema: flowcontrolv1.FlowSchemaNameCatchAll, FlowSchemaUID: fsUID,
 		PriorityLevel: lv.name, PriorityLevelUID: uid,
 		Distinguisher: r.User,
 		level:         lv, hashFlow: hashFlow(flowcontrolv1.FlowSchemaNameCatchAll, r.User), fm: fm,
+		fsUIDValues: fsUIDValues, plUIDValues: uidValues,
 	}
 }
 

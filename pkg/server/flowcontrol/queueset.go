@@ -29,10 +29,13 @@ type level struct {
 	c    *Controller
 	name string
 
-	mu     sync.Mutex
-	uid    string
-	exempt bool
-	reject bool // limitResponse Reject
+	mu  sync.Mutex
+	uid string
+	// uidValues is []string{uid}, the response header's value (see
+	// Classification.PriorityLevelUIDValues).
+	uidValues []string
+	exempt    bool
+	reject    bool // limitResponse Reject
 
 	shares                       int32
 	lendablePercent              int32
@@ -105,10 +108,10 @@ func nominalShares(pl *flowcontrolv1.PriorityLevelConfiguration) int32 {
 
 // identity is the level's object UID and whether it is exempt, read
 // under its lock (configure changes them when the configuration does).
-func (lv *level) identity() (uid string, exempt bool) {
+func (lv *level) identity() (uid string, uidValues []string, exempt bool) {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
-	return lv.uid, lv.exempt
+	return lv.uid, lv.uidValues, lv.exempt
 }
 
 // configure (re)applies pl, computing the nominal, lendable and borrowing
@@ -119,6 +122,9 @@ func (lv *level) identity() (uid string, exempt bool) {
 func (lv *level) configure(pl *flowcontrolv1.PriorityLevelConfiguration, serverCL, sumShares int, isNew bool) {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
+	if lv.uidValues == nil || lv.uid != string(pl.UID) {
+		lv.uidValues = []string{string(pl.UID)} // never changed once made: responses share it
+	}
 	lv.uid = string(pl.UID)
 	lv.exempt = pl.Spec.Type == flowcontrolv1.PriorityLevelEnablementExempt
 	lv.shares = nominalShares(pl)

@@ -90,6 +90,9 @@ type Cacher struct {
 	lastProgress time.Time
 
 	revs revisionReads // consistent gets' reads of the current revision
+	// readRevision is store.CurrentRevision, made once: a method value
+	// made per get is an allocation per get.
+	readRevision func(context.Context) (uint64, error)
 
 	// packer packs the event window's superseded states (reflector only).
 	packer packer
@@ -139,6 +142,7 @@ func New(cfg Config) (*Cacher, error) {
 
 		unreadySince: time.Now(),
 	}
+	c.readRevision = c.store.CurrentRevision
 	c.progress, _ = cfg.Storage.(ProgressRequester)
 	if m, ok := cfg.Storage.(RevisionEndMarker); ok {
 		c.marked = m.MarksRevisionEnds()

@@ -127,3 +127,67 @@ func TestRevisionReadsContext(t *testing.T) {
 		t.Fatalf("got %d, want 6", rev)
 	}
 }
+
+// TestRevisionReadsShareAContextUntilHalfItsTimeout: back-to-back reads
+// share one context while at least half of the timeout is left of it; a
+// read that starts later, or after a read that ran out of time, gets a new
+// one, so no read starts on an ended context or with less than half the
+// timeout.
+func TestRevisionReadsShareAContextUntilHalfItsTimeout(t *testing.T) {
+	const timeout = 400 * time.Millisecond
+	r := revisionReads{timeout: timeout}
+	type seen struct {
+		deadline time.Time
+		err      error
+		at       time.Time
+	}
+	reads := make(chan seen, 8)
+	release := make(chan struct{})
+	read := func(ctx context.Context) (uint64, error) {
+		d, _ := ctx.Deadline()
+		reads <- seen{d, ctx.Err(), time.Now()}
+		select {
+		case <-release:
+			return 1, nil
+		case <-ctx.Done(): // the first read runs out of time
+			return 0, ctx.Err()
+		}
+	}
+	done := make(chan error, 3)
+	ask := func() {
+		_, _, err := r.current(context.Background(), read)
+		done <- err
+	}
+	go ask()
+	first := <-reads
+	go ask()
+	queued(t, &r, 1)
+	// The first read ends with its context; the second must not start on
+	// that ended context.
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("first read: %v, want its context's deadline", err)
+	}
+	second := <-reads
+	if second.err != nil || !second.deadline.After(first.deadline) {
+		t.Fatalf("second read started on context (deadline %v, err %v), want a new one after %v", second.deadline, second.err, first.deadline)
+	}
+	// A third read queued behind the second, starting right after it,
+	// shares the second's context.
+	go ask()
+	queued(t, &r, 1)
+	release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	third := <-reads
+	release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if third.deadline.Sub(third.at) < timeout/2 {
+		t.Fatalf("third read started with %v left, want at least %v", third.deadline.Sub(third.at), timeout/2)
+	}
+	if !third.deadline.Equal(second.deadline) && third.at.Sub(second.at) < timeout/4 {
+		t.Fatalf("third read (started %v after the second) has a context of its own, want the second's", third.at.Sub(second.at))
+	}
+}

@@ -85,6 +85,9 @@ type Store struct {
 	streamKey   string                   // this Store's own etcd watch stream (see watchContext)
 	localReads  bool                     // Config.LocalReads
 	resource    schema.GroupResource     // Config.GroupResource, named by list read errors
+	// revisionOpts are CurrentRevision's read options, made once (read
+	// only: CurrentRevision runs for consistent gets).
+	revisionOpts []clientv3.OpOption
 
 	sizes     atomic.Pointer[sizeEstimator] // nil until EnableSizeEstimation
 	sizesOnce sync.Once
@@ -118,7 +121,7 @@ func New(client *clientv3.Client, cfg Config) *Store {
 	if progress <= 0 {
 		progress = DefaultProgressNotifyInterval
 	}
-	return &Store{
+	s := &Store{
 		progress:    progress,
 		client:      client,
 		codec:       cfg.Codec,
@@ -132,6 +135,8 @@ func New(client *clientv3.Client, cfg Config) *Store {
 		resource:    cfg.GroupResource,
 		leases:      leases{client: client, metrics: storeMetrics(cfg)},
 	}
+	s.revisionOpts = s.readOpts(clientv3.WithCountOnly())
+	return s
 }
 
 // leaseOpts returns the options of a put made with ctx: the lease of
@@ -251,7 +256,7 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object)
 // upstream's GetCurrentResourceVersion).
 func (s *Store) CurrentRevision(ctx context.Context) (uint64, error) {
 	start := time.Now()
-	resp, err := s.client.Get(ctx, s.pathPrefix, s.readOpts(clientv3.WithCountOnly())...)
+	resp, err := s.client.Get(ctx, s.pathPrefix, s.revisionOpts...)
 	s.metrics.EtcdRequest(storagemetrics.OpGetCurrentResourceVersion, start, err)
 	if err != nil {
 		return 0, interpretError(err, "")
