@@ -72,10 +72,12 @@ func (e *watchEncoder) sharedMetadataEvent(t watch.EventType) *sharedEventEncodi
 		}
 	}
 	gv := e.target.GroupVersion()
+	id, handle := sharedID(string(e.objID) + ";as=" + e.target.String() +
+		";event=" + string(e.eventEncoder.Identifier()) + ";type=" + string(t))
 	e.sharedEvents = append(e.sharedEvents, sharedEventEncoding{
-		typ: t,
-		id: runtime.Identifier(string(e.objID) + ";as=" + e.target.String() +
-			";event=" + string(e.eventEncoder.Identifier()) + ";type=" + string(t)),
+		typ:    t,
+		id:     id,
+		handle: handle,
 		encode: func(obj runtime.Object, w io.Writer) error {
 			partial, err := asPartialObjectMetadata(obj, gv)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unique"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,6 +73,14 @@ type cacheWatcher struct {
 	// stopOnCtx unregisters the terminate that the watch's context ending
 	// calls.
 	stopOnCtx func() bool
+
+	// prefixHandle keeps prefix's canonical copy, whose bytes every
+	// watcher of the same scope shares: the dispatcher compares each
+	// event's key with the prefix of every watcher, and with each
+	// watcher's own copy that read a thousand cold copies per event with
+	// 1,000 watchers (as the memory store's writer did: memeqbody 1.6% of
+	// the server's CPU there).
+	prefixHandle unique.Handle[string]
 }
 
 var _ watch.Interface = (*cacheWatcher)(nil)
@@ -267,6 +276,8 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		result:    make(chan watch.Event),
 		done:      make(chan struct{}),
 	}
+	w.prefixHandle = unique.Make(w.prefix)
+	w.prefix = w.prefixHandle.Value()
 	var initial []*entry
 	var backlog []*event
 	c.mu.Lock()

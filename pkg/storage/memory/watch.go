@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unique"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -46,6 +47,14 @@ type watcher struct {
 	start     func(send func(watch.Event) bool, idle func() bool)
 	startOnce sync.Once
 	stopOnCtx func() bool // unregisters the end of the watch with its context
+
+	// prefixHandle keeps prefix's canonical copy, whose bytes every
+	// watcher of the same prefix shares: writers compare each event's key
+	// with the prefix of every watcher under the backend's lock, and with
+	// a thousand watchers' own copies each comparison read bytes no cache
+	// held (memeqbody under wants, 1.2–1.6% of the server's CPU in a
+	// 1,000-watcher row).
+	prefixHandle unique.Handle[string]
 }
 
 var _ watch.Interface = (*watcher)(nil)
@@ -170,6 +179,8 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	if w.recursive && !strings.HasSuffix(w.prefix, "/") {
 		w.prefix += "/"
 	}
+	w.prefixHandle = unique.Make(w.prefix)
+	w.prefix = w.prefixHandle.Value()
 
 	b := s.b
 	var initial []kv
