@@ -64,7 +64,8 @@ func managedFieldsEntry(e *metav1.ManagedFieldsEntry) (map[string]any, bool) {
 		if e.Time.IsZero() {
 			return nil, false // the converter stores a nil value
 		}
-		out["time"] = string(e.Time.UTC().AppendFormat(make([]byte, 0, len(time.RFC3339)), time.RFC3339))
+		var buf [len("2006-01-02T15:04:05+07:00")]byte // formatted on the stack
+		out["time"] = string(e.Time.UTC().AppendFormat(buf[:0], time.RFC3339))
 	}
 	if e.FieldsType != "" {
 		out["fieldsType"] = e.FieldsType

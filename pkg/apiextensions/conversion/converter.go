@@ -143,6 +143,11 @@ func (c *converter) ConvertObject(ctx context.Context, obj *unstructured.Unstruc
 	if from := obj.GroupVersionKind().GroupVersion(); !c.valid[from] {
 		return nil, newError(nil, "request to convert CR from an invalid group/version: %s", from)
 	}
+	if _, none := c.impl.(nopConverter); none {
+		// What nopConverter.convert does for one object, without its
+		// slices: every read and write of a custom resource comes here.
+		return withGroupVersion(obj, to), nil
+	}
 	out, err := c.impl.convert(ctx, []*unstructured.Unstructured{obj}, to, schema.GroupVersionKind{}, true)
 	if err != nil {
 		return nil, err
@@ -235,9 +240,28 @@ type nopConverter struct{}
 func (nopConverter) convert(_ context.Context, objs []*unstructured.Unstructured, to schema.GroupVersion, _ schema.GroupVersionKind, _ bool) ([]*unstructured.Unstructured, error) {
 	out := make([]*unstructured.Unstructured, len(objs))
 	for i, o := range objs {
-		out[i] = withAPIVersion(o, to.String())
+		out[i] = withGroupVersion(o, to)
 	}
 	return out, nil
+}
+
+// withGroupVersion is withAPIVersion(u, gv.String()), without building
+// the string when u has it already.
+func withGroupVersion(u *unstructured.Unstructured, gv schema.GroupVersion) *unstructured.Unstructured {
+	if isAPIVersion(u.GetAPIVersion(), gv) {
+		return u
+	}
+	return withAPIVersion(u, gv.String())
+}
+
+// isAPIVersion tells whether apiVersion is gv.String().
+func isAPIVersion(apiVersion string, gv schema.GroupVersion) bool {
+	if gv.Group == "" {
+		return apiVersion == gv.Version
+	}
+	g := len(gv.Group)
+	return len(apiVersion) == g+1+len(gv.Version) && apiVersion[:g] == gv.Group &&
+		apiVersion[g] == '/' && apiVersion[g+1:] == gv.Version
 }
 
 func (nopConverter) closeIdleConnections() {}

@@ -1,7 +1,10 @@
 package customresource
 
 import (
+	"hash/maphash"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -41,12 +44,17 @@ type jsonReader struct {
 	strict bool
 	// topDup: the top-level object holds a key twice.
 	topDup bool
+	// items holds the items of the arrays being read (see array), in
+	// the slice pooled came from itemsPool with.
+	items  []any
+	pooled *[]any
 }
 
 // decodeJSONObject decodes the object data holds, as described above
 // (ok=false: use the standard decoder).
 func decodeJSONObject(data []byte) (map[string]any, bool) {
 	r := jsonReader{data: data}
+	defer r.release()
 	return r.document()
 }
 
@@ -57,6 +65,7 @@ func decodeJSONObject(data []byte) (map[string]any, bool) {
 // whether the top-level object holds a key twice (the map has the last).
 func decodeJSONBody(data []byte, strict bool) (m map[string]any, topDup, ok bool) {
 	r := jsonReader{data: data, strict: strict}
+	defer r.release()
 	m, ok = r.document()
 	return m, r.topDup, ok
 }
@@ -101,7 +110,7 @@ func (r *jsonReader) value() (any, bool) {
 	case c == '[':
 		return r.array()
 	case c == '"':
-		return r.string()
+		return r.stringValue()
 	case c == 't':
 		return true, r.literal("true")
 	case c == 'f':
@@ -186,19 +195,27 @@ func (r *jsonReader) array() (any, bool) {
 		return nil, false
 	}
 	r.i++
-	a := make([]any, 0)
 	r.skipSpace()
 	if r.i < len(r.data) && r.data[r.i] == ']' {
 		r.i++
 		r.depth--
-		return a, true
+		return make([]any, 0), true
 	}
+	// The items go on r.items (nested arrays' above them) and are copied
+	// to a slice of their number at the end: one allocation per array
+	// instead of append's growth.
+	if r.pooled == nil {
+		r.pooled = itemsPool.Get().(*[]any)
+		r.items = *r.pooled
+	}
+	base := len(r.items)
+	defer func() { clear(r.items[base:]); r.items = r.items[:base] }()
 	for {
 		v, ok := r.value()
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		r.items = append(r.items, v)
 		r.skipSpace()
 		if r.i >= len(r.data) {
 			return nil, false
@@ -210,17 +227,68 @@ func (r *jsonReader) array() (any, bool) {
 		case ']':
 			r.i++
 			r.depth--
-			return a, true
+			return append(make([]any, 0, len(r.items)-base), r.items[base:]...), true
 		default:
 			return nil, false
 		}
 	}
 }
 
-// string reads a string starting at its '"'.
+// itemsPool holds readers' scratch slices for array items (empty, and
+// cleared: they keep nothing alive).
+var itemsPool = sync.Pool{New: func() any { s := make([]any, 0, 32); return &s }}
+
+// release returns r's scratch slice to itemsPool.
+func (r *jsonReader) release() {
+	if r.pooled != nil && cap(r.items) <= 1024 {
+		*r.pooled = r.items[:0]
+		itemsPool.Put(r.pooled)
+	}
+	r.pooled, r.items = nil, nil
+}
+
+// string reads a string starting at its '"' (an object's key).
 func (r *jsonReader) string() (string, bool) {
-	start := r.i + 1
-	plain := true // no escapes, ASCII only
+	start, end, plain, ok := r.scanString()
+	if !ok {
+		return "", false
+	}
+	if plain {
+		b := r.data[start:end]
+		if s, found := internJSON(b); found {
+			return s, true
+		}
+		if len(b) > maxInternedLen {
+			return string(b), true
+		}
+		return interned(b).s, true
+	}
+	return unquoteJSON(r.data[start:end]), true
+}
+
+// stringValue is string for a value: the string boxed, shared with other
+// decodes' when it is one they hold too (a box is an allocation of its
+// own).
+func (r *jsonReader) stringValue() (any, bool) {
+	start, end, plain, ok := r.scanString()
+	if !ok {
+		return nil, false
+	}
+	if plain {
+		b := r.data[start:end]
+		if len(b) == 0 || len(b) > maxInternedLen {
+			return string(b), true // "" is boxed without an allocation
+		}
+		return interned(b).v, true
+	}
+	return unquoteJSON(r.data[start:end]), true
+}
+
+// scanString reads a string starting at its '"': its content is
+// r.data[start:end], plain when it holds no escape and ASCII only.
+func (r *jsonReader) scanString() (start, end int, plain, ok bool) {
+	start = r.i + 1
+	plain = true // no escapes, ASCII only
 	j := start
 	for ; j < len(r.data); j++ {
 		c := r.data[j]
@@ -228,29 +296,29 @@ func (r *jsonReader) string() (string, bool) {
 			break
 		}
 		if c < 0x20 {
-			return "", false
+			return 0, 0, false, false
 		}
 		if c == '\\' {
 			plain = false
 			// The scanner's escapes: \" \\ \/ \b \f \n \r \t \uXXXX.
 			if j+1 >= len(r.data) {
-				return "", false
+				return 0, 0, false, false
 			}
 			switch r.data[j+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				j++
 			case 'u':
 				if j+5 >= len(r.data) {
-					return "", false
+					return 0, 0, false, false
 				}
 				for _, h := range r.data[j+2 : j+6] {
 					if !isHex(h) {
-						return "", false
+						return 0, 0, false, false
 					}
 				}
 				j += 5
 			default:
-				return "", false
+				return 0, 0, false, false
 			}
 			continue
 		}
@@ -259,13 +327,10 @@ func (r *jsonReader) string() (string, bool) {
 		}
 	}
 	if j >= len(r.data) {
-		return "", false
+		return 0, 0, false, false
 	}
 	r.i = j + 1
-	if plain {
-		return internJSON(r.data[start:j]), true
-	}
-	return unquoteJSON(r.data[start:j]), true
+	return start, j, plain, true
 }
 
 func isHex(c byte) bool {
@@ -409,70 +474,104 @@ func (r *jsonReader) number() (any, bool) {
 	return f, true
 }
 
-// internJSON returns b as a string: one of the strings every custom
-// resource holds (metadata's keys, its managedFields' keys and values)
-// without allocating, any other a new string. Strings are immutable:
-// sharing them is safe.
-func internJSON(b []byte) string {
+// internJSON returns b as a string without allocating when it is one of
+// the strings every custom resource holds (metadata's keys, its
+// managedFields' keys and values); found is false for any other.
+// Strings are immutable: sharing them is safe.
+func internJSON(b []byte) (s string, found bool) {
 	switch string(b) {
 	case "apiVersion":
-		return "apiVersion"
+		return "apiVersion", true
 	case "kind":
-		return "kind"
+		return "kind", true
 	case "metadata":
-		return "metadata"
+		return "metadata", true
 	case "name":
-		return "name"
+		return "name", true
 	case "namespace":
-		return "namespace"
+		return "namespace", true
 	case "uid":
-		return "uid"
+		return "uid", true
 	case "resourceVersion":
-		return "resourceVersion"
+		return "resourceVersion", true
 	case "generation":
-		return "generation"
+		return "generation", true
 	case "creationTimestamp":
-		return "creationTimestamp"
+		return "creationTimestamp", true
 	case "labels":
-		return "labels"
+		return "labels", true
 	case "annotations":
-		return "annotations"
+		return "annotations", true
 	case "managedFields":
-		return "managedFields"
+		return "managedFields", true
 	case "manager":
-		return "manager"
+		return "manager", true
 	case "operation":
-		return "operation"
+		return "operation", true
 	case "Update":
-		return "Update"
+		return "Update", true
 	case "Apply":
-		return "Apply"
+		return "Apply", true
 	case "time":
-		return "time"
+		return "time", true
 	case "fieldsType":
-		return "fieldsType"
+		return "fieldsType", true
 	case "FieldsV1":
-		return "FieldsV1"
+		return "FieldsV1", true
 	case "fieldsV1":
-		return "fieldsV1"
+		return "fieldsV1", true
 	case "subresource":
-		return "subresource"
+		return "subresource", true
 	case "status":
-		return "status"
+		return "status", true
 	case "spec":
-		return "spec"
+		return "spec", true
 	case ".":
-		return "."
+		return ".", true
 	case "f:metadata":
-		return "f:metadata"
+		return "f:metadata", true
 	case "f:spec":
-		return "f:spec"
+		return "f:spec", true
 	case "f:status":
-		return "f:status"
+		return "f:status", true
 	case "f:labels":
-		return "f:labels"
+		return "f:labels", true
 	case "f:annotations":
-		return "f:annotations"
+		return "f:annotations", true
 	}
-	return string(b)
+	return "", false
+}
+
+// maxInternedLen bounds the strings the decoder keeps in internedStrings.
+const maxInternedLen = 64
+
+// internedString is a string the decoder read, with its boxed form.
+type internedString struct {
+	s string
+	v any // s boxed
+}
+
+// internedStrings holds strings decodes read, by a hash of their bytes,
+// one per slot (a string read again takes the slot): the keys of a
+// kind's objects, their apiVersion, kind and namespace, their managers'
+// names, are the same in every object of the kind, and every decode
+// allocated each of them again, and a box for each value. Strings and
+// boxed strings are immutable: sharing them is safe. At most
+// len(internedStrings) strings of up to maxInternedLen bytes are kept.
+var (
+	internedStrings [1024]atomic.Pointer[internedString]
+	internSeed      = maphash.MakeSeed()
+)
+
+// interned returns b's string from internedStrings, adding it there when
+// its slot holds another one; b is at most maxInternedLen bytes.
+func interned(b []byte) *internedString {
+	slot := &internedStrings[maphash.Bytes(internSeed, b)%uint64(len(internedStrings))]
+	if e := slot.Load(); e != nil && e.s == string(b) {
+		return e
+	}
+	s := string(b)
+	e := &internedString{s: s, v: s}
+	slot.Store(e)
+	return e
 }

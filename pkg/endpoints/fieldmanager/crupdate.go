@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"maps"
 	"slices"
 	"time"
 
@@ -152,7 +151,7 @@ func (c *crUpdater) update(liveObj, newObj *unstructured.Unstructured, manager s
 		return nil, false
 	}
 	stripFields(fields, c.self)
-	times := maps.Clone(m.times)
+	times := m.times // decodeManaged made it for this update alone: no copy
 	if vs, found := fields[c.self]; found {
 		delete(fields, c.self)
 		if previous, found := fields[id]; found {

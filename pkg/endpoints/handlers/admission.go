@@ -122,7 +122,24 @@ func (s *RequestScope) updateValidation(ctx context.Context, name string, opts *
 			return s.Admission.Validate(ctx, s.attributes(ctx, admission.Update, name, opts, opts.DryRun, obj, old))
 		}
 	}
-	return uctx, s.authorizeCreate(name, s.createValidation(name, updateToCreateOptions(opts), opts.DryRun)), update
+	create := &lazyCreateValidation{build: func() rest.ValidateObjectFunc {
+		return s.authorizeCreate(name, s.createValidation(name, updateToCreateOptions(opts), opts.DryRun))
+	}}
+	return uctx, create.validate, update
+}
+
+// lazyCreateValidation builds the validation of the create an update may
+// turn into on its first use, once per request: most updates are of an
+// object that exists and never use it.
+type lazyCreateValidation struct {
+	once  sync.Once
+	build func() rest.ValidateObjectFunc
+	f     rest.ValidateObjectFunc
+}
+
+func (l *lazyCreateValidation) validate(ctx context.Context, obj runtime.Object) error {
+	l.once.Do(func() { l.f = l.build() })
+	return l.f(ctx, obj)
 }
 
 // updateToCreateOptions are the options admission sees for the create an

@@ -7,12 +7,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
@@ -156,7 +154,7 @@ func (e *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 			m.SetGeneration(1)
 		}
 	}
-	errs := validation.ValidateObjectMetaAccessor(&validationMeta{Object: m}, namespaced, e.NameValidator, field.NewPath("metadata"))
+	errs := validateObjectMeta(&validationMeta{Object: m}, namespaced, e.NameValidator)
 	if e.NameDeclarative != nil {
 		errs = nameDeclarative(errs, e.NameDeclarative, m.GetName())
 	}

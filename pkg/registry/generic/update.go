@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -198,10 +197,9 @@ func (e *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 		m.SetGeneration(oldMeta.GetGeneration() + 1)
 	}
 
-	path := field.NewPath("metadata")
 	vm := &validationMeta{Object: m}
-	errs := validation.ValidateObjectMetaAccessor(vm, namespaced, e.NameValidator, path)
-	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(vm, oldMeta, path)...)
+	errs := validateObjectMeta(vm, namespaced, e.NameValidator)
+	errs = append(errs, validateObjectMetaUpdate(vm, oldMeta)...)
 	errs = append(errs, e.UpdateStrategy.ValidateUpdate(ctx, obj, old)...)
 	if len(errs) > 0 {
 		errs = orderDeclarative(obj, internalValues(obj, errs))

@@ -236,7 +236,7 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object)
 	start := time.Now()
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(k), "=", 0)).
-		Then(clientv3.OpPut(k, string(data), putOpts...)).
+		Then(opPut(k, data, putOpts...)).
 		Commit()
 	s.metrics.EtcdRequest(storagemetrics.OpCreate, start, err)
 	if err != nil {

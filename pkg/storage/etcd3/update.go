@@ -90,6 +90,23 @@ func (r *stateReader) guess(cached runtime.Object) (*objState, error) {
 	return &objState{obj: obj, rev: int64(rv)}, nil
 }
 
+// opPut is clientv3.OpPut(k, string(value), opts...) without its two copies
+// of the value (the conversion to a string, and OpPut's back to a slice):
+// the request holds value itself. value is never changed once encoded.
+func opPut(k string, value []byte, opts ...clientv3.OpOption) clientv3.Op {
+	op := clientv3.OpPut(k, "", opts...)
+	op.WithValueBytes(value)
+	return op
+}
+
+// valueDiffers is clientv3.Compare(clientv3.Value(k), "!=", string(value))
+// without its two copies of value (Txn.If still makes its own).
+func valueDiffers(k string, value []byte) clientv3.Cmp {
+	cmp := clientv3.Compare(clientv3.Value(k), "!=", "")
+	cmp.WithValueBytes(value)
+	return cmp
+}
+
 // GuaranteedUpdate implements [storage.Interface].
 func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
@@ -160,10 +177,9 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		// (upstream encodes the guess to compare, and re-reads the key
 		// before answering such a no-op).
 		noop := !current && st.rev != 0
-		value := string(data) // one copy for both the comparison and the put
 		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(k), "=", st.rev)}
 		if noop {
-			cmps = append(cmps, clientv3.Compare(clientv3.Value(k), "!=", value))
+			cmps = append(cmps, valueDiffers(k, data))
 		}
 		putOpts, err := s.leaseOpts(ctx)
 		if err != nil {
@@ -172,7 +188,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(cmps...).
-			Then(clientv3.OpPut(k, value, putOpts...)).
+			Then(opPut(k, data, putOpts...)).
 			Else(clientv3.OpGet(k)).
 			Commit()
 		s.metrics.EtcdRequest(storagemetrics.OpUpdate, start, err)
