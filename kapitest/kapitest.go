@@ -404,14 +404,34 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 // for them, and Reset must not take them for the test's. It waits at most
 // max (controllers can be turned off, and kube-root-ca.crt is not
 // published when the server's CA is unknown), then reads storage as it is.
+// On the memory backend it reads again at each write (they come within a
+// millisecond or two of ready); on etcd it polls every 2 ms.
 func (s *Server) settledState(max time.Duration) (map[string][]byte, error) {
-	deadline := time.Now().Add(max)
+	deadline := time.NewTimer(max)
+	defer deadline.Stop()
+	notifier, notifies := s.storage.(interface {
+		readChanges() (map[string][]byte, <-chan struct{}, error)
+	})
 	for {
-		state, err := s.storage.read(context.Background())
-		if err != nil || time.Now().After(deadline) || s.settled(state) {
+		var state map[string][]byte
+		var changed <-chan struct{}
+		var poll <-chan time.Time
+		var err error
+		if notifies {
+			state, changed, err = notifier.readChanges()
+		} else {
+			state, err = s.storage.read(context.Background())
+			poll = time.After(2 * time.Millisecond)
+		}
+		if err != nil || s.settled(state) {
 			return state, err
 		}
-		time.Sleep(2 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-poll:
+		case <-deadline.C:
+			return s.storage.read(context.Background())
+		}
 	}
 }
 
