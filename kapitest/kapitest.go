@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/pflag"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/internal/bootimage"
@@ -377,7 +376,9 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, err
 	}
-	s.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	// What loading the admin kubeconfig gives, without reading it back
+	// (TestStartConfigAsKubeconfig).
+	s.Config, err = cfg.AdminClientConfig()
 	if err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("load admin kubeconfig: %w", err)
