@@ -22,7 +22,9 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/internal/bootimage"
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/manager"
 	"github.com/kapi-dev/kapi/pkg/controlplane/legacytokentracking"
+	"github.com/kapi-dev/kapi/pkg/server/options"
 )
 
 // Server is a running kapi.
@@ -57,6 +59,11 @@ type Server struct {
 	// installs (APIServices of CRD groups): the start state waits for
 	// them.
 	expectedKeys []string
+	// noDefaultSA and noRootCA: this server's flags turn off the
+	// controller making the default ServiceAccounts, or kube-root-ca.crt,
+	// and no other server shares its storage: the settled state does
+	// not wait for what will not come.
+	noDefaultSA, noRootCA bool
 	// serverOwnedKeys are objects the server makes and keeps for itself
 	// at any time: Reset and Restore neither delete nor put them back.
 	serverOwnedKeys []string
@@ -333,6 +340,11 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		seeded:           seeded,
 	}
 	s.inFlight = cfg.AwaitRequestsInFlight
+	if exclusive := completed.Storage.Backend == options.StorageBackendMemory || len(completed.Storage.ServerList) == 0; exclusive {
+		cs := completed.Controllers.Controllers
+		s.noDefaultSA = !manager.Enabled(manager.ServiceAccountController, cs)
+		s.noRootCA = !manager.Enabled(manager.RootCACertificatePublisherController, cs)
+	}
 	if mb := cfg.MemoryBackend(); mb != nil {
 		s.storage = memoryKV{mb}
 	} else {
@@ -396,9 +408,9 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, err
 	}
-	// Without the defaults at settleTimeout (controllers turned off, no
-	// CA to publish), the wait is for the installed CRDs' APIServices
-	// only: the defaults had their time.
+	// Without the defaults at settleTimeout (no CA to publish, the
+	// controllers run by another server of the storage), the wait is for
+	// the installed CRDs' APIServices only: the defaults had their time.
 	if s.baseline, err = s.settledState(settleTimeout, defaultsMade); err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("read storage: %w", err)
@@ -421,10 +433,11 @@ const settleTimeout = 3 * time.Second
 // settledState reads storage once the server's controllers have made the
 // objects they make in every namespace at start (the default
 // ServiceAccount, the kube-root-ca.crt ConfigMap; unless defaults is
-// false) and the expected keys exist: readiness does not wait for them,
-// and Reset must not take them for the test's. It waits at most max
-// (controllers can be turned off, and kube-root-ca.crt is not published
-// when the server's CA is unknown) or until the server exits, then reads
+// false; not those of a controller the flags turn off) and the expected
+// keys exist: readiness does not wait for them, and Reset must not take
+// them for the test's. It waits at most max (kube-root-ca.crt is not
+// published when the server's CA is unknown; another server sharing the
+// storage may run the controllers) or until the server exits, then reads
 // storage as it is. On the memory backend it reads again at each write
 // (they come within a millisecond or two of the last post-start hook); on
 // etcd it polls every 2 ms.
@@ -474,10 +487,10 @@ func (s *Server) settled(state map[string][]byte, defaults bool) bool {
 		if !ok {
 			continue
 		}
-		if _, ok := state[root+"/serviceaccounts/"+ns+"/default"]; !ok {
+		if _, ok := state[root+"/serviceaccounts/"+ns+"/default"]; !ok && !s.noDefaultSA {
 			return false
 		}
-		if _, ok := state[root+"/configmaps/"+ns+"/kube-root-ca.crt"]; !ok {
+		if _, ok := state[root+"/configmaps/"+ns+"/kube-root-ca.crt"]; !ok && !s.noRootCA {
 			return false
 		}
 	}

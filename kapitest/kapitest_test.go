@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -154,6 +157,30 @@ func TestStartConfigAsKubeconfig(t *testing.T) {
 		want.QPS, want.Burst = 1000, 2000
 		if !reflect.DeepEqual(srv.Config, want) {
 			t.Errorf("Server.Config = %+v, loading %s gives %+v", srv.Config, srv.Kubeconfig, want)
+		}
+	}
+}
+
+// TestStartWithoutDefaultControllers: with the service-account and root-CA
+// controllers turned off (the e2e suite's shared servers turn off the
+// latter), Start does not wait out its 3 s bound for the default
+// ServiceAccounts and kube-root-ca.crt ConfigMaps that will not come.
+func TestStartWithoutDefaultControllers(t *testing.T) {
+	for _, flag := range []string{
+		"--controllers=*,-root-ca-certificate-publisher-controller",
+		"--controllers=*,-serviceaccount-controller,-root-ca-cert-publisher",
+	} {
+		t0 := time.Now()
+		srv := kapitest.Start(t, kapitest.WithFlags(flag))
+		if d := time.Since(t0); d > 2500*time.Millisecond {
+			t.Errorf("%s: Start took %v, want well under the 3 s it waits for defaults that may still come", flag, d)
+		}
+		client, err := kubernetes.NewForConfig(srv.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.CoreV1().ConfigMaps("default").Get(t.Context(), "kube-root-ca.crt", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s: kube-root-ca.crt in default: %v, want NotFound (its controller is off)", flag, err)
 		}
 	}
 }
