@@ -19,11 +19,12 @@ import (
 	"github.com/spf13/pflag"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/internal/app"
 	"github.com/kapi-dev/kapi/internal/bootimage"
+	"github.com/kapi-dev/kapi/pkg/controlplane/controllers/manager"
 	"github.com/kapi-dev/kapi/pkg/controlplane/legacytokentracking"
+	"github.com/kapi-dev/kapi/pkg/server/options"
 )
 
 // Server is a running kapi.
@@ -58,6 +59,11 @@ type Server struct {
 	// installs (APIServices of CRD groups): the start state waits for
 	// them.
 	expectedKeys []string
+	// noDefaultSA and noRootCA: this server's flags turn off the
+	// controller making the default ServiceAccounts, or kube-root-ca.crt,
+	// and no other server shares its storage: the settled state does
+	// not wait for what will not come.
+	noDefaultSA, noRootCA bool
 	// serverOwnedKeys are objects the server makes and keeps for itself
 	// at any time: Reset and Restore neither delete nor put them back.
 	serverOwnedKeys []string
@@ -334,6 +340,11 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		seeded:           seeded,
 	}
 	s.inFlight = cfg.AwaitRequestsInFlight
+	if exclusive := completed.Storage.Backend == options.StorageBackendMemory || len(completed.Storage.ServerList) == 0; exclusive {
+		cs := completed.Controllers.Controllers
+		s.noDefaultSA = !manager.Enabled(manager.ServiceAccountController, cs)
+		s.noRootCA = !manager.Enabled(manager.RootCACertificatePublisherController, cs)
+	}
 	if mb := cfg.MemoryBackend(); mb != nil {
 		s.storage = memoryKV{mb}
 	} else {
@@ -355,7 +366,19 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		s.runErr = prepared.Run(ctx)
 	}()
 
-	if err := s.waitReady(head.Handler(), head.PostStartHooksFinished(), cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
+	// The per-namespace defaults are waited for before /readyz is first
+	// asked: its first 200 starts the controllers readiness does not wait
+	// for (the garbage collector's ~60 watches, the quota, token and CSR
+	// controllers; app's StartDeferred), which otherwise compete on the
+	// CPU with the two controllers making the defaults (traced at load
+	// ~5: up to 15 ms of Start spent so). The final wait below then
+	// finds them at once.
+	defaultsMade := false
+	awaitDefaults := func() {
+		state, err := s.settledState(settleTimeout, true)
+		defaultsMade = err == nil && s.settled(state, true)
+	}
+	if err := s.waitReady(head.Handler(), head.PostStartHooksFinished(), awaitDefaults, cfg.LoopbackToken, cmp.Or(o.StartTimeout, 60*time.Second)); err != nil {
 		_ = s.Stop()
 		return nil, err
 	}
@@ -365,7 +388,9 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, err
 	}
-	s.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	// What loading the admin kubeconfig gives, without reading it back
+	// (TestStartConfigAsKubeconfig).
+	s.Config, err = cfg.AdminClientConfig()
 	if err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("load admin kubeconfig: %w", err)
@@ -383,7 +408,10 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 		_ = s.Stop()
 		return nil, err
 	}
-	if s.baseline, err = s.settledState(3 * time.Second); err != nil {
+	// Without the defaults at settleTimeout (no CA to publish, the
+	// controllers run by another server of the storage), the wait is for
+	// the installed CRDs' APIServices only: the defaults had their time.
+	if s.baseline, err = s.settledState(settleTimeout, defaultsMade); err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("read storage: %w", err)
 	}
@@ -398,28 +426,60 @@ func StartE(dataDir string, logger *slog.Logger, opts ...Option) (*Server, error
 	return s, nil
 }
 
+// settleTimeout bounds the waits for the per-namespace defaults (see
+// settledState).
+const settleTimeout = 3 * time.Second
+
 // settledState reads storage once the server's controllers have made the
 // objects they make in every namespace at start (the default
-// ServiceAccount, the kube-root-ca.crt ConfigMap): readiness does not wait
-// for them, and Reset must not take them for the test's. It waits at most
-// max (controllers can be turned off, and kube-root-ca.crt is not
-// published when the server's CA is unknown), then reads storage as it is.
-func (s *Server) settledState(max time.Duration) (map[string][]byte, error) {
-	deadline := time.Now().Add(max)
+// ServiceAccount, the kube-root-ca.crt ConfigMap; unless defaults is
+// false; not those of a controller the flags turn off) and the expected
+// keys exist: readiness does not wait for them, and Reset must not take
+// them for the test's. It waits at most max (kube-root-ca.crt is not
+// published when the server's CA is unknown; another server sharing the
+// storage may run the controllers) or until the server exits, then reads
+// storage as it is. On the memory backend it reads again at each write
+// (they come within a millisecond or two of the last post-start hook); on
+// etcd it polls every 2 ms.
+func (s *Server) settledState(max time.Duration, defaults bool) (map[string][]byte, error) {
+	deadline := time.NewTimer(max)
+	defer deadline.Stop()
+	notifier, notifies := s.storage.(interface {
+		readChanges() (map[string][]byte, <-chan struct{}, error)
+	})
 	for {
-		state, err := s.storage.read(context.Background())
-		if err != nil || time.Now().After(deadline) || s.settled(state) {
+		var state map[string][]byte
+		var changed <-chan struct{}
+		var poll <-chan time.Time
+		var err error
+		if notifies {
+			state, changed, err = notifier.readChanges()
+		} else {
+			state, err = s.storage.read(context.Background())
+			poll = time.After(2 * time.Millisecond)
+		}
+		if err != nil || s.settled(state, defaults) {
 			return state, err
 		}
-		time.Sleep(2 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-poll:
+		case <-s.finished:
+			return state, fmt.Errorf("server exited: %v", s.runErr)
+		case <-deadline.C:
+			return s.storage.read(context.Background())
+		}
 	}
 }
 
-func (s *Server) settled(state map[string][]byte) bool {
+func (s *Server) settled(state map[string][]byte, defaults bool) bool {
 	for _, k := range s.expectedKeys {
 		if _, ok := state[k]; !ok {
 			return false
 		}
+	}
+	if !defaults {
+		return true
 	}
 	root := s.storage.root()
 	for k := range state {
@@ -427,10 +487,10 @@ func (s *Server) settled(state map[string][]byte) bool {
 		if !ok {
 			continue
 		}
-		if _, ok := state[root+"/serviceaccounts/"+ns+"/default"]; !ok {
+		if _, ok := state[root+"/serviceaccounts/"+ns+"/default"]; !ok && !s.noDefaultSA {
 			return false
 		}
-		if _, ok := state[root+"/configmaps/"+ns+"/kube-root-ca.crt"]; !ok {
+		if _, ok := state[root+"/configmaps/"+ns+"/kube-root-ca.crt"]; !ok && !s.noRootCA {
 			return false
 		}
 	}
@@ -453,9 +513,10 @@ func setVersion(cfg *app.Config, sv *utilversion.Version) {
 //
 // /readyz cannot pass before every post-start hook has returned (each is
 // one of its checks): until hooksDone is closed the wait is for it, not a
-// poll (a poll's sleep added up to 10 ms to a start); after it, /readyz is
-// asked again as its other checks (storage, informers) may lag.
-func (s *Server) waitReady(h http.Handler, hooksDone <-chan struct{}, token string, timeout time.Duration) error {
+// poll (a poll's sleep added up to 10 ms to a start); then beforeReadyz
+// runs; after it, /readyz is asked again as its other checks (storage,
+// informers) may lag.
+func (s *Server) waitReady(h http.Handler, hooksDone <-chan struct{}, beforeReadyz func(), token string, timeout time.Duration) error {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	select {
@@ -466,6 +527,7 @@ func (s *Server) waitReady(h http.Handler, hooksDone <-chan struct{}, token stri
 		_, last := s.readyz(h, token)
 		return fmt.Errorf("not ready within %v (post-start hooks not finished): last /readyz: %s", timeout, last)
 	}
+	beforeReadyz()
 	for wait := 200 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
 		ok, last := s.readyz(h, token)
 		if ok {

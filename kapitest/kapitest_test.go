@@ -2,14 +2,28 @@ package kapitest_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"log/slog"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/kapitest"
 	"github.com/kapi-dev/kapi/pkg/auth/pki"
@@ -99,5 +113,74 @@ func TestStartReportsAFailedFileWrite(t *testing.T) {
 		kapitest.WithFlags("--admin-kubeconfig="+filepath.Join(notDir, "admin.kubeconfig")))
 	if err == nil || !strings.HasPrefix(err.Error(), "write --admin-kubeconfig: ") {
 		t.Fatalf("got %v, want the admin kubeconfig's write error", err)
+	}
+}
+
+// TestStartConfigAsKubeconfig: Server.Config is what loading the admin
+// kubeconfig gives (Start makes it without reading the file back), with
+// envtest's client-side rate limits; with kapi's PKI and with a serving
+// certificate of the user's whose issuer is unknown (no CA in the
+// kubeconfig).
+func TestStartConfigAsKubeconfig(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "user-serving"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "serving.crt"), filepath.Join(dir, "serving.key")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range [][]kapitest.Option{nil, {kapitest.WithFlags("--tls-cert-file="+certFile, "--tls-private-key-file="+keyFile)}} {
+		srv := kapitest.Start(t, opts...)
+		want, err := clientcmd.BuildConfigFromFlags("", srv.Kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.QPS, want.Burst = 1000, 2000
+		if !reflect.DeepEqual(srv.Config, want) {
+			t.Errorf("Server.Config = %+v, loading %s gives %+v", srv.Config, srv.Kubeconfig, want)
+		}
+	}
+}
+
+// TestStartWithoutDefaultControllers: with the service-account and root-CA
+// controllers turned off (the e2e suite's shared servers turn off the
+// latter), Start does not wait out its 3 s bound for the default
+// ServiceAccounts and kube-root-ca.crt ConfigMaps that will not come.
+func TestStartWithoutDefaultControllers(t *testing.T) {
+	for _, flag := range []string{
+		"--controllers=*,-root-ca-certificate-publisher-controller",
+		"--controllers=*,-serviceaccount-controller,-root-ca-cert-publisher",
+	} {
+		t0 := time.Now()
+		srv := kapitest.Start(t, kapitest.WithFlags(flag))
+		if d := time.Since(t0); d > 2500*time.Millisecond {
+			t.Errorf("%s: Start took %v, want well under the 3 s it waits for defaults that may still come", flag, d)
+		}
+		client, err := kubernetes.NewForConfig(srv.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.CoreV1().ConfigMaps("default").Get(t.Context(), "kube-root-ca.crt", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s: kube-root-ca.crt in default: %v, want NotFound (its controller is off)", flag, err)
+		}
 	}
 }

@@ -274,6 +274,12 @@ func (m memoryKV) read(context.Context) (map[string][]byte, error) {
 	return data, err
 }
 
+// readChanges is read with a channel closed at storage's next write.
+func (m memoryKV) readChanges() (map[string][]byte, <-chan struct{}, error) {
+	data, rev, err := m.b.Read("")
+	return data, m.b.Changed(rev), err
+}
+
 func (m memoryKV) keys(context.Context) ([]string, error) {
 	keys, _, err := m.b.Keys("")
 	return keys, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/kapi-dev/kapi/internal/bootimage"
 	"github.com/kapi-dev/kapi/pkg/storage/memory"
 )
@@ -32,6 +34,16 @@ func (c *Config) AwaitFiles() error {
 		return nil
 	}
 	return c.files.wait()
+}
+
+// AdminClientConfig is the client config that loading the admin
+// kubeconfig NewConfig writes (Options.AdminKubeconfig) gives, made from
+// the same data without reading the file back.
+func (c *Config) AdminClientConfig() (*rest.Config, error) {
+	if c.adminClientConfig == nil {
+		return nil, fmt.Errorf("no admin kubeconfig")
+	}
+	return c.adminClientConfig()
 }
 
 // AwaitRequestsInFlight returns once every non-long-running request that

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/internal/bootimage"
@@ -165,6 +166,9 @@ type Config struct {
 	cleanups []func()
 	// files writes the generated files (Options.DeferFileWrites).
 	files *fileWriter
+	// adminClientConfig makes the client config of the admin kubeconfig
+	// (see AdminClientConfig).
+	adminClientConfig func() (*rest.Config, error)
 	// loopback tracks the loopback clients' connections (loopbackconns.go).
 	loopback loopbackState
 }
@@ -513,7 +517,11 @@ func (c *Config) applySecureServing() error {
 		}
 	}
 	deferWrite := c.deferFile("write --admin-kubeconfig", wrote)
-	if err := kubeconfig.WriteAdminDeferred(c.Options.AdminKubeconfig, "https://"+serverHost(c.Address), c.CAPEM, bundle.AdminCertPEM, bundle.AdminKeyPEM, deferWrite); err != nil {
+	adminServer, adminCA := "https://"+serverHost(c.Address), c.CAPEM
+	c.adminClientConfig = func() (*rest.Config, error) {
+		return kubeconfig.AdminRESTConfig(adminServer, adminCA, bundle.AdminCertPEM, bundle.AdminKeyPEM)
+	}
+	if err := kubeconfig.WriteAdminDeferred(c.Options.AdminKubeconfig, adminServer, c.CAPEM, bundle.AdminCertPEM, bundle.AdminKeyPEM, deferWrite); err != nil {
 		return fmt.Errorf("write --admin-kubeconfig: %w", err)
 	}
 	if deferWrite == nil {

@@ -6,7 +6,11 @@
 // series per gate with that default.
 package features
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Gate is one feature gate at its default.
 type Gate struct {
@@ -25,7 +29,16 @@ func Defaults() []Gate {
 
 // RegisterMetrics registers kubernetes_feature_enabled{name,stage} on reg
 // with one series per gate: 1 if the gate is on by default, else 0.
+//
+// The family is the same for every server of a process and never changes
+// (kapi's gates are at their defaults): every registry gets the one
+// collector, made on first use, rather than a GaugeVec of its own with a
+// child per gate (~2,850 allocations per server start).
 func RegisterMetrics(reg prometheus.Registerer) error {
+	return reg.Register(enabledMetric())
+}
+
+var enabledMetric = sync.OnceValue(func() prometheus.Collector {
 	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "kubernetes_feature_enabled",
 		Help: "[BETA] This metric records the data about the stage and enablement of a k8s feature.",
@@ -37,5 +50,5 @@ func RegisterMetrics(reg prometheus.Registerer) error {
 		}
 		g.WithLabelValues(f.Name, f.Stage).Set(v)
 	}
-	return reg.Register(g)
-}
+	return g
+})

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -165,5 +166,40 @@ func TestWriteAdminErrors(t *testing.T) {
 				t.Errorf("got no error")
 			}
 		})
+	}
+}
+
+// TestAdminRESTConfigAsLoaded: AdminRESTConfig is what a client loading
+// the written kubeconfig gets, for kapi's CA and for a serving
+// certificate whose CA is unknown (no CA data), on IPv4 and IPv6.
+func TestAdminRESTConfigAsLoaded(t *testing.T) {
+	dir := t.TempDir()
+	b, err := pki.Ensure(pki.Config{Dir: filepath.Join(dir, "pki"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		server string
+		ca     []byte
+	}{
+		{"https://127.0.0.1:6443", b.CAPEM},
+		{"https://[::1]:40001", b.CAPEM},
+		{"https://localhost:443", nil},
+	} {
+		path := filepath.Join(dir, "k", string(rune('a'+i)))
+		if err := WriteAdmin(path, tc.server, tc.ca, b.AdminCertPEM, b.AdminKeyPEM); err != nil {
+			t.Fatal(err)
+		}
+		want, err := clientcmd.BuildConfigFromFlags("", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := AdminRESTConfig(tc.server, tc.ca, b.AdminCertPEM, b.AdminKeyPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: AdminRESTConfig = %+v, loading the kubeconfig gives %+v", tc.server, got, want)
+		}
 	}
 }

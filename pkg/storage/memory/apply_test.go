@@ -173,3 +173,55 @@ func (h countingHandler) Handle(_ context.Context, r slog.Record) error {
 }
 func (h countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h countingHandler) WithGroup(string) slog.Handler      { return h }
+
+// Changed's channel is closed by the first write after the revision it
+// was asked for (by Apply as by a create), not before; it is closed at
+// once for a revision already passed or a closed backend.
+func TestChanged(t *testing.T) {
+	b := newTestBackend(t, testConfig())
+	s := podStore(b)
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	_, rev, err := b.Read("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := b.Changed(rev)
+	if closed(ch) {
+		t.Fatal("Changed(current revision) is closed before any write")
+	}
+	createPods(t, s, "a", 1)
+	if !closed(ch) {
+		t.Fatal("Changed's channel is not closed after a create")
+	}
+	if !closed(b.Changed(rev)) {
+		t.Error("Changed(an older revision) is not closed")
+	}
+	data, rev, err := b.Read("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch = b.Changed(rev)
+	if closed(ch) {
+		t.Fatal("Changed(current revision) is closed before any write")
+	}
+	if _, err := b.Apply(map[string][]byte{"/pods/b/p0000": data["/pods/a/p0000"]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !closed(ch) {
+		t.Fatal("Changed's channel is not closed after Apply")
+	}
+	rev = b.Revision()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !closed(b.Changed(rev)) {
+		t.Error("Changed on a closed backend is not closed")
+	}
+}

@@ -130,6 +130,25 @@ func (b *Backend) Revision() uint64 {
 	return b.rev
 }
 
+// Changed returns a channel that is closed once the backend's revision is
+// above rev (already closed if it is, or if the backend is closed): a
+// reader of Read's state waits on it for the next write instead of
+// polling. A backend closed after the call does not close it.
+func (b *Backend) Changed(rev uint64) <-chan struct{} {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.rev > rev || b.closed {
+		return closedChan
+	}
+	return b.revCh
+}
+
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
 // CompactedRevision returns the revision history was last compacted at (0 if
 // never): states at older revisions are gone.
 func (b *Backend) CompactedRevision() uint64 {
