@@ -54,6 +54,13 @@ type GenericServer struct {
 	// postStartHooksDone is closed once every hook the server ran
 	// returned nil (see PostStartHooksFinished).
 	postStartHooksDone chan struct{}
+	// hooksRunning counts the post-start hooks this server started that
+	// have not returned; Destroy waits for it (see Destroy). Its Adds are
+	// made under hookLock while destroying is false.
+	hooksRunning sync.WaitGroup
+	// destroying is set (under hookLock) when Destroy begins: hooks are
+	// no longer started after it.
+	destroying bool
 
 	healthLock         sync.Mutex
 	healthzChecks      []healthz.HealthChecker
@@ -236,11 +243,22 @@ func (s *GenericServer) AddDestroyFunc(fn func()) {
 
 // Destroy runs the destroy functions of this server, then its delegates'
 // (lifecycle.md 7a). Idempotent.
+//
+// It first waits for the post-start hooks this server started to return
+// (Run has already waited for them; after NonBlockingRun the caller has
+// closed its stop channel, which cancels their context), and no hook
+// starts after it began. A destroy function can therefore tell from state
+// its hook set whether the hook ran (the controllers' "started, so wait
+// for it to end"): a hook still starting when a destroy function read
+// that state would start its work on destroyed storage, and its
+// WaitGroup.Add would race the destroy function's Wait.
 func (s *GenericServer) Destroy() {
 	s.destroyOnce.Do(func() {
 		s.hookLock.Lock()
+		s.destroying = true
 		fns := s.destroyFns
 		s.hookLock.Unlock()
+		s.hooksRunning.Wait()
 		for i := len(fns) - 1; i >= 0; i-- {
 			fns[i]()
 		}

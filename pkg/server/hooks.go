@@ -95,6 +95,10 @@ func (s *GenericServer) runPostStartHooks(ctx context.Context, r *runGroup) {
 	s.hookLock.Lock()
 	defer s.hookLock.Unlock()
 	s.postStartHooksCalled = true
+	if s.destroying {
+		// Destroyed before it ran: hooks would work on destroyed state.
+		return
+	}
 	names := make([]string, 0, len(s.postStartHooks))
 	for name := range s.postStartHooks {
 		names = append(names, name)
@@ -104,7 +108,11 @@ func (s *GenericServer) runPostStartHooks(ctx context.Context, r *runGroup) {
 	for _, name := range names {
 		entry := s.postStartHooks[name]
 		done = append(done, entry.done)
-		r.goTracked(func() { s.runPostStartHook(ctx, name, entry) })
+		s.hooksRunning.Add(1)
+		r.goTracked(func() {
+			defer s.hooksRunning.Done()
+			s.runPostStartHook(ctx, name, entry)
+		})
 	}
 	r.goTracked(func() {
 		for _, ch := range done {
