@@ -279,15 +279,32 @@ func TestClassProtection(t *testing.T) {
 	c := claim("user")
 	c.Spec.VolumeAttributesClassName = ptr.To("fast")
 	claims := cs.CoreV1().PersistentVolumeClaims("default")
-	if _, err := claims.Create(ctx, c, metav1.CreateOptions{}); err != nil {
+	c, err = claims.Create(ctx, c, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	// The class informer may see the class before the claim informer
-	// sees the claim: the claim is listed first, to be sure the class is
-	// judged with it.
-	eventually(t, "claim created", func() (bool, string) {
-		_, err := claims.Get(ctx, "user", metav1.GetOptions{})
-		return err == nil, describe(nil, err)
+	// The controller judges a deleted class by its claim informer alone
+	// (as kube-controller-manager's vacprotection does), which may not
+	// have the claim yet when the class is deleted: on CI's faster
+	// machine the finalizer went (session 27). The claim's Unused
+	// condition is written by the PVC protection controller from the
+	// same shared informer once the claim is Bound: once it is there,
+	// that informer holds the claim.
+	c.Status.Phase = corev1.ClaimBound
+	if _, err := claims.UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the shared claim informer has the claim (its Unused condition)", func() (bool, string) {
+		got, err := claims.Get(ctx, "user", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, cond := range got.Status.Conditions {
+			if cond.Type == corev1.PersistentVolumeClaimUnused {
+				return true, ""
+			}
+		}
+		return false, describe(got, nil)
 	})
 	if err := classes.Delete(ctx, "fast", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
