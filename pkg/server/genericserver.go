@@ -251,7 +251,9 @@ func (s *GenericServer) AddDestroyFunc(fn func()) {
 // its hook set whether the hook ran (the controllers' "started, so wait
 // for it to end"): a hook still starting when a destroy function read
 // that state would start its work on destroyed storage, and its
-// WaitGroup.Add would race the destroy function's Wait.
+// WaitGroup.Add would race the destroy function's Wait. Call it only once
+// the server was told to stop: a hook that waits for its context would
+// otherwise hold Destroy.
 func (s *GenericServer) Destroy() {
 	s.destroyOnce.Do(func() {
 		s.hookLock.Lock()
