@@ -1,10 +1,15 @@
 package filters
 
 import (
+	"bufio"
 	"context"
+	"crypto/tls"
+	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -128,3 +133,92 @@ func TestReadBodyLeavesTheConnectionUsable(t *testing.T) {
 		})
 	}
 }
+
+// A stalled HTTP/1.1 body whose handler closes it once its read failed (as
+// the REST handlers' readBody does) is answered with the 504 and the
+// connection closed: what is left of the body is never read as a next
+// request. See boundedBody.Close for the race this once lost (about 1 run
+// in 20 of internal/app's TestStalledBodyIsAnsweredAtTheDeadline); its
+// window is too narrow to hit here on purpose, so
+// TestBoundedBodyLeavesAFailedBodyToTheServer checks the rule it relies on.
+func TestStalledBodyClosedByItsHandlerClosesTheConnection(t *testing.T) {
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() { _ = r.Body.Close() }()
+		if _, err := io.ReadAll(r.Body); err != nil {
+			w.WriteHeader(http.StatusGatewayTimeout)
+		}
+	})
+	h := BuildChain(api, ChainConfig{Logger: discard(), RequestTimeout: 50 * time.Millisecond})
+	srv, _ := startTLS(t, h, false)
+	tc := srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	tc.NextProtos = []string{"http/1.1"}
+	addr := srv.Listener.Addr().String()
+	conn, err := tls.Dial("tcp", addr, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /api/v1/namespaces/ns/configmaps HTTP/1.1\r\nHost: "+addr+
+		"\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{\"metadata\":"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("reading the response: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusGatewayTimeout || string(body) != timeoutBody {
+		t.Fatalf("got %d %q (%v), want the timeout filter's 504", resp.StatusCode, body, err)
+	}
+	if !resp.Close {
+		t.Errorf("504 without Connection: close (header %v)", resp.Header)
+	}
+	if n, err := br.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("after the 504: read %d bytes, %v; want the connection closed", n, err)
+	}
+}
+
+// A bound body is closed by its handler's Close unless a read of it
+// failed: the server, which closes it after the handler, must be the one
+// to find it unread (boundedBody.Close says why).
+func TestBoundedBodyLeavesAFailedBodyToTheServer(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		readErr   error // what the wrapped body's read returns; nil: no read
+		wantClose bool
+	}{
+		{"not read", nil, true},
+		{"read to its end", io.EOF, true},
+		{"read failed on the deadline", os.ErrDeadlineExceeded, false},
+		{"read failed otherwise", io.ErrUnexpectedEOF, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inner := &recordingBody{err: tc.readErr}
+			b := &boundedBody{ReadCloser: inner, bound: &bodyBound{rc: http.NewResponseController(httptest.NewRecorder())}}
+			if tc.readErr != nil {
+				if _, err := b.Read(make([]byte, 8)); err != tc.readErr {
+					t.Fatalf("read: got %v, want %v", err, tc.readErr)
+				}
+			}
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if inner.closed != tc.wantClose {
+				t.Errorf("wrapped body closed: %v, want %v", inner.closed, tc.wantClose)
+			}
+		})
+	}
+}
+
+// recordingBody is a request body whose reads return err and which
+// records whether it was closed.
+type recordingBody struct {
+	err    error
+	closed bool
+}
+
+func (b *recordingBody) Read([]byte) (int, error) { return 0, b.err }
+func (b *recordingBody) Close() error             { b.closed = true; return nil }
