@@ -72,3 +72,36 @@ func TestNoHookStartsAfterDestroy(t *testing.T) {
 		t.Error("a post-start hook ran on a destroyed server")
 	}
 }
+
+// TestDestroyEndsHooksWaitingOnTheirContext: Destroy cancels the context
+// of the hooks it waits for, so destroying a server that was never told
+// to stop does not hang on a hook that runs until its context ends (the
+// informer and controller hooks do). Before, Destroy waited for such a
+// hook until the caller closed the stop channel, here never.
+func TestDestroyEndsHooksWaitingOnTheirContext(t *testing.T) {
+	tc := newTestChain(t, nil)
+	entered := make(chan struct{})
+	if err := tc.head.AddPostStartHook("runs-until-stopped", func(ctx context.Context) error {
+		close(entered)
+		<-ctx.Done()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	if _, _, err := tc.head.PrepareRun().NonBlockingRun(stop, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	destroyed := make(chan struct{})
+	go func() {
+		tc.head.Destroy()
+		close(destroyed)
+	}()
+	select {
+	case <-destroyed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Destroy still waits for a post-start hook 20s later; the server was not told to stop")
+	}
+}

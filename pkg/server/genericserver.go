@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -61,6 +62,11 @@ type GenericServer struct {
 	// destroying is set (under hookLock) when Destroy begins: hooks are
 	// no longer started after it.
 	destroying bool
+	// cancelHooks cancels the context of the post-start hooks this
+	// server started (nil until it started them): Destroy calls it, so
+	// hooks waiting on their context end even if the server was never
+	// told to stop. Set and read under hookLock.
+	cancelHooks context.CancelFunc
 
 	healthLock         sync.Mutex
 	healthzChecks      []healthz.HealthChecker
@@ -244,21 +250,24 @@ func (s *GenericServer) AddDestroyFunc(fn func()) {
 // Destroy runs the destroy functions of this server, then its delegates'
 // (lifecycle.md 7a). Idempotent.
 //
-// It first waits for the post-start hooks this server started to return
-// (Run has already waited for them; after NonBlockingRun the caller has
-// closed its stop channel, which cancels their context), and no hook
-// starts after it began. A destroy function can therefore tell from state
-// its hook set whether the hook ran (the controllers' "started, so wait
-// for it to end"): a hook still starting when a destroy function read
-// that state would start its work on destroyed storage, and its
-// WaitGroup.Add would race the destroy function's Wait. Call it only once
-// the server was told to stop: a hook that waits for its context would
-// otherwise hold Destroy.
+// It first cancels the context of the post-start hooks this server
+// started and waits for them to return (Run has already waited for them;
+// after NonBlockingRun the caller's stop channel cancels it too, and a
+// caller that destroys a server it never told to stop does not hang on a
+// hook waiting for its context), and no hook starts after it began. A
+// destroy function can therefore tell from state its hook set whether the
+// hook ran (the controllers' "started, so wait for it to end"): a hook
+// still starting when a destroy function read that state would start its
+// work on destroyed storage, and its WaitGroup.Add would race the destroy
+// function's Wait.
 func (s *GenericServer) Destroy() {
 	s.destroyOnce.Do(func() {
 		s.hookLock.Lock()
 		s.destroying = true
 		fns := s.destroyFns
+		if s.cancelHooks != nil {
+			s.cancelHooks()
+		}
 		s.hookLock.Unlock()
 		s.hooksRunning.Wait()
 		for i := len(fns) - 1; i >= 0; i-- {

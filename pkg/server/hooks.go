@@ -99,6 +99,8 @@ func (s *GenericServer) runPostStartHooks(ctx context.Context, r *runGroup) {
 		// Destroyed before it ran: hooks would work on destroyed state.
 		return
 	}
+	// The hooks' context ends with ctx or when the server is destroyed.
+	ctx, s.cancelHooks = context.WithCancel(ctx)
 	names := make([]string, 0, len(s.postStartHooks))
 	for name := range s.postStartHooks {
 		names = append(names, name)
