@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -116,6 +117,12 @@ func TestUpstreamGolden(t *testing.T) {
 	do("setup", "admintoken", "POST", nsPath+"/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"a":"1"}}`)
 	do("setup", "admintoken", "POST", nsPath+"/secrets", `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"stringData":{"k":"v"}}`)
 	do("setup", "admintoken", "POST", nsPath+"/serviceaccounts", `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"sa"}}`)
+	// The authorizer reads roles and bindings from its informers: until
+	// they hold r and rb, alice is denied with "role ... not found" in
+	// the reason (seen under load, session 28). Its allowing alice's read
+	// is what the golden events need; these reads are not in them (their
+	// user agent is not upstreamUA's).
+	waitUntilAllowed(t, client, base+nsPath+"/configmaps/cm", "alicetoken")
 
 	do(upstreamUA+"1-get", "admintoken", "GET", nsPath+"/configmaps/cm", "")
 	do(upstreamUA+"2-forbidden", "alicetoken", "GET", nsPath+"/secrets/s", "")
@@ -172,4 +179,31 @@ func logTail(t *testing.T, path string, offset int64) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// waitUntilAllowed polls a GET of url as token's user (user agent
+// "setup-wait") until it is answered 200.
+func waitUntilAllowed(t *testing.T, client *http.Client, url, token string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("User-Agent", "setup-wait")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s: still %s after 30s", url, resp.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
