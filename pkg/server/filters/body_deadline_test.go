@@ -197,7 +197,7 @@ func TestBoundedBodyLeavesAFailedBodyToTheServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inner := &recordingBody{err: tc.readErr}
-			b := &boundedBody{ReadCloser: inner, bound: &bodyBound{rc: http.NewResponseController(httptest.NewRecorder())}}
+			b := newBoundedBodyForTest(inner, time.Now().Add(time.Hour))
 			if tc.readErr != nil {
 				if _, err := b.Read(make([]byte, 8)); err != tc.readErr {
 					t.Fatalf("read: got %v, want %v", err, tc.readErr)
@@ -213,12 +213,62 @@ func TestBoundedBodyLeavesAFailedBodyToTheServer(t *testing.T) {
 	}
 }
 
+// A bound body is not read once a read failed, nor past its bound's
+// deadline until it was read to its end: such a read fails at once with
+// the deadline's error (see boundedBody.Read), and closing the body is
+// still left to the server.
+func TestBoundedBodyIsNotReadPastItsBound(t *testing.T) {
+	t.Run("past the deadline", func(t *testing.T) {
+		inner := &recordingBody{err: io.EOF}
+		b := newBoundedBodyForTest(inner, time.Now().Add(-time.Millisecond))
+		if _, err := b.Read(make([]byte, 8)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("read: got %v, want the deadline's error", err)
+		}
+		_ = b.Close()
+		if inner.reads != 0 || inner.closed {
+			t.Errorf("wrapped body read %d times, closed %v; want neither", inner.reads, inner.closed)
+		}
+	})
+	t.Run("after a failed read", func(t *testing.T) {
+		inner := &recordingBody{err: io.ErrUnexpectedEOF}
+		b := newBoundedBodyForTest(inner, time.Now().Add(time.Hour))
+		for range 2 {
+			if _, err := b.Read(make([]byte, 8)); err == nil {
+				t.Fatal("read: got no error")
+			}
+		}
+		if inner.reads != 1 {
+			t.Errorf("wrapped body read %d times, want once", inner.reads)
+		}
+	})
+	t.Run("read to its end, then past the deadline", func(t *testing.T) {
+		inner := &recordingBody{err: io.EOF}
+		b := newBoundedBodyForTest(inner, time.Now().Add(time.Hour))
+		if _, err := b.Read(make([]byte, 8)); err != io.EOF {
+			t.Fatalf("read: got %v, want EOF", err)
+		}
+		b.expires = time.Now().Add(-time.Millisecond)
+		if _, err := b.Read(make([]byte, 8)); err != io.EOF {
+			t.Errorf("read after the end: got %v, want EOF", err)
+		}
+		if inner.reads != 2 {
+			t.Errorf("wrapped body read %d times, want twice", inner.reads)
+		}
+	})
+}
+
+func newBoundedBodyForTest(inner io.ReadCloser, expires time.Time) *boundedBody {
+	bound := &bodyBound{rc: http.NewResponseController(httptest.NewRecorder()), active: true}
+	return &boundedBody{ReadCloser: inner, bound: bound, expires: expires}
+}
+
 // recordingBody is a request body whose reads return err and which
-// records whether it was closed.
+// records how often it was read and whether it was closed.
 type recordingBody struct {
 	err    error
+	reads  int
 	closed bool
 }
 
-func (b *recordingBody) Read([]byte) (int, error) { return 0, b.err }
+func (b *recordingBody) Read([]byte) (int, error) { b.reads++; return 0, b.err }
 func (b *recordingBody) Close() error             { b.closed = true; return nil }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,10 +121,11 @@ func boundBody(w http.ResponseWriter, r *http.Request, deadline time.Time) *body
 		return nil
 	}
 	b := &bodyBound{rc: http.NewResponseController(w), active: true}
-	if err := b.rc.SetReadDeadline(deadline.Add(bodyReadGrace)); err != nil {
+	expires := deadline.Add(bodyReadGrace)
+	if err := b.rc.SetReadDeadline(expires); err != nil {
 		return nil
 	}
-	r.Body = &boundedBody{ReadCloser: r.Body, bound: b}
+	r.Body = &boundedBody{ReadCloser: r.Body, bound: b, expires: expires}
 	return b
 }
 
@@ -155,19 +157,38 @@ func (b *bodyBound) end() {
 }
 
 // boundedBody lifts its bound at the end of the body. Once a read failed
-// (the bound's deadline, or the connection), closing it is left to the
-// server: see Close.
+// (the bound's deadline, or the connection), it is not read again, and
+// closing it is left to the server: see Close.
 type boundedBody struct {
 	io.ReadCloser
-	bound *bodyBound
+	bound   *bodyBound
+	expires time.Time // the bound's read deadline
 
 	failed atomic.Bool // a read returned an error other than io.EOF
+	eof    atomic.Bool // a read returned io.EOF
 }
 
+// errBodyExpired is what a read of a bound body gets once its bound's
+// deadline has passed: the connection's own read would fail the same way.
+var errBodyExpired = fmt.Errorf("reading the request body: %w", os.ErrDeadlineExceeded)
+
+// Read reads the body. After a failed read, or past the bound's deadline
+// while the body is still unread, it fails without reading: the request
+// was answered at its deadline already, and on HTTP/1.1 a read in flight
+// when net/http finishes the request makes net/http clear the
+// connection's read deadline (to abort the read), after which its own
+// discard of the unread body would wait for the client. Only a handler
+// that first reads its body a second after its deadline (behind a slow
+// authentication webhook, say) could start such a read.
 func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.failed.Load() || (!b.eof.Load() && time.Now().After(b.expires)) {
+		b.failed.Store(true)
+		return 0, errBodyExpired
+	}
 	n, err := b.ReadCloser.Read(p)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
+			b.eof.Store(true)
 			b.bound.lift()
 		} else {
 			b.failed.Store(true)
