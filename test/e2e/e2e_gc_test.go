@@ -400,6 +400,18 @@ func TestGarbageCollection(t *testing.T) {
 			f.dependents("or-deployment", dependentsPerOwner, deployment.ref)
 			f.dependents("or-legacy", 20, legacy.ref)
 			f.dependents("or-query", 20, query.ref)
+			// The collector orphans the dependents its graph holds; one
+			// its ConfigMap informer has not delivered yet is later found
+			// with its owner gone and collected (as upstream's). Wait
+			// until the graph holds them all: a probe dependent created
+			// after them, whose owner is deleted in the background, is
+			// collected only once that informer delivered it, and so
+			// every ConfigMap created before it (seen under CI's load,
+			// session 28: 19 of or-query's 20 left).
+			probe := f.secretOwner("or-probe")
+			f.dependents("or-probe", 1, probe.ref)
+			f.delete(probe, policy(metav1.DeletePropagationBackground))
+			f.waitGone("or-probe", 60*time.Second)
 			f.delete(widget, policy(metav1.DeletePropagationOrphan))
 			f.delete(deployment, policy(metav1.DeletePropagationOrphan))
 			// The deprecated field, in a raw DELETE body.
